@@ -1,0 +1,41 @@
+package agent
+
+import (
+	"context"
+
+	"deepresearch/llm"
+)
+
+// Middleware is any value implementing one or more of the hook interfaces below; the agent calls each hook a
+// middleware implements, in the order the middleware were configured.
+type Middleware any
+
+// HistoryHook runs before each model call and may rewrite the persistent history (compaction, eviction).
+type HistoryHook interface {
+	BeforeHistory(ctx context.Context, st *State) error
+}
+
+// RequestHook runs before each model call, after HistoryHooks, and may rewrite this call's request only (for
+// example drop old reasoning blocks or swap the visible tool list) without touching the history.
+type RequestHook interface {
+	BeforeRequest(ctx context.Context, st *State, req *llm.Request) error
+}
+
+// ResponseHook runs after each successful model call.
+type ResponseHook interface {
+	AfterResponse(ctx context.Context, st *State, resp *llm.Response) error
+}
+
+// ToolHandler executes one tool call.
+type ToolHandler func(ctx context.Context, st *State, call llm.ToolCall) (Result, error)
+
+// ToolWrapper wraps every tool call (timeouts, result caps, eviction, relevance gating).
+type ToolWrapper interface {
+	WrapTool(next ToolHandler) ToolHandler
+}
+
+// OverflowHook is asked to shrink the history after the provider answered that the prompt is too long; the call
+// is then retried once.
+type OverflowHook interface {
+	OnOverflow(ctx context.Context, st *State, err error) error
+}

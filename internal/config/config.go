@@ -1,0 +1,320 @@
+// Package config loads deepresearch's configuration: defaults, then one YAML file, then the environment, then
+// flags — each later source overriding the earlier. API keys come only from the environment and are never
+// printed unmasked.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Tier names a model strength class.
+const (
+	TierStrong = "strong"
+	TierMid    = "mid"
+	TierFast   = "fast"
+)
+
+// ModelSpec says which model serves a tier.
+type ModelSpec struct {
+	Provider string `yaml:"provider,omitempty" json:"provider,omitempty"` // openai | anthropic (any OpenAI-compatible server is openai)
+	Model    string `yaml:"model,omitempty" json:"model,omitempty"`
+	BaseURL  string `yaml:"base_url,omitempty" json:"base_url,omitempty"`
+	// APIKeyEnv names the environment variable holding the key; default by provider.
+	APIKeyEnv string `yaml:"api_key_env,omitempty" json:"api_key_env,omitempty"`
+}
+
+// ModelOverride supplies catalogue facts for models the catalogue does not know (local models).
+type ModelOverride struct {
+	ContextWindow int     `yaml:"context_window,omitempty" json:"context_window,omitempty"`
+	MaxOutput     int     `yaml:"max_output,omitempty" json:"max_output,omitempty"`
+	InputPrice    float64 `yaml:"input_price,omitempty" json:"input_price,omitempty"` // USD per million tokens
+	OutputPrice   float64 `yaml:"output_price,omitempty" json:"output_price,omitempty"`
+}
+
+// Retry bounds model-call retries.
+type Retry struct {
+	MaxAttempts int           `yaml:"max_attempts,omitempty" json:"max_attempts,omitempty"`
+	CallTimeout time.Duration `yaml:"call_timeout,omitempty" json:"call_timeout,omitempty"`
+}
+
+// Research holds the research graph's knobs; zero values mean the graph's defaults.
+type Research struct {
+	Engine        string        `yaml:"engine,omitempty" json:"engine,omitempty"` // auto | llm | extractive
+	Rounds        int           `yaml:"rounds,omitempty" json:"rounds,omitempty"`
+	MaxCostUSD    float64       `yaml:"max_cost_usd,omitempty" json:"max_cost_usd,omitempty"`
+	MaxTokens     int           `yaml:"max_tokens,omitempty" json:"max_tokens,omitempty"`
+	MaxTime       time.Duration `yaml:"max_time,omitempty" json:"max_time,omitempty"`
+	MaxCandidates int           `yaml:"max_candidates,omitempty" json:"max_candidates,omitempty"`
+	Concurrency   int           `yaml:"concurrency,omitempty" json:"concurrency,omitempty"`
+	MaxCalls      int           `yaml:"max_calls,omitempty" json:"max_calls,omitempty"`
+	OutDir        string        `yaml:"out_dir,omitempty" json:"out_dir,omitempty"`
+}
+
+// Sources configures search and fetching.
+type Sources struct {
+	Web        string   `yaml:"web,omitempty" json:"web,omitempty"` // tavily | brave | searxng | exa
+	Corpus     []string `yaml:"corpus,omitempty" json:"corpus,omitempty"`
+	AllowHosts []string `yaml:"allow_hosts,omitempty" json:"allow_hosts,omitempty"`
+	CacheDir   string   `yaml:"cache_dir,omitempty" json:"cache_dir,omitempty"`
+}
+
+// Config is the effective configuration.
+type Config struct {
+	// Default is the model used by every tier that names none of its own.
+	Default ModelSpec            `yaml:"model,omitempty" json:"model"`
+	Tiers   map[string]ModelSpec `yaml:"tiers,omitempty" json:"tiers,omitempty"`
+	// Roles maps an agent role to a tier.
+	Roles  map[string]string        `yaml:"roles,omitempty" json:"roles,omitempty"`
+	Models map[string]ModelOverride `yaml:"models,omitempty" json:"models,omitempty"`
+	Retry  Retry                    `yaml:"retry,omitempty" json:"retry"`
+	// Context selects the context-engineering preset (hybrid, deepagents, claude-code) and overrides.
+	Context  Context  `yaml:"context,omitempty" json:"context"`
+	Research Research `yaml:"research,omitempty" json:"research"`
+	Sources  Sources  `yaml:"sources,omitempty" json:"sources"`
+	// MCPFile is a .mcp.json file; default .mcp.json in the working directory when present.
+	MCPFile string `yaml:"mcp_file,omitempty" json:"mcp_file,omitempty"`
+
+	// File is where the configuration was read from, if anywhere.
+	File string `yaml:"-" json:"file,omitempty"`
+	env  func(string) string
+}
+
+// Context selects the context-engineering preset and overrides single knobs of it; see package contextmgr for
+// their meaning. Unset fields keep the preset's value. For the token and character thresholds 0 switches the
+// mechanism off.
+type Context struct {
+	// Preset is hybrid (default), deepagents or claude-code.
+	Preset string `yaml:"preset,omitempty" json:"preset,omitempty"`
+	// Trigger is the share of the window above which compaction runs (hybrid 0.80).
+	Trigger *float64 `yaml:"trigger,omitempty" json:"trigger,omitempty"`
+	// ClearBelow: compaction stops after clearing old tool results under this share (0.60).
+	ClearBelow *float64 `yaml:"clear_below,omitempty" json:"clear_below,omitempty"`
+	// KeepShare is the share of the newest messages a summary keeps (0.10).
+	KeepShare *float64 `yaml:"keep_share,omitempty" json:"keep_share,omitempty"`
+	// KeepToolCalls is how many recent tool calls keep their results when old ones are cleared (3).
+	KeepToolCalls *int `yaml:"keep_tool_calls,omitempty" json:"keep_tool_calls,omitempty"`
+	// Clearing is recoverable, unrecoverable or off.
+	Clearing string `yaml:"clearing,omitempty" json:"clearing,omitempty"`
+	// Summary switches the summary tier.
+	Summary *bool `yaml:"summary,omitempty" json:"summary,omitempty"`
+	// History appends compacted messages to conversation_history/<session>.md.
+	History *bool `yaml:"history,omitempty" json:"history,omitempty"`
+	// EvictTokens: tool results above this go to large_tool_results/ with a preview (5000; 0 off).
+	EvictTokens *int `yaml:"evict_tokens,omitempty" json:"evict_tokens,omitempty"`
+	// GateTokens: tool results above this pass the relevance gate (2000; 0 off).
+	GateTokens *int `yaml:"gate_tokens,omitempty" json:"gate_tokens,omitempty"`
+	// GateBudget is how many tokens of relevant chunks the gate keeps inline (1500).
+	GateBudget *int `yaml:"gate_budget,omitempty" json:"gate_budget,omitempty"`
+	// OutputCapTokens cuts tool output above this, unrecoverably (0 off).
+	OutputCapTokens *int `yaml:"output_cap_tokens,omitempty" json:"output_cap_tokens,omitempty"`
+	// ArgTruncateChars: old write_file/edit_file string arguments above this are truncated (2000; 0 off).
+	ArgTruncateChars *int `yaml:"arg_truncate_chars,omitempty" json:"arg_truncate_chars,omitempty"`
+	// DropReasoning drops reasoning blocks of all but the latest assistant turn.
+	DropReasoning *bool `yaml:"drop_reasoning,omitempty" json:"drop_reasoning,omitempty"`
+	// OffloadQuotaMiB bounds large_tool_results/ (256; 0 unlimited).
+	OffloadQuotaMiB *int `yaml:"offload_quota_mib,omitempty" json:"offload_quota_mib,omitempty"`
+	// ProjectMemory pins AGENTS.md into the context.
+	ProjectMemory *bool `yaml:"project_memory,omitempty" json:"project_memory,omitempty"`
+	// Memory switches the persistent memories/ store and its memory_* tools.
+	Memory *bool `yaml:"memory,omitempty" json:"memory,omitempty"`
+	// MemoryDir is the persistent store; default <user config dir>/deepresearch/memories.
+	MemoryDir string `yaml:"memory_dir,omitempty" json:"memory_dir,omitempty"`
+	// Window overrides the model's context window in tokens.
+	Window int `yaml:"window,omitempty" json:"window,omitempty"`
+}
+
+// Defaults returns the built-in configuration.
+func Defaults() *Config {
+	return &Config{
+		Tiers: map[string]ModelSpec{},
+		Roles: map[string]string{
+			"planner":     TierStrong,
+			"verifier":    TierStrong,
+			"synthesizer": TierStrong,
+			"analyst":     TierMid,
+			"searcher":    TierFast,
+			"agent":       TierStrong,
+			"summarizer":  TierFast,
+		},
+		Models:  map[string]ModelOverride{},
+		Context: Context{Preset: "hybrid"},
+		env:     os.Getenv,
+	}
+}
+
+// DefaultFile is where the configuration file is looked for when none is named: ./deepresearch.yaml, then the
+// user's config directory.
+func DefaultFile() string {
+	if _, err := os.Stat("deepresearch.yaml"); err == nil {
+		return "deepresearch.yaml"
+	}
+	if dir, err := os.UserConfigDir(); err == nil {
+		p := filepath.Join(dir, "deepresearch", "config.yaml")
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// Load reads defaults, the file (if path is non-empty) and the environment. getenv nil means os.Getenv.
+func Load(path string, getenv func(string) string) (*Config, error) {
+	c := Defaults()
+	if getenv != nil {
+		c.env = getenv
+	}
+	if path != "" {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("config: read %s: %w", path, err)
+		}
+		dec := yaml.NewDecoder(strings.NewReader(string(data)))
+		dec.KnownFields(true)
+		if err := dec.Decode(c); err != nil && !errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("config: parse %s: %w", path, err)
+		}
+		c.File = path
+	}
+	c.applyEnv()
+	return c, nil
+}
+
+func (c *Config) applyEnv() {
+	if v := c.env("DEEPRESEARCH_PROVIDER"); v != "" {
+		c.Default.Provider = v
+	}
+	if v := c.env("DEEPRESEARCH_MODEL"); v != "" {
+		c.Default.Model = v
+	}
+	if v := c.env("DEEPRESEARCH_BASE_URL"); v != "" {
+		c.Default.BaseURL = v
+	}
+	if c.Default.BaseURL == "" {
+		switch c.Default.Provider {
+		case "openai":
+			c.Default.BaseURL = c.env("OPENAI_BASE_URL")
+		case "anthropic":
+			c.Default.BaseURL = c.env("ANTHROPIC_BASE_URL")
+		}
+	}
+	if v := c.env("DEEPRESEARCH_WEB"); v != "" {
+		c.Sources.Web = v
+	}
+	if v := c.env("DEEPRESEARCH_ENGINE"); v != "" {
+		c.Research.Engine = v
+	}
+}
+
+// Overrides are flag values; empty strings leave the configuration alone.
+type Overrides struct {
+	Provider, Model, BaseURL string
+}
+
+// Apply lays flag values over the configuration (flags win over everything).
+func (c *Config) Apply(o Overrides) {
+	if o.Provider != "" {
+		c.Default.Provider = o.Provider
+	}
+	if o.Model != "" {
+		c.Default.Model = o.Model
+	}
+	if o.BaseURL != "" {
+		c.Default.BaseURL = o.BaseURL
+	}
+}
+
+// ModelFor returns the model spec serving a role: the role's tier's own spec, with empty fields taken from the
+// default model.
+func (c *Config) ModelFor(role string) ModelSpec {
+	tier := c.Roles[role]
+	if tier == "" {
+		tier = TierStrong
+	}
+	s := c.Tiers[tier]
+	if s.Provider == "" {
+		s.Provider = c.Default.Provider
+	}
+	if s.Model == "" {
+		s.Model = c.Default.Model
+	}
+	if s.BaseURL == "" {
+		s.BaseURL = c.Default.BaseURL
+	}
+	if s.APIKeyEnv == "" {
+		s.APIKeyEnv = c.Default.APIKeyEnv
+	}
+	return s
+}
+
+// HasModel reports whether any model is configured; without one deepresearch runs its extractive engine.
+func (c *Config) HasModel() bool {
+	if c.Default.Provider != "" && c.Default.Model != "" {
+		return true
+	}
+	for _, t := range c.Tiers {
+		if t.Provider != "" && t.Model != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// APIKey returns the key for a spec from the environment.
+func (c *Config) APIKey(s ModelSpec) string {
+	if s.APIKeyEnv != "" {
+		return c.env(s.APIKeyEnv)
+	}
+	switch s.Provider {
+	case "anthropic":
+		return c.env("ANTHROPIC_API_KEY")
+	default:
+		for _, k := range []string{"OPENAI_API_KEY", "DEEPSEEK_API_KEY", "OPENROUTER_API_KEY", "DASHSCOPE_API_KEY"} {
+			if v := c.env(k); v != "" {
+				return v
+			}
+		}
+	}
+	return ""
+}
+
+// Env returns an environment variable through the configuration's environment source.
+func (c *Config) Env(key string) string { return c.env(key) }
+
+// Mask hides all but the last four characters of a secret.
+func Mask(secret string) string {
+	if secret == "" {
+		return ""
+	}
+	if len(secret) <= 8 {
+		return "****"
+	}
+	return "****" + secret[len(secret)-4:]
+}
+
+// Show renders the effective configuration as YAML with the keys that are set in the environment masked.
+func (c *Config) Show() (string, error) {
+	out, err := yaml.Marshal(c)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	b.Write(out)
+	b.WriteString("# API keys (from the environment):\n")
+	for _, k := range []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "DEEPSEEK_API_KEY", "OPENROUTER_API_KEY", "DASHSCOPE_API_KEY", "TAVILY_API_KEY", "BRAVE_API_KEY", "EXA_API_KEY"} {
+		if v := c.env(k); v != "" {
+			fmt.Fprintf(&b, "#   %s=%s\n", k, Mask(v))
+		}
+	}
+	if c.File != "" {
+		fmt.Fprintf(&b, "# read from %s\n", c.File)
+	}
+	return b.String(), nil
+}

@@ -1,0 +1,83 @@
+package config_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"deepresearch/internal/config"
+)
+
+func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func TestPrecedenceFlagsOverEnvOverFileOverDefaults(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "c.yaml")
+	if err := os.WriteFile(file, []byte("model:\n  provider: anthropic\n  model: from-file\n  base_url: http://file\ntiers:\n  fast:\n    model: small\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name      string
+		env       map[string]string
+		flags     config.Overrides
+		wantModel string
+		wantURL   string
+	}{
+		{"file only", nil, config.Overrides{}, "from-file", "http://file"},
+		{"env over file", map[string]string{"DEEPRESEARCH_MODEL": "from-env"}, config.Overrides{}, "from-env", "http://file"},
+		{"flags over env", map[string]string{"DEEPRESEARCH_MODEL": "from-env"}, config.Overrides{Model: "from-flag", BaseURL: "http://flag"}, "from-flag", "http://flag"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := config.Load(file, env(tt.env))
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.Apply(tt.flags)
+			got := c.ModelFor("planner")
+			if got.Model != tt.wantModel || got.BaseURL != tt.wantURL || got.Provider != "anthropic" {
+				t.Errorf("planner model = %+v", got)
+			}
+			if fast := c.ModelFor("searcher"); fast.Model != "small" || fast.Provider != "anthropic" {
+				t.Errorf("searcher should use the fast tier's model with inherited provider: %+v", fast)
+			}
+		})
+	}
+}
+
+func TestDefaultsAndNoModel(t *testing.T) {
+	c, err := config.Load("", env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.HasModel() {
+		t.Error("no model is configured by default")
+	}
+	for role, tier := range map[string]string{"planner": "strong", "verifier": "strong", "synthesizer": "strong", "analyst": "mid", "searcher": "fast"} {
+		if c.Roles[role] != tier {
+			t.Errorf("role %s → %s, want %s", role, c.Roles[role], tier)
+		}
+	}
+}
+
+func TestUnknownFieldsAreRefused(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "c.yaml")
+	os.WriteFile(file, []byte("modle: typo\n"), 0o644)
+	if _, err := config.Load(file, env(nil)); err == nil || !strings.Contains(err.Error(), "modle") {
+		t.Fatalf("err = %v, want a parse error naming the field", err)
+	}
+}
+
+func TestShowMasksSecrets(t *testing.T) {
+	c, _ := config.Load("", env(map[string]string{"OPENAI_API_KEY": "sk-supersecretvalue1234"}))
+	out, err := c.Show()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out, "supersecret") || !strings.Contains(out, "OPENAI_API_KEY=****1234") {
+		t.Errorf("Show leaked or lost the key:\n%s", out)
+	}
+	if c.APIKey(c.ModelFor("agent")) != "sk-supersecretvalue1234" {
+		t.Error("APIKey must read the environment")
+	}
+}

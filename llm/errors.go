@@ -1,0 +1,69 @@
+package llm
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// APIError is a provider's error answer, classified so that retry and compaction can act on it.
+type APIError struct {
+	Provider   string
+	StatusCode int
+	Message    string
+	// RetryAfter is the provider's requested wait, zero when it gave none.
+	RetryAfter time.Duration
+}
+
+func (e *APIError) Error() string {
+	return fmt.Sprintf("%s: HTTP %d: %s", e.Provider, e.StatusCode, e.Message)
+}
+
+// Retryable reports whether trying again may succeed: rate limits, overload and server errors.
+func (e *APIError) Retryable() bool {
+	return e.StatusCode == 408 || e.StatusCode == 409 || e.StatusCode == 429 || e.StatusCode >= 500
+}
+
+// ContextLengthError means the prompt did not fit the model's window. Compaction hooks on it.
+type ContextLengthError struct {
+	Provider string
+	Message  string
+}
+
+func (e *ContextLengthError) Error() string {
+	return fmt.Sprintf("%s: context length exceeded: %s", e.Provider, e.Message)
+}
+
+// IsContextLength reports whether err is (or wraps) a ContextLengthError.
+func IsContextLength(err error) bool {
+	var c *ContextLengthError
+	return errors.As(err, &c)
+}
+
+// contextLengthMarkers are the phrases providers use in context-overflow error bodies (OpenAI, Anthropic, vLLM,
+// llama.cpp, Ollama, DeepSeek, OpenRouter).
+var contextLengthMarkers = []string{
+	"context_length_exceeded",
+	"maximum context length",
+	"context length",
+	"prompt is too long",
+	"too many tokens",
+	"exceeds the context window",
+	"input is too long",
+	"context window",
+	"reduce the length",
+	"exceed_context_size", // llama.cpp's error type
+	"available context size",
+}
+
+// LooksLikeContextLength reports whether an error body describes a context overflow.
+func LooksLikeContextLength(body string) bool {
+	lb := strings.ToLower(body)
+	for _, m := range contextLengthMarkers {
+		if strings.Contains(lb, m) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,106 @@
+// Package tokens counts tokens before a call is made: exactly for OpenAI-family encodings (embedded, offline) and
+// by the usual four-characters-a-token estimate for everything else.
+package tokens
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"github.com/tiktoken-go/tokenizer"
+
+	"deepresearch/llm"
+)
+
+// Counter counts the tokens of a text. Implementations are safe for concurrent use.
+type Counter interface {
+	Count(text string) int
+}
+
+// Approx estimates four characters a token for Latin text and one token a character for CJK text, which is
+// closer to what BPE tokenizers do with Chinese than a flat bytes/4.
+type Approx struct{}
+
+// Count implements Counter.
+func (Approx) Count(text string) int {
+	if text == "" {
+		return 0
+	}
+	latin, wide := 0, 0
+	for _, r := range text {
+		if r >= 0x2E80 && utf8.RuneLen(r) >= 3 {
+			wide++
+		} else {
+			latin++
+		}
+	}
+	return (latin+3)/4 + wide
+}
+
+type tiktoken struct{ codec tokenizer.Codec }
+
+func (t tiktoken) Count(text string) int {
+	n, err := t.codec.Count(text)
+	if err != nil {
+		return Approx{}.Count(text)
+	}
+	return n
+}
+
+// ForModel returns the best counter for a model name: o200k for GPT-4o/4.1/5 and o-series, cl100k for older GPT
+// models, the estimate otherwise.
+func ForModel(model string) Counter {
+	m := strings.ToLower(model)
+	var enc tokenizer.Encoding
+	switch {
+	case strings.HasPrefix(m, "gpt-4o"), strings.HasPrefix(m, "gpt-4.1"), strings.HasPrefix(m, "gpt-5"),
+		strings.HasPrefix(m, "o1"), strings.HasPrefix(m, "o3"), strings.HasPrefix(m, "o4"), strings.HasPrefix(m, "gpt-oss"):
+		enc = tokenizer.O200kBase
+	case strings.HasPrefix(m, "gpt-4"), strings.HasPrefix(m, "gpt-3.5"), strings.Contains(m, "text-embedding"):
+		enc = tokenizer.Cl100kBase
+	default:
+		return Approx{}
+	}
+	codec, err := tokenizer.Get(enc)
+	if err != nil {
+		return Approx{}
+	}
+	return tiktoken{codec: codec}
+}
+
+// perMessageOverhead approximates the role and framing tokens providers add to each message.
+const perMessageOverhead = 4
+
+// CountMessage counts one message: text, reasoning, tool-call names and arguments.
+func CountMessage(c Counter, m llm.Message) int {
+	n := perMessageOverhead + c.Count(m.Content)
+	for _, r := range m.Reasoning {
+		n += c.Count(r.Text) + c.Count(r.Redacted)
+	}
+	for _, tc := range m.ToolCalls {
+		n += c.Count(tc.Name) + c.Count(tc.Arguments) + 3
+	}
+	return n
+}
+
+// CountMessages counts a message list.
+func CountMessages(c Counter, ms []llm.Message) int {
+	n := 0
+	for _, m := range ms {
+		n += CountMessage(c, m)
+	}
+	return n
+}
+
+// CountTools counts the schema tokens of tool definitions.
+func CountTools(c Counter, tools []llm.ToolSpec) int {
+	n := 0
+	for _, t := range tools {
+		n += c.Count(t.Name) + c.Count(t.Description) + c.Count(string(t.Schema)) + 8
+	}
+	return n
+}
+
+// CountRequest counts everything a request puts in the prompt.
+func CountRequest(c Counter, req *llm.Request) int {
+	return CountMessages(c, req.Messages) + CountTools(c, req.Tools)
+}

@@ -1,0 +1,134 @@
+package research
+
+import (
+	"context"
+
+	"deepresearch/sources"
+)
+
+// SubQuestion is one facet of the research question, produced by the planner.
+type SubQuestion struct {
+	ID          string   `json:"id"` // "q1", "q2", …
+	Question    string   `json:"question"`
+	Queries     []string `json:"queries"`                // query variants for search
+	SourceTypes []string `json:"source_types,omitempty"` // expected kinds of source (docs, papers, news, …)
+	Criteria    string   `json:"criteria,omitempty"`     // what evidence would answer it
+}
+
+// Plan is the Scope stage's output.
+type Plan struct {
+	Question     string        `json:"question"`
+	Language     string        `json:"language"` // BCP-47-ish code of the question ("en", "zh"); the report is written in it
+	SubQuestions []SubQuestion `json:"sub_questions"`
+}
+
+// Candidate is a search hit picked for reading.
+type Candidate struct {
+	sources.Result
+	SubQuestion string `json:"sub_question"`
+	Query       string `json:"query"`
+}
+
+// Evidence status values.
+const (
+	StatusAccepted = "accepted"
+	StatusRejected = "rejected"
+)
+
+// Evidence is one grounded item of the evidence pool: a claim and the verbatim quote from a source that supports
+// it.
+type Evidence struct {
+	ID          string  `json:"id"` // "e1", "e2", … assigned by the pool
+	SubQuestion string  `json:"sub_question"`
+	Claim       string  `json:"claim"`
+	Quote       string  `json:"quote"`  // verbatim from the fetched text
+	Source      string  `json:"source"` // URL or file anchor (file:///path#L3-L9)
+	Title       string  `json:"title,omitempty"`
+	Confidence  float64 `json:"confidence"`
+	Round       int     `json:"round"`
+	Status      string  `json:"status"`
+	Reason      string  `json:"reason,omitempty"` // why it was rejected
+}
+
+// Gap is something the verifier found missing, routed back to search for one sub-question.
+type Gap struct {
+	SubQuestion string   `json:"sub_question"`
+	Missing     string   `json:"missing"`
+	Queries     []string `json:"queries"`
+}
+
+// Rejection is the verifier's refusal of one evidence item.
+type Rejection struct {
+	EvidenceID string `json:"evidence_id"`
+	Reason     string `json:"reason"`
+}
+
+// Conflict records sources that disagree.
+type Conflict struct {
+	SubQuestion string   `json:"sub_question"`
+	Description string   `json:"description"`
+	EvidenceIDs []string `json:"evidence_ids"`
+}
+
+// Verdict is the Adversarial Verify stage's output.
+type Verdict struct {
+	Pass      bool        `json:"pass"`
+	Gaps      []Gap       `json:"gaps"`
+	Rejected  []Rejection `json:"rejected"`
+	Conflicts []Conflict  `json:"conflicts"`
+	Notes     string      `json:"notes,omitempty"`
+}
+
+// SynthesisInput is what the synthesizer sees: only accepted evidence, never conversation history.
+type SynthesisInput struct {
+	Plan     *Plan
+	Evidence []Evidence
+	Verdict  *Verdict
+	// Problems lists what the integrity check refused in the previous draft; empty on the first attempt.
+	Problems []string
+	// CutShort explains why the run stopped early (budget fuse, time), empty otherwise.
+	CutShort string
+}
+
+// Draft is the synthesizer's Markdown. It cites evidence by id in square brackets — "[e3]" or "[e3, e7]" — which
+// the report renderer turns into numbered citations through the citation map.
+type Draft struct {
+	Markdown string
+}
+
+// Planner decomposes the question (Scope stage). Implementations are safe for concurrent use.
+type Planner interface {
+	Plan(ctx context.Context, question string) (*Plan, error)
+}
+
+// Searcher finds candidate sources for one sub-question (Parallel Search stage).
+type Searcher interface {
+	Search(ctx context.Context, sq SubQuestion, queries []string) ([]Candidate, error)
+}
+
+// Analyst extracts evidence from one fetched source (Fetch & Read stage). Quotes it returns are checked
+// verbatim against doc.Text by the graph; ungrounded ones never enter the pool.
+type Analyst interface {
+	Analyze(ctx context.Context, sq SubQuestion, doc *sources.Document) ([]Evidence, error)
+}
+
+// Verifier judges the whole pool (Adversarial Verify stage).
+type Verifier interface {
+	Verify(ctx context.Context, plan *Plan, pool []Evidence) (*Verdict, error)
+}
+
+// Synthesizer writes the report (Synthesize stage).
+type Synthesizer interface {
+	Synthesize(ctx context.Context, in SynthesisInput) (*Draft, error)
+}
+
+// Roles is one complete set of role implementations; the graph is the same whichever set runs it.
+type Roles struct {
+	// Engine names the set ("llm", "extractive"); it is shown in progress and the report header.
+	Engine      string
+	Planner     Planner
+	Searcher    Searcher
+	Analyst     Analyst
+	Verifier    Verifier
+	Synthesizer Synthesizer
+}

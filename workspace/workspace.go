@@ -1,0 +1,243 @@
+// Package workspace gives each run a rooted file area on the real filesystem. Every path is resolved inside the
+// root: `..`, absolute paths elsewhere and symlinks that point out are refused, and a quota bounds what can be
+// written.
+package workspace
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+)
+
+// ErrEscape is returned for a path that would leave the workspace.
+var ErrEscape = errors.New("path escapes the workspace")
+
+// ErrQuota is returned when a write would exceed the workspace quota.
+var ErrQuota = errors.New("workspace quota exceeded")
+
+// Config tunes a workspace. The zero value means the defaults.
+type Config struct {
+	// Quota bounds the bytes stored under the root; default 1 GiB, negative means unlimited.
+	Quota int64
+}
+
+// Workspace is a rooted file area. It is safe for concurrent use.
+type Workspace struct {
+	root  string
+	quota int64
+	mu    sync.Mutex // serialises writes so that quota checks are exact
+}
+
+// New opens (creating if needed) a workspace rooted at dir.
+func New(dir string, cfg Config) (*Workspace, error) {
+	if cfg.Quota == 0 {
+		cfg.Quota = 1 << 30
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("workspace: create %s: %w", dir, err)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("workspace: %s: %w", dir, err)
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, fmt.Errorf("workspace: %s: %w", dir, err)
+	}
+	return &Workspace{root: real, quota: cfg.Quota}, nil
+}
+
+// Root is the workspace's absolute, symlink-free root directory.
+func (w *Workspace) Root() string { return w.root }
+
+// Resolve maps a workspace path to an absolute filesystem path inside the root. Relative paths are taken from the
+// root; an absolute path is accepted only when it already lies inside the root.
+func (w *Workspace) Resolve(p string) (string, error) {
+	if strings.ContainsRune(p, 0) {
+		return "", fmt.Errorf("%q: %w: NUL byte", p, ErrEscape)
+	}
+	var abs string
+	if filepath.IsAbs(p) {
+		abs = filepath.Clean(p)
+		if !within(w.root, abs) {
+			return "", fmt.Errorf("%q: %w: absolute paths must lie inside %s; use a path relative to the workspace", p, ErrEscape, w.root)
+		}
+	} else {
+		abs = filepath.Join(w.root, p)
+		if !within(w.root, abs) {
+			return "", fmt.Errorf("%q: %w", p, ErrEscape)
+		}
+	}
+	rel, err := filepath.Rel(w.root, abs)
+	if err != nil {
+		return "", fmt.Errorf("%q: %w", p, err)
+	}
+	real, err := w.follow(w.root, rel, 0)
+	if err != nil {
+		return "", fmt.Errorf("%q: %w", p, err)
+	}
+	return real, nil
+}
+
+// follow walks rel from cur one component at a time, resolving every symbolic link (dangling ones included) and
+// refusing any that leads outside the root.
+func (w *Workspace) follow(cur, rel string, hops int) (string, error) {
+	if rel == "." || rel == "" {
+		return cur, nil
+	}
+	parts := strings.Split(filepath.ToSlash(rel), "/")
+	for i, part := range parts {
+		next := filepath.Join(cur, part)
+		fi, err := os.Lstat(next)
+		if err != nil {
+			// Nothing exists from here on, so no link can redirect the rest.
+			return filepath.Join(append([]string{next}, parts[i+1:]...)...), nil
+		}
+		if fi.Mode()&os.ModeSymlink == 0 {
+			cur = next
+			continue
+		}
+		if hops > 40 {
+			return "", errors.New("too many levels of symbolic links")
+		}
+		target, err := os.Readlink(next)
+		if err != nil {
+			return "", err
+		}
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(cur, target)
+		}
+		target = filepath.Clean(target)
+		if !within(w.root, target) {
+			return "", fmt.Errorf("%w through a symbolic link", ErrEscape)
+		}
+		tr, _ := filepath.Rel(w.root, target)
+		if cur, err = w.follow(w.root, tr, hops+1); err != nil {
+			return "", err
+		}
+	}
+	return cur, nil
+}
+
+// Rel returns the workspace-relative form of an absolute path inside the root.
+func (w *Workspace) Rel(abs string) string {
+	r, err := filepath.Rel(w.root, abs)
+	if err != nil {
+		return abs
+	}
+	return filepath.ToSlash(r)
+}
+
+func within(root, p string) bool {
+	return p == root || strings.HasPrefix(p, root+string(filepath.Separator))
+}
+
+// ReadFile reads a workspace file.
+func (w *Workspace) ReadFile(p string) ([]byte, error) {
+	abs, err := w.Resolve(p)
+	if err != nil {
+		return nil, err
+	}
+	return os.ReadFile(abs)
+}
+
+// WriteFile writes a workspace file, creating parent directories, within the quota.
+func (w *Workspace) WriteFile(p string, data []byte) error {
+	abs, err := w.Resolve(p)
+	if err != nil {
+		return err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.quota > 0 {
+		used, err := w.usage()
+		if err != nil {
+			return err
+		}
+		var old int64
+		if fi, err := os.Stat(abs); err == nil {
+			old = fi.Size()
+		}
+		if used-old+int64(len(data)) > w.quota {
+			return fmt.Errorf("write %s (%d bytes): %w (%d of %d bytes used)", p, len(data), ErrQuota, used, w.quota)
+		}
+	}
+	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+		return fmt.Errorf("write %s: %w", p, err)
+	}
+	tmp := abs + ".tmp-write"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", p, err)
+	}
+	if err := os.Rename(tmp, abs); err != nil {
+		return fmt.Errorf("write %s: %w", p, err)
+	}
+	return nil
+}
+
+// AppendFile appends to a workspace file (history logs), within the quota.
+func (w *Workspace) AppendFile(p string, data []byte) error {
+	abs, err := w.Resolve(p)
+	if err != nil {
+		return err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.quota > 0 {
+		used, err := w.usage()
+		if err != nil {
+			return err
+		}
+		if used+int64(len(data)) > w.quota {
+			return fmt.Errorf("append %s: %w", p, ErrQuota)
+		}
+	}
+	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+		return fmt.Errorf("append %s: %w", p, err)
+	}
+	f, err := os.OpenFile(abs, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return fmt.Errorf("append %s: %w", p, err)
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return fmt.Errorf("append %s: %w", p, err)
+	}
+	return f.Close()
+}
+
+// Remove deletes a workspace file.
+func (w *Workspace) Remove(p string) error {
+	abs, err := w.Resolve(p)
+	if err != nil {
+		return err
+	}
+	return os.Remove(abs)
+}
+
+// Usage returns the bytes stored under the root.
+func (w *Workspace) Usage() (int64, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.usage()
+}
+
+func (w *Workspace) usage() (int64, error) {
+	var n int64
+	err := filepath.WalkDir(w.root, func(_ string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.Type().IsRegular() {
+			if fi, err := d.Info(); err == nil {
+				n += fi.Size()
+			}
+		}
+		return nil
+	})
+	return n, err
+}
