@@ -1,0 +1,354 @@
+package contextmgr
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"deepresearch/agent"
+	"deepresearch/llm"
+	"deepresearch/llm/scripted"
+	"deepresearch/workspace"
+)
+
+// The seed's §2.4 scenario: 20 MCP-style calls of about 40,000 characters each, mostly irrelevant, on a
+// 128K-token model.
+const (
+	BenchCalls       = 20
+	BenchResultChars = 40_000
+	BenchWindow      = 128_000
+	benchFactsPerRun = 3
+	benchSeed        = 2_024
+)
+
+// BenchRow is one preset's figures.
+type BenchRow struct {
+	Preset            string  `json:"preset"`
+	BilledInputTokens int     `json:"billed_input_tokens"`
+	PeakPromptTokens  int     `json:"peak_prompt_tokens"`
+	Compactions       int     `json:"compactions"`
+	SummaryCalls      int     `json:"summary_calls"`
+	RecoverableShare  float64 `json:"recoverable_share"`
+	FactRecall        float64 `json:"fact_recall"`
+}
+
+// BenchOptions configures RunBench.
+type BenchOptions struct {
+	// Dir holds one workspace per preset; default a temporary directory that is removed afterwards.
+	Dir string
+	// Presets to run; default deepagents, claude-code, hybrid.
+	Presets []string
+}
+
+// benchTask is one call's planted facts and the result carrying them.
+type benchTask struct {
+	query  string
+	facts  []string
+	result string
+}
+
+var benchSubjects = []string{
+	"payments gateway", "ledger service", "search indexer", "image resizer", "session store",
+	"email relay", "billing scheduler", "audit pipeline", "feature flags", "metrics collector",
+	"auth proxy", "upload broker", "report builder", "geo resolver", "notification hub",
+	"cache warmer", "invoice renderer", "fraud scorer", "backup agent", "config registry",
+	"payments ledger", "search gateway", "session broker", "metrics relay",
+}
+
+// benchAttrs are the settings documents talk about, each with how its value reads.
+var benchAttrs = []struct {
+	name  string
+	value func(r *rand.Rand) string
+}{
+	{"retry limit", func(r *rand.Rand) string { return fmt.Sprintf("%d attempts", 2+r.IntN(9)) }},
+	{"request timeout", func(r *rand.Rand) string { return fmt.Sprintf("%d seconds", 5+r.IntN(115)) }},
+	{"rate limit", func(r *rand.Rand) string { return fmt.Sprintf("%d requests per minute", 100*(1+r.IntN(90))) }},
+	{"replica count", func(r *rand.Rand) string { return fmt.Sprintf("%d replicas", 2+r.IntN(30)) }},
+	{"cache size", func(r *rand.Rand) string { return fmt.Sprintf("%d megabytes", 64*(1+r.IntN(64))) }},
+	{"log retention", func(r *rand.Rand) string { return fmt.Sprintf("%d days", 7+r.IntN(358)) }},
+	{"batch window", func(r *rand.Rand) string { return fmt.Sprintf("%02d:%02d UTC", r.IntN(24), 5*r.IntN(12)) }},
+	{"queue depth", func(r *rand.Rand) string { return fmt.Sprintf("%d messages", 500*(1+r.IntN(200))) }},
+	{"heap ceiling", func(r *rand.Rand) string { return fmt.Sprintf("%d megabytes", 256*(1+r.IntN(32))) }},
+	{"shard count", func(r *rand.Rand) string { return fmt.Sprintf("%d shards", 1+r.IntN(128)) }},
+	{"health check interval", func(r *rand.Rand) string { return fmt.Sprintf("%d seconds", 1+r.IntN(60)) }},
+	{"connection pool", func(r *rand.Rand) string { return fmt.Sprintf("%d connections", 4+r.IntN(252)) }},
+	{"deploy region", func(r *rand.Rand) string {
+		return []string{"eu-west", "eu-central", "us-east", "us-west", "ap-south", "ap-northeast"}[r.IntN(6)] + fmt.Sprintf("-%d", 1+r.IntN(3))
+	}},
+	{"error budget", func(r *rand.Rand) string { return fmt.Sprintf("%d.%d percent", r.IntN(5), r.IntN(10)) }},
+	{"backoff base", func(r *rand.Rand) string { return fmt.Sprintf("%d milliseconds", 50*(1+r.IntN(40))) }},
+	{"snapshot cadence", func(r *rand.Rand) string { return fmt.Sprintf("every %d hours", 1+r.IntN(48)) }},
+	{"certificate lifetime", func(r *rand.Rand) string { return fmt.Sprintf("%d days", 30+r.IntN(700)) }},
+	{"worker threads", func(r *rand.Rand) string { return fmt.Sprintf("%d threads", 2+r.IntN(126)) }},
+	{"payload limit", func(r *rand.Rand) string { return fmt.Sprintf("%d kilobytes", 16*(1+r.IntN(256))) }},
+	{"oncall rotation", func(r *rand.Rand) string {
+		return "team " + []string{"Atlas", "Borealis", "Cobalt", "Dune", "Ember", "Fjord", "Granite", "Harbor"}[r.IntN(8)]
+	}},
+}
+
+// Fact sentences and setting-like filler share these templates, so a planted fact looks like everything around
+// it; only its relevance to the query tells it apart.
+var benchSettingTemplates = []string{
+	"The %[2]s of the %[1]s is %[3]s.",
+	"For the %[1]s, the %[2]s was set to %[3]s after the last capacity review.",
+	"Operators changed the %[1]s %[2]s to %[3]s in release %[4]s.",
+	"According to runbook %[4]s, the %[1]s keeps its %[2]s at %[3]s.",
+	"The %[1]s now runs with a %[2]s of %[3]s, as agreed in design note %[4]s.",
+}
+
+var benchOtherTemplates = []string{
+	"The %[1]s team reviewed its dashboards on %[2]s and filed ticket %[3]s about flaky alerts.",
+	"Release %[3]s of the %[1]s shipped on %[2]s with minor fixes to logging and metrics labels.",
+	"A postmortem for the %[1]s incident of %[2]s lists follow-up %[3]s as still open.",
+	"The %[1]s depends on the shared message bus and the internal certificate authority since %[2]s.",
+	"Load tests of the %[1]s on %[2]s showed no regression against baseline %[3]s.",
+	"Documentation for the %[1]s moved to the new portal on %[2]s; the old wiki page %[3]s redirects there.",
+}
+
+func benchDate(r *rand.Rand) string {
+	return fmt.Sprintf("2025-%02d-%02d", 1+r.IntN(12), 1+r.IntN(28))
+}
+
+func benchRef(r *rand.Rand) string {
+	return fmt.Sprintf("%s-%d", []string{"OPS", "REL", "DN", "RB", "INC"}[r.IntN(5)], 100+r.IntN(9900))
+}
+
+// benchTasks generates the 20 calls' queries, planted facts and 40,000-character results, deterministically.
+func benchTasks() []benchTask {
+	r := rand.New(rand.NewPCG(benchSeed, 7))
+	type pair struct{ s, a int }
+	asked := map[pair]bool{}
+	tasks := make([]benchTask, BenchCalls)
+	attrsOf := make([][]int, BenchCalls)
+	for k := range tasks {
+		perm := r.Perm(len(benchAttrs))[:benchFactsPerRun]
+		attrsOf[k] = perm
+		for _, a := range perm {
+			asked[pair{k, a}] = true
+		}
+	}
+	setting := func(s, a int) string {
+		t := benchSettingTemplates[r.IntN(len(benchSettingTemplates))]
+		return fmt.Sprintf(t, benchSubjects[s], benchAttrs[a].name, benchAttrs[a].value(r), benchRef(r))
+	}
+	for k := range tasks {
+		var names []string
+		for _, a := range attrsOf[k] {
+			names = append(names, benchAttrs[a].name)
+		}
+		tasks[k].query = fmt.Sprintf("%s %s, %s and %s", benchSubjects[k], names[0], names[1], names[2])
+		for _, a := range attrsOf[k] {
+			tasks[k].facts = append(tasks[k].facts, setting(k, a))
+		}
+		// Filler: settings and notes about every other subject (including the other attributes asked here, and
+		// a few mentions of this call's subject with attributes not asked), never a pair any call asks about.
+		var lines []string
+		size := 0
+		for size < BenchResultChars {
+			var sents []string
+			for range 3 + r.IntN(3) {
+				s := r.IntN(len(benchSubjects))
+				if s == k && r.IntN(4) != 0 {
+					s = (s + 1 + r.IntN(len(benchSubjects)-1)) % len(benchSubjects)
+				}
+				if r.IntN(3) == 0 {
+					t := benchOtherTemplates[r.IntN(len(benchOtherTemplates))]
+					sents = append(sents, fmt.Sprintf(t, benchSubjects[s], benchDate(r), benchRef(r)))
+					continue
+				}
+				a := r.IntN(len(benchAttrs))
+				for asked[pair{s, a}] {
+					a = (a + 1) % len(benchAttrs)
+				}
+				sents = append(sents, setting(s, a))
+			}
+			line := strings.Join(sents, " ")
+			lines = append(lines, line)
+			size += len(line) + 1
+		}
+		// Plant each fact inside a different line, away from the ends (where previews look).
+		spots := r.Perm(len(lines) - 10)[:benchFactsPerRun]
+		for i, f := range tasks[k].facts {
+			li := spots[i] + 5
+			sents := strings.SplitAfter(lines[li], ". ")
+			at := r.IntN(len(sents) + 1)
+			sents = append(sents[:at], append([]string{f + " "}, sents[at:]...)...)
+			lines[li] = strings.TrimSpace(strings.Join(sents, ""))
+		}
+		tasks[k].result = strings.Join(lines, "\n") + "\n"
+	}
+	return tasks
+}
+
+const benchRequest = "Audit the platform configuration: for each service I name, search the internal documentation for the settings I ask about and report their exact values in a table."
+
+type benchSearchInput struct {
+	Query string `json:"query" jsonschema:"what to look for"`
+}
+
+// RunBench runs the 20-call task once per preset and returns one row each.
+func RunBench(ctx context.Context, o BenchOptions) ([]BenchRow, error) {
+	presets := o.Presets
+	if len(presets) == 0 {
+		presets = Presets()
+	}
+	dir := o.Dir
+	if dir == "" {
+		tmp, err := os.MkdirTemp("", "contextbench-")
+		if err != nil {
+			return nil, fmt.Errorf("bench: %w", err)
+		}
+		defer os.RemoveAll(tmp)
+		dir = tmp
+	}
+	tasks := benchTasks()
+	var rows []BenchRow
+	for _, p := range presets {
+		row, err := runBenchPreset(ctx, filepath.Join(dir, p), p, tasks)
+		if err != nil {
+			return nil, fmt.Errorf("bench %s: %w", p, err)
+		}
+		rows = append(rows, row)
+	}
+	return rows, nil
+}
+
+func runBenchPreset(ctx context.Context, dir, preset string, tasks []benchTask) (BenchRow, error) {
+	ws, err := workspace.New(dir, workspace.Config{})
+	if err != nil {
+		return BenchRow{}, err
+	}
+	cfg, err := Preset(preset)
+	if err != nil {
+		return BenchRow{}, err
+	}
+	cfg.NoMemory, cfg.NoProjectMemory = true, true
+	cfg.Logger = slog.New(slog.DiscardHandler)
+	mgr, err := New(ws, cfg)
+	if err != nil {
+		return BenchRow{}, err
+	}
+
+	byQuery := map[string]int{}
+	for k, t := range tasks {
+		byQuery[t.query] = k
+	}
+	search := agent.NewTool("search_docs", "Search the internal documentation (an MCP server); returns the matching pages.",
+		func(_ context.Context, in benchSearchInput) (string, error) {
+			k, ok := byQuery[in.Query]
+			if !ok {
+				return "", fmt.Errorf("no documents for %q", in.Query)
+			}
+			return tasks[k].result, nil
+		})
+
+	// The script: call the tool once per service with a query naming what it looks for, then answer. At each
+	// call it notes which planted facts of the result it just received stand in its prompt.
+	var mu sync.Mutex
+	mainCalls, seen, planted := 0, 0, 0
+	fn := func(_ context.Context, req *llm.Request) (*llm.Response, error) {
+		if len(req.Tools) == 0 && len(req.Messages) > 0 && req.Messages[0].Content == SummarizerPrompt {
+			return scripted.Reply("SESSION INTENT\n" + benchRequest + "\n\nSUMMARY\nSearched the documentation service by service and noted the requested settings.\n\nARTIFACTS\nNone\n\nNEXT STEPS\nContinue with the remaining services, then report the table."), nil
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		k := mainCalls
+		mainCalls++
+		if k > 0 && k <= len(tasks) {
+			var prompt strings.Builder
+			for _, msg := range req.Messages {
+				prompt.WriteString(msg.Content)
+				prompt.WriteString("\n")
+			}
+			for _, f := range tasks[k-1].facts {
+				planted++
+				if strings.Contains(prompt.String(), f) {
+					seen++
+				}
+			}
+		}
+		if k < len(tasks) {
+			args, _ := json.Marshal(benchSearchInput{Query: tasks[k].query})
+			return scripted.Reply("", llm.ToolCall{ID: fmt.Sprintf("call_%02d", k+1), Name: "search_docs", Arguments: string(args)}), nil
+		}
+		return scripted.Reply("Here is the configuration table."), nil
+	}
+	ledger := &llm.Ledger{}
+	model := llm.Metered(scripted.New(llm.Info{Name: "scripted", ContextWindow: BenchWindow}, fn), ledger, "bench")
+	ag, err := agent.New(agent.Config{
+		Model:      model,
+		System:     "You are a research agent. Use search_docs to look things up; results may be long.",
+		Tools:      []agent.Tool{search},
+		Middleware: []agent.Middleware{mgr},
+		SessionID:  "bench-" + preset,
+	})
+	if err != nil {
+		return BenchRow{}, err
+	}
+	if _, err := ag.Run(ctx, benchRequest); err != nil {
+		return BenchRow{}, err
+	}
+
+	row := BenchRow{Preset: preset}
+	for _, e := range ledger.Entries() {
+		row.BilledInputTokens += e.Usage.InputTokens
+		row.PeakPromptTokens = max(row.PeakPromptTokens, e.Usage.InputTokens)
+	}
+	st := mgr.Stats()
+	row.Compactions, row.SummaryCalls = st.Compactions, st.SummaryCalls
+	var disk strings.Builder
+	err = filepath.WalkDir(ws.Root(), func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		disk.Write(data)
+		return err
+	})
+	if err != nil {
+		return BenchRow{}, err
+	}
+	total, recoverable := 0, 0
+	for _, t := range tasks {
+		total += len(t.result)
+		if strings.Contains(disk.String(), t.result) {
+			recoverable += len(t.result)
+		}
+	}
+	row.RecoverableShare = float64(recoverable) / float64(total)
+	if planted > 0 {
+		row.FactRecall = float64(seen) / float64(planted)
+	}
+	return row, nil
+}
+
+// FormatBenchTable renders rows as a Markdown table with the hybrid preset's ratios below it.
+func FormatBenchTable(rows []BenchRow) string {
+	var b strings.Builder
+	b.WriteString("| preset | billed input tokens | peak prompt tokens | compactions | summary calls | recoverable share | fact recall |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---:|---:|\n")
+	by := map[string]BenchRow{}
+	for _, r := range rows {
+		by[r.Preset] = r
+		fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | %.2f | %.2f |\n", r.Preset, thousands(r.BilledInputTokens),
+			thousands(r.PeakPromptTokens), r.Compactions, r.SummaryCalls, r.RecoverableShare, r.FactRecall)
+	}
+	h, ok := by[PresetHybrid]
+	if !ok {
+		return b.String()
+	}
+	for _, other := range []string{PresetDeepAgents, PresetClaudeCode} {
+		if o, ok := by[other]; ok && o.BilledInputTokens > 0 {
+			fmt.Fprintf(&b, "\nhybrid bills %.1f%% of the input tokens of %s.", 100*float64(h.BilledInputTokens)/float64(o.BilledInputTokens), other)
+		}
+	}
+	b.WriteString("\n")
+	return b.String()
+}

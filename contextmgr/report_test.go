@@ -1,0 +1,91 @@
+package contextmgr
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"deepresearch/llm"
+	"deepresearch/llm/tokens"
+)
+
+func TestReportByCategory(t *testing.T) {
+	proj := t.TempDir()
+	if err := os.WriteFile(filepath.Join(proj, "AGENTS.md"), []byte("Use British spelling."), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, _ := newManager(t, Config{ProjectDirs: []string{proj}})
+	st := state(noCallModel(t, 100_000), "s", conversation(3, 4_000, 0))
+	st.Tools = []llm.ToolSpec{{Name: "search", Description: "Search things.", Schema: []byte(`{"type":"object"}`)}}
+	if err := m.BeforeHistory(t.Context(), st); err != nil {
+		t.Fatal(err)
+	}
+	r := m.Report(st)
+	want := []string{CatSystem, CatMemory, CatToolSchemas, CatMessages, CatToolResults}
+	sum := 0
+	for i, c := range r.Categories {
+		if c.Name != want[i] {
+			t.Fatalf("category %d = %s, want %s", i, c.Name, want[i])
+		}
+		if c.Tokens <= 0 {
+			t.Errorf("%s has no tokens", c.Name)
+		}
+		if c.Share != float64(c.Tokens)/100_000 {
+			t.Errorf("%s share %v", c.Name, c.Share)
+		}
+		sum += c.Tokens
+	}
+	c := tokens.Approx{}
+	if total := tokens.CountMessages(c, st.Messages) + tokens.CountTools(c, st.Tools); r.Total != sum || r.Total != total {
+		t.Errorf("total %d, categories %d, prompt %d", r.Total, sum, total)
+	}
+	if r.Categories[4].Tokens < 3*1_000 {
+		t.Errorf("tool results undercounted: %d", r.Categories[4].Tokens)
+	}
+	text := r.String()
+	for _, s := range append(want, "Context: ", "of 100,000 tokens", "compaction above 80,000", "free") {
+		if !strings.Contains(text, s) {
+			t.Errorf("report text lacks %q:\n%s", s, text)
+		}
+	}
+}
+
+func TestPresets(t *testing.T) {
+	if _, err := Preset("gemini"); err == nil {
+		t.Error("unknown preset accepted")
+	}
+	for _, tc := range []struct {
+		name                    string
+		trigger                 float64
+		clearing                string
+		evict, gate, cap, trunc int
+		history, reasoning      bool
+	}{
+		{PresetHybrid, 0.80, ClearRecoverable, 5_000, 2_000, 0, 2_000, true, false},
+		{PresetDeepAgents, 0.85, ClearOff, 20_000, -1, 0, 2_000, true, true},
+		{PresetClaudeCode, 0.95, ClearUnrecoverable, -1, -1, 25_000, -1, false, false},
+	} {
+		cfg, err := Preset(tc.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, _ := newManager(t, cfg)
+		c := m.Config()
+		if c.Trigger != tc.trigger || c.Clearing != tc.clearing || c.EvictTokens != tc.evict || c.GateTokens != tc.gate ||
+			c.OutputCapTokens != tc.cap || c.ArgTruncateChars != tc.trunc || c.NoHistory == tc.history || c.KeepReasoning != tc.reasoning ||
+			c.KeepShare != 0.10 || c.Preset != tc.name {
+			t.Errorf("%s: %+v", tc.name, c)
+		}
+	}
+	if _, err := New(nil, Config{}); err == nil {
+		t.Error("nil workspace accepted")
+	}
+	m, _ := newManager(t, Config{})
+	for _, bad := range []Config{{Trigger: 1.5}, {Clearing: "sometimes"}} {
+		bad.NoMemory = true
+		if _, err := New(m.ws, bad); err == nil {
+			t.Errorf("bad config %+v accepted", bad)
+		}
+	}
+}

@@ -1,0 +1,268 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"deepresearch/sources"
+	"deepresearch/sources/corpus"
+	"deepresearch/sources/fetch"
+	"deepresearch/sources/websearch"
+)
+
+func (a *App) getenv(k string) string {
+	if a.Getenv != nil {
+		return a.Getenv(k)
+	}
+	return os.Getenv(k)
+}
+
+func newIndexCmd(app *App) *cobra.Command {
+	var indexDir string
+	cmd := &cobra.Command{
+		Use:   "index [--index DIR] PATH...",
+		Short: "Build or update a local full-text index over Markdown, text, HTML and PDF files",
+		Long: `index builds a persistent full-text index (Bleve) over the Markdown, plain-text, HTML and PDF files
+under each PATH. Re-running it is incremental: unchanged files are skipped (same modification time, or same
+content hash), changed files are re-indexed and deleted files are dropped.
+
+Without --index the index of a single PATH lives in the user cache directory, where
+"deepresearch search --corpus PATH" finds it again.`,
+		Example: `  deepresearch index ~/notes
+  deepresearch index --index ./idx "$(go env GOROOT)/doc"
+  deepresearch search --corpus ./idx "happens before"`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dir := indexDir
+			if dir == "" {
+				if len(args) > 1 {
+					return errors.New("index: several paths need --index DIR to say where the shared index goes")
+				}
+				dir = corpus.DefaultDir(args[0])
+			}
+			ix, err := corpus.OpenWith(dir, &corpus.Options{Logger: app.Log})
+			if err != nil {
+				return err
+			}
+			defer ix.Close()
+			st, err := ix.Add(cmd.Context(), args...)
+			printStats(app.Stdout, app.Stderr, ix, st)
+			return err
+		},
+	}
+	cmd.Flags().StringVar(&indexDir, "index", "", "index directory (default: per-folder index in the user cache dir)")
+	return cmd
+}
+
+func printStats(out, errw io.Writer, ix *corpus.Index, st corpus.Stats) {
+	for _, f := range st.Failed {
+		fmt.Fprintf(errw, "warning: not indexed: %v\n", f)
+	}
+	fmt.Fprintf(out, "index %s: %d added, %d updated, %d unchanged, %d removed, %d failed; %d chunks; %d documents in the index\n",
+		ix.Dir(), st.Added, st.Updated, st.Skipped, st.Removed, len(st.Failed), st.Chunks, ix.DocCount())
+	fmt.Fprintf(out, "took %s (%.0f documents/s)\n", st.Elapsed.Round(time.Millisecond), st.DocsPerSec)
+}
+
+// openCorpus opens an index directory, or indexes a document folder on the
+// fly into its default index (kept for next time).
+func openCorpus(app *App, cmd *cobra.Command, target string) (*corpus.Index, error) {
+	if corpus.IsIndex(target) {
+		return corpus.OpenWith(target, &corpus.Options{Logger: app.Log})
+	}
+	info, err := os.Stat(target)
+	if err != nil {
+		return nil, fmt.Errorf("corpus %s: %w", target, err)
+	}
+	if !info.IsDir() {
+		return nil, fmt.Errorf("corpus %s: not a folder or an index directory", target)
+	}
+	ix, err := corpus.OpenWith(corpus.DefaultDir(target), &corpus.Options{Logger: app.Log})
+	if err != nil {
+		return nil, err
+	}
+	st, err := ix.Add(cmd.Context(), target)
+	if err != nil {
+		ix.Close()
+		return nil, err
+	}
+	if st.Added+st.Updated+st.Removed > 0 || len(st.Failed) > 0 {
+		printStats(app.Stderr, app.Stderr, ix, st)
+	}
+	return ix, nil
+}
+
+func newSearchCmd(app *App) *cobra.Command {
+	var (
+		provider, corpusDir string
+		n                   int
+		asJSON              bool
+	)
+	cmd := &cobra.Command{
+		Use:   `search [--provider NAME | --corpus INDEX|DIR] [-n N] "query"`,
+		Short: "Search the web or a local corpus and print ranked results",
+		Long: `search prints ranked results (title, URL or file anchor, snippet) from one source:
+
+  --provider tavily|brave|searxng|exa   a web search API (keys from TAVILY_API_KEY, BRAVE_API_KEY or
+                                        BRAVE_SEARCH_API_KEY, EXA_API_KEY; SEARXNG_URL for SearXNG)
+  --corpus INDEX|DIR                    a local index built by "deepresearch index", or a folder, which is
+                                        indexed on the fly and kept in the user cache dir
+
+Without either, sources.web from the configuration is used, then sources.corpus.`,
+		Example: `  deepresearch search --corpus "$(go env GOROOT)/doc" "happens before"
+  deepresearch search --provider searxng -n 5 "bleve cjk analyzer"`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			query := strings.Join(args, " ")
+			if provider == "" && corpusDir == "" {
+				switch {
+				case app.Config != nil && app.Config.Sources.Web != "":
+					provider = app.Config.Sources.Web
+				case app.Config != nil && len(app.Config.Sources.Corpus) > 0:
+					corpusDir = app.Config.Sources.Corpus[0]
+				default:
+					return errors.New("search: no source: pass --provider NAME (" + strings.Join(websearch.Names(), ", ") +
+						") or --corpus DIR, or set sources.web in the configuration")
+				}
+			}
+			var s sources.Searcher
+			if corpusDir != "" {
+				ix, err := openCorpus(app, cmd, corpusDir)
+				if err != nil {
+					return err
+				}
+				defer ix.Close()
+				s = ix
+			} else {
+				ws, err := websearch.New(provider, websearch.Config{Getenv: app.getenv, Logger: app.Log})
+				if err != nil {
+					return err
+				}
+				s = ws
+			}
+			rs, err := s.Search(cmd.Context(), query, n)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				enc := json.NewEncoder(app.Stdout)
+				enc.SetIndent("", "  ")
+				if rs == nil {
+					rs = []sources.Result{}
+				}
+				return enc.Encode(rs)
+			}
+			if len(rs) == 0 {
+				fmt.Fprintf(app.Stdout, "no results from %s for %q\n", s.Name(), query)
+				return nil
+			}
+			for i, r := range rs {
+				fmt.Fprintf(app.Stdout, "%d. %s\n   %s\n", i+1, r.Title, r.URL)
+				meta := []string{r.Provider, fmt.Sprintf("score %.3f", r.Score)}
+				if !r.Date.IsZero() {
+					meta = append(meta, r.Date.Format("2006-01-02"))
+				}
+				fmt.Fprintf(app.Stdout, "   [%s]\n", strings.Join(meta, " · "))
+				if r.Snippet != "" {
+					fmt.Fprintf(app.Stdout, "   %s\n", r.Snippet)
+				}
+				fmt.Fprintln(app.Stdout)
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&provider, "provider", "", "web search provider: "+strings.Join(websearch.Names(), ", "))
+	f.StringVar(&corpusDir, "corpus", "", "local index directory, or a folder to index on the fly")
+	f.IntVarP(&n, "n", "n", 10, "number of results")
+	f.BoolVar(&asJSON, "json", false, "print results as JSON")
+	cmd.MarkFlagsMutuallyExclusive("provider", "corpus")
+	return cmd
+}
+
+func newFetchCmd(app *App) *cobra.Command {
+	var (
+		allowHosts []string
+		corpusDir  string
+		timeout    time.Duration
+		maxBytes   int64
+		wrap       bool
+	)
+	cmd := &cobra.Command{
+		Use:   "fetch [--allow-host H] URL",
+		Short: "Fetch a URL and print the extracted Markdown (or why it was refused)",
+		Long: `fetch retrieves one source exactly as a research run would: main content extracted from HTML and
+rendered as Markdown, text from PDF, plain text and Markdown passed through. Loopback, private, link-local and
+cloud-metadata addresses are refused (also after redirects and DNS resolution) unless the host is opened with
+--allow-host (or sources.allow_hosts in the configuration).
+
+file:// URLs from corpus search results are read from the index given with --corpus.`,
+		Example: `  deepresearch fetch https://go.dev/ref/mem
+  deepresearch fetch --allow-host wiki.intranet.example http://wiki.intranet.example/page
+  deepresearch fetch --corpus ./idx 'file:///usr/local/go/doc/go_mem.html#L52-L61'`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg := &fetch.Config{AllowHosts: allowHosts, Timeout: timeout, MaxBytes: maxBytes, Logger: app.Log}
+			if app.Config != nil {
+				cfg.AllowHosts = append(cfg.AllowHosts, app.Config.Sources.AllowHosts...)
+				cfg.CacheDir = app.Config.Sources.CacheDir
+			}
+			web, err := fetch.New(cfg)
+			if err != nil {
+				return err
+			}
+			router := sources.Router{Web: web}
+			if corpusDir == "" && app.Config != nil && len(app.Config.Sources.Corpus) > 0 {
+				corpusDir = app.Config.Sources.Corpus[0]
+			}
+			if corpusDir == "" && strings.HasPrefix(strings.ToLower(args[0]), "file:") {
+				return fmt.Errorf("fetch %s: file:// URLs are read from a corpus index: pass --corpus INDEX|DIR", args[0])
+			}
+			if corpusDir != "" && strings.HasPrefix(strings.ToLower(args[0]), "file:") {
+				ix, err := openCorpus(app, cmd, corpusDir)
+				if err != nil {
+					return err
+				}
+				defer ix.Close()
+				router.Corpus = ix
+			}
+			doc, err := router.Fetch(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			via := ""
+			if doc.FinalURL != "" && doc.FinalURL != doc.URL {
+				via = " → " + doc.FinalURL
+			}
+			fmt.Fprintf(app.Stderr, "fetched %s%s: %s, %d characters, sha256 %s\n", doc.URL, via, doc.ContentType, len(doc.Text), doc.Hash)
+			if doc.Truncated {
+				fmt.Fprintf(app.Stderr, "note: the body exceeded the size limit; the text below is only the part that was read\n")
+			}
+			if wrap {
+				fmt.Fprintln(app.Stdout, sources.WrapUntrusted(doc))
+				return nil
+			}
+			if doc.Title != "" && !strings.HasPrefix(doc.Text, "# ") {
+				fmt.Fprintf(app.Stdout, "# %s\n\n", doc.Title)
+			}
+			fmt.Fprint(app.Stdout, doc.Text)
+			if !strings.HasSuffix(doc.Text, "\n") {
+				fmt.Fprintln(app.Stdout)
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringSliceVar(&allowHosts, "allow-host", nil, "open a host the safety rules would refuse (repeatable; *.example.com for a domain)")
+	f.StringVar(&corpusDir, "corpus", "", "index (or folder) serving file:// URLs")
+	f.DurationVar(&timeout, "timeout", 0, "total time limit (default 30s)")
+	f.Int64Var(&maxBytes, "max-bytes", 0, "body size limit in bytes (default 5 MiB)")
+	f.BoolVar(&wrap, "wrap", false, "print the text wrapped as untrusted source material, as prompts see it")
+	return cmd
+}

@@ -1,0 +1,262 @@
+package llmroles
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// normText is a normalised copy of a text that remembers where each of its runes came from, so a match found
+// in the normalised form can be cut verbatim out of the original.
+type normText struct {
+	s      string
+	starts []int // byte offset in the original of each normalised rune
+	ends   []int // byte offset just past it
+}
+
+// foldRune maps typographic variants models substitute when they copy text onto one form.
+func foldRune(r rune) (string, bool) {
+	switch r {
+	case '“', '”', '„', '‟', '«', '»', '「', '」', '『', '』':
+		return `"`, true
+	case '‘', '’', '‚', '‛':
+		return "'", true
+	case '–', '—', '‒', '―', '−':
+		return "-", true
+	case '…':
+		return "...", true
+	}
+	return "", false
+}
+
+// normalizeLight collapses whitespace runs to one space and folds quotes, dashes and ellipses.
+func normalizeLight(s string) normText {
+	var n normText
+	var b strings.Builder
+	space := false
+	for i, r := range s {
+		end := i + utf8.RuneLen(r)
+		if unicode.IsSpace(r) {
+			if !space && b.Len() > 0 {
+				b.WriteByte(' ')
+				n.starts = append(n.starts, i)
+				n.ends = append(n.ends, end)
+			}
+			space = true
+			continue
+		}
+		space = false
+		out := string(r)
+		if f, ok := foldRune(r); ok {
+			out = f
+		}
+		for range utf8.RuneCountInString(out) {
+			n.starts = append(n.starts, i)
+			n.ends = append(n.ends, end)
+		}
+		b.WriteString(out)
+	}
+	n.s = strings.TrimRight(b.String(), " ")
+	n.starts = n.starts[:utf8.RuneCountInString(n.s)]
+	n.ends = n.ends[:len(n.starts)]
+	return n
+}
+
+// normalizeStrong keeps only letters and digits, lower-cased: punctuation, spacing and quote styles no longer
+// matter (CJK text included, where models often swap full-width punctuation).
+func normalizeStrong(s string) normText {
+	var n normText
+	var b strings.Builder
+	for i, r := range s {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			continue
+		}
+		b.WriteRune(unicode.ToLower(r))
+		n.starts = append(n.starts, i)
+		n.ends = append(n.ends, i+utf8.RuneLen(r))
+	}
+	n.s = b.String()
+	return n
+}
+
+// find returns the rune index of needle in n, or -1.
+func (n normText) find(needle string, fromRune int) int {
+	off := runeToByte(n.s, fromRune)
+	if off < 0 {
+		return -1
+	}
+	i := strings.Index(n.s[off:], needle)
+	if i < 0 {
+		return -1
+	}
+	return fromRune + utf8.RuneCountInString(n.s[off:off+i])
+}
+
+// span returns the original text behind normalised runes [i, j).
+func (n normText) span(orig string, i, j int) string {
+	if i < 0 || j > len(n.starts) || i >= j {
+		return ""
+	}
+	return strings.TrimSpace(orig[n.starts[i]:n.ends[j-1]])
+}
+
+func runeToByte(s string, r int) int {
+	if r == 0 {
+		return 0
+	}
+	c := 0
+	for i := range s {
+		if c == r {
+			return i
+		}
+		c++
+	}
+	if c == r {
+		return len(s)
+	}
+	return -1
+}
+
+// minStrongRunes is the shortest quote accepted after punctuation is ignored: shorter strings match by chance.
+const minStrongRunes = 4
+
+// fuzzyThreshold is the similarity a near-verbatim quote must reach to be snapped to the source's wording.
+const fuzzyThreshold = 0.85
+
+// maxFuzzyRunes bounds the quadratic edit-distance work per candidate.
+const maxFuzzyRunes = 600
+
+// snapQuote returns the verbatim text of doc that quote stands for: the exact span when the quote occurs after
+// whitespace normalisation, else the span matching it with quotes, dashes, punctuation or case changed, the
+// span bridging an ellipsis, or a near-verbatim span. ok is false when nothing in doc is close enough, and the
+// quote must be dropped.
+func snapQuote(doc, quote string) (string, bool) {
+	q := strings.TrimSpace(quote)
+	q = strings.Trim(q, "\"'“”‘’「」『』")
+	q = strings.TrimSpace(q)
+	if q == "" {
+		return "", false
+	}
+	light := normalizeLight(doc)
+	lq := normalizeLight(q).s
+	if i := light.find(lq, 0); i >= 0 {
+		return light.span(doc, i, i+utf8.RuneCountInString(lq)), true
+	}
+	strong := normalizeStrong(doc)
+	if frags := splitEllipsis(q); len(frags) > 1 {
+		if s, ok := bridge(doc, strong, frags, utf8.RuneCountInString(q)); ok {
+			return s, true
+		}
+	}
+	sq := normalizeStrong(q).s
+	n := utf8.RuneCountInString(sq)
+	if n < minStrongRunes {
+		return "", false
+	}
+	if i := strong.find(sq, 0); i >= 0 {
+		return strong.span(doc, i, i+n), true
+	}
+	return fuzzy(doc, strong, sq)
+}
+
+// splitEllipsis cuts a quote at the ellipses a model used to elide text.
+func splitEllipsis(q string) []string {
+	q = strings.NewReplacer("[...]", "\x00", "[…]", "\x00", "(...)", "\x00", "...", "\x00", "…", "\x00").Replace(q)
+	var out []string
+	for _, p := range strings.Split(q, "\x00") {
+		if s := normalizeStrong(p).s; utf8.RuneCountInString(s) >= minStrongRunes {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// bridge finds the fragments in order and returns the verbatim span from the first to the last, provided the
+// elided part is not much longer than the quote itself.
+func bridge(doc string, strong normText, frags []string, quoteRunes int) (string, bool) {
+	for start := strong.find(frags[0], 0); start >= 0; start = strong.find(frags[0], start+1) {
+		pos := start + utf8.RuneCountInString(frags[0])
+		ok := true
+		for _, f := range frags[1:] {
+			i := strong.find(f, pos)
+			if i < 0 {
+				ok = false
+				break
+			}
+			pos = i + utf8.RuneCountInString(f)
+		}
+		if !ok {
+			return "", false // later fragments missing after the first occurrence: no later start helps
+		}
+		if pos-start <= 3*quoteRunes+200 {
+			return strong.span(doc, start, pos), true
+		}
+	}
+	return "", false
+}
+
+// fuzzy anchors on the quote's first and last few characters and accepts the candidate span most similar to it.
+func fuzzy(doc string, strong normText, sq string) (string, bool) {
+	q := []rune(sq)
+	m := len(q)
+	if m < 12 || m > maxFuzzyRunes {
+		return "", false
+	}
+	d := []rune(strong.s)
+	k := min(8, m/3)
+	head, tail := string(q[:k]), string(q[m-k:])
+	type span struct{ i, j int }
+	var cands []span
+	add := func(i, j int) {
+		if i >= 0 && j <= len(d) && j-i >= m*3/4 && j-i <= m*5/4 {
+			cands = append(cands, span{i, j})
+		}
+	}
+	for n, i := 0, strong.find(head, 0); i >= 0 && n < 50; n, i = n+1, strong.find(head, i+1) {
+		add(i, i+m)
+		from := i + m*3/4 - k
+		if t := strong.find(tail, max(from, i)); t >= 0 {
+			add(i, t+k)
+		}
+	}
+	for n, t := 0, strong.find(tail, 0); t >= 0 && n < 50; n, t = n+1, strong.find(tail, t+1) {
+		add(t+k-m, t+k)
+	}
+	best, bestSim := span{}, 0.0
+	for _, c := range cands {
+		sim := 1 - float64(levenshtein(q, d[c.i:c.j]))/float64(max(m, c.j-c.i))
+		if sim > bestSim {
+			best, bestSim = c, sim
+		}
+	}
+	if bestSim < fuzzyThreshold {
+		return "", false
+	}
+	return strong.span(doc, best.i, best.j), true
+}
+
+func levenshtein(a, b []rune) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// grounded reports whether quote occurs in doc after whitespace normalisation — the graph's own rule.
+func grounded(doc, quote string) bool {
+	q := strings.Join(strings.Fields(quote), " ")
+	return q != "" && strings.Contains(strings.Join(strings.Fields(doc), " "), q)
+}

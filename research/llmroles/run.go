@@ -1,0 +1,299 @@
+// Package llmroles implements the research graph's four roles (planner, searcher, analyst, verifier) and the
+// synthesizer as agents on their model tiers, and exposes the primitive they are built from: run an agent for a
+// role and read its answer as text or as a typed, schema-checked value, repairing malformed JSON and asking the
+// model again (bounded) when the answer still does not fit.
+package llmroles
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"reflect"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"deepresearch/agent"
+	"deepresearch/internal/jsonfix"
+	"deepresearch/llm"
+)
+
+// DefaultMaxReasks is how many times a role is asked again after an unusable answer.
+const DefaultMaxReasks = 2
+
+// defaultMaxSteps bounds one role run; roles are short tasks, tools or not.
+const defaultMaxSteps = 8
+
+// RoleSpec describes one run of a role agent. The caller chooses the model (the role's tier).
+type RoleSpec struct {
+	// Name names the role in errors, logs and event sessions ("planner", "analyst", …).
+	Name   string
+	Model  llm.Model
+	System string
+	Tools  []agent.Tool
+	// Middleware is the context management for this run; it must be fresh per run when it holds state.
+	Middleware []agent.Middleware
+	// MaxSteps bounds model calls per attempt; default 8.
+	MaxSteps int
+	// MaxReasks bounds how often the model is asked again after an unusable answer; 0 means DefaultMaxReasks,
+	// a negative value means never.
+	MaxReasks int
+	// MaxTokens caps each answer; 0 leaves it to the provider adapter.
+	MaxTokens int
+	Observer  agent.Observer
+	Logger    *slog.Logger
+}
+
+// ErrInvalidOutput matches (errors.Is) every *OutputError.
+var ErrInvalidOutput = errors.New("invalid model output")
+
+// OutputError reports that a role never produced a usable answer.
+type OutputError struct {
+	Role     string
+	Attempts int
+	// Err is the last problem found (no JSON, schema violation, failed check).
+	Err error
+	// Output is the start of the last answer, for the log.
+	Output string
+}
+
+func (e *OutputError) Error() string {
+	return fmt.Sprintf("llmroles: %s: no usable answer after %d attempts: %v (last answer: %q)", e.Role, e.Attempts, e.Err, e.Output)
+}
+
+// Unwrap returns the last problem.
+func (e *OutputError) Unwrap() error { return e.Err }
+
+// Is makes errors.Is(err, ErrInvalidOutput) true.
+func (e *OutputError) Is(target error) bool { return target == ErrInvalidOutput }
+
+type softError struct{ err error }
+
+func (s softError) Error() string { return s.err.Error() }
+func (s softError) Unwrap() error { return s.err }
+
+// Soft marks a check failure as worth a re-ask but tolerable: on the last attempt the answer is accepted anyway
+// (for example a plan with two sub-questions where three were asked for).
+func Soft(err error) error {
+	if err == nil {
+		return nil
+	}
+	return softError{err}
+}
+
+func isSoft(err error) bool {
+	var s softError
+	return errors.As(err, &s)
+}
+
+// RunText runs the role and returns its final answer text.
+func RunText(ctx context.Context, spec RoleSpec, prompt string) (string, error) {
+	return RunTextCheck(ctx, spec, prompt, nil)
+}
+
+// RunTextCheck runs the role and returns its final answer text after check accepts it; check may rewrite the
+// text (strip a wrapper, say). A check error is sent back to the model, bounded by MaxReasks.
+func RunTextCheck(ctx context.Context, spec RoleSpec, prompt string, check func(string) (string, error)) (string, error) {
+	var out string
+	err := run(ctx, spec, prompt, false, func(text string, final bool) error {
+		if check == nil {
+			if strings.TrimSpace(text) == "" {
+				return errors.New("the answer is empty")
+			}
+			out = text
+			return nil
+		}
+		t, err := check(text)
+		if err != nil && !(final && isSoft(err)) {
+			return err
+		}
+		out = t
+		return nil
+	}, "Your previous answer could not be used: %v\nWrite the complete answer again with that fixed.")
+	return out, err
+}
+
+// RunRole runs the role and parses its answer into T: the model is shown the JSON schema generated from T
+// (json and jsonschema struct tags), the answer is repaired if malformed and validated against the schema, and
+// the model is asked again with the problem when it still does not fit.
+func RunRole[T any](ctx context.Context, spec RoleSpec, prompt string) (T, error) {
+	return RunRoleCheck[T](ctx, spec, prompt, nil)
+}
+
+// RunRoleCheck is RunRole with a semantic check after the schema check; the check may also normalise the value.
+// An error from it is sent back to the model like a schema violation; wrap it with Soft to accept the value on
+// the last attempt anyway.
+func RunRoleCheck[T any](ctx context.Context, spec RoleSpec, prompt string, check func(*T) error) (T, error) {
+	var zero T
+	schema, err := jsonschema.For[T](nil)
+	if err != nil {
+		return zero, fmt.Errorf("llmroles: %s: schema for %T: %w", spec.Name, zero, err)
+	}
+	relax(schema)
+	resolved, err := schema.Resolve(nil)
+	if err != nil {
+		return zero, fmt.Errorf("llmroles: %s: resolve schema for %T: %w", spec.Name, zero, err)
+	}
+	rawSchema, err := json.Marshal(schema)
+	if err != nil {
+		return zero, fmt.Errorf("llmroles: %s: marshal schema: %w", spec.Name, err)
+	}
+	kind := kindOf(reflect.TypeFor[T]())
+	what := "JSON object"
+	if kind == jsonfix.Array {
+		what = "JSON array"
+	}
+	prompt = fmt.Sprintf("%s\n\nReply with a single %s conforming to this JSON Schema. Output only the JSON — no prose, no code fences.\n%s",
+		prompt, what, rawSchema)
+	var out T
+	err = run(ctx, spec, prompt, true, func(text string, final bool) error {
+		v, err := Decode[T](text, resolved)
+		if err != nil {
+			return err
+		}
+		if check != nil {
+			if err := check(&v); err != nil && !(final && isSoft(err)) {
+				return err
+			}
+		}
+		out = v
+		return nil
+	}, "Your previous answer could not be used: %v\nReply again with only the corrected "+what+", conforming to the schema given above.")
+	return out, err
+}
+
+// Decode repairs text (see package jsonfix), validates it against resolved (when not nil) and unmarshals it.
+// Its errors are written to be shown to the model.
+func Decode[T any](text string, resolved *jsonschema.Resolved) (T, error) {
+	var v T
+	kind := kindOf(reflect.TypeFor[T]())
+	res, err := jsonfix.RepairKind(text, kind)
+	if err != nil {
+		return v, errors.New("the answer contains no JSON value")
+	}
+	if resolved != nil {
+		var generic any
+		if err := json.Unmarshal([]byte(res.JSON), &generic); err != nil {
+			return v, fmt.Errorf("the answer is not valid JSON: %v", err)
+		}
+		if err := resolved.Validate(generic); err != nil {
+			return v, fmt.Errorf("the JSON does not match the schema: %v", err)
+		}
+	}
+	if err := json.Unmarshal([]byte(res.JSON), &v); err != nil {
+		return v, fmt.Errorf("the JSON does not fit the expected structure: %v", err)
+	}
+	return v, nil
+}
+
+func kindOf(t reflect.Type) jsonfix.Kind {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Struct, reflect.Map:
+		return jsonfix.Object
+	case reflect.Slice, reflect.Array:
+		return jsonfix.Array
+	}
+	return jsonfix.Any
+}
+
+// relax allows extra properties everywhere: models add commentary fields, and refusing a whole answer for an
+// unknown key costs a model call while the key is simply ignored on decoding.
+func relax(s *jsonschema.Schema) {
+	if s == nil {
+		return
+	}
+	if s.Type == "object" || len(s.Properties) > 0 {
+		if s.AdditionalProperties != nil && s.AdditionalProperties.Not != nil {
+			s.AdditionalProperties = nil
+		}
+	}
+	for _, p := range s.Properties {
+		relax(p)
+	}
+	relax(s.Items)
+	relax(s.AdditionalProperties)
+	for _, d := range s.Defs {
+		relax(d)
+	}
+}
+
+// jsonHook asks the provider for a JSON answer when the run has no tools (JSON mode and tool calling do not
+// mix on every provider).
+type jsonHook struct{}
+
+func (jsonHook) BeforeRequest(_ context.Context, _ *agent.State, req *llm.Request) error {
+	if len(req.Tools) == 0 {
+		req.JSON = true
+	}
+	return nil
+}
+
+// run drives one role agent: each attempt's answer goes to accept; a refusal is sent back (reask formats it).
+func run(ctx context.Context, spec RoleSpec, prompt string, jsonMode bool, accept func(text string, final bool) error, reask string) error {
+	name := spec.Name
+	if name == "" {
+		name = "role"
+	}
+	if spec.Model == nil {
+		return fmt.Errorf("llmroles: %s: no model configured", name)
+	}
+	log := spec.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	reasks := spec.MaxReasks
+	switch {
+	case reasks == 0:
+		reasks = DefaultMaxReasks
+	case reasks < 0:
+		reasks = 0
+	}
+	steps := spec.MaxSteps
+	if steps <= 0 {
+		steps = defaultMaxSteps
+	}
+	mw := append([]agent.Middleware(nil), spec.Middleware...)
+	if jsonMode {
+		mw = append(mw, jsonHook{})
+	}
+	a, err := agent.New(agent.Config{
+		Model: spec.Model, System: spec.System, Tools: spec.Tools, Middleware: mw, MaxSteps: steps,
+		MaxTokens: spec.MaxTokens, SessionID: name + "-" + agent.NewID(), Observer: spec.Observer,
+	})
+	if err != nil {
+		return fmt.Errorf("llmroles: %s: %w", name, err)
+	}
+	msg := prompt
+	var lastErr error
+	var lastText string
+	for attempt := 0; attempt <= reasks; attempt++ {
+		text, err := a.Run(ctx, msg)
+		if err != nil {
+			return fmt.Errorf("llmroles: %s: %w", name, err)
+		}
+		perr := accept(text, attempt == reasks)
+		if perr == nil {
+			if attempt > 0 {
+				log.Info("role answer accepted after re-ask", "role", name, "attempt", attempt+1)
+			}
+			return nil
+		}
+		lastErr, lastText = perr, text
+		log.Warn("role answer unusable", "role", name, "attempt", attempt+1, "problem", perr.Error())
+		msg = fmt.Sprintf(reask, perr)
+	}
+	return &OutputError{Role: name, Attempts: reasks + 1, Err: lastErr, Output: clip(lastText, 300)}
+}
+
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}

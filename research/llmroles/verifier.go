@@ -1,0 +1,164 @@
+package llmroles
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"deepresearch/llm/tokens"
+	"deepresearch/research"
+)
+
+// Verifier is the Adversarial Verify stage on the strong tier.
+type Verifier struct{ s *set }
+
+var _ research.Verifier = (*Verifier)(nil)
+
+const verifierSystem = `You are the adversarial verifier of a deep-research system. Your job is to find fault, not to agree.
+You see the research plan and the evidence pool: claims extracted from sources, each with a verbatim quote, its source and a confidence.
+For every item ask: is the source credible for this claim (primary, authoritative, current; or a content farm, marketing, an anonymous post)? Does the quote actually support the claim as stated, or does the claim overreach, generalise or misread it? Do items from different sources contradict each other?
+Then answer:
+- pass: true only if every sub-question is answered by credible, supported evidence and no important conflict is unresolved;
+- gaps: for each sub-question not adequately answered, its id, what is missing, and 1 to 3 new search queries that would find it;
+- rejected: items that must not be used, with the reason (unsupported by its quote, not credible, off-topic, outdated);
+- conflicts: where sources disagree, the sub-question id, what the disagreement is, and the evidence ids involved.`
+
+type verdictOutput struct {
+	Pass      bool          `json:"pass" jsonschema:"true when the evidence is sufficient and sound"`
+	Gaps      []gapOut      `json:"gaps,omitempty" jsonschema:"what is missing, per sub-question"`
+	Rejected  []rejectOut   `json:"rejected,omitempty" jsonschema:"evidence items that must not be used"`
+	Conflicts []conflictOut `json:"conflicts,omitempty" jsonschema:"disagreements between sources"`
+	Notes     string        `json:"notes,omitempty"`
+}
+
+type gapOut struct {
+	SubQuestion string   `json:"sub_question" jsonschema:"sub-question id, e.g. q2"`
+	Missing     string   `json:"missing" jsonschema:"what evidence is missing"`
+	Queries     []string `json:"queries,omitempty" jsonschema:"new search queries"`
+}
+
+type rejectOut struct {
+	EvidenceID string `json:"evidence_id" jsonschema:"evidence id, e.g. e3"`
+	Reason     string `json:"reason"`
+}
+
+type conflictOut struct {
+	SubQuestion string   `json:"sub_question,omitempty"`
+	Description string   `json:"description"`
+	EvidenceIDs []string `json:"evidence_ids"`
+}
+
+// Verify implements research.Verifier. A pool too large for the model's window is trimmed most-relevant-first
+// (every sub-question keeps its best items) and the model is told how much it did not see. References to
+// unknown sub-questions or evidence are resolved where they can be and dropped (with a log line) where not. An
+// empty pool never passes.
+func (v *Verifier) Verify(ctx context.Context, plan *research.Plan, pool []research.Evidence) (*research.Verdict, error) {
+	if plan == nil {
+		return nil, errors.New("llmroles: verifier: no plan")
+	}
+	m := v.s.cfg.Verifier
+	if m == nil {
+		return nil, errors.New("llmroles: verifier: no model configured")
+	}
+	info := m.Info()
+	budget := windowBudget(info.ContextWindow, info.MaxOutput, v.s.lim.PoolTokens, 0)
+	poolText, _, omitted := renderPool(plan, pool, budget, tokens.ForModel(info.Name))
+	var b strings.Builder
+	fmt.Fprintf(&b, "Research question: %s\n\nSub-questions:\n", plan.Question)
+	for _, sq := range plan.SubQuestions {
+		fmt.Fprintf(&b, "- %s: %s", sq.ID, sq.Question)
+		if sq.Criteria != "" {
+			fmt.Fprintf(&b, " (acceptance criteria: %s)", sq.Criteria)
+		}
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(&b, "\nEvidence pool: %d items", len(pool))
+	if omitted > 0 {
+		fmt.Fprintf(&b, ", of which the %d least relevant are not shown", omitted)
+	}
+	b.WriteString(".\n")
+	b.WriteString(poolText)
+	out, err := RunRole[verdictOutput](ctx, v.s.spec(RoleVerifier, m, verifierSystem), b.String())
+	if err != nil {
+		return nil, err
+	}
+	return v.sanitize(plan, pool, out), nil
+}
+
+func (v *Verifier) sanitize(plan *research.Plan, pool []research.Evidence, out verdictOutput) *research.Verdict {
+	known := map[string]bool{}
+	for _, e := range pool {
+		known[e.ID] = true
+	}
+	verdict := &research.Verdict{Pass: out.Pass, Notes: out.Notes, Gaps: []research.Gap{}, Rejected: []research.Rejection{}, Conflicts: []research.Conflict{}}
+	for _, g := range out.Gaps {
+		id, ok := resolveSubQuestion(plan, g.SubQuestion)
+		if !ok {
+			v.s.logger.Warn("verifier gap names an unknown sub-question; dropped", "role", RoleVerifier, "sub_question", g.SubQuestion)
+			continue
+		}
+		qs := cleanQueries(g.Queries, v.s.lim.MaxQueries)
+		if len(qs) == 0 && strings.TrimSpace(g.Missing) != "" {
+			qs = []string{oneLine(g.Missing)}
+		}
+		verdict.Gaps = append(verdict.Gaps, research.Gap{SubQuestion: id, Missing: strings.TrimSpace(g.Missing), Queries: qs})
+	}
+	for _, r := range out.Rejected {
+		id := strings.Trim(strings.TrimSpace(r.EvidenceID), "[]")
+		if !known[id] {
+			v.s.logger.Warn("verifier rejects unknown evidence; ignored", "role", RoleVerifier, "evidence_id", r.EvidenceID)
+			continue
+		}
+		verdict.Rejected = append(verdict.Rejected, research.Rejection{EvidenceID: id, Reason: strings.TrimSpace(r.Reason)})
+	}
+	for _, c := range out.Conflicts {
+		var ids []string
+		for _, id := range c.EvidenceIDs {
+			id = strings.Trim(strings.TrimSpace(id), "[]")
+			if known[id] && !slices.Contains(ids, id) {
+				ids = append(ids, id)
+			}
+		}
+		if len(ids) == 0 {
+			continue
+		}
+		sqID, _ := resolveSubQuestion(plan, c.SubQuestion)
+		verdict.Conflicts = append(verdict.Conflicts, research.Conflict{SubQuestion: sqID, Description: strings.TrimSpace(c.Description), EvidenceIDs: ids})
+	}
+	if len(pool) == 0 && verdict.Pass {
+		v.s.logger.Warn("verifier passed an empty pool; overruled", "role", RoleVerifier)
+		verdict.Pass = false
+	}
+	if len(pool) == 0 && len(verdict.Gaps) == 0 {
+		for _, sq := range plan.SubQuestions {
+			verdict.Gaps = append(verdict.Gaps, research.Gap{SubQuestion: sq.ID, Missing: "no evidence yet", Queries: sq.Queries})
+		}
+	}
+	return verdict
+}
+
+// resolveSubQuestion maps what the model wrote (an id, "Q2", or the sub-question's text) to a plan id.
+func resolveSubQuestion(plan *research.Plan, ref string) (string, bool) {
+	r := strings.TrimSpace(ref)
+	if r == "" {
+		return "", false
+	}
+	for _, sq := range plan.SubQuestions {
+		if strings.EqualFold(sq.ID, r) {
+			return sq.ID, true
+		}
+	}
+	for _, sq := range plan.SubQuestions {
+		if strings.EqualFold(oneLine(sq.Question), oneLine(r)) {
+			return sq.ID, true
+		}
+	}
+	for _, sq := range plan.SubQuestions {
+		if strings.HasPrefix(strings.ToLower(r), strings.ToLower(sq.ID)+":") || strings.HasPrefix(strings.ToLower(r), strings.ToLower(sq.ID)+" ") {
+			return sq.ID, true
+		}
+	}
+	return "", false
+}

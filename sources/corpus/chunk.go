@@ -1,0 +1,65 @@
+package corpus
+
+import (
+	"strings"
+)
+
+// Chunking limits. A chunk closes at a paragraph break or before a heading
+// once it holds targetChars, and unconditionally at maxChars or maxLines.
+// Boundaries depend only on the text, so an unchanged file always yields the
+// same chunk ids.
+const (
+	targetChars = 1200
+	maxChars    = 3000
+	maxLines    = 80
+)
+
+type chunk struct {
+	start, end int // 1-based, inclusive line numbers in the document text
+	text       string
+}
+
+// splitLines splits text into lines without the line ends; a final newline
+// does not start an extra empty line.
+func splitLines(text string) []string {
+	if text == "" {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+}
+
+func chunkText(text string) []chunk {
+	lines := splitLines(text)
+	var out []chunk
+	start, size := 0, 0
+	flush := func(end int) { // end exclusive, 0-based
+		if end <= start {
+			return
+		}
+		body := strings.Join(lines[start:end], "\n")
+		if strings.TrimSpace(body) != "" {
+			// Leading/trailing blank lines are kept out of the anchor so
+			// the cited range starts and ends on text.
+			s, e := start, end-1
+			for strings.TrimSpace(lines[s]) == "" {
+				s++
+			}
+			for strings.TrimSpace(lines[e]) == "" {
+				e--
+			}
+			out = append(out, chunk{start: s + 1, end: e + 1, text: strings.Join(lines[s:e+1], "\n")})
+		}
+		start, size = end, 0
+	}
+	for i, line := range lines {
+		if size >= targetChars && (strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#")) {
+			flush(i)
+		}
+		size += len(line) + 1
+		if size >= maxChars || i+1-start >= maxLines {
+			flush(i + 1)
+		}
+	}
+	flush(len(lines))
+	return out
+}

@@ -1,0 +1,87 @@
+package corpus
+
+import (
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
+	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
+	"github.com/blevesearch/bleve/v2/analysis/lang/cjk"
+	"github.com/blevesearch/bleve/v2/analysis/lang/en"
+	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
+	"github.com/blevesearch/bleve/v2/analysis/token/porter"
+	"github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
+	"github.com/blevesearch/bleve/v2/mapping"
+	index "github.com/blevesearch/bleve_index_api"
+)
+
+// analyzerName is the analyzer for all text fields. It handles English and
+// CJK in one pass:
+//
+//   - unicode tokenizer: words for alphabetic scripts, single ideographs
+//     for Han/Kana;
+//   - cjk_width: folds full-width Latin and half-width Katakana;
+//   - possessive_en, to_lower;
+//   - cjk_bigram: overlapping ideograph bigrams (内存模型 → 内存 存模 模型),
+//     the standard way to index Chinese/Japanese without a dictionary;
+//     Latin tokens pass through untouched;
+//   - stemmer_porter: "happens" and "happen" meet; CJK bigrams have no Latin
+//     suffixes so they pass through unchanged.
+//
+// There is deliberately no stop-word filter: the English list drops words
+// such as "before" and "after", which would turn the query "happens before"
+// into just "happen"; BM25's IDF already discounts common words.
+const analyzerName = "deepresearch_text"
+
+const chunkType = "chunk"
+
+func newMapping() (mapping.IndexMapping, error) {
+	im := bleve.NewIndexMapping()
+	im.ScoringModel = index.BM25Scoring
+	err := im.AddCustomAnalyzer(analyzerName, map[string]any{
+		"type":      custom.Name,
+		"tokenizer": unicode.Name,
+		"token_filters": []string{
+			cjk.WidthName,
+			en.PossessiveName,
+			lowercase.Name,
+			cjk.BigramName,
+			porter.Name,
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	im.DefaultAnalyzer = analyzerName
+	im.StoreDynamic = false
+	im.IndexDynamic = false
+	im.DocValuesDynamic = false
+
+	text := bleve.NewTextFieldMapping()
+	text.Analyzer = analyzerName
+	text.Store = true
+	text.IncludeTermVectors = true // phrase queries need positions
+	text.IncludeInAll = false
+	text.DocValues = false
+
+	title := bleve.NewTextFieldMapping()
+	title.Analyzer = analyzerName
+	title.Store = true
+	title.IncludeTermVectors = true
+	title.IncludeInAll = false
+	title.DocValues = false
+
+	path := bleve.NewKeywordFieldMapping()
+	path.Analyzer = keyword.Name
+	path.Store = true
+	path.IncludeInAll = false
+	path.IncludeTermVectors = false
+	path.DocValues = false
+
+	dm := bleve.NewDocumentStaticMapping()
+	dm.AddFieldMappingsAt("text", text)
+	dm.AddFieldMappingsAt("title", title)
+	dm.AddFieldMappingsAt("path", path)
+	im.AddDocumentMapping(chunkType, dm)
+	im.DefaultMapping = dm
+	im.TypeField = "_type"
+	return im, nil
+}

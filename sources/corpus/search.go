@@ -1,0 +1,244 @@
+package corpus
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/search/query"
+
+	"deepresearch/sources"
+)
+
+var (
+	_ sources.Searcher = (*Index)(nil)
+	_ sources.Fetcher  = (*Index)(nil)
+)
+
+// Name implements sources.Searcher.
+func (ix *Index) Name() string { return "corpus" }
+
+// Search implements sources.Searcher. Results are chunks, best first, at
+// most PerFile per file; each URL is a file:// URL with a line anchor.
+func (ix *Index) Search(ctx context.Context, q string, limit int) ([]sources.Result, error) {
+	q = strings.TrimSpace(q)
+	if q == "" {
+		return nil, errors.New("corpus search: empty query")
+	}
+	if limit <= 0 {
+		limit = 10
+	}
+	perFile := ix.PerFile
+	if perFile <= 0 {
+		perFile = 2
+	}
+	words := bleve.NewMatchQuery(q)
+	words.SetField("text")
+	words.Analyzer = analyzerName
+	// The phrase clause rewards chunks where the words appear together
+	// ("happens before" as a term, not two stray words).
+	phrase := bleve.NewMatchPhraseQuery(q)
+	phrase.SetField("text")
+	phrase.Analyzer = analyzerName
+	phrase.SetBoost(2)
+	title := bleve.NewMatchQuery(q)
+	title.SetField("title")
+	title.Analyzer = analyzerName
+	title.SetBoost(1.5)
+	bq := bleve.NewDisjunctionQuery([]query.Query{words, phrase, title}...)
+
+	req := bleve.NewSearchRequestOptions(bq, limit*perFile*3+10, 0, false)
+	req.Fields = []string{"path", "title", "text"}
+	res, err := ix.idx.SearchInContext(ctx, req)
+	if err != nil {
+		return nil, fmt.Errorf("corpus search %q: %w", q, err)
+	}
+	terms := queryTerms(q)
+	perPath := map[string]int{}
+	var out []sources.Result
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	for _, h := range res.Hits {
+		path, _ := h.Fields["path"].(string)
+		e := ix.man.Files[path]
+		if e == nil || !containsID(e.Chunks, h.ID) {
+			continue // left over from an interrupted update
+		}
+		if perPath[path] >= perFile {
+			continue
+		}
+		perPath[path]++
+		text, _ := h.Fields["text"].(string)
+		title, _ := h.Fields["title"].(string)
+		out = append(out, sources.Result{
+			Title:    title,
+			URL:      h.ID,
+			Snippet:  snippet(text, terms, 300),
+			Date:     e.ModTime.UTC(),
+			Provider: "corpus",
+			Score:    h.Score,
+		})
+		if len(out) >= limit {
+			break
+		}
+	}
+	return out, nil
+}
+
+func containsID(ids []string, id string) bool {
+	for _, x := range ids {
+		if x == id {
+			return true
+		}
+	}
+	return false
+}
+
+// queryTerms splits a query into lower-case words for snippet selection;
+// CJK runs are kept whole and also split into bigrams.
+func queryTerms(q string) []string {
+	var out []string
+	for _, f := range strings.FieldsFunc(strings.ToLower(q), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	}) {
+		out = append(out, f)
+		rs := []rune(f)
+		if len(rs) > 2 && unicode.Is(unicode.Han, rs[0]) {
+			for i := 0; i+2 <= len(rs); i++ {
+				out = append(out, string(rs[i:i+2]))
+			}
+		} else if len(rs) > 5 {
+			// crude stem so "happens" finds "happen" and "happened"
+			out = append(out, string(rs[:len(rs)-2]))
+		}
+	}
+	return out
+}
+
+// snippet picks the line where the query terms are densest and returns up
+// to n runes starting a little before the first match.
+func snippet(text string, terms []string, n int) string {
+	lines := strings.Split(text, "\n")
+	best, bestScore := 0, -1
+	for i, l := range lines {
+		ll := strings.ToLower(l)
+		s := 0
+		for _, t := range terms {
+			s += strings.Count(ll, t)
+		}
+		if s > bestScore && strings.TrimSpace(l) != "" {
+			best, bestScore = i, s
+		}
+	}
+	rest := strings.Join(lines[best:], " ")
+	if bestScore > 0 {
+		ll := strings.ToLower(rest)
+		first := len(ll)
+		for _, t := range terms {
+			if k := strings.Index(ll, t); k >= 0 && k < first {
+				first = k
+			}
+		}
+		if first > 80 && first < len(rest) {
+			cut := first - 60
+			for cut > 0 && !utf8.RuneStart(rest[cut]) {
+				cut--
+			}
+			if sp := strings.IndexByte(rest[cut:first], ' '); sp >= 0 {
+				cut += sp + 1
+			}
+			rest = "…" + rest[cut:]
+		}
+	}
+	rest = strings.Join(strings.Fields(rest), " ")
+	if utf8.RuneCountInString(rest) > n {
+		r := []rune(rest)
+		rest = string(r[:n]) + "…"
+	}
+	return rest
+}
+
+var anchorRE = regexp.MustCompile(`^L(\d+)(?:-L(\d+))?$`)
+
+// Fetch implements sources.Fetcher for file:// URLs of indexed files. It
+// returns the whole extracted text as it was indexed, so the line anchor in
+// a search result points at the same lines of Document.Text. Files outside
+// the indexed roots are refused.
+func (ix *Index) Fetch(ctx context.Context, rawURL string) (*sources.Document, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return nil, fmt.Errorf("fetch %s: %w", rawURL, err)
+	}
+	if u.Scheme != "file" {
+		return nil, fmt.Errorf("fetch %s: corpus serves only file:// URLs", rawURL)
+	}
+	if u.Host != "" && u.Host != "localhost" {
+		return nil, fmt.Errorf("fetch %s: file URL names a remote host %q", rawURL, u.Host)
+	}
+	p := filepath.FromSlash(u.Path)
+	if !filepath.IsAbs(p) {
+		return nil, fmt.Errorf("fetch %s: file URL path must be absolute", rawURL)
+	}
+	p = filepath.Clean(p)
+	ix.mu.RLock()
+	under := false
+	for _, r := range ix.man.Roots {
+		if p == r || strings.HasPrefix(p, r+string(filepath.Separator)) {
+			under = true
+			break
+		}
+	}
+	var e fileEntry
+	ent := ix.man.Files[p]
+	if ent != nil {
+		e = *ent
+	}
+	ix.mu.RUnlock()
+	if !under {
+		return nil, fmt.Errorf("fetch %s: refused: %s is outside the indexed folders", rawURL, p)
+	}
+	if ent == nil {
+		return nil, fmt.Errorf("fetch %s: %s is not in the index (re-run deepresearch index)", rawURL, p)
+	}
+	if u.Fragment != "" {
+		m := anchorRE.FindStringSubmatch(u.Fragment)
+		if m == nil {
+			return nil, fmt.Errorf("fetch %s: bad line anchor %q (want #L12-L40)", rawURL, u.Fragment)
+		}
+		end := m[2]
+		if end == "" {
+			end = m[1]
+		}
+		a, _ := strconv.Atoi(m[1])
+		b, _ := strconv.Atoi(end)
+		if a < 1 || b < a || b > e.Lines {
+			return nil, fmt.Errorf("fetch %s: line anchor %q outside the document (%d lines)", rawURL, u.Fragment, e.Lines)
+		}
+	}
+	text, err := ix.texts.get(e.TextHash)
+	if err != nil {
+		return nil, fmt.Errorf("fetch %s: %w; re-run deepresearch index", rawURL, err)
+	}
+	return &sources.Document{
+		URL:         rawURL,
+		FinalURL:    FileURL(p, 0, 0),
+		Title:       e.Title,
+		Text:        text,
+		ContentType: e.ContentType,
+		Hash:        e.TextHash,
+		FetchedAt:   time.Now().UTC(),
+		Published:   e.ModTime.UTC(),
+	}, nil
+}
