@@ -1,0 +1,686 @@
+package extractive
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	"deepresearch/research"
+	"deepresearch/sources"
+	"deepresearch/textrank"
+)
+
+// Analyst picks evidence sentences from one fetched source by relevance to the sub-question and quotes them
+// verbatim.
+type Analyst struct {
+	cfg Config
+
+	mu    sync.Mutex
+	cache map[string]*docIndex // by document hash: one long file is read for many sub-questions and chunks
+}
+
+// Passage and quote bounds, in runes.
+const (
+	maxPassage   = 320
+	minPassage   = 20
+	shortPassage = 90
+	maxQuote     = 700
+	cacheDocs    = 64
+)
+
+// docIndex is a document split into passages with a BM25 model over them; IDF over the whole document makes a
+// term that is everywhere in it (the document's own topic) count less than the words that set a passage apart.
+type docIndex struct {
+	text   string
+	spans  []textrank.Span
+	tokens [][]string // passage terms plus its section heading's
+	own    [][]string // the passage's own terms
+	claims []string   // the claim of a table row, spelled out with its column headers; "" for prose
+	head   [][]string // the terms of the passage's own section heading
+	lead   []int      // the passage's position in its section (0 for the first)
+	usable []bool
+	bm25   *textrank.BM25
+	dfs    map[string]int
+}
+
+var anchorRE = regexp.MustCompile(`^L(\d+)(?:-L(\d+))?$`)
+
+// Analyze implements research.Analyst. For a corpus result (a file:// URL with a #Lx-Ly anchor) it reads the
+// anchored lines — the passage the search found — and cites each quote by the lines it occupies. For any other
+// document it reads the whole text. Each evidence item quotes one passage, with the passage before it when the
+// passage is short or refers back ("This …", "这…"), always as one verbatim substring of doc.Text.
+func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sources.Document) ([]research.Evidence, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if doc == nil {
+		return nil, fmt.Errorf("extractive analyze %s: no document", sq.ID)
+	}
+	if strings.TrimSpace(doc.Text) == "" {
+		return nil, nil
+	}
+	raw := doc.URL
+	if raw == "" {
+		raw = doc.FinalURL
+	}
+	ix := a.index(doc)
+	lo, hi, base, isFile := region(raw, doc.Text)
+
+	queries := dedupe(append([]string{sq.Question}, sq.Queries...))
+	var variants []variant
+	var union []string
+	for _, q := range queries {
+		v := queryVariant(q)
+		if len(v) > 0 {
+			variants = append(variants, v)
+			for _, u := range v {
+				union = append(union, u...)
+			}
+		}
+	}
+	union = uniq(union)
+	// A one-term variant ("Go", "context") would make every passage that names it fully relevant; it counts
+	// for coverage only when the whole sub-question has nothing more specific.
+	if len(union) > 1 {
+		var specific []variant
+		for _, v := range variants {
+			if v.terms() > 1 {
+				specific = append(specific, v)
+			}
+		}
+		if len(specific) > 0 {
+			variants = specific
+		}
+	}
+	if len(union) == 0 {
+		return nil, nil
+	}
+
+	var cand []int
+	var conf, rel []float64
+	maxScore := 0.0
+	scores := map[int]float64{}
+	for i, sp := range ix.spans {
+		if sp.Start < lo || sp.End > hi || !ix.usable[i] {
+			continue
+		}
+		s := ix.bm25.Score(union, i)
+		if s <= 0 {
+			continue
+		}
+		scores[i] = s
+		maxScore = math.Max(maxScore, s)
+	}
+	for i := range scores {
+		c := a.coverage(ix, variants, i)
+		if c < a.cfg.MinConfidence {
+			continue
+		}
+		if refersBack(ix.spans[i].Text) {
+			// "This rule generalizes the previous rule …" is evidence only with the sentence it points back to.
+			if qs, _ := a.quoteBounds(ix, i, lo); qs >= ix.spans[i].Start {
+				continue
+			}
+		}
+		cand = append(cand, i)
+		conf = append(conf, c)
+	}
+	if len(cand) == 0 {
+		return nil, nil
+	}
+	// Stable order (map iteration is random): by position in the text.
+	sortTogether(cand, conf)
+	// Relevance blends coverage, BM25 and centrality — how much a passage shares with the rest of its region, the
+	// LexRank idea: the rule a section states is echoed by its other sentences, an aside is not.
+	cues := facetCues[facetOf(sq.Question)]
+	cent := make([]float64, len(cand))
+	maxCent := 0.0
+	for k, i := range cand {
+		n, sum := 0, 0.0
+		for j := range ix.spans {
+			if j == i || ix.spans[j].Start < lo || ix.spans[j].End > hi || !ix.usable[j] {
+				continue
+			}
+			sum += textrank.Jaccard(ix.own[i], ix.own[j])
+			n++
+		}
+		if n > 0 {
+			cent[k] = sum / float64(n)
+		}
+		maxCent = math.Max(maxCent, cent[k])
+	}
+	// Heading match ignores the terms of the document's title: in "Package strings", a heading "func (Builder)
+	// String" is no closer to strings.Builder than "type Builder" is. The best-matching section is the primary
+	// one; its first passages get the lead bonus.
+	titleTerms := map[string]bool{}
+	for _, t := range textrank.Tokenize(doc.Title) {
+		titleTerms[t] = true
+	}
+	var hmQuery []string
+	for _, t := range union {
+		if !titleTerms[t] {
+			hmQuery = append(hmQuery, t)
+		}
+	}
+	hms := make([]float64, len(cand))
+	maxHM := 0.0
+	for k, i := range cand {
+		hms[k] = headingMatch(ix.head[i], hmQuery)
+		maxHM = math.Max(maxHM, hms[k])
+	}
+	for k, i := range cand {
+		r := 0.5 + 0.35*scores[i]/maxScore
+		if maxCent > 0 {
+			r += 0.15 * cent[k] / maxCent
+		}
+		r *= conf[k]
+		if hasCue(ix.spans[i].Text, cues) {
+			r *= 1.25
+		}
+		// A section whose heading is the subject ("type Builder" for strings.Builder) states its essentials
+		// first.
+		if hm := hms[k]; hm > 0 {
+			r *= 1 + 0.3*hm
+			if hm == maxHM && ix.lead[i] < 5 {
+				r *= 1.3
+			}
+		}
+		rel = append(rel, r)
+	}
+	// A passage dense with answers (a section stating four rules) may give more than EvidencePerSource items:
+	// up to twice as many, as long as each is nearly as relevant as the best.
+	ranked := textrank.MMR(rel, func(x, y int) float64 {
+		// Own terms only: sentences of one section share its heading, not their content.
+		return textrank.Jaccard(ix.own[cand[x]], ix.own[cand[y]])
+	}, 2*a.cfg.EvidencePerSource, 0.7)
+	maxRel := 0.0
+	for _, r := range rel {
+		maxRel = math.Max(maxRel, r)
+	}
+	var picked []int
+	for n, k := range ranked {
+		if n < a.cfg.EvidencePerSource || rel[k] >= 0.85*maxRel {
+			picked = append(picked, k)
+		}
+	}
+
+	title := doc.Title
+	var out []research.Evidence
+	for _, k := range picked {
+		i := cand[k]
+		qs, qe := a.quoteBounds(ix, i, lo)
+		claim := plainText(ix.spans[i].Text)
+		if ix.claims[i] != "" {
+			claim = ix.claims[i]
+		} else if qs < ix.spans[i].Start && refersBack(ix.spans[i].Text) {
+			// "This rule generalizes the previous rule …" says nothing without the sentence it points back to.
+			claim = plainText(doc.Text[qs:qe])
+		}
+		source := raw
+		if isFile {
+			source = fmt.Sprintf("%s#L%d-L%d", base, textrank.LineAt(doc.Text, qs), textrank.LineAt(doc.Text, qe))
+		}
+		out = append(out, research.Evidence{
+			SubQuestion: sq.ID,
+			Claim:       claim,
+			Quote:       doc.Text[qs:qe],
+			Source:      source,
+			Title:       title,
+			Confidence:  math.Round(conf[k]*1000) / 1000,
+			Status:      research.StatusAccepted,
+		})
+	}
+	return out, nil
+}
+
+// variant is one query variant as units — its words, and its Chinese phrases — each a list of index terms.
+type variant [][]string
+
+func (v variant) terms() int {
+	n := 0
+	for _, u := range v {
+		n += len(u)
+	}
+	return n
+}
+
+// queryVariant splits a query into units at white space. A Latin word is one term; a Chinese phrase is many
+// (characters and bigrams), and counting them one by one would let one long phrase outweigh the rest of the
+// query, so the phrase is one unit.
+func queryVariant(q string) variant {
+	var v variant
+	for _, f := range strings.Fields(q) {
+		var ts []string
+		for _, t := range uniq(textrank.Tokenize(f)) {
+			if !facetTerms[t] {
+				ts = append(ts, t)
+			}
+		}
+		if len(ts) == 0 {
+			continue
+		}
+		if hasCJK(f) {
+			v = append(v, ts)
+			continue
+		}
+		for _, t := range ts {
+			v = append(v, []string{t})
+		}
+	}
+	return v
+}
+
+// coverage is how much of the best query variant passage i covers: each unit weighs its rarest term's IDF and
+// counts the IDF-weighted share of its terms the passage contains. 1 when the passage mentions everything a
+// variant asks for, lower as rarer units are missing. Taking the best variant lets a translated variant match an
+// English document without the Chinese terms counting against it.
+func (a *Analyst) coverage(ix *docIndex, variants []variant, i int) float64 {
+	have := map[string]bool{}
+	for _, t := range ix.tokens[i] {
+		have[t] = true
+	}
+	n := float64(ix.bm25.Len())
+	idf := func(t string) float64 {
+		df := float64(ix.df(t))
+		return math.Log(1 + (n-df+0.5)/(df+0.5))
+	}
+	best := 0.0
+	for _, v := range variants {
+		var got, all float64
+		for _, unit := range v {
+			var uw, ugot, uall float64
+			for _, t := range unit {
+				w := idf(t)
+				uw = math.Max(uw, w)
+				uall += w
+				if have[t] {
+					ugot += w
+				}
+			}
+			if uall == 0 {
+				continue
+			}
+			// A unit the document never uses ("contract" in "the io.Reader contract") is a difference of
+			// wording more than of relevance: it counts, but less.
+			absent := true
+			for _, t := range unit {
+				if ix.df(t) > 0 {
+					absent = false
+					break
+				}
+			}
+			if absent {
+				uw *= 0.3
+			}
+			all += uw
+			got += uw * ugot / uall
+		}
+		if all > 0 {
+			best = math.Max(best, got/all)
+		}
+	}
+	return best
+}
+
+// quoteBounds returns the verbatim quote for passage i: the passage, preceded by its neighbour when it needs
+// context, never reaching before lo nor across a paragraph break or heading.
+func (a *Analyst) quoteBounds(ix *docIndex, i, lo int) (int, int) {
+	sp := ix.spans[i]
+	s, e := sp.Start, sp.End
+	// A table row's context is its header, which the claim spells out; the row above is another row.
+	needs := (utf8.RuneCountInString(sp.Text) < shortPassage || refersBack(sp.Text)) && !strings.Contains(sp.Text, "\t")
+	if needs && i > 0 {
+		prev := ix.spans[i-1]
+		gap := ix.text[prev.End:sp.Start]
+		// A back reference may reach across one paragraph break ("… rule.\n\nThis rule generalizes …"), never
+		// into a heading or a code block.
+		sameParagraph := !strings.Contains(gap, "\n\n") || (refersBack(sp.Text) && strings.Count(gap, "\n") <= 2 && ix.usable[i-1])
+		if prev.Start >= lo && sameParagraph && !strings.HasPrefix(prev.Text, "#") &&
+			utf8.RuneCountInString(ix.text[prev.Start:e]) <= maxQuote {
+			s = prev.Start
+		}
+	}
+	if t := strings.TrimSpace(sp.Text); (strings.HasSuffix(t, ":") || strings.HasSuffix(t, "：")) && i+1 < len(ix.spans) {
+		next := ix.spans[i+1]
+		if !strings.Contains(ix.text[e:next.Start], "\n\n") && utf8.RuneCountInString(ix.text[s:next.End]) <= maxQuote {
+			e = next.End
+		}
+	}
+	return trimQuote(ix.text, s, e)
+}
+
+var backRefs = []string{"This ", "These ", "That ", "Those ", "It ", "Its ", "They ", "Such ", "However", "Otherwise",
+	"Thus", "Therefore", "In that case", "In this case", "Similarly", "Likewise",
+	"这", "该", "此", "它", "因此", "所以", "但", "然而", "否则", "同样"}
+
+// Facets of the planner's standard sub-questions, and the cue words that mark a passage answering one.
+const (
+	facetDefinition = "definition"
+	facetExamples   = "examples"
+	facetCaveats    = "caveats"
+)
+
+var facetCues = map[string][]string{
+	facetDefinition: {" is ", " are ", " means ", " refers to ", " defined ", " specifies ", " describes ", "是", "指", "定义", "称为"},
+	facetExamples:   {"for example", "e.g.", "such as", "for instance", " rule", " must ", "example", "例如", "比如", "规则", "必须", "示例"},
+	facetCaveats: {" not ", " never ", " unless ", " except", " only ", "however", " cannot ", " undefined", " may ", "n't ",
+		"不", "但", "除非", "只", "无法", "例外", "限制", "缺陷", "代价", "⚠", "❌"},
+}
+
+// facetOf recognises the planner's facet sub-questions by their fixed wording; other questions have no facet.
+func facetOf(q string) string {
+	for _, w := range wordings {
+		for facet, pattern := range map[string]string{facetDefinition: w.definition, facetExamples: w.examples, facetCaveats: w.caveats} {
+			pre, post, _ := strings.Cut(strings.NewReplacer("%[1]s", "%s", "%[2]s", "%s").Replace(pattern), "%s")
+			if (pre != "" && strings.HasPrefix(q, pre)) || (pre == "" && post != "" && strings.HasSuffix(q, post)) {
+				return facet
+			}
+		}
+	}
+	return ""
+}
+
+func hasCue(s string, cues []string) bool {
+	s = " " + strings.ToLower(s) + " "
+	for _, c := range cues {
+		if strings.Contains(s, c) {
+			return true
+		}
+	}
+	return false
+}
+
+func refersBack(s string) bool {
+	s = strings.TrimLeft(s, "-*> ")
+	for _, p := range backRefs {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// region maps a URL's #Lx-Ly anchor to byte offsets of text; without an anchor it is the whole text. base is the
+// URL without its fragment; isFile reports a file:// URL, whose quotes are cited by line anchors.
+func region(raw, text string) (lo, hi int, base string, isFile bool) {
+	lo, hi, base = 0, len(text), raw
+	u, err := url.Parse(raw)
+	if err != nil {
+		return
+	}
+	isFile = strings.EqualFold(u.Scheme, "file")
+	if i := strings.IndexByte(raw, '#'); i >= 0 {
+		base = raw[:i]
+	}
+	m := anchorRE.FindStringSubmatch(u.Fragment)
+	if m == nil {
+		return
+	}
+	first, _ := strconv.Atoi(m[1])
+	last := first
+	if m[2] != "" {
+		last, _ = strconv.Atoi(m[2])
+	}
+	line, off := 1, 0
+	start, end := -1, len(text)
+	for off <= len(text) {
+		if line == first {
+			start = off
+		}
+		nl := strings.IndexByte(text[off:], '\n')
+		if nl < 0 {
+			break
+		}
+		if line == last {
+			end = off + nl
+			break
+		}
+		off += nl + 1
+		line++
+	}
+	if start < 0 || end < start {
+		return // the anchor is outside the text: read all of it rather than nothing
+	}
+	return start, end, base, isFile
+}
+
+func (a *Analyst) index(doc *sources.Document) *docIndex {
+	key := doc.Hash
+	if key == "" {
+		key = sources.HashText(doc.Text)
+	}
+	a.mu.Lock()
+	if ix, ok := a.cache[key]; ok {
+		a.mu.Unlock()
+		return ix
+	}
+	a.mu.Unlock()
+
+	ix := &docIndex{text: doc.Text, spans: textrank.Passages(doc.Text, maxPassage)}
+	ix.tokens = make([][]string, len(ix.spans))
+	ix.own = make([][]string, len(ix.spans))
+	ix.claims = make([]string, len(ix.spans))
+	ix.head = make([][]string, len(ix.spans))
+	ix.lead = make([]int, len(ix.spans))
+	pos := 0
+	ix.usable = make([]bool, len(ix.spans))
+	heads := headings(doc.Text)
+	h := 0
+	var headTokens, prevHead, curHead []string
+	// The document's title is the context of every passage, as its section heading is.
+	titleTokens := textrank.Tokenize(doc.Title)
+	for i, sp := range ix.spans {
+		// A passage is about its section: the nearest heading above it counts among its terms, so "A send on a
+		// channel is synchronized before …" under "### Channel communication" matches "channel communication".
+		for h < len(heads) && heads[h].Start <= sp.Start {
+			// The heading and the one above it: a crude hierarchy that keeps "2.6 优化建议" over "方案一：…".
+			prevHead = curHead
+			curHead = textrank.Tokenize(plainText(heads[h].Text))
+			headTokens = append(append([]string(nil), prevHead...), curHead...)
+			h++
+			pos = 0
+		}
+		ix.head[i] = curHead
+		ix.lead[i] = pos
+		pos++
+		plain := plainText(sp.Text)
+		own := textrank.Tokenize(plain)
+		ix.usable[i] = usable(sp.Text, plain, own)
+		all := append([]string(nil), own...)
+		if strings.Contains(sp.Text, "\t") {
+			claim, isHeader := tableRowClaim(doc.Text, sp)
+			ix.claims[i] = claim
+			ix.usable[i] = ix.usable[i] && !isHeader
+			if claim != "" {
+				all = textrank.Tokenize(claim) // the row with its column headers
+			}
+		}
+		ix.own[i] = own
+		if !isHeading(doc.Text, sp) {
+			all = append(all, headTokens...)
+		}
+		ix.tokens[i] = append(all, titleTokens...)
+	}
+	ix.bm25 = textrank.NewBM25(ix.tokens)
+	// BM25 keeps its document frequencies private; coverage needs them too.
+	ix.dfs = map[string]int{}
+	for _, ts := range ix.tokens {
+		for _, t := range uniq(ts) {
+			ix.dfs[t]++
+		}
+	}
+
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.cache == nil || len(a.cache) >= cacheDocs {
+		a.cache = map[string]*docIndex{}
+	}
+	a.cache[key] = ix
+	return ix
+}
+
+// tableRowClaim spells out a tab-separated table row with its column headers — "触发时机：DeepAgent：上下文达 85%；
+// Claude Code：上下文达 95-98%" — since a bare row means nothing without them. The header is the first row of the
+// block of tab-separated lines the row belongs to; isHeader reports the row is that header.
+func tableRowClaim(text string, sp textrank.Span) (claim string, isHeader bool) {
+	lineStart := strings.LastIndexByte(text[:sp.Start], '\n') + 1
+	head := lineStart
+	for head > 0 {
+		prevStart := strings.LastIndexByte(text[:head-1], '\n') + 1
+		if !strings.Contains(text[prevStart:head-1], "\t") {
+			break
+		}
+		head = prevStart
+	}
+	if head == lineStart {
+		return "", true
+	}
+	headerLine := text[head : head+strings.IndexByte(text[head:], '\n')]
+	header := strings.Split(headerLine, "\t")
+	cells := strings.Split(sp.Text, "\t")
+	zh := textrank.Language(sp.Text) == "zh"
+	// No sentence end (；) inside: the claim must stay one sentence for its citation.
+	colon, sep := ": ", "; "
+	if zh {
+		colon, sep = "：", "，"
+	}
+	var parts []string
+	for k := 1; k < len(cells); k++ {
+		c := plainText(cells[k])
+		if c == "" {
+			continue
+		}
+		if k < len(header) && plainText(header[k]) != "" {
+			c = plainText(header[k]) + colon + c
+		}
+		parts = append(parts, c)
+	}
+	if len(parts) == 0 {
+		return "", false
+	}
+	return plainText(cells[0]) + colon + strings.Join(parts, sep), false
+}
+
+// headings returns the section headings of a text: Markdown "#" lines, and short lines standing alone between
+// blank lines without a sentence end (the headings of plain-text documents).
+func headings(text string) []textrank.Span {
+	var out []textrank.Span
+	off := 0
+	lines := strings.SplitAfter(text, "\n")
+	for k, l := range lines {
+		sp := textrank.Span{Start: off, End: off + len(strings.TrimRight(l, "\r\n")), Text: strings.TrimSpace(l)}
+		off += len(l)
+		t := sp.Text
+		if t == "" {
+			continue
+		}
+		if strings.HasPrefix(t, "#") {
+			out = append(out, sp)
+			continue
+		}
+		blankBefore := k == 0 || strings.TrimSpace(lines[k-1]) == ""
+		blankAfter := k+1 >= len(lines) || strings.TrimSpace(lines[k+1]) == ""
+		last, _ := utf8.DecodeLastRuneInString(t)
+		if blankBefore && blankAfter && utf8.RuneCountInString(t) <= 40 && !strings.ContainsRune(t, '\t') &&
+			!strings.ContainsRune(".。!！?？:：;；,，", last) {
+			out = append(out, sp)
+		}
+	}
+	return out
+}
+
+func isHeading(text string, sp textrank.Span) bool {
+	return strings.HasPrefix(sp.Text, "#")
+}
+
+// headingMatch is the share of a heading's terms that the query asks for: 1/2 for "type Builder" and a query
+// about strings.Builder, 1/3 for "func (Builder) Cap".
+func headingMatch(head, query []string) float64 {
+	if len(head) == 0 {
+		return 0
+	}
+	n := 0
+	for _, t := range uniq(head) {
+		for _, q := range query {
+			if t == q {
+				n++
+				break
+			}
+		}
+	}
+	return float64(n) / float64(len(uniq(head)))
+}
+
+func (ix *docIndex) df(term string) int { return ix.dfs[term] }
+
+// usable reports whether a passage can stand as evidence: prose, not a heading, a code line or a table rule.
+func usable(raw, plain string, tokens []string) bool {
+	t := strings.TrimSpace(raw)
+	if strings.HasPrefix(t, "#") || strings.HasPrefix(t, "```") || len(tokens) < 3 {
+		return false
+	}
+	// A passage starting in lower case is the tail of a sentence broken by a code block or a figure.
+	if r, _ := utf8.DecodeRuneInString(plain); unicode.IsLower(r) {
+		return false
+	}
+	// A Chinese character carries about as much as a short word: "方案一：降低驱逐阈值" is a statement.
+	size := 0
+	for _, r := range plain {
+		if textrank.IsCJK(r) {
+			size += 2
+		} else {
+			size++
+		}
+	}
+	if size < minPassage-4 {
+		return false
+	}
+	letters, total := 0, 0
+	for _, r := range plain {
+		if unicode.IsSpace(r) {
+			continue
+		}
+		total++
+		if unicode.IsLetter(r) {
+			letters++
+		}
+	}
+	// Code and tables are mostly symbols and digits.
+	if total == 0 || float64(letters)/float64(total) < 0.5 {
+		return false
+	}
+	if strings.Count(t, "|") >= 3 || (strings.Contains(t, "{") && strings.Contains(t, "}")) ||
+		strings.Contains(t, ":=") || strings.HasSuffix(t, ";") || strings.HasPrefix(t, "//") {
+		return false
+	}
+	return true
+}
+
+func uniq(xs []string) []string {
+	seen := map[string]bool{}
+	out := xs[:0:0]
+	for _, x := range xs {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// sortTogether sorts idx ascending and keeps vals aligned with it.
+func sortTogether(idx []int, vals []float64) {
+	for i := 1; i < len(idx); i++ {
+		for j := i; j > 0 && idx[j] < idx[j-1]; j-- {
+			idx[j], idx[j-1] = idx[j-1], idx[j]
+			vals[j], vals[j-1] = vals[j-1], vals[j]
+		}
+	}
+}

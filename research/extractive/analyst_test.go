@@ -1,0 +1,191 @@
+package extractive
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"deepresearch/research"
+	"deepresearch/sources"
+	"deepresearch/textrank"
+)
+
+const memDoc = `# The Go Memory Model
+
+## Introduction
+
+The Go memory model specifies the conditions under which reads of a variable in one goroutine can be guaranteed to observe values produced by writes to the same variable in a different goroutine.
+
+### Channel communication
+
+Channel communication is the main method of synchronization between goroutines.
+Each send on a particular channel is matched to a corresponding receive from that channel, usually in a different goroutine.
+
+A send on a channel is synchronized before the completion of the corresponding receive from that channel.
+
+The closing of a channel is synchronized before a receive that returns a zero value because the channel is closed.
+
+` + "```" + `
+var c = make(chan int, 10)
+` + "```" + `
+
+### Locks
+
+The sync package implements two lock data types, sync.Mutex and sync.RWMutex.
+`
+
+func doc(url, text string) *sources.Document {
+	return &sources.Document{URL: url, Title: "The Go Memory Model", Text: text, Hash: sources.HashText(text)}
+}
+
+var lineAnchorRE = regexp.MustCompile(`#L(\d+)-L(\d+)$`)
+
+// checkGrounded asserts what the graph and the bench check: the quote is verbatim in the text and, for a line
+// anchor, inside the anchored lines.
+func checkGrounded(t *testing.T, text string, e research.Evidence) {
+	t.Helper()
+	i := strings.Index(text, e.Quote)
+	if i < 0 {
+		t.Fatalf("quote not verbatim: %q", e.Quote)
+	}
+	if m := lineAnchorRE.FindStringSubmatch(e.Source); m != nil {
+		a, _ := strconv.Atoi(m[1])
+		b, _ := strconv.Atoi(m[2])
+		first, last := textrank.LineAt(text, i), textrank.LineAt(text, i+len(e.Quote))
+		if first != a || last != b {
+			t.Errorf("source %s: quote is on lines %d-%d", e.Source, first, last)
+		}
+	}
+	if e.Confidence < 0 || e.Confidence > 1 || strings.TrimSpace(e.Claim) == "" {
+		t.Errorf("bad item %+v", e)
+	}
+}
+
+func TestAnalystQuotesVerbatimWithLineAnchors(t *testing.T) {
+	a := New(Config{}).Analyst
+	sq := research.SubQuestion{ID: "q1", Question: "What does the Go memory model guarantee about channel communication?",
+		Queries: []string{"Go memory model channel communication", "channel communication"}}
+	ev, err := a.Analyze(t.Context(), sq, doc("file:///docs/go_mem.md", memDoc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ev) == 0 || len(ev) > 4 {
+		t.Fatalf("got %d items, want 1..4", len(ev))
+	}
+	var claims []string
+	for _, e := range ev {
+		checkGrounded(t, memDoc, e)
+		if !strings.HasPrefix(e.Source, "file:///docs/go_mem.md#L") || e.SubQuestion != "q1" {
+			t.Errorf("item %+v", e)
+		}
+		if strings.Contains(e.Quote, "var c") || strings.HasPrefix(e.Quote, "#") {
+			t.Errorf("code or heading quoted: %q", e.Quote)
+		}
+		claims = append(claims, e.Claim)
+	}
+	if !strings.Contains(strings.Join(claims, "\n"), "A send on a channel is synchronized before") {
+		t.Errorf("claims %q miss the rule the section states", claims)
+	}
+}
+
+func TestAnalystReadsOnlyTheAnchoredLines(t *testing.T) {
+	a := New(Config{}).Analyst
+	sq := research.SubQuestion{ID: "q1", Question: "What locks does the sync package provide?", Queries: []string{"sync lock Mutex"}}
+	lines := strings.Split(memDoc, "\n")
+	lockLine := 0
+	for i, l := range lines {
+		if strings.HasPrefix(l, "The sync package") {
+			lockLine = i + 1
+		}
+	}
+	// Anchored at the channel section, which never mentions the sync package: no evidence about locks.
+	ev, err := a.Analyze(t.Context(), sq, doc("file:///docs/go_mem.md#L7-L14", memDoc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ev {
+		if strings.Contains(e.Quote, "sync.Mutex") {
+			t.Errorf("quoted outside the anchor: %q", e.Quote)
+		}
+	}
+	ev, err = a.Analyze(t.Context(), sq, doc(fmt.Sprintf("file:///docs/go_mem.md#L%d-L%d", lockLine-2, lockLine), memDoc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ev) != 1 || !strings.Contains(ev[0].Quote, "sync.Mutex") {
+		t.Fatalf("evidence %+v, want the lock sentence", ev)
+	}
+	checkGrounded(t, memDoc, ev[0])
+}
+
+func TestAnalystAddsContextForBackReferences(t *testing.T) {
+	text := "A receive from an unbuffered channel is synchronized before the completion of the corresponding send.\nThis rule generalizes the previous rule to buffered channels with capacity.\n"
+	a := New(Config{EvidencePerSource: 1}).Analyst
+	sq := research.SubQuestion{ID: "q1", Question: "buffered channels rule", Queries: []string{"buffered channels rule"}}
+	ev, err := a.Analyze(t.Context(), sq, doc("https://go.dev/ref/mem", text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ev) != 1 {
+		t.Fatalf("got %d items", len(ev))
+	}
+	e := ev[0]
+	checkGrounded(t, text, e)
+	if !strings.HasPrefix(e.Quote, "A receive") || !strings.HasSuffix(e.Quote, "capacity.") || e.Source != "https://go.dev/ref/mem" {
+		t.Errorf("quote %q (source %s), want both sentences verbatim from the web URL", e.Quote, e.Source)
+	}
+}
+
+func TestAnalystChineseTextWithoutPunctuation(t *testing.T) {
+	// Like seed 002: an article pasted without any sentence punctuation.
+	text := "五阶段工作流全景把执行过程拉直了看是五个阶段" + strings.Repeat("这是一段没有标点的说明文字用来填充上下文", 8) +
+		"验证Agent拿着证据清单去挑刺来源可信吗证据支持结论吗不同来源之间矛盾吗不通过就带着缺口回到搜索阶段补搜这是一个收敛循环有最大重试次数防止无限循环" +
+		strings.Repeat("另一段无关的填充文字讲的是别的话题", 8)
+	a := New(Config{}).Analyst
+	sq := research.SubQuestion{ID: "q1", Question: "对抗验证阶段如何处理证据缺口？", Queries: []string{"验证 证据 缺口 补搜"}}
+	ev, err := a.Analyze(t.Context(), sq, doc("file:///seeds/002.txt", text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ev) == 0 {
+		t.Fatal("no evidence")
+	}
+	checkGrounded(t, text, ev[0])
+	if !strings.Contains(ev[0].Quote, "缺口") || len([]rune(ev[0].Quote)) > maxQuote {
+		t.Errorf("top quote %q", ev[0].Quote)
+	}
+}
+
+func TestAnalystTableRowsCarryTheirHeaders(t *testing.T) {
+	text := "1.1 上下文压缩策略\n\n维度\tDeepAgent\tClaude Code\n触发时机\t上下文达 85%\t上下文达 95-98%\n手动控制\t无\t/compact 命令\n"
+	a := New(Config{}).Analyst
+	sq := research.SubQuestion{ID: "q1", Question: "上下文压缩的触发时机是什么？", Queries: []string{"压缩 触发时机"}}
+	ev, err := a.Analyze(t.Context(), sq, doc("file:///seeds/000.txt", text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ev) == 0 {
+		t.Fatal("no evidence")
+	}
+	checkGrounded(t, text, ev[0])
+	if want := "触发时机：DeepAgent：上下文达 85%，Claude Code：上下文达 95-98%"; ev[0].Claim != want {
+		t.Errorf("claim %q, want %q", ev[0].Claim, want)
+	}
+	for _, e := range ev {
+		if strings.HasPrefix(e.Quote, "维度") {
+			t.Errorf("header row quoted as evidence: %q", e.Quote)
+		}
+	}
+}
+
+func TestAnalystNothingRelevant(t *testing.T) {
+	ev, err := New(Config{}).Analyst.Analyze(t.Context(), research.SubQuestion{ID: "q1", Question: "garbage collector pacing"}, doc("file:///a.md", memDoc))
+	if err != nil || len(ev) != 0 {
+		t.Errorf("ev=%v err=%v, want nothing", ev, err)
+	}
+	if _, err := New(Config{}).Analyst.Analyze(t.Context(), research.SubQuestion{ID: "q1"}, nil); err == nil {
+		t.Error("nil document: want an error")
+	}
+}

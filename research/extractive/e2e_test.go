@@ -1,0 +1,126 @@
+package extractive
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"deepresearch/research"
+	"deepresearch/sources"
+	"deepresearch/sources/corpus"
+)
+
+func goroot(t testing.TB) string {
+	t.Helper()
+	if out, err := exec.Command("go", "env", "GOROOT").Output(); err == nil && strings.TrimSpace(string(out)) != "" {
+		return strings.TrimSpace(string(out))
+	}
+	return runtime.GOROOT()
+}
+
+// seedsDir is ../shared/seeds next to the repository checkout, where CI puts the two Chinese seed documents.
+func seedsDir(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("go.mod not found above the test directory")
+		}
+		dir = parent
+	}
+	seeds := filepath.Join(filepath.Dir(dir), "shared", "seeds")
+	if _, err := os.Stat(filepath.Join(seeds, "002_f947e94b911a2c7e.txt")); err != nil {
+		t.Fatalf("seed documents not found at %s (CI checks them out at ../shared/seeds): %v", seeds, err)
+	}
+	return seeds
+}
+
+func buildIndex(t testing.TB, paths ...string) *corpus.Index {
+	t.Helper()
+	ix, err := corpus.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	st, err := ix.Add(t.Context(), paths...)
+	if err != nil || len(st.Failed) > 0 || st.Added == 0 {
+		t.Fatalf("index %v: %+v %v", paths, st, err)
+	}
+	return ix
+}
+
+// runAndCheck runs the graph with the extractive roles and checks the published report: every cited evidence
+// item's quote occurs verbatim in the text the corpus returns for the cited file, and the report says which
+// engine wrote it.
+func runAndCheck(t *testing.T, ix *corpus.Index, question string) *research.Report {
+	t.Helper()
+	rep, err := research.Run(t.Context(), research.Config{Question: question, Roles: New(Config{Searchers: []sources.Searcher{ix}}),
+		Fetcher: ix, OutDir: filepath.Join(t.TempDir(), "run")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Engine != Engine || !strings.Contains(rep.Markdown, Banner) {
+		t.Errorf("engine %q; the report must say %q", rep.Engine, Banner)
+	}
+	if len(rep.Citations) < 5 {
+		t.Fatalf("only %d citations:\n%s", len(rep.Citations), rep.Markdown)
+	}
+	byID := map[string]research.Evidence{}
+	for _, e := range rep.Evidence {
+		byID[e.ID] = e
+	}
+	for _, c := range rep.Citations {
+		for _, id := range c.EvidenceIDs {
+			e, ok := byID[id]
+			if !ok {
+				t.Fatalf("citation [%d] → %s, which is not in the report's evidence", c.N, id)
+			}
+			doc, err := ix.Fetch(t.Context(), e.Source)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(doc.Text, e.Quote) {
+				t.Errorf("[%d] %s: quote not verbatim in %s: %q", c.N, id, e.Source, e.Quote)
+			}
+		}
+	}
+	if len(rep.Removed) > 0 {
+		t.Errorf("the integrity check removed %d sentences of the extractive draft: %q", len(rep.Removed), rep.Removed)
+	}
+	return rep
+}
+
+func TestRunGoMemoryModel(t *testing.T) {
+	ix := buildIndex(t, filepath.Join(goroot(t), "doc"))
+	rep := runAndCheck(t, ix, "What does the Go memory model guarantee about channel communication?")
+	for _, fact := range []string{
+		"A send on a channel is synchronized before the completion of the corresponding receive from that channel",
+		"synchronized before the completion of the k+Cth send",
+	} {
+		if !strings.Contains(rep.Markdown, fact) {
+			t.Errorf("report lacks %q:\n%s", fact, rep.Markdown)
+		}
+	}
+}
+
+func TestRunChineseQuestionOverChineseSeeds(t *testing.T) {
+	seeds := seedsDir(t)
+	ix := buildIndex(t, filepath.Join(seeds, "000_e6576ed7794251dd.txt"), filepath.Join(seeds, "002_f947e94b911a2c7e.txt"))
+	rep := runAndCheck(t, ix, "DeepAgent 和 Claude Code 的上下文压缩触发时机有什么不同？")
+	if rep.Language != "zh" || !strings.Contains(rep.Markdown, "## 摘要") {
+		t.Errorf("want a Chinese report, got language %q:\n%s", rep.Language, rep.Markdown)
+	}
+	if !strings.Contains(rep.Markdown, "85%") || !strings.Contains(rep.Markdown, "95-98%") {
+		t.Errorf("report lacks the two trigger thresholds:\n%s", rep.Markdown)
+	}
+}

@@ -1,0 +1,99 @@
+// Package extractive implements the five research roles with no language model at all: a planner that
+// decomposes the question by its grammar (question words, conjunctions, key phrases), searchers over the
+// configured sources, analysts that pick evidence sentences by BM25 relevance with MMR for diversity and quote
+// them verbatim, a verifier that measures coverage, flags conflicts and names gaps with reformulated queries, and
+// a synthesizer that writes a structured report in which every sentence cites its evidence.
+//
+// It is to the LLM roles what SQLite is to PostgreSQL: smaller, honest and real. It runs on the same graph
+// (research.Run) with the same state tables, snapshots, budget and resume, needs no API key and works on
+// Chinese questions and documents as well as English ones.
+package extractive
+
+import (
+	"log/slog"
+	"sync"
+
+	"deepresearch/research"
+	"deepresearch/sources"
+)
+
+// Engine is the Roles.Engine name of this package's roles.
+const Engine = "extractive"
+
+// Banner is the plain statement, in the report header, of what produced the report.
+const Banner = "extractive mode — no language model"
+
+// Config configures the extractive roles. The zero value of every field except Searchers means its default.
+type Config struct {
+	// Searchers are the sources searched for every sub-question (the local corpus index, web providers).
+	Searchers []sources.Searcher
+	// PerQuery is how many results are asked of each searcher for each query; default 8.
+	PerQuery int
+	// MaxCandidates caps the candidates one sub-question's search returns; default 10.
+	MaxCandidates int
+	// EvidencePerSource caps the evidence items an analyst takes from one source; default 4.
+	EvidencePerSource int
+	// MinEvidence is how many grounded items a sub-question needs to count as covered; default 2.
+	MinEvidence int
+	// MinSources is how many independent sources (distinct documents) a covered sub-question should draw on
+	// when the sources have them; default 2.
+	MinSources int
+	// MinConfidence is the analyst's floor: sentences covering less of the sub-question's terms (IDF-weighted)
+	// are not evidence; default 0.45.
+	MinConfidence float64
+	// MaxSubQuestions bounds the plan; default 5 (the planner always makes at least 3).
+	MaxSubQuestions int
+	// SectionItems caps the evidence quoted in one sub-question's section of the report; default 5.
+	SectionItems int
+	// Log receives diagnostics; nil discards them.
+	Log *slog.Logger
+}
+
+func (c Config) withDefaults() Config {
+	def := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&c.PerQuery, 8)
+	def(&c.MaxCandidates, 10)
+	def(&c.EvidencePerSource, 4)
+	def(&c.MinEvidence, 2)
+	def(&c.MinSources, 2)
+	def(&c.MaxSubQuestions, 5)
+	def(&c.SectionItems, 5)
+	if c.MaxSubQuestions < 3 {
+		c.MaxSubQuestions = 3
+	}
+	if c.MinConfidence <= 0 {
+		c.MinConfidence = 0.45
+	}
+	if c.Log == nil {
+		c.Log = slog.New(slog.DiscardHandler)
+	}
+	return c
+}
+
+// New returns the five extractive roles sharing cfg. The roles are safe for concurrent use and may serve many
+// runs.
+func New(cfg Config) research.Roles {
+	cfg = cfg.withDefaults()
+	return research.Roles{
+		Engine:      Engine,
+		Planner:     &Planner{cfg: cfg},
+		Searcher:    &Searcher{cfg: cfg},
+		Analyst:     &Analyst{cfg: cfg},
+		Verifier:    &Verifier{cfg: cfg, asked: map[string]int{}},
+		Synthesizer: &Synthesizer{cfg: cfg},
+	}
+}
+
+// Verifier judges the evidence pool without a model; see Verify.
+type Verifier struct {
+	cfg Config
+
+	mu sync.Mutex
+	// asked counts, per question and sub-question, how often a gap was already routed back to search, so a
+	// sub-question the sources cannot cover better is accepted instead of re-searched for ever.
+	asked map[string]int
+}

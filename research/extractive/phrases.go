@@ -1,0 +1,350 @@
+package extractive
+
+import (
+	"html"
+	"regexp"
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"deepresearch/textrank"
+)
+
+// phrase is a run of content words of the question, in its original spelling.
+type phrase struct {
+	Text string
+	// Conj marks a phrase joined to the previous one by a conjunction ("A and B", "A 和 B").
+	Conj bool
+}
+
+// question parts: separators end a phrase; conjunctions also join the phrases around them into one group.
+var (
+	enSeparators = toSet(`a an the of to in on at by for with from into onto over under about regarding through
+		between among across via within without during after before per vs versus
+		is are was were be been being am do does did done have has had having can could should would will shall
+		may might must what which who whom whose when where why how it its this that these those there here
+		i me my we our you your he him his she her they them their than such any some each every please tell
+		explain describe s t not
+		rule rules program programs way ways thing things kind kinds sort sorts difference differences example examples
+		part parts aspect aspects someone something anything follow follows`)
+	enConjunctions = toSet(`and or vs versus nor`)
+	// relationVerbs name what the question asks of its subject; they are facets, not topics.
+	enRelationVerbs = toSet(`say says said guarantee guarantees guaranteed promise promises ensure ensures
+		require requires specify specifies define defines mean means allow allows permit permits provide provides
+		state states handle handles treat treats work works differ differs compare compares affect affects
+		recommend recommends support supports describe describes use uses used using happen happens`)
+	// Single characters are separators only where they are rarely part of a word ("上" would cut 上下文).
+	zhSeparators = []string{"为什么", "是什么", "是否", "能否", "有什么", "有哪些", "什么", "如何", "怎么样", "怎么",
+		"怎样", "哪些", "哪个", "多少", "关于", "对于", "针对", "如何做", "怎么做", "做到", "做", "之间", "方面", "分别", "可以", "请问", "请", "的", "吗", "呢"}
+	zhConjunctions = []string{"以及", "还是", "或者", "和", "与", "及", "或", "、"}
+	// zhRelationVerbs are the question's facet words: "有什么保证" asks for guarantees of its subject.
+	zhRelationVerbs = toSet(`保证 规定 要求 区别 不同 差异 作用 影响 定义 原因 优势 局限 方法 做法 机制 策略 处理 说明 建议 含义 意思`)
+)
+
+func toSet(words string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(words) {
+		m[w] = true
+	}
+	return m
+}
+
+// splitPhrases returns the question's content phrases and the relation verb(s) it asks about.
+func splitPhrases(q string) (phrases []phrase, verbs []string) {
+	if textrank.Language(q) == "zh" || hasCJK(q) {
+		return splitZH(q)
+	}
+	return splitEN(q)
+}
+
+func hasCJK(s string) bool {
+	for _, r := range s {
+		if textrank.IsCJK(r) {
+			return true
+		}
+	}
+	return false
+}
+
+var wordRE = regexp.MustCompile(`[\p{L}\p{N}][\p{L}\p{N}'_./+#-]*[\p{L}\p{N}+#]|[\p{L}\p{N}]|[,;:?!()"]`)
+
+func splitEN(q string) (out []phrase, verbs []string) {
+	var cur []string
+	conj := false
+	flush := func() {
+		if len(cur) > 0 {
+			out = append(out, phrase{Text: strings.Join(cur, " "), Conj: conj})
+			conj = false
+		}
+		cur = nil
+	}
+	for _, w := range wordRE.FindAllString(q, -1) {
+		lw := strings.ToLower(w)
+		switch {
+		case enConjunctions[lw]:
+			flush()
+			conj = len(out) > 0
+		case enSeparators[lw] || !isWordish(w):
+			flush()
+			if !isWordish(w) && w != "," {
+				conj = false
+			}
+		case enRelationVerbs[lw]:
+			flush()
+			verbs = append(verbs, lw)
+		case isQualifiedIdent(w):
+			// "sync.Once synchronize initialization": the API name is a phrase of its own.
+			flush()
+			cur = append(cur, w)
+			flush()
+		default:
+			cur = append(cur, w)
+		}
+	}
+	flush()
+	return out, verbs
+}
+
+// isQualifiedIdent reports a Go-style qualified name such as sync.Once or errors.Join.
+func isQualifiedIdent(w string) bool {
+	pkg, name, ok := strings.Cut(w, ".")
+	if !ok || pkg == "" || name == "" || strings.Contains(name, ".") {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(name)
+	return unicode.IsLetter(r) && unicode.IsLower([]rune(pkg)[0])
+}
+
+func isWordish(w string) bool {
+	r, _ := utf8.DecodeRuneInString(w)
+	return unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
+// splitZH cuts a Chinese question at its function words and punctuation. Latin words inside it ("Go",
+// "Claude Code") stay whole.
+func splitZH(q string) (out []phrase, verbs []string) {
+	var cur strings.Builder
+	conj := false
+	flush := func() {
+		t := strings.TrimSpace(cur.String())
+		cur.Reset()
+		if t == "" {
+			return
+		}
+		// A trailing relation verb is the facet asked for ("…有什么保证" → 保证).
+		if zhRelationVerbs[t] {
+			verbs = append(verbs, t)
+			return
+		}
+		out = append(out, phrase{Text: t, Conj: conj})
+		conj = false
+	}
+	rs := q
+	for len(rs) > 0 {
+		matched := false
+		for _, c := range zhConjunctions {
+			if strings.HasPrefix(rs, c) && cur.Len() > 0 {
+				flush()
+				conj = len(out) > 0
+				rs = rs[len(c):]
+				matched = true
+				break
+			}
+		}
+		if matched {
+			continue
+		}
+		for _, s := range zhSeparators {
+			if strings.HasPrefix(rs, s) {
+				flush()
+				rs = rs[len(s):]
+				matched = true
+				break
+			}
+		}
+		if matched {
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(rs)
+		rs = rs[n:]
+		if prepositionAt(r, cur.String(), rs) {
+			flush()
+			continue
+		}
+		if unicode.IsPunct(r) || unicode.IsSymbol(r) {
+			flush()
+			if r != '，' && r != ',' && r != '、' {
+				conj = false
+			}
+			continue
+		}
+		cur.WriteRune(r)
+	}
+	flush()
+	// An English word list inside a Chinese question ("Go 的 channel") is still split at English stop words.
+	var clean []phrase
+	for _, p := range out {
+		if !hasCJK(p.Text) {
+			sub, v := splitEN(p.Text)
+			verbs = append(verbs, v...)
+			for i := range sub {
+				if i == 0 {
+					sub[i].Conj = p.Conj
+				}
+			}
+			clean = append(clean, sub...)
+			continue
+		}
+		clean = append(clean, p)
+	}
+	return clean, verbs
+}
+
+// zhPrepositions are single characters that usually introduce a phrase ("对通道通信", "在 Go 中") but are also
+// part of common words; the exceptions list the characters that make them part of a word on either side.
+var zhPrepositions = map[rune]struct{ before, after string }{
+	'对': {before: "相绝针面核应反", after: "象比应齐称话于手立照"},
+	'在': {before: "存现正所实内外潜", after: "于乎意线"},
+}
+
+func prepositionAt(r rune, before, after string) bool {
+	p, ok := zhPrepositions[r]
+	if !ok {
+		return false
+	}
+	if b, _ := utf8.DecodeLastRuneInString(before); b != utf8.RuneError && strings.ContainsRune(p.before, b) {
+		return false
+	}
+	if a, _ := utf8.DecodeRuneInString(after); a != utf8.RuneError && strings.ContainsRune(p.after, a) {
+		return false
+	}
+	return true
+}
+
+// glossary maps Chinese technical terms to English so that a Chinese question finds English documents: the
+// dictionary-based query translation of classic cross-language retrieval. Longest match wins.
+var glossary = map[string]string{
+	"内存模型": "memory model", "内存": "memory", "模型": "model", "通道": "channel", "信道": "channel",
+	"通信": "communication", "协程": "goroutine", "并发": "concurrency", "并行": "parallel", "同步": "synchronization",
+	"互斥锁": "mutex", "互斥": "mutex", "锁": "lock", "数据竞争": "data race", "竞争": "race", "原子": "atomic",
+	"发送": "send", "接收": "receive", "关闭": "close", "缓冲": "buffered", "无缓冲": "unbuffered", "容量": "capacity",
+	"先行发生": "happens before", "先于": "before", "保证": "guarantee", "顺序": "order", "一致性": "consistent",
+	"切片": "slice", "数组": "array", "映射": "map", "字典": "map", "接口": "interface", "方法": "method",
+	"函数": "function", "类型": "type", "类型参数": "type parameters", "泛型": "generic type parameters",
+	"约束": "constraint", "结构体": "struct", "指针": "pointer", "常量": "constant", "变量": "variable",
+	"字符串": "string", "字面量": "literal", "复合字面量": "composite literal", "表达式": "expression",
+	"语句": "statement", "声明": "declaration", "包": "package", "模块": "module", "导入": "import",
+	"初始化": "initialization", "零值": "zero value", "垃圾回收": "garbage collection", "错误": "error",
+	"恐慌": "panic", "恢复": "recover", "延迟": "defer", "汇编": "assembly", "汇编器": "assembler",
+	"寄存器": "register", "伪寄存器": "pseudo-register", "帧指针": "frame pointer", "栈": "stack",
+	"设置": "setting", "兼容": "compatibility", "兼容性": "compatibility", "版本": "version",
+	"环境变量": "environment variable", "规范": "specification", "语言规范": "language specification",
+	"选择": "select", "循环": "loop", "范围": "range", "标签": "label", "转换": "conversion",
+	"赋值": "assignment", "运算符": "operator", "整数": "integer", "溢出": "overflow", "上下文": "context",
+	"取消": "cancel", "超时": "timeout", "截止时间": "deadline", "测试": "test", "基准": "benchmark",
+	"排序": "sort", "格式化": "format", "读取": "read", "写入": "write", "文件": "file", "时间": "time",
+	"时区": "location", "持续时间": "duration", "编码": "encoding", "解码": "decode", "请求": "request",
+	"响应": "response", "服务器": "server", "客户端": "client", "单调时钟": "monotonic clock", "时钟": "clock",
+	"等待组": "WaitGroup", "一次": "once", "条件变量": "condition variable", "规则": "rule", "示例": "example",
+	"限制": "limit", "例外": "exception", "定义": "definition", "区别": "difference",
+}
+
+var glossaryKeys = func() []string {
+	ks := make([]string, 0, len(glossary))
+	for k := range glossary {
+		ks = append(ks, k)
+	}
+	sort.Slice(ks, func(i, j int) bool {
+		if a, b := utf8.RuneCountInString(ks[i]), utf8.RuneCountInString(ks[j]); a != b {
+			return a > b
+		}
+		return ks[i] < ks[j]
+	})
+	return ks
+}()
+
+// translate renders a Chinese text in English with the glossary, keeping its Latin words; it returns "" unless
+// every Chinese character is covered, so an untranslatable phrase adds no noise query.
+func translate(s string) string {
+	unknown := false
+	var out []string
+	known := 0
+	for len(s) > 0 {
+		if unknown {
+			return ""
+		}
+		hit := false
+		for _, k := range glossaryKeys {
+			if strings.HasPrefix(s, k) {
+				out = append(out, glossary[k])
+				s = s[len(k):]
+				hit, known = true, known+1
+				break
+			}
+		}
+		if hit {
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s)
+		s = s[n:]
+		// A half-translated phrase ("rule" for "压缩策略 规则") would search for the wrong thing.
+		unknown = textrank.IsCJK(r)
+		if !(unicode.IsLetter(r) || unicode.IsDigit(r)) {
+			out = append(out, " ")
+			continue
+		}
+		out = append(out, string(r))
+	}
+	if known == 0 || unknown {
+		return ""
+	}
+	return strings.Join(strings.Fields(strings.Join(joinLatin(out), "")), " ")
+}
+
+// joinLatin puts spaces between translated terms while keeping runs of Latin letters (copied one rune at a time)
+// together.
+func joinLatin(parts []string) []string {
+	out := make([]string, 0, len(parts)*2)
+	for i, p := range parts {
+		if i > 0 && (utf8.RuneCountInString(p) > 1 || utf8.RuneCountInString(parts[i-1]) > 1) {
+			out = append(out, " ")
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+var (
+	mdLinkRE     = regexp.MustCompile(`!?\[([^\]]*)\]\([^)]*\)`)
+	mdEmphRE     = regexp.MustCompile("(\\*\\*|__|\\*|`)")
+	mdLeadRE     = regexp.MustCompile(`^\s*(#{1,6}\s+|[-*+•]\s+|\d+[.)]\s+|>\s*)+`)
+	htmlTagRE    = regexp.MustCompile(`</?[a-zA-Z][^>]*>`)
+	tableCellsRE = regexp.MustCompile(`\s*\|\s*`)
+)
+
+// plainText renders a Markdown/HTML fragment as plain prose for a claim (claims, unlike quotes, need not be
+// verbatim).
+func plainText(s string) string {
+	s = mdLinkRE.ReplaceAllString(s, "$1")
+	s = htmlTagRE.ReplaceAllString(s, "")
+	s = mdLeadRE.ReplaceAllString(s, "")
+	s = mdEmphRE.ReplaceAllString(s, "")
+	s = strings.Trim(tableCellsRE.ReplaceAllString(s, " | "), " |")
+	return textrank.NormalizeSpace(html.UnescapeString(s))
+}
+
+// trimQuote drops Markdown list and heading markers and table pipes from the ends of a quote. It only ever
+// shortens the span from its ends, so the result is still a verbatim substring of the text.
+func trimQuote(text string, s, e int) (int, int) {
+	if m := mdLeadRE.FindStringIndex(text[s:e]); m != nil && m[0] == 0 && s+m[1] < e {
+		s += m[1]
+	}
+	for e > s && strings.ContainsRune(" \t\n|", rune(text[e-1])) {
+		e--
+	}
+	for s < e && strings.ContainsRune(" \t\n|", rune(text[s])) {
+		s++
+	}
+	return s, e
+}

@@ -1,0 +1,242 @@
+package extractive
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"deepresearch/research"
+	"deepresearch/textrank"
+)
+
+// Planner decomposes a question by its grammar: it splits the question into key phrases at question words,
+// function words and punctuation, groups phrases joined by conjunctions, and asks the standard facets of the
+// subject — what it is, the question itself, its rules and examples, its caveats — plus one sub-question per
+// conjunct ("A and B" → A, B).
+type Planner struct{ cfg Config }
+
+// facet wording per language. %[1]s is the subject, %[2]s the focus.
+type wording struct {
+	definition, member, memberAlone, examples, caveats string
+	defQuery, exQueries, cavQueries                    []string
+	join                                               string
+}
+
+var wordings = map[string]wording{
+	"en": {
+		definition:  "What is %[1]s?",
+		member:      "What do the sources say about %[1]s and %[2]s?",
+		memberAlone: "What is %[1]s and how is it used?",
+		examples:    "What rules or examples illustrate %[2]s?",
+		caveats:     "What caveats, limits or exceptions apply to %[2]s?",
+		defQuery:    []string{"%s", "%s is defined"},
+		exQueries:   []string{"%s rule", "%s example"},
+		cavQueries:  []string{"%s not guaranteed", "%s unless except limit"},
+		join:        " ",
+	},
+	"zh": {
+		definition:  "%[1]s是什么？",
+		member:      "%[1]s在%[2]s方面是怎样的？",
+		memberAlone: "%[1]s是什么，如何使用？",
+		examples:    "%[2]s有哪些规则和示例？",
+		caveats:     "%[2]s有哪些限制或例外？",
+		defQuery:    []string{"%s", "%s 定义"},
+		exQueries:   []string{"%s 规则", "%s 示例"},
+		cavQueries:  []string{"%s 不", "%s 限制 问题"},
+		join:        " ",
+	},
+}
+
+// Plan implements research.Planner.
+func (p *Planner) Plan(ctx context.Context, question string) (*research.Plan, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	q := strings.TrimSpace(question)
+	if q == "" {
+		return nil, errors.New("extractive plan: empty question")
+	}
+	lang := textrank.Language(q)
+	w, ok := wordings[lang]
+	if !ok {
+		w = wordings["en"]
+	}
+	phrases, verbs := splitPhrases(q)
+	if len(phrases) == 0 {
+		// Nothing but question words ("What is it?"): search for the words themselves.
+		if len(textrank.Tokenize(q)) == 0 && len(verbs) == 0 {
+			return nil, fmt.Errorf("extractive plan: %q has no words to search for", q)
+		}
+		phrases = []phrase{{Text: strings.Trim(q, "?？!！。. ")}}
+	}
+
+	// Group conjuncts: "DeepAgent and Claude Code" is one group of two members.
+	var groups [][]string
+	for _, ph := range phrases {
+		if ph.Conj && len(groups) > 0 {
+			groups[len(groups)-1] = append(groups[len(groups)-1], ph.Text)
+			continue
+		}
+		groups = append(groups, []string{ph.Text})
+	}
+	var members, rest []string
+	for _, g := range groups {
+		if len(g) > 1 && members == nil && nominal(g) {
+			members = g
+			continue
+		}
+		rest = append(rest, g...)
+	}
+	all := make([]string, 0, len(phrases))
+	for _, ph := range phrases {
+		all = append(all, ph.Text)
+	}
+	verb := strings.Join(dedupe(verbs), " ")
+
+	var subject, focus string
+	if members != nil {
+		subject = strings.Join(members, w.join)
+		focus = strings.Join(rest, w.join)
+		if focus == "" {
+			focus = subject
+		}
+	} else {
+		subject = all[0]
+		focus = strings.Join(all[1:], w.join)
+		if focus == "" {
+			focus = subject
+		}
+	}
+
+	var sqs []research.SubQuestion
+	add := func(question string, queries ...string) {
+		for _, s := range sqs {
+			// Templates share most words, so only an (almost) identical question is a duplicate.
+			if textrank.NearDuplicate(s.Question, question, 0.95) {
+				return
+			}
+		}
+		var qs []string
+		for _, x := range queries {
+			if x = textrank.NormalizeSpace(x); x != "" {
+				qs = append(qs, x)
+			}
+		}
+		// "strings.Builder" is also searched as "strings Builder": an index may keep the dotted name as one term.
+		for _, x := range qs {
+			if y := identSplitter.Replace(x); y != x {
+				qs = append(qs, y)
+			}
+		}
+		if lang != "en" {
+			// English renderings let a Chinese question find English documents.
+			for _, x := range qs {
+				if t := translate(x); t != "" {
+					qs = append(qs, t)
+				}
+			}
+		}
+		sqs = append(sqs, research.SubQuestion{Question: question, Queries: dedupe(qs)})
+	}
+	format := func(pattern string, args ...any) []string {
+		var out []string
+		for _, a := range args {
+			out = append(out, fmt.Sprintf(pattern, a))
+		}
+		return out
+	}
+
+	// The question itself comes first: it is what the report must answer.
+	core := []string{strings.Join(all, " ")}
+	if verb != "" {
+		core = append(core, strings.TrimSpace(focus+" "+verb))
+	}
+	if subject != focus {
+		core = append(core, focus)
+	}
+	add(q, core...)
+	if members == nil {
+		add(fmt.Sprintf(w.definition, subject), format(w.defQuery[0], subject)[0], format(w.defQuery[1], subject)[0])
+	}
+	for _, m := range members {
+		if focus != subject {
+			add(fmt.Sprintf(w.member, m, focus), m+" "+focus, m+" "+verb+" "+focus)
+		} else {
+			add(fmt.Sprintf(w.memberAlone, m), m, format(w.defQuery[1], m)[0])
+		}
+	}
+	add(fmt.Sprintf(w.examples, subject, focus), append(format(w.exQueries[0], focus), format(w.exQueries[1], focus)...)...)
+	add(fmt.Sprintf(w.caveats, subject, focus), append(format(w.cavQueries[0], focus), format(w.cavQueries[1], focus)...)...)
+	if len(sqs) < 3 {
+		add(fmt.Sprintf(w.memberAlone, subject), subject, format(w.defQuery[1], subject)[0])
+	}
+	if len(sqs) > p.cfg.MaxSubQuestions {
+		sqs = sqs[:p.cfg.MaxSubQuestions]
+	}
+	var kinds []string
+	for _, s := range p.cfg.Searchers {
+		kinds = append(kinds, s.Name())
+	}
+	for i := range sqs {
+		sqs[i].ID = fmt.Sprintf("q%d", i+1)
+		sqs[i].SourceTypes = kinds
+		sqs[i].Criteria = fmt.Sprintf("at least %d grounded sentences, from %d independent sources where they exist, that mention %s",
+			p.cfg.MinEvidence, p.cfg.MinSources, strings.Join(sqs[i].Queries[:1], ""))
+	}
+	return &research.Plan{Question: q, Language: lang, SubQuestions: sqs}, nil
+}
+
+var identSplitter = strings.NewReplacer(".", " ", "/", " ", "_", " ")
+
+// facetTerms are the index terms the planner's facet wording adds to sub-questions and queries ("rules",
+// "example", "not guaranteed", "限制" …). They say what kind of passage is wanted, not what it is about, so the
+// analyst scores topic relevance without them and uses facet cues instead.
+var facetTerms = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range wordings {
+		var parts []string
+		for _, p := range []string{w.definition, w.member, w.memberAlone, w.examples, w.caveats} {
+			parts = append(parts, p)
+		}
+		parts = append(parts, w.defQuery...)
+		parts = append(parts, w.exQueries...)
+		parts = append(parts, w.cavQueries...)
+		text := strings.NewReplacer("%[1]s", " ", "%[2]s", " ", "%s", " ").Replace(strings.Join(parts, " "))
+		for _, t := range textrank.Tokenize(text) {
+			m[t] = true
+		}
+	}
+	return m
+}()
+
+// nominal reports whether conjuncts look like things rather than actions: "created or exits" joins two verbs of
+// one subject, "DeepAgent and Claude Code" two subjects. A single lower-case Latin word on each side is taken for
+// a verb.
+func nominal(members []string) bool {
+	for _, m := range members {
+		if hasCJK(m) || strings.Contains(m, " ") {
+			continue
+		}
+		if r, _ := utf8.DecodeRuneInString(m); unicode.IsLower(r) {
+			return false
+		}
+	}
+	return true
+}
+
+func dedupe(xs []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, x := range xs {
+		k := strings.ToLower(strings.TrimSpace(x))
+		if k == "" || seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, strings.TrimSpace(x))
+	}
+	return out
+}

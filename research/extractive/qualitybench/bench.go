@@ -1,0 +1,427 @@
+// Package qualitybench measures the answer quality of the extractive engine on real corpora that ship with Go
+// (its documentation and the documentation of standard packages) and on the Chinese seed documents: per
+// question, the share of expected facts the report states in a cited sentence (fact recall), the share of cited
+// quotes found verbatim in the cited file's text (citation grounding, which must be 100%), and the time.
+package qualitybench
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"deepresearch/research"
+	"deepresearch/research/extractive"
+	"deepresearch/sources"
+	"deepresearch/sources/corpus"
+)
+
+// Corpus names used by Question.Corpus.
+const (
+	CorpusGoDoc = "godoc" // $(go env GOROOT)/doc
+	CorpusGoPkg = "gopkg" // package documentation extracted from $(go env GOROOT)/src
+	CorpusSeeds = "seeds" // the two Chinese seed documents
+)
+
+// SeedFiles are the seed documents of the "seeds" corpus, inside Options.SeedsDir.
+var SeedFiles = []string{"000_e6576ed7794251dd.txt", "002_f947e94b911a2c7e.txt"}
+
+//go:embed questions.yaml
+var questionsYAML []byte
+
+// Question is one benchmark question with the facts a good answer must contain.
+type Question struct {
+	ID       string `yaml:"id" json:"id"`
+	Corpus   string `yaml:"corpus" json:"corpus"`
+	Question string `yaml:"question" json:"question"`
+	// Facts: each fact is a list of keywords that must all occur in one cited sentence; "a|b" accepts either.
+	Facts [][]string `yaml:"facts" json:"facts"`
+}
+
+// Questions returns the built-in question set.
+func Questions() ([]Question, error) {
+	var qs []Question
+	if err := yaml.Unmarshal(questionsYAML, &qs); err != nil {
+		return nil, fmt.Errorf("quality questions: %w", err)
+	}
+	for _, q := range qs {
+		if q.ID == "" || q.Question == "" || len(q.Facts) == 0 {
+			return nil, fmt.Errorf("quality questions: %q is incomplete", q.ID)
+		}
+		if !slices.Contains([]string{CorpusGoDoc, CorpusGoPkg, CorpusSeeds}, q.Corpus) {
+			return nil, fmt.Errorf("quality questions: %s: unknown corpus %q", q.ID, q.Corpus)
+		}
+	}
+	return qs, nil
+}
+
+// Options configures Run. Zero fields mean defaults.
+type Options struct {
+	// GoRoot is the Go installation whose doc/ and src/ are the corpora; default `go env GOROOT`.
+	GoRoot string
+	// SeedsDir holds the seed documents; default ../shared/seeds.
+	SeedsDir string
+	// WorkDir receives the indexes, extracted package docs and run folders; default a temporary directory that
+	// is removed afterwards.
+	WorkDir string
+	// Only limits the run to these question ids; empty means all.
+	Only []string
+	// Log receives progress; nil discards it.
+	Log *slog.Logger
+}
+
+// QuestionResult is one question's figures.
+type QuestionResult struct {
+	ID         string   `json:"id"`
+	Corpus     string   `json:"corpus"`
+	Language   string   `json:"language"`
+	Question   string   `json:"question"`
+	Facts      int      `json:"facts"`
+	Found      int      `json:"found"`
+	Recall     float64  `json:"recall"`
+	Missing    []string `json:"missing,omitempty"`
+	Citations  int      `json:"citations"` // cited evidence items checked
+	Grounded   int      `json:"grounded"`
+	Grounding  float64  `json:"grounding"`
+	Ungrounded []string `json:"ungrounded,omitempty"`
+	Seconds    float64  `json:"seconds"`
+	Error      string   `json:"error,omitempty"`
+}
+
+// Result is a whole bench run.
+type Result struct {
+	Questions []QuestionResult `json:"questions"`
+	// Recall is the mean of the per-question recalls; FactRecall is found facts over all facts.
+	Recall     float64 `json:"recall"`
+	FactRecall float64 `json:"fact_recall"`
+	Facts      int     `json:"facts"`
+	Found      int     `json:"found"`
+	Citations  int     `json:"citations"`
+	Grounded   int     `json:"grounded"`
+	Grounding  float64 `json:"grounding"`
+	Failed     int     `json:"failed"`
+	// Seconds is the total research time; IndexSeconds the time spent building the corpus indexes.
+	Seconds      float64 `json:"seconds"`
+	IndexSeconds float64 `json:"index_seconds"`
+	GoVersion    string  `json:"go_version"`
+	CPUs         int     `json:"cpus"`
+}
+
+// Run answers the questions with the extractive engine through the research graph and scores the reports.
+func Run(ctx context.Context, opts Options) (*Result, error) {
+	qs, err := Questions()
+	if err != nil {
+		return nil, err
+	}
+	if len(opts.Only) > 0 {
+		var sel []Question
+		for _, q := range qs {
+			if slices.Contains(opts.Only, q.ID) {
+				sel = append(sel, q)
+			}
+		}
+		if len(sel) != len(opts.Only) {
+			return nil, fmt.Errorf("quality bench: unknown question id among %v", opts.Only)
+		}
+		qs = sel
+	}
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.DiscardHandler)
+	}
+	if opts.GoRoot == "" {
+		opts.GoRoot = runtime.GOROOT()
+		if out, err := execGoEnv(ctx); err == nil && out != "" {
+			opts.GoRoot = out
+		}
+	}
+	if opts.SeedsDir == "" {
+		opts.SeedsDir = filepath.Join("..", "shared", "seeds")
+	}
+	if opts.WorkDir == "" {
+		dir, err := os.MkdirTemp("", "deepresearch-quality-")
+		if err != nil {
+			return nil, fmt.Errorf("quality bench: %w", err)
+		}
+		defer os.RemoveAll(dir)
+		opts.WorkDir = dir
+	}
+
+	res := &Result{GoVersion: runtime.Version(), CPUs: runtime.NumCPU()}
+	indexes := map[string]*corpus.Index{}
+	defer func() {
+		for _, ix := range indexes {
+			ix.Close()
+		}
+	}()
+	for _, q := range qs {
+		ix := indexes[q.Corpus]
+		if ix == nil {
+			t0 := time.Now()
+			ix, err = buildCorpus(ctx, opts, q.Corpus)
+			if err != nil {
+				return nil, err
+			}
+			res.IndexSeconds += time.Since(t0).Seconds()
+			indexes[q.Corpus] = ix
+		}
+		qr := runQuestion(ctx, opts, ix, q)
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		opts.Log.Info("quality", "id", q.ID, "recall", qr.Recall, "grounding", qr.Grounding, "seconds", qr.Seconds, "error", qr.Error)
+		res.Questions = append(res.Questions, qr)
+	}
+	for _, qr := range res.Questions {
+		res.Facts += qr.Facts
+		res.Found += qr.Found
+		res.Recall += qr.Recall
+		res.Citations += qr.Citations
+		res.Grounded += qr.Grounded
+		res.Seconds += qr.Seconds
+		if qr.Error != "" {
+			res.Failed++
+		}
+	}
+	if n := len(res.Questions); n > 0 {
+		res.Recall /= float64(n)
+	}
+	if res.Facts > 0 {
+		res.FactRecall = float64(res.Found) / float64(res.Facts)
+	}
+	if res.Citations > 0 {
+		res.Grounding = float64(res.Grounded) / float64(res.Citations)
+	}
+	return res, nil
+}
+
+func buildCorpus(ctx context.Context, opts Options, name string) (*corpus.Index, error) {
+	var paths []string
+	switch name {
+	case CorpusGoDoc:
+		paths = []string{filepath.Join(opts.GoRoot, "doc")}
+	case CorpusGoPkg:
+		dir := filepath.Join(opts.WorkDir, "gopkg")
+		if err := WritePackageDocs(opts.GoRoot, dir, Packages); err != nil {
+			return nil, err
+		}
+		paths = []string{dir}
+	case CorpusSeeds:
+		for _, f := range SeedFiles {
+			paths = append(paths, filepath.Join(opts.SeedsDir, f))
+		}
+	}
+	for _, p := range paths {
+		if _, err := os.Stat(p); err != nil {
+			return nil, fmt.Errorf("quality bench: corpus %s: %w", name, err)
+		}
+	}
+	ix, err := corpus.Open(filepath.Join(opts.WorkDir, "index-"+name))
+	if err != nil {
+		return nil, err
+	}
+	st, err := ix.Add(ctx, paths...)
+	if err == nil && len(st.Failed) > 0 {
+		err = fmt.Errorf("%d files failed, first: %v", len(st.Failed), st.Failed[0])
+	}
+	if err != nil {
+		ix.Close()
+		return nil, fmt.Errorf("quality bench: index %s: %w", name, err)
+	}
+	return ix, nil
+}
+
+func runQuestion(ctx context.Context, opts Options, ix *corpus.Index, q Question) QuestionResult {
+	qr := QuestionResult{ID: q.ID, Corpus: q.Corpus, Question: q.Question, Facts: len(q.Facts)}
+	roles := extractive.New(extractive.Config{Searchers: []sources.Searcher{ix}, Log: opts.Log})
+	t0 := time.Now()
+	rep, err := research.Run(ctx, research.Config{Question: q.Question, Roles: roles, Fetcher: ix,
+		OutDir: filepath.Join(opts.WorkDir, "runs", q.ID), RunID: q.ID, Log: opts.Log})
+	qr.Seconds = time.Since(t0).Seconds()
+	if err != nil {
+		qr.Error = err.Error()
+		for _, f := range q.Facts {
+			qr.Missing = append(qr.Missing, strings.Join(f, " + "))
+		}
+		return qr
+	}
+	qr.Language = rep.Language
+	qr.Found, qr.Missing = FactRecall(rep, q.Facts)
+	qr.Recall = float64(qr.Found) / float64(len(q.Facts))
+	qr.Citations, qr.Grounded, qr.Ungrounded = Grounding(ctx, rep, ix)
+	if qr.Citations > 0 {
+		qr.Grounding = float64(qr.Grounded) / float64(qr.Citations)
+	}
+	return qr
+}
+
+var (
+	citeMarkRE = regexp.MustCompile(`\[\d+(?:\s*,\s*\d+)*\]`)
+	spaceRE    = regexp.MustCompile(`\s+`)
+)
+
+// FactRecall counts the facts stated by the report: a fact is found when one cited sentence of the report (an
+// entry of its citation map) contains every keyword of the fact, ignoring case, citation markers and runs of
+// white space. It returns the number found and the facts missing.
+func FactRecall(rep *research.Report, facts [][]string) (found int, missing []string) {
+	var sentences []string
+	for _, c := range rep.CitationMap {
+		if len(c.EvidenceIDs) == 0 {
+			continue
+		}
+		s := citeMarkRE.ReplaceAllString(c.Text, " ")
+		sentences = append(sentences, norm(s))
+	}
+	for _, f := range facts {
+		ok := false
+		for _, s := range sentences {
+			if hasAll(s, f) {
+				ok = true
+				break
+			}
+		}
+		if ok {
+			found++
+		} else {
+			missing = append(missing, strings.Join(f, " + "))
+		}
+	}
+	return found, missing
+}
+
+func norm(s string) string { return strings.ToLower(spaceRE.ReplaceAllString(s, " ")) }
+
+func hasAll(sentence string, keywords []string) bool {
+	for _, k := range keywords {
+		any := false
+		for _, alt := range strings.Split(k, "|") {
+			if alt = norm(strings.TrimSpace(alt)); alt != "" && strings.Contains(sentence, alt) {
+				any = true
+				break
+			}
+		}
+		if !any {
+			return false
+		}
+	}
+	return true
+}
+
+var anchorRE = regexp.MustCompile(`#L(\d+)-L(\d+)$`)
+
+// Grounding checks every cited evidence item of the report against the corpus, independently of the run's own
+// records: the cited file's text, as the corpus returns it, must contain the quote verbatim (byte for byte), and
+// a #Lx-Ly anchor must cover the lines the quote is on. It returns the items checked, those grounded, and a
+// description of each failure.
+func Grounding(ctx context.Context, rep *research.Report, f sources.Fetcher) (checked, grounded int, failures []string) {
+	byID := map[string]research.Evidence{}
+	for _, e := range rep.Evidence {
+		byID[e.ID] = e
+	}
+	seen := map[string]bool{}
+	for _, c := range rep.Citations {
+		for _, id := range c.EvidenceIDs {
+			if seen[id] {
+				continue
+			}
+			seen[id] = true
+			checked++
+			e, ok := byID[id]
+			if !ok {
+				failures = append(failures, fmt.Sprintf("[%d] %s: not in the report's evidence", c.N, id))
+				continue
+			}
+			if err := groundedIn(ctx, f, e); err != nil {
+				failures = append(failures, fmt.Sprintf("[%d] %s: %v", c.N, id, err))
+				continue
+			}
+			grounded++
+		}
+	}
+	return checked, grounded, failures
+}
+
+func groundedIn(ctx context.Context, f sources.Fetcher, e research.Evidence) error {
+	doc, err := f.Fetch(ctx, e.Source)
+	if err != nil {
+		return err
+	}
+	i := strings.Index(doc.Text, e.Quote)
+	if i < 0 || e.Quote == "" {
+		return fmt.Errorf("quote not found verbatim in %s", e.Source)
+	}
+	m := anchorRE.FindStringSubmatch(e.Source)
+	if m == nil {
+		return nil
+	}
+	a, _ := strconv.Atoi(m[1])
+	b, _ := strconv.Atoi(m[2])
+	// Any occurrence inside the anchored lines will do: a sentence may recur in a document.
+	for i >= 0 {
+		first := strings.Count(doc.Text[:i], "\n") + 1
+		last := first + strings.Count(e.Quote, "\n")
+		if first >= a && last <= b {
+			return nil
+		}
+		j := strings.Index(doc.Text[i+1:], e.Quote)
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	return fmt.Errorf("quote is not within lines %d-%d of %s", a, b, e.Source)
+}
+
+// WriteTable prints the result as an aligned text table with totals.
+func (r *Result) WriteTable(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "id\tcorpus\tlang\tfacts\trecall\tcited\tgrounding\ttime")
+	for _, q := range r.Questions {
+		status := fmt.Sprintf("%.2fs", q.Seconds)
+		if q.Error != "" {
+			status = "error: " + q.Error
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t%.0f%%\t%d\t%.0f%%\t%s\n", q.ID, q.Corpus, q.Language, q.Found, q.Facts,
+			100*q.Recall, q.Citations, 100*q.Grounding, status)
+	}
+	fmt.Fprintf(tw, "TOTAL (%d questions)\t\t\t%d/%d\t%.0f%%\t%d\t%.1f%%\t%.2fs\n", len(r.Questions), r.Found, r.Facts,
+		100*r.Recall, r.Citations, 100*r.Grounding, r.Seconds)
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "\nmean recall %.1f%% · fact recall %.1f%% (%d/%d) · grounding %.1f%% (%d/%d) · research %.1fs + indexing %.1fs · %s, %d CPUs\n",
+		100*r.Recall, 100*r.FactRecall, r.Found, r.Facts, 100*r.Grounding, r.Grounded, r.Citations, r.Seconds, r.IndexSeconds, r.GoVersion, r.CPUs)
+	return err
+}
+
+// Err reports a run that must not pass: a question that failed, or a citation that is not grounded.
+func (r *Result) Err() error {
+	var errs []error
+	for _, q := range r.Questions {
+		if q.Error != "" {
+			errs = append(errs, fmt.Errorf("%s: %s", q.ID, q.Error))
+		}
+		for _, u := range q.Ungrounded {
+			errs = append(errs, fmt.Errorf("%s: ungrounded citation %s", q.ID, u))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func execGoEnv(ctx context.Context) (string, error) {
+	out, err := exec.CommandContext(ctx, "go", "env", "GOROOT").Output()
+	return strings.TrimSpace(string(out)), err
+}

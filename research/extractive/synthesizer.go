@@ -1,0 +1,340 @@
+package extractive
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"deepresearch/research"
+	"deepresearch/textrank"
+)
+
+// Synthesizer writes the extractive report: a summary, a section per sub-question and the conflicts, every
+// sentence an evidence claim followed by its citation marker.
+type Synthesizer struct{ cfg Config }
+
+type labels struct {
+	summary, conflicts, noEvidence, versus string
+}
+
+var reportLabels = map[string]labels{
+	"en": {
+		summary:    "Summary",
+		conflicts:  "Conflicts between sources",
+		noEvidence: " — no grounded evidence found in the sources searched",
+		versus:     "versus",
+	},
+	"zh": {
+		summary:    "摘要",
+		conflicts:  "来源之间的冲突",
+		noEvidence: "（在所检索的来源中未找到可靠证据）",
+		versus:     "对比",
+	},
+}
+
+var evidenceIDRE = regexp.MustCompile(`\be\d+\b`)
+
+// Synthesize implements research.Synthesizer. Citation markers are evidence ids in square brackets ("[e3]"),
+// placed before each sentence's final punctuation so that the sentence and its citation are one sentence for the
+// integrity check. On a second attempt the items named in in.Problems are left out.
+func (s *Synthesizer) Synthesize(ctx context.Context, in research.SynthesisInput) (*research.Draft, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if in.Plan == nil {
+		return nil, errors.New("extractive synthesize: no plan")
+	}
+	lang := in.Plan.Language
+	if lang == "" {
+		lang = textrank.Language(in.Plan.Question)
+	}
+	lb, ok := reportLabels[lang]
+	if !ok {
+		lb = reportLabels["en"]
+	}
+	bad := map[string]bool{}
+	for _, p := range in.Problems {
+		for _, id := range evidenceIDRE.FindAllString(p, -1) {
+			bad[id] = true
+		}
+	}
+	bySQ := map[string][]research.Evidence{}
+	byID := map[string]research.Evidence{}
+	for _, e := range in.Evidence {
+		if e.ID == "" || bad[e.ID] || (e.Status != "" && e.Status != research.StatusAccepted) || strings.TrimSpace(e.Claim) == "" {
+			continue
+		}
+		bySQ[e.SubQuestion] = append(bySQ[e.SubQuestion], e)
+		byID[e.ID] = e
+	}
+	for k := range bySQ {
+		ev := bySQ[k]
+		sort.SliceStable(ev, func(i, j int) bool {
+			if ev[i].Confidence != ev[j].Confidence {
+				return ev[i].Confidence > ev[j].Confidence
+			}
+			// Ties by source and quote, not by id: ids follow the order reads happened to finish in.
+			if ev[i].Source != ev[j].Source {
+				return ev[i].Source < ev[j].Source
+			}
+			return ev[i].Quote < ev[j].Quote
+		})
+	}
+
+	// The question itself draws on the whole pool: the graph reads each source for one sub-question only, so
+	// the passage that answers the question best may have been read for one of its facets.
+	if len(in.Plan.SubQuestions) > 0 {
+		core := in.Plan.SubQuestions[0]
+		var all []research.Evidence
+		for _, sq := range in.Plan.SubQuestions {
+			all = append(all, bySQ[sq.ID]...)
+		}
+		bySQ[core.ID] = rankFor(core, all)
+	}
+
+	var b strings.Builder
+	// The graph writes the engine header ("extractive mode — no language model") and the sources list.
+	fmt.Fprintf(&b, "# %s\n\n", in.Plan.Question)
+
+	// Summary: the strongest items of the question itself, then the best of each other facet.
+	var summary []research.Evidence
+	pick := func(e research.Evidence) {
+		for _, x := range summary {
+			if x.ID == e.ID || textrank.NearDuplicate(x.Claim, e.Claim, 0.6) {
+				return
+			}
+		}
+		summary = append(summary, e)
+	}
+	for i, sq := range in.Plan.SubQuestions {
+		n := 1
+		if i == 0 {
+			n = 3
+		}
+		for k, e := range bySQ[sq.ID] {
+			if k >= n {
+				break
+			}
+			pick(e)
+		}
+	}
+	if len(summary) > 0 {
+		fmt.Fprintf(&b, "## %s\n\n", lb.summary)
+		for _, e := range summary {
+			b.WriteString(cite(e.Claim, []string{e.ID}, lang))
+			b.WriteString(" ")
+		}
+		b.WriteString("\n\n")
+	}
+
+	// Sections: a claim an earlier section already made is cited there, not repeated, unless the section would
+	// otherwise be left with nothing.
+	var before []research.Evidence
+	for k, sq := range in.Plan.SubQuestions {
+		limit := s.cfg.SectionItems
+		if k == 0 {
+			limit *= 2 // the question itself gets the room
+		}
+		ev := bySQ[sq.ID]
+		if len(ev) == 0 {
+			// Said in the heading: a note in the body would be an uncited sentence, which the integrity check
+			// (rightly) refuses to publish.
+			fmt.Fprintf(&b, "## %s%s\n\n", sq.Question, lb.noEvidence)
+			continue
+		}
+		fmt.Fprintf(&b, "## %s\n\n", sq.Question)
+		var shown, repeats []research.Evidence
+		for _, e := range ev {
+			if len(shown) >= limit {
+				break
+			}
+			if containsNear(shown, e.Claim) {
+				continue
+			}
+			if containsNear(before, e.Claim) {
+				repeats = append(repeats, e)
+				continue
+			}
+			shown = append(shown, e)
+		}
+		if len(shown) == 0 && len(repeats) > 0 {
+			shown = repeats[:1]
+		}
+		for _, e := range shown {
+			b.WriteString("- " + cite(e.Claim, []string{e.ID}, lang) + "\n")
+		}
+		before = append(before, shown...)
+		b.WriteString("\n")
+	}
+
+	if in.Verdict != nil {
+		var lines []string
+		for _, c := range in.Verdict.Conflicts {
+			if len(c.EvidenceIDs) < 2 {
+				continue
+			}
+			a, okA := byID[c.EvidenceIDs[0]]
+			z, okZ := byID[c.EvidenceIDs[1]]
+			if !okA || !okZ {
+				continue
+			}
+			// One sentence citing both sides: the conflict is stated with its evidence and nothing uncited is
+			// published.
+			end := "."
+			if lang == "zh" {
+				end = "。"
+			}
+			lines = append(lines, fmt.Sprintf("- %s: %s [%s]; %s %s [%s]%s", c.Description, quoteClaim(a.Claim, lang), a.ID,
+				lb.versus, quoteClaim(z.Claim, lang), z.ID, end))
+		}
+		if len(lines) > 0 {
+			fmt.Fprintf(&b, "## %s\n\n%s\n\n", lb.conflicts, strings.Join(lines, "\n"))
+		}
+	}
+	return &research.Draft{Markdown: strings.TrimRight(b.String(), "\n") + "\n"}, nil
+}
+
+// rankFor orders evidence for one sub-question: the items read for it by confidence, then items read for other
+// sub-questions whose claim and source title match it strongly (BM25 over the pool, at least half the best
+// score), by confidence times match.
+func rankFor(sq research.SubQuestion, ev []research.Evidence) []research.Evidence {
+	var query []string
+	for _, q := range append([]string{sq.Question}, sq.Queries...) {
+		for _, t := range textrank.Tokenize(q) {
+			if !facetTerms[t] {
+				query = append(query, t)
+			}
+		}
+	}
+	docs := make([][]string, len(ev))
+	for i, e := range ev {
+		docs[i] = append(textrank.Tokenize(e.Claim), textrank.Tokenize(e.Title)...)
+	}
+	scores := textrank.NewBM25(docs).Scores(uniq(query))
+	maxS := 0.0
+	for _, x := range scores {
+		maxS = max(maxS, x)
+	}
+	type scored struct {
+		e research.Evidence
+		s float64
+	}
+	var out []scored
+	for i, e := range ev {
+		rel := scores[i] / max(maxS, 1e-9)
+		s := e.Confidence
+		if e.SubQuestion != sq.ID {
+			// Borrowed from a facet: only a strong match, and after the sub-question's own items.
+			if rel < 0.3 {
+				continue
+			}
+			s = -1 + e.Confidence*rel
+		}
+		out = append(out, scored{e, s})
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].s != out[j].s {
+			return out[i].s > out[j].s
+		}
+		if out[i].e.Source != out[j].e.Source {
+			return out[i].e.Source < out[j].e.Source
+		}
+		return out[i].e.Quote < out[j].e.Quote
+	})
+	res := make([]research.Evidence, len(out))
+	for i, x := range out {
+		res[i] = x.e
+	}
+	return res
+}
+
+func containsNear(ev []research.Evidence, claim string) bool {
+	for _, x := range ev {
+		if textrank.NearDuplicate(x.Claim, claim, 0.8) {
+			return true
+		}
+	}
+	return false
+}
+
+func quoteClaim(claim, lang string) string {
+	claim = strings.TrimRightFunc(claim, func(r rune) bool { return unicode.IsPunct(r) && r != ')' && r != '）' })
+	if lang == "zh" {
+		return "“" + claim + "”"
+	}
+	return "\u201c" + claim + "\u201d"
+}
+
+// cite attaches citation markers to every sentence of text, before its final punctuation: "A [e3]. B [e3]." A
+// marker after the full stop would be a sentence of its own and leave the text before it uncited.
+func cite(text string, ids []string, lang string) string {
+	marker := "[" + strings.Join(ids, ", ") + "]"
+	var parts []string
+	for _, sp := range textrank.Sentences(textrank.NormalizeSpace(text)) {
+		body, end := splitEnd(sp.Text)
+		if body == "" {
+			continue
+		}
+		if end == "" {
+			end = "."
+			if lang == "zh" || lang == "ja" {
+				end = "。"
+			}
+		}
+		sep := " "
+		if r, _ := utf8.DecodeLastRuneInString(body); textrank.IsCJK(r) || unicode.IsPunct(r) && r > 0x3000 {
+			sep = ""
+		}
+		parts = append(parts, body+sep+marker+end)
+	}
+	join := " "
+	if lang == "zh" {
+		join = ""
+	}
+	return strings.Join(parts, join)
+}
+
+// splitEnd separates a sentence's final punctuation. A closing bracket or quote stays with the body, and the
+// full stop inside it moves out ("(… else.)" → "(… else)" + "."), so no sentence end precedes the marker.
+func splitEnd(s string) (body, end string) {
+	body = strings.TrimSpace(s)
+	isEnd := func(r rune) bool { return strings.ContainsRune(".!?;:,。！？；：，、…", r) }
+	for {
+		r, n := utf8.DecodeLastRuneInString(body)
+		if n == 0 || !isEnd(r) {
+			break
+		}
+		if end == "" && strings.ContainsRune(".!?。！？", r) {
+			end = string(r)
+		}
+		body = body[:len(body)-n]
+	}
+	// "(… else.)" and "“… stop.”": drop the sentence end inside the closer.
+	if r, n := utf8.DecodeLastRuneInString(body); n > 0 && strings.ContainsRune(`)）"'”’」』`, r) {
+		inner := body[:len(body)-n]
+		trimmed := strings.TrimRightFunc(inner, isEnd)
+		if trimmed != inner {
+			if end == "" {
+				end = "."
+			}
+			body = trimmed + string(r)
+		}
+	}
+	return strings.TrimSpace(body), end
+}
+
+func idNum(id string) int {
+	n := 0
+	for _, r := range strings.TrimPrefix(id, "e") {
+		if r < '0' || r > '9' {
+			return 1 << 30
+		}
+		n = n*10 + int(r-'0')
+	}
+	return n
+}

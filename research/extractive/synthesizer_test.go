@@ -1,0 +1,84 @@
+package extractive
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"deepresearch/research"
+)
+
+func TestSynthesizerEverySentenceCited(t *testing.T) {
+	plan := testPlan()
+	pool := []research.Evidence{
+		ev("e1", "q1", "file:///go_mem.html#L131-L163", "A send on a channel is synchronized before the completion of the corresponding receive from that channel.", 0.9),
+		ev("e2", "q1", "file:///go_mem.html#L165-L191", "(It might print the empty string, crash, or do something else.)", 0.6),
+		ev("e3", "q1", "file:///go_spec.html#L961-L975", "If the capacity is zero or absent, the channel is unbuffered. Otherwise, the channel is buffered.", 0.7),
+		ev("e4", "q2", "file:///go_mem.html#L1-L19", "In v1.2 a limit was 16 calls", 0.8),
+		ev("e5", "q2", "file:///other.html#L1-L3", "In v1.2 a limit was 32 calls", 0.7),
+	}
+	verdict := &research.Verdict{Pass: true, Conflicts: []research.Conflict{{SubQuestion: "q2", Description: "other.html and go_mem.html give different numbers about the same subject", EvidenceIDs: []string{"e4", "e5"}}}}
+	d, err := New(Config{}).Synthesizer.Synthesize(t.Context(), research.SynthesisInput{Plan: plan, Evidence: pool, Verdict: verdict})
+	if err != nil {
+		t.Fatal(err)
+	}
+	known := map[string]bool{"e1": true, "e2": true, "e3": true, "e4": true, "e5": true}
+	problems := research.CheckIntegrity(d.Markdown, func(id string) error {
+		if !known[id] {
+			return errors.New("unknown")
+		}
+		return nil
+	})
+	if len(problems) > 0 {
+		t.Errorf("integrity problems %v in\n%s", problems, d.Markdown)
+	}
+	for _, want := range []string{"## Summary", "## " + plan.SubQuestions[0].Question, "## " + plan.SubQuestions[1].Question,
+		"## Conflicts between sources", "[e1]", "[e3]", "[e4]", "[e5]"} {
+		if !strings.Contains(d.Markdown, want) {
+			t.Errorf("draft lacks %q:\n%s", want, d.Markdown)
+		}
+	}
+
+	// Asked again with problems naming e2: the draft leaves it out.
+	d, err = New(Config{}).Synthesizer.Synthesize(t.Context(), research.SynthesisInput{Plan: plan, Evidence: pool, Verdict: verdict,
+		Problems: []string{"cites e2: its quote is not found in the source text"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(d.Markdown, "[e2]") {
+		t.Errorf("e2 still cited:\n%s", d.Markdown)
+	}
+}
+
+func TestSynthesizerChineseAndEmptySections(t *testing.T) {
+	plan := &research.Plan{Question: "上下文压缩有什么不同？", Language: "zh", SubQuestions: []research.SubQuestion{
+		{ID: "q1", Question: "上下文压缩有什么不同？"}, {ID: "q2", Question: "上下文压缩有哪些限制或例外？"}}}
+	pool := []research.Evidence{ev("e1", "q1", "file:///000.txt#L7-L7", "触发时机：DeepAgent：上下文达 85%，Claude Code：上下文达 95-98%", 0.9)}
+	d, err := New(Config{}).Synthesizer.Synthesize(t.Context(), research.SynthesisInput{Plan: plan, Evidence: pool})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"## 摘要", "95-98% [e1]。", "## 上下文压缩有哪些限制或例外？（在所检索的来源中未找到可靠证据）"} {
+		if !strings.Contains(d.Markdown, want) {
+			t.Errorf("draft lacks %q:\n%s", want, d.Markdown)
+		}
+	}
+	if p := research.CheckIntegrity(d.Markdown, func(string) error { return nil }); len(p) > 0 {
+		t.Errorf("integrity problems %v", p)
+	}
+}
+
+func TestCitePlacesMarkerInsideEverySentence(t *testing.T) {
+	for in, want := range map[string]string{
+		"One. Two!": "One [e1]. Two [e1]!",
+		"(It might crash, or do something else.)": "(It might crash, or do something else) [e1].",
+		"No final stop": "No final stop [e1].",
+	} {
+		if got := cite(in, []string{"e1"}, "en"); got != want {
+			t.Errorf("cite(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := cite("第一句。第二句", []string{"e2"}, "zh"); got != "第一句[e2]。第二句[e2]。" {
+		t.Errorf("zh cite = %q", got)
+	}
+}

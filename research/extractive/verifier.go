@@ -1,0 +1,334 @@
+package extractive
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"deepresearch/research"
+	"deepresearch/textrank"
+)
+
+// maxAsks bounds how often one sub-question is sent back to search by this verifier; the graph has its own round
+// cap, this one keeps a sub-question the sources cannot cover better from holding the verdict open.
+const maxAsks = 2
+
+// maxConflicts keeps a pool full of near-contradictions from burying the report under conflict notes.
+const maxConflicts = 8
+
+// Verify implements research.Verifier. It rejects evidence that names no planned sub-question, falls below the
+// confidence floor or repeats a stronger item; it flags conflicts between documents (detectConflict); and it
+// measures coverage: a sub-question is covered with MinEvidence grounded items drawn from MinSources distinct
+// documents. Where it is not, a gap goes back to search with reformulated queries — key-phrase variants and the
+// words the evidence found so far uses for the subject. A sub-question already sent back maxAsks times (or once,
+// when only source diversity is missing) is accepted as the best the sources offer, so the verdict passes when
+// every sub-question is covered or exhausted.
+func (v *Verifier) Verify(ctx context.Context, plan *research.Plan, pool []research.Evidence) (*research.Verdict, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if plan == nil || len(plan.SubQuestions) == 0 {
+		return nil, errors.New("extractive verify: no plan")
+	}
+	sqByID := map[string]research.SubQuestion{}
+	for _, sq := range plan.SubQuestions {
+		sqByID[sq.ID] = sq
+	}
+	verdict := &research.Verdict{Rejected: []research.Rejection{}, Gaps: []research.Gap{}, Conflicts: []research.Conflict{}}
+
+	// Strongest first, so a near-duplicate is always the weaker copy.
+	items := make([]research.Evidence, 0, len(pool))
+	for _, e := range pool {
+		if e.Status == "" || e.Status == research.StatusAccepted {
+			items = append(items, e)
+		}
+	}
+	// Strongest first; ties by source and quote, so the verdict does not depend on the order reads finished in.
+	sort.SliceStable(items, func(i, j int) bool {
+		a, b := items[i], items[j]
+		if a.Confidence != b.Confidence {
+			return a.Confidence > b.Confidence
+		}
+		if a.Source != b.Source {
+			return a.Source < b.Source
+		}
+		return a.Quote < b.Quote
+	})
+	kept := map[string][]research.Evidence{}
+	var all []research.Evidence
+	for _, e := range items {
+		reason := ""
+		switch {
+		case strings.TrimSpace(e.Quote) == "":
+			reason = "empty quote"
+		case sqByID[e.SubQuestion].ID == "":
+			reason = fmt.Sprintf("names sub-question %q, which is not in the plan", e.SubQuestion)
+		case e.Confidence < v.cfg.MinConfidence:
+			reason = fmt.Sprintf("relevance %.2f is below the floor %.2f", e.Confidence, v.cfg.MinConfidence)
+		default:
+			for _, k := range kept[e.SubQuestion] {
+				// A quote that holds another (a sentence quoted once alone and once with its neighbour) repeats it.
+				// Two near-identical sentences that differ in a number or a negation are a conflict, not a repeat.
+				if _, conflict := detectConflict(k.Claim, e.Claim); conflict {
+					continue
+				}
+				if textrank.NearDuplicate(k.Quote, e.Quote, 0.8) || strings.Contains(k.Quote, e.Quote) || strings.Contains(e.Quote, k.Quote) {
+					reason = "repeats " + k.ID
+					break
+				}
+			}
+		}
+		if reason != "" {
+			verdict.Rejected = append(verdict.Rejected, research.Rejection{EvidenceID: e.ID, Reason: reason})
+			continue
+		}
+		kept[e.SubQuestion] = append(kept[e.SubQuestion], e)
+		all = append(all, e)
+	}
+
+	verdict.Conflicts = findConflicts(all, plan.Language)
+
+	var notes []string
+	for _, sq := range plan.SubQuestions {
+		ev := kept[sq.ID]
+		docs := map[string]bool{}
+		for _, e := range ev {
+			docs[docKey(e.Source)] = true
+		}
+		key := plan.Question + "\x00" + sq.ID
+		v.mu.Lock()
+		asked := v.asked[key]
+		v.mu.Unlock()
+		var missing string
+		switch {
+		case len(ev) < v.cfg.MinEvidence && asked < maxAsks:
+			missing = fmt.Sprintf("only %d grounded evidence items, %d needed", len(ev), v.cfg.MinEvidence)
+		case len(ev) >= v.cfg.MinEvidence && len(docs) < v.cfg.MinSources && asked < 1:
+			missing = fmt.Sprintf("all evidence comes from %d document(s); a second independent source would corroborate it", len(docs))
+		}
+		state := "covered"
+		if missing != "" {
+			queries := reformulate(sq, ev, all)
+			if len(queries) == 0 {
+				state = "not covered, and no new query to try"
+			} else {
+				verdict.Gaps = append(verdict.Gaps, research.Gap{SubQuestion: sq.ID, Missing: missing, Queries: queries})
+				v.mu.Lock()
+				v.asked[key]++
+				v.mu.Unlock()
+				state = "gap: " + missing
+			}
+		} else if len(ev) < v.cfg.MinEvidence || len(docs) < v.cfg.MinSources {
+			state = "accepted as the best the sources offer after directed re-search"
+		}
+		notes = append(notes, fmt.Sprintf("%s: %d items from %d documents — %s", sq.ID, len(ev), len(docs), state))
+	}
+	verdict.Pass = len(verdict.Gaps) == 0
+	verdict.Notes = strings.Join(notes, "; ")
+	return verdict, nil
+}
+
+// docKey identifies a document: a source URL without its line anchor or fragment.
+func docKey(source string) string {
+	if i := strings.IndexByte(source, '#'); i >= 0 {
+		return source[:i]
+	}
+	return source
+}
+
+func findConflicts(all []research.Evidence, lang string) []research.Conflict {
+	out := []research.Conflict{}
+	for i := 0; i < len(all) && len(out) < maxConflicts; i++ {
+		for j := i + 1; j < len(all) && len(out) < maxConflicts; j++ {
+			a, b := all[i], all[j]
+			if docKey(a.Source) == docKey(b.Source) {
+				continue // a conflict is between sources
+			}
+			kind, ok := detectConflict(a.Claim, b.Claim)
+			if !ok {
+				continue
+			}
+			out = append(out, research.Conflict{
+				SubQuestion: a.SubQuestion,
+				Description: conflictText(kind, a, b, lang),
+				EvidenceIDs: []string{a.ID, b.ID},
+			})
+		}
+	}
+	return out
+}
+
+func conflictText(kind string, a, b research.Evidence, lang string) string {
+	an, bn := sourceName(a), sourceName(b)
+	if lang == "zh" {
+		what := map[string]string{conflictNumber: "数字", conflictDate: "日期", conflictNegation: "肯定与否定"}[kind]
+		return fmt.Sprintf("%s 与 %s 对同一主题的说法在%s上不一致", an, bn, what)
+	}
+	what := map[string]string{conflictNumber: "give different numbers", conflictDate: "give different dates",
+		conflictNegation: "disagree: one negates what the other states"}[kind]
+	return fmt.Sprintf("%s and %s %s about the same subject", an, bn, what)
+}
+
+// sourceName is a short readable name of an evidence item's document: its title or the last path element.
+func sourceName(e research.Evidence) string {
+	if e.Title != "" {
+		return e.Title
+	}
+	u, err := url.Parse(docKey(e.Source))
+	if err != nil || u.Path == "" {
+		return docKey(e.Source)
+	}
+	p := strings.TrimRight(u.Path, "/")
+	if i := strings.LastIndexByte(p, '/'); i >= 0 && i+1 < len(p) {
+		p = p[i+1:]
+	}
+	if u.Host != "" {
+		return u.Host + "/" + p
+	}
+	return p
+}
+
+// reformulate proposes new queries for a gapped sub-question: its key phrases on their own, and each combined
+// with the words the evidence found so far uses most (the sources' own vocabulary for the subject), never a
+// query already tried.
+func reformulate(sq research.SubQuestion, ev, all []research.Evidence) []string {
+	tried := map[string]bool{}
+	for _, q := range sq.Queries {
+		tried[strings.ToLower(textrank.NormalizeSpace(q))] = true
+	}
+	qTerms := map[string]bool{}
+	for _, q := range append([]string{sq.Question}, sq.Queries...) {
+		for _, t := range textrank.Tokenize(q) {
+			qTerms[t] = true
+		}
+	}
+	phrases, _ := splitPhrases(sq.Question)
+	var keys []string
+	for _, p := range phrases {
+		keys = append(keys, p.Text)
+	}
+	if len(keys) == 0 && len(sq.Queries) > 0 {
+		keys = []string{sq.Queries[0]}
+	}
+	source := ev
+	if len(source) == 0 {
+		// Nothing for this sub-question yet: borrow the vocabulary of evidence that mentions its key phrases.
+		for _, e := range all {
+			for _, t := range textrank.Tokenize(e.Claim) {
+				if qTerms[t] {
+					source = append(source, e)
+					break
+				}
+			}
+		}
+	}
+	vocab := evidenceVocabulary(source, qTerms, 3)
+
+	var out []string
+	add := func(q string) {
+		q = textrank.NormalizeSpace(q)
+		k := strings.ToLower(q)
+		if q == "" || tried[k] {
+			return
+		}
+		tried[k] = true
+		out = append(out, q)
+	}
+	main := strings.Join(keys, " ")
+	for _, w := range vocab {
+		add(main + " " + w)
+	}
+	for _, k := range keys {
+		add(k)
+		if t := translate(k); t != "" {
+			add(t)
+		}
+		for _, v := range phraseVariants(k) {
+			add(v)
+		}
+	}
+	if len(out) > 4 {
+		out = out[:4]
+	}
+	return out
+}
+
+// phraseVariants are other spellings of a key phrase a source may use: without its leading modifier ("Go memory
+// model" → "memory model") and with the head word's number switched ("channel" ↔ "channels").
+func phraseVariants(p string) []string {
+	words := strings.Fields(p)
+	if len(words) == 0 || hasCJK(p) {
+		return nil
+	}
+	var out []string
+	if len(words) >= 2 {
+		out = append(out, strings.Join(words[1:], " "))
+	}
+	last := words[len(words)-1]
+	switch {
+	case strings.HasSuffix(last, "ies") && len(last) > 4:
+		last = strings.TrimSuffix(last, "ies") + "y"
+	case strings.HasSuffix(last, "s") && !strings.HasSuffix(last, "ss") && len(last) > 3:
+		last = strings.TrimSuffix(last, "s")
+	case strings.HasSuffix(last, "y") && len(last) > 3:
+		last = strings.TrimSuffix(last, "y") + "ies"
+	default:
+		last += "s"
+	}
+	return append(out, strings.Join(append(append([]string(nil), words[:len(words)-1]...), last), " "))
+}
+
+// evidenceVocabulary returns the n words the evidence uses most that the queries do not already contain: surface
+// forms of Latin words (4+ letters, not stop words) and CJK bigrams.
+func evidenceVocabulary(ev []research.Evidence, exclude map[string]bool, n int) []string {
+	count := map[string]int{}
+	first := map[string]int{}
+	pos := 0
+	for _, e := range ev {
+		for _, w := range wordRE.FindAllString(e.Claim, -1) {
+			pos++
+			if hasCJK(w) {
+				rs := []rune(w)
+				for i := 0; i+2 <= len(rs); i++ {
+					bg := string(rs[i : i+2])
+					if !exclude[bg] && len(textrank.Tokenize(bg)) > 0 {
+						count[bg]++
+						if _, ok := first[bg]; !ok {
+							first[bg] = pos
+						}
+					}
+				}
+				continue
+			}
+			lw := strings.ToLower(w)
+			toks := textrank.Tokenize(lw)
+			if utf8.RuneCountInString(lw) < 4 || len(toks) != 1 || exclude[toks[0]] || enSeparators[lw] {
+				continue
+			}
+			count[lw]++
+			if _, ok := first[lw]; !ok {
+				first[lw] = pos
+			}
+		}
+	}
+	words := make([]string, 0, len(count))
+	for w, c := range count {
+		if c >= 2 || len(ev) < 3 {
+			words = append(words, w)
+		}
+	}
+	sort.Slice(words, func(i, j int) bool {
+		if count[words[i]] != count[words[j]] {
+			return count[words[i]] > count[words[j]]
+		}
+		return first[words[i]] < first[words[j]]
+	})
+	if len(words) > n {
+		words = words[:n]
+	}
+	return words
+}

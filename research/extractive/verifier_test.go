@@ -1,0 +1,115 @@
+package extractive
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"deepresearch/research"
+)
+
+func testPlan() *research.Plan {
+	return &research.Plan{Question: "What does the Go memory model guarantee about channel communication?", Language: "en",
+		SubQuestions: []research.SubQuestion{
+			{ID: "q1", Question: "What does the Go memory model guarantee about channel communication?", Queries: []string{"channel communication"}},
+			{ID: "q2", Question: "What is the Go memory model?", Queries: []string{"Go memory model"}},
+		}}
+}
+
+func ev(id, sq, source, claim string, conf float64) research.Evidence {
+	return research.Evidence{ID: id, SubQuestion: sq, Claim: claim, Quote: claim, Source: source, Confidence: conf, Status: research.StatusAccepted}
+}
+
+func TestVerifierCoverageGapsAndPass(t *testing.T) {
+	v := New(Config{}).Verifier
+	plan := testPlan()
+	pool := []research.Evidence{
+		ev("e1", "q1", "file:///go/doc/go_mem.html#L131-L163", "A send on a channel is synchronized before the completion of the corresponding receive from that channel.", 0.9),
+		ev("e2", "q1", "file:///go/doc/go_spec.html#L3271-L3293", "A send on a buffered channel can proceed if there is room in the buffer.", 0.8),
+		ev("e3", "q2", "file:///go/doc/go_mem.html#L1-L19", "The Go memory model specifies the conditions under which reads of a variable in one goroutine can observe writes.", 0.9),
+		ev("e4", "q2", "file:///go/doc/go_mem.html#L1-L19", "The Go memory model specifies the conditions under which reads of a variable in one goroutine can observe writes", 0.5),
+		ev("e5", "q9", "file:///go/doc/go_mem.html#L1-L19", "Unplanned.", 0.9),
+		ev("e6", "q1", "file:///go/doc/go_mem.html#L1-L19", "Weak match.", 0.1),
+	}
+	verdict, err := v.Verify(t.Context(), plan, pool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rejected := map[string]string{}
+	for _, r := range verdict.Rejected {
+		rejected[r.EvidenceID] = r.Reason
+	}
+	if !strings.Contains(rejected["e4"], "e3") || !strings.Contains(rejected["e5"], "q9") || !strings.Contains(rejected["e6"], "floor") || rejected["e1"] != "" {
+		t.Errorf("rejections %v", rejected)
+	}
+	if verdict.Pass || len(verdict.Gaps) != 1 || verdict.Gaps[0].SubQuestion != "q2" {
+		t.Fatalf("verdict %+v, want one gap for q2 (one item)", verdict)
+	}
+	g := verdict.Gaps[0]
+	if len(g.Queries) == 0 || slices.Contains(g.Queries, "Go memory model") {
+		t.Errorf("gap queries %q: want new reformulations, not the query already tried", g.Queries)
+	}
+
+	// The directed re-search found a second item, from the same document; it looked once already, so the
+	// sub-question is accepted as the best the sources offer and the verdict passes.
+	pool = append(pool, ev("e7", "q2", "file:///go/doc/go_mem.html#L21-L25", "The memory model describes the requirements on program executions.", 0.7))
+	verdict, err = v.Verify(t.Context(), plan, pool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !verdict.Pass || !strings.Contains(verdict.Notes, "best the sources offer") {
+		t.Errorf("verdict %+v, want pass with a note", verdict)
+	}
+}
+
+func TestVerifierAsksOnceForASecondSource(t *testing.T) {
+	v := New(Config{}).Verifier
+	plan := testPlan()
+	pool := []research.Evidence{
+		ev("e1", "q1", "file:///go/doc/go_mem.html#L131-L163", "A send on a channel is synchronized before the completion of the corresponding receive from that channel.", 0.9),
+		ev("e2", "q1", "file:///go/doc/go_spec.html#L3271-L3293", "A send on a buffered channel can proceed if there is room in the buffer.", 0.8),
+		ev("e3", "q2", "file:///go/doc/go_mem.html#L1-L19", "The Go memory model specifies the conditions under which reads of a variable in one goroutine can observe writes.", 0.9),
+		ev("e4", "q2", "file:///go/doc/go_mem.html#L21-L25", "The memory model describes the requirements on program executions.", 0.7),
+	}
+	verdict, err := v.Verify(t.Context(), plan, pool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if verdict.Pass || len(verdict.Gaps) != 1 || verdict.Gaps[0].SubQuestion != "q2" || !strings.Contains(verdict.Gaps[0].Missing, "independent source") {
+		t.Fatalf("verdict %+v, want a gap asking q2 for a second source", verdict)
+	}
+	verdict, err = v.Verify(t.Context(), plan, pool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !verdict.Pass {
+		t.Errorf("verdict %+v, want pass after one directed re-search", verdict)
+	}
+}
+
+func TestVerifierFlagsConflictsBetweenSources(t *testing.T) {
+	plan := &research.Plan{Question: "压缩何时触发？", Language: "zh", SubQuestions: []research.SubQuestion{{ID: "q1", Question: "压缩何时触发？"}}}
+	pool := []research.Evidence{
+		ev("e1", "q1", "file:///a.txt#L1-L1", "Claude Code 的压缩触发时机是上下文达到 95%", 0.9),
+		ev("e2", "q1", "file:///b.txt#L4-L4", "Claude Code 的压缩触发时机是上下文达到 85%", 0.8),
+		ev("e3", "q1", "file:///a.txt#L9-L9", "Claude Code 的压缩触发时机是上下文达到 80%", 0.7), // same document as e1: not a conflict between sources
+	}
+	verdict, err := New(Config{}).Verifier.Verify(t.Context(), plan, pool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(verdict.Conflicts) != 2 {
+		t.Fatalf("conflicts %+v, want e1/e2 and e2/e3", verdict.Conflicts)
+	}
+	for _, c := range verdict.Conflicts {
+		if !slices.Contains(c.EvidenceIDs, "e2") || !strings.Contains(c.Description, "数字") {
+			t.Errorf("conflict %+v", c)
+		}
+	}
+}
+
+func TestVerifierNeedsAPlan(t *testing.T) {
+	if _, err := New(Config{}).Verifier.Verify(t.Context(), nil, nil); err == nil {
+		t.Error("want an error without a plan")
+	}
+}

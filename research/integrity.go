@@ -1,0 +1,409 @@
+package research
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// markerRe matches a citation marker: evidence ids ("[e3]", "[e3, e7]") and, so that they can be refused,
+// bare numbers ("[3]") that a model may write instead.
+var markerRe = regexp.MustCompile(`\[\s*(e?\d+(?:\s*[,;，、]\s*e?\d+)*)\s*\]`)
+
+var markerSplitRe = regexp.MustCompile(`\s*[,;，、]\s*`)
+
+// parseMarker returns the ids inside one marker's brackets, and the tokens that are not evidence ids.
+func parseMarker(inner string) (ids, bad []string) {
+	for _, tok := range markerSplitRe.Split(strings.TrimSpace(inner), -1) {
+		if strings.HasPrefix(tok, "e") {
+			ids = append(ids, tok)
+		} else if tok != "" {
+			bad = append(bad, tok)
+		}
+	}
+	return ids, bad
+}
+
+// citedIDs returns the evidence ids cited in s, in order, each once.
+func citedIDs(s string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, m := range markerRe.FindAllStringSubmatch(s, -1) {
+		ids, _ := parseMarker(m[1])
+		for _, id := range ids {
+			if !seen[id] {
+				seen[id] = true
+				out = append(out, id)
+			}
+		}
+	}
+	return out
+}
+
+// IntegrityProblem is one sentence the integrity check refuses.
+type IntegrityProblem struct {
+	Sentence string `json:"sentence"`
+	Reason   string `json:"reason"`
+}
+
+func (p IntegrityProblem) String() string {
+	return fmt.Sprintf("%s — in: %q", p.Reason, clipText(p.Sentence, 200))
+}
+
+// EvidenceCheck tells the integrity check whether an evidence id may be cited; a non-nil error says why not.
+type EvidenceCheck func(id string) error
+
+// CheckIntegrity returns every problem of a draft: citations of evidence that is unknown, rejected or
+// ungrounded; bare-number citations; and sentences of the body with no citation at all. Headings, code, a
+// synthesizer's own sources section, and lead-in sentences ending in a colon need no citation.
+func CheckIntegrity(markdown string, check EvidenceCheck) []IntegrityProblem {
+	var problems []IntegrityProblem
+	walkDraft(markdown, func(s string) bool {
+		if p := sentenceProblems(s, check); len(p) > 0 {
+			problems = append(problems, IntegrityProblem{Sentence: s, Reason: strings.Join(p, "; ")})
+		}
+		return true
+	})
+	return problems
+}
+
+// RemoveUnsupported drops every sentence CheckIntegrity would refuse and returns the remaining Markdown and the
+// removed sentences.
+func RemoveUnsupported(markdown string, check EvidenceCheck) (string, []string) {
+	var removed []string
+	out := walkDraft(markdown, func(s string) bool {
+		if len(sentenceProblems(s, check)) > 0 {
+			removed = append(removed, s)
+			return false
+		}
+		return true
+	})
+	return out, removed
+}
+
+func sentenceProblems(s string, check EvidenceCheck) []string {
+	var problems []string
+	ms := markerRe.FindAllStringSubmatch(s, -1)
+	for _, m := range ms {
+		ids, bad := parseMarker(m[1])
+		for _, b := range bad {
+			problems = append(problems, fmt.Sprintf("cites [%s], which is not an evidence id (cite like [e3])", b))
+		}
+		for _, id := range ids {
+			if err := check(id); err != nil {
+				problems = append(problems, fmt.Sprintf("cites %s: %v", id, err))
+			}
+		}
+	}
+	if len(ms) == 0 && needsCitation(s) {
+		problems = append(problems, "factual sentence without a citation")
+	}
+	return problems
+}
+
+// needsCitation decides whether an uncited sentence is a problem: anything with words in it, except a lead-in
+// ending in a colon.
+func needsCitation(s string) bool {
+	t := strings.TrimSpace(stripMarkup(s))
+	if t == "" {
+		return false
+	}
+	if strings.HasSuffix(t, ":") || strings.HasSuffix(t, "：") {
+		return false
+	}
+	letters := 0
+	for _, r := range t {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			letters++
+		}
+	}
+	return letters >= 3
+}
+
+var markupRe = regexp.MustCompile("[*_`>#|]+")
+
+func stripMarkup(s string) string { return markupRe.ReplaceAllString(s, "") }
+
+var (
+	headingRe     = regexp.MustCompile(`^\s{0,3}(#{1,6})\s+(.*)$`)
+	listRe        = regexp.MustCompile(`^(\s*(?:[-*+]|\d+[.)])\s+)(.*)$`)
+	tableSepRe    = regexp.MustCompile(`^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$`)
+	ruleRe        = regexp.MustCompile(`^\s*([-*_])(\s*([-*_]))+\s*$`)
+	sourcesHeadRe = regexp.MustCompile(`(?i)^(sources|references|bibliography|works cited|citations|来源|参考|参考文献|参考资料|引用)\b`)
+)
+
+// walkDraft visits every sentence of the body of a Markdown draft and rebuilds the draft keeping only the
+// sentences keep approves. Paragraphs are re-flowed onto one line; list items and table rows whose sentences are
+// all dropped disappear; a section the synthesizer titled "Sources" or "References" is dropped (the renderer
+// writes its own from the citation map).
+func walkDraft(markdown string, keep func(sentence string) bool) string {
+	lines := strings.Split(strings.ReplaceAll(markdown, "\r\n", "\n"), "\n")
+	var out []string
+	var para []string
+	inFence := false
+	skipLevel := 0 // > 0 while inside a dropped sources section of this heading level
+	tableRow := 0
+	flush := func() {
+		if len(para) == 0 {
+			return
+		}
+		text := strings.Join(para, " ")
+		para = nil
+		if kept := keepSentences(text, keep); kept != "" {
+			out = append(out, kept)
+		}
+	}
+	for _, line := range lines {
+		trimmed := strings.TrimSpace(line)
+		if strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~") {
+			flush()
+			inFence = !inFence
+			if skipLevel == 0 {
+				out = append(out, line)
+			}
+			continue
+		}
+		if inFence {
+			if skipLevel == 0 {
+				out = append(out, line)
+			}
+			continue
+		}
+		if m := headingRe.FindStringSubmatch(line); m != nil {
+			flush()
+			level := len(m[1])
+			if skipLevel > 0 && level > skipLevel {
+				continue
+			}
+			skipLevel = 0
+			if sourcesHeadRe.MatchString(strings.TrimSpace(stripMarkup(m[2]))) {
+				skipLevel = level
+				continue
+			}
+			out = append(out, line)
+			continue
+		}
+		if skipLevel > 0 {
+			continue
+		}
+		switch {
+		case trimmed == "":
+			flush()
+			tableRow = 0
+			out = append(out, "")
+		case ruleRe.MatchString(trimmed):
+			flush()
+			out = append(out, line)
+		case strings.HasPrefix(trimmed, "|"):
+			flush()
+			tableRow++
+			if tableRow == 1 || tableSepRe.MatchString(trimmed) {
+				out = append(out, line) // header row and separator carry no facts
+				continue
+			}
+			if keep(trimmed) {
+				out = append(out, line)
+			}
+		default:
+			if m := listRe.FindStringSubmatch(line); m != nil {
+				flush()
+				if kept := keepSentences(m[2], keep); kept != "" {
+					out = append(out, m[1]+kept)
+				}
+				continue
+			}
+			if strings.HasPrefix(trimmed, ">") {
+				flush()
+				body := strings.TrimSpace(strings.TrimPrefix(trimmed, ">"))
+				if kept := keepSentences(body, keep); kept != "" {
+					out = append(out, "> "+kept)
+				}
+				continue
+			}
+			para = append(para, trimmed)
+		}
+	}
+	flush()
+	return collapseBlankLines(strings.Join(out, "\n"))
+}
+
+func keepSentences(text string, keep func(string) bool) string {
+	var kept []string
+	for _, s := range SplitSentences(text) {
+		if keep(s) {
+			kept = append(kept, s)
+		}
+	}
+	return joinSentences(kept)
+}
+
+// joinSentences puts sentences back together: a space between Latin sentences, none after CJK punctuation.
+func joinSentences(ss []string) string {
+	var b strings.Builder
+	for i, s := range ss {
+		if i > 0 {
+			prev := ss[i-1]
+			r := lastRune(prev)
+			if !isCJKish(r) {
+				b.WriteByte(' ')
+			}
+		}
+		b.WriteString(s)
+	}
+	return b.String()
+}
+
+func lastRune(s string) rune {
+	r := []rune(s)
+	if len(r) == 0 {
+		return 0
+	}
+	return r[len(r)-1]
+}
+
+// SplitSentences splits a paragraph into sentences. A citation marker that follows the full stop ("… end. [e3]")
+// stays with the sentence it follows.
+func SplitSentences(text string) []string {
+	text = strings.TrimSpace(text)
+	var out []string
+	runes := []rune(text)
+	start := 0
+	for i := 0; i < len(runes); i++ {
+		r := runes[i]
+		cjkEnd := r == '。' || r == '！' || r == '？' || r == '；'
+		latinEnd := r == '.' || r == '!' || r == '?'
+		if !cjkEnd && !latinEnd {
+			continue
+		}
+		j := i + 1
+		for j < len(runes) && strings.ContainsRune(`"'”’)）」』`, runes[j]) {
+			j++
+		}
+		// Markers right after the stop belong to this sentence.
+		k := j
+		for {
+			for k < len(runes) && runes[k] == ' ' {
+				k++
+			}
+			if loc := markerRe.FindStringIndex(string(runes[k:])); loc != nil && loc[0] == 0 {
+				k += len([]rune(string(runes[k:])[:loc[1]]))
+				j = k
+				continue
+			}
+			break
+		}
+		if latinEnd {
+			if j < len(runes) && runes[j] != ' ' {
+				continue // "1.5", "e.g.x", "example.com"
+			}
+			n := j
+			for n < len(runes) && runes[n] == ' ' {
+				n++
+			}
+			if n < len(runes) && unicode.IsLower(runes[n]) {
+				continue // "e.g. the"
+			}
+			if r == '.' && i > 0 && isAbbrev(runes[start:i]) {
+				continue
+			}
+		}
+		s := strings.TrimSpace(string(runes[start:j]))
+		if s != "" {
+			out = append(out, s)
+		}
+		start = j
+	}
+	if rest := strings.TrimSpace(string(runes[start:])); rest != "" {
+		if len(out) > 0 && markerOnly(rest) {
+			out[len(out)-1] += " " + rest
+		} else {
+			out = append(out, rest)
+		}
+	}
+	return out
+}
+
+func markerOnly(s string) bool {
+	return strings.TrimSpace(markerRe.ReplaceAllString(s, "")) == ""
+}
+
+var abbrevs = map[string]bool{"e.g": true, "i.e": true, "etc": true, "vs": true, "mr": true, "mrs": true,
+	"dr": true, "prof": true, "fig": true, "no": true, "cf": true, "al": true, "st": true, "jr": true, "sr": true}
+
+func isAbbrev(before []rune) bool {
+	i := len(before)
+	for i > 0 && (unicode.IsLetter(before[i-1]) || before[i-1] == '.') {
+		i--
+	}
+	w := strings.ToLower(string(before[i:]))
+	if abbrevs[w] {
+		return true
+	}
+	// Single capital initial ("J. Smith").
+	return len([]rune(w)) == 1 && unicode.IsUpper(before[len(before)-1])
+}
+
+func collapseBlankLines(s string) string {
+	lines := strings.Split(s, "\n")
+	var out []string
+	blank := true // drop leading blanks
+	for _, l := range lines {
+		if strings.TrimSpace(l) == "" {
+			if blank {
+				continue
+			}
+			blank = true
+			out = append(out, "")
+			continue
+		}
+		blank = false
+		out = append(out, l)
+	}
+	for len(out) > 0 && out[len(out)-1] == "" {
+		out = out[:len(out)-1]
+	}
+	return strings.Join(out, "\n")
+}
+
+// renumber replaces evidence-id markers with citation numbers in order of first use and returns the numbers'
+// evidence ids (index n-1 holds number n's id).
+func renumber(markdown string) (string, []string) {
+	num := map[string]int{}
+	var order []string
+	out := markerRe.ReplaceAllStringFunc(markdown, func(m string) string {
+		sub := markerRe.FindStringSubmatch(m)
+		ids, _ := parseMarker(sub[1])
+		var ns []int
+		seen := map[int]bool{}
+		for _, id := range ids {
+			n, ok := num[id]
+			if !ok {
+				order = append(order, id)
+				n = len(order)
+				num[id] = n
+			}
+			if !seen[n] {
+				seen[n] = true
+				ns = append(ns, n)
+			}
+		}
+		sort.Ints(ns)
+		parts := make([]string, len(ns))
+		for i, n := range ns {
+			parts[i] = strconv.Itoa(n)
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	})
+	return out, order
+}
+
+func clipText(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}

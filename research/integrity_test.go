@@ -1,0 +1,116 @@
+package research
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestSplitSentences(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []string
+	}{
+		{"Alpha is fast [e1]. Beta is slow [e2].", []string{"Alpha is fast [e1].", "Beta is slow [e2]."}},
+		{"Alpha is fast. [e1] Beta is slow. [e2, e3]", []string{"Alpha is fast. [e1]", "Beta is slow. [e2, e3]"}},
+		{"Version 1.5 shipped, e.g. on Linux [e1].", []string{"Version 1.5 shipped, e.g. on Linux [e1]."}},
+		{"阿尔法很快[e1]。贝塔很慢[e2]。", []string{"阿尔法很快[e1]。", "贝塔很慢[e2]。"}},
+		{"See example.com for more [e4]", []string{"See example.com for more [e4]"}},
+	} {
+		if got := SplitSentences(tc.in); !slices.Equal(got, tc.want) {
+			t.Errorf("SplitSentences(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestIntegrityCheckAndRemoval(t *testing.T) {
+	check := func(id string) error {
+		switch id {
+		case "e1", "e2":
+			return nil
+		case "e3":
+			return errors.New("rejected")
+		}
+		return errors.New("unknown")
+	}
+	draft := `# Title
+
+## Findings
+
+Alpha is fast [e1]. The sky is green. Beta is cheap [e2, e3].
+
+The findings are:
+
+- Gamma is old [e2].
+- Delta is new [7].
+
+| Item | Value |
+|------|-------|
+| Alpha | 10 [e1] |
+| Beta | 20 |
+
+` + "```\ncode is not checked\n```" + `
+
+## Sources
+
+- some list the model wrote
+`
+	problems := CheckIntegrity(draft, check)
+	var reasons []string
+	for _, p := range problems {
+		reasons = append(reasons, p.Sentence+" => "+p.Reason)
+	}
+	if len(problems) != 4 {
+		t.Fatalf("problems:\n%s", strings.Join(reasons, "\n"))
+	}
+	joined := strings.Join(reasons, "\n")
+	for _, want := range []string{"The sky is green. => factual sentence without a citation", "cites e3: rejected",
+		"cites [7], which is not an evidence id", "| Beta | 20 | => factual sentence without a citation"} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("missing problem %q in:\n%s", want, joined)
+		}
+	}
+	out, removed := RemoveUnsupported(draft, check)
+	if len(removed) != 4 {
+		t.Fatalf("removed %q", removed)
+	}
+	for _, gone := range []string{"green", "Beta is cheap", "Delta", "| Beta", "some list"} {
+		if strings.Contains(out, gone) {
+			t.Errorf("%q still in:\n%s", gone, out)
+		}
+	}
+	for _, kept := range []string{"# Title", "Alpha is fast [e1].", "- Gamma is old [e2].", "| Alpha | 10 [e1] |", "code is not checked", "The findings are:"} {
+		if !strings.Contains(out, kept) {
+			t.Errorf("%q lost from:\n%s", kept, out)
+		}
+	}
+	if p := CheckIntegrity(out, check); len(p) != 0 {
+		t.Fatalf("cleaned draft still has problems: %v", p)
+	}
+}
+
+func TestRenumberInOrderOfFirstUse(t *testing.T) {
+	out, order := renumber("A [e7]. B [e3, e7]. C [e3][e9].")
+	if out != "A [1]. B [1, 2]. C [2][3]." || !slices.Equal(order, []string{"e7", "e3", "e9"}) {
+		t.Fatalf("got %q %v", out, order)
+	}
+}
+
+func TestGrounded(t *testing.T) {
+	text := "The Go memory model specifies the conditions\nunder which reads of a variable in one goroutine.\n内存模型规定了\n条件。"
+	for _, tc := range []struct {
+		quote string
+		want  bool
+	}{
+		{"specifies the conditions under which reads", true},
+		{"specifies  the\tconditions   under", true},
+		{"内存模型规定了条件。", true},
+		{"specifies the condition under which", false},
+		{"Go", false}, // too short to ground anything
+	} {
+		if got := Grounded(text, tc.quote); got != tc.want {
+			t.Errorf("Grounded(%q) = %v, want %v", tc.quote, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,48 @@
+package researchtest_test
+
+import (
+	"testing"
+	"time"
+
+	"deepresearch/research/researchtest"
+)
+
+// TestBenchGraphShape checks what the benchmark measures, without asserting timings: the fleet bound holds at
+// the model, the directed re-search touches only the gapped sub-questions, and the critical path is counted
+// from the fan-outs.
+func TestBenchGraphShape(t *testing.T) {
+	for _, conc := range []int{16, 3} {
+		r, err := researchtest.BenchGraph(t.Context(), researchtest.BenchConfig{Latency: 5 * time.Millisecond,
+			Concurrency: conc, BatchSize: 8, Dir: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Peak > conc || r.Peak < 2 {
+			t.Fatalf("bound %d: peak %d", conc, r.Peak)
+		}
+		if r.Rounds != 2 || r.Searches[0] != 5 || r.Searches[1] != 2 || r.Reads[0] != 30 || r.Reads[1] != 2 {
+			t.Fatalf("bound %d: rounds %d searches %v reads %v", conc, r.Rounds, r.Searches, r.Reads)
+		}
+		// plan + searches + reads + verify, twice, + synthesis.
+		width := min(8, conc)
+		want := 1 + (5+conc-1)/conc + (30+width-1)/width + 1 + (2+conc-1)/conc + (2+width-1)/width + 1 + 1
+		if r.Chain != want || r.Calls != 1+5+30+1+2+2+1+1 {
+			t.Fatalf("bound %d: chain %d (want %d), calls %d", conc, r.Chain, want, r.Calls)
+		}
+		if r.Citations == 0 {
+			t.Fatal("no citations")
+		}
+	}
+}
+
+// BenchmarkGraph reports wall time over the critical-path bound at a 50 ms model latency.
+func BenchmarkGraph(b *testing.B) {
+	for b.Loop() {
+		r, err := researchtest.BenchGraph(b.Context(), researchtest.BenchConfig{Latency: 50 * time.Millisecond, Dir: b.TempDir()})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(r.Ratio(), "wall/bound")
+		b.ReportMetric(float64(r.Peak), "peak")
+	}
+}

@@ -1,0 +1,207 @@
+package research
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"deepresearch/research/state"
+	"deepresearch/sources"
+)
+
+// ListRuns lists the run folders directly under dir, newest first. Folders that are not runs are skipped; a
+// missing dir is an empty list.
+func ListRuns(dir string) ([]RunSummary, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("research: list runs in %s: %w", dir, err)
+	}
+	var out []RunSummary
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		runDir := filepath.Join(dir, e.Name())
+		if _, err := os.Stat(filepath.Join(runDir, StateFile)); err != nil {
+			continue
+		}
+		info, err := LoadRunInfo(runDir)
+		if err != nil {
+			out = append(out, RunSummary{ID: e.Name(), Dir: runDir, Status: RunFailed, Error: err.Error()})
+			continue
+		}
+		out = append(out, info.RunSummary)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Created.After(out[j].Created) })
+	return out, nil
+}
+
+// LoadRunInfo reads how a run was started and where it stands. It may be called while the run is writing.
+func LoadRunInfo(runDir string) (*RunInfo, error) {
+	ctx := context.Background()
+	db, err := state.OpenReadOnly(ctx, filepath.Join(runDir, StateFile))
+	if err != nil {
+		return nil, fmt.Errorf("research: %s is not a run folder: %w", runDir, err)
+	}
+	defer db.Close()
+	return readInfo(ctx, db, runDir)
+}
+
+func readInfo(ctx context.Context, db *state.DB, runDir string) (*RunInfo, error) {
+	get := func(k string) string {
+		v, _, _ := db.Meta(ctx, k)
+		return v
+	}
+	info := &RunInfo{RunSummary: RunSummary{
+		ID: get("run_id"), Dir: runDir, Question: get("question"), Engine: get("engine"), Status: get("status"),
+		Error: get("error"), CutShort: get("cut_short"),
+	}}
+	if info.ID == "" {
+		return nil, fmt.Errorf("research: %s holds no run", runDir)
+	}
+	info.Created, _ = time.Parse(time.RFC3339Nano, get("created"))
+	info.Updated = info.Created
+	if st, err := os.Stat(filepath.Join(runDir, EventsFile)); err == nil {
+		info.Updated = st.ModTime()
+	}
+	var rc runConfig
+	_ = json.Unmarshal([]byte(get("config")), &rc)
+	info.Budget, info.Rounds = rc.Budget, rc.Rounds
+	_ = json.Unmarshal([]byte(get("settings")), &info.Settings)
+	if pool, err := db.Evidence(ctx, state.Accepted); err == nil {
+		info.Evidence = len(pool)
+	}
+	return info, nil
+}
+
+// LoadReport reads a finished run's report.json.
+func LoadReport(runDir string) (*Report, error) {
+	b, err := os.ReadFile(filepath.Join(runDir, ReportJSONFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("research: %s has no report yet (is the run finished? try resume)", runDir)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("research: read report: %w", err)
+	}
+	var rep Report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		return nil, fmt.Errorf("research: %s: %w", ReportJSONFile, err)
+	}
+	rep.Dir = runDir
+	return &rep, nil
+}
+
+// LoadSourceText returns the exact text that was read for url during the run — the text its quotes were checked
+// against. The URL may be given in any form NormalizeURL maps to the same source; for a file anchor another
+// anchor into the same file is accepted when that is all the run read from it.
+func LoadSourceText(runDir, url string) (string, error) {
+	ctx := context.Background()
+	db, err := state.OpenReadOnly(ctx, filepath.Join(runDir, StateFile))
+	if err != nil {
+		return "", fmt.Errorf("research: %s is not a run folder: %w", runDir, err)
+	}
+	defer db.Close()
+	doc, err := db.Document(ctx, url)
+	if errors.Is(err, state.ErrNotFound) {
+		docs, lerr := db.Documents(ctx)
+		if lerr != nil {
+			return "", lerr
+		}
+		want := stripFragment(sources.NormalizeURL(url))
+		for i := range docs {
+			if stripFragment(sources.NormalizeURL(docs[i].URL)) == want {
+				doc, err = &docs[i], nil
+				break
+			}
+		}
+	}
+	if err != nil {
+		return "", fmt.Errorf("research: source %s was not read in this run: %w", url, err)
+	}
+	b, err := os.ReadFile(filepath.Join(runDir, doc.Path))
+	if err != nil {
+		return "", fmt.Errorf("research: text of %s: %w", url, err)
+	}
+	return string(b), nil
+}
+
+func stripFragment(u string) string {
+	if i := strings.IndexByte(u, '#'); i >= 0 {
+		return u[:i]
+	}
+	return u
+}
+
+// LoadEvents reads a run's events.jsonl, skipping a torn last line.
+func LoadEvents(runDir string) ([]Event, error) {
+	ev, err := readEvents(filepath.Join(runDir, EventsFile))
+	if err != nil {
+		return nil, fmt.Errorf("research: events of %s: %w", runDir, err)
+	}
+	return ev, nil
+}
+
+// openRun opens a run folder's state read-only; the run may be writing meanwhile.
+func openRun(runDir string) (*state.DB, error) {
+	db, err := state.OpenReadOnly(context.Background(), filepath.Join(runDir, StateFile))
+	if err != nil {
+		return nil, fmt.Errorf("research: %s is not a run folder: %w", runDir, err)
+	}
+	return db, nil
+}
+
+// LoadEvidence reads a run's evidence pool — accepted and rejected items, in the order they were found — also
+// while the run is in progress.
+func LoadEvidence(runDir string) ([]Evidence, error) {
+	db, err := openRun(runDir)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	rows, err := db.Evidence(context.Background(), "")
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Evidence, len(rows))
+	for i, e := range rows {
+		out[i] = fromState(e)
+	}
+	return out, nil
+}
+
+// LoadLog reads a run's research log: every stage's decisions, gaps, retries, timings and spend.
+func LoadLog(runDir string) ([]state.LogEntry, error) {
+	db, err := openRun(runDir)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	return db.Log(context.Background(), "")
+}
+
+// LoadPlan reads a run's plan; it fails while the run has not finished its Scope stage.
+func LoadPlan(runDir string) (*Plan, error) {
+	db, err := openRun(runDir)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	var p Plan
+	ok, err := db.Step(context.Background(), "scope", &p)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, fmt.Errorf("research: %s has no plan yet", runDir)
+	}
+	return &p, nil
+}

@@ -1,0 +1,266 @@
+package research
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"deepresearch/llm"
+	"deepresearch/sources"
+)
+
+// Budget bounds one run. The zero value of every field means its default.
+type Budget struct {
+	// MaxCostUSD is the cost fuse in US dollars, read from the Ledger; 0 means no cost fuse.
+	MaxCostUSD float64 `json:"max_cost_usd,omitempty"`
+	// MaxTokens is the token fuse (input + output, from the Ledger); 0 means no token fuse.
+	MaxTokens int `json:"max_tokens,omitempty"`
+	// MaxTime is the wall-time fuse for search and reading; 0 means none. When it passes, in-flight searches
+	// and reads are abandoned and the run goes to synthesis, which gets StageTimeout of its own.
+	MaxTime time.Duration `json:"max_time,omitempty"`
+	// StageTimeout bounds each stage of each round (scope, search, read, verify, synth); default 10 minutes.
+	StageTimeout time.Duration `json:"stage_timeout,omitempty"`
+	// Concurrency bounds role calls in flight across the whole run (the fleet bound); default 16.
+	Concurrency int `json:"concurrency,omitempty"`
+	// MaxCalls caps role calls per run; default 1000. Calls past the cap fail at once with ErrCallCap.
+	MaxCalls int `json:"max_calls,omitempty"`
+	// Retries is how many times a failed role call is tried again; default 1. Negative means no retry.
+	Retries int `json:"retries,omitempty"`
+	// SynthRetries is how many times the synthesizer is asked again with the integrity problems of its draft
+	// before the failing sentences are removed; default 2. Negative means none.
+	SynthRetries int `json:"synth_retries,omitempty"`
+}
+
+// Config configures one run. Zero fields take the documented defaults.
+type Config struct {
+	// Question is the research question. Required for Run; Resume reads it from the run folder.
+	Question string
+	// Roles is the engine: one complete set of role implementations. Required.
+	Roles Roles
+	// Fetcher reads the candidates the searchers found. Required.
+	Fetcher sources.Fetcher
+	// RunID names the run; default a time-based id such as 20260102-150405-a1b2c3.
+	RunID string
+	// OutDir is the run folder; default runs/<RunID>.
+	OutDir string
+	Budget Budget
+	// Rounds is how many extra directed re-search rounds the verifier may ask for; default 2. Negative means none.
+	Rounds int
+	// MaxCandidates is how many sources the collector picks per round; default 30.
+	MaxCandidates int
+	// BatchSize bounds reads in flight (one analyst per source), inside the fleet bound; default 8.
+	BatchSize int
+	// EarlyStopWindow: reading for a sub-question stops when its last EarlyStopWindow new evidence items added
+	// no new claim; default 10. Negative disables early stopping.
+	EarlyStopWindow int
+	// Ledger is where the roles record their spend; the cost fuse reads it. Nil means a fresh ledger (then
+	// only roles that record into the same ledger are seen by the fuse).
+	Ledger *llm.Ledger
+	// OnEvent receives every progress event, in order. It is called from one goroutine at a time, but it must be
+	// safe for concurrent use with the caller's own goroutines and must not block for long.
+	OnEvent func(Event)
+	// Log receives diagnostics; nil discards them.
+	Log *slog.Logger
+	// Settings are opaque key/values stored with the run (for example which sources were configured) so a
+	// surface can rebuild the same roles on resume; see LoadRunInfo.
+	Settings map[string]string
+}
+
+// Stage names, as written in the research log and events.
+const (
+	StageScope  = "scope"
+	StageSearch = "search"
+	StageRead   = "read"
+	StageVerify = "verify"
+	StageSynth  = "synth"
+	// StageRun marks events about the run as a whole (start, cut short, done).
+	StageRun = "run"
+)
+
+// Event kinds.
+const (
+	EventRunStart    = "run_start"
+	EventRunDone     = "run_done"
+	EventRunFailed   = "run_failed"
+	EventStageStart  = "stage_start"
+	EventStageDone   = "stage_done"
+	EventPlan        = "plan"
+	EventSearch      = "search"     // one sub-question searched (Count = hits)
+	EventCandidates  = "candidates" // the collector picked (Count = picked)
+	EventRead        = "read"       // one source read (Count = evidence accepted from it)
+	EventSkip        = "skip"       // a source not read (early stop, fuse, duplicate) — Message says why
+	EventEvidence    = "evidence"   // an evidence item entered the pool
+	EventUngrounded  = "ungrounded" // an evidence item refused: quote not in the fetched text
+	EventEarlyStop   = "early_stop" // reading for a sub-question stopped
+	EventVerdict     = "verdict"
+	EventResearch    = "research"  // directed re-search for the gapped sub-questions
+	EventIntegrity   = "integrity" // the integrity check refused parts of a draft
+	EventCutShort    = "cut_short"
+	EventError       = "error" // a role call or fetch failed (after retries); never silent
+	EventRetry       = "retry"
+	EventSpend       = "spend"
+	EventResumed     = "resumed"
+	EventReportReady = "report"
+)
+
+// Progress is a snapshot of the run's counters, carried by every event so displays need no state of their own.
+type Progress struct {
+	Round        int     `json:"round"`
+	SubQuestions int     `json:"sub_questions"`
+	Searches     int     `json:"searches"`
+	Candidates   int     `json:"candidates"`
+	SourcesRead  int     `json:"sources_read"`
+	ReadsPending int     `json:"reads_pending"`
+	Evidence     int     `json:"evidence"`
+	Rejected     int     `json:"rejected"`
+	Calls        int     `json:"calls"`
+	InFlight     int     `json:"in_flight"`
+	Tokens       int     `json:"tokens"`
+	CostUSD      float64 `json:"cost_usd"`
+}
+
+// Event is one step of a run. Every event is appended to events.jsonl in the run folder (the run's time-travel
+// record) and passed to Config.OnEvent.
+type Event struct {
+	Seq         int64     `json:"seq"`
+	Time        time.Time `json:"time"`
+	RunID       string    `json:"run_id"`
+	Stage       string    `json:"stage"`
+	Kind        string    `json:"kind"`
+	Round       int       `json:"round,omitempty"`
+	SubQuestion string    `json:"sub_question,omitempty"`
+	URL         string    `json:"url,omitempty"`
+	Message     string    `json:"message,omitempty"`
+	Count       int       `json:"count,omitempty"`
+	Err         string    `json:"error,omitempty"`
+	// Exactly one of the following is set for the kinds that carry a payload.
+	Plan      *Plan      `json:"plan,omitempty"`
+	Evidence  *Evidence  `json:"evidence,omitempty"`
+	Candidate *Candidate `json:"candidate,omitempty"`
+	Verdict   *Verdict   `json:"verdict,omitempty"`
+	Progress  Progress   `json:"progress"`
+}
+
+// Citation is one numbered marker of the published report: [N] stands for these evidence items.
+type Citation struct {
+	N           int      `json:"n"`
+	EvidenceIDs []string `json:"evidence_ids"`
+}
+
+// Conclusion is one entry of the citation map: a published sentence, the evidence it cites and their sources.
+type Conclusion struct {
+	ID          string   `json:"id"` // "c1", "c2", …
+	Text        string   `json:"text"`
+	EvidenceIDs []string `json:"evidence_ids"`
+	Sources     []string `json:"sources"`
+}
+
+// SourceRef is one entry of the report's Sources list.
+type SourceRef struct {
+	URL         string   `json:"url"`
+	Title       string   `json:"title,omitempty"`
+	Citations   []int    `json:"citations"` // citation numbers that point into this source
+	EvidenceIDs []string `json:"evidence_ids"`
+}
+
+// Stats summarises a run.
+type Stats struct {
+	Rounds           int           `json:"rounds"`
+	SubQuestions     int           `json:"sub_questions"`
+	Searches         int           `json:"searches"`
+	Candidates       int           `json:"candidates"`
+	SourcesRead      int           `json:"sources_read"`
+	FetchErrors      int           `json:"fetch_errors"`
+	RoleErrors       int           `json:"role_errors"`
+	EvidenceAccepted int           `json:"evidence_accepted"`
+	EvidenceRejected int           `json:"evidence_rejected"`
+	Ungrounded       int           `json:"ungrounded"`
+	EarlyStops       int           `json:"early_stops"`
+	SentencesRemoved int           `json:"sentences_removed"`
+	SynthAttempts    int           `json:"synth_attempts"`
+	Calls            int           `json:"calls"`
+	PeakConcurrency  int           `json:"peak_concurrency"`
+	Tokens           int           `json:"tokens"`
+	CostUSD          float64       `json:"cost_usd"`
+	Duration         time.Duration `json:"duration_ns"`
+}
+
+// Report is a finished run: the published Markdown and everything needed to check it. It is also report.json.
+type Report struct {
+	RunID    string `json:"run_id"`
+	Question string `json:"question"`
+	Language string `json:"language"`
+	Engine   string `json:"engine"`
+	// Markdown is the published report: numbered citations, a Sources list, the engine header and, when the
+	// fuse fired, the cut-short note.
+	Markdown string `json:"report"`
+	// Citations maps each number [N] of Markdown to evidence ids.
+	Citations []Citation `json:"citations"`
+	// CitationMap maps each published sentence to its evidence and sources.
+	CitationMap []Conclusion `json:"citation_map"`
+	// Evidence is the whole pool: the accepted items (the only ones the report may cite; every one grounded)
+	// and those the verifier rejected, with its reasons.
+	Evidence []Evidence  `json:"evidence"`
+	Sources  []SourceRef `json:"sources"`
+	// CutShort says why the run stopped before its evidence was complete; empty when it was not cut short.
+	CutShort string `json:"cut_short,omitempty"`
+	// Removed lists the sentences the integrity check refused to publish.
+	Removed  []string  `json:"removed,omitempty"`
+	Dir      string    `json:"-"`
+	Created  time.Time `json:"created"`
+	Finished time.Time `json:"finished"`
+	Stats    Stats     `json:"stats"`
+}
+
+// Run status values of RunSummary.Status.
+const (
+	RunRunning = "running" // started and not finished: in progress or interrupted (resumable)
+	RunDone    = "done"
+	RunFailed  = "failed"
+)
+
+// RunSummary is one line of ListRuns.
+type RunSummary struct {
+	ID       string    `json:"id"`
+	Dir      string    `json:"dir"`
+	Question string    `json:"question"`
+	Engine   string    `json:"engine"`
+	Status   string    `json:"status"`
+	Error    string    `json:"error,omitempty"`
+	Created  time.Time `json:"created"`
+	Updated  time.Time `json:"updated"`
+	Evidence int       `json:"evidence"`
+	CutShort string    `json:"cut_short,omitempty"`
+}
+
+// RunInfo is what a run folder remembers about how the run was started.
+type RunInfo struct {
+	RunSummary
+	Settings map[string]string `json:"settings,omitempty"`
+	Budget   Budget            `json:"budget"`
+	Rounds   int               `json:"rounds"`
+}
+
+// File names inside a run folder.
+const (
+	ReportMarkdownFile = "report.md"
+	ReportJSONFile     = "report.json"
+	StateFile          = "state.db"
+	EventsFile         = "events.jsonl"
+	DocsDir            = "docs"
+)
+
+// Run executes the research graph for cfg.Question and writes the run folder: report.md, report.json, the SQLite
+// state, per-round snapshots and events.jsonl. If ctx is cancelled the folder is left resumable and the error
+// is returned; Resume continues it.
+func Run(ctx context.Context, cfg Config) (*Report, error) {
+	return run(ctx, cfg, "")
+}
+
+// Resume continues an interrupted run in runDir from its last completed step, re-using its plan, search
+// results, fetched documents and evidence. cfg supplies what is not stored (roles, fetcher, ledger, callbacks);
+// its Question, RunID and OutDir are ignored, and zero budget fields take the stored values. Resuming a
+// finished run returns its report.
+func Resume(ctx context.Context, runDir string, cfg Config) (*Report, error) {
+	return run(ctx, cfg, runDir)
+}

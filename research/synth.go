@@ -1,0 +1,387 @@
+package research
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"deepresearch/research/state"
+	"deepresearch/sources"
+)
+
+// ---- ⑤ synthesize, integrity check, render ----
+
+func (r *runner) synthesize(ctx context.Context, verdict *Verdict) (*Report, error) {
+	start, t0, c0 := r.stageStart(StageSynth, r.currentRound())
+	sctx, cancel := r.stageCtx(ctx, StageSynth)
+	defer cancel()
+	all, err := r.pool(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	byID := map[string]Evidence{}
+	var accepted []Evidence
+	for _, e := range all {
+		byID[e.ID] = e
+		if e.Status == StatusAccepted {
+			accepted = append(accepted, e)
+		}
+	}
+	check := r.evidenceCheck(ctx, byID)
+	r.mu.Lock()
+	plan := r.plan
+	r.mu.Unlock()
+	in := SynthesisInput{Plan: plan, Evidence: accepted, Verdict: verdict, CutShort: r.cutShortText()}
+	var draft string
+	attempts := 0
+	for attempt := 0; attempt <= max(r.rc.Budget.SynthRetries, 0); attempt++ {
+		var got *Draft
+		err := r.roleCall(sctx, StageSynth, r.currentRound(), "", fmt.Sprintf("synthesize (attempt %d)", attempt+1), nil,
+			func(ctx context.Context) error {
+				d, err := r.cfg.Roles.Synthesizer.Synthesize(ctx, in)
+				if err == nil && d == nil {
+					err = errors.New("synthesizer returned no draft")
+				}
+				got = d
+				return err
+			})
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			if draft == "" {
+				return nil, fmt.Errorf("research: synthesize: %w", err)
+			}
+			break // keep the previous draft; its problems are removed below
+		}
+		attempts++
+		draft = got.Markdown
+		problems := CheckIntegrity(draft, check)
+		if len(problems) == 0 {
+			r.logf(ctx, StageSynth, r.currentRound(), "", "integrity", fmt.Sprintf("draft %d passes", attempt+1), nil)
+			break
+		}
+		in.Problems = make([]string, len(problems))
+		for i, p := range problems {
+			in.Problems[i] = p.String()
+		}
+		r.logf(ctx, StageSynth, r.currentRound(), "", "integrity",
+			fmt.Sprintf("draft %d: %d problems:\n%s", attempt+1, len(problems), strings.Join(in.Problems, "\n")), nil,
+			func(e *state.LogEntry) { e.Retries = attempt })
+		r.emit(Event{Stage: StageSynth, Kind: EventIntegrity, Count: len(problems),
+			Message: fmt.Sprintf("draft %d refused in %d places", attempt+1, len(problems))})
+	}
+	body, removed := RemoveUnsupported(draft, check)
+	for _, s := range removed {
+		r.logf(ctx, StageSynth, r.currentRound(), "", "removed", s, nil)
+	}
+	r.mu.Lock()
+	r.synthN = attempts
+	r.mu.Unlock()
+
+	rep := r.render(ctx, plan, body, removed, all)
+	rep.Stats.SynthAttempts = attempts
+	if err := r.publish(ctx, rep); err != nil {
+		return nil, err
+	}
+	r.stageDone(ctx, StageSynth, r.currentRound(), start, t0, c0,
+		fmt.Sprintf("%d citations, %d sentences removed", len(rep.Citations), len(removed)))
+	r.emit(Event{Stage: StageSynth, Kind: EventReportReady, Message: filepath.Join(r.dir, ReportMarkdownFile), Count: len(rep.Citations)})
+	return rep, nil
+}
+
+// evidenceCheck is the integrity rule for one citation: the evidence exists, is accepted, and its quote is
+// found verbatim in the stored text of its source.
+func (r *runner) evidenceCheck(ctx context.Context, byID map[string]Evidence) EvidenceCheck {
+	return func(id string) error {
+		e, ok := byID[id]
+		if !ok {
+			return errors.New("no such evidence in the pool")
+		}
+		if e.Status != StatusAccepted {
+			return fmt.Errorf("the verifier rejected it (%s)", e.Reason)
+		}
+		d, err := r.document(ctx, e.Source)
+		if err != nil {
+			return fmt.Errorf("the text of its source is not available: %v", err)
+		}
+		if !groundedIn(d.norm, e.Quote) {
+			return errors.New("its quote is not found in the source text")
+		}
+		return nil
+	}
+}
+
+// i18n holds the few fixed strings of a rendered report.
+type i18n struct {
+	engine, extractive, cutShort, sources, citations, citedAs, removed, empty string
+}
+
+var texts = map[string]i18n{
+	"en": {
+		engine:     "Engine",
+		extractive: "extractive mode — no language model",
+		cutShort:   "Cut short: %s. This report is based on the evidence gathered before the cut.",
+		sources:    "Sources",
+		citations:  "Cited evidence",
+		citedAs:    "cited as",
+		removed:    "%d statement(s) of the draft were removed because no grounded evidence supports them.",
+		empty:      "No statement could be supported by grounded evidence.",
+	},
+	"zh": {
+		engine:     "引擎",
+		extractive: "抽取式模式（extractive mode — no language model）",
+		cutShort:   "提前结束：%s。本报告基于结束前收集到的证据。",
+		sources:    "来源",
+		citations:  "引用的证据",
+		citedAs:    "引用编号",
+		removed:    "草稿中有 %d 条陈述因没有可溯源的证据支持而被删除。",
+		empty:      "没有任何陈述能得到可溯源证据的支持。",
+	},
+}
+
+func textsFor(lang string) i18n {
+	if t, ok := texts[lang]; ok {
+		return t
+	}
+	return texts["en"]
+}
+
+// render turns the checked draft into the published report: numbered citations in order of first use, the
+// engine header, the cut-short note, the citation map and the sources list.
+func (r *runner) render(ctx context.Context, plan *Plan, body string, removed []string, all []Evidence) *Report {
+	lang := plan.Language
+	tx := textsFor(lang)
+	byID := map[string]Evidence{}
+	for _, e := range all {
+		byID[e.ID] = e
+	}
+	// The citation map, sentence by sentence, from the evidence-id form.
+	var conclusions []Conclusion
+	walkDraft(body, func(s string) bool {
+		ids := citedIDs(s)
+		if len(ids) == 0 {
+			return true
+		}
+		c := Conclusion{ID: fmt.Sprintf("c%d", len(conclusions)+1), Text: s, EvidenceIDs: ids}
+		seen := map[string]bool{}
+		for _, id := range ids {
+			if src := byID[id].Source; !seen[src] {
+				seen[src] = true
+				c.Sources = append(c.Sources, src)
+			}
+		}
+		conclusions = append(conclusions, c)
+		return true
+	})
+	numbered, order := renumber(body)
+	num := map[string]int{}
+	for i, id := range order {
+		num[id] = i + 1
+	}
+	for i := range conclusions {
+		conclusions[i].Text, _ = renumberWith(conclusions[i].Text, num)
+	}
+
+	title := "# " + plan.Question
+	lines := strings.Split(numbered, "\n")
+	if len(lines) > 0 && strings.HasPrefix(strings.TrimSpace(lines[0]), "# ") {
+		title = strings.TrimSpace(lines[0])
+		numbered = strings.TrimSpace(strings.Join(lines[1:], "\n"))
+	}
+	engine := r.cfg.Roles.Engine
+	if engine == "" {
+		engine = "custom"
+	}
+	engineText := engine
+	if engine == "extractive" {
+		engineText = tx.extractive
+	}
+	var b strings.Builder
+	b.WriteString(title + "\n\n")
+	fmt.Fprintf(&b, "> %s: %s · run %s · %s\n", tx.engine, engineText, r.id, time.Now().UTC().Format("2006-01-02 15:04 UTC"))
+	cut := r.cutShortText()
+	if cut != "" {
+		b.WriteString(">\n> ⚠ " + fmt.Sprintf(tx.cutShort, cut) + "\n")
+	}
+	b.WriteString("\n")
+	if strings.TrimSpace(numbered) == "" || len(order) == 0 {
+		b.WriteString(tx.empty + "\n\n")
+	} else {
+		b.WriteString(numbered + "\n\n")
+	}
+	if len(removed) > 0 {
+		b.WriteString("_" + fmt.Sprintf(tx.removed, len(removed)) + "_\n\n")
+	}
+
+	rep := &Report{RunID: r.id, Question: plan.Question, Language: lang, Engine: engine, CutShort: cut,
+		Removed: removed, Dir: r.dir, Created: r.created, Finished: time.Now(), CitationMap: conclusions,
+		Citations: []Citation{}, Sources: []SourceRef{}, Evidence: all}
+	if rep.Evidence == nil {
+		rep.Evidence = []Evidence{}
+	}
+	srcIdx := map[string]int{}
+	for i, id := range order {
+		e := byID[id]
+		rep.Citations = append(rep.Citations, Citation{N: i + 1, EvidenceIDs: []string{id}})
+		key := sources.NormalizeURL(e.Source)
+		j, ok := srcIdx[key]
+		if !ok {
+			j = len(rep.Sources)
+			srcIdx[key] = j
+			rep.Sources = append(rep.Sources, SourceRef{URL: e.Source, Title: e.Title})
+		}
+		rep.Sources[j].Citations = append(rep.Sources[j].Citations, i+1)
+		rep.Sources[j].EvidenceIDs = append(rep.Sources[j].EvidenceIDs, id)
+	}
+	if len(rep.Sources) > 0 {
+		b.WriteString("## " + tx.sources + "\n\n")
+		for i, s := range rep.Sources {
+			name := s.Title
+			if name == "" {
+				name = s.URL
+			}
+			cites := make([]string, len(s.Citations))
+			for k, n := range s.Citations {
+				cites[k] = fmt.Sprintf("[%d]", n)
+			}
+			fmt.Fprintf(&b, "%d. [%s](%s) — %s %s\n", i+1, escapeLinkText(name), s.URL, tx.citedAs, strings.Join(cites, ", "))
+		}
+		b.WriteString("\n## " + tx.citations + "\n\n")
+		for i, id := range order {
+			e := byID[id]
+			fmt.Fprintf(&b, "- [%d] “%s” — %s (%s)\n", i+1, oneLine(e.Quote), e.Source, id)
+		}
+	}
+	rep.Markdown = strings.TrimRight(b.String(), "\n") + "\n"
+	rep.Stats = r.stats(ctx)
+	return rep
+}
+
+func escapeLinkText(s string) string {
+	return strings.NewReplacer("[", `\[`, "]", `\]`, "\n", " ").Replace(s)
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// renumberWith rewrites evidence-id markers with an existing numbering.
+func renumberWith(s string, num map[string]int) (string, bool) {
+	ok := true
+	out := markerRe.ReplaceAllStringFunc(s, func(m string) string {
+		ids, _ := parseMarker(markerRe.FindStringSubmatch(m)[1])
+		var parts []string
+		for _, id := range ids {
+			n, found := num[id]
+			if !found {
+				ok = false
+				continue
+			}
+			parts = append(parts, fmt.Sprint(n))
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	})
+	return out, ok
+}
+
+// stats reads the run's figures from the tables, so they are complete across resumed attempts.
+func (r *runner) stats(ctx context.Context) Stats {
+	var s Stats
+	r.mu.Lock()
+	s.Rounds = r.rounds
+	if r.plan != nil {
+		s.SubQuestions = len(r.plan.SubQuestions)
+	}
+	r.mu.Unlock()
+	if names, err := r.db.StepNames(ctx, "search:"); err == nil {
+		s.Searches = len(names)
+	}
+	if names, err := r.db.StepNames(ctx, "read:"); err == nil {
+		s.SourcesRead = len(names)
+	}
+	if names, err := r.db.StepNames(ctx, "pick:"); err == nil {
+		for _, n := range names {
+			var cs []Candidate
+			if ok, _ := r.db.Step(ctx, n, &cs); ok {
+				s.Candidates += len(cs)
+			}
+		}
+	}
+	if log, err := r.db.Log(ctx, ""); err == nil {
+		for _, e := range log {
+			switch e.Decision {
+			case "ungrounded":
+				s.Ungrounded++
+			case "early stop":
+				s.EarlyStops++
+			case "fetch failed":
+				s.FetchErrors++
+			case "error":
+				s.RoleErrors++
+			case "removed":
+				s.SentencesRemoved++
+			}
+		}
+	}
+	if pool, err := r.db.Evidence(ctx, ""); err == nil {
+		for _, e := range pool {
+			if e.Status == state.Accepted {
+				s.EvidenceAccepted++
+			} else {
+				s.EvidenceRejected++
+			}
+		}
+	}
+	s.Tokens, s.CostUSD, s.Calls = r.spendNow()
+	s.PeakConcurrency = r.fleet.Peak()
+	s.Duration = time.Since(r.created)
+	return s
+}
+
+// publish writes report.md, report.json and the citation map, then marks the run done. The step marker comes
+// last, so a crash before it simply re-synthesises on resume.
+func (r *runner) publish(ctx context.Context, rep *Report) error {
+	var rows []state.Citation
+	for _, c := range rep.CitationMap {
+		for _, id := range c.EvidenceIDs {
+			n := 0
+			for _, ci := range rep.Citations {
+				if ci.EvidenceIDs[0] == id {
+					n = ci.N
+				}
+			}
+			src := ""
+			for _, e := range rep.Evidence {
+				if e.ID == id {
+					src = e.Source
+				}
+			}
+			rows = append(rows, state.Citation{ConclusionID: c.ID, Text: c.Text, EvidenceID: id, Source: src, N: n})
+		}
+	}
+	if err := r.db.SetCitations(ctx, rows); err != nil {
+		return fmt.Errorf("research: citation map: %w", err)
+	}
+	if err := writeFileAtomic(filepath.Join(r.dir, ReportMarkdownFile), []byte(rep.Markdown)); err != nil {
+		return fmt.Errorf("research: write report: %w", err)
+	}
+	if err := writeJSONAtomic(filepath.Join(r.dir, ReportJSONFile), rep); err != nil {
+		return fmt.Errorf("research: %w", err)
+	}
+	if err := r.db.MarkStep(ctx, "synth", map[string]int{"citations": len(rep.Citations)}); err != nil {
+		return err
+	}
+	if err := r.db.SetMeta(ctx, "cut_short", rep.CutShort); err != nil {
+		return err
+	}
+	if err := r.db.SetMeta(ctx, "finished", rep.Finished.UTC().Format(time.RFC3339Nano)); err != nil {
+		return err
+	}
+	if err := r.db.SetMeta(ctx, "status", RunDone); err != nil {
+		return err
+	}
+	r.logf(ctx, StageSynth, r.currentRound(), "", "published", filepath.Join(r.dir, ReportMarkdownFile), nil)
+	return nil
+}
