@@ -1,0 +1,134 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"deepresearch/internal/config"
+	"deepresearch/llm"
+	"deepresearch/llm/catalog"
+	"deepresearch/llm/providers"
+)
+
+// modelRow is one configured tier with its catalogue facts.
+type modelRow struct {
+	Tier    string        `json:"tier"`
+	Roles   []string      `json:"roles"`
+	BaseURL string        `json:"base_url,omitempty"`
+	Entry   catalog.Entry `json:"model"`
+}
+
+func newModelsCmd(app *App) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "models",
+		Short: "List the configured models per tier with context window and prices",
+		Long: `models shows which model serves each tier (strong, mid, fast) and which roles use it, with the context
+window, the default answer length and the USD prices per million tokens from the offline model catalogue.
+Models the catalogue does not know (local ones) show the default window and a price of zero; set
+models.<name>.context_window and prices in the configuration file to correct them.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			rows := app.modelRows()
+			if asJSON {
+				enc := json.NewEncoder(app.Stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(rows)
+			}
+			if len(rows) == 0 {
+				fmt.Fprintln(app.Stdout, "no model configured: pass --provider and --model (and --base-url for a local server), or set them in the config file.")
+				fmt.Fprintln(app.Stdout, "Without a model, research runs on the extractive engine.")
+				return nil
+			}
+			tw := tabwriter.NewWriter(app.Stdout, 2, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "TIER\tPROVIDER\tMODEL\tCONTEXT\tMAX OUT\tIN $/M\tOUT $/M\tCACHE READ $/M\tCACHE WRITE $/M\tSOURCE\tROLES")
+			for _, r := range rows {
+				e := r.Entry
+				source := e.Source
+				if !e.Known {
+					source = "unknown (defaults)"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Tier, e.Provider, e.Name, e.ContextWindow,
+					e.MaxOutput, price(e.Price.Input), price(e.Price.Output), price(e.Price.CacheRead),
+					price(e.Price.CacheWrite), source, joinRoles(r.Roles))
+			}
+			return tw.Flush()
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+// modelRows resolves every tier that some role uses, plus tiers configured explicitly.
+func (a *App) modelRows() []modelRow {
+	cfg := a.Config
+	rolesByTier := map[string][]string{}
+	for role, tier := range cfg.Roles {
+		rolesByTier[tier] = append(rolesByTier[tier], role)
+	}
+	tiers := []string{config.TierStrong, config.TierMid, config.TierFast}
+	for t := range cfg.Tiers {
+		if t != config.TierStrong && t != config.TierMid && t != config.TierFast {
+			tiers = append(tiers, t)
+		}
+	}
+	var rows []modelRow
+	for _, tier := range tiers {
+		spec := cfg.Tiers[tier]
+		roles := rolesByTier[tier]
+		sort.Strings(roles)
+		// Resolve through a role when one uses the tier, so that defaults fill in exactly as for a real call.
+		if len(roles) > 0 {
+			spec = cfg.ModelFor(roles[0])
+		} else {
+			if spec.Provider == "" {
+				spec.Provider = cfg.Default.Provider
+			}
+			if spec.Model == "" {
+				spec.Model = cfg.Default.Model
+			}
+			if spec.BaseURL == "" {
+				spec.BaseURL = cfg.Default.BaseURL
+			}
+		}
+		if spec.Provider == "" || spec.Model == "" {
+			continue
+		}
+		e := providers.Describe(providers.Spec{Provider: spec.Provider, Model: spec.Model, BaseURL: spec.BaseURL,
+			Override: overrideFor(cfg, spec.Model)})
+		rows = append(rows, modelRow{Tier: tier, Roles: roles, BaseURL: spec.BaseURL, Entry: e})
+	}
+	return rows
+}
+
+// overrideFor turns the configuration's per-model corrections into catalogue overrides.
+func overrideFor(cfg *config.Config, model string) *llm.Info {
+	o, ok := cfg.Models[model]
+	if !ok {
+		return nil
+	}
+	return &llm.Info{ContextWindow: o.ContextWindow, MaxOutput: o.MaxOutput,
+		Price: llm.Price{Input: o.InputPrice, Output: o.OutputPrice}}
+}
+
+func price(p float64) string {
+	if p == 0 {
+		return "0"
+	}
+	return fmt.Sprintf("%.4g", p)
+}
+
+func joinRoles(roles []string) string {
+	if len(roles) == 0 {
+		return "-"
+	}
+	s := roles[0]
+	for _, r := range roles[1:] {
+		s += "," + r
+	}
+	return s
+}

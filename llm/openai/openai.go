@@ -1,0 +1,399 @@
+// Package openai adapts the OpenAI Chat Completions API to llm.Model, on the official SDK. Because the base URL
+// and key are configurable it serves every OpenAI-compatible server: OpenAI, Ollama, vLLM, llama.cpp's server,
+// DeepSeek, Qwen (DashScope), OpenRouter.
+//
+// Reasoning that servers return as reasoning_content (DeepSeek, Qwen, vLLM) or reasoning (OpenRouter, Ollama) is
+// kept as llm.Reasoning and never sent back. The SDK's own retries are off: llm.WithRetry owns retrying, and error
+// answers are classified into *llm.APIError and *llm.ContextLengthError before the SDK sees them.
+package openai
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+
+	sdk "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/respjson"
+	"github.com/openai/openai-go/v3/packages/ssestream"
+	"github.com/openai/openai-go/v3/shared"
+
+	"deepresearch/llm"
+	"deepresearch/llm/internal/httperr"
+)
+
+// DefaultBaseURL is OpenAI's API.
+const DefaultBaseURL = "https://api.openai.com/v1"
+
+// Config configures a Model. Only Model is required.
+type Config struct {
+	Model string
+	// BaseURL is the API root including /v1; empty means OpenAI.
+	BaseURL string
+	// APIKey is sent as a bearer token; local servers usually need none.
+	APIKey string
+	// Info carries catalogue facts (window, prices). Provider defaults to "openai", Name to Model.
+	Info llm.Info
+	// HTTPClient replaces the default client (proxies, tests).
+	HTTPClient *http.Client
+	// Headers are added to every request (OpenRouter's HTTP-Referer, for example).
+	Headers map[string]string
+	// MaxTokensField names the answer-length parameter: "max_completion_tokens" (OpenAI, required by its reasoning
+	// models) or "max_tokens" (what most compatible servers understand). Empty picks by base URL.
+	MaxTokensField string
+}
+
+// Model is an OpenAI-compatible chat model. It is safe for concurrent use.
+type Model struct {
+	client sdk.Client
+	cfg    Config
+	info   llm.Info
+}
+
+// New builds a Model.
+func New(cfg Config) (*Model, error) {
+	if cfg.Model == "" {
+		return nil, errors.New("openai: no model name")
+	}
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = DefaultBaseURL
+	}
+	u, err := url.Parse(cfg.BaseURL)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return nil, fmt.Errorf("openai: base URL %q is not an absolute URL", cfg.BaseURL)
+	}
+	if cfg.MaxTokensField == "" {
+		cfg.MaxTokensField = "max_tokens"
+		if strings.EqualFold(u.Hostname(), "api.openai.com") {
+			cfg.MaxTokensField = "max_completion_tokens"
+		}
+	}
+	info := cfg.Info
+	if info.Provider == "" {
+		info.Provider = "openai"
+	}
+	if info.Name == "" {
+		info.Name = cfg.Model
+	}
+	opts := []option.RequestOption{
+		option.WithBaseURL(cfg.BaseURL),
+		// Always set, even empty, so that OPENAI_API_KEY from the environment never leaks to another server.
+		option.WithAPIKey(cfg.APIKey),
+		option.WithMaxRetries(0),
+		option.WithMiddleware(httperr.Middleware(info.Provider)),
+	}
+	if cfg.HTTPClient != nil {
+		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
+	}
+	for k, v := range cfg.Headers {
+		opts = append(opts, option.WithHeader(k, v))
+	}
+	return &Model{client: sdk.NewClient(opts...), cfg: cfg, info: info}, nil
+}
+
+// Info implements llm.Model.
+func (m *Model) Info() llm.Info { return m.info }
+
+// Generate implements llm.Model: streaming when req.OnText is set, one request/response otherwise.
+func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+	params, err := m.params(req)
+	if err != nil {
+		return nil, err
+	}
+	if req.OnText != nil {
+		return m.stream(ctx, params, req.OnText)
+	}
+	cc, err := m.client.Chat.Completions.New(ctx, params)
+	if err != nil {
+		return nil, m.wrap(err)
+	}
+	return m.fromCompletion(cc)
+}
+
+func (m *Model) wrap(err error) error {
+	var se *ssestream.StreamError
+	if errors.As(err, &se) {
+		return httperr.ClassifyStreamError(m.info.Provider, se.Event.Data)
+	}
+	var api *llm.APIError
+	var cl *llm.ContextLengthError
+	if errors.As(err, &api) || errors.As(err, &cl) {
+		return err
+	}
+	return fmt.Errorf("%s %s: %w", m.info.Provider, m.cfg.Model, err)
+}
+
+// params maps the request to the wire.
+func (m *Model) params(req *llm.Request) (sdk.ChatCompletionNewParams, error) {
+	p := sdk.ChatCompletionNewParams{Model: shared.ChatModel(m.cfg.Model)}
+	for i, msg := range req.Messages {
+		wm, err := toWire(msg)
+		if err != nil {
+			return p, fmt.Errorf("openai: message %d: %w", i, err)
+		}
+		if wm != nil {
+			p.Messages = append(p.Messages, *wm)
+		}
+	}
+	for _, t := range req.Tools {
+		params, err := schemaMap(t.Schema)
+		if err != nil {
+			return p, fmt.Errorf("openai: tool %s: %w", t.Name, err)
+		}
+		fd := shared.FunctionDefinitionParam{Name: t.Name, Parameters: params}
+		if t.Description != "" {
+			fd.Description = sdk.String(t.Description)
+		}
+		p.Tools = append(p.Tools, sdk.ChatCompletionFunctionTool(fd))
+	}
+	if req.MaxTokens > 0 {
+		if m.cfg.MaxTokensField == "max_completion_tokens" {
+			p.MaxCompletionTokens = sdk.Int(int64(req.MaxTokens))
+		} else {
+			p.MaxTokens = sdk.Int(int64(req.MaxTokens))
+		}
+	}
+	if req.Temperature != nil {
+		p.Temperature = sdk.Float(*req.Temperature)
+	}
+	if req.JSON {
+		p.ResponseFormat = sdk.ChatCompletionNewParamsResponseFormatUnion{OfJSONObject: &shared.ResponseFormatJSONObjectParam{}}
+	}
+	return p, nil
+}
+
+// toWire maps one message. Reasoning is dropped: compatible servers reject or ignore it on input, and DeepSeek
+// documents that it must not be sent back.
+func toWire(msg llm.Message) (*sdk.ChatCompletionMessageParamUnion, error) {
+	switch msg.Role {
+	case llm.RoleSystem:
+		u := sdk.SystemMessage(msg.Content)
+		return &u, nil
+	case llm.RoleUser:
+		u := sdk.UserMessage(msg.Content)
+		return &u, nil
+	case llm.RoleAssistant:
+		var a sdk.ChatCompletionAssistantMessageParam
+		if msg.Content != "" || len(msg.ToolCalls) == 0 {
+			a.Content.OfString = sdk.String(msg.Content)
+		}
+		for _, tc := range msg.ToolCalls {
+			a.ToolCalls = append(a.ToolCalls, sdk.ChatCompletionMessageToolCallUnionParam{
+				OfFunction: &sdk.ChatCompletionMessageFunctionToolCallParam{
+					ID:       tc.ID,
+					Function: sdk.ChatCompletionMessageFunctionToolCallFunctionParam{Name: tc.Name, Arguments: tc.Arguments},
+				},
+			})
+		}
+		return &sdk.ChatCompletionMessageParamUnion{OfAssistant: &a}, nil
+	case llm.RoleTool:
+		if msg.ToolCallID == "" {
+			return nil, errors.New("tool message without tool_call_id")
+		}
+		u := sdk.ToolMessage(msg.Content, msg.ToolCallID)
+		return &u, nil
+	default:
+		return nil, fmt.Errorf("unknown role %q", msg.Role)
+	}
+}
+
+// schemaMap decodes a tool's JSON schema; an empty schema means no parameters.
+func schemaMap(raw json.RawMessage) (map[string]any, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return map[string]any{"type": "object", "properties": map[string]any{}}, nil
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, fmt.Errorf("schema is not a JSON object: %w", err)
+	}
+	return m, nil
+}
+
+func (m *Model) fromCompletion(cc *sdk.ChatCompletion) (*llm.Response, error) {
+	if len(cc.Choices) == 0 {
+		return nil, &llm.APIError{Provider: m.info.Provider, StatusCode: http.StatusBadGateway, Message: "response has no choices"}
+	}
+	ch := cc.Choices[0]
+	msg := llm.Message{Role: llm.RoleAssistant, Content: ch.Message.Content}
+	if ch.Message.Content == "" && ch.Message.Refusal != "" {
+		msg.Content = ch.Message.Refusal
+	}
+	if r := reasoningOf(ch.Message.JSON.ExtraFields); r != "" {
+		msg.Reasoning = []llm.Reasoning{{Text: r}}
+	}
+	for _, tc := range ch.Message.ToolCalls {
+		if tc.Type != "" && tc.Type != "function" {
+			continue
+		}
+		msg.ToolCalls = append(msg.ToolCalls, llm.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
+	}
+	return &llm.Response{
+		Message:    msg,
+		Usage:      usageOf(cc.Usage),
+		StopReason: stopReason(ch.FinishReason, len(msg.ToolCalls) > 0),
+		Model:      modelName(cc.Model, m.cfg.Model),
+	}, nil
+}
+
+// reasoningOf reads the non-standard reasoning fields: reasoning_content (DeepSeek, Qwen, vLLM) or reasoning
+// (OpenRouter, Ollama).
+func reasoningOf(extra map[string]respjson.Field) string {
+	for _, k := range []string{"reasoning_content", "reasoning"} {
+		f, ok := extra[k]
+		if !ok {
+			continue
+		}
+		var s string
+		if json.Unmarshal([]byte(f.Raw()), &s) == nil && s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// usageOf normalises usage so that the three input counts are disjoint (see llm.Usage).
+func usageOf(u sdk.CompletionUsage) llm.Usage {
+	cached := int(u.PromptTokensDetails.CachedTokens)
+	if cached == 0 {
+		// DeepSeek reports its cache at the top level.
+		if f, ok := u.JSON.ExtraFields["prompt_cache_hit_tokens"]; ok {
+			var n int
+			if json.Unmarshal([]byte(f.Raw()), &n) == nil {
+				cached = n
+			}
+		}
+	}
+	written := int(u.PromptTokensDetails.CacheWriteTokens)
+	in := int(u.PromptTokens) - cached - written
+	if in < 0 {
+		in = 0
+	}
+	return llm.Usage{InputTokens: in, OutputTokens: int(u.CompletionTokens), CacheReadTokens: cached, CacheWriteTokens: written}
+}
+
+func stopReason(finish string, hasCalls bool) llm.StopReason {
+	switch {
+	case hasCalls:
+		// Some servers (Ollama among them) say "stop" even when the answer is tool calls.
+		return llm.StopToolUse
+	case finish == "stop" || finish == "":
+		return llm.StopEnd
+	case finish == "tool_calls" || finish == "function_call":
+		return llm.StopToolUse
+	case finish == "length":
+		return llm.StopMaxTokens
+	default:
+		return llm.StopOther
+	}
+}
+
+func modelName(got, asked string) string {
+	if got != "" {
+		return got
+	}
+	return asked
+}
+
+// stream makes a streaming call and assembles the answer from its deltas.
+func (m *Model) stream(ctx context.Context, p sdk.ChatCompletionNewParams, onText func(string)) (*llm.Response, error) {
+	p.StreamOptions = sdk.ChatCompletionStreamOptionsParam{IncludeUsage: sdk.Bool(true)}
+	s := m.client.Chat.Completions.NewStreaming(ctx, p)
+	defer s.Close()
+	var (
+		text, reasoning strings.Builder
+		calls           toolCallAssembler
+		finish, model   string
+		usage           llm.Usage
+	)
+	for s.Next() {
+		chunk := s.Current()
+		if chunk.Model != "" {
+			model = chunk.Model
+		}
+		if chunk.JSON.Usage.Valid() && chunk.Usage.JSON.PromptTokens.Valid() {
+			usage = usageOf(chunk.Usage)
+		}
+		for _, ch := range chunk.Choices {
+			if ch.Index != 0 {
+				continue
+			}
+			d := ch.Delta
+			if r := reasoningOf(d.JSON.ExtraFields); r != "" {
+				reasoning.WriteString(r)
+			}
+			if d.Content != "" {
+				text.WriteString(d.Content)
+				onText(d.Content)
+			}
+			for _, tc := range d.ToolCalls {
+				calls.add(int(tc.Index), tc.ID, tc.Function.Name, tc.Function.Arguments)
+			}
+			if ch.FinishReason != "" {
+				finish = ch.FinishReason
+			}
+		}
+	}
+	if err := s.Err(); err != nil {
+		return nil, m.wrap(err)
+	}
+	msg := llm.Message{Role: llm.RoleAssistant, Content: text.String(), ToolCalls: calls.calls()}
+	if reasoning.Len() > 0 {
+		msg.Reasoning = []llm.Reasoning{{Text: reasoning.String()}}
+	}
+	return &llm.Response{
+		Message:    msg,
+		Usage:      usage,
+		StopReason: stopReason(finish, len(msg.ToolCalls) > 0),
+		Model:      modelName(model, m.cfg.Model),
+	}, nil
+}
+
+// toolCallAssembler joins streamed tool-call fragments. Fragments are keyed by index; a fragment that brings a new
+// id for an index already holding another call starts a new call, because some servers send every complete call
+// at index 0.
+type toolCallAssembler struct {
+	list    []llm.ToolCall
+	byIndex map[int]int
+}
+
+func (a *toolCallAssembler) add(index int, id, name, args string) {
+	if a.byIndex == nil {
+		a.byIndex = map[int]int{}
+	}
+	pos, ok := a.byIndex[index]
+	if ok && id != "" && a.list[pos].ID != "" && a.list[pos].ID != id {
+		ok = false
+	}
+	if !ok {
+		a.list = append(a.list, llm.ToolCall{})
+		pos = len(a.list) - 1
+		a.byIndex[index] = pos
+	}
+	tc := &a.list[pos]
+	if id != "" {
+		tc.ID = id
+	}
+	// Names arrive whole in the first fragment; servers that repeat them must not double them.
+	if name != "" && tc.Name != name {
+		tc.Name += name
+	}
+	tc.Arguments += args
+}
+
+func (a *toolCallAssembler) calls() []llm.ToolCall {
+	out := make([]llm.ToolCall, 0, len(a.list))
+	for _, tc := range a.list {
+		if tc.Name == "" && tc.Arguments == "" {
+			continue
+		}
+		out = append(out, tc)
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
