@@ -136,7 +136,6 @@ func (m *Manager) compact(ctx context.Context, st *agent.State, o compactOptions
 		if n > target && m.cfg.Clearing != ClearOff {
 			// Last resort: even the most recent tool results go (recoverably when configured).
 			r.Cleared += m.clearOld(st, 0)
-			n = m.promptTokens(st)
 		}
 	}
 	m.ensurePinned(st)

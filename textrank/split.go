@@ -101,9 +101,9 @@ func abbreviationBefore(text string, i int) bool {
 
 // Chunk is a run of whole lines of a text.
 type Chunk struct {
-	Start, End         int // byte offsets
+	Start, End          int // byte offsets
 	FirstLine, LastLine int // 1-based line numbers, inclusive
-	Text               string
+	Text                string
 }
 
 // Chunks splits text into pieces of about maxChars characters, cutting at paragraph breaks where possible and at

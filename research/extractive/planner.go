@@ -197,10 +197,7 @@ var identSplitter = strings.NewReplacer(".", " ", "/", " ", "_", " ")
 var facetTerms = func() map[string]bool {
 	m := map[string]bool{}
 	for _, w := range wordings {
-		var parts []string
-		for _, p := range []string{w.definition, w.member, w.memberAlone, w.examples, w.caveats} {
-			parts = append(parts, p)
-		}
+		parts := []string{w.definition, w.member, w.memberAlone, w.examples, w.caveats}
 		parts = append(parts, w.defQuery...)
 		parts = append(parts, w.exQueries...)
 		parts = append(parts, w.cavQueries...)

@@ -328,13 +328,3 @@ func splitEnd(s string) (body, end string) {
 	return strings.TrimSpace(body), end
 }
 
-func idNum(id string) int {
-	n := 0
-	for _, r := range strings.TrimPrefix(id, "e") {
-		if r < '0' || r > '9' {
-			return 1 << 30
-		}
-		n = n*10 + int(r-'0')
-	}
-	return n
-}

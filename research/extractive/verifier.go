@@ -17,6 +17,9 @@ import (
 // cap, this one keeps a sub-question the sources cannot cover better from holding the verdict open.
 const maxAsks = 2
 
+// maxAskedKeys bounds the verifier's memory of re-searched sub-questions.
+const maxAskedKeys = 4096
+
 // maxConflicts keeps a pool full of near-contradictions from burying the report under conflict notes.
 const maxConflicts = 8
 
@@ -118,6 +121,11 @@ func (v *Verifier) Verify(ctx context.Context, plan *research.Plan, pool []resea
 			} else {
 				verdict.Gaps = append(verdict.Gaps, research.Gap{SubQuestion: sq.ID, Missing: missing, Queries: queries})
 				v.mu.Lock()
+				if len(v.asked) >= maxAskedKeys {
+					// A long-lived engine (a server) must not grow without bound; forgetting old runs costs at most
+					// one extra directed re-search.
+					clear(v.asked)
+				}
 				v.asked[key]++
 				v.mu.Unlock()
 				state = "gap: " + missing

@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
 	"deepresearch/llm/tokens"
 	"deepresearch/research"
@@ -306,4 +305,3 @@ func windowBudget(contextWindow, maxOutput, limit, def int) int {
 	return max(b, 512)
 }
 
-func runeLen(s string) int { return utf8.RuneCountInString(s) }

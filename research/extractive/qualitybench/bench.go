@@ -143,6 +143,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		opts.Log = slog.New(slog.DiscardHandler)
 	}
 	if opts.GoRoot == "" {
+		//lint:ignore SA1019 only a fallback for when the go command cannot be run
 		opts.GoRoot = runtime.GOROOT()
 		if out, err := execGoEnv(ctx); err == nil && out != "" {
 			opts.GoRoot = out

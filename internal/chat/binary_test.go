@@ -1,0 +1,231 @@
+package chat
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+
+	"deepresearch/internal/webui/researchtest"
+)
+
+// fakeOpenAI is an OpenAI-compatible chat completions server that streams scripted answers, so the real binary
+// can be driven end to end with no network.
+func fakeOpenAI(t *testing.T) (*httptest.Server, *atomic.Int64) {
+	var calls atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.HasSuffix(r.URL.Path, "/chat/completions") {
+			http.NotFound(w, r)
+			return
+		}
+		calls.Add(1)
+		var req struct {
+			Messages []struct {
+				Role    string `json:"role"`
+				Content any    `json:"content"`
+			} `json:"messages"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+			http.Error(w, err.Error(), 400)
+			return
+		}
+		content := func(i int) string {
+			switch c := req.Messages[i].Content.(type) {
+			case string:
+				return c
+			case []any:
+				var b strings.Builder
+				for _, p := range c {
+					if m, ok := p.(map[string]any); ok {
+						fmt.Fprint(&b, m["text"])
+					}
+				}
+				return b.String()
+			}
+			return ""
+		}
+		last := len(req.Messages) - 1
+		user := ""
+		for i := last; i >= 0; i-- {
+			if req.Messages[i].Role == "user" {
+				user = content(i)
+				break
+			}
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		fl := w.(http.Flusher)
+		chunk := func(delta map[string]any, finish any, usage any) {
+			c := map[string]any{"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "fake-model",
+				"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}}}
+			if usage != nil {
+				c["usage"] = usage
+				c["choices"] = []any{}
+			}
+			b, _ := json.Marshal(c)
+			fmt.Fprintf(w, "data: %s\n\n", b)
+			fl.Flush()
+		}
+		usage := map[string]any{"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}
+		switch {
+		case req.Messages[last].Role == "tool":
+			chunk(map[string]any{"role": "assistant", "content": "Listed: " + strings.Join(strings.Fields(content(last)), " ")}, nil, nil)
+			chunk(map[string]any{}, "stop", nil)
+		case strings.Contains(user, "What files"):
+			chunk(map[string]any{"role": "assistant", "tool_calls": []any{map[string]any{"index": 0, "id": "call_1", "type": "function",
+				"function": map[string]any{"name": "ls", "arguments": `{"path":"."}`}}}}, nil, nil)
+			chunk(map[string]any{}, "tool_calls", nil)
+		case strings.Contains(user, "think slowly"):
+			chunk(map[string]any{"role": "assistant", "content": "Thinking"}, nil, nil)
+			select {
+			case <-r.Context().Done():
+				return
+			case <-time.After(30 * time.Second):
+			}
+			chunk(map[string]any{}, "stop", nil)
+		default:
+			chunk(map[string]any{"role": "assistant", "content": "echo: " + user}, nil, nil)
+			chunk(map[string]any{}, "stop", nil)
+		}
+		chunk(nil, nil, usage)
+		fmt.Fprint(w, "data: [DONE]\n\n")
+		fl.Flush()
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &calls
+}
+
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "deepresearch")
+	out, err := exec.CommandContext(t.Context(), "go", "build", "-o", bin, "deepresearch/cmd/deepresearch").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// TestBinaryChatThroughPTY drives the real `deepresearch chat` in a pseudo-terminal against an OpenAI-compatible
+// server: a tool-using turn, /deep-research over the workspace, Ctrl-C that cancels a turn without ending the
+// chat, /exit, and --resume in a second process.
+func TestBinaryChatThroughPTY(t *testing.T) {
+	bin := buildBinary(t)
+	api, calls := fakeOpenAI(t)
+	home := t.TempDir()
+	ws := researchtest.New(t, 0).Dir // the honeybee corpus is the workspace
+	env := append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, "config"), "XDG_CACHE_HOME="+filepath.Join(home, "cache"),
+		"DEEPRESEARCH_PROVIDER=openai", "DEEPRESEARCH_MODEL=fake-model", "DEEPRESEARCH_BASE_URL="+api.URL+"/v1",
+		"OPENAI_API_KEY=test", "DEEPRESEARCH_ENGINE=extractive", "DEEPRESEARCH_WEB=", "TERM=dumb")
+
+	start := func(args ...string) (*terminal, *exec.Cmd) {
+		cmd := exec.Command(bin, append([]string{"chat", "--workspace", ws}, args...)...)
+		cmd.Env = env
+		cmd.Dir = home
+		master, err := pty.Start(cmd)
+		if err != nil {
+			t.Fatalf("start in a pty: %v", err)
+		}
+		t.Cleanup(func() { master.Close(); cmd.Process.Kill(); cmd.Wait() })
+		term := &terminal{t: t, master: master, wake: make(chan struct{}, 1)}
+		go term.read()
+		return term, cmd
+	}
+	wait := func(cmd *exec.Cmd) {
+		t.Helper()
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("deepresearch chat exited with %v", err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatal("deepresearch chat did not exit")
+		}
+	}
+
+	term, cmd := start()
+	id := term.expect(`deepresearch chat — session (\S+) in `)[1]
+	term.expect(regexp.QuoteMeta(Prompt))
+	term.typeLine("What files are in the workspace?")
+	term.expect(`→ ls`)
+	term.expect(`Listed: .*waggle-dance\.md`)
+
+	term.expect(regexp.QuoteMeta(Prompt))
+	term.typeLine("/deep-research " + researchtest.Question)
+	m := term.expect(`Report: (\S+report\.md)`)
+	if !strings.HasPrefix(m[1], filepath.Join(ws, ".deepresearch", "runs")) {
+		t.Errorf("report written to %s, want under the workspace's .deepresearch/runs", m[1])
+	}
+	term.expect(`waggle dance \[1\]`)
+
+	term.expect(regexp.QuoteMeta(Prompt))
+	term.typeLine("/context")
+	term.expect(`Context: [\d,]+ of [\d,]+ tokens`)
+
+	// A real Ctrl-C from the terminal: the turn stops, the chat stays.
+	term.expect(regexp.QuoteMeta(Prompt))
+	term.typeLine("please think slowly")
+	term.expect(`Thinking`)
+	if _, err := term.master.Write([]byte{3}); err != nil {
+		t.Fatal(err)
+	}
+	term.expect(`\(interrupted\)`)
+	term.expect(regexp.QuoteMeta(Prompt))
+	term.typeLine("still there?")
+	term.expect(`echo: still there\?`)
+
+	term.expect(regexp.QuoteMeta(Prompt))
+	term.typeLine("/cost")
+	term.expect(`Session ` + regexp.QuoteMeta(id) + `: [1-9]\d* model calls`)
+	term.expect(regexp.QuoteMeta(Prompt))
+	term.typeLine("/exit")
+	term.expect(`Resume it with: deepresearch chat --resume ` + regexp.QuoteMeta(id))
+	wait(cmd)
+
+	if _, err := os.Stat(filepath.Join(ws, ".deepresearch", "sessions", id+".json")); err != nil {
+		t.Fatalf("session not saved in the workspace: %v", err)
+	}
+	before := calls.Load()
+	term2, cmd2 := start("--resume", id)
+	term2.expect(`Resumed session ` + regexp.QuoteMeta(id))
+	term2.expect(regexp.QuoteMeta(Prompt))
+	term2.typeLine("hello")
+	term2.expect(`echo: hello`)
+	if calls.Load() == before {
+		t.Error("the resumed chat made no model call")
+	}
+	// End of input (Ctrl-D) saves and quits too.
+	term2.expect(regexp.QuoteMeta(Prompt))
+	term2.master.Write([]byte{4})
+	term2.expect(`Resume it with`)
+	wait(cmd2)
+	saveTranscript(t, "chat-session-1.txt", term)
+	saveTranscript(t, "chat-session-2-resumed.txt", term2)
+}
+
+// saveTranscript keeps what the terminal showed under $DEEPRESEARCH_ARTIFACTS, for reading by eye.
+func saveTranscript(t *testing.T, name string, term *terminal) {
+	dir := os.Getenv("DEEPRESEARCH_ARTIFACTS")
+	if dir == "" {
+		return
+	}
+	dir = filepath.Join(dir, t.Name())
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	term.mu.Lock()
+	defer term.mu.Unlock()
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(term.seen.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,579 @@
+// Package chat is deepresearch's interactive terminal agent: a conversation with a tool-using agent on the shared
+// runtime (workspace files, search and fetch, MCP tools, task subagents, context management) plus slash commands
+// — /deep-research <question>, /compact [instructions], /context, /cost, /clear, /exit. Sessions are saved after
+// every turn and can be resumed in a later process.
+package chat
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"deepresearch/agent"
+	"deepresearch/llm"
+	"deepresearch/llm/tokens"
+	"deepresearch/research"
+)
+
+// ResearchFunc runs the research graph for question, sending progress to onEvent, and returns the report (whose
+// Dir is the run folder).
+type ResearchFunc func(ctx context.Context, question string, onEvent func(research.Event)) (*research.Report, error)
+
+// CompactFunc rewrites the agent's history into a summary (context manager's compaction), steered by the
+// user's instructions; it returns a one-line description of what it did.
+type CompactFunc func(ctx context.Context, st *agent.State, instructions string) (string, error)
+
+// ContextFunc describes what fills the context window.
+type ContextFunc func(st *agent.State) string
+
+// Config configures a chat. Zero fields take defaults where documented.
+type Config struct {
+	In  io.Reader
+	Out io.Writer
+	// Agent configures the agent: Model is required; System, Tools and Middleware come from the runtime. Its
+	// Observer is chained after the chat's own display; Stream is forced on.
+	Agent agent.Config
+	// Ledger is the ledger the model (and research roles) record into; it feeds /cost. Nil means a fresh one.
+	Ledger *llm.Ledger
+	// Sessions stores the conversation. Required.
+	Sessions Store
+	// Resume names a stored session to continue; empty starts a new one.
+	Resume string
+	// Workspace is recorded with the session and shown in the banner.
+	Workspace string
+	// Research runs /deep-research; nil disables the command.
+	Research ResearchFunc
+	// Compact runs /compact; nil disables the command.
+	Compact CompactFunc
+	// Context overrides the /context report; nil uses the built-in token breakdown.
+	Context ContextFunc
+	// Interrupt delivers Ctrl-C: it cancels the turn in progress (the conversation continues).
+	Interrupt <-chan struct{}
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Prompt is printed when the chat waits for input.
+const Prompt = "› "
+
+// Chat is one interactive session.
+type Chat struct {
+	cfg   Config
+	out   *syncWriter
+	ag    *agent.Agent
+	sess  *Session
+	led   *llm.Ledger
+	lines chan string
+	// base is how many ledger entries belong to earlier sessions of this process (before /clear).
+	base int
+	// streamed records whether the current turn already printed answer text as it arrived.
+	streamed bool
+}
+
+// Run starts (or resumes) a session and serves commands until /exit, end of input or ctx ends.
+func Run(ctx context.Context, cfg Config) error {
+	c, err := New(cfg)
+	if err != nil {
+		return err
+	}
+	return c.Loop(ctx)
+}
+
+// New prepares a chat: it loads the resumed session or creates a new one.
+func New(cfg Config) (*Chat, error) {
+	if cfg.Agent.Model == nil {
+		return nil, errors.New("chat: no model configured")
+	}
+	if cfg.Sessions.Dir == "" {
+		return nil, errors.New("chat: no session folder configured")
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Ledger == nil {
+		cfg.Ledger = &llm.Ledger{}
+	}
+	c := &Chat{cfg: cfg, out: &syncWriter{w: cfg.Out}, led: cfg.Ledger}
+	if cfg.Resume != "" {
+		sess, err := cfg.Sessions.Load(cfg.Resume)
+		if err != nil {
+			return nil, err
+		}
+		c.sess = sess
+	} else {
+		now := cfg.Now()
+		c.sess = &Session{ID: newSessionID(now), Created: now, Updated: now, Workspace: cfg.Workspace, Model: cfg.Agent.Model.Info().Name}
+	}
+	ac := cfg.Agent
+	ac.SessionID = c.sess.ID
+	ac.Stream = true
+	next := ac.Observer
+	ac.Observer = func(e agent.Event) {
+		c.observe(e)
+		if next != nil {
+			next(e)
+		}
+	}
+	ag, err := agent.New(ac)
+	if err != nil {
+		return nil, fmt.Errorf("chat: %w", err)
+	}
+	if len(c.sess.Messages) > 0 {
+		ag.State().Messages = restoreSystem(c.sess.Messages, ag.State().Messages)
+	}
+	c.ag = ag
+	return c, nil
+}
+
+// restoreSystem keeps a resumed history but with today's system prompt, so a resumed session sees the current
+// tools and workspace.
+func restoreSystem(saved, fresh []llm.Message) []llm.Message {
+	out := llm.CloneMessages(saved)
+	if len(fresh) > 0 && fresh[0].Role == llm.RoleSystem {
+		if len(out) > 0 && out[0].Role == llm.RoleSystem {
+			out[0] = fresh[0]
+		} else {
+			out = append([]llm.Message{fresh[0]}, out...)
+		}
+	}
+	return out
+}
+
+// Session returns the session being served.
+func (c *Chat) Session() *Session { return c.sess }
+
+// State returns the agent's conversation state (between turns only).
+func (c *Chat) State() *agent.State { return c.ag.State() }
+
+func (c *Chat) printf(format string, args ...any) { fmt.Fprintf(c.out, format, args...) }
+
+// Loop reads input lines and serves them until /exit or end of input.
+func (c *Chat) Loop(ctx context.Context) error {
+	c.lines = make(chan string)
+	go func() {
+		defer close(c.lines)
+		sc := bufio.NewScanner(c.cfg.In)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		for sc.Scan() {
+			select {
+			case c.lines <- sc.Text():
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	c.banner()
+	for {
+		c.printf("%s", Prompt)
+		var line string
+		var ok bool
+		select {
+		case <-ctx.Done():
+			c.save()
+			return ctx.Err()
+		case <-c.cfg.Interrupt:
+			c.printf("\n(Ctrl-C cancels a running turn; type /exit or press Ctrl-D to leave)\n")
+			continue
+		case line, ok = <-c.lines:
+		}
+		if !ok {
+			c.printf("\n")
+			return c.exit()
+		}
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		if strings.HasPrefix(line, "/") {
+			quit, err := c.command(ctx, line)
+			if err != nil {
+				c.printf("error: %v\n", err)
+			}
+			if quit {
+				return c.exit()
+			}
+			continue
+		}
+		c.turn(ctx, line)
+	}
+}
+
+func (c *Chat) banner() {
+	if len(c.sess.Messages) > 0 {
+		users := 0
+		for _, m := range c.sess.Messages {
+			if m.Role == llm.RoleUser {
+				users++
+			}
+		}
+		c.printf("Resumed session %s (%d messages, %d from you). Type /help for commands.\n", c.sess.ID, len(c.sess.Messages), users)
+		return
+	}
+	ws := ""
+	if c.cfg.Workspace != "" {
+		ws = " in " + c.cfg.Workspace
+	}
+	c.printf("deepresearch chat — session %s%s, model %s. Type /help for commands.\n", c.sess.ID, ws, c.cfg.Agent.Model.Info().Name)
+}
+
+func (c *Chat) exit() error {
+	c.save()
+	c.printf("Session saved. Resume it with: deepresearch chat --resume %s\n", c.sess.ID)
+	return nil
+}
+
+// withInterrupt returns a context that Ctrl-C cancels, for one turn.
+func (c *Chat) withInterrupt(ctx context.Context) (context.Context, func()) {
+	tctx, cancel := context.WithCancel(ctx)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		select {
+		case <-c.cfg.Interrupt:
+			cancel()
+		case <-stop:
+		case <-tctx.Done():
+		}
+	}()
+	return tctx, func() {
+		close(stop)
+		wg.Wait()
+		cancel()
+	}
+}
+
+func (c *Chat) turn(ctx context.Context, prompt string) {
+	if c.sess.Title == "" {
+		c.sess.Title = clip(prompt, 80)
+	}
+	tctx, done := c.withInterrupt(ctx)
+	c.streamed = false
+	answer, err := c.ag.Run(tctx, prompt)
+	interrupted := tctx.Err() != nil && ctx.Err() == nil
+	done()
+	switch {
+	case interrupted:
+		c.printf("\n(interrupted)\n")
+	case err != nil:
+		if c.streamed {
+			c.printf("\n")
+		}
+		c.printf("error: %v\n", err)
+	case c.streamed:
+		c.printf("\n")
+	default:
+		c.printf("%s\n", answer)
+	}
+	c.save()
+}
+
+func (c *Chat) observe(e agent.Event) {
+	switch e.Kind {
+	case agent.EventText:
+		c.streamed = true
+		c.printf("%s", e.Text)
+	case agent.EventToolCall:
+		if c.streamed {
+			c.printf("\n")
+			c.streamed = false
+		}
+		c.printf("  → %s %s\n", e.Call.Name, clip(e.Call.Arguments, 120))
+	case agent.EventToolResult:
+		if e.Result.IsError {
+			c.printf("  ✗ %s: %s\n", e.Call.Name, clip(firstLine(e.Result.Content), 200))
+		}
+	case agent.EventCompaction:
+		c.printf("  ⟲ %s\n", e.Text)
+	}
+}
+
+func (c *Chat) save() {
+	st := c.ag.State()
+	c.sess.Messages = llm.CloneMessages(st.Messages)
+	c.sess.Updated = c.cfg.Now()
+	if err := c.cfg.Sessions.Save(c.sessionWithSpend()); err != nil {
+		c.printf("warning: %v\n", err)
+	}
+}
+
+// sessionWithSpend returns the session with this process's spend added, for saving; the in-memory session keeps
+// only earlier processes' spend so nothing is counted twice.
+func (c *Chat) sessionWithSpend() *Session {
+	cp := *c.sess
+	for _, e := range c.entries() {
+		cp.Usage = cp.Usage.Add(e.Usage)
+		cp.CostUSD += e.CostUSD
+		cp.Calls++
+	}
+	return &cp
+}
+
+// entries are this process's ledger entries for the current session.
+func (c *Chat) entries() []llm.Entry {
+	es := c.led.Entries()
+	if c.base > len(es) {
+		return nil
+	}
+	return es[c.base:]
+}
+
+const help = `Commands:
+  /deep-research <question>  run the full research graph and print the report's path and summary
+  /compact [instructions]    summarise the conversation so far to free context (optionally: what to keep)
+  /context                   show what fills the context window
+  /cost                      show tokens and money spent
+  /clear                     start a fresh conversation (the old one stays saved)
+  /exit                      save and quit (Ctrl-D too)
+Anything else is sent to the agent. Ctrl-C cancels a running turn.
+`
+
+func (c *Chat) command(ctx context.Context, line string) (quit bool, err error) {
+	name, arg, _ := strings.Cut(line, " ")
+	arg = strings.TrimSpace(arg)
+	switch name {
+	case "/exit", "/quit":
+		return true, nil
+	case "/help":
+		c.printf("%s", help)
+	case "/clear":
+		c.save()
+		old := c.sess.ID
+		now := c.cfg.Now()
+		c.sess = &Session{ID: newSessionID(now), Created: now, Updated: now, Workspace: c.cfg.Workspace, Model: c.sess.Model}
+		st := c.ag.State()
+		var kept []llm.Message
+		for _, m := range st.Messages {
+			if m.Pinned {
+				kept = append(kept, m)
+			}
+		}
+		st.Messages = kept
+		st.SessionID = c.sess.ID
+		c.base = len(c.led.Entries())
+		c.printf("Cleared. New session %s (the previous one, %s, stays saved).\n", c.sess.ID, old)
+	case "/cost":
+		c.cost()
+	case "/context":
+		if c.cfg.Context != nil {
+			c.printf("%s\n", strings.TrimRight(c.cfg.Context(c.ag.State()), "\n"))
+		} else {
+			c.printf("%s", contextReport(c.ag.State()))
+		}
+	case "/compact":
+		if c.cfg.Compact == nil {
+			return false, errors.New("/compact is not available: no context manager is configured")
+		}
+		before := tokens.CountMessages(tokens.Approx{}, c.ag.State().Messages)
+		tctx, done := c.withInterrupt(ctx)
+		msg, err := c.cfg.Compact(tctx, c.ag.State(), arg)
+		done()
+		if err != nil {
+			return false, fmt.Errorf("compact: %w", err)
+		}
+		after := tokens.CountMessages(tokens.Approx{}, c.ag.State().Messages)
+		if msg == "" {
+			msg = "conversation compacted"
+		}
+		c.printf("%s (≈%d → ≈%d tokens).\n", msg, before, after)
+		c.save()
+	case "/deep-research", "/research":
+		if arg == "" {
+			return false, errors.New("usage: /deep-research <question>")
+		}
+		if c.cfg.Research == nil {
+			return false, errors.New("/deep-research is not available: no research engine is configured")
+		}
+		c.deepResearch(ctx, arg)
+	default:
+		return false, fmt.Errorf("unknown command %s (type /help)", name)
+	}
+	return false, nil
+}
+
+func (c *Chat) cost() {
+	s := c.sessionWithSpend()
+	c.printf("Session %s: %d model calls, %d input tokens (%d cache read, %d cache write), %d output tokens, $%.4f\n",
+		s.ID, s.Calls, s.Usage.InputTokens, s.Usage.CacheReadTokens, s.Usage.CacheWriteTokens, s.Usage.OutputTokens, s.CostUSD)
+	type agg struct {
+		calls int
+		u     llm.Usage
+		cost  float64
+	}
+	by := map[string]*agg{}
+	for _, e := range c.entries() {
+		k := e.Label
+		if k == "" {
+			k = e.Model
+		}
+		a := by[k]
+		if a == nil {
+			a = &agg{}
+			by[k] = a
+		}
+		a.calls++
+		a.u = a.u.Add(e.Usage)
+		a.cost += e.CostUSD
+	}
+	keys := make([]string, 0, len(by))
+	for k := range by {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		a := by[k]
+		c.printf("  %-14s %4d calls  %8d in  %7d out  $%.4f\n", k, a.calls, a.u.PromptTokens(), a.u.OutputTokens, a.cost)
+	}
+}
+
+// contextReport is the built-in /context: tokens by kind of message against the model's window.
+func contextReport(st *agent.State) string {
+	counter := tokens.ForModel(st.Model.Info().Name)
+	var sys, user, asst, tool, n int
+	for _, m := range st.Messages {
+		t := tokens.CountMessage(counter, m)
+		switch m.Role {
+		case llm.RoleSystem:
+			sys += t
+		case llm.RoleUser:
+			user += t
+		case llm.RoleAssistant:
+			asst += t
+		case llm.RoleTool:
+			tool += t
+			n++
+		}
+	}
+	tools := tokens.CountTools(counter, st.Tools)
+	total := sys + user + asst + tool + tools
+	window := st.Model.Info().ContextWindow
+	var b strings.Builder
+	fmt.Fprintf(&b, "Context: ≈%d of %d tokens (%.1f%%), %d messages\n", total, window, 100*float64(total)/float64(max(window, 1)), len(st.Messages))
+	row := func(name string, t int) {
+		fmt.Fprintf(&b, "  %-22s %8d  %5.1f%%\n", name, t, 100*float64(t)/float64(max(window, 1)))
+	}
+	row("system prompt", sys)
+	row(fmt.Sprintf("tool definitions (%d)", len(st.Tools)), tools)
+	row("your messages", user)
+	row("assistant messages", asst)
+	row(fmt.Sprintf("tool results (%d)", n), tool)
+	row("free", max(window-total, 0))
+	return b.String()
+}
+
+func (c *Chat) deepResearch(ctx context.Context, question string) {
+	tctx, done := c.withInterrupt(ctx)
+	defer done()
+	c.printf("Researching: %s\n", question)
+	rep, err := c.cfg.Research(tctx, question, c.progress)
+	if err != nil {
+		if tctx.Err() != nil && ctx.Err() == nil {
+			c.printf("Research interrupted; the run folder keeps what was done (resume it with `deepresearch resume <run>`).\n")
+			return
+		}
+		c.printf("error: research failed: %v\n", err)
+		return
+	}
+	path := filepath.Join(rep.Dir, research.ReportMarkdownFile)
+	sum := Summary(rep.Markdown, 900)
+	c.printf("\nReport: %s\n", path)
+	c.printf("%d sources read, %d evidence items cited, %d citations", rep.Stats.SourcesRead, len(rep.Evidence), len(rep.Citations))
+	if rep.CutShort != "" {
+		c.printf(" — cut short: %s", rep.CutShort)
+	}
+	c.printf("\n\n%s\n", sum)
+	c.sess.Reports = append(c.sess.Reports, path)
+	// The agent learns about the report so follow-up questions can use it (it can read the file with its tools).
+	st := c.ag.State()
+	st.Messages = append(st.Messages,
+		llm.Message{Role: llm.RoleUser, Content: "/deep-research " + question},
+		llm.Message{Role: llm.RoleAssistant, Content: fmt.Sprintf("I ran deep research on %q. The full cited report is at %s (citations and verbatim quotes in %s). Summary:\n\n%s",
+			question, path, filepath.Join(rep.Dir, research.ReportJSONFile), sum)})
+	c.save()
+}
+
+// progress prints the run's milestones, one line each.
+func (c *Chat) progress(e research.Event) {
+	p := e.Progress
+	switch e.Kind {
+	case research.EventStageStart:
+		c.printf("  ▸ %s (round %d) — %d sources read, %d evidence, %d tokens, $%.4f\n", e.Stage, p.Round, p.SourcesRead, p.Evidence, p.Tokens, p.CostUSD)
+	case research.EventPlan:
+		if e.Plan != nil {
+			for _, sq := range e.Plan.SubQuestions {
+				c.printf("    %s: %s\n", sq.ID, sq.Question)
+			}
+		}
+	case research.EventRead:
+		c.printf("    read %s (+%d evidence)\n", clip(e.URL, 100), e.Count)
+	case research.EventCutShort, research.EventError:
+		c.printf("    ! %s %s\n", e.Message, e.Err)
+	}
+}
+
+// Summary returns the opening prose of a Markdown report — the first section with text, skipping the title and
+// the engine banner — cut to about n characters.
+func Summary(md string, n int) string {
+	var parts []string
+	size := 0
+	for _, line := range strings.Split(md, "\n") {
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "#") && len(parts) > 0 {
+			break // the next section starts: the summary is the first one with text
+		}
+		if t == "" || strings.HasPrefix(t, "#") || strings.HasPrefix(t, ">") || strings.HasPrefix(t, "---") {
+			continue
+		}
+		parts = append(parts, t)
+		size += len(t)
+		if size >= n {
+			break
+		}
+	}
+	s := strings.Join(parts, "\n")
+	if r := []rune(s); len(r) > n {
+		s = string(r[:n]) + "…"
+	}
+	return s
+}
+
+func clip(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
+func randHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// syncWriter serialises writes: the agent's observer runs on tool goroutines.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
+}

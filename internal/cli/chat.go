@@ -1,0 +1,139 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"deepresearch/agent"
+	"deepresearch/internal/chat"
+	"deepresearch/llm"
+	"deepresearch/research"
+	"deepresearch/workspace"
+)
+
+func newChatCmd(app *App) *cobra.Command {
+	var dir, resume, sessions string
+	var maxSteps int
+	cmd := &cobra.Command{
+		Use:   "chat [--workspace DIR] [--resume ID]",
+		Short: "Interactive agent in the terminal, with /deep-research, /compact, /context, /cost, /clear, /exit",
+		Long: `chat is an interactive terminal agent on the shared runtime: workspace file tools, search and fetch, MCP
+tools from .mcp.json, task subagents and context management. Besides talking to it you can type:
+
+  /deep-research <question>   run the research graph (configured sources, else the workspace folder as corpus)
+                              and print the report's path and summary
+  /compact [instructions]     summarise the conversation now, keeping what the instructions ask for
+  /context                    what fills the context window
+  /cost                       tokens and money spent in this session
+  /clear                      start a fresh conversation (the old one stays saved)
+  /exit                       save and quit (Ctrl-D too); Ctrl-C cancels the running turn
+
+Sessions are saved after every turn in <workspace>/.deepresearch/sessions/ and resumed with --resume ID.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ledger := &llm.Ledger{}
+			model, err := app.buildModel("agent", ledger)
+			if err != nil {
+				return fmt.Errorf("chat needs a model: %w", err)
+			}
+			if dir == "" {
+				if dir, err = os.Getwd(); err != nil {
+					return err
+				}
+			}
+			ws, err := workspace.New(dir, workspace.Config{})
+			if err != nil {
+				return err
+			}
+			// Ctrl-C must cancel the running turn, not end the chat, so the chat's context ignores the root
+			// context's interrupt cancellation; SIGTERM still ends it.
+			ctx, cancel := context.WithCancel(context.WithoutCancel(cmd.Context()))
+			defer cancel()
+			interrupt := make(chan struct{}, 1)
+			sig := make(chan os.Signal, 1)
+			signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+			defer signal.Stop(sig)
+			go func() {
+				for {
+					select {
+					case s := <-sig:
+						if s == syscall.SIGTERM {
+							cancel()
+							return
+						}
+						select {
+						case interrupt <- struct{}{}:
+						default:
+						}
+					case <-ctx.Done():
+						return
+					}
+				}
+			}()
+			rt, err := app.newRuntime(ctx, runtimeOptions{Model: model, Workspace: ws, Ledger: ledger})
+			if err != nil {
+				return err
+			}
+			defer rt.Close()
+			if sessions == "" {
+				sessions = filepath.Join(ws.Root(), ".deepresearch", "sessions")
+			}
+			starter := newResearchStarter(app, cmd)
+			defer starter.Close()
+			runs := app.runsDir()
+			if app.Config.Research.OutDir == "" {
+				// Inside the workspace, so the agent's file tools can read the reports it is told about, and in a
+				// hidden folder, which corpus indexing skips, so a later /deep-research over the workspace does not
+				// cite earlier reports and their stored sources.
+				runs = filepath.Join(ws.Root(), ".deepresearch", "runs")
+			}
+			cfg := chat.Config{
+				In: app.Stdin, Out: app.Stdout,
+				Agent: agent.Config{
+					Model: model, System: chatSystemPrompt(ws.Root()), Tools: rt.Tools, Middleware: rt.Middleware, MaxSteps: maxSteps,
+				},
+				Ledger: ledger, Sessions: chat.Store{Dir: sessions}, Resume: resume, Workspace: ws.Root(), Interrupt: interrupt,
+				Research: func(ctx context.Context, q string, on func(research.Event)) (*research.Report, error) {
+					p := startParams{Question: q, Corpora: app.Config.Sources.Corpus, Web: app.Config.Sources.Web, OnEvent: on, Ledger: ledger}
+					if len(p.Corpora) == 0 && p.Web == "" {
+						p.Corpora = []string{ws.Root()}
+					}
+					p.RunID = research.NewRunID()
+					p.OutDir = filepath.Join(runs, p.RunID)
+					return starter.Run(ctx, p)
+				},
+			}
+			if contextManagerOf(rt) != nil {
+				cfg.Compact = func(ctx context.Context, st *agent.State, instr string) (string, error) {
+					return compactCommand(ctx, rt, st, instr)
+				}
+				cfg.Context = func(st *agent.State) string { return contextCommand(rt, st) }
+			}
+			err = chat.Run(ctx, cfg)
+			if errors.Is(err, context.Canceled) {
+				return nil
+			}
+			return err
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&dir, "workspace", "", "directory the agent may read and write (default: the current directory)")
+	f.StringVar(&resume, "resume", "", "resume the saved session with this id")
+	f.StringVar(&sessions, "sessions", "", "where sessions are saved (default <workspace>/.deepresearch/sessions)")
+	f.IntVar(&maxSteps, "max-steps", 50, "maximum model calls per turn")
+	return cmd
+}
+
+func chatSystemPrompt(root string) string {
+	return "You are deepresearch's interactive research assistant, working in a file workspace rooted at " + root + ". " +
+		"Use the tools to look at files before answering questions about them; paths are relative to the workspace root. " +
+		"Reports written by /deep-research are in the workspace's .deepresearch/runs/ folder: read report.md for the text and report.json " +
+		"for the verbatim quotes behind each citation. Cite what you take from them. Answer plainly and concisely."
+}

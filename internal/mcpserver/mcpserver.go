@@ -1,0 +1,349 @@
+// Package mcpserver exposes deepresearch as a Model Context Protocol server, over stdio or Streamable HTTP, so
+// Claude Code, Cursor and any other MCP client can call it: a deep_research tool that returns the cited report
+// (with progress notifications while it runs), and past reports as resources deepresearch://runs/<id>/report.md
+// and report.json.
+//
+// The server holds no research logic: it is given a StartFunc that runs the research graph.
+package mcpserver
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"deepresearch/research"
+)
+
+// Sources says where a run searches.
+type Sources struct {
+	Corpus []string `json:"corpus,omitempty" jsonschema:"local folders (or corpus index directories) to search"`
+	Web    string   `json:"web,omitempty" jsonschema:"web search provider to use: tavily, brave, searxng or exa"`
+}
+
+// Budget bounds a run requested through the tool.
+type Budget struct {
+	MaxCostUSD float64 `json:"max_cost_usd,omitempty" jsonschema:"cost fuse in US dollars; when spend reaches it the run writes its report with the evidence it has"`
+	MaxTokens  int     `json:"max_tokens,omitempty" jsonschema:"token fuse (input plus output tokens)"`
+	MaxMinutes float64 `json:"max_minutes,omitempty" jsonschema:"wall-time limit for searching and reading, in minutes"`
+	Rounds     *int    `json:"rounds,omitempty" jsonschema:"extra directed re-search rounds the verifier may ask for (default 2)"`
+}
+
+// Input is the deep_research tool's arguments.
+type Input struct {
+	Question string   `json:"question" jsonschema:"the research question, in any language; the report is written in the question's language"`
+	Sources  *Sources `json:"sources,omitempty" jsonschema:"where to search; default: the sources the server was started with"`
+	Budget   *Budget  `json:"budget,omitempty" jsonschema:"limits on spend and time"`
+}
+
+// SourceRef is one source of the report.
+type SourceRef struct {
+	URL       string `json:"url"`
+	Title     string `json:"title,omitempty"`
+	Citations []int  `json:"citations"`
+}
+
+// Output is the deep_research tool's structured result.
+type Output struct {
+	RunID     string      `json:"run_id"`
+	Question  string      `json:"question"`
+	Engine    string      `json:"engine"`
+	Report    string      `json:"report" jsonschema:"the Markdown report; every [n] is a citation listed in sources"`
+	ReportURI string      `json:"report_uri" jsonschema:"MCP resource holding report.md"`
+	JSONURI   string      `json:"json_uri" jsonschema:"MCP resource holding report.json: citations, evidence with verbatim quotes"`
+	Dir       string      `json:"dir" jsonschema:"run folder on the server's disk"`
+	Sources   []SourceRef `json:"sources"`
+	Evidence  int         `json:"evidence" jsonschema:"number of evidence items cited"`
+	CutShort  string      `json:"cut_short,omitempty" jsonschema:"why the run stopped early, if it did"`
+}
+
+// RunRequest is one run to execute.
+type RunRequest struct {
+	Question string
+	Sources  Sources
+	Budget   research.Budget
+	Rounds   int
+	RunID    string
+	OutDir   string
+	// OnEvent must receive every event of the run (research.Config.OnEvent).
+	OnEvent func(research.Event)
+}
+
+// StartFunc executes one research run to completion (or until ctx is cancelled) and returns its report.
+type StartFunc func(ctx context.Context, req RunRequest) (*research.Report, error)
+
+// Config configures a Server.
+type Config struct {
+	// RunsDir holds one folder per run; default "runs".
+	RunsDir string
+	// Start executes runs. Required.
+	Start StartFunc
+	// Defaults are the sources used when a call names none.
+	Defaults Sources
+	// Version is reported to clients.
+	Version string
+	// Log receives diagnostics; nil discards them.
+	Log *slog.Logger
+}
+
+// Server is deepresearch's MCP server.
+type Server struct {
+	cfg Config
+	log *slog.Logger
+	srv *mcp.Server
+
+	mu        sync.Mutex
+	published map[string]bool
+}
+
+// Resource URIs.
+const (
+	uriPrefix       = "deepresearch://runs/"
+	reportMDSuffix  = "/report.md"
+	reportJSONSufix = "/report.json"
+)
+
+// ReportURI is the resource URI of a run's report.md.
+func ReportURI(runID string) string { return uriPrefix + runID + reportMDSuffix }
+
+// ReportJSONURI is the resource URI of a run's report.json.
+func ReportJSONURI(runID string) string { return uriPrefix + runID + reportJSONSufix }
+
+// New builds the server and publishes the finished runs already in RunsDir as resources.
+func New(cfg Config) (*Server, error) {
+	if cfg.Start == nil {
+		return nil, errors.New("mcpserver: no StartFunc configured")
+	}
+	if cfg.RunsDir == "" {
+		cfg.RunsDir = "runs"
+	}
+	abs, err := filepath.Abs(cfg.RunsDir)
+	if err != nil {
+		return nil, fmt.Errorf("mcpserver: runs dir %s: %w", cfg.RunsDir, err)
+	}
+	cfg.RunsDir = abs
+	if err := os.MkdirAll(abs, 0o755); err != nil {
+		return nil, fmt.Errorf("mcpserver: runs dir: %w", err)
+	}
+	if cfg.Version == "" {
+		cfg.Version = "dev"
+	}
+	log := cfg.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{cfg: cfg, log: log, published: map[string]bool{}}
+	s.srv = mcp.NewServer(&mcp.Implementation{Name: "deepresearch", Title: "deepresearch", Version: cfg.Version}, &mcp.ServerOptions{
+		Instructions: "deep_research answers a research question with a Markdown report in which every factual sentence cites a verbatim quote from a source. " +
+			"It takes minutes; progress notifications report each step. Past reports are resources deepresearch://runs/<id>/report.md and report.json.",
+		Logger: log,
+	})
+	mcp.AddTool(s.srv, &mcp.Tool{
+		Name:  "deep_research",
+		Title: "Deep research",
+		Description: "Research a question across the configured sources (a local document folder and/or a web search provider): " +
+			"plan sub-questions, search in parallel, read the sources, verify the evidence adversarially and write a cited report. " +
+			"Returns the Markdown report; every [n] resolves to a verbatim quote in report.json. Slow (minutes): send a progress token to follow it.",
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, OpenWorldHint: ptr(true)},
+	}, s.deepResearch)
+	s.srv.AddResourceTemplate(&mcp.ResourceTemplate{
+		Name: "report.md", Title: "Research report (Markdown)", URITemplate: uriPrefix + "{id}" + reportMDSuffix,
+		MIMEType: "text/markdown", Description: "The published report of a finished run",
+	}, s.readResource)
+	s.srv.AddResourceTemplate(&mcp.ResourceTemplate{
+		Name: "report.json", Title: "Research report (JSON)", URITemplate: uriPrefix + "{id}" + reportJSONSufix,
+		MIMEType: "application/json", Description: "A finished run's report with its citations and evidence (verbatim quotes and sources)",
+	}, s.readResource)
+	runs, err := research.ListRuns(abs)
+	if err != nil {
+		log.Warn("list past runs", "dir", abs, "err", err)
+	}
+	for _, r := range runs {
+		if r.Status == research.RunDone {
+			s.publish(r.ID, r.Question)
+		}
+	}
+	return s, nil
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// MCP returns the underlying SDK server (to connect custom transports).
+func (s *Server) MCP() *mcp.Server { return s.srv }
+
+// Run serves one client over t (for example &mcp.StdioTransport{}) until it disconnects or ctx ends.
+func (s *Server) Run(ctx context.Context, t mcp.Transport) error { return s.srv.Run(ctx, t) }
+
+// HTTPConfig configures the Streamable HTTP endpoint.
+type HTTPConfig struct {
+	// Token, when set, must be sent as Authorization: Bearer <token>.
+	Token string
+}
+
+// HTTPHandler serves the Streamable HTTP transport. The SDK refuses non-localhost Host headers on loopback
+// connections (DNS rebinding); this adds cross-origin protection and, when configured, a bearer token.
+func (s *Server) HTTPHandler(c HTTPConfig) http.Handler {
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.srv }, &mcp.StreamableHTTPOptions{Logger: s.log})
+	var next http.Handler = http.NewCrossOriginProtection().Handler(h)
+	if c.Token == "" {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		a := r.Header.Get("Authorization")
+		if !strings.HasPrefix(a, "Bearer ") || subtle.ConstantTimeCompare([]byte(strings.TrimPrefix(a, "Bearer ")), []byte(c.Token)) != 1 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="deepresearch"`)
+			http.Error(w, "access token required (Authorization: Bearer <token>)", http.StatusUnauthorized)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// CheckBind refuses a non-loopback HTTP address without a token.
+func CheckBind(addr, token string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("bad listen address %q: %w", addr, err)
+	}
+	if token != "" || host == "localhost" {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("%s: listening on a non-loopback address requires an access token (--token or DEEPRESEARCH_TOKEN)", addr)
+}
+
+func (s *Server) publish(id, question string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.published[id] {
+		return
+	}
+	s.published[id] = true
+	title := question
+	if title == "" {
+		title = id
+	}
+	s.srv.AddResource(&mcp.Resource{URI: ReportURI(id), Name: id + "/report.md", Title: title, MIMEType: "text/markdown",
+		Description: "Research report: " + clip(question, 200)}, s.readResource)
+	s.srv.AddResource(&mcp.Resource{URI: ReportJSONURI(id), Name: id + "/report.json", Title: title + " (JSON)", MIMEType: "application/json",
+		Description: "Citations and evidence of: " + clip(question, 200)}, s.readResource)
+}
+
+var runIDRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+
+func (s *Server) readResource(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	uri := req.Params.URI
+	rest, ok := strings.CutPrefix(uri, uriPrefix)
+	if !ok {
+		return nil, mcp.ResourceNotFoundError(uri)
+	}
+	id, file, ok := strings.Cut(rest, "/")
+	if !ok || !runIDRE.MatchString(id) || id == ".." {
+		return nil, mcp.ResourceNotFoundError(uri)
+	}
+	mime := ""
+	switch file {
+	case research.ReportMarkdownFile:
+		mime = "text/markdown"
+	case research.ReportJSONFile:
+		mime = "application/json"
+	default:
+		return nil, mcp.ResourceNotFoundError(uri)
+	}
+	data, err := os.ReadFile(filepath.Join(s.cfg.RunsDir, id, file))
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, mcp.ResourceNotFoundError(uri)
+		}
+		return nil, fmt.Errorf("read %s: %w", uri, err)
+	}
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: mime, Text: string(data)}}}, nil
+}
+
+func (s *Server) deepResearch(ctx context.Context, req *mcp.CallToolRequest, in Input) (*mcp.CallToolResult, Output, error) {
+	q := strings.TrimSpace(in.Question)
+	if q == "" {
+		return toolError("question is empty: pass the research question in \"question\""), Output{}, nil
+	}
+	src := s.cfg.Defaults
+	if in.Sources != nil && (len(in.Sources.Corpus) > 0 || in.Sources.Web != "") {
+		src = *in.Sources
+	}
+	if len(src.Corpus) == 0 && src.Web == "" {
+		return toolError("no sources: pass sources.corpus (local folders) and/or sources.web (a search provider), or start the server with --corpus/--web"), Output{}, nil
+	}
+	for _, c := range src.Corpus {
+		if _, err := os.Stat(c); err != nil {
+			return toolError("corpus %q cannot be used: %v", c, err), Output{}, nil
+		}
+	}
+	rr := RunRequest{Question: q, Sources: src, RunID: newRunID(time.Now())}
+	rr.OutDir = filepath.Join(s.cfg.RunsDir, rr.RunID)
+	if b := in.Budget; b != nil {
+		if b.MaxCostUSD < 0 || b.MaxTokens < 0 || b.MaxMinutes < 0 {
+			return toolError("budget values must not be negative"), Output{}, nil
+		}
+		rr.Budget = research.Budget{MaxCostUSD: b.MaxCostUSD, MaxTokens: b.MaxTokens, MaxTime: time.Duration(b.MaxMinutes * float64(time.Minute))}
+		if b.Rounds != nil {
+			rr.Rounds = *b.Rounds
+			if rr.Rounds == 0 {
+				rr.Rounds = -1 // the graph reads 0 as its default; the caller asked for none
+			}
+		}
+	}
+	prog := newProgress(ctx, req)
+	rr.OnEvent = prog.event
+	rep, err := s.cfg.Start(ctx, rr)
+	prog.close()
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, Output{}, fmt.Errorf("deep_research cancelled; the run in %s can be resumed with `deepresearch resume %s`: %w", rr.OutDir, rr.RunID, err)
+		}
+		return toolError("research run %s failed: %v", rr.RunID, err), Output{}, nil
+	}
+	s.publish(rr.RunID, q)
+	out := Output{RunID: rr.RunID, Question: rep.Question, Engine: rep.Engine, Report: rep.Markdown, ReportURI: ReportURI(rr.RunID),
+		JSONURI: ReportJSONURI(rr.RunID), Dir: rr.OutDir, Evidence: len(rep.Evidence), CutShort: rep.CutShort, Sources: []SourceRef{}}
+	for _, sr := range rep.Sources {
+		out.Sources = append(out.Sources, SourceRef{URL: sr.URL, Title: sr.Title, Citations: sr.Citations})
+	}
+	footer := fmt.Sprintf("\n\n---\nRun %s · %d evidence items · report: %s · citations and quotes: %s", rr.RunID, len(rep.Evidence), out.ReportURI, out.JSONURI)
+	res := &mcp.CallToolResult{Content: []mcp.Content{
+		&mcp.TextContent{Text: rep.Markdown + footer},
+		&mcp.ResourceLink{URI: out.ReportURI, Name: rr.RunID + "/report.md", MIMEType: "text/markdown", Title: q},
+		&mcp.ResourceLink{URI: out.JSONURI, Name: rr.RunID + "/report.json", MIMEType: "application/json", Title: q + " (JSON)"},
+	}}
+	return res, out, nil
+}
+
+func toolError(format string, args ...any) *mcp.CallToolResult {
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf(format, args...)}}}
+}
+
+func newRunID(now time.Time) string {
+	var b [3]byte
+	_, _ = rand.Read(b[:])
+	return now.Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
+}
+
+func clip(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}

@@ -1,0 +1,542 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"deepresearch/internal/webui/researchtest"
+	"deepresearch/research"
+)
+
+// childEnv makes the test binary serve MCP over stdio instead of running tests, so the subprocess tests talk to
+// a real process with a real engine behind it.
+const childEnv = "DEEPRESEARCH_MCP_TEST_CHILD"
+
+func TestMain(m *testing.M) {
+	if work := os.Getenv(childEnv); work != "" {
+		os.Exit(serveChild(work))
+	}
+	os.Exit(m.Run())
+}
+
+func serveChild(work string) int {
+	eng, err := researchtest.Open(work, 20*time.Millisecond)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "child:", err)
+		return 1
+	}
+	defer eng.Index.Close()
+	s, err := New(Config{RunsDir: filepath.Join(work, "runs"), Start: engineStart(eng), Version: "test"})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "child:", err)
+		return 1
+	}
+	if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil && !errors.Is(err, context.Canceled) {
+		fmt.Fprintln(os.Stderr, "child:", err)
+		return 1
+	}
+	return 0
+}
+
+// engineStart runs the test engine; the corpus a call names must be the engine's.
+func engineStart(eng *researchtest.Engine) StartFunc {
+	return func(ctx context.Context, req RunRequest) (*research.Report, error) {
+		if !slices.Contains(req.Sources.Corpus, eng.Dir) {
+			return nil, fmt.Errorf("test engine serves corpus %s, not %v", eng.Dir, req.Sources.Corpus)
+		}
+		return eng.Run(ctx, req.Question, req.RunID, req.OutDir, req.OnEvent)
+	}
+}
+
+type recorder struct {
+	mu    sync.Mutex
+	progs []*mcp.ProgressNotificationParams
+}
+
+func (r *recorder) handler(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+	r.mu.Lock()
+	r.progs = append(r.progs, req.Params)
+	r.mu.Unlock()
+}
+
+func (r *recorder) list() []*mcp.ProgressNotificationParams {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.progs)
+}
+
+func connectInMemory(t *testing.T, s *Server, rec *recorder) *mcp.ClientSession {
+	t.Helper()
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := s.MCP().Connect(t.Context(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{ProgressNotificationHandler: rec.handler})
+	cs, err := c.Connect(t.Context(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func callResearch(t *testing.T, cs *mcp.ClientSession, args map[string]any, token any) *mcp.CallToolResult {
+	t.Helper()
+	p := &mcp.CallToolParams{Name: "deep_research", Arguments: args}
+	if token != nil {
+		p.SetProgressToken(token)
+	}
+	res, err := cs.CallTool(t.Context(), p)
+	if err != nil {
+		t.Fatalf("call deep_research: %v", err)
+	}
+	return res
+}
+
+func text(res *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+// checkReport asserts what every client should get: the report text with citations, structured output naming
+// the run, and a report.json whose every citation resolves to a grounded quote.
+func checkReport(t *testing.T, runs string, out Output, body string) *research.Report {
+	t.Helper()
+	if out.RunID == "" || out.ReportURI != ReportURI(out.RunID) || out.Evidence == 0 || len(out.Sources) == 0 {
+		t.Fatalf("structured output incomplete: %+v", out)
+	}
+	rep, err := research.LoadReport(filepath.Join(runs, out.RunID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(body, rep.Markdown) || !strings.Contains(body, "[1]") {
+		t.Errorf("tool text does not carry the cited report:\n%s", body)
+	}
+	if out.Report != rep.Markdown {
+		t.Errorf("structured report differs from report.md")
+	}
+	for _, c := range rep.Citations {
+		for _, id := range c.EvidenceIDs {
+			found := false
+			for _, e := range rep.Evidence {
+				if e.ID == id {
+					found = true
+					src, err := research.LoadSourceText(filepath.Join(runs, out.RunID), e.Source)
+					if err != nil || !strings.Contains(strings.Join(strings.Fields(src), " "), strings.Join(strings.Fields(e.Quote), " ")) {
+						t.Errorf("citation [%d] → %s: quote not in the stored source (%v)", c.N, id, err)
+					}
+				}
+			}
+			if !found {
+				t.Errorf("citation [%d] points to missing evidence %s", c.N, id)
+			}
+		}
+	}
+	return rep
+}
+
+func TestInMemoryToolProgressAndResources(t *testing.T) {
+	eng := researchtest.New(t, 10*time.Millisecond)
+	runs := t.TempDir()
+	s, err := New(Config{RunsDir: runs, Start: engineStart(eng)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &recorder{}
+	cs := connectInMemory(t, s, rec)
+
+	tools, err := cs.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tools.Tools) != 1 || tools.Tools[0].Name != "deep_research" {
+		t.Fatalf("tools = %+v", tools.Tools)
+	}
+	schema, _ := json.Marshal(tools.Tools[0].InputSchema)
+	for _, want := range []string{`"question"`, `"sources"`, `"budget"`, `"corpus"`, `"max_cost_usd"`, `"required":["question"]`} {
+		if !strings.Contains(string(schema), want) {
+			t.Errorf("input schema lacks %s: %s", want, schema)
+		}
+	}
+
+	res := callResearch(t, cs, map[string]any{
+		"question": researchtest.Question,
+		"sources":  map[string]any{"corpus": []string{eng.Dir}},
+		"budget":   map[string]any{"max_cost_usd": 1, "rounds": 1},
+	}, "tok-1")
+	if res.IsError {
+		t.Fatalf("tool error: %s", text(res))
+	}
+	var out Output
+	raw, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(raw, &out); err != nil {
+		t.Fatal(err)
+	}
+	checkReport(t, runs, out, text(res))
+
+	// Progress: on our token, strictly increasing, arriving before the result, and telling the run's story.
+	progs := rec.list()
+	if len(progs) < 5 {
+		t.Fatalf("%d progress notifications, want a run's worth", len(progs))
+	}
+	var msgs []string
+	for i, p := range progs {
+		if p.ProgressToken != "tok-1" {
+			t.Errorf("progress %d on token %v", i, p.ProgressToken)
+		}
+		if i > 0 && p.Progress <= progs[i-1].Progress {
+			t.Errorf("progress not increasing: %v after %v", p.Progress, progs[i-1].Progress)
+		}
+		msgs = append(msgs, p.Message)
+	}
+	all := strings.Join(msgs, "\n")
+	for _, want := range []string{"plan: ", "evidence e1", "read file://", "report written"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("progress messages lack %q:\n%s", want, all)
+		}
+	}
+
+	// Resources: the finished run is listed and readable.
+	rl, err := cs.ListResources(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var uris []string
+	for _, r := range rl.Resources {
+		uris = append(uris, r.URI)
+	}
+	if !slices.Contains(uris, out.ReportURI) || !slices.Contains(uris, out.JSONURI) {
+		t.Fatalf("resources %v lack the run's report", uris)
+	}
+	rr, err := cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: out.ReportURI})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rr.Contents[0].Text != out.Report || rr.Contents[0].MIMEType != "text/markdown" {
+		t.Errorf("report.md resource differs from the report")
+	}
+	rr, err = cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: out.JSONURI})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rj research.Report
+	if err := json.Unmarshal([]byte(rr.Contents[0].Text), &rj); err != nil || len(rj.Citations) == 0 {
+		t.Errorf("report.json resource: %v, %d citations", err, len(rj.Citations))
+	}
+	for _, bad := range []string{"deepresearch://runs/../../etc/report.md", "deepresearch://runs/nope/report.md", "deepresearch://runs/" + out.RunID + "/state.db"} {
+		if _, err := cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: bad}); err == nil {
+			t.Errorf("reading %s succeeded", bad)
+		}
+	}
+
+	// A new server over the same folder publishes past runs at start.
+	s2, err := New(Config{RunsDir: runs, Start: engineStart(eng)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs2 := connectInMemory(t, s2, &recorder{})
+	rl, err = cs2.ListResources(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rl.Resources) != 2 || rl.Resources[0].Title == "" {
+		t.Errorf("restarted server lists %+v, want the past run's two reports", rl.Resources)
+	}
+}
+
+func TestToolRefusesBadInputClearly(t *testing.T) {
+	called := false
+	s, err := New(Config{RunsDir: t.TempDir(), Start: func(context.Context, RunRequest) (*research.Report, error) {
+		called = true
+		return nil, errors.New("should not run")
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := connectInMemory(t, s, &recorder{})
+	tests := []struct {
+		name string
+		args map[string]any
+		want string
+	}{
+		{"empty question", map[string]any{"question": "  ", "sources": map[string]any{"web": "searxng"}}, "question is empty"},
+		{"no sources", map[string]any{"question": "Why?"}, "no sources"},
+		{"missing corpus", map[string]any{"question": "Why?", "sources": map[string]any{"corpus": []string{"/no/such/dir"}}}, "cannot be used"},
+		{"negative budget", map[string]any{"question": "Why?", "sources": map[string]any{"web": "searxng"}, "budget": map[string]any{"max_cost_usd": -1}}, "must not be negative"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := callResearch(t, cs, tt.args, nil)
+			if !res.IsError || !strings.Contains(text(res), tt.want) {
+				t.Errorf("got error=%v %q, want a tool error saying %q", res.IsError, text(res), tt.want)
+			}
+		})
+	}
+	if called {
+		t.Error("bad input started a run")
+	}
+}
+
+func TestFailedRunIsToolError(t *testing.T) {
+	s, err := New(Config{RunsDir: t.TempDir(), Defaults: Sources{Web: "searxng"}, Start: func(context.Context, RunRequest) (*research.Report, error) {
+		return nil, errors.New("searxng: connection refused")
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := connectInMemory(t, s, &recorder{})
+	res := callResearch(t, cs, map[string]any{"question": "Why?"}, nil)
+	if !res.IsError || !strings.Contains(text(res), "connection refused") {
+		t.Errorf("failed run: error=%v %q", res.IsError, text(res))
+	}
+}
+
+func TestStreamableHTTP(t *testing.T) {
+	eng := researchtest.New(t, 0)
+	runs := t.TempDir()
+	s, err := New(Config{RunsDir: runs, Start: engineStart(eng), Defaults: Sources{Corpus: []string{eng.Dir}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(s.HTTPHandler(HTTPConfig{Token: "t0k"}))
+	defer ts.Close()
+
+	// Without the token nothing is served.
+	resp, err := http.Post(ts.URL, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("no token: %d, want 401", resp.StatusCode)
+	}
+
+	rec := &recorder{}
+	c := mcp.NewClient(&mcp.Implementation{Name: "http-test", Version: "1"}, &mcp.ClientOptions{ProgressNotificationHandler: rec.handler})
+	cs, err := c.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: ts.URL, HTTPClient: &http.Client{Transport: bearer{"t0k"}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	// No sources in the call: the server's defaults apply.
+	res := callResearch(t, cs, map[string]any{"question": researchtest.Question}, 7)
+	if res.IsError {
+		t.Fatalf("tool error: %s", text(res))
+	}
+	var out Output
+	raw, _ := json.Marshal(res.StructuredContent)
+	json.Unmarshal(raw, &out)
+	checkReport(t, runs, out, text(res))
+	if len(rec.list()) == 0 {
+		t.Error("no progress notifications over HTTP")
+	}
+}
+
+type bearer struct{ token string }
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+func TestCheckBind(t *testing.T) {
+	for addr, ok := range map[string]bool{"127.0.0.1:0": true, "localhost:9": true, "0.0.0.0:8080": false, ":8080": false} {
+		if err := CheckBind(addr, ""); (err == nil) != ok {
+			t.Errorf("CheckBind(%q) = %v", addr, err)
+		}
+	}
+	if err := CheckBind("0.0.0.0:8080", "x"); err != nil {
+		t.Errorf("with a token: %v", err)
+	}
+}
+
+// TestStdioSubprocess talks to a real server process over stdio with the Go SDK's command transport.
+func TestStdioSubprocess(t *testing.T) {
+	work := t.TempDir()
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), childEnv+"="+work)
+	cmd.Stderr = os.Stderr
+	rec := &recorder{}
+	c := mcp.NewClient(&mcp.Implementation{Name: "stdio-test", Version: "1"}, &mcp.ClientOptions{ProgressNotificationHandler: rec.handler})
+	cs, err := c.Connect(t.Context(), &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if got := cs.InitializeResult().ServerInfo.Name; got != "deepresearch" {
+		t.Errorf("server name %q", got)
+	}
+	res := callResearch(t, cs, map[string]any{
+		"question": researchtest.Question,
+		"sources":  map[string]any{"corpus": []string{filepath.Join(work, "corpus")}},
+	}, "p")
+	if res.IsError {
+		t.Fatalf("tool error: %s", text(res))
+	}
+	var out Output
+	raw, _ := json.Marshal(res.StructuredContent)
+	json.Unmarshal(raw, &out)
+	checkReport(t, filepath.Join(work, "runs"), out, text(res))
+	if len(rec.list()) == 0 {
+		t.Error("no progress notifications over stdio")
+	}
+}
+
+// nodeCache mirrors testdata/install.sh's choice of folder.
+func nodeCache() string {
+	if d := os.Getenv("DEEPRESEARCH_NODE_CACHE"); d != "" {
+		return d
+	}
+	base := os.Getenv("XDG_CACHE_HOME")
+	if base == "" {
+		home, _ := os.UserHomeDir()
+		base = filepath.Join(home, ".cache")
+	}
+	return filepath.Join(base, "deepresearch-test", "node")
+}
+
+// TestTypeScriptClient drives the server with a client from another implementation, the official TypeScript
+// SDK, which spawns the server over stdio: first this test binary serving the test engine, then the real
+// deepresearch binary (`deepresearch mcp`, extractive engine, no model).
+func TestTypeScriptClient(t *testing.T) {
+	t.Run("test-server", func(t *testing.T) {
+		work := t.TempDir()
+		runTSClient(t, filepath.Join(work, "corpus"), filepath.Join(work, "runs"), []string{childEnv + "=" + work}, "", os.Args[0])
+	})
+	t.Run("deepresearch-binary", func(t *testing.T) {
+		bin := buildBinary(t)
+		home := t.TempDir()
+		corpusDir := researchtest.New(t, 0).Dir
+		runs := filepath.Join(home, "runs")
+		env := []string{"HOME=" + home, "XDG_CACHE_HOME=" + filepath.Join(home, "cache"), "XDG_CONFIG_HOME=" + filepath.Join(home, "config"),
+			"DEEPRESEARCH_PROVIDER=", "DEEPRESEARCH_MODEL=", "DEEPRESEARCH_ENGINE=extractive"}
+		runTSClient(t, corpusDir, runs, env, home, bin, "mcp", "--runs", runs)
+	})
+}
+
+// buildBinary builds cmd/deepresearch into a temporary folder.
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "deepresearch")
+	out, err := exec.CommandContext(t.Context(), "go", "build", "-o", bin, "deepresearch/cmd/deepresearch").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func runTSClient(t *testing.T, corpusDir, runs string, env []string, dir string, server ...string) {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatal("node not found: install Node.js 18+ and run internal/mcpserver/testdata/install.sh")
+	}
+	cache := nodeCache()
+	if _, err := os.Stat(filepath.Join(cache, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
+		t.Fatalf("the TypeScript MCP SDK is not installed in %s: run internal/mcpserver/testdata/install.sh", cache)
+	}
+	// The script must sit next to node_modules for Node's module resolution.
+	script, err := os.ReadFile(filepath.Join("testdata", "client.mjs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.CreateTemp(cache, "client-*.mjs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	clientPath := f.Name()
+	defer os.Remove(clientPath)
+	if _, err := f.Write(script); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	args := append([]string{clientPath, researchtest.Question, corpusDir, "--"}, server...)
+	cmd := exec.CommandContext(ctx, node, args...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Dir = dir
+	cmd.Stderr = os.Stderr
+	stdout, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("TypeScript client: %v\n%s", err, stdout)
+	}
+	var (
+		tools     []map[string]any
+		progress  int
+		result    *mcp.CallToolResult
+		resources []string
+		read      struct{ URI, Text string }
+	)
+	for _, line := range strings.Split(strings.TrimSpace(string(stdout)), "\n") {
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("client printed %q: %v", line, err)
+		}
+		switch {
+		case m["tools"] != nil:
+			json.Unmarshal(m["tools"], &tools)
+		case m["progress"] != nil:
+			progress++
+		case m["result"] != nil:
+			var r struct {
+				Content           []map[string]any `json:"content"`
+				StructuredContent Output           `json:"structuredContent"`
+				IsError           bool             `json:"isError"`
+			}
+			if err := json.Unmarshal(m["result"], &r); err != nil {
+				t.Fatal(err)
+			}
+			if r.IsError {
+				t.Fatalf("tool error: %v", r.Content)
+			}
+			result = &mcp.CallToolResult{StructuredContent: r.StructuredContent}
+			for _, c := range r.Content {
+				if c["type"] == "text" {
+					result.Content = append(result.Content, &mcp.TextContent{Text: c["text"].(string)})
+				}
+			}
+		case m["resources"] != nil:
+			json.Unmarshal(m["resources"], &resources)
+		case m["read"] != nil:
+			json.Unmarshal(m["read"], &read)
+		}
+	}
+	if len(tools) != 1 || tools[0]["name"] != "deep_research" {
+		t.Errorf("tools seen by the TS client: %v", tools)
+	}
+	if result == nil {
+		t.Fatalf("no result printed:\n%s", stdout)
+	}
+	out := result.StructuredContent.(Output)
+	checkReport(t, runs, out, text(result))
+	if progress == 0 {
+		t.Error("the TypeScript client saw no progress notifications")
+	}
+	if !slices.Contains(resources, out.ReportURI) || read.Text != out.Report {
+		t.Errorf("resources %v; read %q", resources, read.URI)
+	}
+}

@@ -1,0 +1,472 @@
+package webui
+
+import (
+	"crypto/subtle"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"deepresearch/research"
+)
+
+//go:embed assets
+var assetsFS embed.FS
+
+// tokenCookie carries the access token after a visit with ?token=, so links and EventSource need no header.
+const tokenCookie = "deepresearch_token"
+
+var pages = template.Must(template.New("").Funcs(template.FuncMap{
+	"since":  humanSince,
+	"money":  func(f float64) string { return fmt.Sprintf("$%.4f", f) },
+	"pct":    func(f float64) string { return fmt.Sprintf("%.0f%%", f*100) },
+	"isHTTP": func(u string) bool { return strings.HasPrefix(u, "http://") || strings.HasPrefix(u, "https://") },
+	"add":    func(a, b int) int { return a + b },
+}).ParseFS(assetsFS, "assets/templates/*.html"))
+
+func (s *Server) routes() {
+	m := http.NewServeMux()
+	static, _ := fs.Sub(assetsFS, "assets/static")
+	m.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))
+	m.HandleFunc("GET /{$}", s.handleIndex)
+	m.HandleFunc("POST /runs", s.handleStart)
+	m.HandleFunc("GET /runs/{id}", s.handleRun)
+	m.HandleFunc("GET /runs/{id}/events", s.handleEvents)
+	m.HandleFunc("POST /runs/{id}/cancel", s.handleCancel)
+	m.HandleFunc("GET /runs/{id}/report.md", s.handleDownload(research.ReportMarkdownFile, "text/markdown; charset=utf-8"))
+	m.HandleFunc("GET /runs/{id}/report.json", s.handleDownload(research.ReportJSONFile, "application/json"))
+	m.HandleFunc("GET /runs/{id}/cite/{n}", s.handleCite)
+	m.HandleFunc("GET /runs/{id}/evidence/{eid}", s.handleEvidence)
+	m.HandleFunc("GET /api/runs", s.handleAPIRuns)
+	s.mux = m
+}
+
+// guard applies access control to every request: the token when one is configured, otherwise a loopback Host
+// (so a web page cannot reach the server through DNS rebinding), and a same-origin check on state changes.
+func (s *Server) guard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
+		h.Set("X-Content-Type-Options", "nosniff")
+		// same-origin, not no-referrer: with no-referrer browsers send "Origin: null" on form posts.
+		h.Set("Referrer-Policy", "same-origin")
+		if s.cfg.Token != "" {
+			if q := r.URL.Query().Get("token"); q != "" && r.Method == http.MethodGet {
+				if !s.tokenOK(q) {
+					s.deny(w, r)
+					return
+				}
+				http.SetCookie(w, &http.Cookie{Name: tokenCookie, Value: q, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+				u := *r.URL
+				v := u.Query()
+				v.Del("token")
+				u.RawQuery = v.Encode()
+				http.Redirect(w, r, u.RequestURI(), http.StatusSeeOther)
+				return
+			}
+			if !s.requestHasToken(r) {
+				s.deny(w, r)
+				return
+			}
+		} else if host := hostOnly(r.Host); !isLoopbackHost(host) {
+			http.Error(w, "this server answers only on a loopback address; start it with --token to serve other hosts", http.StatusForbidden)
+			return
+		}
+		if err := s.csrf.Check(r); err != nil {
+			http.Error(w, "cross-origin request refused", http.StatusForbidden)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func (s *Server) tokenOK(t string) bool {
+	return subtle.ConstantTimeCompare([]byte(t), []byte(s.cfg.Token)) == 1
+}
+
+func (s *Server) requestHasToken(r *http.Request) bool {
+	if a := r.Header.Get("Authorization"); strings.HasPrefix(a, "Bearer ") && s.tokenOK(strings.TrimPrefix(a, "Bearer ")) {
+		return true
+	}
+	if t := r.Header.Get("X-Deepresearch-Token"); t != "" && s.tokenOK(t) {
+		return true
+	}
+	if c, err := r.Cookie(tokenCookie); err == nil && s.tokenOK(c.Value) {
+		return true
+	}
+	return false
+}
+
+func (s *Server) deny(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("WWW-Authenticate", `Bearer realm="deepresearch"`)
+	http.Error(w, "access token required: open the link printed by `deepresearch serve` (it ends in ?token=…), or send Authorization: Bearer <token>", http.StatusUnauthorized)
+}
+
+func hostOnly(hostport string) string {
+	if h, _, err := splitHostPort(hostport); err == nil {
+		return h
+	}
+	return strings.Trim(hostport, "[]")
+}
+
+func splitHostPort(hp string) (string, string, error) {
+	u, err := url.Parse("http://" + hp)
+	if err != nil {
+		return "", "", err
+	}
+	return u.Hostname(), u.Port(), nil
+}
+
+type indexPage struct {
+	Title     string
+	Runs      []research.RunSummary
+	Form      formValues
+	Error     string
+	Providers []string
+	RunsErr   string
+}
+
+type formValues struct {
+	Question, Corpus, Web, MaxCost, MaxMinutes, Rounds string
+}
+
+func (s *Server) handleIndex(w http.ResponseWriter, r *http.Request) {
+	s.renderIndex(w, http.StatusOK, formValues{Corpus: s.cfg.DefaultCorpus}, "")
+}
+
+func (s *Server) renderIndex(w http.ResponseWriter, code int, f formValues, msg string) {
+	p := indexPage{Title: "deepresearch", Form: f, Error: msg, Providers: s.cfg.WebProviders}
+	runs, err := s.runs()
+	if err != nil {
+		p.RunsErr = err.Error()
+	}
+	p.Runs = runs
+	s.render(w, code, "index.html", p)
+}
+
+func (s *Server) render(w http.ResponseWriter, code int, name string, data any) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(code)
+	if err := pages.ExecuteTemplate(w, name, data); err != nil {
+		s.log.Warn("render", "page", name, "err", err)
+	}
+}
+
+// parseForm turns the form into RunParams, or says what is wrong with it.
+func (s *Server) parseForm(r *http.Request) (RunParams, formValues, error) {
+	f := formValues{
+		Question:   strings.TrimSpace(r.PostFormValue("question")),
+		Corpus:     strings.TrimSpace(r.PostFormValue("corpus")),
+		Web:        strings.TrimSpace(r.PostFormValue("web")),
+		MaxCost:    strings.TrimSpace(r.PostFormValue("max_cost")),
+		MaxMinutes: strings.TrimSpace(r.PostFormValue("max_minutes")),
+		Rounds:     strings.TrimSpace(r.PostFormValue("rounds")),
+	}
+	p := RunParams{Question: f.Question, Corpus: f.Corpus, Web: f.Web}
+	switch {
+	case f.Question == "":
+		return p, f, errors.New("Please enter a research question.")
+	case len(f.Question) > 4000:
+		return p, f, errors.New("The question is too long (4,000 characters at most).")
+	case f.Corpus == "" && f.Web == "":
+		return p, f, errors.New("Choose at least one source: a local folder or corpus index, or a web search provider.")
+	}
+	if f.Web != "" && !contains(s.cfg.WebProviders, f.Web) {
+		return p, f, fmt.Errorf("Unknown web search provider %q.", f.Web)
+	}
+	if f.Corpus != "" {
+		if _, err := os.Stat(f.Corpus); err != nil {
+			return p, f, fmt.Errorf("Cannot use the corpus %q: %v", f.Corpus, unwrapPathErr(err))
+		}
+	}
+	if f.MaxCost != "" {
+		v, err := strconv.ParseFloat(f.MaxCost, 64)
+		if err != nil || v < 0 {
+			return p, f, fmt.Errorf("The cost limit %q is not a non-negative number of dollars.", f.MaxCost)
+		}
+		p.Budget.MaxCostUSD = v
+	}
+	if f.MaxMinutes != "" {
+		v, err := strconv.ParseFloat(f.MaxMinutes, 64)
+		if err != nil || v < 0 {
+			return p, f, fmt.Errorf("The time limit %q is not a non-negative number of minutes.", f.MaxMinutes)
+		}
+		p.Budget.MaxTime = time.Duration(v * float64(time.Minute))
+	}
+	if f.Rounds != "" {
+		v, err := strconv.Atoi(f.Rounds)
+		if err != nil || v < 0 || v > 10 {
+			return p, f, fmt.Errorf("Extra rounds must be a whole number from 0 to 10, not %q.", f.Rounds)
+		}
+		p.Rounds = v
+		if v == 0 {
+			p.Rounds = -1 // the graph reads 0 as "default"; the user asked for none
+		}
+	}
+	return p, f, nil
+}
+
+func unwrapPathErr(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Server) handleStart(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+	if err := r.ParseForm(); err != nil {
+		http.Error(w, "bad form: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	p, f, err := s.parseForm(r)
+	if err != nil {
+		s.renderIndex(w, http.StatusBadRequest, f, err.Error())
+		return
+	}
+	id, err := s.startRun(p)
+	if err != nil {
+		s.renderIndex(w, http.StatusServiceUnavailable, f, err.Error())
+		return
+	}
+	http.Redirect(w, r, "/runs/"+id, http.StatusSeeOther)
+}
+
+type runPage struct {
+	Title    string
+	ID       string
+	Question string
+	Status   string
+	Error    string
+	Report   *research.Report
+	HTML     template.HTML
+	Live     bool
+	Params   *RunParams
+}
+
+func (s *Server) pathID(w http.ResponseWriter, r *http.Request) (string, bool) {
+	id := r.PathValue("id")
+	if !validRunID(id) {
+		http.Error(w, "bad run id", http.StatusBadRequest)
+		return "", false
+	}
+	return id, true
+}
+
+func (s *Server) handleRun(w http.ResponseWriter, r *http.Request) {
+	id, ok := s.pathID(w, r)
+	if !ok {
+		return
+	}
+	p := runPage{ID: id}
+	if lr := s.liveRun(id); lr != nil {
+		sum := lr.summary()
+		p.Question, p.Status, p.Error = sum.Question, sum.Status, sum.Error
+		p.Params = &lr.params
+	} else if info, err := research.LoadRunInfo(s.runDir(id)); err == nil {
+		p.Question, p.Status, p.Error = info.Question, info.Status, info.Error
+	} else if _, serr := os.Stat(s.runDir(id)); serr != nil {
+		s.renderNotFound(w, "No run named "+id+".")
+		return
+	}
+	if p.Status != research.RunRunning {
+		if rep, err := research.LoadReport(s.runDir(id)); err == nil {
+			p.Report = rep
+			p.Question = rep.Question
+			p.Status = research.RunDone
+			p.HTML = renderReport(rep, "/runs/"+id)
+		} else if p.Status == research.RunDone {
+			p.Error = "the report could not be read: " + err.Error()
+		}
+	}
+	p.Live = p.Status == research.RunRunning
+	p.Title = p.Question
+	s.render(w, http.StatusOK, "run.html", p)
+}
+
+func (s *Server) renderNotFound(w http.ResponseWriter, msg string) {
+	s.render(w, http.StatusNotFound, "notfound.html", map[string]string{"Title": "Not found", "Message": msg})
+}
+
+func (s *Server) handleCancel(w http.ResponseWriter, r *http.Request) {
+	id, ok := s.pathID(w, r)
+	if !ok {
+		return
+	}
+	lr := s.liveRun(id)
+	if lr == nil {
+		http.Error(w, "run "+id+" is not running in this server", http.StatusNotFound)
+		return
+	}
+	lr.cancel()
+	http.Redirect(w, r, "/runs/"+id, http.StatusSeeOther)
+}
+
+// handleEvents streams a run's events as server-sent events: everything so far, then each new event as it
+// happens, then an "end" event carrying the final status. A finished run is replayed from events.jsonl.
+func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
+	id, ok := s.pathID(w, r)
+	if !ok {
+		return
+	}
+	fl, ok := w.(http.Flusher)
+	if !ok {
+		http.Error(w, "streaming unsupported", http.StatusInternalServerError)
+		return
+	}
+	from := 0
+	if v, err := strconv.Atoi(r.Header.Get("Last-Event-ID")); err == nil && v >= 0 {
+		from = v + 1
+	}
+	lr := s.liveRun(id)
+	var stored []research.Event
+	if lr == nil {
+		evs, err := research.LoadEvents(s.runDir(id))
+		if err != nil {
+			http.Error(w, "no events for run "+id+": "+err.Error(), http.StatusNotFound)
+			return
+		}
+		stored = evs
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	n := from
+	send := func(evs []research.Event) error {
+		for _, e := range evs {
+			b, err := json.Marshal(e)
+			if err != nil {
+				return err
+			}
+			if _, err := fmt.Fprintf(w, "id: %d\nevent: progress\ndata: %s\n\n", n, b); err != nil {
+				return err
+			}
+			n++
+		}
+		fl.Flush()
+		return nil
+	}
+	end := func(status string, runErr error) {
+		msg := map[string]string{"status": status}
+		if runErr != nil {
+			msg["error"] = runErr.Error()
+		}
+		b, _ := json.Marshal(msg)
+		fmt.Fprintf(w, "event: end\ndata: %s\n\n", b)
+		fl.Flush()
+	}
+	if lr == nil {
+		if from < len(stored) {
+			if send(stored[from:]) != nil {
+				return
+			}
+		}
+		status := research.RunDone
+		var runErr error
+		if info, err := research.LoadRunInfo(s.runDir(id)); err == nil {
+			status = info.Status
+			if info.Error != "" {
+				runErr = errors.New(info.Error)
+			}
+		}
+		end(status, runErr)
+		return
+	}
+	wake, unsub := lr.subscribe()
+	defer unsub()
+	keep := time.NewTicker(15 * time.Second)
+	defer keep.Stop()
+	for {
+		evs, done, runErr := lr.since(n)
+		if len(evs) > 0 && send(evs) != nil {
+			return
+		}
+		if done {
+			status := research.RunDone
+			if runErr != nil {
+				status = research.RunFailed
+			}
+			end(status, runErr)
+			return
+		}
+		select {
+		case <-r.Context().Done():
+			return
+		case <-wake:
+		case <-keep.C:
+			// A comment keeps proxies and idle timeouts from closing a quiet stream.
+			if _, err := fmt.Fprint(w, ": keep-alive\n\n"); err != nil {
+				return
+			}
+			fl.Flush()
+		}
+	}
+}
+
+func (s *Server) handleDownload(file, ctype string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		id, ok := s.pathID(w, r)
+		if !ok {
+			return
+		}
+		data, err := os.ReadFile(filepath.Join(s.runDir(id), file))
+		if err != nil {
+			http.Error(w, fmt.Sprintf("run %s has no %s yet", id, file), http.StatusNotFound)
+			return
+		}
+		w.Header().Set("Content-Type", ctype)
+		w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="%s-%s"`, id, file))
+		w.Write(data)
+	}
+}
+
+func (s *Server) handleAPIRuns(w http.ResponseWriter, r *http.Request) {
+	runs, err := s.runs()
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	if runs == nil {
+		runs = []research.RunSummary{}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(runs)
+}
+
+func humanSince(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	d := time.Since(t)
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return fmt.Sprintf("%d min ago", int(d.Minutes()))
+	case d < 24*time.Hour:
+		return fmt.Sprintf("%d h ago", int(d.Hours()))
+	default:
+		return t.Format("2006-01-02 15:04")
+	}
+}

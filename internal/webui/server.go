@@ -1,0 +1,325 @@
+// Package webui is deepresearch's web application: a form to start a research run, a live view of the run fed by
+// server-sent events, the finished report with citations that open the quoted passage highlighted inside the
+// stored source text, past runs, and report downloads. Its HTML, CSS and JavaScript are embedded in the binary;
+// nothing is loaded from elsewhere.
+//
+// The server holds no research logic: it is given a StartFunc that runs the research graph, and reads finished
+// runs back through the research package's run-folder functions.
+package webui
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"sync"
+	"time"
+
+	"deepresearch/research"
+)
+
+// RunParams is what a user asks for on the form.
+type RunParams struct {
+	Question string `json:"question"`
+	// Corpus is a local folder or corpus index to search; empty means none.
+	Corpus string `json:"corpus,omitempty"`
+	// Web names a web search provider (tavily, brave, searxng, exa); empty means no web search.
+	Web    string          `json:"web,omitempty"`
+	Budget research.Budget `json:"budget"`
+	// Rounds is how many extra directed re-search rounds are allowed; 0 means the graph's default.
+	Rounds int `json:"rounds,omitempty"`
+}
+
+// RunRequest is one run to execute: the user's parameters plus where the run lives and where its events go.
+type RunRequest struct {
+	RunParams
+	RunID  string
+	OutDir string
+	// OnEvent must receive every event of the run (research.Config.OnEvent).
+	OnEvent func(research.Event)
+}
+
+// StartFunc executes one research run to completion (or until ctx is cancelled) and returns its report. The
+// command line wires it to research.Run with the configured engine; tests inject a deterministic engine.
+type StartFunc func(ctx context.Context, req RunRequest) (*research.Report, error)
+
+// Config configures a Server. Zero fields take defaults where documented.
+type Config struct {
+	// RunsDir holds one folder per run; default "runs".
+	RunsDir string
+	// Start executes runs. Required.
+	Start StartFunc
+	// Token, when set, is required on every request (Authorization: Bearer, X-Deepresearch-Token, or the cookie
+	// set by visiting any page with ?token=). See CheckBind for when it is mandatory.
+	Token string
+	// WebProviders lists the web search providers the form offers; empty hides web search.
+	WebProviders []string
+	// DefaultCorpus pre-fills the corpus field.
+	DefaultCorpus string
+	// Log receives diagnostics; nil discards them.
+	Log *slog.Logger
+}
+
+// Server is the web application. Create it with New, serve Handler, and call Close when done.
+type Server struct {
+	cfg Config
+	log *slog.Logger
+	mux *http.ServeMux
+	// csrf refuses state-changing requests from other sites (Sec-Fetch-Site, else Origin against Host).
+	csrf   *http.CrossOriginProtection
+	ctx    context.Context // parent of every run: runs outlive the request that started them
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu   sync.Mutex
+	live map[string]*liveRun
+}
+
+// New builds a server.
+func New(cfg Config) (*Server, error) {
+	if cfg.Start == nil {
+		return nil, errors.New("webui: no StartFunc configured")
+	}
+	if cfg.RunsDir == "" {
+		cfg.RunsDir = "runs"
+	}
+	abs, err := filepath.Abs(cfg.RunsDir)
+	if err != nil {
+		return nil, fmt.Errorf("webui: runs dir %s: %w", cfg.RunsDir, err)
+	}
+	cfg.RunsDir = abs
+	if err := os.MkdirAll(cfg.RunsDir, 0o755); err != nil {
+		return nil, fmt.Errorf("webui: runs dir: %w", err)
+	}
+	log := cfg.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &Server{cfg: cfg, log: log, ctx: ctx, cancel: cancel, live: map[string]*liveRun{}, csrf: http.NewCrossOriginProtection()}
+	s.routes()
+	return s, nil
+}
+
+// Handler returns the application with access control applied.
+func (s *Server) Handler() http.Handler { return s.guard(s.mux) }
+
+// Close cancels the runs in progress (they stay resumable on disk) and waits for them to stop.
+func (s *Server) Close() error {
+	s.cancel()
+	s.wg.Wait()
+	return nil
+}
+
+// Wait blocks until every run started so far has finished; for tests and graceful shutdown.
+func (s *Server) Wait() { s.wg.Wait() }
+
+// ErrTokenRequired is returned by CheckBind for a non-loopback address without a token.
+var ErrTokenRequired = errors.New("listening on a non-loopback address requires an access token (--token or DEEPRESEARCH_TOKEN)")
+
+// CheckBind refuses to serve on anything but a loopback address without an access token: the server can start
+// runs that spend money and read local files, so it must not be open to the network by accident.
+func CheckBind(addr, token string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("bad listen address %q: %w", addr, err)
+	}
+	if token != "" {
+		return nil
+	}
+	if !isLoopbackHost(host) {
+		return fmt.Errorf("%s: %w", addr, ErrTokenRequired)
+	}
+	return nil
+}
+
+func isLoopbackHost(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+var runIDRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+
+// validRunID keeps ids from naming anything outside the runs folder.
+func validRunID(id string) bool { return runIDRE.MatchString(id) && id != "." && id != ".." }
+
+func newRunID(now time.Time) string {
+	var b [3]byte
+	_, _ = rand.Read(b[:])
+	return now.Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
+}
+
+func (s *Server) runDir(id string) string { return filepath.Join(s.cfg.RunsDir, id) }
+
+// startRun launches a run in the background and returns its id.
+func (s *Server) startRun(p RunParams) (string, error) {
+	if err := s.ctx.Err(); err != nil {
+		return "", errors.New("the server is shutting down")
+	}
+	id := newRunID(time.Now())
+	lr := newLiveRun(id, p)
+	ctx, cancel := context.WithCancel(s.ctx)
+	lr.cancel = cancel
+	s.mu.Lock()
+	s.live[id] = lr
+	s.mu.Unlock()
+	req := RunRequest{RunParams: p, RunID: id, OutDir: s.runDir(id), OnEvent: lr.publish}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer cancel()
+		rep, err := s.safeStart(ctx, req)
+		if err != nil {
+			s.log.Warn("run failed", "run", id, "err", err)
+		}
+		lr.finish(rep, err)
+	}()
+	return id, nil
+}
+
+// safeStart turns a panic in the engine into a failed run instead of a dead server.
+func (s *Server) safeStart(ctx context.Context, req RunRequest) (rep *research.Report, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("run panicked: %v", p)
+		}
+	}()
+	return s.cfg.Start(ctx, req)
+}
+
+func (s *Server) liveRun(id string) *liveRun {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.live[id]
+}
+
+// runs lists past and current runs, newest first. Runs started by this server that have not yet written their
+// folder still appear.
+func (s *Server) runs() ([]research.RunSummary, error) {
+	list, err := research.ListRuns(s.cfg.RunsDir)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	for i, r := range list {
+		seen[r.ID] = true
+		if lr := s.liveRun(r.ID); lr != nil {
+			list[i].Status = lr.status()
+		}
+	}
+	s.mu.Lock()
+	for id, lr := range s.live {
+		if !seen[id] {
+			list = append(list, lr.summary())
+		}
+	}
+	s.mu.Unlock()
+	sort.SliceStable(list, func(i, j int) bool { return list[i].Created.After(list[j].Created) })
+	return list, nil
+}
+
+// liveRun is a run started by this server: its events so far and the subscribers waiting for more.
+type liveRun struct {
+	id      string
+	params  RunParams
+	created time.Time
+	cancel  context.CancelFunc
+
+	mu     sync.Mutex
+	events []research.Event
+	subs   map[chan struct{}]bool
+	done   bool
+	report *research.Report
+	err    error
+}
+
+func newLiveRun(id string, p RunParams) *liveRun {
+	return &liveRun{id: id, params: p, created: time.Now(), subs: map[chan struct{}]bool{}}
+}
+
+func (r *liveRun) publish(e research.Event) {
+	r.mu.Lock()
+	r.events = append(r.events, e)
+	r.wakeLocked()
+	r.mu.Unlock()
+}
+
+func (r *liveRun) finish(rep *research.Report, err error) {
+	r.mu.Lock()
+	r.done, r.report, r.err = true, rep, err
+	r.wakeLocked()
+	r.mu.Unlock()
+}
+
+// wakeLocked nudges every subscriber without blocking: a subscriber reads the event slice itself, so a missed
+// nudge loses nothing.
+func (r *liveRun) wakeLocked() {
+	for ch := range r.subs {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
+	}
+}
+
+func (r *liveRun) subscribe() (chan struct{}, func()) {
+	ch := make(chan struct{}, 1)
+	r.mu.Lock()
+	r.subs[ch] = true
+	r.mu.Unlock()
+	return ch, func() {
+		r.mu.Lock()
+		delete(r.subs, ch)
+		r.mu.Unlock()
+	}
+}
+
+// since returns the events after the first n, and whether the run has finished.
+func (r *liveRun) since(n int) ([]research.Event, bool, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []research.Event
+	if n < len(r.events) {
+		out = append(out, r.events[n:]...)
+	}
+	return out, r.done, r.err
+}
+
+func (r *liveRun) status() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch {
+	case !r.done:
+		return research.RunRunning
+	case r.err != nil:
+		return research.RunFailed
+	default:
+		return research.RunDone
+	}
+}
+
+func (r *liveRun) summary() research.RunSummary {
+	st := r.status()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s := research.RunSummary{ID: r.id, Question: r.params.Question, Status: st, Created: r.created, Updated: r.created}
+	if r.err != nil {
+		s.Error = r.err.Error()
+	}
+	if n := len(r.events); n > 0 {
+		s.Evidence = r.events[n-1].Progress.Evidence
+		s.Updated = r.events[n-1].Time
+	}
+	return s
+}

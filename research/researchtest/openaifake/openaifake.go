@@ -1,0 +1,703 @@
+// Package openaifake is a deterministic OpenAI-compatible Chat Completions server that plays the five LLM research
+// roles of package llmroles (planner, searcher, analyst, verifier, synthesizer), so that a whole research run —
+// the real CLI, the real OpenAI adapter, real HTTP — can be tested without a model.
+//
+// The server reads each request the way a model would: it tells the role from the system prompt, parses the
+// task from the user prompt (the search results list, the <source> wrapper around a fetched text, the evidence
+// pool) and answers with what the role asks for. Evidence quotes are sentences copied verbatim from the source
+// text it was shown, so a run against it must produce a report whose every citation is grounded. It answers
+// both plain and streamed (server-sent events) requests, reports usage so that spend is real, and can inject
+// the faults a real model makes: a fenced JSON answer with a trailing comma, an invented quote, a draft
+// sentence without a citation.
+package openaifake
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+	"unicode"
+)
+
+// Role names, as in package llmroles.
+const (
+	RolePlanner     = "planner"
+	RoleSearcher    = "searcher"
+	RoleAnalyst     = "analyst"
+	RoleVerifier    = "verifier"
+	RoleSynthesizer = "synthesizer"
+)
+
+// roleMarkers tell the role from its system prompt: the opening sentence of each llmroles prompt.
+var roleMarkers = []struct{ marker, role string }{
+	{"you are the planner of a deep-research system", RolePlanner},
+	{"you are a search agent of a deep-research system", RoleSearcher},
+	{"you are an analyst of a deep-research system", RoleAnalyst},
+	{"you are the adversarial verifier of a deep-research system", RoleVerifier},
+	{"you are the synthesizer of a deep-research system", RoleSynthesizer},
+}
+
+// SubQuestion is one sub-question the planner returns.
+type SubQuestion struct {
+	Question string
+	Queries  []string
+	// Keywords decide relevance: the searcher picks results whose title, snippet or URL holds one, and the
+	// analyst quotes the source sentences that hold one (whole words, case-insensitive). Empty means the content
+	// words of Question.
+	Keywords []string
+}
+
+// Config scripts the fake model. The zero value plays every role with defaults derived from the question.
+type Config struct {
+	// Language is the plan's language code; default "en".
+	Language string
+	// SubQuestions is the plan; empty means three generic sub-questions built from the research question.
+	SubQuestions []SubQuestion
+	// GapSubQuestion is the 1-based sub-question the first verdict reports as a gap (later verdicts pass);
+	// 0 means 2, a negative value means the first verdict passes.
+	GapSubQuestion int
+	// GapQueries are the new queries the verifier suggests for the gap; empty means the gapped sub-question's
+	// keywords joined into one query.
+	GapQueries []string
+	// MalformedPlan sends the plan with prose around it, in a code fence and with a trailing comma — repairable
+	// without asking again.
+	MalformedPlan bool
+	// InventedQuote, when set, is added to every analyst answer as an extra evidence item whose quote occurs in
+	// no source: a grounding check must drop it.
+	InventedQuote string
+	// UncitedSentence, when set, is appended to the synthesizer's first draft without a citation: the integrity
+	// check must refuse it and ask for a new draft (which omits it).
+	UncitedSentence string
+	// MaxEvidence bounds the items the analyst extracts from one source; default 4.
+	MaxEvidence int
+	// APIKey, when set, is required as the bearer token; other requests get 401.
+	APIKey string
+}
+
+// Call is one request the server answered.
+type Call struct {
+	Role string
+	// SubQuestion is the sub-question id the searcher or analyst worked on ("q2").
+	SubQuestion string
+	// Verdict is the 1-based number of the verifier call.
+	Verdict  int
+	Model    string
+	Auth     string
+	Stream   bool
+	JSONMode bool
+	// Reask is true when the conversation already held an answer (the role was asked again).
+	Reask bool
+	// Items is how many results the searcher picked, evidence items the analyst returned (the invented one
+	// included) or sentences the synthesizer wrote.
+	Items            int
+	PromptTokens     int
+	CompletionTokens int
+	// Error is set when the request was refused (unknown role, bad key, unreadable body).
+	Error string
+}
+
+// Server is the fake model server.
+type Server struct {
+	*httptest.Server
+	cfg Config
+
+	mu       sync.Mutex
+	calls    []Call
+	verdicts int
+	drafts   int
+}
+
+// New starts a fake model server; it is closed when the test ends. Point an OpenAI-compatible client at
+// BaseURL().
+func New(t testing.TB, cfg Config) *Server {
+	s := &Server{cfg: cfg}
+	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
+	t.Cleanup(s.Close)
+	return s
+}
+
+// BaseURL is the API root, including /v1.
+func (s *Server) BaseURL() string { return s.URL + "/v1" }
+
+// Calls returns the requests answered so far, in order.
+func (s *Server) Calls() []Call {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Call(nil), s.calls...)
+}
+
+// Count returns how many requests a role made.
+func (s *Server) Count(role string) int {
+	n := 0
+	for _, c := range s.Calls() {
+		if c.Role == role {
+			n++
+		}
+	}
+	return n
+}
+
+// Usage returns the prompt and completion tokens reported over all answers.
+func (s *Server) Usage() (prompt, completion int) {
+	for _, c := range s.Calls() {
+		prompt += c.PromptTokens
+		completion += c.CompletionTokens
+	}
+	return prompt, completion
+}
+
+// ---- wire ----
+
+type wireMessage struct {
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"`
+}
+
+type wireRequest struct {
+	Model         string        `json:"model"`
+	Messages      []wireMessage `json:"messages"`
+	Stream        bool          `json:"stream"`
+	StreamOptions *struct {
+		IncludeUsage bool `json:"include_usage"`
+	} `json:"stream_options"`
+	ResponseFormat *struct {
+		Type string `json:"type"`
+	} `json:"response_format"`
+}
+
+// text returns a message's content, a string or an array of text parts.
+func (m wireMessage) text() string {
+	var s string
+	if json.Unmarshal(m.Content, &s) == nil {
+		return s
+	}
+	var parts []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(m.Content, &parts) == nil {
+		var b strings.Builder
+		for _, p := range parts {
+			b.WriteString(p.Text)
+		}
+		return b.String()
+	}
+	return ""
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	call := Call{Auth: r.Header.Get("Authorization")}
+	fail := func(status int, msg string) {
+		call.Error = msg
+		s.record(call)
+		writeError(w, status, msg)
+	}
+	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/chat/completions") {
+		fail(http.StatusNotFound, "openaifake: only POST /v1/chat/completions is served, not "+r.Method+" "+r.URL.Path)
+		return
+	}
+	if s.cfg.APIKey != "" && call.Auth != "Bearer "+s.cfg.APIKey {
+		fail(http.StatusUnauthorized, "openaifake: missing or wrong API key")
+		return
+	}
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		fail(http.StatusBadRequest, "openaifake: read body: "+err.Error())
+		return
+	}
+	var req wireRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		fail(http.StatusBadRequest, "openaifake: body is not a chat completion request: "+err.Error())
+		return
+	}
+	call.Model, call.Stream = req.Model, req.Stream
+	call.JSONMode = req.ResponseFormat != nil && req.ResponseFormat.Type == "json_object"
+	var system, task string
+	users, assistants, promptChars := 0, 0, 0
+	for _, m := range req.Messages {
+		t := m.text()
+		promptChars += len(t)
+		switch m.Role {
+		case "system", "developer":
+			system += t
+		case "user":
+			if users == 0 {
+				task = t
+			}
+			users++
+		case "assistant":
+			assistants++
+		}
+	}
+	call.Reask = assistants > 0
+	low := strings.ToLower(system)
+	for _, rm := range roleMarkers {
+		if strings.Contains(low, rm.marker) {
+			call.Role = rm.role
+			break
+		}
+	}
+	var answer string
+	switch call.Role {
+	case RolePlanner:
+		answer = s.plan(task)
+	case RoleSearcher:
+		answer = s.pick(task, &call)
+	case RoleAnalyst:
+		answer = s.analyse(task, &call)
+	case RoleVerifier:
+		answer = s.verify(task, &call)
+	case RoleSynthesizer:
+		answer = s.synthesize(task, &call)
+	default:
+		fail(http.StatusBadRequest, fmt.Sprintf("openaifake: cannot tell which research role this is from the system prompt %q", clip(system, 120)))
+		return
+	}
+	// About four characters a token, as a tokenizer would roughly count.
+	call.PromptTokens = promptChars/4 + 1
+	call.CompletionTokens = len(answer)/4 + 1
+	n := s.record(call)
+	id := fmt.Sprintf("chatcmpl-fake-%d", n)
+	model := req.Model
+	if model == "" {
+		model = "fake-research"
+	}
+	usage := map[string]any{"prompt_tokens": call.PromptTokens, "completion_tokens": call.CompletionTokens,
+		"total_tokens": call.PromptTokens + call.CompletionTokens}
+	if !req.Stream {
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{
+			"id": id, "object": "chat.completion", "created": time.Now().Unix(), "model": model,
+			"choices": []any{map[string]any{"index": 0, "message": map[string]any{"role": "assistant", "content": answer},
+				"finish_reason": "stop", "logprobs": nil}},
+			"usage": usage,
+		})
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	fl, _ := w.(http.Flusher)
+	send := func(v any) {
+		b, _ := json.Marshal(v)
+		fmt.Fprintf(w, "data: %s\n\n", b)
+		if fl != nil {
+			fl.Flush()
+		}
+	}
+	chunk := func(delta map[string]any, finish any) map[string]any {
+		return map[string]any{"id": id, "object": "chat.completion.chunk", "created": time.Now().Unix(), "model": model,
+			"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish, "logprobs": nil}}}
+	}
+	send(chunk(map[string]any{"role": "assistant", "content": ""}, nil))
+	for _, piece := range pieces(answer, 48) {
+		send(chunk(map[string]any{"content": piece}, nil))
+	}
+	send(chunk(map[string]any{}, "stop"))
+	if req.StreamOptions != nil && req.StreamOptions.IncludeUsage {
+		send(map[string]any{"id": id, "object": "chat.completion.chunk", "created": time.Now().Unix(), "model": model,
+			"choices": []any{}, "usage": usage})
+	}
+	fmt.Fprint(w, "data: [DONE]\n\n")
+}
+
+func (s *Server) record(c Call) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.calls = append(s.calls, c)
+	return len(s.calls)
+}
+
+func writeError(w http.ResponseWriter, status int, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{
+		"message": msg, "type": "invalid_request_error", "param": nil, "code": nil}})
+}
+
+// pieces cuts s into chunks of at most n bytes without splitting a UTF-8 character.
+func pieces(s string, n int) []string {
+	var out []string
+	for len(s) > n {
+		cut := n
+		for cut > 0 && !utf8Start(s[cut]) {
+			cut--
+		}
+		if cut == 0 {
+			cut = n
+		}
+		out = append(out, s[:cut])
+		s = s[cut:]
+	}
+	if s != "" {
+		out = append(out, s)
+	}
+	return out
+}
+
+func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
+
+func mustJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // values built here always marshal
+	}
+	return string(b)
+}
+
+// ---- roles ----
+
+// between returns the text after start up to end (or to the end of s); ok is false when start is missing.
+func between(s, start, end string) (string, bool) {
+	i := strings.Index(s, start)
+	if i < 0 {
+		return "", false
+	}
+	rest := s[i+len(start):]
+	if end != "" {
+		if j := strings.Index(rest, end); j >= 0 {
+			rest = rest[:j]
+		}
+	}
+	return rest, true
+}
+
+func (s *Server) subQuestions(question string) []SubQuestion {
+	if len(s.cfg.SubQuestions) > 0 {
+		return s.cfg.SubQuestions
+	}
+	q := strings.TrimRight(strings.TrimSpace(question), "?")
+	return []SubQuestion{
+		{Question: question, Queries: []string{q}},
+		{Question: "What evidence is there about: " + q + "?", Queries: []string{q + " evidence"}},
+		{Question: "What is still disputed about: " + q + "?", Queries: []string{q + " criticism"}},
+	}
+}
+
+func (s *Server) plan(task string) string {
+	question, _ := between(task, "Research question:\n", "\n\nReply with")
+	question = strings.TrimSpace(question)
+	lang := s.cfg.Language
+	if lang == "" {
+		lang = "en"
+	}
+	type item struct {
+		Question    string   `json:"question"`
+		Queries     []string `json:"queries"`
+		SourceTypes []string `json:"source_types"`
+		Criteria    string   `json:"criteria"`
+	}
+	var items []item
+	for _, sq := range s.subQuestions(question) {
+		items = append(items, item{Question: sq.Question, Queries: sq.Queries,
+			SourceTypes: []string{"technical reports", "field trials"},
+			Criteria:    "a source states it directly"})
+	}
+	b, _ := json.MarshalIndent(map[string]any{"language": lang, "sub_questions": items}, "", "  ")
+	out := string(b)
+	if s.cfg.MalformedPlan {
+		// What chatty models send: prose, a fence, and a trailing comma before the closing brace.
+		out = "Here is the research plan:\n```json\n" + strings.TrimSuffix(out, "}") + ",\n}\n```\n"
+	}
+	return out
+}
+
+var sqLineRe = regexp.MustCompile(`(?m)^Sub-question (\S+): (.*)$`)
+
+// subQuestion reads the "Sub-question qN: text" line of a searcher or analyst prompt and returns its id and
+// keywords.
+func (s *Server) subQuestion(task string) (string, []string) {
+	m := sqLineRe.FindStringSubmatch(task)
+	if m == nil {
+		return "", nil
+	}
+	id, text := m[1], strings.TrimSpace(m[2])
+	for _, sq := range s.cfg.SubQuestions {
+		if strings.TrimSpace(sq.Question) == text {
+			return id, keywordsOf(sq)
+		}
+	}
+	if n, err := strconv.Atoi(strings.TrimPrefix(id, "q")); err == nil && n >= 1 && n <= len(s.cfg.SubQuestions) {
+		return id, keywordsOf(s.cfg.SubQuestions[n-1])
+	}
+	return id, contentWords(text)
+}
+
+func keywordsOf(sq SubQuestion) []string {
+	if len(sq.Keywords) > 0 {
+		return sq.Keywords
+	}
+	return contentWords(sq.Question)
+}
+
+var stopwords = map[string]bool{"what": true, "which": true, "when": true, "where": true, "does": true, "with": true,
+	"from": true, "that": true, "this": true, "there": true, "about": true, "have": true, "into": true, "their": true,
+	"they": true, "will": true, "would": true, "could": true, "should": true, "much": true, "many": true, "long": true,
+	"still": true, "evidence": true, "disputed": true}
+
+// contentWords are the words of s of four letters or more that are not question words.
+func contentWords(s string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-' }) {
+		if len([]rune(w)) >= 4 && !stopwords[w] && !seen[w] {
+			seen[w] = true
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// hasKeyword reports whether text holds one of the keywords as a whole word or phrase, case-insensitively.
+func hasKeyword(text string, keywords []string) bool {
+	low := strings.ToLower(text)
+	for _, k := range keywords {
+		k = strings.ToLower(strings.TrimSpace(k))
+		if k == "" {
+			continue
+		}
+		for i := 0; ; {
+			j := strings.Index(low[i:], k)
+			if j < 0 {
+				break
+			}
+			a, b := i+j, i+j+len(k)
+			if (a == 0 || !isWordByte(low[a-1])) && (b == len(low) || !isWordByte(low[b])) {
+				return true
+			}
+			i = a + 1
+		}
+	}
+	return false
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 0x80
+}
+
+var resultRe = regexp.MustCompile(`^\[(\d+)\] (.*)$`)
+
+func (s *Server) pick(task string, call *Call) string {
+	id, keywords := s.subQuestion(task)
+	call.SubQuestion = id
+	list, _ := between(task, `<search_results untrusted="true">`, "</search_results>")
+	lines := strings.Split(list, "\n")
+	picked := []int{}
+	for i := 0; i < len(lines); i++ {
+		m := resultRe.FindStringSubmatch(lines[i])
+		if m == nil {
+			continue
+		}
+		text := m[2]
+		if i+1 < len(lines) && strings.HasPrefix(lines[i+1], "    ") {
+			text += " " + lines[i+1]
+		}
+		if hasKeyword(text, keywords) {
+			n, _ := strconv.Atoi(m[1])
+			picked = append(picked, n)
+		}
+	}
+	call.Items = len(picked)
+	return mustJSON(map[string]any{"relevant": picked})
+}
+
+// sourceText returns the text inside the <source …> wrapper of an analyst prompt, without the untrusted-material
+// notice that opens it.
+func sourceText(task string) (url, text string) {
+	i := strings.Index(task, "<source ")
+	if i < 0 {
+		return "", ""
+	}
+	head := task[i:]
+	j := strings.Index(head, ">\n")
+	if j < 0 {
+		return "", ""
+	}
+	if m := regexp.MustCompile(`url="([^"]*)"`).FindStringSubmatch(head[:j]); m != nil {
+		url = m[1]
+	}
+	body := head[j+2:]
+	if k := strings.LastIndex(body, "</source>"); k >= 0 {
+		body = body[:k]
+	}
+	// The first paragraph is the notice written by sources.WrapUntrusted.
+	if k := strings.Index(body, "\n\n"); k >= 0 && strings.Contains(body[:k], "untrusted") {
+		body = body[k+2:]
+	}
+	return url, body
+}
+
+var listMarkRe = regexp.MustCompile(`^(?:[-*+]|\d+[.)])\s+`)
+
+// sentences returns the sentences of the prose lines of text, each exactly as it occurs there.
+func sentences(text string) []string {
+	var out []string
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") || strings.HasPrefix(line, "|") || strings.HasPrefix(line, "```") {
+			continue
+		}
+		line = strings.TrimSpace(strings.TrimPrefix(line, ">"))
+		line = listMarkRe.ReplaceAllString(line, "")
+		start := 0
+		for i := 0; i < len(line); i++ {
+			c := line[i]
+			if c != '.' && c != '!' && c != '?' {
+				continue
+			}
+			end := i + 1
+			if end < len(line) && !(line[end] == ' ' && end+1 < len(line) && (unicode.IsUpper(rune(line[end+1])) || unicode.IsDigit(rune(line[end+1])))) {
+				continue
+			}
+			out = append(out, strings.TrimSpace(line[start:end]))
+			start = end
+		}
+		if rest := strings.TrimSpace(line[start:]); rest != "" {
+			out = append(out, rest)
+		}
+	}
+	kept := out[:0]
+	for _, s := range out {
+		if len(s) >= 20 {
+			kept = append(kept, s)
+		}
+	}
+	return kept
+}
+
+func (s *Server) analyse(task string, call *Call) string {
+	id, keywords := s.subQuestion(task)
+	call.SubQuestion = id
+	_, text := sourceText(task)
+	max := s.cfg.MaxEvidence
+	if max <= 0 {
+		max = 4
+	}
+	type item struct {
+		Claim      string  `json:"claim"`
+		Quote      string  `json:"quote"`
+		Confidence float64 `json:"confidence"`
+	}
+	items := []item{}
+	for _, sent := range sentences(text) {
+		if len(items) == max {
+			break
+		}
+		if hasKeyword(sent, keywords) {
+			items = append(items, item{Claim: sent, Quote: sent, Confidence: 0.8})
+		}
+	}
+	if s.cfg.InventedQuote != "" && len(items) > 0 {
+		items = append(items, item{Claim: s.cfg.InventedQuote, Quote: s.cfg.InventedQuote, Confidence: 0.9})
+	}
+	call.Items = len(items)
+	return mustJSON(map[string]any{"evidence": items})
+}
+
+var planSQRe = regexp.MustCompile(`^- (q\d+): (.*)$`)
+
+// planSubQuestions reads the "Sub-questions:" list of a verifier or synthesizer prompt.
+func planSubQuestions(task string) (ids []string, text map[string]string) {
+	text = map[string]string{}
+	block, _ := between(task, "Sub-questions:\n", "\n\n")
+	for _, line := range strings.Split(block, "\n") {
+		if m := planSQRe.FindStringSubmatch(strings.TrimSpace(line)); m != nil {
+			ids = append(ids, m[1])
+			text[m[1]] = strings.TrimSpace(strings.SplitN(m[2], " (acceptance criteria:", 2)[0])
+		}
+	}
+	return ids, text
+}
+
+func (s *Server) verify(task string, call *Call) string {
+	s.mu.Lock()
+	s.verdicts++
+	n := s.verdicts
+	s.mu.Unlock()
+	call.Verdict = n
+	ids, _ := planSubQuestions(task)
+	gap := s.cfg.GapSubQuestion
+	if gap == 0 {
+		gap = 2
+	}
+	if n == 1 && gap > 0 && gap <= len(ids) {
+		sq := ids[gap-1]
+		queries := s.cfg.GapQueries
+		if len(queries) == 0 {
+			var kw []string
+			if gap <= len(s.cfg.SubQuestions) {
+				kw = keywordsOf(s.cfg.SubQuestions[gap-1])
+			}
+			queries = []string{strings.Join(kw, " ")}
+		}
+		return mustJSON(map[string]any{"pass": false, "gaps": []any{map[string]any{
+			"sub_question": sq, "missing": "evidence from more than one season", "queries": queries}},
+			"rejected": []any{}, "notes": "one sub-question rests on a single trial"})
+	}
+	return mustJSON(map[string]any{"pass": true, "gaps": []any{}, "rejected": []any{},
+		"notes": "every sub-question is answered by quoted evidence"})
+}
+
+var poolItemRe = regexp.MustCompile(`^\[(e\d+)\] sub-question (\S+) · `)
+
+func (s *Server) synthesize(task string, call *Call) string {
+	question, _ := between(task, "Research question: ", "\n")
+	ids, text := planSubQuestions(task)
+	retry := strings.Contains(task, "Your previous draft was refused by the integrity check")
+	pool, _ := between(task, `<evidence_pool untrusted="true">`, "</evidence_pool>")
+	type claim struct{ id, text string }
+	bySQ := map[string][]claim{}
+	lines := strings.Split(pool, "\n")
+	for i, line := range lines {
+		m := poolItemRe.FindStringSubmatch(line)
+		if m == nil || i+1 >= len(lines) || !strings.HasPrefix(lines[i+1], "claim: ") {
+			continue
+		}
+		bySQ[m[2]] = append(bySQ[m[2]], claim{m[1], strings.TrimSpace(strings.TrimPrefix(lines[i+1], "claim: "))})
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s\n", strings.TrimSpace(question))
+	written := 0
+	for _, id := range ids {
+		cs := bySQ[id]
+		if len(cs) == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "\n## %s\n\n", text[id])
+		for i, c := range cs {
+			t := c.text
+			if !strings.HasSuffix(t, ".") && !strings.HasSuffix(t, "!") && !strings.HasSuffix(t, "?") {
+				t += "."
+			}
+			if i > 0 {
+				b.WriteString(" ")
+			}
+			fmt.Fprintf(&b, "%s [%s]", t, c.id)
+			written++
+		}
+		b.WriteString("\n")
+	}
+	s.mu.Lock()
+	s.drafts++
+	first := s.drafts == 1
+	s.mu.Unlock()
+	if s.cfg.UncitedSentence != "" && first && !retry {
+		fmt.Fprintf(&b, "\n## Outlook\n\n%s\n", s.cfg.UncitedSentence)
+	}
+	call.Items = written
+	return b.String()
+}
+
+func clip(s string, n int) string {
+	r := []rune(strings.Join(strings.Fields(s), " "))
+	if len(r) <= n {
+		return string(r)
+	}
+	return string(r[:n]) + "…"
+}
