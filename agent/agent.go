@@ -85,7 +85,10 @@ type Agent struct {
 	cfg   Config
 	mu    sync.RWMutex
 	tools map[string]Tool
-	st    *State
+	// pending holds specs set by SetTools; the loop moves them into State.Tools between steps, so hooks can read
+	// State.Tools without locking even when another goroutine changes the tool set.
+	pending []llm.ToolSpec
+	st      *State
 }
 
 // New builds an agent.
@@ -113,6 +116,7 @@ func New(cfg Config) (*Agent, error) {
 	if err := a.SetTools(cfg.Tools); err != nil {
 		return nil, err
 	}
+	a.applyPendingTools()
 	return a, nil
 }
 
@@ -123,7 +127,8 @@ func NewID() string {
 	return hex.EncodeToString(b[:])
 }
 
-// SetTools replaces the tool set (MCP servers change their lists). Names must be unique.
+// SetTools replaces the tool set (MCP servers change their lists). Names must be unique. It is safe to call while
+// the agent runs: new tools can be called at once and are shown to the model from its next step.
 func (a *Agent) SetTools(tools []Tool) error {
 	m := make(map[string]Tool, len(tools))
 	specs := make([]llm.ToolSpec, 0, len(tools))
@@ -137,9 +142,18 @@ func (a *Agent) SetTools(tools []Tool) error {
 	}
 	a.mu.Lock()
 	a.tools = m
-	a.st.Tools = specs
+	a.pending = specs
 	a.mu.Unlock()
 	return nil
+}
+
+func (a *Agent) applyPendingTools() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.pending != nil {
+		a.st.Tools = a.pending
+		a.pending = nil
+	}
 }
 
 // Tool returns the tool registered under name.
@@ -191,6 +205,7 @@ func (a *Agent) Continue(ctx context.Context) (string, error) {
 		}
 		steps++
 		st.Step++
+		a.applyPendingTools()
 		for _, m := range a.cfg.Middleware {
 			if h, ok := m.(HistoryHook); ok {
 				if err := h.BeforeHistory(ctx, st); err != nil {
@@ -198,9 +213,7 @@ func (a *Agent) Continue(ctx context.Context) (string, error) {
 				}
 			}
 		}
-		a.mu.RLock()
 		req := &llm.Request{Messages: llm.CloneMessages(st.Messages), Tools: slices.Clone(st.Tools), MaxTokens: a.cfg.MaxTokens}
-		a.mu.RUnlock()
 		if a.cfg.Stream {
 			step := st.Step
 			req.OnText = func(d string) { a.emit(Event{Kind: EventText, Step: step, Text: d}) }

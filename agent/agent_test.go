@@ -313,3 +313,38 @@ func TestSchemaGeneratedFromStruct(t *testing.T) {
 		t.Errorf("required = %v, want [text]", schema.Required)
 	}
 }
+
+func TestSetToolsDuringRunShowsNewToolsFromTheNextStep(t *testing.T) {
+	var a *agent.Agent
+	added := agent.NewTool("added", "Added mid-run.", func(context.Context, echoIn) (string, error) { return "new", nil })
+	swap := agent.NewTool("swap", "Adds a tool.", func(context.Context, echoIn) (string, error) {
+		return "swapped", a.SetTools([]agent.Tool{echoTool(), added})
+	})
+	m := scripted.New(llm.Info{}, scripted.Sequence(
+		scripted.Reply("", call("c1", "swap", `{"text":""}`)),
+		scripted.Reply("", call("c2", "added", `{"text":""}`)),
+		scripted.Reply("done"),
+	), scripted.WithRecording())
+	var err error
+	a, err = agent.New(agent.Config{Model: m, Tools: []agent.Tool{echoTool(), swap}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Run(t.Context(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	names := func(req *llm.Request) string {
+		var n []string
+		for _, s := range req.Tools {
+			n = append(n, s.Name)
+		}
+		return strings.Join(n, ",")
+	}
+	reqs := m.Requests()
+	if names(reqs[0]) != "echo,swap" || names(reqs[1]) != "echo,added" {
+		t.Errorf("tools per step = %q, %q", names(reqs[0]), names(reqs[1]))
+	}
+	if tm := lastToolMessages(reqs[2]); tm[0].Content != "new" {
+		t.Errorf("the added tool did not run: %+v", tm)
+	}
+}

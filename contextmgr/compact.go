@@ -60,7 +60,14 @@ func (m *Manager) BeforeHistory(ctx context.Context, st *agent.State) error {
 
 // BeforeRequest implements agent.RequestHook: reasoning blocks of all but the latest assistant turn are dropped
 // from the request (the history keeps them).
-func (m *Manager) BeforeRequest(_ context.Context, _ *agent.State, req *llm.Request) error {
+func (m *Manager) BeforeRequest(_ context.Context, st *agent.State, req *llm.Request) error {
+	// Middleware before this one (lazy tool schemas) may have hidden tools from the model; the context report
+	// counts what is actually sent.
+	visible := make(map[string]bool, len(req.Tools))
+	for _, t := range req.Tools {
+		visible[t.Name] = true
+	}
+	m.visible.Store(st.SessionID, visible)
 	if m.cfg.KeepReasoning {
 		return nil
 	}

@@ -209,6 +209,7 @@ type Manager struct {
 	pinned string // project-memory message content; "" when none
 
 	counters sync.Map // model name → tokens.Counter
+	visible  sync.Map // session id → map[tool name]bool: the tools of that session's latest request
 
 	mu    sync.Mutex // offload quota and stats
 	stats Stats

@@ -35,13 +35,33 @@ type Report struct {
 	Messages   int        `json:"messages"`
 	Categories []Category `json:"categories"`
 	Stats      Stats      `json:"stats"`
+	// DeferredSchemas counts the schema tokens of tools hidden behind tool search: the saving of lazy schemas.
+	DeferredSchemas int `json:"deferred_schema_tokens"`
+}
+
+// splitTools separates the tools the session's latest request showed the model from those deferred.
+func (m *Manager) splitTools(st *agent.State) (shown, deferred []llm.ToolSpec) {
+	v, ok := m.visible.Load(st.SessionID)
+	if !ok {
+		return st.Tools, nil
+	}
+	visible := v.(map[string]bool)
+	for _, t := range st.Tools {
+		if visible[t.Name] {
+			shown = append(shown, t)
+		} else {
+			deferred = append(deferred, t)
+		}
+	}
+	return shown, deferred
 }
 
 // Report measures the state's context by category.
 func (m *Manager) Report(st *agent.State) Report {
 	c := m.counter(st.Model)
 	b := m.budgetFor(st.Model)
-	by := map[string]int{CatToolSchemas: tokens.CountTools(c, st.Tools)}
+	shown, deferred := m.splitTools(st)
+	by := map[string]int{CatToolSchemas: tokens.CountTools(c, shown)}
 	for _, msg := range st.Messages {
 		n := tokens.CountMessage(c, msg)
 		switch {
@@ -55,7 +75,8 @@ func (m *Manager) Report(st *agent.State) Report {
 			by[CatMessages] += n
 		}
 	}
-	r := Report{Preset: m.cfg.Preset, Window: b.window, Trigger: b.limit, Messages: len(st.Messages), Stats: m.Stats()}
+	r := Report{Preset: m.cfg.Preset, Window: b.window, Trigger: b.limit, Messages: len(st.Messages), Stats: m.Stats(),
+		DeferredSchemas: tokens.CountTools(c, deferred)}
 	for _, name := range []string{CatSystem, CatMemory, CatToolSchemas, CatMessages, CatToolResults} {
 		r.Total += by[name]
 		r.Categories = append(r.Categories, Category{Name: name, Tokens: by[name], Share: float64(by[name]) / float64(b.window)})
@@ -73,6 +94,9 @@ func (r Report) String() string {
 		fmt.Fprintf(&b, "  %-13s %9s  %5.1f%%\n", c.Name, thousands(c.Tokens), 100*c.Share)
 	}
 	fmt.Fprintf(&b, "  %-13s %9s  %5.1f%%\n", "free", thousands(max(0, r.Window-r.Total)), 100*max(0, 1-r.Share))
+	if r.DeferredSchemas > 0 {
+		fmt.Fprintf(&b, "Deferred tool schemas (behind tool_search): %s tokens not sent.\n", thousands(r.DeferredSchemas))
+	}
 	s := r.Stats
 	fmt.Fprintf(&b, "So far: %s, %s, %s gated, %s evicted, %s cleared, %s dropped.\n",
 		plural(s.Compactions, "compaction", "compactions"), plural(s.SummaryCalls, "summary call", "summary calls"),

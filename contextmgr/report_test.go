@@ -6,8 +6,11 @@ import (
 	"strings"
 	"testing"
 
+	"deepresearch/agent"
 	"deepresearch/llm"
+	"deepresearch/llm/scripted"
 	"deepresearch/llm/tokens"
+	"deepresearch/workspace"
 )
 
 func TestReportByCategory(t *testing.T) {
@@ -87,5 +90,34 @@ func TestPresets(t *testing.T) {
 		if _, err := New(m.ws, bad); err == nil {
 			t.Errorf("bad config %+v accepted", bad)
 		}
+	}
+}
+
+func TestReportCountsOnlyToolsSentAndShowsDeferredSaving(t *testing.T) {
+	ws, err := workspace.New(t.TempDir(), workspace.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := New(ws, Config{NoMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := llm.ToolSpec{Name: "mcp__x__big", Description: strings.Repeat("a long description ", 200), Schema: []byte(`{"type":"object"}`)}
+	small := llm.ToolSpec{Name: "read_file", Description: "Read a file.", Schema: []byte(`{"type":"object"}`)}
+	st := &agent.State{SessionID: "s1", Model: scripted.New(llm.Info{}, nil), Tools: []llm.ToolSpec{small, big}}
+	before := m.Report(st)
+	// A request from which lazy schemas removed the big tool.
+	if err := m.BeforeRequest(t.Context(), st, &llm.Request{Tools: []llm.ToolSpec{small}}); err != nil {
+		t.Fatal(err)
+	}
+	after := m.Report(st)
+	if after.DeferredSchemas == 0 || after.Total >= before.Total {
+		t.Fatalf("deferred=%d, total before %d after %d: the hidden schema must move out of the total", after.DeferredSchemas, before.Total, after.Total)
+	}
+	if before.Total-after.Total != after.DeferredSchemas {
+		t.Errorf("total dropped by %d, deferred counts %d", before.Total-after.Total, after.DeferredSchemas)
+	}
+	if !strings.Contains(after.String(), "tokens not sent") {
+		t.Errorf("report text does not show the saving:\n%s", after.String())
 	}
 }

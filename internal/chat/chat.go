@@ -40,6 +40,9 @@ type Config struct {
 	In  io.Reader
 	Out io.Writer
 	// Agent configures the agent: Model is required; System, Tools and Middleware come from the runtime. Its
+	// Bind, when set, is called with the agent once it exists (the runtime keeps its tools in step with MCP
+	// servers that change their lists).
+	Bind func(*agent.Agent)
 	// Observer is chained after the chat's own display; Stream is forced on.
 	Agent agent.Config
 	// Ledger is the ledger the model (and research roles) record into; it feeds /cost. Nil means a fresh one.
@@ -129,6 +132,9 @@ func New(cfg Config) (*Chat, error) {
 	}
 	if len(c.sess.Messages) > 0 {
 		ag.State().Messages = restoreSystem(c.sess.Messages, ag.State().Messages)
+	}
+	if cfg.Bind != nil {
+		cfg.Bind(ag)
 	}
 	c.ag = ag
 	return c, nil

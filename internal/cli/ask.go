@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"deepresearch/agent"
+	"deepresearch/internal/config"
 	"deepresearch/llm"
 	"deepresearch/llm/providers"
 	"deepresearch/workspace"
@@ -15,11 +16,20 @@ import (
 
 // buildModel turns the configuration for a role into a metered, retrying model.
 func (a *App) buildModel(role string, ledger *llm.Ledger) (llm.Model, error) {
-	cfg := a.Config
-	spec := cfg.ModelFor(role)
+	spec := a.Config.ModelFor(role)
 	if spec.Provider == "" || spec.Model == "" {
 		return nil, errors.New("no model configured: pass --provider and --model (and --base-url for a local server), or set them in the config file")
 	}
+	m, err := a.modelFromSpec(spec, ledger, role)
+	if err != nil {
+		return nil, fmt.Errorf("model for %s: %w", role, err)
+	}
+	return m, nil
+}
+
+// modelFromSpec builds a retrying model, metered into ledger (when non-nil) under label.
+func (a *App) modelFromSpec(spec config.ModelSpec, ledger *llm.Ledger, label string) (llm.Model, error) {
+	cfg := a.Config
 	ps := providers.Spec{
 		Provider: spec.Provider, Model: spec.Model, BaseURL: spec.BaseURL, APIKey: cfg.APIKey(spec),
 		Retry: llm.RetryConfig{MaxAttempts: cfg.Retry.MaxAttempts, CallTimeout: cfg.Retry.CallTimeout},
@@ -27,10 +37,10 @@ func (a *App) buildModel(role string, ledger *llm.Ledger) (llm.Model, error) {
 	ps.Override = overrideFor(cfg, spec.Model)
 	m, err := providers.New(ps)
 	if err != nil {
-		return nil, fmt.Errorf("model for %s: %w", role, err)
+		return nil, err
 	}
 	if ledger != nil {
-		m = llm.Metered(m, ledger, role)
+		m = llm.Metered(m, ledger, label)
 	}
 	return m, nil
 }
@@ -83,6 +93,7 @@ func newAskCmd(app *App) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&dir, "workspace", "", "directory the agent may read and write (default: the current directory)")
 	cmd.Flags().IntVar(&maxSteps, "max-steps", 50, "maximum model calls")
+	cmd.Flags().StringVar(&app.mcpFlag, "mcp", "", "a .mcp.json file of MCP servers (default: mcp_file from the configuration, else ./.mcp.json when present)")
 	return cmd
 }
 

@@ -100,6 +100,7 @@ Sessions are saved after every turn in <workspace>/.deepresearch/sessions/ and r
 					Model: model, System: chatSystemPrompt(ws.Root()), Tools: rt.Tools, Middleware: rt.Middleware, MaxSteps: maxSteps,
 				},
 				Ledger: ledger, Sessions: chat.Store{Dir: sessions}, Resume: resume, Workspace: ws.Root(), Interrupt: interrupt,
+				Bind: rt.bindAgent,
 				Research: func(ctx context.Context, q string, on func(research.Event)) (*research.Report, error) {
 					p := startParams{Question: q, Corpora: app.Config.Sources.Corpus, Web: app.Config.Sources.Web, OnEvent: on, Ledger: ledger}
 					if len(p.Corpora) == 0 && p.Web == "" {
@@ -128,6 +129,7 @@ Sessions are saved after every turn in <workspace>/.deepresearch/sessions/ and r
 	f.StringVar(&resume, "resume", "", "resume the saved session with this id")
 	f.StringVar(&sessions, "sessions", "", "where sessions are saved (default <workspace>/.deepresearch/sessions)")
 	f.IntVar(&maxSteps, "max-steps", 50, "maximum model calls per turn")
+	f.StringVar(&app.mcpFlag, "mcp", "", "a .mcp.json file of MCP servers (default: mcp_file from the configuration, else ./.mcp.json when present)")
 	return cmd
 }
 

@@ -238,6 +238,11 @@ func (c *Config) ModelFor(role string) ModelSpec {
 	if tier == "" {
 		tier = TierStrong
 	}
+	return c.ModelForTier(tier)
+}
+
+// ModelForTier returns the model spec of a tier, with empty fields taken from the default model.
+func (c *Config) ModelForTier(tier string) ModelSpec {
 	s := c.Tiers[tier]
 	if s.Provider == "" {
 		s.Provider = c.Default.Provider

@@ -1,0 +1,42 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"deepresearch/contextmgr"
+)
+
+func newBenchContextCmd(app *App) *cobra.Command {
+	var format string
+	cmd := &cobra.Command{
+		Use:   "context [--format text|json]",
+		Short: "Context engineering on the seed's 20-call MCP scenario: deepagents vs claude-code vs hybrid",
+		Long: `Runs a deterministic 20-call task in which every MCP-style tool call returns about 40,000 characters of
+mostly irrelevant text holding a few planted facts, on a scripted model with a 128K-token window, once per
+context preset. For each preset it prints the input tokens billed over the whole task, the peak prompt, the
+compactions and summary calls, the share of tool output recoverable from disk, and the share of planted facts
+that stood in the prompt of the model call right after the result that carried them.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if format != "text" && format != "json" {
+				return fmt.Errorf("--format must be text or json, got %q", format)
+			}
+			rows, err := contextmgr.RunBench(cmd.Context(), contextmgr.BenchOptions{})
+			if err != nil {
+				return err
+			}
+			if format == "json" {
+				enc := json.NewEncoder(app.Stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(rows)
+			}
+			fmt.Fprint(app.Stdout, contextmgr.FormatBenchTable(rows))
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", "text", "output format: text or json")
+	return cmd
+}
