@@ -7,38 +7,20 @@ import (
 	"os"
 	"path/filepath"
 
+	"gopkg.in/yaml.v3"
+
 	"deepresearch/agent"
 	"deepresearch/contextmgr"
 	"deepresearch/internal/config"
+	"deepresearch/workspace"
 )
 
 // attachContext builds the context manager from the configuration for the runtime's workspace, adds the
 // persistent memory tools and appends the manager as middleware (last, so that it sees every tool's output).
 func (a *App) attachContext(_ context.Context, rt *runtime, o runtimeOptions) error {
-	cfg, err := contextConfig(a.Config.Context)
+	m, err := a.newContextManager(o.Workspace, a.Config.Context, rt.Tools)
 	if err != nil {
 		return err
-	}
-	if wd, err := os.Getwd(); err == nil {
-		cfg.ProjectDirs = append(cfg.ProjectDirs, wd)
-	}
-	cfg.ExemptTools = append(cfg.ExemptTools, contextmgr.BoundedNames(rt.Tools)...)
-	cfg.Logger = a.Log
-	if !cfg.NoMemory && cfg.MemoryDir == "" {
-		dir, err := os.UserConfigDir()
-		if err != nil {
-			// A missing home directory must not stop the agent; it just runs without the persistent store.
-			if a.Log != nil {
-				a.Log.Warn("persistent memory off: no user config directory", "err", err)
-			}
-			cfg.NoMemory = true
-		} else {
-			cfg.MemoryDir = filepath.Join(dir, "deepresearch", "memories")
-		}
-	}
-	m, err := contextmgr.New(o.Workspace, cfg)
-	if err != nil {
-		return fmt.Errorf("context management: %w", err)
 	}
 	have := map[string]bool{}
 	for _, t := range rt.Tools {
@@ -55,6 +37,51 @@ func (a *App) attachContext(_ context.Context, rt *runtime, o runtimeOptions) er
 	}
 	rt.Middleware = append(rt.Middleware, m)
 	return nil
+}
+
+// subagentContext builds a dedicated context manager for a subagent type whose `context:` block tunes
+// compaction (a research scout may compact earlier than the main agent); the block's keys are those of the
+// configuration's context section, laid over it.
+func (a *App) subagentContext(ws *workspace.Workspace, settings map[string]any, tools []agent.Tool) (*contextmgr.Manager, error) {
+	cc := a.Config.Context
+	raw, err := yaml.Marshal(settings)
+	if err != nil {
+		return nil, err
+	}
+	if err := yaml.Unmarshal(raw, &cc); err != nil {
+		return nil, fmt.Errorf("subagent context settings: %w", err)
+	}
+	return a.newContextManager(ws, cc, tools)
+}
+
+// newContextManager builds a context manager over ws from context settings.
+func (a *App) newContextManager(ws *workspace.Workspace, cc config.Context, tools []agent.Tool) (*contextmgr.Manager, error) {
+	cfg, err := contextConfig(cc)
+	if err != nil {
+		return nil, err
+	}
+	if wd, err := os.Getwd(); err == nil {
+		cfg.ProjectDirs = append(cfg.ProjectDirs, wd)
+	}
+	cfg.ExemptTools = append(cfg.ExemptTools, contextmgr.BoundedNames(tools)...)
+	cfg.Logger = a.Log
+	if !cfg.NoMemory && cfg.MemoryDir == "" {
+		dir, err := os.UserConfigDir()
+		if err != nil {
+			// A missing home directory must not stop the agent; it just runs without the persistent store.
+			if a.Log != nil {
+				a.Log.Warn("persistent memory off: no user config directory", "err", err)
+			}
+			cfg.NoMemory = true
+		} else {
+			cfg.MemoryDir = filepath.Join(dir, "deepresearch", "memories")
+		}
+	}
+	m, err := contextmgr.New(ws, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("context management: %w", err)
+	}
+	return m, nil
 }
 
 // contextConfig lays the configuration's overrides over the chosen preset.

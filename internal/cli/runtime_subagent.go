@@ -8,9 +8,11 @@ import (
 	"sync"
 
 	"deepresearch/agent"
+	"deepresearch/contextmgr"
 	"deepresearch/llm"
 	"deepresearch/mcptools"
 	"deepresearch/subagent"
+	"deepresearch/workspace"
 )
 
 // subagentDirs are where subagent types are read from, in increasing precedence: the user's, then the project's.
@@ -35,23 +37,23 @@ func loadSubagentTypes() ([]subagent.Type, error) {
 }
 
 // subagentMiddleware is what hooks a subagent runs with. The runtime's middleware (guard, lazy schemas, context
-// management) keeps its per-conversation state keyed by session, so the same instances serve subagents; one that
-// wants per-type settings (compaction thresholds from the type's context block) implements ForSubagent and hands
-// out a dedicated instance instead.
-func subagentMiddleware(rt *runtime, session string, typ subagent.Type) []agent.Middleware {
-	type forSubagent interface {
-		ForSubagent(sessionID string, settings map[string]any) agent.Middleware
-	}
+// management) keeps its per-conversation state keyed by session, so the same instances serve subagents; a type
+// whose `context:` block tunes compaction gets a context manager of its own instead.
+func (a *App) subagentMiddleware(rt *runtime, ws *workspace.Workspace, typ subagent.Type) []agent.Middleware {
 	var out []agent.Middleware
 	for _, m := range rt.Middleware {
-		switch m := m.(type) {
-		case forSubagent:
-			if sm := m.ForSubagent(session, typ.Context); sm != nil {
-				out = append(out, sm)
+		if _, isContext := m.(*contextmgr.Manager); isContext && len(typ.Context) > 0 && ws != nil {
+			own, err := a.subagentContext(ws, typ.Context, rt.Tools)
+			if err == nil {
+				out = append(out, own)
+				continue
 			}
-		default:
-			out = append(out, m)
+			// A bad block must not cost the subagent its context management: keep the shared manager.
+			if a.Log != nil {
+				a.Log.Warn("subagent context settings ignored", "type", typ.Name, "err", err)
+			}
 		}
+		out = append(out, m)
 	}
 	return out
 }
@@ -66,6 +68,7 @@ func (a *App) attachSubagents(_ context.Context, rt *runtime, o runtimeOptions) 
 	if err != nil {
 		return err
 	}
+	types = append(types, a.Config.Subagents...)
 	att := mcpAttachmentOf(rt)
 	source := func() (parent, only []agent.Tool) {
 		if att == nil || att.mgr == nil {
@@ -88,8 +91,8 @@ func (a *App) attachSubagents(_ context.Context, rt *runtime, o runtimeOptions) 
 		Models:     func(tier string) (llm.Model, error) { return a.tierModel(tier, o.Ledger) },
 		ToolSource: source,
 		Types:      types,
-		Middleware: func(session string, typ subagent.Type) []agent.Middleware {
-			return subagentMiddleware(rt, session, typ)
+		Middleware: func(_ string, typ subagent.Type) []agent.Middleware {
+			return a.subagentMiddleware(rt, o.Workspace, typ)
 		},
 		Preamble: preamble,
 		Observer: subagentObserver(a),

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"deepresearch/subagent"
 )
 
 // Tier names a model strength class.
@@ -81,6 +83,8 @@ type Config struct {
 	Sources  Sources  `yaml:"sources,omitempty" json:"sources"`
 	// MCPFile is a .mcp.json file; default .mcp.json in the working directory when present.
 	MCPFile string `yaml:"mcp_file,omitempty" json:"mcp_file,omitempty"`
+	// Subagents adds subagent types for the task tool, besides those in agents/*.md files.
+	Subagents []subagent.Type `yaml:"subagents,omitempty" json:"subagents,omitempty"`
 
 	// File is where the configuration was read from, if anywhere.
 	File string `yaml:"-" json:"file,omitempty"`

@@ -81,3 +81,15 @@ func TestShowMasksSecrets(t *testing.T) {
 		t.Error("APIKey must read the environment")
 	}
 }
+
+func TestSubagentTypesFromTheFile(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "c.yaml")
+	os.WriteFile(file, []byte("subagents:\n  - name: scout\n    description: finds sources\n    tools: grep, read_file\n    model: fast\n"), 0o644)
+	c, err := config.Load(file, env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Subagents) != 1 || c.Subagents[0].Name != "scout" || len(c.Subagents[0].Tools) != 2 || c.Subagents[0].Model != "fast" {
+		t.Fatalf("subagents = %+v", c.Subagents)
+	}
+}
