@@ -47,9 +47,13 @@ type spend struct {
 	Calls   int     `json:"calls"`
 }
 
+// docEntry is one source's text, fetched once however many sub-questions read it: the first reader fetches,
+// the others wait for ready.
 type docEntry struct {
-	doc  *sources.Document
-	norm string // NormalizeQuote(doc.Text), computed once
+	ready chan struct{}
+	doc   *sources.Document
+	norm  string // NormalizeQuote(doc.Text), computed once
+	err   error
 }
 
 type novelty struct {
@@ -573,33 +577,49 @@ func (r *runner) roleCall(ctx context.Context, stage string, round int, sq, what
 	}
 }
 
+// Causes of a stage context's end, so that stageEnded reports what actually happened: ctx.Err() alone is
+// DeadlineExceeded for the stage timeout, the run's time limit and any deadline of the caller's context alike.
+var (
+	errStageTimeout = errors.New("research: stage timeout")
+	errTimeLimit    = errors.New("research: run time limit")
+)
+
 // stageCtx bounds one stage: the stage timeout and, for search and reading, the run's time limit.
 func (r *runner) stageCtx(ctx context.Context, stage string) (context.Context, context.CancelFunc) {
-	sctx, cancel := context.WithTimeout(ctx, r.rc.Budget.StageTimeout)
+	sctx, cancel := context.WithTimeoutCause(ctx, r.rc.Budget.StageTimeout, errStageTimeout)
 	if (stage == StageSearch || stage == StageRead) && !r.deadline.IsZero() {
-		dctx, dcancel := context.WithDeadline(sctx, r.deadline)
+		dctx, dcancel := context.WithDeadlineCause(sctx, r.deadline, errTimeLimit)
 		return dctx, func() { dcancel(); cancel() }
 	}
 	return sctx, cancel
 }
 
-// stageEnded explains a stage context that ended while the run's own context is alive.
+// stageEnded explains a stage context that ended before the stage released it. It reads the context's cause,
+// never a deadline guessed from the clock: a stage timeout is reported as one, the run's time limit trips the
+// fuse, and an end that came from the caller's context (cancelled or past its own deadline, perhaps between two
+// checks here) is returned as that context's error.
 func (r *runner) stageEnded(ctx context.Context, sctx context.Context, stage string, round int) error {
-	if ctx.Err() != nil {
-		return ctx.Err()
+	if err := ctx.Err(); err != nil {
+		return err
 	}
-	if !errors.Is(sctx.Err(), context.DeadlineExceeded) {
-		return nil // the stage finished and released its context
-	}
-	if !r.deadline.IsZero() && !time.Now().Before(r.deadline) && (stage == StageSearch || stage == StageRead) {
+	// Read after the check above: the parent may end in between, and then the cause is the parent's.
+	cause := context.Cause(sctx)
+	switch {
+	case errors.Is(cause, errTimeLimit):
 		r.tripFuse(stage, fmt.Sprintf("time limit of %s reached", r.rc.Budget.MaxTime))
 		return nil
+	case errors.Is(cause, errStageTimeout):
+		reason := fmt.Sprintf("%s stage of round %d timed out after %s", stage, round, r.rc.Budget.StageTimeout)
+		r.logf(ctx, stage, round, "", "timeout", reason, context.DeadlineExceeded)
+		r.emit(Event{Stage: stage, Kind: EventError, Round: round, Message: reason, Err: context.DeadlineExceeded.Error()})
+		r.noteCutShort(reason)
+		return nil
+	case cause != nil && !errors.Is(cause, context.Canceled):
+		// The stage context ended through its parent (the caller's deadline passed after the check above):
+		// that is the parent's end, not a stage timeout.
+		return cause
 	}
-	reason := fmt.Sprintf("%s stage of round %d timed out after %s", stage, round, r.rc.Budget.StageTimeout)
-	r.logf(ctx, stage, round, "", "timeout", reason, sctx.Err())
-	r.emit(Event{Stage: stage, Kind: EventError, Round: round, Message: reason, Err: sctx.Err().Error()})
-	r.noteCutShort(reason)
-	return nil
+	return nil // the stage finished and released its context
 }
 
 func (r *runner) stageStart(stage string, round int) (time.Time, int, float64) {
@@ -771,11 +791,19 @@ func (r *runner) search(ctx context.Context, round int, t target) ([]Candidate, 
 		return cands, err
 	}
 	var got []Candidate
-	err := r.roleCall(ctx, StageSearch, round, t.sq.ID, "search: "+strings.Join(t.queries, " | "),
+	var partial error
+	what := "search: " + strings.Join(t.queries, " | ")
+	err := r.roleCall(ctx, StageSearch, round, t.sq.ID, what,
 		func() error { return r.checkFuse(StageSearch) },
 		func(ctx context.Context) error {
-			var err error
-			got, err = r.cfg.Roles.Searcher.Search(ctx, t.sq, t.queries)
+			cs, err := r.cfg.Roles.Searcher.Search(ctx, t.sq, t.queries)
+			got, partial = cs, nil
+			if err != nil && len(cs) > 0 && ctx.Err() == nil {
+				// Some sources answered and some failed: the answers are kept, and not thrown away by a retry
+				// that would repeat the searches that worked; the failure is reported below.
+				partial = err
+				return nil
+			}
 			return err
 		})
 	if err != nil {
@@ -783,6 +811,12 @@ func (r *runner) search(ctx context.Context, round int, t target) ([]Candidate, 
 			r.emit(Event{Stage: StageSearch, Kind: EventSkip, Round: round, SubQuestion: t.sq.ID, Message: "not searched: cut short"})
 		}
 		return nil, err
+	}
+	if partial != nil {
+		r.logf(ctx, StageSearch, round, t.sq.ID, "partial error",
+			fmt.Sprintf("%s: kept the %d candidates found; some sources failed", what, len(got)), partial)
+		r.emit(Event{Stage: StageSearch, Kind: EventError, Round: round, SubQuestion: t.sq.ID,
+			Message: fmt.Sprintf("%s (kept %d candidates)", what, len(got)), Err: partial.Error()})
 	}
 	for _, c := range got {
 		if err := state.CheckSource(c.URL); err != nil {
@@ -802,10 +836,12 @@ func (r *runner) search(ctx context.Context, round int, t target) ([]Candidate, 
 	return cands, nil
 }
 
-// collect is the search collector: it deduplicates the hits by normalised URL, ranks each sub-question's hits by
-// reciprocal-rank fusion over its queries (a source found by several queries ranks higher), drops sources
-// already read for that sub-question, and picks at most MaxCandidates round-robin across sub-questions so every
-// sub-question gets sources.
+// collect is the search collector. It deduplicates each sub-question's hits by normalised URL, ranks them by
+// reciprocal-rank fusion over its queries (a source found by several queries ranks higher), drops the sources
+// already read for that sub-question, and picks at most MaxCandidates reads round-robin across sub-questions,
+// so every sub-question gets sources. A read is a (sub-question, source) pair: a source several sub-questions
+// found is analysed for each of them — the passage that best answers the question is read for the question,
+// even when a facet found it too — and fetched once (see document).
 func (r *runner) collect(ctx context.Context, round int, targets []target, found [][]Candidate) ([]Candidate, error) {
 	name := fmt.Sprintf("pick:r%d", round)
 	var picked []Candidate
@@ -821,22 +857,20 @@ func (r *runner) collect(ctx context.Context, round int, targets []target, found
 	type scored struct {
 		c     Candidate
 		score float64
-		first int
 	}
 	perSQ := make([][]scored, len(targets))
-	owner := map[string]int{} // normalised URL → index into targets of its best sub-question
-	best := map[string]float64{}
+	unique := map[string]bool{}
 	for i, cs := range found {
 		byURL := map[string]*scored{}
 		var order []string
 		rank := map[string]int{}
-		for j, c := range cs {
+		for _, c := range cs {
 			q := c.Query
 			rank[q]++
 			n := sources.NormalizeURL(c.URL)
 			s, ok := byURL[n]
 			if !ok {
-				s = &scored{c: c, first: j}
+				s = &scored{c: c}
 				byURL[n] = s
 				order = append(order, n)
 			}
@@ -847,14 +881,12 @@ func (r *runner) collect(ctx context.Context, round int, targets []target, found
 			if done, _ := r.db.Step(ctx, readStep(targets[i].sq.ID, s.c.URL), nil); done {
 				continue
 			}
+			unique[n] = true
 			perSQ[i] = append(perSQ[i], *s)
-			if b, ok := best[n]; !ok || s.score > b {
-				best[n], owner[n] = s.score, i
-			}
 		}
 		sort.SliceStable(perSQ[i], func(a, b int) bool { return perSQ[i][a].score > perSQ[i][b].score })
 	}
-	taken := map[string]bool{}
+	sourcesPicked := map[string]bool{}
 	for depth := 0; len(picked) < r.rc.MaxCandidates; depth++ {
 		any := false
 		for i := range perSQ {
@@ -862,13 +894,8 @@ func (r *runner) collect(ctx context.Context, round int, targets []target, found
 				continue
 			}
 			any = true
-			s := perSQ[i][depth]
-			n := sources.NormalizeURL(s.c.URL)
-			if taken[n] || owner[n] != i {
-				continue
-			}
-			taken[n] = true
-			picked = append(picked, s.c)
+			picked = append(picked, perSQ[i][depth].c)
+			sourcesPicked[sources.NormalizeURL(perSQ[i][depth].c.URL)] = true
 		}
 		if !any {
 			break
@@ -881,54 +908,136 @@ func (r *runner) collect(ctx context.Context, round int, targets []target, found
 	for _, cs := range found {
 		total += len(cs)
 	}
-	r.logf(ctx, StageSearch, round, "", "collected", fmt.Sprintf("%d hits, %d unique, %d picked (max %d)",
-		total, len(best), len(picked), r.rc.MaxCandidates), nil)
+	r.logf(ctx, StageSearch, round, "", "collected", fmt.Sprintf("%d hits, %d unique sources, %d reads picked of %d sources (max %d reads)",
+		total, len(unique), len(picked), len(sourcesPicked), r.rc.MaxCandidates), nil)
 	r.update(func(p *Progress) { p.Candidates += len(picked) })
 	r.emit(Event{Stage: StageSearch, Kind: EventCandidates, Round: round, Count: len(picked)})
 	return picked, nil
 }
 
 // document returns the text read for url: from this run's folder if it was fetched before, else from the
-// Fetcher, stored in the folder before it is used.
+// Fetcher, stored in the folder before it is used. Each source is fetched once per run, also when several
+// sub-questions read it at the same time; a failed fetch is remembered (the reads that wanted it report it),
+// except when it failed because its context ended.
 func (r *runner) document(ctx context.Context, rawURL string) (*docEntry, error) {
 	n := sources.NormalizeURL(rawURL)
 	r.mu.Lock()
 	d, ok := r.docs[n]
+	if !ok {
+		d = &docEntry{ready: make(chan struct{})}
+		r.docs[n] = d
+	}
 	r.mu.Unlock()
 	if ok {
+		select {
+		case <-d.ready:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		if d.err != nil && isContextErr(d.err) && ctx.Err() == nil {
+			return r.document(ctx, rawURL) // the fetcher's context ended, not ours: fetch it now
+		}
+		if d.err != nil {
+			return nil, d.err
+		}
 		return d, nil
 	}
+	doc, err := r.load(ctx, rawURL)
+	if err != nil {
+		if isContextErr(err) {
+			r.mu.Lock()
+			delete(r.docs, n)
+			r.mu.Unlock()
+		}
+		d.err = err
+		close(d.ready)
+		return nil, err
+	}
+	d.doc, d.norm = doc, NormalizeQuote(doc.Text)
+	close(d.ready)
+	return d, nil
+}
+
+func isContextErr(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// load reads url's text from the run folder, or fetches and stores it.
+func (r *runner) load(ctx context.Context, rawURL string) (*sources.Document, error) {
 	if meta, err := r.db.Document(ctx, rawURL); err == nil {
 		text, err := os.ReadFile(filepath.Join(r.dir, meta.Path))
 		if err == nil && sources.HashText(string(text)) == meta.Hash {
-			d = &docEntry{doc: &sources.Document{URL: meta.URL, FinalURL: meta.FinalURL, Title: meta.Title,
+			return &sources.Document{URL: meta.URL, FinalURL: meta.FinalURL, Title: meta.Title,
 				Text: string(text), ContentType: meta.ContentType, Hash: meta.Hash, FetchedAt: meta.FetchedAt,
-				Truncated: meta.Truncated}}
+				Truncated: meta.Truncated}, nil
 		}
 	}
-	if d == nil {
-		doc, err := r.cfg.Fetcher.Fetch(ctx, rawURL)
-		if err != nil {
-			return nil, err
-		}
-		if strings.TrimSpace(doc.Text) == "" {
-			return nil, fmt.Errorf("fetch %s: the document has no text", rawURL)
-		}
-		doc.Hash = sources.HashText(doc.Text)
-		rel := filepath.Join(DocsDir, doc.Hash+".txt")
-		if err := writeFileAtomic(filepath.Join(r.dir, rel), []byte(doc.Text)); err != nil {
-			return nil, fmt.Errorf("store %s: %w", rawURL, err)
-		}
-		if err := r.db.PutDocument(ctx, state.Document{URL: rawURL, FinalURL: doc.FinalURL, Title: doc.Title,
-			Hash: doc.Hash, Path: rel, ContentType: doc.ContentType, Truncated: doc.Truncated,
-			FetchedAt: doc.FetchedAt}); err != nil {
-			return nil, err
-		}
-		d = &docEntry{doc: doc}
+	doc, err := r.cfg.Fetcher.Fetch(ctx, rawURL)
+	if err != nil {
+		return nil, err
 	}
-	d.norm = NormalizeQuote(d.doc.Text)
+	if strings.TrimSpace(doc.Text) == "" {
+		return nil, fmt.Errorf("fetch %s: the document has no text", rawURL)
+	}
+	doc.Hash = sources.HashText(doc.Text)
+	rel := filepath.Join(DocsDir, doc.Hash+".txt")
+	if err := writeFileAtomic(filepath.Join(r.dir, rel), []byte(doc.Text)); err != nil {
+		return nil, fmt.Errorf("store %s: %w", rawURL, err)
+	}
+	if err := r.db.PutDocument(ctx, state.Document{URL: rawURL, FinalURL: doc.FinalURL, Title: doc.Title,
+		Hash: doc.Hash, Path: rel, ContentType: doc.ContentType, Truncated: doc.Truncated,
+		FetchedAt: doc.FetchedAt}); err != nil {
+		return nil, err
+	}
+	return doc, nil
+}
+
+// storedDocument returns the stored text an evidence source names — the document fetched under that URL, or,
+// for another line anchor into the same file, the text read from that file (see pickDocument) — without ever
+// fetching: the integrity check verifies quotes against what the run read.
+func (r *runner) storedDocument(ctx context.Context, source string) (*docEntry, error) {
+	meta, err := r.db.Document(ctx, source)
+	if errors.Is(err, state.ErrNotFound) {
+		docs, lerr := r.db.Documents(ctx)
+		if lerr != nil {
+			return nil, lerr
+		}
+		if d := pickDocument(docs, source); d != nil {
+			meta, err = d, nil
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	n := sources.NormalizeURL(meta.URL)
 	r.mu.Lock()
-	r.docs[n] = d
+	d, ok := r.docs[n]
+	r.mu.Unlock()
+	if ok {
+		select {
+		case <-d.ready:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		if d.err == nil {
+			return d, nil
+		}
+	}
+	text, err := os.ReadFile(filepath.Join(r.dir, meta.Path))
+	if err != nil {
+		return nil, fmt.Errorf("stored text of %s: %w", meta.URL, err)
+	}
+	if sources.HashText(string(text)) != meta.Hash {
+		return nil, fmt.Errorf("stored text of %s was modified after it was read", meta.URL)
+	}
+	d = &docEntry{ready: make(chan struct{}), norm: NormalizeQuote(string(text)),
+		doc: &sources.Document{URL: meta.URL, FinalURL: meta.FinalURL, Title: meta.Title, Text: string(text),
+			ContentType: meta.ContentType, Hash: meta.Hash, FetchedAt: meta.FetchedAt, Truncated: meta.Truncated}}
+	close(d.ready)
+	r.mu.Lock()
+	if old, ok := r.docs[n]; !ok || old.err != nil {
+		r.docs[n] = d
+	}
 	r.mu.Unlock()
 	return d, nil
 }
@@ -1016,9 +1125,15 @@ func (r *runner) subQuestion(id string) SubQuestion {
 // admit grounds each item against the text that was read and writes the grounded ones to the pool.
 func (r *runner) admit(ctx context.Context, round int, c Candidate, doc *docEntry, items []Evidence) int {
 	accepted := 0
+	var docs []state.Document // the run's fetched documents, listed once an analyst anchor needs them
 	for _, it := range items {
 		it.SubQuestion = c.SubQuestion
-		it.Source = c.URL // the evidence points at the text that was read and checked
+		// The evidence points at the text that was read and checked: the candidate's URL, or the analyst's own
+		// line anchor into the same file when the quote stands on those lines and the anchor resolves to this
+		// very text (so the integrity check and LoadSourceText find it).
+		if !r.keepAnchor(ctx, c, doc, it, &docs) {
+			it.Source = c.URL
+		}
 		if it.Title == "" {
 			it.Title = doc.doc.Title
 		}
@@ -1059,6 +1174,28 @@ func (r *runner) admit(ctx context.Context, round int, c Candidate, doc *docEntr
 		}
 	}
 	return accepted
+}
+
+// keepAnchor reports whether an evidence item's own source may stand: a line anchor into the document that was
+// read (same URL without fragment), on whose lines the quote lies, and which resolves among the run's documents
+// to a text identical to the one read.
+func (r *runner) keepAnchor(ctx context.Context, c Candidate, doc *docEntry, it Evidence, docs *[]state.Document) bool {
+	src := strings.TrimSpace(it.Source)
+	if src == "" || sources.NormalizeURL(src) == sources.NormalizeURL(c.URL) {
+		return false
+	}
+	if !sameDocument(src, c.URL) || state.CheckSource(src) != nil || !quoteInLines(doc.doc.Text, src, it.Quote) {
+		return false
+	}
+	if *docs == nil {
+		list, err := r.db.Documents(ctx)
+		if err != nil {
+			return false
+		}
+		*docs = list
+	}
+	d := pickDocument(*docs, src)
+	return d != nil && d.Hash == doc.doc.Hash
 }
 
 // nearDuplicateThreshold is the token-set Jaccard similarity above which two claims say the same thing.

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"deepresearch/research/state"
-	"deepresearch/sources"
 )
 
 // ListRuns lists the run folders directly under dir, newest first. Folders that are not runs are skipped; a
@@ -101,8 +100,10 @@ func LoadReport(runDir string) (*Report, error) {
 }
 
 // LoadSourceText returns the exact text that was read for url during the run — the text its quotes were checked
-// against. The URL may be given in any form NormalizeURL maps to the same source; for a file anchor another
-// anchor into the same file is accepted when that is all the run read from it.
+// against. The URL may be given in any form NormalizeURL maps to the same source. A file anchor the run did not
+// fetch under (a quote's own lines, file:///x#L120-L122, inside the chunk file:///x#L100-L180 that was read)
+// resolves to the stored text of the same file: the narrowest fetched anchor containing those lines, else the
+// whole file, else the first fetch of that file.
 func LoadSourceText(runDir, url string) (string, error) {
 	ctx := context.Background()
 	db, err := state.OpenReadOnly(ctx, filepath.Join(runDir, StateFile))
@@ -116,12 +117,8 @@ func LoadSourceText(runDir, url string) (string, error) {
 		if lerr != nil {
 			return "", lerr
 		}
-		want := stripFragment(sources.NormalizeURL(url))
-		for i := range docs {
-			if stripFragment(sources.NormalizeURL(docs[i].URL)) == want {
-				doc, err = &docs[i], nil
-				break
-			}
+		if d := pickDocument(docs, url); d != nil {
+			doc, err = d, nil
 		}
 	}
 	if err != nil {

@@ -101,7 +101,9 @@ type Planner interface {
 	Plan(ctx context.Context, question string) (*Plan, error)
 }
 
-// Searcher finds candidate sources for one sub-question (Parallel Search stage).
+// Searcher finds candidate sources for one sub-question (Parallel Search stage). When some of its sources fail
+// and others answer, it returns the candidates found together with the error: the graph keeps the candidates
+// and reports the error in the research log and as an EventError.
 type Searcher interface {
 	Search(ctx context.Context, sq SubQuestion, queries []string) ([]Candidate, error)
 }

@@ -46,9 +46,13 @@ type Config struct {
 	Budget Budget
 	// Rounds is how many extra directed re-search rounds the verifier may ask for; default 2. Negative means none.
 	Rounds int
-	// MaxCandidates is how many sources the collector picks per round; default 30.
+	// MaxCandidates is how many reads the collector picks per round; default 30. A read is one analyst call: a
+	// source analysed for one sub-question. A source found by several sub-questions is read for each of them
+	// (counting once per sub-question here) but fetched only once, so a round fetches at most MaxCandidates
+	// sources and makes at most MaxCandidates analyst calls (plus retries).
 	MaxCandidates int
-	// BatchSize bounds reads in flight (one analyst per source), inside the fleet bound; default 8.
+	// BatchSize bounds reads in flight (one analyst per source and sub-question), inside the fleet bound;
+	// default 8.
 	BatchSize int
 	// EarlyStopWindow: reading for a sub-question stops when its last EarlyStopWindow new evidence items added
 	// no new claim; default 10. Negative disables early stopping.
@@ -169,7 +173,7 @@ type Stats struct {
 	SubQuestions     int           `json:"sub_questions"`
 	Searches         int           `json:"searches"`
 	Candidates       int           `json:"candidates"`
-	SourcesRead      int           `json:"sources_read"`
+	SourcesRead      int           `json:"sources_read"` // reads: (sub-question, source) pairs analysed
 	FetchErrors      int           `json:"fetch_errors"`
 	RoleErrors       int           `json:"role_errors"`
 	EvidenceAccepted int           `json:"evidence_accepted"`

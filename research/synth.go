@@ -104,12 +104,16 @@ func (r *runner) evidenceCheck(ctx context.Context, byID map[string]Evidence) Ev
 		if e.Status != StatusAccepted {
 			return fmt.Errorf("the verifier rejected it (%s)", e.Reason)
 		}
-		d, err := r.document(ctx, e.Source)
+		d, err := r.storedDocument(ctx, e.Source)
 		if err != nil {
 			return fmt.Errorf("the text of its source is not available: %v", err)
 		}
 		if !groundedIn(d.norm, e.Quote) {
 			return errors.New("its quote is not found in the source text")
+		}
+		// A quote cited by its own lines must stand on those lines of the text that was read.
+		if sources.NormalizeURL(e.Source) != sources.NormalizeURL(d.doc.URL) && !quoteInLines(d.doc.Text, e.Source, e.Quote) {
+			return fmt.Errorf("its quote is not within the lines %s cites", e.Source)
 		}
 		return nil
 	}
@@ -227,12 +231,18 @@ func (r *runner) render(ctx context.Context, plan *Plan, body string, removed []
 	for i, id := range order {
 		e := byID[id]
 		rep.Citations = append(rep.Citations, Citation{N: i + 1, EvidenceIDs: []string{id}})
-		key := sources.NormalizeURL(e.Source)
+		// One entry per document: quotes cited by their own lines of one file share it, and the evidence list
+		// below keeps each quote's anchor.
+		key := documentKey(e.Source)
 		j, ok := srcIdx[key]
 		if !ok {
 			j = len(rep.Sources)
 			srcIdx[key] = j
-			rep.Sources = append(rep.Sources, SourceRef{URL: e.Source, Title: e.Title})
+			u := e.Source
+			if _, _, anchored := lineAnchor(u); anchored {
+				u = stripFragment(u)
+			}
+			rep.Sources = append(rep.Sources, SourceRef{URL: u, Title: e.Title})
 		}
 		rep.Sources[j].Citations = append(rep.Sources[j].Citations, i+1)
 		rep.Sources[j].EvidenceIDs = append(rep.Sources[j].EvidenceIDs, id)
@@ -318,7 +328,7 @@ func (r *runner) stats(ctx context.Context) Stats {
 				s.EarlyStops++
 			case "fetch failed":
 				s.FetchErrors++
-			case "error":
+			case "error", "partial error":
 				s.RoleErrors++
 			case "removed":
 				s.SentencesRemoved++

@@ -346,7 +346,7 @@ func (a *App) chooseEngine(engine string) (string, error) {
 func (a *App) buildRoles(engine string, searchers []sources.Searcher, ledger *llm.Ledger) (research.Roles, error) {
 	switch engine {
 	case extractive.Engine:
-		return extractive.New(extractive.Config{Searchers: searchers}), nil
+		return extractive.New(extractive.Config{Searchers: searchers, Log: a.Log}), nil
 	case llmroles.Engine:
 		cfg := llmroles.Config{Sources: searchers, Logger: a.Log}
 		for _, r := range []struct {

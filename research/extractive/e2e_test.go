@@ -4,7 +4,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -92,6 +94,20 @@ func runAndCheck(t *testing.T, ix *corpus.Index, question string) *research.Repo
 			}
 			if !strings.Contains(doc.Text, e.Quote) {
 				t.Errorf("[%d] %s: quote not verbatim in %s: %q", c.N, id, e.Source, e.Quote)
+				continue
+			}
+			// The citation names the quote's own lines, not those of the chunk the search found.
+			if m := regexp.MustCompile(`#L(\d+)-L(\d+)$`).FindStringSubmatch(e.Source); m != nil {
+				at := strings.Index(doc.Text, e.Quote)
+				first := strings.Count(doc.Text[:at], "\n") + 1
+				last := first + strings.Count(e.Quote, "\n")
+				if m[1] != strconv.Itoa(first) || m[2] != strconv.Itoa(last) {
+					t.Errorf("[%d] %s: quote on lines %d-%d cited as %s", c.N, id, first, last, e.Source)
+				}
+			}
+			text, err := research.LoadSourceText(rep.Dir, e.Source)
+			if err != nil || !strings.Contains(text, e.Quote) {
+				t.Errorf("[%d] %s: LoadSourceText(%s): %v", c.N, id, e.Source, err)
 			}
 		}
 	}

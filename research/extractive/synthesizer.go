@@ -327,4 +327,3 @@ func splitEnd(s string) (body, end string) {
 	}
 	return strings.TrimSpace(body), end
 }
-

@@ -1,0 +1,124 @@
+package research
+
+import (
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"deepresearch/research/state"
+	"deepresearch/sources"
+)
+
+// Evidence from a long document is cited by the lines its quote occupies (file:///x#L120-L122), while the text
+// that was read may have been fetched under another anchor into the same file (the search hit's chunk,
+// file:///x#L100-L180). These helpers tie such an anchor to the stored text it quotes.
+
+var lineAnchorRe = regexp.MustCompile(`^L(\d+)(?:-L(\d+))?$`)
+
+// lineAnchor returns the line range a URL's #Lx or #Lx-Ly fragment names.
+func lineAnchor(raw string) (first, last int, ok bool) {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil {
+		return 0, 0, false
+	}
+	m := lineAnchorRe.FindStringSubmatch(u.Fragment)
+	if m == nil {
+		return 0, 0, false
+	}
+	first, _ = strconv.Atoi(m[1])
+	last = first
+	if m[2] != "" {
+		last, _ = strconv.Atoi(m[2])
+	}
+	if first < 1 || last < first {
+		return 0, 0, false
+	}
+	return first, last, true
+}
+
+// documentKey is a URL's document identity: its normalised form without the fragment.
+func documentKey(raw string) string { return stripFragment(sources.NormalizeURL(raw)) }
+
+// sameDocument reports whether two URLs name the same document, whatever their fragments.
+func sameDocument(a, b string) bool { return documentKey(a) == documentKey(b) }
+
+// lineSpan returns the byte offsets of lines first..last (1-based, inclusive) of text.
+func lineSpan(text string, first, last int) (lo, hi int, ok bool) {
+	line, off := 1, 0
+	lo = -1
+	for {
+		if line == first {
+			lo = off
+		}
+		nl := strings.IndexByte(text[off:], '\n')
+		if line == last {
+			if lo < 0 {
+				return 0, 0, false
+			}
+			if nl < 0 {
+				return lo, len(text), true
+			}
+			return lo, off + nl, true
+		}
+		if nl < 0 {
+			return 0, 0, false // the text ends before the last line
+		}
+		off += nl + 1
+		line++
+	}
+}
+
+// quoteInLines reports whether quote is grounded within the lines source's anchor names in text. A source with
+// no line anchor is not an anchor into text, and the answer is false.
+func quoteInLines(text, source, quote string) bool {
+	first, last, ok := lineAnchor(source)
+	if !ok {
+		return false
+	}
+	lo, hi, ok := lineSpan(text, first, last)
+	if !ok {
+		return false
+	}
+	return groundedIn(NormalizeQuote(text[lo:hi]), quote)
+}
+
+// pickDocument chooses the stored document a source URL refers to: the one fetched under that URL; else one
+// fetched under another anchor into the same file — preferring the narrowest whose lines contain the cited lines,
+// then a fetch of the whole file, then the first fetched. Nil when the run read nothing of that file.
+func pickDocument(docs []state.Document, source string) *state.Document {
+	want := sources.NormalizeURL(source)
+	key := stripFragment(want)
+	first, last, anchored := lineAnchor(source)
+	var whole, containing, any *state.Document
+	width := 0
+	for i := range docs {
+		d := &docs[i]
+		n := sources.NormalizeURL(d.URL)
+		if n == want {
+			return d
+		}
+		if stripFragment(n) != key {
+			continue
+		}
+		if any == nil {
+			any = d
+		}
+		a, b, ok := lineAnchor(d.URL)
+		switch {
+		case !ok:
+			if whole == nil {
+				whole = d
+			}
+		case anchored && a <= first && last <= b && (containing == nil || b-a < width):
+			containing, width = d, b-a
+		}
+	}
+	switch {
+	case containing != nil:
+		return containing
+	case whole != nil:
+		return whole
+	}
+	return any
+}
