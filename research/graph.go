@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"deepresearch/internal/atomicfile"
 	"deepresearch/llm"
 	"deepresearch/research/state"
 	"deepresearch/sources"
@@ -1448,25 +1449,8 @@ func fromState(e state.Evidence) Evidence {
 
 // ---- files ----
 
-// writeFileAtomic writes through a temporary file and a rename, so a reader — or a resume after kill -9 — sees
-// the old file or the new one, never half of one. It does not fsync: a killed process loses nothing the kernel
-// has, and an fsync per fetched document would cost more than the reading it records.
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
-}
+// writeFileAtomic replaces a run file whole, so a reader — or a resume after kill -9 — never sees half of one.
+func writeFileAtomic(path string, data []byte) error { return atomicfile.Write(path, data, 0o644) }
 
 func writeJSONAtomic(path string, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")

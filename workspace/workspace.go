@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"deepresearch/internal/atomicfile"
 )
 
 // ErrEscape is returned for a path that would leave the workspace.
@@ -169,11 +171,7 @@ func (w *Workspace) WriteFile(p string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
 		return fmt.Errorf("write %s: %w", p, err)
 	}
-	tmp := abs + ".tmp-write"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", p, err)
-	}
-	if err := os.Rename(tmp, abs); err != nil {
+	if err := atomicfile.Write(abs, data, 0o644); err != nil {
 		return fmt.Errorf("write %s: %w", p, err)
 	}
 	return nil

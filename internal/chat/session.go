@@ -10,6 +10,7 @@ import (
 	"sort"
 	"time"
 
+	"deepresearch/internal/atomicfile"
 	"deepresearch/llm"
 )
 
@@ -56,19 +57,7 @@ func (s Store) Save(sess *Session) error {
 	if err != nil {
 		return fmt.Errorf("save session %s: %w", sess.ID, err)
 	}
-	tmp, err := os.CreateTemp(s.Dir, "."+sess.ID+"-*.tmp")
-	if err != nil {
-		return fmt.Errorf("save session %s: %w", sess.ID, err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("save session %s: %w", sess.ID, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("save session %s: %w", sess.ID, err)
-	}
-	if err := os.Rename(tmp.Name(), p); err != nil {
+	if err := atomicfile.Write(p, data, 0o644); err != nil {
 		return fmt.Errorf("save session %s: %w", sess.ID, err)
 	}
 	return nil

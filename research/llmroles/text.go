@@ -304,4 +304,3 @@ func windowBudget(contextWindow, maxOutput, limit, def int) int {
 	}
 	return max(b, 512)
 }
-

@@ -29,6 +29,7 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 
+	"deepresearch/internal/atomicfile"
 	"deepresearch/sources"
 	"deepresearch/sources/extract"
 )
@@ -260,11 +261,7 @@ func (ix *Index) saveManifest() error {
 	if err != nil {
 		return err
 	}
-	tmp := filepath.Join(ix.dir, manifestName+".tmp")
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return fmt.Errorf("save corpus manifest: %w", err)
-	}
-	if err := os.Rename(tmp, filepath.Join(ix.dir, manifestName)); err != nil {
+	if err := atomicfile.Write(filepath.Join(ix.dir, manifestName), data, 0o644); err != nil {
 		return fmt.Errorf("save corpus manifest: %w", err)
 	}
 	return nil
