@@ -67,7 +67,9 @@ func (m *Manager) BeforeRequest(_ context.Context, st *agent.State, req *llm.Req
 	for _, t := range req.Tools {
 		visible[t.Name] = true
 	}
-	m.visible.Store(st.SessionID, visible)
+	if st != nil { // a bare request (no agent state) has no session to report on
+		m.visible.Store(st.SessionID, visible)
+	}
 	if m.cfg.KeepReasoning {
 		return nil
 	}

@@ -53,10 +53,23 @@ func (m *Manager) memoryTools() []agent.Tool {
 			continue
 		}
 		s.Name = name
-		s.Description = "Persistent memory store, which survives across runs and sessions (paths are relative to the store). " + s.Description
+		s.Description = memoryDescription(s.Description)
 		out = append(out, renamedTool{Tool: t, spec: s})
 	}
 	return out
+}
+
+// memoryDescription turns a workspace file tool's description into its memory store twin's. The tool's own words
+// come first and name the memory store, so that the model (and one-line listings) can tell memory_read from
+// read_file and the six memory tools from each other.
+func memoryDescription(d string) string {
+	d = strings.NewReplacer(
+		"of the workspace", "of the persistent memory store",
+		"workspace files", "memory store files",
+		"a workspace file", "a memory store file",
+		"the workspace", "the memory store",
+	).Replace(d)
+	return d + " The memory store survives across runs and sessions; paths are relative to it."
 }
 
 // renamedTool exposes a workspace file tool under another name; it still bounds its own output.

@@ -142,3 +142,27 @@ func TestPersistentMemoryAcrossRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// The memory tools must describe themselves as memory tools, each in its own words first: the model picks tools
+// by description, and a shared preamble made all six read alike (and called the store "the workspace").
+func TestMemoryToolDescriptionsNameTheStore(t *testing.T) {
+	m, _ := newManager(t, Config{MemoryDir: t.TempDir()})
+	seen := map[string]string{}
+	for _, tl := range m.Tools() {
+		s := tl.Spec()
+		if strings.Contains(s.Description, "workspace") {
+			t.Errorf("%s: description speaks of the workspace: %q", s.Name, s.Description)
+		}
+		if !strings.Contains(s.Description, "memory store") || !strings.Contains(s.Description, "across runs and sessions") {
+			t.Errorf("%s: description does not name the persistent memory store: %q", s.Name, s.Description)
+		}
+		head := s.Description[:40]
+		if other, dup := seen[head]; dup {
+			t.Errorf("%s and %s start alike: %q", s.Name, other, head)
+		}
+		seen[head] = s.Name
+	}
+	if len(seen) != 6 {
+		t.Errorf("got %d memory tools, want 6", len(seen))
+	}
+}

@@ -9,6 +9,10 @@ import (
 	"deepresearch/llm/tokens"
 )
 
+// toolSearchName is the name of the tool that loads deferred schemas (mcptools.SearchToolName; not imported, so
+// that context management does not depend on the MCP client).
+const toolSearchName = "tool_search"
+
 // Report categories, in display order.
 const (
 	CatSystem      = "system"
@@ -47,6 +51,10 @@ func (m *Manager) splitTools(st *agent.State) (shown, deferred []llm.ToolSpec) {
 	}
 	visible := v.(map[string]bool)
 	for _, t := range st.Tools {
+		if t.Name == toolSearchName && !visible[t.Name] {
+			// Lazy schemas hide tool_search itself when nothing is deferred; it is then unused, not deferred.
+			continue
+		}
 		if visible[t.Name] {
 			shown = append(shown, t)
 		} else {

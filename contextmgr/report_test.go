@@ -121,3 +121,42 @@ func TestReportCountsOnlyToolsSentAndShowsDeferredSaving(t *testing.T) {
 		t.Errorf("report text does not show the saving:\n%s", after.String())
 	}
 }
+
+// Lazy schemas leave tool_search out of the request when nothing is deferred. That is not a saving to report:
+// with no other tool hidden, /context must not claim deferred schemas.
+func TestReportHiddenToolSearchIsNotDeferred(t *testing.T) {
+	ws, err := workspace.New(t.TempDir(), workspace.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := New(ws, Config{NoMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	search := llm.ToolSpec{Name: "tool_search", Description: "Find tools that are available but not yet loaded.", Schema: []byte(`{"type":"object"}`)}
+	small := llm.ToolSpec{Name: "read_file", Description: "Read a file.", Schema: []byte(`{"type":"object"}`)}
+	big := llm.ToolSpec{Name: "mcp__x__big", Description: strings.Repeat("a long description ", 50), Schema: []byte(`{"type":"object"}`)}
+	for _, tc := range []struct {
+		name     string
+		tools    []llm.ToolSpec
+		sent     []llm.ToolSpec
+		deferred bool
+	}{
+		{"nothing deferred, tool_search hidden", []llm.ToolSpec{small, search}, []llm.ToolSpec{small}, false},
+		{"an MCP tool deferred behind tool_search", []llm.ToolSpec{small, search, big}, []llm.ToolSpec{small, search}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := &agent.State{SessionID: tc.name, Model: scripted.New(llm.Info{}, nil), Tools: tc.tools}
+			if err := m.BeforeRequest(t.Context(), st, &llm.Request{Tools: tc.sent}); err != nil {
+				t.Fatal(err)
+			}
+			r := m.Report(st)
+			if got := r.DeferredSchemas > 0; got != tc.deferred {
+				t.Errorf("deferred schemas = %d, want deferred %v", r.DeferredSchemas, tc.deferred)
+			}
+			if got := strings.Contains(r.String(), "Deferred tool schemas"); got != tc.deferred {
+				t.Errorf("report mentions deferred schemas = %v, want %v:\n%s", got, tc.deferred, r.String())
+			}
+		})
+	}
+}

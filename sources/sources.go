@@ -140,8 +140,11 @@ func (r Router) Fetch(ctx context.Context, rawURL string) (*Document, error) {
 			return nil, fmt.Errorf("fetch %s: no web fetcher is configured", rawURL)
 		}
 		return r.Web.Fetch(ctx, rawURL)
+	case "":
+		// "example.com/page" parses as a bare path; say what is missing instead of quoting an empty scheme.
+		return nil, fmt.Errorf("fetch %s: %w: the URL has no scheme (did you mean https://%s?)", rawURL, ErrUnsupportedScheme, rawURL)
 	default:
-		return nil, fmt.Errorf("fetch %s: %w %q", rawURL, ErrUnsupportedScheme, p.Scheme)
+		return nil, fmt.Errorf("fetch %s: %w %q (http, https and corpus file:// URLs are fetched)", rawURL, ErrUnsupportedScheme, p.Scheme)
 	}
 }
 

@@ -91,3 +91,17 @@ func TestHashText(t *testing.T) {
 		t.Fatal(HashText("abc"))
 	}
 }
+
+// A URL typed without its scheme is the common slip; the error must say so and suggest the fix.
+func TestRouterMissingScheme(t *testing.T) {
+	r := Router{Corpus: stubFetcher("corpus"), Web: stubFetcher("web")}
+	for _, tc := range []struct{ url, want string }{
+		{"example.com/page", "no scheme (did you mean https://example.com/page?)"},
+		{"ftp://x/y", `"ftp"`},
+	} {
+		_, err := r.Fetch(t.Context(), tc.url)
+		if !errors.Is(err, ErrUnsupportedScheme) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want ErrUnsupportedScheme mentioning %q", tc.url, err, tc.want)
+		}
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"deepresearch/agent"
@@ -80,6 +81,8 @@ type Chat struct {
 	base int
 	// streamed records whether the current turn already printed answer text as it arrived.
 	streamed bool
+	// compactions counts the compaction lines printed, so /compact does not print its outcome twice.
+	compactions atomic.Int64
 }
 
 // Run starts (or resumes) a session and serves commands until /exit, end of input or ctx ends.
@@ -300,6 +303,7 @@ func (c *Chat) observe(e agent.Event) {
 			c.printf("  ✗ %s: %s\n", e.Call.Name, clip(firstLine(e.Result.Content), 200))
 		}
 	case agent.EventCompaction:
+		c.compactions.Add(1)
 		c.printf("  ⟲ %s\n", e.Text)
 	}
 }
@@ -381,6 +385,7 @@ func (c *Chat) command(ctx context.Context, line string) (quit bool, err error) 
 			return false, errors.New("/compact is not available: no context manager is configured")
 		}
 		before := tokens.CountMessages(tokens.Approx{}, c.ag.State().Messages)
+		shown := c.compactions.Load()
 		tctx, done := c.withInterrupt(ctx)
 		msg, err := c.cfg.Compact(tctx, c.ag.State(), arg)
 		done()
@@ -388,10 +393,14 @@ func (c *Chat) command(ctx context.Context, line string) (quit bool, err error) 
 			return false, fmt.Errorf("compact: %w", err)
 		}
 		after := tokens.CountMessages(tokens.Approx{}, c.ag.State().Messages)
-		if msg == "" {
-			msg = "conversation compacted"
+		switch {
+		case c.compactions.Load() != shown:
+			// The context manager's own line (with its token figures) is already on screen.
+		case msg != "":
+			c.printf("%s\n", msg)
+		default:
+			c.printf("conversation compacted (≈%d → ≈%d tokens).\n", before, after)
 		}
-		c.printf("%s (≈%d → ≈%d tokens).\n", msg, before, after)
 		c.save()
 	case "/deep-research", "/research":
 		if arg == "" {

@@ -3,7 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -11,7 +11,6 @@ import (
 	"deepresearch/internal/config"
 	"deepresearch/llm"
 	"deepresearch/llm/providers"
-	"deepresearch/workspace"
 )
 
 // buildModel turns the configuration for a role into a metered, retrying model.
@@ -30,8 +29,15 @@ func (a *App) buildModel(role string, ledger *llm.Ledger) (llm.Model, error) {
 // modelFromSpec builds a retrying model, metered into ledger (when non-nil) under label.
 func (a *App) modelFromSpec(spec config.ModelSpec, ledger *llm.Ledger, label string) (llm.Model, error) {
 	cfg := a.Config
+	key, keyEnv := a.apiKey(spec)
+	if key == "" && spec.BaseURL == "" && keyEnv != "" {
+		// A hosted service's default endpoint always wants a key; failing here beats an opaque 401 (or, offline,
+		// a DNS error) from the first model call.
+		return nil, fmt.Errorf("%s model %s: no API key: set %s (keys are read only from the environment), or pass --base-url for a local server",
+			spec.Provider, spec.Model, keyEnv)
+	}
 	ps := providers.Spec{
-		Provider: spec.Provider, Model: spec.Model, BaseURL: spec.BaseURL, APIKey: cfg.APIKey(spec),
+		Provider: spec.Provider, Model: spec.Model, BaseURL: spec.BaseURL, APIKey: key,
 		Retry: llm.RetryConfig{MaxAttempts: cfg.Retry.MaxAttempts, CallTimeout: cfg.Retry.CallTimeout},
 	}
 	ps.Override = overrideFor(cfg, spec.Model)
@@ -45,25 +51,46 @@ func (a *App) modelFromSpec(spec config.ModelSpec, ledger *llm.Ledger, label str
 	return m, nil
 }
 
+// apiKey returns the key for a model spec and the environment variable it belongs in ("" when the endpoint
+// needs none, such as a local server preset). A named OpenAI-compatible service (deepseek, openrouter, qwen) gets
+// its own variable first, so that an OPENAI_API_KEY that happens to be set is never sent to another company.
+func (a *App) apiKey(spec config.ModelSpec) (key, env string) {
+	if spec.APIKeyEnv != "" {
+		return a.Config.Env(spec.APIKeyEnv), spec.APIKeyEnv
+	}
+	provider := strings.ToLower(spec.Provider)
+	switch provider {
+	case "openai", "":
+		return a.Config.APIKey(spec), "OPENAI_API_KEY"
+	case "anthropic":
+		return a.Config.APIKey(spec), "ANTHROPIC_API_KEY"
+	}
+	p, ok := providers.LookupPreset(provider)
+	if !ok || p.KeyEnv == "" {
+		return a.Config.APIKey(spec), ""
+	}
+	return a.Config.Env(p.KeyEnv), p.KeyEnv
+}
+
 func newAskCmd(app *App) *cobra.Command {
 	var dir string
 	var maxSteps int
 	cmd := &cobra.Command{
 		Use:   "ask [--workspace DIR] PROMPT",
 		Short: "Run one tool-using agent over a workspace and print its answer",
-		Args:  cobra.ExactArgs(1),
+		Args: func(_ *cobra.Command, args []string) error {
+			if strings.TrimSpace(strings.Join(args, " ")) == "" {
+				return errors.New(`ask needs a prompt: deepresearch ask "what do the files here say about X?"`)
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ledger := &llm.Ledger{}
 			model, err := app.buildModel("agent", ledger)
 			if err != nil {
 				return err
 			}
-			if dir == "" {
-				if dir, err = os.Getwd(); err != nil {
-					return err
-				}
-			}
-			ws, err := workspace.New(dir, workspace.Config{})
+			ws, err := openWorkspace(dir)
 			if err != nil {
 				return err
 			}
@@ -83,7 +110,8 @@ func newAskCmd(app *App) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			answer, runErr := ag.Run(cmd.Context(), args[0])
+			// Unquoted words are one prompt, as a shell user means them.
+			answer, runErr := ag.Run(cmd.Context(), strings.Join(args, " "))
 			if answer != "" {
 				fmt.Fprintln(app.Stdout, answer)
 			}

@@ -15,7 +15,6 @@ import (
 	"deepresearch/internal/chat"
 	"deepresearch/llm"
 	"deepresearch/research"
-	"deepresearch/workspace"
 )
 
 func newChatCmd(app *App) *cobra.Command {
@@ -43,12 +42,7 @@ Sessions are saved after every turn in <workspace>/.deepresearch/sessions/ and r
 			if err != nil {
 				return fmt.Errorf("chat needs a model: %w", err)
 			}
-			if dir == "" {
-				if dir, err = os.Getwd(); err != nil {
-					return err
-				}
-			}
-			ws, err := workspace.New(dir, workspace.Config{})
+			ws, err := openWorkspace(dir)
 			if err != nil {
 				return err
 			}

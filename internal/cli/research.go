@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"text/tabwriter"
 	"time"
 	"unicode"
 
@@ -75,11 +76,18 @@ research log), evidence.roundN.json and verdict.roundN.json snapshots, events.js
 An interrupted run continues with "deepresearch resume".`,
 		Example: `  deepresearch run --corpus "$(go env GOROOT)/doc" "What does the Go memory model guarantee about channel communication?"
   deepresearch run --web tavily --max-cost 0.50 --rounds 1 "How do CRDTs handle concurrent deletes?"`,
-		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			question := strings.TrimSpace(strings.Join(args, " "))
 			if question == "" {
-				return errors.New("run: the question is empty")
+				return errors.New(`run needs a question, e.g. deepresearch run --corpus DIR "What does X guarantee about Y?"`)
+			}
+			if cmd.Flags().Changed("rounds") {
+				switch {
+				case fl.rounds < 0:
+					return fmt.Errorf("--rounds %d: give 0 (no re-search) or more", fl.rounds)
+				case fl.rounds == 0:
+					fl.rounds = -1 // the graph reads 0 as "default"; the user asked for none
+				}
 			}
 			return app.research(cmd, fl, question, "")
 		},
@@ -148,18 +156,20 @@ func newRunsCmd(app *App) *cobra.Command {
 				return enc.Encode(runs)
 			}
 			if len(runs) == 0 {
-				fmt.Fprintf(app.Stdout, "no runs in %s\n", dir)
+				fmt.Fprintf(app.Stdout, "no runs in %s (start one: deepresearch run \"question\")\n", dir)
 				return nil
 			}
+			tw := tabwriter.NewWriter(app.Stdout, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "RUN\tSTARTED\tSTATUS\tENGINE\tEVIDENCE\tQUESTION")
 			for _, r := range runs {
 				status := r.Status
 				if r.CutShort != "" {
 					status += " (cut short)"
 				}
-				fmt.Fprintf(app.Stdout, "%-24s %-18s %-10s %4d evidence  %s\n", r.ID, status, r.Engine, r.Evidence,
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", r.ID, r.Created.Local().Format("2006-01-02 15:04"), status, r.Engine, r.Evidence,
 					clip(r.Question, 70))
 			}
-			return nil
+			return tw.Flush()
 		},
 	}
 	cmd.Flags().StringVar(&dir, "dir", "", "folder holding the runs (default runs/)")
@@ -214,7 +224,7 @@ func (a *App) findRun(arg string) (string, error) {
 // research runs (resumeDir empty) or resumes a research graph with live progress.
 func (a *App) research(cmd *cobra.Command, fl researchFlags, question, resumeDir string) error {
 	ctx := cmd.Context()
-	settings := map[string]string{}
+	var settings map[string]string
 	if resumeDir != "" {
 		info, err := research.LoadRunInfo(resumeDir)
 		if err != nil {
@@ -605,7 +615,7 @@ func describe(e research.Event) string {
 	case research.EventCandidates:
 		return fmt.Sprintf("%d candidates picked", e.Count)
 	case research.EventRead:
-		return fmt.Sprintf("read %s for %s: +%d evidence (total %d, %d sources read)", clip(e.URL, 70), e.SubQuestion, e.Count, p.Evidence, p.SourcesRead)
+		return fmt.Sprintf("%s for %s: +%d evidence (%d in the pool, %d sources read)", clip(e.URL, 70), e.SubQuestion, e.Count, p.Evidence, p.SourcesRead)
 	case research.EventEarlyStop:
 		return fmt.Sprintf("early stop for %s: %s", e.SubQuestion, e.Message)
 	case research.EventVerdict:

@@ -9,10 +9,13 @@ import (
 	"log/slog"
 	"os"
 	"runtime/debug"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"deepresearch/internal/config"
+	"deepresearch/llm/providers"
 )
 
 // Version is set at build time with -ldflags "-X deepresearch/internal/cli.Version=v1.2.3".
@@ -62,7 +65,13 @@ and with Anthropic; with no model configured it runs its extractive engine, whic
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
-			return app.load()
+			if err := app.load(); err != nil {
+				return err
+			}
+			if cmd.Annotations[annotationInspect] != "" {
+				return nil
+			}
+			return checkModel(app.Config)
 		},
 	}
 	pf := root.PersistentFlags()
@@ -93,6 +102,53 @@ and with Anthropic; with no model configured it runs its extractive engine, whic
 	return root
 }
 
+// annotationInspect marks commands that only show the configuration; they run even when it is incomplete, so
+// that a user can look at what is wrong.
+const annotationInspect = "inspect"
+
+// checkModel refuses a half-configured model. Without it, "--model gpt-4.1" with no provider (or a provider with
+// no model) would be silently ignored: run would fall back to the extractive engine and ask would claim that no
+// model is configured.
+func checkModel(cfg *config.Config) error {
+	d := cfg.Default
+	var tierProvider, tierModel bool
+	for _, t := range cfg.Tiers {
+		tierProvider = tierProvider || t.Provider != ""
+		tierModel = tierModel || t.Model != ""
+	}
+	switch {
+	case d.Model != "" && d.Provider == "" && !tierProvider:
+		return fmt.Errorf("model %q has no provider: add --provider (%s) or set DEEPRESEARCH_PROVIDER or model.provider in the config file",
+			d.Model, strings.Join(providers.Names(), ", "))
+	case d.Provider != "" && d.Model == "" && !tierModel:
+		return fmt.Errorf("provider %q has no model: add --model NAME or set DEEPRESEARCH_MODEL or model.model in the config file", d.Provider)
+	}
+	for _, spec := range append([]config.ModelSpec{d}, tierSpecs(cfg)...) {
+		if spec.Provider == "" {
+			continue
+		}
+		if !slices.Contains(providers.Names(), strings.ToLower(spec.Provider)) {
+			return fmt.Errorf("unknown provider %q: want one of %s (any OpenAI-compatible server is openai with --base-url)",
+				spec.Provider, strings.Join(providers.Names(), ", "))
+		}
+	}
+	return nil
+}
+
+// tierSpecs lists the tiers' own model specs in a stable order.
+func tierSpecs(cfg *config.Config) []config.ModelSpec {
+	names := make([]string, 0, len(cfg.Tiers))
+	for n := range cfg.Tiers {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	out := make([]config.ModelSpec, 0, len(names))
+	for _, n := range names {
+		out = append(out, cfg.Tiers[n])
+	}
+	return out
+}
+
 func (a *App) load() error {
 	getenv := a.Getenv
 	if getenv == nil {
@@ -121,8 +177,9 @@ func (a *App) load() error {
 
 func newVersionCmd(app *App) *cobra.Command {
 	return &cobra.Command{
-		Use:   "version",
-		Short: "Print the version",
+		Use:         "version",
+		Short:       "Print the version",
+		Annotations: map[string]string{annotationInspect: "yes"},
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			v := Version
 			if bi, ok := debug.ReadBuildInfo(); ok && v == "dev" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
@@ -137,8 +194,9 @@ func newVersionCmd(app *App) *cobra.Command {
 func newConfigCmd(app *App) *cobra.Command {
 	cmd := &cobra.Command{Use: "config", Short: "Inspect the configuration"}
 	cmd.AddCommand(&cobra.Command{
-		Use:   "show",
-		Short: "Print the effective configuration (secrets masked)",
+		Use:         "show",
+		Short:       "Print the effective configuration (secrets masked)",
+		Annotations: map[string]string{annotationInspect: "yes"},
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			s, err := app.Config.Show()
 			if err != nil {

@@ -481,7 +481,7 @@ func TestRunLLMWebSearXNG(t *testing.T) {
 		srv := kilnFake(t)
 		runDir := filepath.Join(t.TempDir(), "runs", "refused")
 		stdout, stderr, code := runLLM(t, env, "--config", writeConfig(t, ""), "run", "--provider", "openai",
-			"--base-url", srv.BaseURL(), "--model", "fake-research", "--web", "searxng", "--rounds", "-1", "--out", runDir, kilnQuestion)
+			"--base-url", srv.BaseURL(), "--model", "fake-research", "--web", "searxng", "--rounds", "0", "--out", runDir, kilnQuestion)
 		if code != 0 {
 			t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 		}

@@ -2,8 +2,10 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"sync"
 
 	"deepresearch/agent"
@@ -16,6 +18,9 @@ type runtimeOptions struct {
 	Model     llm.Model
 	Workspace *workspace.Workspace
 	Ledger    *llm.Ledger
+	// ListsFailures says the caller shows failed MCP servers itself (the tools listing), so attaching them
+	// prints nothing to stderr.
+	ListsFailures bool
 }
 
 // runtime is the assembled tool set and middleware an interactive agent runs with: file tools, context
@@ -26,6 +31,27 @@ type runtime struct {
 	// mcp is what attachMCP leaves for the later steps (subagents, the tools listing, agent binding).
 	mcp     *mcpAttachment
 	closers []func() error
+}
+
+// openWorkspace opens the --workspace folder of an agent command ("" means the current directory). Unlike a
+// run's own workspace it must exist already: a mistyped path would otherwise become a new, empty folder that the
+// agent then searches in vain.
+func openWorkspace(dir string) (*workspace.Workspace, error) {
+	if dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, err
+		}
+		dir = wd
+	}
+	info, err := os.Stat(dir)
+	if err != nil {
+		return nil, fmt.Errorf("--workspace %s: %w", dir, errors.Unwrap(err))
+	}
+	if !info.IsDir() {
+		return nil, fmt.Errorf("--workspace %s: not a folder", dir)
+	}
+	return workspace.New(dir, workspace.Config{})
 }
 
 func (a *App) newRuntime(ctx context.Context, o runtimeOptions) (*runtime, error) {

@@ -77,6 +77,9 @@ func (a *App) attachMCP(ctx context.Context, rt *runtime, o runtimeOptions) erro
 	att.mgr = mcptools.Start(ctx, f, mcptools.Options{Logger: a.Log, ClientVersion: Version})
 	rt.closers = append(rt.closers, att.mgr.Close)
 	for _, fl := range att.mgr.Failures() {
+		if o.ListsFailures {
+			break
+		}
 		fmt.Fprintf(a.Stderr, "mcp: server %s not started: %s\n", fl.Server, firstLine(strings.TrimPrefix(fl.Err.Error(), "mcp server "+fl.Server+": ")))
 	}
 	rt.Tools = append(rt.Tools, att.mgr.Tools()...)

@@ -38,8 +38,19 @@ Without --index the index of a single PATH lives in the user cache directory, wh
 		Example: `  deepresearch index ~/notes
   deepresearch index --index ./idx "$(go env GOROOT)/doc"
   deepresearch search --corpus ./idx "happens before"`,
-		Args: cobra.MinimumNArgs(1),
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return errors.New("index needs at least one PATH: deepresearch index ~/notes")
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			// Check every path first: a typo must not leave an empty index behind in the cache.
+			for _, p := range args {
+				if _, err := os.Stat(p); err != nil {
+					return fmt.Errorf("index %s: %w", p, errors.Unwrap(err))
+				}
+			}
 			dir := indexDir
 			if dir == "" {
 				if len(args) > 1 {

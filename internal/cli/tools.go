@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strings"
 
@@ -14,9 +13,9 @@ import (
 
 	"deepresearch/agent"
 	"deepresearch/llm"
+	"deepresearch/llm/providers"
 	"deepresearch/llm/tokens"
 	"deepresearch/mcptools"
-	"deepresearch/workspace"
 )
 
 // defaultListingWindow is assumed when no model is configured.
@@ -75,7 +74,8 @@ The MCP servers come from --mcp FILE, else mcp_file in the configuration, else .
 			if mcpFile != "" {
 				app.Config.MCPFile = mcpFile
 			}
-			l, err := app.listTools(cmd.Context(), dir)
+			// The text listing shows failed servers itself; with --json a person watching stderr still hears of them.
+			l, err := app.listTools(cmd.Context(), dir, !asJSON)
 			if err != nil {
 				return err
 			}
@@ -94,30 +94,24 @@ The MCP servers come from --mcp FILE, else mcp_file in the configuration, else .
 	return cmd
 }
 
-func (a *App) listTools(ctx context.Context, dir string) (*toolsListing, error) {
+func (a *App) listTools(ctx context.Context, dir string, listsFailures bool) (*toolsListing, error) {
 	var model llm.Model = listingModel{info: llm.Info{Name: "(no model configured)", ContextWindow: defaultListingWindow}}
 	if a.Config.HasModel() {
-		m, err := a.buildModel("agent", nil)
-		if err != nil {
-			return nil, err
-		}
-		model = m
+		// The listing needs the window and the tokenizer, never an answer, so no API key is required.
+		spec := a.Config.ModelFor("agent")
+		e := providers.Describe(providers.Spec{Provider: spec.Provider, Model: spec.Model, BaseURL: spec.BaseURL,
+			Override: overrideFor(a.Config, spec.Model)})
+		model = listingModel{info: e.Info}
 	}
 	info := model.Info()
 	if info.ContextWindow <= 0 {
 		info.ContextWindow = defaultListingWindow
 	}
-	if dir == "" {
-		var err error
-		if dir, err = os.Getwd(); err != nil {
-			return nil, err
-		}
-	}
-	ws, err := workspace.New(dir, workspace.Config{})
+	ws, err := openWorkspace(dir)
 	if err != nil {
 		return nil, err
 	}
-	rt, err := a.newRuntime(ctx, runtimeOptions{Model: model, Workspace: ws, Ledger: &llm.Ledger{}})
+	rt, err := a.newRuntime(ctx, runtimeOptions{Model: model, Workspace: ws, Ledger: &llm.Ledger{}, ListsFailures: listsFailures})
 	if err != nil {
 		return nil, err
 	}
@@ -196,6 +190,13 @@ func (l *toolsListing) print(w io.Writer) {
 		groups[key] = append(groups[key], r)
 	}
 	sort.SliceStable(order, func(i, j int) bool { return order[i] == "built-in" && order[j] != "built-in" })
+	// Columns as wide as their longest entry, so short built-in names do not sit in a sea of blanks.
+	nameW, tokW, statusW := 0, 0, 0
+	for _, r := range l.Tools {
+		nameW = max(nameW, len(r.Name))
+		tokW = max(tokW, len(thousandsSep(r.Tokens)))
+		statusW = max(statusW, len(l.status(r)))
+	}
 	for _, key := range order {
 		rows := groups[key]
 		total := 0
@@ -212,16 +213,11 @@ func (l *toolsListing) print(w io.Writer) {
 			fmt.Fprintf(w, "\nmcp server %s (%d tools, %s tokens%s)\n", strings.TrimPrefix(key, "mcp:"), len(rows), thousandsSep(total), note)
 		}
 		for _, r := range rows {
-			status := ""
-			switch {
-			case r.SubagentOnly:
-				status = "subagents only"
-			case r.Deferred:
-				status = "deferred"
-			case r.Name == mcptools.SearchToolName && l.Deferred == 0:
-				status = "hidden"
+			line := fmt.Sprintf("  %-*s  %*s tokens  ", nameW, r.Name, tokW, thousandsSep(r.Tokens))
+			if statusW > 0 {
+				line += fmt.Sprintf("%-*s  ", statusW, l.status(r))
 			}
-			fmt.Fprintf(w, "  %-48s %7s tokens  %-16s %s\n", r.Name, thousandsSep(r.Tokens), status, r.Description)
+			fmt.Fprintln(w, line+r.Description)
 		}
 	}
 	if len(l.Failed) > 0 {
@@ -230,6 +226,19 @@ func (l *toolsListing) print(w io.Writer) {
 			fmt.Fprintf(w, "  %s: %s\n", f.Server, strings.ReplaceAll(f.Error, "\n", "\n    "))
 		}
 	}
+}
+
+// status is the listing's note on a tool: who sees it, or why the model does not.
+func (l *toolsListing) status(r toolRow) string {
+	switch {
+	case r.SubagentOnly:
+		return "subagents only"
+	case r.Deferred:
+		return "deferred"
+	case r.Name == mcptools.SearchToolName && l.Deferred == 0:
+		return "hidden"
+	}
+	return ""
 }
 
 func thousandsSep(n int) string {

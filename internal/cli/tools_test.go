@@ -52,8 +52,14 @@ func TestToolsListsBuiltinAndMCPTools(t *testing.T) {
 			t.Errorf("tools output lacks %q:\n%s", want, out)
 		}
 	}
+	// The listing shows the failure; stderr does not repeat it (TestToolsListingLayout), except with --json.
+	stdout.Reset()
+	stderr.Reset()
+	if code := cli.Main(t.Context(), []string{"tools", "--json", "--mcp", file, "--workspace", dir}, strings.NewReader(""), &stdout, &stderr, fakeEnv(nil)); code != 0 {
+		t.Fatalf("--json: exit %d: %s", code, stderr.String())
+	}
 	if !strings.Contains(stderr.String(), "mcp: server broken not started") {
-		t.Errorf("the failed server is not reported on stderr:\n%s", stderr.String())
+		t.Errorf("with --json the failed server is not reported on stderr:\n%s", stderr.String())
 	}
 }
 

@@ -197,7 +197,7 @@ type HTTPConfig struct {
 // connections (DNS rebinding); this adds cross-origin protection and, when configured, a bearer token.
 func (s *Server) HTTPHandler(c HTTPConfig) http.Handler {
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.srv }, &mcp.StreamableHTTPOptions{Logger: s.log})
-	var next http.Handler = http.NewCrossOriginProtection().Handler(h)
+	next := http.Handler(http.NewCrossOriginProtection().Handler(h))
 	if c.Token == "" {
 		return next
 	}

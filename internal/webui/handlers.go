@@ -144,7 +144,7 @@ func (s *Server) handleIndex(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) renderIndex(w http.ResponseWriter, code int, f formValues, msg string) {
-	p := indexPage{Title: "deepresearch", Form: f, Error: msg, Providers: s.cfg.WebProviders}
+	p := indexPage{Form: f, Error: msg, Providers: s.cfg.WebProviders}
 	runs, err := s.runs()
 	if err != nil {
 		p.RunsErr = err.Error()

@@ -106,6 +106,20 @@ func (s *Server) handleEvidence(w http.ResponseWriter, r *http.Request) {
 	s.render(w, http.StatusOK, "source.html", s.sourcePage(id, rep, ev))
 }
 
+// lineLabel turns a corpus anchor ("L52-L61", "L69-L69", "L7") into what a reader expects: "lines 52–61",
+// "line 69". Anything else is shown as it is.
+func lineLabel(fragment string) string {
+	from, to, isRange := strings.Cut(fragment, "-")
+	from, to = strings.TrimPrefix(from, "L"), strings.TrimPrefix(to, "L")
+	if from == "" {
+		return ""
+	}
+	if !isRange || from == to {
+		return "line " + from
+	}
+	return "lines " + from + "–" + to
+}
+
 func findEvidence(rep *research.Report, eid string) (research.Evidence, bool) {
 	for _, e := range rep.Evidence {
 		if e.ID == eid {
@@ -123,7 +137,7 @@ func (s *Server) sourcePage(id string, rep *research.Report, ev research.Evidenc
 			p.Link = ev.Source
 		case "file":
 			p.FilePath = u.Path
-			p.Lines = strings.ReplaceAll(strings.ReplaceAll(u.Fragment, "L", ""), "-", "–")
+			p.Lines = lineLabel(u.Fragment)
 		}
 	}
 	text, err := research.LoadSourceText(s.runDir(id), ev.Source)

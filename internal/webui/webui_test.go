@@ -313,3 +313,32 @@ func TestStopAndFailedRun(t *testing.T) {
 		t.Errorf("event stream:\n%s", got)
 	}
 }
+
+// The source view shows a corpus anchor as a reader says it, not as "lines 69–69".
+func TestLineLabel(t *testing.T) {
+	for _, tc := range []struct{ fragment, want string }{
+		{"L52-L61", "lines 52–61"},
+		{"L69-L69", "line 69"},
+		{"L7", "line 7"},
+		{"", ""},
+	} {
+		if got := lineLabel(tc.fragment); got != tc.want {
+			t.Errorf("lineLabel(%q) = %q, want %q", tc.fragment, got, tc.want)
+		}
+	}
+}
+
+// The start page's title is the product's name once, not "deepresearch · deepresearch".
+func TestIndexTitle(t *testing.T) {
+	s := newTestServer(t, "", nil)
+	req := httptest.NewRequest("GET", "/", nil)
+	req.Host = "127.0.0.1:8787"
+	rec := httptest.NewRecorder()
+	s.Handler().ServeHTTP(rec, req)
+	if rec.Code != http.StatusOK {
+		t.Fatalf("GET /: %d", rec.Code)
+	}
+	if !strings.Contains(rec.Body.String(), "<title>deepresearch</title>") {
+		t.Errorf("title is not plain deepresearch: %s", rec.Body.String()[:300])
+	}
+}

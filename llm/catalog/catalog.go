@@ -109,10 +109,11 @@ func variant(group []catwalk.Provider, want string) (string, catwalk.Model, bool
 			for _, m := range p.Models {
 				id := strings.ToLower(m.ID)
 				var shared int
+				// The differing tail is a tag only when it holds no "/": "x" is not a variant of "x-ai/grok-4".
 				switch {
-				case strings.HasPrefix(cand, id+"-"):
+				case strings.HasPrefix(cand, id+"-") && !strings.Contains(cand[len(id):], "/"):
 					shared = len(id)
-				case strings.HasPrefix(id, cand+"-"):
+				case strings.HasPrefix(id, cand+"-") && !strings.Contains(id[len(cand):], "/"):
 					shared = len(cand)
 				default:
 					continue

@@ -83,3 +83,20 @@ func TestProvidersListed(t *testing.T) {
 		}
 	}
 }
+
+// A short local model name must not borrow the facts of an aggregator's entry whose vendor prefix merely starts
+// with it ("x" is not "x-ai/grok-…"); a dated tag is still a variant.
+func TestVariantNeedsATagNotAVendor(t *testing.T) {
+	for _, tc := range []struct {
+		model string
+		known bool
+	}{
+		{"x", false},
+		{"claude-sonnet-4-5-20250929", true},
+	} {
+		e := Lookup("openai", tc.model)
+		if e.Known != tc.known {
+			t.Errorf("%s: known %v (source %s, window %d), want known %v", tc.model, e.Known, e.Source, e.ContextWindow, tc.known)
+		}
+	}
+}
