@@ -268,8 +268,8 @@ func (c *Config) HasModel() bool {
 	if c.Default.Provider != "" && c.Default.Model != "" {
 		return true
 	}
-	for _, t := range c.Tiers {
-		if t.Provider != "" && t.Model != "" {
+	for tier := range c.Tiers {
+		if s := c.ModelForTier(tier); s.Provider != "" && s.Model != "" {
 			return true
 		}
 	}
@@ -281,15 +281,14 @@ func (c *Config) APIKey(s ModelSpec) string {
 	if s.APIKeyEnv != "" {
 		return c.env(s.APIKeyEnv)
 	}
+	// One variable per provider: a key is never sent to a company it was not issued by. Named
+	// OpenAI-compatible services (deepseek, openrouter, qwen) take their own variables through api_key_env or the
+	// provider presets.
 	switch s.Provider {
 	case "anthropic":
 		return c.env("ANTHROPIC_API_KEY")
-	default:
-		for _, k := range []string{"OPENAI_API_KEY", "DEEPSEEK_API_KEY", "OPENROUTER_API_KEY", "DASHSCOPE_API_KEY"} {
-			if v := c.env(k); v != "" {
-				return v
-			}
-		}
+	case "openai", "":
+		return c.env("OPENAI_API_KEY")
 	}
 	return ""
 }

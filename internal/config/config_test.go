@@ -93,3 +93,32 @@ func TestSubagentTypesFromTheFile(t *testing.T) {
 		t.Fatalf("subagents = %+v", c.Subagents)
 	}
 }
+
+func TestAPIKeyNeverCrossesProviders(t *testing.T) {
+	c, _ := config.Load("", env(map[string]string{"DEEPSEEK_API_KEY": "ds", "ANTHROPIC_API_KEY": "an", "MY_KEY": "mine"}))
+	tests := []struct {
+		spec config.ModelSpec
+		want string
+	}{
+		{config.ModelSpec{Provider: "openai"}, ""},
+		{config.ModelSpec{Provider: "anthropic"}, "an"},
+		{config.ModelSpec{Provider: "openai", APIKeyEnv: "MY_KEY"}, "mine"},
+		{config.ModelSpec{Provider: "somethingelse"}, ""},
+	}
+	for _, tt := range tests {
+		if got := c.APIKey(tt.spec); got != tt.want {
+			t.Errorf("APIKey(%+v) = %q, want %q", tt.spec, got, tt.want)
+		}
+	}
+}
+
+func TestHasModelSeesTierModelsInheritingTheProvider(t *testing.T) {
+	c, _ := config.Load("", env(map[string]string{"DEEPRESEARCH_PROVIDER": "openai"}))
+	if c.HasModel() {
+		t.Fatal("a provider alone is no model")
+	}
+	c.Tiers["fast"] = config.ModelSpec{Model: "small"}
+	if !c.HasModel() {
+		t.Error("a tier model with the default provider is a configured model")
+	}
+}
