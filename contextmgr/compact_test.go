@@ -477,3 +477,27 @@ func TestFitTranscriptLeavesOutOldestButKeepsUsers(t *testing.T) {
 		t.Errorf("a transcript that fits must not be clipped")
 	}
 }
+
+// A second /compact with nothing new since the last one must not spend a call re-summarising the summary.
+func TestRepeatedCompactWithNothingNewIsFree(t *testing.T) {
+	small := summaryModel(100_000, "SUMMARY\nCondensed.")
+	m, _ := newManager(t, Config{Window: 100_000, Summarizer: small})
+	st := state(noCallModel(t, 100_000), "s", conversation(6, 2_000, 3))
+	if _, err := m.Compact(t.Context(), st, ""); err != nil {
+		t.Fatal(err)
+	}
+	calls := len(small.Requests())
+	res, err := m.Compact(t.Context(), st, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(small.Requests()); got != calls || res.Summarized != 0 {
+		t.Errorf("second compaction made %d more summary calls and summarised %d messages", got-calls, res.Summarized)
+	}
+	if _, err := m.Compact(t.Context(), st, "focus on the numbers"); err != nil {
+		t.Fatal(err)
+	}
+	if len(small.Requests()) != calls+1 {
+		t.Error("new instructions are a reason to summarise again")
+	}
+}

@@ -48,7 +48,8 @@ func (m *Manager) summarize(ctx context.Context, st *agent.State, instructions s
 			}
 		}
 	}
-	if len(old) == 0 {
+	// Only the previous summary left to compact: summarising it again would spend a call and lose detail.
+	if len(old) == 0 || (len(old) == 1 && kindOf(old[0]) == kindSummary && instructions == "") {
 		return 0, "", nil
 	}
 	hist, err := m.appendHistory(st.SessionID, fmt.Sprintf("Compacted into a summary (%s)", plural(len(old), "message", "messages")), old)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -37,6 +38,11 @@ tools from .mcp.json, task subagents and context management. Besides talking to 
 Sessions are saved after every turn in <workspace>/.deepresearch/sessions/ and resumed with --resume ID.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if !app.verbose {
+				// The chat owns the terminal: role warnings (retried JSON, a skipped source) are reported in the
+				// conversation already, and raw log lines would break the display.
+				app.Log = slog.New(slog.NewTextHandler(app.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
+			}
 			ledger := &llm.Ledger{}
 			model, err := app.buildModel("agent", ledger)
 			if err != nil {
