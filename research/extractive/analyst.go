@@ -33,6 +33,11 @@ const (
 	shortPassage = 90
 	maxQuote     = 700
 	cacheDocs    = 64
+	// maxSection is the longest section (in bytes) read whole when a search hit falls inside it: the hit is often
+	// one paragraph of a section whose rules are spread over the paragraphs around it.
+	maxSection = 6000
+	// backSteps is how many sentences a quote may reach back for the antecedent of "This …" / "It …".
+	backSteps = 2
 )
 
 // docIndex is a document split into passages with a BM25 model over them; IDF over the whole document makes a
@@ -45,6 +50,7 @@ type docIndex struct {
 	claims []string   // the claim of a table row, spelled out with its column headers; "" for prose
 	head   [][]string // the terms of the passage's own section heading
 	lead   []int      // the passage's position in its section (0 for the first)
+	heads  []textrank.Span
 	usable []bool
 	bm25   *textrank.BM25
 	dfs    map[string]int
@@ -72,6 +78,7 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 	}
 	ix := a.index(doc)
 	lo, hi, base, isFile := region(raw, doc.Text)
+	lo, hi = ix.section(lo, hi)
 
 	queries := dedupe(append([]string{sq.Question}, sq.Queries...))
 	var variants []variant
@@ -103,6 +110,19 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 		return nil, nil
 	}
 
+	// Heading match ignores the terms of the document's title: in "Package strings", a heading "func (Builder)
+	// String" is no closer to strings.Builder than "type Builder" is. The best-matching section is the primary
+	// one; its first passages get the lead bonus.
+	titleTerms := map[string]bool{}
+	for _, t := range textrank.Tokenize(doc.Title) {
+		titleTerms[t] = true
+	}
+	var hmQuery []string
+	for _, t := range union {
+		if !titleTerms[t] {
+			hmQuery = append(hmQuery, t)
+		}
+	}
 	var cand []int
 	var conf, rel []float64
 	maxScore := 0.0
@@ -120,12 +140,16 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 	}
 	for i := range scores {
 		c := a.coverage(ix, variants, i)
+		// A section heading made of the question's terms ("### Once" for sync.Once) states the topic of every
+		// sentence under it, which need not repeat the question's other words: it covers half of what is missing.
+		c += (1 - c) * 0.5 * headingMatch(ix.head[i], hmQuery)
 		if c < a.cfg.MinConfidence {
 			continue
 		}
 		if refersBack(ix.spans[i].Text) {
-			// "This rule generalizes the previous rule …" is evidence only with the sentence it points back to.
-			if qs, _ := a.quoteBounds(ix, i, lo); qs >= ix.spans[i].Start {
+			// "This rule generalizes the previous rule …" is evidence only with the sentence it points back to,
+			// and "It allows …" after it only with both.
+			if qs, _ := a.quoteBounds(ix, i, lo); qs >= ix.spans[i].Start || refersBack(ix.text[qs:]) {
 				continue
 			}
 		}
@@ -156,24 +180,17 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 		}
 		maxCent = math.Max(maxCent, cent[k])
 	}
-	// Heading match ignores the terms of the document's title: in "Package strings", a heading "func (Builder)
-	// String" is no closer to strings.Builder than "type Builder" is. The best-matching section is the primary
-	// one; its first passages get the lead bonus.
-	titleTerms := map[string]bool{}
-	for _, t := range textrank.Tokenize(doc.Title) {
-		titleTerms[t] = true
-	}
-	var hmQuery []string
-	for _, t := range union {
-		if !titleTerms[t] {
-			hmQuery = append(hmQuery, t)
-		}
-	}
 	hms := make([]float64, len(cand))
 	maxHM := 0.0
 	for k, i := range cand {
 		hms[k] = headingMatch(ix.head[i], hmQuery)
 		maxHM = math.Max(maxHM, hms[k])
+	}
+	facet := facetOf(sq.Question)
+	kinds := make([]kind, len(cand))
+	for k, i := range cand {
+		qs, qe := a.quoteBounds(ix, i, lo)
+		kinds[k] = passageKind(ix.text[qs:qe])
 	}
 	for k, i := range cand {
 		r := 0.5 + 0.35*scores[i]/maxScore
@@ -189,16 +206,17 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 		if hm := hms[k]; hm > 0 {
 			r *= 1 + 0.3*hm
 			if hm == maxHM && ix.lead[i] < 5 {
-				r *= 1.3
+				r *= 1.15
 			}
 		}
+		// Rules and definitions answer; an example's walk-through or a remark about the document does not.
+		r *= kinds[k].weight(facet)
 		rel = append(rel, r)
 	}
 	// A passage dense with answers (a section stating four rules) may give more than EvidencePerSource items:
 	// up to twice as many, as long as each is nearly as relevant as the best.
 	ranked := textrank.MMR(rel, func(x, y int) float64 {
-		// Own terms only: sentences of one section share its heading, not their content.
-		return textrank.Jaccard(ix.own[cand[x]], ix.own[cand[y]])
+		return redundancy(ix.own[cand[x]], ix.own[cand[y]])
 	}, 2*a.cfg.EvidencePerSource, 0.7)
 	maxRel := 0.0
 	for _, r := range rel {
@@ -206,7 +224,7 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 	}
 	var picked []int
 	for n, k := range ranked {
-		if n < a.cfg.EvidencePerSource || rel[k] >= 0.85*maxRel {
+		if n < a.cfg.EvidencePerSource || rel[k] >= 0.7*maxRel {
 			picked = append(picked, k)
 		}
 	}
@@ -215,6 +233,11 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 	var out []research.Evidence
 	for _, k := range picked {
 		i := cand[k]
+		// Confidence is graded, so that items compare across documents and sub-questions: how much of the
+		// sub-question the passage covers beyond the floor, scaled by its kind and by how well its section heading
+		// matches. A passage that passed the floor stays above it: the kind orders evidence, it does not veto it.
+		w := kinds[k].weight(facet) * (0.85 + 0.15*hms[k])
+		confidence := a.cfg.MinConfidence + (conf[k]-a.cfg.MinConfidence)*w
 		qs, qe := a.quoteBounds(ix, i, lo)
 		claim := plainText(ix.spans[i].Text)
 		if ix.claims[i] != "" {
@@ -233,7 +256,7 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 			Quote:       doc.Text[qs:qe],
 			Source:      source,
 			Title:       title,
-			Confidence:  math.Round(conf[k]*1000) / 1000,
+			Confidence:  math.Round(confidence*1000) / 1000,
 			Status:      research.StatusAccepted,
 		})
 	}
@@ -335,17 +358,32 @@ func (a *Analyst) quoteBounds(ix *docIndex, i, lo int) (int, int) {
 	sp := ix.spans[i]
 	s, e := sp.Start, sp.End
 	// A table row's context is its header, which the claim spells out; the row above is another row.
-	needs := (utf8.RuneCountInString(sp.Text) < shortPassage || refersBack(sp.Text)) && !strings.Contains(sp.Text, "\t")
-	if needs && i > 0 {
-		prev := ix.spans[i-1]
-		gap := ix.text[prev.End:sp.Start]
+	table := strings.Contains(sp.Text, "\t")
+	short := utf8.RuneCountInString(sp.Text) < shortPassage && !table
+	// A back reference may chain ("… rule. This rule generalizes … It allows …"): the quote reaches back, one
+	// sentence at a time, while its first sentence still refers back. A short sentence takes its neighbour for
+	// context only when the neighbour stands on its own.
+	steps := 0
+	if refersBack(sp.Text) && !table {
+		steps = backSteps
+	} else if short && i > 0 && !refersBack(ix.spans[i-1].Text) {
+		steps = 1
+	}
+	for j := i; j > 0 && steps > 0; steps-- {
+		cur, prev := ix.spans[j], ix.spans[j-1]
+		gap := ix.text[prev.End:cur.Start]
 		// A back reference may reach across one paragraph break ("… rule.\n\nThis rule generalizes …"), never
 		// into a heading or a code block.
-		sameParagraph := !strings.Contains(gap, "\n\n") || (refersBack(sp.Text) && strings.Count(gap, "\n") <= 2 && ix.usable[i-1])
-		if prev.Start >= lo && sameParagraph && !strings.HasPrefix(prev.Text, "#") &&
-			utf8.RuneCountInString(ix.text[prev.Start:e]) <= maxQuote {
-			s = prev.Start
+		sameParagraph := !strings.Contains(gap, "\n\n") || (refersBack(cur.Text) && strings.Count(gap, "\n") <= 2 && ix.usable[j-1])
+		if prev.Start < lo || !sameParagraph || strings.HasPrefix(prev.Text, "#") ||
+			utf8.RuneCountInString(ix.text[prev.Start:e]) > maxQuote {
+			break
 		}
+		s = prev.Start
+		if !refersBack(prev.Text) {
+			break
+		}
+		j--
 	}
 	if t := strings.TrimSpace(sp.Text); (strings.HasSuffix(t, ":") || strings.HasSuffix(t, "：")) && i+1 < len(ix.spans) {
 		next := ix.spans[i+1]
@@ -472,6 +510,7 @@ func (a *Analyst) index(doc *sources.Document) *docIndex {
 	pos := 0
 	ix.usable = make([]bool, len(ix.spans))
 	heads := headings(doc.Text)
+	ix.heads = heads
 	h := 0
 	var headTokens, prevHead, curHead []string
 	// The document's title is the context of every passage, as its section heading is.
@@ -619,6 +658,41 @@ func headingMatch(head, query []string) float64 {
 }
 
 func (ix *docIndex) df(term string) int { return ix.dfs[term] }
+
+// section widens the byte range [lo, hi) of a search hit to the whole section it lies in — from the heading
+// above lo to the next heading after hi — when that section is at most maxSection bytes; otherwise the range
+// stays as it is. A search engine's chunk is a cut by size, a section is the author's unit: reading it whole
+// finds the rule stated one paragraph before the hit.
+func (ix *docIndex) section(lo, hi int) (int, int) {
+	s, e := 0, len(ix.text)
+	for _, h := range ix.heads {
+		if h.Start <= lo {
+			s = h.Start
+			continue
+		}
+		if h.Start >= hi {
+			e = h.Start
+			break
+		}
+	}
+	if e-s > maxSection || e < hi || s > lo {
+		return lo, hi
+	}
+	return s, e
+}
+
+// redundancy is the similarity MMR penalises: only near-duplicates (the same sentence quoted from two places, a
+// sentence repeated with a word changed). Parallel rules share their boilerplate ("… is synchronized before the
+// completion of …") and are exactly what a report should list together, so word overlap below the
+// near-duplicate level costs nothing; order-aware shingles keep "send … receive" apart from "receive … send".
+func redundancy(a, b []string) float64 {
+	const nearDup = 0.5
+	s := textrank.ShingleJaccard(a, b)
+	if s < nearDup {
+		return 0
+	}
+	return (s - nearDup) / (1 - nearDup)
+}
 
 // usable reports whether a passage can stand as evidence: prose, not a heading, a code line or a table rule.
 func usable(raw, plain string, tokens []string) bool {

@@ -86,43 +86,71 @@ func (s *Synthesizer) Synthesize(ctx context.Context, in research.SynthesisInput
 		})
 	}
 
-	// The question itself draws on the whole pool: the graph reads each source for one sub-question only, so
-	// the passage that answers the question best may have been read for one of its facets.
+	// The question itself draws on the whole pool, all items ranked alike: the pool keeps a quote once, under
+	// whichever sub-question's read found it first, so the passage that answers the question best may sit under
+	// one of its facets — and which one depends on the order reads finished in.
 	if len(in.Plan.SubQuestions) > 0 {
 		core := in.Plan.SubQuestions[0]
 		var all []research.Evidence
+		facets := map[string]string{}
 		for _, sq := range in.Plan.SubQuestions {
 			all = append(all, bySQ[sq.ID]...)
+			facets[sq.ID] = facetOf(sq.Question)
 		}
-		bySQ[core.ID] = rankFor(core, all)
+		bySQ[core.ID] = rankFor(core, all, facets)
 	}
 
 	var b strings.Builder
 	// The graph writes the engine header ("extractive mode — no language model") and the sources list.
 	fmt.Fprintf(&b, "# %s\n\n", in.Plan.Question)
 
-	// Summary: the strongest items of the question itself, then the best of each other facet.
+	// Summary: the items that answer the question itself best lead, then the best of each facet not yet said,
+	// at most summaryMax sentences.
 	var summary []research.Evidence
-	pick := func(e research.Evidence) {
+	pick := func(e research.Evidence) bool {
+		if len(summary) >= summaryMax {
+			return false
+		}
 		for _, x := range summary {
-			if x.ID == e.ID || textrank.NearDuplicate(x.Claim, e.Claim, 0.6) {
-				return
+			if x.ID == e.ID || textrank.SameClaim(x.Claim, e.Claim, sameClaim) {
+				return false
 			}
 		}
 		summary = append(summary, e)
+		return true
 	}
 	for i, sq := range in.Plan.SubQuestions {
 		n := 1
 		if i == 0 {
-			n = 3
+			n = summaryCore
 		}
-		for k, e := range bySQ[sq.ID] {
-			if k >= n {
+		for _, e := range bySQ[sq.ID] {
+			if n == 0 {
+				break
+			}
+			// A facet adds its best item only when it states something: its example or a remark would not answer
+			// the question.
+			if i > 0 && !normative(passageKind(e.Quote)) {
+				break
+			}
+			if pick(e) {
+				n--
+			}
+		}
+	}
+	// A question with few facets found still gets a summary of summaryMin sentences when the pool has them.
+	if len(in.Plan.SubQuestions) > 0 {
+		for _, e := range bySQ[in.Plan.SubQuestions[0].ID] {
+			if len(summary) >= summaryMin {
 				break
 			}
 			pick(e)
 		}
 	}
+	// Normative first: rules and definitions lead, each group in its ranked order.
+	sort.SliceStable(summary, func(i, j int) bool {
+		return normative(passageKind(summary[i].Quote)) && !normative(passageKind(summary[j].Quote))
+	})
 	if len(summary) > 0 {
 		fmt.Fprintf(&b, "## %s\n\n", lb.summary)
 		for _, e := range summary {
@@ -199,10 +227,19 @@ func (s *Synthesizer) Synthesize(ctx context.Context, in research.SynthesisInput
 	return &research.Draft{Markdown: strings.TrimRight(b.String(), "\n") + "\n"}, nil
 }
 
-// rankFor orders evidence for one sub-question: the items read for it by confidence, then items read for other
-// sub-questions whose claim and source title match it strongly (BM25 over the pool, at least half the best
-// score), by confidence times match.
-func rankFor(sq research.SubQuestion, ev []research.Evidence) []research.Evidence {
+// Summary size: summaryCore items of the question itself, then one per facet, summaryMin to summaryMax in all.
+const (
+	summaryCore = 5
+	summaryMin  = 4
+	summaryMax  = 7
+)
+
+// rankFor orders the whole pool for one sub-question, every item by the same measure whichever sub-question's
+// read found it: its confidence, re-based from the facet it was read for to sq's own (facets weigh examples
+// differently), times how strongly its claim and source title match sq (BM25 over the pool, normalised to the
+// best). Every item in the pool was judged relevant to some sub-question of this question, and the facets share
+// its subject, so none is excluded: a weak match ranks low.
+func rankFor(sq research.SubQuestion, ev []research.Evidence, facets map[string]string) []research.Evidence {
 	var query []string
 	for _, q := range append([]string{sq.Question}, sq.Queries...) {
 		for _, t := range textrank.Tokenize(q) {
@@ -225,17 +262,12 @@ func rankFor(sq research.SubQuestion, ev []research.Evidence) []research.Evidenc
 		s float64
 	}
 	var out []scored
+	target := facetOf(sq.Question)
 	for i, e := range ev {
 		rel := scores[i] / max(maxS, 1e-9)
-		s := e.Confidence
-		if e.SubQuestion != sq.ID {
-			// Borrowed from a facet: only a strong match, and after the sub-question's own items.
-			if rel < 0.3 {
-				continue
-			}
-			s = -1 + e.Confidence*rel
-		}
-		out = append(out, scored{e, s})
+		k := passageKind(e.Quote)
+		conf := e.Confidence * k.weight(target) / k.weight(facets[e.SubQuestion])
+		out = append(out, scored{e, conf * (0.4 + 0.6*rel)})
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].s != out[j].s {
@@ -255,7 +287,7 @@ func rankFor(sq research.SubQuestion, ev []research.Evidence) []research.Evidenc
 
 func containsNear(ev []research.Evidence, claim string) bool {
 	for _, x := range ev {
-		if textrank.NearDuplicate(x.Claim, claim, 0.8) {
+		if textrank.SameClaim(x.Claim, claim, sameClaim) {
 			return true
 		}
 	}
@@ -327,3 +359,5 @@ func splitEnd(s string) (body, end string) {
 	}
 	return strings.TrimSpace(body), end
 }
+
+func normative(k kind) bool { return k == kindRule || k == kindDefinition }

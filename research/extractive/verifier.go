@@ -20,6 +20,10 @@ const maxAsks = 2
 // maxAskedKeys bounds the verifier's memory of re-searched sub-questions.
 const maxAskedKeys = 4096
 
+// sameClaim is the order-aware similarity (textrank.SameClaim) at which two items say the same thing. Word overlap
+// alone would merge a section's parallel rules ("a send … before … the receive", "a receive … before … the send").
+const sameClaim = 0.6
+
 // maxConflicts keeps a pool full of near-contradictions from burying the report under conflict notes.
 const maxConflicts = 8
 
@@ -74,12 +78,15 @@ func (v *Verifier) Verify(ctx context.Context, plan *research.Plan, pool []resea
 			reason = fmt.Sprintf("relevance %.2f is below the floor %.2f", e.Confidence, v.cfg.MinConfidence)
 		default:
 			for _, k := range kept[e.SubQuestion] {
-				// A quote that holds another (a sentence quoted once alone and once with its neighbour) repeats it.
-				// Two near-identical sentences that differ in a number or a negation are a conflict, not a repeat.
+				// A claim that holds another (a sentence claimed once alone and once with the sentence it refers
+				// back to) repeats it. Quotes are not compared: a short sentence is quoted with its neighbour for
+				// context, and the neighbour's own item is no repeat of it. Two near-identical sentences that differ
+				// in a number or a negation are a conflict, not a repeat.
 				if _, conflict := detectConflict(k.Claim, e.Claim); conflict {
 					continue
 				}
-				if textrank.NearDuplicate(k.Quote, e.Quote, 0.8) || strings.Contains(k.Quote, e.Quote) || strings.Contains(e.Quote, k.Quote) {
+				kc, ec := textrank.NormalizeSpace(k.Claim), textrank.NormalizeSpace(e.Claim)
+				if textrank.SameClaim(kc, ec, sameClaim) || strings.Contains(kc, ec) || strings.Contains(ec, kc) {
 					reason = "repeats " + k.ID
 					break
 				}

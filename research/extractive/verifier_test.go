@@ -30,6 +30,13 @@ func TestVerifierCoverageGapsAndPass(t *testing.T) {
 		ev("e4", "q2", "file:///go/doc/go_mem.html#L1-L19", "The Go memory model specifies the conditions under which reads of a variable in one goroutine can observe writes", 0.5),
 		ev("e5", "q9", "file:///go/doc/go_mem.html#L1-L19", "Unplanned.", 0.9),
 		ev("e6", "q1", "file:///go/doc/go_mem.html#L1-L19", "Weak match.", 0.1),
+		// A parallel rule shares nearly every word of e1 but says something else: not a repeat.
+		ev("e7", "q1", "file:///go/doc/go_mem.html#L131-L163", "A receive from an unbuffered channel is synchronized before the completion of the corresponding send on that channel.", 0.85),
+		// A short sentence quoted with its neighbour (e3) for context claims only itself: not a repeat of e3.
+		{ID: "e8", SubQuestion: "q2", Claim: "It is formal.", Quote: "The Go memory model specifies the conditions under which reads of a variable in one goroutine can observe writes. It is formal.",
+			Source: "file:///go/doc/go_mem.html#L1-L19", Confidence: 0.7, Status: research.StatusAccepted},
+		// The same claim with the sentence it refers back to holds e1's claim: a repeat.
+		ev("e9", "q1", "file:///go/doc/go_mem.html#L131-L163", "A send on a channel is synchronized before the completion of the corresponding receive from that channel. This rule is central.", 0.6),
 	}
 	verdict, err := v.Verify(t.Context(), plan, pool)
 	if err != nil {
@@ -39,7 +46,8 @@ func TestVerifierCoverageGapsAndPass(t *testing.T) {
 	for _, r := range verdict.Rejected {
 		rejected[r.EvidenceID] = r.Reason
 	}
-	if !strings.Contains(rejected["e4"], "e3") || !strings.Contains(rejected["e5"], "q9") || !strings.Contains(rejected["e6"], "floor") || rejected["e1"] != "" {
+	if !strings.Contains(rejected["e4"], "e3") || !strings.Contains(rejected["e5"], "q9") || !strings.Contains(rejected["e6"], "floor") || rejected["e1"] != "" ||
+		rejected["e7"] != "" || rejected["e8"] != "" || !strings.Contains(rejected["e9"], "e1") {
 		t.Errorf("rejections %v", rejected)
 	}
 	if verdict.Pass || len(verdict.Gaps) != 1 || verdict.Gaps[0].SubQuestion != "q2" {

@@ -58,8 +58,8 @@ func TestQuestionSet(t *testing.T) {
 }
 
 // TestBenchSubset runs the bench on a subset of the questions — English and Chinese, all three corpora — through
-// the real graph and corpus index. Citation grounding must be 100%; the recall floor, 0.70 mean over the subset,
-// is below what the engine reaches on it (0.80 when this test was written), so a clear regression in the
+// the real graph and corpus index. Citation grounding must be 100%; the recall floor, 0.78 mean over the subset,
+// is below what the engine reaches on it (0.86 since sections are read whole and rules ranked first; 0.80 before), so a clear regression in the
 // planner, analyst or synthesizer fails it.
 func TestBenchSubset(t *testing.T) {
 	// Strong and weak questions alike (mem-channels, io-reader-eof and zh-budget stay at or below 50%).
@@ -83,8 +83,8 @@ func TestBenchSubset(t *testing.T) {
 	if res.Citations == 0 || res.Grounded != res.Citations {
 		t.Errorf("grounding %d/%d, want 100%%", res.Grounded, res.Citations)
 	}
-	if res.Recall < 0.70 {
-		t.Errorf("mean recall %.2f below the floor 0.70", res.Recall)
+	if res.Recall < 0.78 {
+		t.Errorf("mean recall %.2f below the floor 0.78", res.Recall)
 	}
 	for _, q := range res.Questions {
 		if q.Citations == 0 {

@@ -1,0 +1,98 @@
+package extractive
+
+import (
+	"regexp"
+	"strings"
+)
+
+// kind is what a passage does in its document: state a rule, define a term, walk through an example, comment on
+// the document itself, or something else. A report answers with rules and definitions; an example's walk-through
+// ("The write to a is sequenced before the receive on c …") explains a rule only to a reader who has the example
+// in front of them, and meta-commentary ("… is specified more formally in the next section") answers nothing.
+type kind int
+
+const (
+	kindPlain kind = iota
+	kindRule
+	kindDefinition
+	kindExample
+	kindMeta
+)
+
+var kindNames = map[kind]string{kindPlain: "plain", kindRule: "rule", kindDefinition: "definition",
+	kindExample: "example", kindMeta: "meta"}
+
+func (k kind) String() string { return kindNames[k] }
+
+// weight scales a passage's relevance by its kind. Examples are what the examples facet asks for, so there they
+// count in full.
+func (k kind) weight(facet string) float64 {
+	switch k {
+	case kindRule, kindDefinition:
+		return 1
+	case kindExample:
+		if facet == facetExamples {
+			return 1
+		}
+		return 0.72
+	case kindMeta:
+		return 0.55
+	}
+	return 0.9
+}
+
+var (
+	// References to the document's own structure. Not 下文/上文 alone: 上下文 (context) contains 下文.
+	metaRE = regexp.MustCompile(`(?i)\b(this|the (following|next|previous|preceding)|the rest of this|the remainder of this) ` +
+		`(document|section|article|page|chapter|guide|tutorial|post)\b|\bas (noted|mentioned|described|discussed|shown|explained) ` +
+		`(already|above|earlier|before|below|previously)\b|\b(see|described|explained|discussed|covered) (below|above|later)\b|` +
+		`本文|本节|本章|下一节|上一节|如下所述|如上所述|如前所述`)
+	// A walk-through of an example names the example …
+	exampleRE = regexp.MustCompile("(?i)\\b(this|that|the|above|previous|preceding|following|next|an|another|in (this|the)) " +
+		"(program|example|snippet|listing|code)s?\\b|\\bfor (example|instance)\\b|" +
+		`例如|比如|示例|上例|下例|这段代码|该程序|此程序|以下代码|上面的代码`)
+	// … or its local variables, short names in code spans. One such name can be a rule's placeholder ("once.Do(f)
+	// for a particular `f`"); two different ones ("the write to `a` … the receive on `c`") are the example's.
+	codeVarRE = regexp.MustCompile("`([A-Za-z][A-Za-z0-9]?)`")
+	// Normative wording: obligation, guarantee, prohibition, universality.
+	ruleRE = regexp.MustCompile(`(?i)\b(must|shall|should|is guaranteed|are guaranteed|guarantees?|is required|are required|` +
+		`never|always|cannot|can ?not|may not|is not allowed|are not allowed|is forbidden|is undefined|is safe|are safe|only if)\b|` +
+		`必须|应当|应该|不得|不能|不可|禁止|保证|一定|总是|从不|只有|务必`)
+	// An imperative or a generic statement about a kind of thing ("A send on a channel is …", "Each call returns …").
+	genericRE = regexp.MustCompile(`^(?:(?:Do not|Don't|Never|Always|Avoid|Prefer|Use|Make sure)\b|(?:A|An|The|Each|Every|All|Any|No) ` +
+		`[^,;:]{1,80}?\b(is|are|has|have|does|do|can|will|returns?|happens?|runs?|blocks?)\b)`)
+	// "X is defined as", "X means", "X is a/an/the …", "X是指 …", and the first sentence of API documentation:
+	// a name and what it does in the present tense ("Is reports whether …", "Copy copies …").
+	definitionRE = regexp.MustCompile(`(?i)\b(is|are) (defined|called|known) as\b|\brefers? to\b|\bmeans\b|` +
+		"(?-i:^[A-Z][\\w.]*(?:\\(\\))? (?:reports|returns|finds|creates|reads|writes|copies|converts|parses|formats|" +
+		"waits|blocks|calls|sets|gets|adds|removes|closes|opens|runs|holds|describes|represents|implements|provides|" +
+		"wraps|unwraps|cancels|stops|starts|locks|unlocks|stores|loads|appends|compares|checks|tests|joins|splits|" +
+		"matches|panics|signals|records|keeps|makes)\\b)|" +
+		`^[A-Z][\w.*` + "`" + `-]*(?: [\w.*` + "`" + `-]+){0,5} (is|are) (a|an|the|one of)\b|是指|定义为|称为|指的是|被称作|是一种|是一个`)
+)
+
+// passageKind classifies a passage by its wording. Meta-commentary and example walk-throughs are recognised
+// first: "If you must read the rest of this document …" has a "must", but it is about the document.
+func passageKind(text string) kind {
+	t := strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(text), "-*>•0123456789. "))
+	switch {
+	case metaRE.MatchString(t):
+		return kindMeta
+	case exampleRE.MatchString(t) || codeVars(t) >= 2:
+		return kindExample
+	case definitionRE.MatchString(t):
+		return kindDefinition
+	case ruleRE.MatchString(t) || genericRE.MatchString(t):
+		return kindRule
+	}
+	return kindPlain
+}
+
+// codeVars counts the distinct short names in code spans.
+func codeVars(t string) int {
+	seen := map[string]bool{}
+	for _, m := range codeVarRE.FindAllStringSubmatch(t, -1) {
+		seen[m[1]] = true
+	}
+	return len(seen)
+}

@@ -1,0 +1,159 @@
+package extractive
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+
+	"deepresearch/research"
+	"deepresearch/textrank"
+)
+
+// A chain of back references ("… rule. This rule … It allows …") is quoted from the sentence the chain starts
+// at, or not at all; no claim opens with a pronoun whose antecedent it lacks.
+func TestAnalystResolvesChainedBackReferences(t *testing.T) {
+	tests := []struct {
+		name, text string
+		want       string // the claim the back reference must appear in, "" for no item starting with it
+	}{
+		{"chain of two", "# Buffered channels\n\nThe kth receive from a buffered channel is synchronized before the k+Cth send.\n\n" +
+			"This rule generalizes the previous rule to buffered channels. It allows a counting semaphore to be modeled by a buffered channel.\n",
+			"The kth receive from a buffered channel is synchronized before the k+Cth send. This rule generalizes"},
+		{"antecedent behind a heading", "# Buffered channels\n\nThis rule generalizes the previous rule to buffered channels. It allows a counting semaphore to be modeled by a buffered channel.\n",
+			""},
+	}
+	for _, tt := range tests {
+		a := New(Config{}).Analyst
+		sq := research.SubQuestion{ID: "q1", Question: "What rule applies to buffered channels?", Queries: []string{"buffered channels semaphore rule"}}
+		ev, err := a.Analyze(t.Context(), sq, doc("file:///docs/mem.md", tt.text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, e := range ev {
+			checkGrounded(t, tt.text, e)
+			if refersBack(e.Claim) {
+				t.Errorf("%s: claim %q opens with a back reference", tt.name, e.Claim)
+			}
+			if tt.want != "" && strings.HasPrefix(e.Claim, tt.want) && strings.Contains(e.Claim, "It allows") {
+				found = true
+			}
+		}
+		if tt.want != "" && !found {
+			t.Errorf("%s: no claim carries the whole chain; items %+v", tt.name, ev)
+		}
+	}
+}
+
+// A search hit inside a short section reads the whole section: the rule one paragraph above the hit is found.
+// A long section is read only on the hit's lines.
+func TestAnalystReadsWholeShortSections(t *testing.T) {
+	section := "# Memory\n\n### Channel communication\n\nA send on a channel is synchronized before the completion of the corresponding receive.\n\n" +
+		"Programs print the value.\n\nChannel communication is used by every program that shares memory.\n\n### Locks\n\nThe lock rule for mutexes.\n"
+	tests := []struct {
+		name    string
+		filler  int // paragraphs inserted into the channel section
+		wantFar bool
+	}{
+		{"short section", 0, true},
+		{"long section", 150, false},
+	}
+	for _, tt := range tests {
+		var filler strings.Builder
+		for i := range tt.filler {
+			fmt.Fprintf(&filler, "Filler paragraph number %d of the section says nothing of note.\n\n", i)
+		}
+		text := strings.Replace(section, "Programs print the value.", filler.String()+"Programs print the value.", 1)
+		lines := strings.Split(text, "\n")
+		hit := 0
+		for i, l := range lines {
+			if strings.HasPrefix(l, "Channel communication is used") {
+				hit = i + 1
+			}
+		}
+		a := New(Config{}).Analyst
+		sq := research.SubQuestion{ID: "q1", Question: "What is guaranteed about channel communication?", Queries: []string{"channel communication"}}
+		ev, err := a.Analyze(t.Context(), sq, doc("file:///docs/mem.md#L"+itoa(hit)+"-L"+itoa(hit), text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		far := false
+		for _, e := range ev {
+			checkGrounded(t, text, e)
+			if strings.HasPrefix(e.Quote, "A send on a channel") {
+				far = true
+			}
+			if strings.Contains(e.Quote, "lock rule") {
+				t.Errorf("%s: quoted the next section: %q", tt.name, e.Quote)
+			}
+		}
+		if far != tt.wantFar {
+			t.Errorf("%s: rule above the hit found = %v, want %v (items %+v)", tt.name, far, tt.wantFar, ev)
+		}
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// MMR penalises near-duplicates only: parallel rules that share their wording are both kept.
+func TestRedundancy(t *testing.T) {
+	tests := []struct {
+		a, b string
+		high bool
+	}{
+		{"A send on a channel is synchronized before the completion of the corresponding receive from that channel.",
+			"A receive from an unbuffered channel is synchronized before the completion of the corresponding send on that channel.", false},
+		{"A send on a channel is synchronized before the completion of the corresponding receive from that channel.",
+			"A send on a channel is synchronized before the completion of the corresponding receive from the channel.", true},
+		{"Mutexes protect shared maps.", "Channels synchronize goroutines.", false},
+	}
+	for _, tt := range tests {
+		r := redundancy(textrank.Tokenize(tt.a), textrank.Tokenize(tt.b))
+		if (r > 0.5) != tt.high || r < 0 || r > 1 {
+			t.Errorf("redundancy(%q, %q) = %.2f, want high=%v", tt.a, tt.b, r, tt.high)
+		}
+	}
+}
+
+// The question's section ranks the whole pool alike, whichever sub-question's read found an item, and the
+// summary leads with rules and definitions, 4 to 7 sentences.
+func TestSynthesizerRanksWholePoolAndLeadsWithRules(t *testing.T) {
+	plan := &research.Plan{Question: "What does the Go memory model guarantee about channel communication?", Language: "en",
+		SubQuestions: []research.SubQuestion{
+			{ID: "q1", Question: "What does the Go memory model guarantee about channel communication?", Queries: []string{"channel communication"}},
+			{ID: "q2", Question: "What rules or examples illustrate channel communication?", Queries: []string{"channel communication example"}},
+			{ID: "q3", Question: "What caveats, limits or exceptions apply to channel communication?", Queries: []string{"channel communication unless"}},
+		}}
+	pool := []research.Evidence{
+		ev("e1", "q1", "file:///spec.html#L1-L1", "Both the channel and the value expression are evaluated before communication begins.", 0.6),
+		ev("e2", "q2", "file:///mem.html#L3-L3", "The write to `a` is sequenced before the receive on `c` in channel communication.", 1),
+		ev("e3", "q3", "file:///mem.html#L5-L5", "A send on a channel is synchronized before the completion of the corresponding receive in channel communication.", 0.95),
+		ev("e4", "q3", "file:///mem.html#L7-L7", "A receive from an unbuffered channel is synchronized before the completion of the corresponding send in channel communication.", 0.95),
+		ev("e5", "q2", "file:///mem.html#L9-L9", "Channel communication is the main method of synchronization between goroutines.", 0.9),
+		ev("e6", "q3", "file:///mem.html#L11-L11", "The closing of a channel is synchronized before a receive that returns because the channel is closed.", 0.9),
+	}
+	d, err := New(Config{}).Synthesizer.Synthesize(t.Context(), research.SynthesisInput{Plan: plan, Evidence: pool})
+	if err != nil {
+		t.Fatal(err)
+	}
+	summary, _, _ := strings.Cut(strings.SplitN(d.Markdown, "## Summary\n\n", 2)[1], "\n\n")
+	n := strings.Count(summary, "].")
+	if n < 4 || n > 7 {
+		t.Errorf("summary has %d sentences, want 4..7:\n%s", n, summary)
+	}
+	// The parallel rules, read for a facet, are both in the summary, before the example's walk-through.
+	for _, id := range []string{"[e3]", "[e4]", "[e5]"} {
+		if !strings.Contains(summary, id) {
+			t.Errorf("summary lacks %s:\n%s", id, summary)
+		}
+	}
+	if i := strings.Index(summary, "[e2]"); i >= 0 && i < strings.Index(summary, "[e3]") {
+		t.Errorf("the example's walk-through leads the summary:\n%s", summary)
+	}
+	core := strings.SplitN(d.Markdown, "## "+plan.Question+"\n\n", 2)[1]
+	core, _, _ = strings.Cut(core, "\n\n")
+	if !strings.HasPrefix(core, "- A send on a channel") && !strings.HasPrefix(core, "- A receive") && !strings.HasPrefix(core, "- Channel communication") {
+		t.Errorf("the question's section does not lead with a rule read for a facet:\n%s", core)
+	}
+}
