@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"golang.org/x/sync/errgroup"
 
@@ -398,9 +399,14 @@ func canonicalJSON(s string) string {
 	return string(b)
 }
 
+// clip shortens s to at most n bytes for an error message, backing off to a rune boundary so that the message
+// stays valid UTF-8.
 func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
 	}
 	return s[:n] + "…"
 }

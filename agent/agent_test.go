@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"deepresearch/agent"
 	"deepresearch/llm"
@@ -346,5 +347,22 @@ func TestSetToolsDuringRunShowsNewToolsFromTheNextStep(t *testing.T) {
 	}
 	if tm := lastToolMessages(reqs[2]); tm[0].Content != "new" {
 		t.Errorf("the added tool did not run: %+v", tm)
+	}
+}
+
+// The loop error quotes the repeated arguments clipped; clipping must not split a character, since the error
+// text is shown to people and written to JSON event logs.
+func TestLoopErrorClipsOnRuneBoundary(t *testing.T) {
+	same := call("", "echo", `{"text":"`+strings.Repeat("内存模型", 100)+`"}`)
+	m := scripted.New(llm.Info{}, func(context.Context, *llm.Request) (*llm.Response, error) {
+		return scripted.Reply("", same), nil
+	})
+	a, _ := agent.New(agent.Config{Model: m, Tools: []agent.Tool{echoTool()}, RepeatLimit: 1})
+	_, err := a.Run(t.Context(), "go")
+	if !errors.Is(err, agent.ErrLoop) {
+		t.Fatalf("err = %v, want ErrLoop", err)
+	}
+	if !utf8.ValidString(err.Error()) {
+		t.Errorf("loop error is not valid UTF-8: %q", err.Error())
 	}
 }

@@ -398,3 +398,21 @@ func TestToolName(t *testing.T) {
 		t.Error("ServerOf")
 	}
 }
+
+// Models send "null" for a tool without parameters; that is no arguments, not a JSON null the server must
+// make sense of. Render of no result at all describes it instead of panicking.
+func TestNullArgumentsAndNilResult(t *testing.T) {
+	_, tr := memServer(t, addWeather)
+	m := start(t, map[string]mcptools.ServerConfig{"weather": {Transport: tr}}, mcptools.Options{})
+	alerts := toolByName(t, m.Tools(), "mcp__weather__alerts_list")
+	if res, err := alerts.Run(t.Context(), json.RawMessage(" null ")); err != nil || res.IsError || res.Content != "none" {
+		t.Fatalf("alerts(null) = %+v, %v", res, err)
+	}
+	fc := toolByName(t, m.Tools(), "mcp__weather__forecast")
+	if res, err := fc.Run(t.Context(), json.RawMessage(`"Lyon"`)); err != nil || !res.IsError || !strings.Contains(res.Content, "invalid JSON arguments") {
+		t.Fatalf("forecast(string) = %+v, %v", res, err)
+	}
+	if got := mcptools.Render(nil); got != "(the tool returned no content)" {
+		t.Errorf("Render(nil) = %q", got)
+	}
+}

@@ -108,6 +108,10 @@ func (t *Tool) Run(ctx context.Context, args json.RawMessage) (agent.Result, err
 	if err := json.Unmarshal(args, &obj); err != nil {
 		return agent.ErrorResult("invalid JSON arguments for %s: %v. Send a single JSON object matching the tool's schema.", t.spec.Name, err), nil
 	}
+	if obj == nil {
+		// A model's "null" for a tool without parameters: the MCP spec wants an object, and strict servers say so.
+		args = json.RawMessage("{}")
+	}
 	res, err := t.server.call(ctx, t.remote, args)
 	if err != nil {
 		var dead *DeadError
@@ -121,7 +125,7 @@ func (t *Tool) Run(ctx context.Context, args json.RawMessage) (agent.Result, err
 	}
 	text := Render(res)
 	meta := map[string]string{"mcp_server": t.server.name, "mcp_tool": t.remote}
-	if res.IsError {
+	if res != nil && res.IsError {
 		return agent.Result{Content: "Error: " + t.spec.Name + ": " + text, IsError: true, Meta: meta}, nil
 	}
 	return agent.Result{Content: text, Meta: meta}, nil
@@ -130,6 +134,9 @@ func (t *Tool) Run(ctx context.Context, args json.RawMessage) (agent.Result, err
 // Render turns a tool result into text for the model. Binary content (images, audio, blobs) is described, not
 // inlined: base64 would cost many tokens and tell a text model nothing.
 func Render(res *mcp.CallToolResult) string {
+	if res == nil {
+		return "(the tool returned no content)"
+	}
 	var parts []string
 	for _, c := range res.Content {
 		switch c := c.(type) {

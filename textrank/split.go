@@ -19,23 +19,8 @@ func Sentences(text string) []Span {
 	var out []Span
 	start := 0
 	emit := func(end int) {
-		s, e := start, end
-		for s < e {
-			r, n := utf8.DecodeRuneInString(text[s:])
-			if !unicode.IsSpace(r) {
-				break
-			}
-			s += n
-		}
-		for e > s {
-			r, n := utf8.DecodeLastRuneInString(text[:e])
-			if !unicode.IsSpace(r) {
-				break
-			}
-			e -= n
-		}
-		if e > s {
-			out = append(out, Span{Start: s, End: e, Text: text[s:e]})
+		if sp := trimSpan(text, start, end); sp.End > sp.Start {
+			out = append(out, sp)
 		}
 		start = end
 	}

@@ -111,9 +111,12 @@ func FormatLines(text string, offset, limit int) string {
 	if offset > total {
 		return fmt.Sprintf("(offset %d is past the end: the file has %d lines)", offset, total)
 	}
+	// The model chooses limit; past the end it means "the rest", and clamping first keeps offset-1+limit from
+	// overflowing into an empty page.
+	end := offset - 1 + min(limit, total-(offset-1))
 	var b strings.Builder
 	last := offset - 1
-	for i := offset - 1; i < total && i < offset-1+limit; i++ {
+	for i := offset - 1; i < end; i++ {
 		line := lines[i]
 		if utf8.RuneCountInString(line) > MaxLineChars {
 			line = string([]rune(line)[:MaxLineChars]) + fmt.Sprintf("… [line clipped: %d characters]", utf8.RuneCountInString(lines[i]))
@@ -184,13 +187,16 @@ type GlobInput struct {
 	Pattern string `json:"pattern" jsonschema:"glob pattern relative to the workspace root, e.g. **/*.go"`
 }
 
-func (w *Workspace) glob(_ context.Context, in GlobInput) (string, error) {
+func (w *Workspace) glob(ctx context.Context, in GlobInput) (string, error) {
 	re, err := GlobRegexp(in.Pattern)
 	if err != nil {
 		return "", err
 	}
 	var matches []string
 	err = filepath.WalkDir(w.root, func(p string, d fs.DirEntry, err error) error {
+		if cerr := ctx.Err(); cerr != nil {
+			return cerr
+		}
 		if err != nil || d.IsDir() {
 			return nil
 		}
@@ -255,7 +261,7 @@ type GrepInput struct {
 	Glob    string `json:"glob,omitempty" jsonschema:"only search files whose path matches this glob"`
 }
 
-func (w *Workspace) grep(_ context.Context, in GrepInput) (string, error) {
+func (w *Workspace) grep(ctx context.Context, in GrepInput) (string, error) {
 	re, err := regexp.Compile(in.Pattern)
 	if err != nil {
 		return "", fmt.Errorf("bad pattern: %w", err)
@@ -273,6 +279,9 @@ func (w *Workspace) grep(_ context.Context, in GrepInput) (string, error) {
 	var b strings.Builder
 	count := 0
 	err = filepath.WalkDir(start, func(p string, d fs.DirEntry, err error) error {
+		if cerr := ctx.Err(); cerr != nil {
+			return cerr
+		}
 		if err != nil || d.IsDir() || count >= maxMatches {
 			return nil
 		}
@@ -280,10 +289,14 @@ func (w *Workspace) grep(_ context.Context, in GrepInput) (string, error) {
 		if only != nil && !only.MatchString(rel) {
 			return nil
 		}
-		if fi, err := d.Info(); err != nil || fi.Size() > maxGrepFileBytes {
+		real, ok := w.regularFile(p, d)
+		if !ok {
 			return nil
 		}
-		data, err := os.ReadFile(p)
+		if fi, err := os.Stat(real); err != nil || fi.Size() > maxGrepFileBytes {
+			return nil
+		}
+		data, err := os.ReadFile(real)
 		if err != nil || bytes.IndexByte(data, 0) >= 0 {
 			return nil
 		}
@@ -313,6 +326,27 @@ func (w *Workspace) grep(_ context.Context, in GrepInput) (string, error) {
 		return "no matches for " + in.Pattern, nil
 	}
 	return b.String(), nil
+}
+
+// regularFile returns the path to read for a file met while walking the tree. WalkDir does not resolve symbolic
+// links but reading one does, so a link is followed only through Resolve, which refuses links that lead out of the
+// workspace; anything that is not (or does not lead to) a regular file is skipped.
+func (w *Workspace) regularFile(p string, d fs.DirEntry) (string, bool) {
+	if d.Type().IsRegular() {
+		return p, true
+	}
+	if d.Type()&fs.ModeSymlink == 0 {
+		return "", false
+	}
+	real, err := w.Resolve(w.Rel(p))
+	if err != nil {
+		return "", false
+	}
+	fi, err := os.Stat(real)
+	if err != nil || !fi.Mode().IsRegular() {
+		return "", false
+	}
+	return real, true
 }
 
 func displayPath(p string) string {

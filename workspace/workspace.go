@@ -135,7 +135,11 @@ func (w *Workspace) Rel(abs string) string {
 }
 
 func within(root, p string) bool {
-	return p == root || strings.HasPrefix(p, root+string(filepath.Separator))
+	if p == root {
+		return true
+	}
+	// A root that ends in a separator (the filesystem root) must not get a second one.
+	return strings.HasPrefix(p, strings.TrimSuffix(root, string(filepath.Separator))+string(filepath.Separator))
 }
 
 // ReadFile reads a workspace file.
@@ -155,18 +159,8 @@ func (w *Workspace) WriteFile(p string, data []byte) error {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.quota > 0 {
-		used, err := w.usage()
-		if err != nil {
-			return err
-		}
-		var old int64
-		if fi, err := os.Stat(abs); err == nil {
-			old = fi.Size()
-		}
-		if used-old+int64(len(data)) > w.quota {
-			return fmt.Errorf("write %s (%d bytes): %w (%d of %d bytes used)", p, len(data), ErrQuota, used, w.quota)
-		}
+	if err := w.checkQuota(abs, int64(len(data)), true); err != nil {
+		return fmt.Errorf("write %s (%d bytes): %w", p, len(data), err)
 	}
 	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
 		return fmt.Errorf("write %s: %w", p, err)
@@ -185,14 +179,8 @@ func (w *Workspace) AppendFile(p string, data []byte) error {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.quota > 0 {
-		used, err := w.usage()
-		if err != nil {
-			return err
-		}
-		if used+int64(len(data)) > w.quota {
-			return fmt.Errorf("append %s: %w", p, ErrQuota)
-		}
+	if err := w.checkQuota(abs, int64(len(data)), false); err != nil {
+		return fmt.Errorf("append %s (%d bytes): %w", p, len(data), err)
 	}
 	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
 		return fmt.Errorf("append %s: %w", p, err)
@@ -206,6 +194,26 @@ func (w *Workspace) AppendFile(p string, data []byte) error {
 		return fmt.Errorf("append %s: %w", p, err)
 	}
 	return f.Close()
+}
+
+// checkQuota refuses adding n bytes to the file at abs when that would take the workspace over its quota; replace
+// says the write replaces the file's current content, which then no longer counts. The caller holds w.mu.
+func (w *Workspace) checkQuota(abs string, n int64, replace bool) error {
+	if w.quota <= 0 {
+		return nil
+	}
+	used, err := w.usage()
+	if err != nil {
+		return err
+	}
+	var old int64
+	if fi, err := os.Stat(abs); replace && err == nil {
+		old = fi.Size()
+	}
+	if used-old+n > w.quota {
+		return fmt.Errorf("%w (%d of %d bytes used)", ErrQuota, used, w.quota)
+	}
+	return nil
 }
 
 // Remove deletes a workspace file.

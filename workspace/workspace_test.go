@@ -1,9 +1,11 @@
 package workspace_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -163,5 +165,79 @@ func TestFormatLinesPaging(t *testing.T) {
 		if got := workspace.FormatLines(b.String(), tt.off, tt.lim); got != tt.want {
 			t.Errorf("FormatLines(off=%d, lim=%d) = %q, want %q", tt.off, tt.lim, got, tt.want)
 		}
+	}
+}
+
+// grep walks the tree itself, so it must not read through a symbolic link that Resolve would refuse.
+func TestGrepDoesNotFollowLinksOut(t *testing.T) {
+	ws := newWS(t, 0)
+	outside := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "secret.txt"), []byte("TOPSECRET outside\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(outside, "secret.txt"), filepath.Join(ws.Root(), "leak.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if err := ws.WriteFile("notes/in.txt", []byte("TOPSECRET inside\n")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(ws.Root(), "notes", "in.txt"), filepath.Join(ws.Root(), "alias.txt")); err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, ws, "grep", map[string]string{"pattern": "TOPSECRET"})
+	if strings.Contains(r.Content, "outside") {
+		t.Errorf("grep read a file outside the workspace through a link:\n%s", r.Content)
+	}
+	if r.Content != "alias.txt:1: TOPSECRET inside\nnotes/in.txt:1: TOPSECRET inside\n" {
+		t.Errorf("grep = %q, want both names of the file inside", r.Content)
+	}
+}
+
+// A limit large enough to overflow offset+limit must still page forward, never report an empty page.
+func TestFormatLinesHugeLimit(t *testing.T) {
+	got := workspace.FormatLines("a\nb\nc\n", 2, math.MaxInt)
+	if got != "     2\tb\n     3\tc\n" {
+		t.Errorf("FormatLines(offset=2, limit=MaxInt) = %q", got)
+	}
+}
+
+// The file tools stop when the run is cancelled instead of walking on after the caller gave up.
+func TestGlobAndGrepHonourCancellation(t *testing.T) {
+	ws := newWS(t, 0)
+	if err := ws.WriteFile("a.txt", []byte("x\n")); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	for _, name := range []string{"glob", "grep"} {
+		for _, tool := range ws.Tools() {
+			if tool.Spec().Name != name {
+				continue
+			}
+			args := `{"pattern":"*"}`
+			if name == "grep" {
+				args = `{"pattern":"x"}`
+			}
+			res, err := tool.Run(ctx, json.RawMessage(args))
+			if err == nil && !res.IsError {
+				t.Errorf("%s ran to completion on a cancelled context: %q", name, res.Content)
+			}
+		}
+	}
+}
+
+// A workspace may be rooted at the filesystem root (a container's whole disk); its paths are then all inside.
+func TestResolveAtFilesystemRoot(t *testing.T) {
+	ws, err := workspace.New(string(filepath.Separator), workspace.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	got, err := ws.Resolve(filepath.Join(dir, "x.txt"))
+	if err != nil {
+		t.Fatalf("Resolve inside / refused: %v", err)
+	}
+	if want, _ := filepath.EvalSymlinks(dir); got != filepath.Join(want, "x.txt") {
+		t.Errorf("Resolve = %q, want %q", got, filepath.Join(want, "x.txt"))
 	}
 }

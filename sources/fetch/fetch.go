@@ -91,7 +91,14 @@ type Fetcher struct {
 	cache    *Cache
 
 	mu    sync.Mutex
-	hosts map[string]chan struct{}
+	hosts map[string]*hostSlots
+}
+
+// hostSlots bounds the requests in flight to one host. users counts the requests holding or awaiting a slot, so
+// that the entry is dropped with the last one and the map does not grow with every host ever visited.
+type hostSlots struct {
+	sem   chan struct{}
+	users int
 }
 
 var _ sources.Fetcher = (*Fetcher)(nil)
@@ -130,7 +137,7 @@ func New(cfg *Config) (*Fetcher, error) {
 		cfg:      c,
 		resolver: c.Resolver,
 		log:      c.Logger,
-		hosts:    make(map[string]chan struct{}),
+		hosts:    make(map[string]*hostSlots),
 	}
 	if f.resolver == nil {
 		f.resolver = net.DefaultResolver
@@ -262,7 +269,7 @@ func (f *Fetcher) fetch(ctx context.Context, rawURL string) (*sources.Document, 
 			break
 		}
 		if wait < 0 {
-			wait = backoff(attempt)
+			wait = backoff(attempt, f.cfg.MaxRetryWait)
 		}
 		f.log.Info("fetch: host busy, backing off", "url", u.String(), "status", he.StatusCode, "wait", wait, "attempt", attempt)
 		t := time.NewTimer(wait)
@@ -284,10 +291,18 @@ func (f *Fetcher) fetch(ctx context.Context, rawURL string) (*sources.Document, 
 	return doc, nil
 }
 
-// backoff is exponential with jitter: 0.5 s, 1 s, 2 s… ±25 %.
-func backoff(attempt int) time.Duration {
-	d := 500 * time.Millisecond << (attempt - 1)
-	return d + time.Duration(rand.Int64N(int64(d/2))) - d/4
+// backoff is exponential with jitter: 0.5 s, 1 s, 2 s… ±25 %, never above limit (MaxRetryWait). Doubling stops
+// at the limit, so a large MaxAttempts cannot overflow the shift.
+func backoff(attempt int, limit time.Duration) time.Duration {
+	d := 500 * time.Millisecond
+	for i := 1; i < attempt && d < limit; i++ {
+		d *= 2
+	}
+	d = min(d, limit)
+	if d/2 <= 0 {
+		return max(d, time.Millisecond)
+	}
+	return min(d+time.Duration(rand.Int64N(int64(d/2)))-d/4, limit)
 }
 
 // parseRetryAfter understands both forms of Retry-After: delay seconds and
@@ -308,16 +323,25 @@ func parseRetryAfter(v string, now time.Time) (d time.Duration, ok bool) {
 
 func (f *Fetcher) acquire(ctx context.Context, host string) (func(), error) {
 	f.mu.Lock()
-	sem, ok := f.hosts[host]
+	hs, ok := f.hosts[host]
 	if !ok {
-		sem = make(chan struct{}, f.cfg.PerHostConcurrency)
-		f.hosts[host] = sem
+		hs = &hostSlots{sem: make(chan struct{}, f.cfg.PerHostConcurrency)}
+		f.hosts[host] = hs
 	}
+	hs.users++
 	f.mu.Unlock()
+	leave := func() {
+		f.mu.Lock()
+		if hs.users--; hs.users == 0 {
+			delete(f.hosts, host)
+		}
+		f.mu.Unlock()
+	}
 	select {
-	case sem <- struct{}{}:
-		return func() { <-sem }, nil
+	case hs.sem <- struct{}{}:
+		return func() { <-hs.sem; leave() }, nil
 	case <-ctx.Done():
+		leave()
 		return nil, ctx.Err()
 	}
 }

@@ -530,3 +530,54 @@ func TestCache(t *testing.T) {
 		t.Fatalf("TTL cache not used: %q after %d calls", d3.Text, calls.Load())
 	}
 }
+
+// Back-off without a Retry-After stays within MaxRetryWait however many attempts are configured, and never
+// overflows into a panic.
+func TestBackoffBounded(t *testing.T) {
+	for _, attempt := range []int{1, 2, 10, 40, 64, 100} {
+		d := backoff(attempt, 3*time.Second)
+		if d <= 0 || d > 3*time.Second {
+			t.Errorf("backoff(%d, 3s) = %s, want in (0, 3s]", attempt, d)
+		}
+	}
+}
+
+// The per-host semaphores are released with the last request to a host, so a long-lived fetcher that visits
+// many hosts does not keep one forever for each.
+func TestHostSemaphoresDoNotAccumulate(t *testing.T) {
+	srv := serve(t, func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "hello") })
+	_, port, _ := net.SplitHostPort(strings.TrimPrefix(srv.URL, "http://"))
+	res := mapResolver{}
+	for i := range 20 {
+		res[fmt.Sprintf("h%d.test", i)] = []string{"127.0.0.1"}
+	}
+	f := newFetcher(t, Config{AllowLoopback: true, Resolver: res})
+	for i := range 20 {
+		if _, err := f.Fetch(t.Context(), fmt.Sprintf("http://h%d.test:%s/a.txt", i, port)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.mu.Lock()
+	n := len(f.hosts)
+	f.mu.Unlock()
+	if n != 0 {
+		t.Errorf("%d host semaphores left after all requests finished, want 0", n)
+	}
+}
+
+// IPv4-compatible IPv6 addresses (::a.b.c.d, deprecated) embed an IPv4 address; it is judged like the
+// NAT64 form.
+func TestIPv4CompatibleRefused(t *testing.T) {
+	for s, want := range map[string]string{
+		"::127.0.0.1":       "a loopback address",
+		"::10.0.0.1":        "a private address",
+		"::169.254.169.254": "a cloud metadata address",
+	} {
+		if k := blockedKind(netip.MustParseAddr(s), false); !strings.Contains(k, want) {
+			t.Errorf("blockedKind(%s) = %q, want it to mention %q", s, k, want)
+		}
+	}
+	if k := blockedKind(netip.MustParseAddr("::8.8.8.8"), false); k != "" {
+		t.Errorf("::8.8.8.8 blocked as %s", k)
+	}
+}

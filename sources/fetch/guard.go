@@ -43,12 +43,15 @@ var (
 	// Alibaba Cloud's metadata service.
 	aliMetadataV4 = netip.MustParseAddr("100.100.100.200")
 
-	cgnat      = netip.MustParsePrefix("100.64.0.0/10")
-	thisNet    = netip.MustParsePrefix("0.0.0.0/8")
-	ietf       = netip.MustParsePrefix("192.0.0.0/24")
-	benchmark  = netip.MustParsePrefix("198.18.0.0/15")
-	reserved   = netip.MustParsePrefix("240.0.0.0/4")
-	nat64      = netip.MustParsePrefix("64:ff9b::/96")
+	cgnat     = netip.MustParsePrefix("100.64.0.0/10")
+	thisNet   = netip.MustParsePrefix("0.0.0.0/8")
+	ietf      = netip.MustParsePrefix("192.0.0.0/24")
+	benchmark = netip.MustParsePrefix("198.18.0.0/15")
+	reserved  = netip.MustParsePrefix("240.0.0.0/4")
+	nat64     = netip.MustParsePrefix("64:ff9b::/96")
+	// IPv4-compatible IPv6 (deprecated) also carries an IPv4 address in its last 32 bits; :: and ::1 are
+	// judged before it.
+	v4Compat   = netip.MustParsePrefix("::/96")
 	nat64Local = netip.MustParsePrefix("64:ff9b:1::/48")
 	ipv6Disc   = netip.MustParsePrefix("100::/64")
 )
@@ -80,13 +83,17 @@ func blockedKind(addr netip.Addr, allowLoopback bool) string {
 		return "a reserved address"
 	case ietf.Contains(addr) || benchmark.Contains(addr) || ipv6Disc.Contains(addr) || nat64Local.Contains(addr):
 		return "a special-purpose address"
-	case nat64.Contains(addr):
-		// A NAT64 address embeds an IPv4 address in its last 32 bits;
-		// judge the embedded one.
+	case nat64.Contains(addr), v4Compat.Contains(addr):
+		// Both forms embed an IPv4 address in the last 32 bits, which
+		// some stacks and translators reach; judge the embedded one.
 		b := addr.As16()
 		inner := netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]})
+		form := "a NAT64 address"
+		if v4Compat.Contains(addr) {
+			form = "an IPv4-compatible address"
+		}
 		if k := blockedKind(inner, allowLoopback); k != "" {
-			return "a NAT64 address embedding " + inner.String() + ", " + k
+			return form + " embedding " + inner.String() + ", " + k
 		}
 	}
 	return ""
