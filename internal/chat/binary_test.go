@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -21,8 +22,9 @@ import (
 
 // fakeOpenAI is an OpenAI-compatible chat completions server that streams scripted answers, so the real binary
 // can be driven end to end with no network.
-func fakeOpenAI(t *testing.T) (*httptest.Server, *atomic.Int64) {
+func fakeOpenAI(t *testing.T) (*httptest.Server, *atomic.Int64, *requestLog) {
 	var calls atomic.Int64
+	reqs := &requestLog{}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !strings.HasSuffix(r.URL.Path, "/chat/completions") {
 			http.NotFound(w, r)
@@ -55,6 +57,11 @@ func fakeOpenAI(t *testing.T) (*httptest.Server, *atomic.Int64) {
 			return ""
 		}
 		last := len(req.Messages) - 1
+		var all strings.Builder
+		for i := range req.Messages {
+			all.WriteString(content(i) + "\n")
+		}
+		reqs.add(all.String())
 		user := ""
 		for i := last; i >= 0; i-- {
 			if req.Messages[i].Role == "user" {
@@ -101,7 +108,37 @@ func fakeOpenAI(t *testing.T) (*httptest.Server, *atomic.Int64) {
 		fl.Flush()
 	}))
 	t.Cleanup(srv.Close)
-	return srv, &calls
+	return srv, &calls, reqs
+}
+
+// requestLog keeps the conversation text of every request the fake API received.
+type requestLog struct {
+	mu   sync.Mutex
+	reqs []string
+}
+
+func (l *requestLog) add(s string) {
+	l.mu.Lock()
+	l.reqs = append(l.reqs, s)
+	l.mu.Unlock()
+}
+
+// since reports whether a request after the first n contains s, and how many requests there are.
+func (l *requestLog) since(n int, s string) (bool, int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, r := range l.reqs[min(n, len(l.reqs)):] {
+		if strings.Contains(r, s) {
+			return true, len(l.reqs)
+		}
+	}
+	return false, len(l.reqs)
+}
+
+func (l *requestLog) len() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.reqs)
 }
 
 func buildBinary(t *testing.T) string {
@@ -119,7 +156,7 @@ func buildBinary(t *testing.T) string {
 // chat, /exit, and --resume in a second process.
 func TestBinaryChatThroughPTY(t *testing.T) {
 	bin := buildBinary(t)
-	api, calls := fakeOpenAI(t)
+	api, calls, reqs := fakeOpenAI(t)
 	home := t.TempDir()
 	ws := researchtest.New(t, 0).Dir // the honeybee corpus is the workspace
 	env := append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, "config"), "XDG_CACHE_HOME="+filepath.Join(home, "cache"),
@@ -166,9 +203,13 @@ func TestBinaryChatThroughPTY(t *testing.T) {
 	if !strings.HasPrefix(m[1], filepath.Join(ws, ".deepresearch", "runs")) {
 		t.Errorf("report written to %s, want under the workspace's .deepresearch/runs", m[1])
 	}
-	term.expect(`waggle dance \[1\]`)
+	if _, err := os.Stat(m[1]); err != nil {
+		t.Errorf("printed report path %s: %v", m[1], err)
+	}
+	expectReportSummary(t, term)
 
-	term.expect(regexp.QuoteMeta(Prompt))
+	afterResearch := reqs.len()
+
 	term.typeLine("/context")
 	term.expect(`Context: [\d,]+ of [\d,]+ tokens`)
 
@@ -183,6 +224,10 @@ func TestBinaryChatThroughPTY(t *testing.T) {
 	term.expect(regexp.QuoteMeta(Prompt))
 	term.typeLine("still there?")
 	term.expect(`echo: still there\?`)
+	// The agent was told where the report is: the model's next requests carry the path in the conversation.
+	if told, n := reqs.since(afterResearch, m[1]); !told {
+		t.Errorf("none of the %d model requests after /deep-research names the report %s", n-afterResearch, m[1])
+	}
 
 	term.expect(regexp.QuoteMeta(Prompt))
 	term.typeLine("/cost")

@@ -1,7 +1,7 @@
 // Package chat is deepresearch's interactive terminal agent: a conversation with a tool-using agent on the shared
 // runtime (workspace files, search and fetch, MCP tools, task subagents, context management) plus slash commands
-// — /deep-research <question>, /compact [instructions], /context, /cost, /clear, /exit. Sessions are saved after
-// every turn and can be resumed in a later process.
+// — /deep-research <question>, /compact [instructions], /context, /cost, /clear, /sessions, /exit. Sessions are
+// saved after every turn and can be resumed in a later process.
 package chat
 
 import (
@@ -14,6 +14,7 @@ import (
 	"io"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -224,7 +225,7 @@ func (c *Chat) banner() {
 				users++
 			}
 		}
-		c.printf("Resumed session %s (%d messages, %d from you). Type /help for commands.\n", c.sess.ID, len(c.sess.Messages), users)
+		c.printf("Resumed session %s (%d messages, %d from you). Type /help for commands.\n", c.sess.ID, countMessages(c.sess.Messages), users)
 		return
 	}
 	ws := ""
@@ -344,6 +345,7 @@ const help = `Commands:
   /context                   show what fills the context window
   /cost                      show tokens and money spent
   /clear                     start a fresh conversation (the old one stays saved)
+  /sessions                  list saved sessions (resume one with: deepresearch chat --resume <id>)
   /exit                      save and quit (Ctrl-D too)
 Anything else is sent to the agent. Ctrl-C cancels a running turn.
 `
@@ -374,6 +376,8 @@ func (c *Chat) command(ctx context.Context, line string) (quit bool, err error) 
 		c.printf("Cleared. New session %s (the previous one, %s, stays saved).\n", c.sess.ID, old)
 	case "/cost":
 		c.cost()
+	case "/sessions":
+		return false, c.sessions()
 	case "/context":
 		if c.cfg.Context != nil {
 			c.printf("%s\n", strings.TrimRight(c.cfg.Context(c.ag.State()), "\n"))
@@ -414,6 +418,63 @@ func (c *Chat) command(ctx context.Context, line string) (quit bool, err error) 
 		return false, fmt.Errorf("unknown command %s (type /help)", name)
 	}
 	return false, nil
+}
+
+// sessions lists the saved sessions, most recently updated first, marking the one being served.
+func (c *Chat) sessions() error {
+	list, err := c.cfg.Sessions.List()
+	if err != nil {
+		return err
+	}
+	if len(list) == 0 {
+		c.printf("No saved sessions in %s yet (this one, %s, is saved after your first message).\n", c.cfg.Sessions.Dir, c.sess.ID)
+		return nil
+	}
+	c.printf("Saved sessions in %s (most recent first, * is this one):\n", c.cfg.Sessions.Dir)
+	current := false
+	for _, s := range list {
+		mark := " "
+		if s.ID == c.sess.ID {
+			mark, current = "*", true
+		}
+		first := firstUserMessage(s)
+		if first == "" {
+			first = "(no messages yet)"
+		} else {
+			first = strconv.Quote(clip(first, 60))
+		}
+		c.printf("%s %-24s  %s  %4d messages  %s\n", mark, s.ID, s.Updated.Local().Format("2006-01-02 15:04"), countMessages(s.Messages), first)
+	}
+	if !current {
+		c.printf("* %-24s  (this session: saved after your first message)\n", c.sess.ID)
+	}
+	c.printf("Resume one with: deepresearch chat --resume <id>\n")
+	return nil
+}
+
+// firstUserMessage is what the user first said in a session: the title recorded at the first turn, or else the
+// first user message of the history (a session that only ran /deep-research has no title).
+func firstUserMessage(s *Session) string {
+	if s.Title != "" {
+		return s.Title
+	}
+	for _, m := range s.Messages {
+		if m.Role == llm.RoleUser && strings.TrimSpace(m.Content) != "" {
+			return m.Content
+		}
+	}
+	return ""
+}
+
+// countMessages counts the conversation's messages; the system prompt is the runtime's, not part of it.
+func countMessages(ms []llm.Message) int {
+	n := 0
+	for _, m := range ms {
+		if m.Role != llm.RoleSystem {
+			n++
+		}
+	}
+	return n
 }
 
 func (c *Chat) cost() {

@@ -100,6 +100,25 @@ func (term *terminal) expect(re string) []string {
 type brain struct {
 	mu        sync.Mutex
 	summaries []string // instructions seen by summary calls
+	requests  []string // the conversation text of every request
+}
+
+// sawSince reports whether a request after the first n contained s.
+func (b *brain) sawSince(n int, s string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, r := range b.requests[min(n, len(b.requests)):] {
+		if strings.Contains(r, s) {
+			return true
+		}
+	}
+	return false
+}
+
+func (b *brain) calls() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.requests)
 }
 
 func lastUser(req *llm.Request) string {
@@ -117,6 +136,9 @@ func (b *brain) answer(ctx context.Context, req *llm.Request) (*llm.Response, er
 		sb.WriteString(m.Content + "\n")
 	}
 	all := sb.String()
+	b.mu.Lock()
+	b.requests = append(b.requests, all)
+	b.mu.Unlock()
 	if len(req.Messages) > 0 && strings.HasPrefix(req.Messages[0].Content, contextmgr.SummarizerPrompt[:40]) {
 		b.mu.Lock()
 		b.summaries = append(b.summaries, all)
@@ -140,7 +162,7 @@ func (b *brain) answer(ctx context.Context, req *llm.Request) (*llm.Response, er
 	case strings.Contains(user, "What do you remember"):
 		// Answer only from what the resumed history actually holds.
 		var facts []string
-		for _, f := range []string{"notes.md", "report.md", "waggle"} {
+		for _, f := range []string{"notes.md", "report.md", "honeybees"} {
 			if strings.Contains(all, f) {
 				facts = append(facts, f)
 			}
@@ -256,9 +278,8 @@ func TestChatThroughPTY(t *testing.T) {
 	if _, err := os.Stat(m[1]); err != nil {
 		t.Errorf("printed report path %s: %v", m[1], err)
 	}
-	term.expect(`evidence items cited`)
-	term.expect(`waggle dance \[1\]`)
-	term.expect(regexp.QuoteMeta(Prompt))
+	expectReportSummary(t, term)
+	afterResearch := f.brain.calls()
 
 	// /cost reports the ledger.
 	term.typeLine("/cost")
@@ -283,6 +304,10 @@ func TestChatThroughPTY(t *testing.T) {
 	term.expect(`\(interrupted\)`)
 	term.typeLine("hello again")
 	term.expect(`echo: hello again`)
+	// The agent was told where the report is: the model's requests since /deep-research carry the path.
+	if !f.brain.sawSince(afterResearch, m[1]) {
+		t.Errorf("no model request after /deep-research names the report %s", m[1])
+	}
 
 	// Unknown commands and bad usage get a clear message.
 	term.typeLine("/deep-research")
@@ -299,7 +324,7 @@ func TestChatThroughPTY(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sess.Calls == 0 || sess.CostUSD <= 0 || len(sess.Reports) != 1 || sess.Title != "What files are in the workspace?" {
+	if sess.Calls == 0 || sess.CostUSD <= 0 || len(sess.Reports) != 1 || sess.Reports[0] != m[1] || sess.Title != "What files are in the workspace?" {
 		t.Errorf("saved session: calls %d, cost %v, reports %v, title %q", sess.Calls, sess.CostUSD, sess.Reports, sess.Title)
 	}
 
@@ -308,7 +333,7 @@ func TestChatThroughPTY(t *testing.T) {
 	done2 := startChat(t, f.config(tty2, tty2, id, make(chan struct{}), &llm.Ledger{}))
 	term2.expect(`Resumed session ` + regexp.QuoteMeta(id) + ` \(\d+ messages`)
 	term2.typeLine("What do you remember?")
-	term2.expect(`I remember: notes\.md, report\.md, waggle`)
+	term2.expect(`I remember: notes\.md, report\.md, honeybees`)
 	term2.typeLine("/cost")
 	// Spend carries over from the first process.
 	mm := term2.expect(`Session \S+: (\d+) model calls`)
@@ -328,6 +353,17 @@ func TestChatThroughPTY(t *testing.T) {
 	}
 	if s, err := f.sessions.Load(id); err != nil || len(s.Messages) < len(sess.Messages) {
 		t.Errorf("the old session was damaged by /clear: %v", err)
+	}
+}
+
+// expectReportSummary checks what /deep-research prints after the report's path, up to the next prompt, by its
+// shape rather than by which sentence the engine ranked first: the run's figures with at least one citation, then
+// a summary with a line of prose that carries a citation marker.
+func expectReportSummary(t *testing.T, term *terminal) {
+	t.Helper()
+	m := term.expect(`(?s)\d+ sources read, [1-9]\d* evidence items cited, [1-9]\d* citations[^\n]*\n(.*?)` + regexp.QuoteMeta(Prompt))
+	if !regexp.MustCompile(`(?m)^[^\r\n]*\pL[^\r\n]*\[\d+\]`).MatchString(m[1]) {
+		t.Errorf("the summary has no line with a citation marker [n]:\n%s", m[1])
 	}
 }
 

@@ -23,7 +23,7 @@ func newChatCmd(app *App) *cobra.Command {
 	var maxSteps int
 	cmd := &cobra.Command{
 		Use:   "chat [--workspace DIR] [--resume ID]",
-		Short: "Interactive agent in the terminal, with /deep-research, /compact, /context, /cost, /clear, /exit",
+		Short: "Interactive agent in the terminal, with /deep-research, /compact, /context, /cost, /clear, /sessions, /exit",
 		Long: `chat is an interactive terminal agent on the shared runtime: workspace file tools, search and fetch, MCP
 tools from .mcp.json, task subagents and context management. Besides talking to it you can type:
 
@@ -33,9 +33,11 @@ tools from .mcp.json, task subagents and context management. Besides talking to 
   /context                    what fills the context window
   /cost                       tokens and money spent in this session
   /clear                      start a fresh conversation (the old one stays saved)
+  /sessions                   list saved sessions: id, last update, first message, message count
   /exit                       save and quit (Ctrl-D too); Ctrl-C cancels the running turn
 
-Sessions are saved after every turn in <workspace>/.deepresearch/sessions/ and resumed with --resume ID.`,
+Sessions are saved after every turn in <workspace>/.deepresearch/sessions/, listed by /sessions and resumed
+with --resume ID.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if !app.verbose {
