@@ -425,7 +425,9 @@ func (ix *Index) Add(ctx context.Context, paths ...string) (Stats, error) {
 		if err := ix.idx.Batch(batch); err != nil {
 			return fmt.Errorf("index batch: %w", err)
 		}
-		batch.Reset()
+		// A fresh batch, not Reset: bleve's scorch may still be ranging over the old batch's map in a goroutine
+		// after Batch returns (a data race the race detector reports in bleve v2.6.3).
+		batch = ix.idx.NewBatch()
 		return nil
 	}
 	for _, p := range gone {
