@@ -31,7 +31,7 @@ const (
 func (w *Workspace) Tools() []agent.Tool {
 	return []agent.Tool{
 		agent.NewTool("ls", "List a directory of the workspace (default: its root) with file sizes.", w.ls).Bounded(),
-		agent.NewTool("read_file", "Read a text file of the workspace. Lines are numbered from 1; use offset (first line, 1-based) and limit (number of lines) to page through large files. Lines longer than 2000 characters are clipped.", w.readFile).Bounded(),
+		agent.NewTool("read_file", "Read a text file of the workspace. Lines are numbered from 1; use offset (first line, 1-based) and limit (number of lines) to page through large files. Lines longer than 2000 characters are clipped; page through such a line with char_offset.", w.readFile).Bounded(),
 		agent.NewTool("write_file", "Create or overwrite a file of the workspace with the given content.", w.writeFile).Bounded(),
 		agent.NewTool("edit_file", "Replace an exact string in a workspace file. old_string must occur exactly once unless replace_all is true.", w.editFile).Bounded(),
 		agent.NewTool("glob", "Find workspace files whose path matches a glob pattern (supports * ? and ** for any depth), e.g. **/*.md.", w.glob).Bounded(),
@@ -81,6 +81,8 @@ type ReadInput struct {
 	Path   string `json:"path" jsonschema:"file path relative to the workspace root"`
 	Offset int    `json:"offset,omitempty" jsonschema:"first line to show, 1-based; default 1"`
 	Limit  int    `json:"limit,omitempty" jsonschema:"number of lines to show; default 2000"`
+	// CharOffset pages through one enormous line, which line-based reads can only show clipped.
+	CharOffset int `json:"char_offset,omitempty" jsonschema:"read the single line at offset from this character on (for lines too long to show whole)"`
 }
 
 func (w *Workspace) readFile(_ context.Context, in ReadInput) (string, error) {
@@ -88,7 +90,35 @@ func (w *Workspace) readFile(_ context.Context, in ReadInput) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if in.CharOffset > 0 {
+		return FormatLinePart(string(data), in.Offset, in.CharOffset), nil
+	}
 	return FormatLines(string(data), in.Offset, in.Limit), nil
+}
+
+// LinePartChars is how many characters of one line a char_offset read shows.
+const LinePartChars = 20_000
+
+// FormatLinePart shows characters [charOffset, charOffset+LinePartChars) of line `line` (1-based), with a note
+// saying how to read on — the way through a file that is one enormous line.
+func FormatLinePart(text string, line, charOffset int) string {
+	if line <= 0 {
+		line = 1
+	}
+	lines := strings.SplitN(text, "\n", line+1)
+	if line > len(lines) {
+		return fmt.Sprintf("(offset %d is past the end of the file)", line)
+	}
+	runes := []rune(strings.TrimSuffix(lines[line-1], "\r"))
+	if charOffset >= len(runes) {
+		return fmt.Sprintf("(char_offset %d is past the end: line %d has %d characters)", charOffset, line, len(runes))
+	}
+	end := min(len(runes), charOffset+LinePartChars)
+	out := fmt.Sprintf("%6d\t[characters %d-%d of %d]\t%s\n", line, charOffset, end, len(runes), string(runes[charOffset:end]))
+	if end < len(runes) {
+		out += fmt.Sprintf("(read on with offset=%d char_offset=%d)\n", line, end)
+	}
+	return out
 }
 
 // FormatLines renders lines [offset, offset+limit) numbered like `cat -n`, each clipped at MaxLineChars, the whole
@@ -119,7 +149,7 @@ func FormatLines(text string, offset, limit int) string {
 	for i := offset - 1; i < end; i++ {
 		line := lines[i]
 		if utf8.RuneCountInString(line) > MaxLineChars {
-			line = string([]rune(line)[:MaxLineChars]) + fmt.Sprintf("… [line clipped: %d characters]", utf8.RuneCountInString(lines[i]))
+			line = string([]rune(line)[:MaxLineChars]) + fmt.Sprintf("… [line clipped: %d characters; read the rest with offset=%d char_offset=%d]", utf8.RuneCountInString(lines[i]), i+1, MaxLineChars)
 		}
 		entry := fmt.Sprintf("%6d\t%s\n", i+1, line)
 		if b.Len()+len(entry) > MaxToolOutput && b.Len() > 0 {

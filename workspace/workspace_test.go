@@ -143,7 +143,7 @@ func TestReadFileClipsEnormousLines(t *testing.T) {
 	if len(r.Content) > workspace.MaxToolOutput {
 		t.Fatalf("read_file returned %d characters, more than its bound", len(r.Content))
 	}
-	if !strings.Contains(r.Content, "[line clipped: 500000 characters]") || !strings.Contains(r.Content, "     3\tlast") {
+	if !strings.Contains(r.Content, "[line clipped: 500000 characters; read the rest with offset=2 char_offset=2000]") || !strings.Contains(r.Content, "     3\tlast") {
 		t.Errorf("clipped read = %q…", r.Content[:200])
 	}
 }
@@ -239,5 +239,40 @@ func TestResolveAtFilesystemRoot(t *testing.T) {
 	}
 	if want, _ := filepath.EvalSymlinks(dir); got != filepath.Join(want, "x.txt") {
 		t.Errorf("Resolve = %q, want %q", got, filepath.Join(want, "x.txt"))
+	}
+}
+
+func TestReadFileCharOffsetPagesThroughOneEnormousLine(t *testing.T) {
+	ws := newWS(t, 0)
+	var b strings.Builder
+	for i := range 50_000 {
+		fmt.Fprintf(&b, "%d,", i)
+	}
+	huge := b.String()
+	if err := ws.WriteFile("one-line.json", []byte("head\n"+huge+"\n")); err != nil {
+		t.Fatal(err)
+	}
+	var got strings.Builder
+	next := map[string]any{"path": "one-line.json", "offset": 2, "char_offset": 2000}
+	got.WriteString(huge[:2000])
+	for range 100 {
+		r := run(t, ws, "read_file", next)
+		if r.IsError || len(r.Content) > workspace.MaxToolOutput {
+			t.Fatalf("page: %d chars, %+v", len(r.Content), r.IsError)
+		}
+		body := strings.SplitN(r.Content, "\t", 3)[2]
+		text, rest, _ := strings.Cut(body, "\n")
+		got.WriteString(text)
+		var line, off int
+		if _, err := fmt.Sscanf(rest, "(read on with offset=%d char_offset=%d)", &line, &off); err != nil {
+			break
+		}
+		next = map[string]any{"path": "one-line.json", "offset": line, "char_offset": off}
+	}
+	if got.String() != huge {
+		t.Fatalf("paging reassembled %d of %d characters", got.Len(), len(huge))
+	}
+	if r := run(t, ws, "read_file", map[string]any{"path": "one-line.json", "offset": 2, "char_offset": len(huge) + 5}); !strings.Contains(r.Content, "past the end") {
+		t.Errorf("past-the-end page = %q", r.Content)
 	}
 }
