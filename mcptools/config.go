@@ -56,6 +56,9 @@ type ServerConfig struct {
 	// SubagentOnly keeps this server's tools out of the main agent: only subagents see them, so raw MCP output
 	// never reaches the main context.
 	SubagentOnly bool `json:"subagentOnly,omitempty"`
+	// SearchTools names this server's tools (exact names or path.Match patterns of the server's own names) that
+	// `deepresearch run` may use as search sources. Unset: tools whose name contains "search".
+	SearchTools []string `json:"searchTools,omitempty"`
 	// Disabled servers are listed but not started.
 	Disabled bool `json:"disabled,omitempty"`
 	// InitTimeout bounds start-up and the initialize handshake, as a Go duration ("45s"); default Options.InitTimeout.

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -414,5 +415,32 @@ func TestNullArgumentsAndNilResult(t *testing.T) {
 	}
 	if got := mcptools.Render(nil); got != "(the tool returned no content)" {
 		t.Errorf("Render(nil) = %q", got)
+	}
+}
+
+func TestSearchSourcesFollowSearchTools(t *testing.T) {
+	setup := func(s *mcp.Server) {
+		for _, name := range []string{"web_search", "lookup_docs", "forecast"} {
+			mcp.AddTool(s, &mcp.Tool{Name: name, Description: name}, func(context.Context, *mcp.CallToolRequest, emptyIn) (*mcp.CallToolResult, any, error) {
+				return &mcp.CallToolResult{}, nil, nil
+			})
+		}
+	}
+	_, byName := memServer(t, setup)
+	_, byConfig := memServer(t, setup)
+	mgr := mcptools.Start(t.Context(), &mcptools.File{Servers: map[string]mcptools.ServerConfig{
+		"a": {Transport: byName},
+		"b": {Transport: byConfig, SearchTools: []string{"lookup_*"}},
+	}}, mcptools.Options{})
+	defer mgr.Close()
+	var got []string
+	for _, tool := range mgr.AllTools() {
+		if mt, ok := tool.(*mcptools.Tool); ok && mt.IsSearchSource() {
+			got = append(got, tool.Spec().Name)
+		}
+	}
+	slices.Sort(got)
+	if want := []string{"mcp__a__web_search", "mcp__b__lookup_docs"}; !slices.Equal(got, want) {
+		t.Errorf("search sources = %v, want %v", got, want)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -97,6 +98,20 @@ func (t *Tool) RemoteName() string { return t.remote }
 
 // SubagentOnly reports whether the tool's server is reserved to subagents.
 func (t *Tool) SubagentOnly() bool { return t.server.cfg.SubagentOnly }
+
+// IsSearchSource reports whether the research graph may use the tool as a search source: named by its server's
+// searchTools, or, when the server names none, a tool whose name contains "search".
+func (t *Tool) IsSearchSource() bool {
+	if len(t.server.cfg.SearchTools) == 0 {
+		return strings.Contains(strings.ToLower(t.remote), "search")
+	}
+	for _, pat := range t.server.cfg.SearchTools {
+		if ok, err := path.Match(pat, t.remote); err == nil && ok {
+			return true
+		}
+	}
+	return false
+}
 
 // Run implements agent.Tool. Every failure — bad arguments, a server error, a server that died — is an error
 // result the model can read; the agent never stops because an MCP server misbehaved.

@@ -101,7 +101,7 @@ func addResearchFlags(cmd *cobra.Command, fl *researchFlags, sources bool) {
 	if sources {
 		f.StringVar(&fl.web, "web", "", "web search provider: "+strings.Join(websearch.Names(), ", "))
 		f.StringArrayVar(&fl.corpora, "corpus", nil, "local corpus: an index directory or a folder to index (repeatable)")
-		f.StringVar(&fl.mcpFile, "mcp", "", "a .mcp.json file whose servers' search tools are searched")
+		f.StringVar(&fl.mcpFile, "mcp", "", `a .mcp.json file whose servers' search tools are searched ("searchTools" per server, else tools named *search*)`)
 		f.IntVar(&fl.rounds, "rounds", 0, "extra directed re-search rounds (default 2)")
 		f.StringVar(&fl.out, "out", "", "run folder (default runs/<id>/)")
 		f.StringVar(&fl.engine, "engine", "", "auto, llm or extractive (auto: extractive when no model is configured)")
@@ -432,7 +432,7 @@ func (a *App) openSources(cmd *cobra.Command, fl researchFlags) (*researchSource
 		}
 		n := 0
 		for _, t := range mgr.AllTools() {
-			if strings.Contains(strings.ToLower(t.Spec().Name), "search") {
+			if mt, ok := t.(*mcptools.Tool); ok && mt.IsSearchSource() {
 				src.searchers = append(src.searchers, mcpsearch.New(t, mcpsearch.Config{}))
 				n++
 			}
