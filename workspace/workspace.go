@@ -11,8 +11,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-
-	"deepresearch/internal/atomicfile"
 )
 
 // ErrEscape is returned for a path that would leave the workspace.
@@ -29,7 +27,10 @@ type Config struct {
 
 // Workspace is a rooted file area. It is safe for concurrent use.
 type Workspace struct {
-	root  string
+	root string
+	// fs performs every read and write: os.Root refuses to leave the directory even when a symbolic link is
+	// swapped in between Resolve's check and the operation.
+	fs    *os.Root
 	quota int64
 	mu    sync.Mutex // serialises writes so that quota checks are exact
 }
@@ -50,7 +51,11 @@ func New(dir string, cfg Config) (*Workspace, error) {
 	if err != nil {
 		return nil, fmt.Errorf("workspace: %s: %w", dir, err)
 	}
-	return &Workspace{root: real, quota: cfg.Quota}, nil
+	fsys, err := os.OpenRoot(real)
+	if err != nil {
+		return nil, fmt.Errorf("workspace: %s: %w", dir, err)
+	}
+	return &Workspace{root: real, fs: fsys, quota: cfg.Quota}, nil
 }
 
 // Root is the workspace's absolute, symlink-free root directory.
@@ -142,13 +147,26 @@ func within(root, p string) bool {
 	return strings.HasPrefix(p, strings.TrimSuffix(root, string(filepath.Separator))+string(filepath.Separator))
 }
 
+// Close releases the workspace's handle on its root directory.
+func (w *Workspace) Close() error { return w.fs.Close() }
+
+// rel maps a resolved absolute path to the name os.Root operations take.
+func (w *Workspace) rel(abs string) string {
+	r, err := filepath.Rel(w.root, abs)
+	if err != nil {
+		return abs // not inside the root: os.Root will refuse it
+	}
+	return r
+}
+
 // ReadFile reads a workspace file.
 func (w *Workspace) ReadFile(p string) ([]byte, error) {
 	abs, err := w.Resolve(p)
 	if err != nil {
 		return nil, err
 	}
-	return os.ReadFile(abs)
+	// The *PathError names the workspace path; returned unwrapped so os.IsNotExist keeps working for callers.
+	return w.fs.ReadFile(w.rel(abs))
 }
 
 // WriteFile writes a workspace file, creating parent directories, within the quota.
@@ -162,10 +180,17 @@ func (w *Workspace) WriteFile(p string, data []byte) error {
 	if err := w.checkQuota(abs, int64(len(data)), true); err != nil {
 		return fmt.Errorf("write %s (%d bytes): %w", p, len(data), err)
 	}
-	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+	name := w.rel(abs)
+	if err := w.fs.MkdirAll(filepath.Dir(name), 0o755); err != nil {
 		return fmt.Errorf("write %s: %w", p, err)
 	}
-	if err := atomicfile.Write(abs, data, 0o644); err != nil {
+	// Whole-file replacement inside the root: a temporary sibling, then a rename (w.mu serialises writers).
+	tmp := filepath.Join(filepath.Dir(name), "."+filepath.Base(name)+".tmp-write")
+	if err := w.fs.WriteFile(tmp, data, 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", p, err)
+	}
+	if err := w.fs.Rename(tmp, name); err != nil {
+		_ = w.fs.Remove(tmp)
 		return fmt.Errorf("write %s: %w", p, err)
 	}
 	return nil
@@ -182,10 +207,11 @@ func (w *Workspace) AppendFile(p string, data []byte) error {
 	if err := w.checkQuota(abs, int64(len(data)), false); err != nil {
 		return fmt.Errorf("append %s (%d bytes): %w", p, len(data), err)
 	}
-	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+	name := w.rel(abs)
+	if err := w.fs.MkdirAll(filepath.Dir(name), 0o755); err != nil {
 		return fmt.Errorf("append %s: %w", p, err)
 	}
-	f, err := os.OpenFile(abs, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	f, err := w.fs.OpenFile(name, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 	if err != nil {
 		return fmt.Errorf("append %s: %w", p, err)
 	}
@@ -222,7 +248,7 @@ func (w *Workspace) Remove(p string) error {
 	if err != nil {
 		return err
 	}
-	return os.Remove(abs)
+	return w.fs.Remove(w.rel(abs))
 }
 
 // Usage returns the bytes stored under the root.
