@@ -141,21 +141,11 @@ func (l *requestLog) len() int {
 	return len(l.reqs)
 }
 
-func buildBinary(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "deepresearch")
-	out, err := exec.CommandContext(t.Context(), "go", "build", "-o", bin, "deepresearch/cmd/deepresearch").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
 // TestBinaryChatThroughPTY drives the real `deepresearch chat` in a pseudo-terminal against an OpenAI-compatible
 // server: a tool-using turn, /deep-research over the workspace, Ctrl-C that cancels a turn without ending the
 // chat, /exit, and --resume in a second process.
 func TestBinaryChatThroughPTY(t *testing.T) {
-	bin := buildBinary(t)
+	bin := researchtest.BuildBinary(t)
 	api, calls, reqs := fakeOpenAI(t)
 	home := t.TempDir()
 	ws := researchtest.New(t, 0).Dir // the honeybee corpus is the workspace

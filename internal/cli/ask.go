@@ -121,7 +121,7 @@ func newAskCmd(app *App) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&dir, "workspace", "", "directory the agent may read and write (default: the current directory)")
 	cmd.Flags().IntVar(&maxSteps, "max-steps", 50, "maximum model calls")
-	cmd.Flags().StringVar(&app.mcpFlag, "mcp", "", "a .mcp.json file of MCP servers (default: mcp_file from the configuration, else ./.mcp.json when present)")
+	cmd.Flags().StringVar(&app.mcpFlag, "mcp", "", mcpFlagHelp)
 	return cmd
 }
 

@@ -131,7 +131,7 @@ with --resume ID.`,
 	f.StringVar(&resume, "resume", "", "resume the saved session with this id")
 	f.StringVar(&sessions, "sessions", "", "where sessions are saved (default <workspace>/.deepresearch/sessions)")
 	f.IntVar(&maxSteps, "max-steps", 50, "maximum model calls per turn")
-	f.StringVar(&app.mcpFlag, "mcp", "", "a .mcp.json file of MCP servers (default: mcp_file from the configuration, else ./.mcp.json when present)")
+	f.StringVar(&app.mcpFlag, "mcp", "", mcpFlagHelp)
 	return cmd
 }
 

@@ -18,6 +18,9 @@ import (
 // defaultMCPFile is looked for in the working directory when no file is configured.
 const defaultMCPFile = ".mcp.json"
 
+// mcpFlagHelp documents --mcp on the agent commands (ask, chat).
+const mcpFlagHelp = "a .mcp.json file of MCP servers (default: mcp_file from the configuration, else ./.mcp.json when present)"
+
 // mcpAttachment is what attachMCP leaves for the later steps (subagents, the tools listing, agent binding).
 type mcpAttachment struct {
 	guard *mcptools.Guard
@@ -25,8 +28,6 @@ type mcpAttachment struct {
 	mgr   *mcptools.Manager // nil when no .mcp.json is in use
 	file  string
 }
-
-func mcpAttachmentOf(rt *runtime) *mcpAttachment { return rt.mcp }
 
 // mcpFile returns the .mcp.json to use: the configured one (--mcp, mcp_file), else ./.mcp.json when present.
 // explicit reports whether the user named it.
@@ -90,7 +91,7 @@ func (a *App) attachMCP(ctx context.Context, rt *runtime, o runtimeOptions) erro
 // the agent's MCP tools are replaced by the servers' current ones. Call it after agent.New on surfaces that run
 // long enough for lists to change (chat, serve).
 func (r *runtime) bindAgent(ag *agent.Agent) {
-	att := mcpAttachmentOf(r)
+	att := r.mcp
 	if att == nil || att.mgr == nil {
 		return
 	}

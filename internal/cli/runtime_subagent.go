@@ -69,7 +69,7 @@ func (a *App) attachSubagents(_ context.Context, rt *runtime, o runtimeOptions) 
 		return err
 	}
 	types = append(types, a.Config.Subagents...)
-	att := mcpAttachmentOf(rt)
+	att := rt.mcp
 	source := func() (parent, only []agent.Tool) {
 		if att == nil || att.mgr == nil {
 			return rt.Tools, nil

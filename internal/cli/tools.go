@@ -123,7 +123,7 @@ func (a *App) listTools(ctx context.Context, dir string, listsFailures bool) (*t
 	for i, t := range rt.Tools {
 		specs[i] = t.Spec()
 	}
-	att := mcpAttachmentOf(rt)
+	att := rt.mcp
 	var plan mcptools.Plan
 	if att != nil {
 		plan = mcptools.NewLazy(mcptools.LazyConfig{Counter: counter}).Plan(specs, info.ContextWindow, nil)

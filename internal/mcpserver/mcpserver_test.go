@@ -426,7 +426,7 @@ func TestTypeScriptClient(t *testing.T) {
 		runTSClient(t, filepath.Join(work, "corpus"), filepath.Join(work, "runs"), []string{childEnv + "=" + work}, "", os.Args[0])
 	})
 	t.Run("deepresearch-binary", func(t *testing.T) {
-		bin := buildBinary(t)
+		bin := researchtest.BuildBinary(t)
 		home := t.TempDir()
 		corpusDir := researchtest.New(t, 0).Dir
 		runs := filepath.Join(home, "runs")
@@ -434,17 +434,6 @@ func TestTypeScriptClient(t *testing.T) {
 			"DEEPRESEARCH_PROVIDER=", "DEEPRESEARCH_MODEL=", "DEEPRESEARCH_ENGINE=extractive"}
 		runTSClient(t, corpusDir, runs, env, home, bin, "mcp", "--runs", runs)
 	})
-}
-
-// buildBinary builds cmd/deepresearch into a temporary folder.
-func buildBinary(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "deepresearch")
-	out, err := exec.CommandContext(t.Context(), "go", "build", "-o", bin, "deepresearch/cmd/deepresearch").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
 }
 
 func runTSClient(t *testing.T, corpusDir, runs string, env []string, dir string, server ...string) {

@@ -1,13 +1,11 @@
 package anthropic_test
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"math"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,24 +13,6 @@ import (
 	"deepresearch/llm/anthropic"
 	"deepresearch/llm/llmtest"
 )
-
-type sleeps struct {
-	mu sync.Mutex
-	d  []time.Duration
-}
-
-func (s *sleeps) sleep(_ context.Context, d time.Duration) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.d = append(s.d, d)
-	return nil
-}
-
-func (s *sleeps) waits() []time.Duration {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]time.Duration(nil), s.d...)
-}
 
 func newModel(t *testing.T, srv *llmtest.Server, info llm.Info) *anthropic.Model {
 	t.Helper()
@@ -264,8 +244,8 @@ func TestRateLimitThenSuccessWaitsAsTold(t *testing.T) {
 	limited := llmtest.AnthropicError(http.StatusTooManyRequests, "rate_limit_error", "Number of request tokens has exceeded your per-minute rate limit")
 	limited.Header = map[string]string{"Retry-After": "9"}
 	srv := llmtest.NewServer(t, limited, llmtest.AnthropicText("ok"))
-	var s sleeps
-	m := llm.WithRetry(newModel(t, srv, llm.Info{}), llm.RetryConfig{Sleep: s.sleep})
+	var s llmtest.Sleeps
+	m := llm.WithRetry(newModel(t, srv, llm.Info{}), llm.RetryConfig{Sleep: s.Sleep})
 	resp, err := m.Generate(t.Context(), userReq())
 	if err != nil {
 		t.Fatal(err)
@@ -273,7 +253,7 @@ func TestRateLimitThenSuccessWaitsAsTold(t *testing.T) {
 	if resp.Message.Content != "ok" || srv.Calls() != 2 {
 		t.Errorf("content %q after %d calls", resp.Message.Content, srv.Calls())
 	}
-	if w := s.waits(); len(w) != 1 || w[0] != 9*time.Second {
+	if w := s.Waits(); len(w) != 1 || w[0] != 9*time.Second {
 		t.Errorf("waits %v, want [9s]", w)
 	}
 }
@@ -282,13 +262,13 @@ func TestRetryAfterHTTPDate(t *testing.T) {
 	limited := llmtest.AnthropicError(529, "overloaded_error", "Overloaded")
 	limited.Header = map[string]string{"Retry-After": time.Now().Add(10 * time.Second).UTC().Format(http.TimeFormat)}
 	srv := llmtest.NewServer(t, limited, llmtest.AnthropicText("ok"))
-	var s sleeps
-	m := llm.WithRetry(newModel(t, srv, llm.Info{}), llm.RetryConfig{Sleep: s.sleep})
+	var s llmtest.Sleeps
+	m := llm.WithRetry(newModel(t, srv, llm.Info{}), llm.RetryConfig{Sleep: s.Sleep})
 	if _, err := m.Generate(t.Context(), userReq()); err != nil {
 		t.Fatal(err)
 	}
 	// HTTP dates have one-second resolution; the wait is what remains until then.
-	if w := s.waits(); len(w) != 1 || w[0] < 8*time.Second || w[0] > 10*time.Second {
+	if w := s.Waits(); len(w) != 1 || w[0] < 8*time.Second || w[0] > 10*time.Second {
 		t.Errorf("waits %v, want about 10s", w)
 	}
 }
@@ -297,28 +277,28 @@ func TestOverloadedTwiceThenSuccess(t *testing.T) {
 	over := llmtest.AnthropicError(529, "overloaded_error", "Overloaded")
 	boom := llmtest.AnthropicError(500, "api_error", "Internal server error")
 	srv := llmtest.NewServer(t, over, boom, llmtest.AnthropicText("recovered"))
-	var s sleeps
-	m := llm.WithRetry(newModel(t, srv, llm.Info{}), llm.RetryConfig{Sleep: s.sleep})
+	var s llmtest.Sleeps
+	m := llm.WithRetry(newModel(t, srv, llm.Info{}), llm.RetryConfig{Sleep: s.Sleep})
 	resp, err := m.Generate(t.Context(), userReq())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if resp.Message.Content != "recovered" || srv.Calls() != 3 || len(s.waits()) != 2 {
-		t.Errorf("content %q after %d calls, %d waits", resp.Message.Content, srv.Calls(), len(s.waits()))
+	if resp.Message.Content != "recovered" || srv.Calls() != 3 || len(s.Waits()) != 2 {
+		t.Errorf("content %q after %d calls, %d waits", resp.Message.Content, srv.Calls(), len(s.Waits()))
 	}
 }
 
 func TestServerErrorForever(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.AnthropicError(500, "api_error", "Internal server error"))
-	var s sleeps
-	m := llm.WithRetry(newModel(t, srv, llm.Info{}), llm.RetryConfig{MaxAttempts: 4, Sleep: s.sleep})
+	var s llmtest.Sleeps
+	m := llm.WithRetry(newModel(t, srv, llm.Info{}), llm.RetryConfig{MaxAttempts: 4, Sleep: s.Sleep})
 	_, err := m.Generate(t.Context(), userReq())
 	var api *llm.APIError
 	if !errors.As(err, &api) || api.StatusCode != 500 || !strings.Contains(api.Message, "Internal server error") {
 		t.Fatalf("error %v", err)
 	}
-	if srv.Calls() != 4 || len(s.waits()) != 3 {
-		t.Errorf("%d calls, %d waits; want 4 and 3", srv.Calls(), len(s.waits()))
+	if srv.Calls() != 4 || len(s.Waits()) != 3 {
+		t.Errorf("%d calls, %d waits; want 4 and 3", srv.Calls(), len(s.Waits()))
 	}
 }
 
@@ -326,28 +306,28 @@ func TestSlowReplyTimesOut(t *testing.T) {
 	slow := llmtest.AnthropicText("late")
 	slow.Delay = 5 * time.Second
 	srv := llmtest.NewServer(t, slow)
-	var s sleeps
-	m := llm.WithRetry(newModel(t, srv, llm.Info{}), llm.RetryConfig{MaxAttempts: 2, CallTimeout: 300 * time.Millisecond, Sleep: s.sleep})
+	var s llmtest.Sleeps
+	m := llm.WithRetry(newModel(t, srv, llm.Info{}), llm.RetryConfig{MaxAttempts: 2, CallTimeout: 300 * time.Millisecond, Sleep: s.Sleep})
 	_, err := m.Generate(t.Context(), userReq())
 	if !errors.Is(err, llm.ErrCallTimeout) || !strings.Contains(err.Error(), "timed out after 300ms") {
 		t.Fatalf("error %v", err)
 	}
-	if srv.Calls() != 2 || len(s.waits()) != 1 {
-		t.Errorf("%d calls, %d waits; want 2 and 1", srv.Calls(), len(s.waits()))
+	if srv.Calls() != 2 || len(s.Waits()) != 1 {
+		t.Errorf("%d calls, %d waits; want 2 and 1", srv.Calls(), len(s.Waits()))
 	}
 }
 
 func TestContextLengthNotRetried(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.AnthropicContextLength(), llmtest.AnthropicText("unreachable"))
-	var s sleeps
-	m := llm.WithRetry(newModel(t, srv, llm.Info{}), llm.RetryConfig{Sleep: s.sleep})
+	var s llmtest.Sleeps
+	m := llm.WithRetry(newModel(t, srv, llm.Info{}), llm.RetryConfig{Sleep: s.Sleep})
 	_, err := m.Generate(t.Context(), userReq())
 	var cl *llm.ContextLengthError
 	if !errors.As(err, &cl) || !strings.Contains(cl.Message, "prompt is too long") {
 		t.Fatalf("error %v (%T)", err, err)
 	}
-	if srv.Calls() != 1 || len(s.waits()) != 0 {
-		t.Errorf("%d calls, %d waits", srv.Calls(), len(s.waits()))
+	if srv.Calls() != 1 || len(s.Waits()) != 0 {
+		t.Errorf("%d calls, %d waits", srv.Calls(), len(s.Waits()))
 	}
 }
 
@@ -357,8 +337,8 @@ func TestOverloadedEventInsideStreamIsRetried(t *testing.T) {
 		{Name: "error", Data: `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`},
 	}}
 	srv := llmtest.NewServer(t, broken, llmtest.AnthropicStream([]llmtest.AnthropicBlock{{Type: "text", Text: "fine"}}, 0, 0, llmtest.Usage{Input: 1, Output: 1}))
-	var s sleeps
-	m := llm.WithRetry(newModel(t, srv, llm.Info{}), llm.RetryConfig{Sleep: s.sleep})
+	var s llmtest.Sleeps
+	m := llm.WithRetry(newModel(t, srv, llm.Info{}), llm.RetryConfig{Sleep: s.Sleep})
 	req := userReq()
 	req.OnText = func(string) {}
 	resp, err := m.Generate(t.Context(), req)

@@ -5,6 +5,7 @@
 package llmtest
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -418,3 +419,25 @@ func Messages(t testing.TB, r Request) []map[string]any {
 
 // Contains reports whether the request body contains s (for quick wire assertions).
 func (r Request) Contains(s string) bool { return strings.Contains(string(r.Body), s) }
+
+// Sleeps records the waits a retrying model asks for instead of sleeping; pass its Sleep as
+// llm.RetryConfig.Sleep. It is safe for concurrent use.
+type Sleeps struct {
+	mu sync.Mutex
+	d  []time.Duration
+}
+
+// Sleep records d and returns at once.
+func (s *Sleeps) Sleep(_ context.Context, d time.Duration) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.d = append(s.d, d)
+	return nil
+}
+
+// Waits returns the recorded waits in order.
+func (s *Sleeps) Waits() []time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]time.Duration(nil), s.d...)
+}

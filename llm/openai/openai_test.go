@@ -1,13 +1,11 @@
 package openai_test
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"math"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,24 +15,6 @@ import (
 )
 
 // sleeps records the waits the retry layer asked for instead of sleeping.
-type sleeps struct {
-	mu sync.Mutex
-	d  []time.Duration
-}
-
-func (s *sleeps) sleep(_ context.Context, d time.Duration) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.d = append(s.d, d)
-	return nil
-}
-
-func (s *sleeps) waits() []time.Duration {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]time.Duration(nil), s.d...)
-}
-
 func newModel(t *testing.T, srv *llmtest.Server, info llm.Info) *openai.Model {
 	t.Helper()
 	m, err := openai.New(openai.Config{Model: "test-model", BaseURL: srv.URL + "/v1", APIKey: "sk-test", Info: info})
@@ -271,8 +251,8 @@ func TestRateLimitThenSuccessWaitsAsTold(t *testing.T) {
 			limited := llmtest.OpenAIError(http.StatusTooManyRequests, "rate_limit_exceeded", "Rate limit reached")
 			limited.Header = tc.header
 			srv := llmtest.NewServer(t, limited, llmtest.OpenAIText("ok"))
-			var s sleeps
-			m := llm.WithRetry(newModel(t, srv, llm.Info{}), llm.RetryConfig{MaxDelay: 20 * time.Second, Sleep: s.sleep})
+			var s llmtest.Sleeps
+			m := llm.WithRetry(newModel(t, srv, llm.Info{}), llm.RetryConfig{MaxDelay: 20 * time.Second, Sleep: s.Sleep})
 			resp, err := m.Generate(t.Context(), userReq())
 			if err != nil {
 				t.Fatal(err)
@@ -280,7 +260,7 @@ func TestRateLimitThenSuccessWaitsAsTold(t *testing.T) {
 			if resp.Message.Content != "ok" || srv.Calls() != 2 {
 				t.Errorf("content %q after %d calls", resp.Message.Content, srv.Calls())
 			}
-			if w := s.waits(); len(w) != 1 || w[0] != tc.want {
+			if w := s.Waits(); len(w) != 1 || w[0] != tc.want {
 				t.Errorf("waits %v, want [%v]", w, tc.want)
 			}
 		})
@@ -290,8 +270,8 @@ func TestRateLimitThenSuccessWaitsAsTold(t *testing.T) {
 func TestServerErrorTwiceThenSuccess(t *testing.T) {
 	boom := llmtest.Reply{Status: 500, Body: `{"error":{"message":"internal error","type":"server_error"}}`}
 	srv := llmtest.NewServer(t, boom, boom, llmtest.OpenAIText("recovered"))
-	var s sleeps
-	m := llm.WithRetry(newModel(t, srv, llm.Info{}), llm.RetryConfig{BaseDelay: time.Second, Sleep: s.sleep})
+	var s llmtest.Sleeps
+	m := llm.WithRetry(newModel(t, srv, llm.Info{}), llm.RetryConfig{BaseDelay: time.Second, Sleep: s.Sleep})
 	resp, err := m.Generate(t.Context(), userReq())
 	if err != nil {
 		t.Fatal(err)
@@ -299,7 +279,7 @@ func TestServerErrorTwiceThenSuccess(t *testing.T) {
 	if resp.Message.Content != "recovered" || srv.Calls() != 3 {
 		t.Errorf("content %q after %d calls", resp.Message.Content, srv.Calls())
 	}
-	w := s.waits()
+	w := s.Waits()
 	if len(w) != 2 {
 		t.Fatalf("waits %v", w)
 	}
@@ -313,15 +293,15 @@ func TestServerErrorTwiceThenSuccess(t *testing.T) {
 
 func TestServerErrorForever(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.Reply{Status: 503, Body: `upstream unavailable`})
-	var s sleeps
-	m := llm.WithRetry(newModel(t, srv, llm.Info{}), llm.RetryConfig{MaxAttempts: 3, Sleep: s.sleep})
+	var s llmtest.Sleeps
+	m := llm.WithRetry(newModel(t, srv, llm.Info{}), llm.RetryConfig{MaxAttempts: 3, Sleep: s.Sleep})
 	_, err := m.Generate(t.Context(), userReq())
 	var api *llm.APIError
 	if !errors.As(err, &api) || api.StatusCode != 503 || !strings.Contains(api.Message, "upstream unavailable") {
 		t.Fatalf("error %v (%T)", err, err)
 	}
-	if srv.Calls() != 3 || len(s.waits()) != 2 {
-		t.Errorf("%d calls, %d waits; want 3 and 2", srv.Calls(), len(s.waits()))
+	if srv.Calls() != 3 || len(s.Waits()) != 2 {
+		t.Errorf("%d calls, %d waits; want 3 and 2", srv.Calls(), len(s.Waits()))
 	}
 }
 
@@ -329,14 +309,14 @@ func TestSlowReplyTimesOut(t *testing.T) {
 	slow := llmtest.OpenAIText("too late")
 	slow.Delay = 5 * time.Second
 	srv := llmtest.NewServer(t, slow)
-	var s sleeps
-	m := llm.WithRetry(newModel(t, srv, llm.Info{}), llm.RetryConfig{MaxAttempts: 2, CallTimeout: 300 * time.Millisecond, Sleep: s.sleep})
+	var s llmtest.Sleeps
+	m := llm.WithRetry(newModel(t, srv, llm.Info{}), llm.RetryConfig{MaxAttempts: 2, CallTimeout: 300 * time.Millisecond, Sleep: s.Sleep})
 	_, err := m.Generate(t.Context(), userReq())
 	if !errors.Is(err, llm.ErrCallTimeout) || !strings.Contains(err.Error(), "timed out after 300ms") {
 		t.Fatalf("error %v", err)
 	}
-	if srv.Calls() != 2 || len(s.waits()) != 1 {
-		t.Errorf("%d calls, %d waits; want 2 and 1", srv.Calls(), len(s.waits()))
+	if srv.Calls() != 2 || len(s.Waits()) != 1 {
+		t.Errorf("%d calls, %d waits; want 2 and 1", srv.Calls(), len(s.Waits()))
 	}
 }
 
@@ -344,8 +324,8 @@ func TestSlowStreamTimesOut(t *testing.T) {
 	slow := llmtest.OpenAIStream(nil, []string{"late"}, nil, 0, llmtest.Usage{})
 	slow.Delay = 5 * time.Second
 	srv := llmtest.NewServer(t, slow)
-	var s sleeps
-	m := llm.WithRetry(newModel(t, srv, llm.Info{}), llm.RetryConfig{MaxAttempts: 2, CallTimeout: 300 * time.Millisecond, Sleep: s.sleep})
+	var s llmtest.Sleeps
+	m := llm.WithRetry(newModel(t, srv, llm.Info{}), llm.RetryConfig{MaxAttempts: 2, CallTimeout: 300 * time.Millisecond, Sleep: s.Sleep})
 	req := userReq()
 	req.OnText = func(string) {}
 	_, err := m.Generate(t.Context(), req)
@@ -353,7 +333,7 @@ func TestSlowStreamTimesOut(t *testing.T) {
 		t.Fatalf("error %v", err)
 	}
 	if srv.Calls() != 2 {
-		t.Errorf("%d calls, waits %v, err %v", srv.Calls(), s.waits(), err)
+		t.Errorf("%d calls, waits %v, err %v", srv.Calls(), s.Waits(), err)
 	}
 }
 
@@ -368,15 +348,15 @@ func TestContextLengthNotRetried(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := llmtest.NewServer(t, tc.reply, llmtest.OpenAIText("unreachable"))
-			var s sleeps
-			m := llm.WithRetry(newModel(t, srv, llm.Info{}), llm.RetryConfig{Sleep: s.sleep})
+			var s llmtest.Sleeps
+			m := llm.WithRetry(newModel(t, srv, llm.Info{}), llm.RetryConfig{Sleep: s.Sleep})
 			_, err := m.Generate(t.Context(), userReq())
 			var cl *llm.ContextLengthError
 			if !errors.As(err, &cl) {
 				t.Fatalf("error %v (%T), want *llm.ContextLengthError", err, err)
 			}
-			if srv.Calls() != 1 || len(s.waits()) != 0 {
-				t.Errorf("%d calls, %d waits; want no retry", srv.Calls(), len(s.waits()))
+			if srv.Calls() != 1 || len(s.Waits()) != 0 {
+				t.Errorf("%d calls, %d waits; want no retry", srv.Calls(), len(s.Waits()))
 			}
 		})
 	}
@@ -384,8 +364,8 @@ func TestContextLengthNotRetried(t *testing.T) {
 
 func TestClientErrorNotRetried(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.OpenAIError(401, "invalid_api_key", "Incorrect API key provided"))
-	var s sleeps
-	m := llm.WithRetry(newModel(t, srv, llm.Info{}), llm.RetryConfig{Sleep: s.sleep})
+	var s llmtest.Sleeps
+	m := llm.WithRetry(newModel(t, srv, llm.Info{}), llm.RetryConfig{Sleep: s.Sleep})
 	_, err := m.Generate(t.Context(), userReq())
 	var api *llm.APIError
 	if !errors.As(err, &api) || api.StatusCode != 401 || !strings.Contains(err.Error(), "Incorrect API key") {
@@ -399,8 +379,8 @@ func TestClientErrorNotRetried(t *testing.T) {
 func TestErrorInsideStreamIsRetried(t *testing.T) {
 	broken := llmtest.Reply{Events: []llmtest.Event{{Data: `{"error":{"message":"model overloaded","type":"server_error","code":"503"}}`}}}
 	srv := llmtest.NewServer(t, broken, llmtest.OpenAIStream(nil, []string{"fine"}, nil, 0, llmtest.Usage{Input: 1, Output: 1}))
-	var s sleeps
-	m := llm.WithRetry(newModel(t, srv, llm.Info{}), llm.RetryConfig{Sleep: s.sleep})
+	var s llmtest.Sleeps
+	m := llm.WithRetry(newModel(t, srv, llm.Info{}), llm.RetryConfig{Sleep: s.Sleep})
 	req := userReq()
 	req.OnText = func(string) {}
 	resp, err := m.Generate(t.Context(), req)
