@@ -1,4 +1,4 @@
-module deepresearch
+module github.com/deepresearch/deepresearch
 
 go 1.26.8
 

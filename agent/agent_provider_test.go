@@ -8,11 +8,11 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"deepresearch/agent"
-	"deepresearch/llm"
-	"deepresearch/llm/anthropic"
-	"deepresearch/llm/llmtest"
-	"deepresearch/llm/openai"
+	"github.com/deepresearch/deepresearch/agent"
+	"github.com/deepresearch/deepresearch/llm"
+	"github.com/deepresearch/deepresearch/llm/anthropic"
+	"github.com/deepresearch/deepresearch/llm/llmtest"
+	"github.com/deepresearch/deepresearch/llm/openai"
 )
 
 type readIn struct {

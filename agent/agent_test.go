@@ -12,9 +12,9 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"deepresearch/agent"
-	"deepresearch/llm"
-	"deepresearch/llm/scripted"
+	"github.com/deepresearch/deepresearch/agent"
+	"github.com/deepresearch/deepresearch/llm"
+	"github.com/deepresearch/deepresearch/llm/scripted"
 )
 
 type echoIn struct {

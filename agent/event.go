@@ -3,7 +3,7 @@ package agent
 import (
 	"time"
 
-	"deepresearch/llm"
+	"github.com/deepresearch/deepresearch/llm"
 )
 
 // EventKind names what happened.

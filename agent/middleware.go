@@ -3,7 +3,7 @@ package agent
 import (
 	"context"
 
-	"deepresearch/llm"
+	"github.com/deepresearch/deepresearch/llm"
 )
 
 // Middleware is any value implementing one or more of the hook interfaces below; the agent calls each hook a

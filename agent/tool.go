@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
-	"deepresearch/llm"
+	"github.com/deepresearch/deepresearch/llm"
 )
 
 // Result is what a tool gives back to the model.

@@ -12,10 +12,10 @@ import (
 	"strings"
 	"sync"
 
-	"deepresearch/agent"
-	"deepresearch/llm"
-	"deepresearch/llm/scripted"
-	"deepresearch/workspace"
+	"github.com/deepresearch/deepresearch/agent"
+	"github.com/deepresearch/deepresearch/llm"
+	"github.com/deepresearch/deepresearch/llm/scripted"
+	"github.com/deepresearch/deepresearch/workspace"
 )
 
 // The seed's §2.4 scenario: 20 MCP-style calls of about 40,000 characters each, mostly irrelevant, on a

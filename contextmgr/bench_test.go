@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"deepresearch/llm/tokens"
+	"github.com/deepresearch/deepresearch/llm/tokens"
 )
 
 // The seed's §2.4 scenario: the hybrid preset must beat both anchors on cost while keeping everything

@@ -14,9 +14,9 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"deepresearch/agent"
-	"deepresearch/llm"
-	"deepresearch/llm/tokens"
+	"github.com/deepresearch/deepresearch/agent"
+	"github.com/deepresearch/deepresearch/llm"
+	"github.com/deepresearch/deepresearch/llm/tokens"
 )
 
 // Markers tier 1 leaves in place of a cleared tool result.

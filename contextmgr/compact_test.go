@@ -9,10 +9,10 @@ import (
 	"sync"
 	"testing"
 
-	"deepresearch/agent"
-	"deepresearch/llm"
-	"deepresearch/llm/scripted"
-	"deepresearch/llm/tokens"
+	"github.com/deepresearch/deepresearch/agent"
+	"github.com/deepresearch/deepresearch/llm"
+	"github.com/deepresearch/deepresearch/llm/scripted"
+	"github.com/deepresearch/deepresearch/llm/tokens"
 )
 
 func TestTier1RecoverableClearing(t *testing.T) {

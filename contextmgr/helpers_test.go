@@ -12,10 +12,10 @@ import (
 	"sync"
 	"testing"
 
-	"deepresearch/agent"
-	"deepresearch/llm"
-	"deepresearch/llm/scripted"
-	"deepresearch/workspace"
+	"github.com/deepresearch/deepresearch/agent"
+	"github.com/deepresearch/deepresearch/llm"
+	"github.com/deepresearch/deepresearch/llm/scripted"
+	"github.com/deepresearch/deepresearch/workspace"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")

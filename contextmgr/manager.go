@@ -24,10 +24,10 @@ import (
 	"strings"
 	"sync"
 
-	"deepresearch/agent"
-	"deepresearch/llm"
-	"deepresearch/llm/tokens"
-	"deepresearch/workspace"
+	"github.com/deepresearch/deepresearch/agent"
+	"github.com/deepresearch/deepresearch/llm"
+	"github.com/deepresearch/deepresearch/llm/tokens"
+	"github.com/deepresearch/deepresearch/workspace"
 )
 
 // Workspace directories the manager writes to (relative to the run's workspace root).

@@ -9,8 +9,8 @@ import (
 	"slices"
 	"strings"
 
-	"deepresearch/agent"
-	"deepresearch/llm"
+	"github.com/deepresearch/deepresearch/agent"
+	"github.com/deepresearch/deepresearch/llm"
 )
 
 // ProjectMemoryFile is the project memory file pinned into every context.

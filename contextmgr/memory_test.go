@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"deepresearch/agent"
-	"deepresearch/llm"
-	"deepresearch/workspace"
+	"github.com/deepresearch/deepresearch/agent"
+	"github.com/deepresearch/deepresearch/llm"
+	"github.com/deepresearch/deepresearch/workspace"
 )
 
 func memoryMessages(ms []llm.Message) []llm.Message {

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"strings"
 
-	"deepresearch/agent"
-	"deepresearch/llm"
-	"deepresearch/llm/tokens"
+	"github.com/deepresearch/deepresearch/agent"
+	"github.com/deepresearch/deepresearch/llm"
+	"github.com/deepresearch/deepresearch/llm/tokens"
 )
 
 // toolSearchName is the name of the tool that loads deferred schemas (mcptools.SearchToolName; not imported, so

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"deepresearch/agent"
-	"deepresearch/llm"
-	"deepresearch/llm/tokens"
+	"github.com/deepresearch/deepresearch/agent"
+	"github.com/deepresearch/deepresearch/llm"
+	"github.com/deepresearch/deepresearch/llm/tokens"
 )
 
 // SummarySections are the headings every summary has, in order (DeepAgents' structure).

@@ -9,10 +9,10 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"deepresearch/agent"
-	"deepresearch/llm"
-	"deepresearch/llm/tokens"
-	"deepresearch/textrank"
+	"github.com/deepresearch/deepresearch/agent"
+	"github.com/deepresearch/deepresearch/lexical"
+	"github.com/deepresearch/deepresearch/llm"
+	"github.com/deepresearch/deepresearch/llm/tokens"
 )
 
 // Preview geometry of an evicted result (DeepAgents' figures).
@@ -156,9 +156,9 @@ func Gate(c tokens.Counter, in GateInput) string {
 
 // gateResult is Gate, also reporting whether any chunk matched the intent.
 func gateResult(c tokens.Counter, in GateInput) (string, bool) {
-	chunks := textrank.Chunks(in.Content, in.ChunkChars)
-	argQ := textrank.Tokenize(argumentText(in.Arguments))
-	userQ := textrank.Tokenize(in.Request)
+	chunks := lexical.Chunks(in.Content, in.ChunkChars)
+	argQ := lexical.Tokenize(argumentText(in.Arguments))
+	userQ := lexical.Tokenize(in.Request)
 	scores := passageScores(chunks, argQ, userQ)
 	type scored struct {
 		i int
@@ -225,20 +225,20 @@ func gateResult(c tokens.Counter, in GateInput) (string, bool) {
 // sentences keeps proximity: a sentence naming both the thing asked about and the property asked for beats a
 // chunk that mentions each somewhere (max-passage scoring). Scores combine the call's arguments and, at
 // userWeight, the latest user request.
-func passageScores(chunks []textrank.Chunk, argQ, userQ []string) []float64 {
+func passageScores(chunks []lexical.Chunk, argQ, userQ []string) []float64 {
 	var sentDocs [][]string
 	var owner []int
 	chunkDocs := make([][]string, len(chunks))
 	for i, ch := range chunks {
-		chunkDocs[i] = textrank.Tokenize(ch.Text)
-		for _, sp := range textrank.Sentences(ch.Text) {
-			sentDocs = append(sentDocs, textrank.Tokenize(sp.Text))
+		chunkDocs[i] = lexical.Tokenize(ch.Text)
+		for _, sp := range lexical.Sentences(ch.Text) {
+			sentDocs = append(sentDocs, lexical.Tokenize(sp.Text))
 			owner = append(owner, i)
 		}
 	}
-	whole := textrank.NewBM25(chunkDocs)
-	sents := textrank.NewBM25(sentDocs)
-	score := func(bm *textrank.BM25, i int) float64 {
+	whole := lexical.NewBM25(chunkDocs)
+	sents := lexical.NewBM25(sentDocs)
+	score := func(bm *lexical.BM25, i int) float64 {
 		return bm.Score(argQ, i) + userWeight*bm.Score(userQ, i)
 	}
 	out := make([]float64, len(chunks))

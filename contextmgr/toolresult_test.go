@@ -12,9 +12,9 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"deepresearch/agent"
-	"deepresearch/llm"
-	"deepresearch/llm/tokens"
+	"github.com/deepresearch/deepresearch/agent"
+	"github.com/deepresearch/deepresearch/llm"
+	"github.com/deepresearch/deepresearch/llm/tokens"
 )
 
 // handler returns a tool handler answering content, wrapped by the manager.

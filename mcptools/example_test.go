@@ -3,7 +3,7 @@ package mcptools_test
 import (
 	"fmt"
 
-	"deepresearch/mcptools"
+	"github.com/deepresearch/deepresearch/mcptools"
 )
 
 func ExampleParse() {

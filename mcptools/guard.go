@@ -8,8 +8,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"deepresearch/agent"
-	"deepresearch/llm"
+	"github.com/deepresearch/deepresearch/agent"
+	"github.com/deepresearch/deepresearch/llm"
 )
 
 // Guard defaults.

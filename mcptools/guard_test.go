@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"deepresearch/agent"
-	"deepresearch/llm"
-	"deepresearch/llm/scripted"
-	"deepresearch/mcptools"
+	"github.com/deepresearch/deepresearch/agent"
+	"github.com/deepresearch/deepresearch/llm"
+	"github.com/deepresearch/deepresearch/llm/scripted"
+	"github.com/deepresearch/deepresearch/mcptools"
 )
 
 func TestGuard(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"deepresearch/mcptools"
+	"github.com/deepresearch/deepresearch/mcptools"
 )
 
 // The test binary doubles as a stdio MCP server (the usual re-exec pattern), so stdio behaviour — crashes,

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"sync"
 
-	"deepresearch/agent"
-	"deepresearch/llm"
-	"deepresearch/llm/tokens"
-	"deepresearch/textrank"
+	"github.com/deepresearch/deepresearch/agent"
+	"github.com/deepresearch/deepresearch/lexical"
+	"github.com/deepresearch/deepresearch/llm"
+	"github.com/deepresearch/deepresearch/llm/tokens"
 )
 
 // SearchToolName is the tool the model uses to find deferred tools.
@@ -312,10 +312,10 @@ func (l *Lazy) search(candidates []llm.ToolSpec, query string, limit int) []llm.
 	for i, s := range candidates {
 		name := strings.NewReplacer("_", " ", "-", " ", ".", " ").Replace(strings.TrimPrefix(s.Name, Prefix))
 		// The name counts twice: it is the most specific text a tool has.
-		docs[i] = textrank.Tokenize(name + " " + name + " " + s.Description)
+		docs[i] = lexical.Tokenize(name + " " + name + " " + s.Description)
 	}
-	q := textrank.Tokenize(strings.NewReplacer("_", " ", "-", " ").Replace(query))
-	ranked := textrank.Top(textrank.NewBM25(docs).Scores(q), limit)
+	q := lexical.Tokenize(strings.NewReplacer("_", " ", "-", " ").Replace(query))
+	ranked := lexical.Top(lexical.NewBM25(docs).Scores(q), limit)
 	out := make([]llm.ToolSpec, len(ranked))
 	for i, r := range ranked {
 		out[i] = candidates[r.Index]

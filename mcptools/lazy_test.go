@@ -11,11 +11,11 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"deepresearch/agent"
-	"deepresearch/llm"
-	"deepresearch/llm/scripted"
-	"deepresearch/llm/tokens"
-	"deepresearch/mcptools"
+	"github.com/deepresearch/deepresearch/agent"
+	"github.com/deepresearch/deepresearch/llm"
+	"github.com/deepresearch/deepresearch/llm/scripted"
+	"github.com/deepresearch/deepresearch/llm/tokens"
+	"github.com/deepresearch/deepresearch/mcptools"
 )
 
 // manyTools adds n tools with long descriptions, plus a distinctive weather tool, to a server.

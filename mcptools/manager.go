@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"deepresearch/agent"
+	"github.com/deepresearch/deepresearch/agent"
 )
 
 // Options tune how servers are started. The zero value means the defaults.

@@ -17,8 +17,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"deepresearch/agent"
-	"deepresearch/mcptools"
+	"github.com/deepresearch/deepresearch/agent"
+	"github.com/deepresearch/deepresearch/mcptools"
 )
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }

@@ -12,11 +12,11 @@ import (
 	"testing"
 	"time"
 
-	"deepresearch/agent"
-	"deepresearch/llm"
-	"deepresearch/llm/scripted"
-	"deepresearch/mcptools"
-	"deepresearch/mcptools/mcptest"
+	"github.com/deepresearch/deepresearch/agent"
+	"github.com/deepresearch/deepresearch/llm"
+	"github.com/deepresearch/deepresearch/llm/scripted"
+	"github.com/deepresearch/deepresearch/mcptools"
+	"github.com/deepresearch/deepresearch/mcptools/mcptest"
 )
 
 // These tests run the official reference servers from npm (pinned in testdata/install.sh) over stdio.

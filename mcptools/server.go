@@ -17,7 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"deepresearch/agent"
+	"github.com/deepresearch/deepresearch/agent"
 )
 
 // Server is one connected MCP server. Its methods are safe for concurrent use.

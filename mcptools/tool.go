@@ -12,8 +12,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"deepresearch/agent"
-	"deepresearch/llm"
+	"github.com/deepresearch/deepresearch/agent"
+	"github.com/deepresearch/deepresearch/llm"
 )
 
 // Prefix starts the name of every MCP tool the model sees.

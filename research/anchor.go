@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"strings"
 
-	"deepresearch/research/state"
-	"deepresearch/sources"
+	"github.com/deepresearch/deepresearch/research/state"
+	"github.com/deepresearch/deepresearch/sources"
 )
 
 // Evidence from a long document is cited by the lines its quote occupies (file:///x#L120-L122), while the text

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"deepresearch/research"
-	"deepresearch/research/researchtest"
-	"deepresearch/sources"
-	"deepresearch/sources/corpus"
+	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/research/researchtest"
+	"github.com/deepresearch/deepresearch/sources"
+	"github.com/deepresearch/deepresearch/sources/corpus"
 )
 
 // corpusRoles read a local corpus: the searcher returns its chunks (file:///x#La-Lb), and the analyst quotes

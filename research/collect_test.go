@@ -8,9 +8,9 @@ import (
 	"sync"
 	"testing"
 
-	"deepresearch/research"
-	"deepresearch/research/researchtest"
-	"deepresearch/sources"
+	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/research/researchtest"
+	"github.com/deepresearch/deepresearch/sources"
 )
 
 // partialSearcher answers like the searcher it wraps, and for one sub-question also reports a failed source.

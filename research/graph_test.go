@@ -15,10 +15,10 @@ import (
 	"testing"
 	"time"
 
-	"deepresearch/llm"
-	"deepresearch/research"
-	"deepresearch/research/researchtest"
-	"deepresearch/research/state"
+	"github.com/deepresearch/deepresearch/llm"
+	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/research/researchtest"
+	"github.com/deepresearch/deepresearch/research/state"
 )
 
 // testSite is a small web: three topics, plus a page only the directed re-search query finds.

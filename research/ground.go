@@ -5,7 +5,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"deepresearch/textrank"
+	"github.com/deepresearch/deepresearch/lexical"
 )
 
 // MinQuoteRunes is the shortest quote (after normalisation) that can ground a claim: a shorter string would be
@@ -16,8 +16,8 @@ const MinQuoteRunes = 8
 // spaces, and removed entirely where it touches a CJK character (Chinese and Japanese text has no spaces, so a
 // line break inside a sentence must not break grounding).
 func NormalizeQuote(s string) string {
-	s = textrank.NormalizeSpace(s)
-	if !strings.ContainsFunc(s, textrank.IsCJK) {
+	s = lexical.NormalizeSpace(s)
+	if !strings.ContainsFunc(s, lexical.IsCJK) {
 		return s
 	}
 	var b strings.Builder
@@ -33,7 +33,7 @@ func NormalizeQuote(s string) string {
 }
 
 func isCJKish(r rune) bool {
-	return textrank.IsCJK(r) || unicode.In(r, unicode.Han) || (r >= 0x3000 && r <= 0x303f) || (r >= 0xff00 && r <= 0xffef)
+	return lexical.IsCJK(r) || unicode.In(r, unicode.Han) || (r >= 0x3000 && r <= 0x303f) || (r >= 0xff00 && r <= 0xffef)
 }
 
 // Grounded reports whether quote occurs verbatim in text after white-space normalisation, and is long enough to

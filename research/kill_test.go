@@ -12,10 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"deepresearch/llm"
-	"deepresearch/research"
-	"deepresearch/research/researchtest"
-	"deepresearch/research/state"
+	"github.com/deepresearch/deepresearch/llm"
+	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/research/researchtest"
+	"github.com/deepresearch/deepresearch/research/state"
 )
 
 // TestMain doubles as the child process of TestResumeAfterKill9: with DR_KILL_CHILD_DIR set it runs a research

@@ -10,8 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"deepresearch/agent"
-	"deepresearch/llm"
+	"github.com/deepresearch/deepresearch/agent"
+	"github.com/deepresearch/deepresearch/llm"
 )
 
 // ErrCallCap is returned (wrapped) by a Fleet when a call would pass its MaxCalls cap. The call is refused at

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"deepresearch/llm"
-	"deepresearch/llm/scripted"
-	"deepresearch/research"
+	"github.com/deepresearch/deepresearch/llm"
+	"github.com/deepresearch/deepresearch/llm/scripted"
+	"github.com/deepresearch/deepresearch/research"
 )
 
 func TestFanOutFailureNeverCancelsSiblings(t *testing.T) {

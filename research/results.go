@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"deepresearch/research/state"
+	"github.com/deepresearch/deepresearch/research/state"
 )
 
 // ListRuns lists the run folders directly under dir, newest first. Folders that are not runs are skipped; a

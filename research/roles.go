@@ -3,7 +3,7 @@ package research
 import (
 	"context"
 
-	"deepresearch/sources"
+	"github.com/deepresearch/deepresearch/sources"
 )
 
 // SubQuestion is one facet of the research question, produced by the planner.

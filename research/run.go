@@ -5,8 +5,8 @@ import (
 	"log/slog"
 	"time"
 
-	"deepresearch/llm"
-	"deepresearch/sources"
+	"github.com/deepresearch/deepresearch/llm"
+	"github.com/deepresearch/deepresearch/sources"
 )
 
 // Budget bounds one run. The zero value of every field means its default.

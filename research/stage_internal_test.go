@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"deepresearch/research/state"
+	"github.com/deepresearch/deepresearch/research/state"
 )
 
 // expiringCtx is a caller's context whose deadline passes right after the first Err check once armed: the

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"deepresearch/research/state"
-	"deepresearch/sources"
+	"github.com/deepresearch/deepresearch/research/state"
+	"github.com/deepresearch/deepresearch/sources"
 )
 
 // ---- ⑤ synthesize, integrity check, render ----

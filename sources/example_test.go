@@ -3,7 +3,7 @@ package sources_test
 import (
 	"fmt"
 
-	"deepresearch/sources"
+	"github.com/deepresearch/deepresearch/sources"
 )
 
 func ExampleWrapUntrusted() {

@@ -3,7 +3,7 @@ package subagent_test
 import (
 	"fmt"
 
-	"deepresearch/subagent"
+	"github.com/deepresearch/deepresearch/subagent"
 )
 
 func ExampleParseMarkdown() {

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"deepresearch/llm"
-	"deepresearch/llm/scripted"
+	"github.com/deepresearch/deepresearch/llm"
+	"github.com/deepresearch/deepresearch/llm/scripted"
 )
 
 // Even a task tool handed to an agent deeper than the limit refuses, without calling the model.

@@ -10,13 +10,13 @@ import (
 	"testing"
 	"time"
 
-	"deepresearch/agent"
-	"deepresearch/llm"
-	"deepresearch/llm/scripted"
-	"deepresearch/llm/tokens"
-	"deepresearch/mcptools"
-	"deepresearch/mcptools/mcptest"
-	"deepresearch/subagent"
+	"github.com/deepresearch/deepresearch/agent"
+	"github.com/deepresearch/deepresearch/llm"
+	"github.com/deepresearch/deepresearch/llm/scripted"
+	"github.com/deepresearch/deepresearch/llm/tokens"
+	"github.com/deepresearch/deepresearch/mcptools"
+	"github.com/deepresearch/deepresearch/mcptools/mcptest"
+	"github.com/deepresearch/deepresearch/subagent"
 )
 
 // The "done when": a real reference server (server-filesystem from npm, marked subagent-only) is used by

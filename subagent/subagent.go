@@ -23,8 +23,8 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
-	"deepresearch/agent"
-	"deepresearch/llm"
+	"github.com/deepresearch/deepresearch/agent"
+	"github.com/deepresearch/deepresearch/llm"
 )
 
 // ToolName is the name of the task tool.

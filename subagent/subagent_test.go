@@ -14,13 +14,13 @@ import (
 	"testing"
 	"time"
 
-	"deepresearch/agent"
-	"deepresearch/llm"
-	"deepresearch/llm/scripted"
-	"deepresearch/llm/tokens"
-	"deepresearch/mcptools"
-	"deepresearch/subagent"
-	"deepresearch/workspace"
+	"github.com/deepresearch/deepresearch/agent"
+	"github.com/deepresearch/deepresearch/llm"
+	"github.com/deepresearch/deepresearch/llm/scripted"
+	"github.com/deepresearch/deepresearch/llm/tokens"
+	"github.com/deepresearch/deepresearch/mcptools"
+	"github.com/deepresearch/deepresearch/subagent"
+	"github.com/deepresearch/deepresearch/workspace"
 )
 
 const parentSystem = "PARENT: you orchestrate."

@@ -10,9 +10,9 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"deepresearch/llm"
-	"deepresearch/llm/scripted"
-	"deepresearch/subagent"
+	"github.com/deepresearch/deepresearch/llm"
+	"github.com/deepresearch/deepresearch/llm/scripted"
+	"github.com/deepresearch/deepresearch/subagent"
 )
 
 func TestParseMarkdown(t *testing.T) {

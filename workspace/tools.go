@@ -14,7 +14,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"deepresearch/agent"
+	"github.com/deepresearch/deepresearch/agent"
 )
 
 // Output bounds of the file tools. They bound their own output, so generic eviction leaves them alone; a single

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"deepresearch/agent"
-	"deepresearch/workspace"
+	"github.com/deepresearch/deepresearch/agent"
+	"github.com/deepresearch/deepresearch/workspace"
 )
 
 func newWS(t *testing.T, quota int64) *workspace.Workspace {

@@ -7,7 +7,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"deepresearch/internal/cli"
+	"github.com/deepresearch/deepresearch/internal/cli"
 )
 
 func main() {

@@ -13,8 +13,8 @@ import (
 	"io"
 	"os"
 
-	"deepresearch/llm"
-	"deepresearch/research"
+	"github.com/deepresearch/deepresearch/llm"
+	"github.com/deepresearch/deepresearch/research"
 )
 
 type plan struct {

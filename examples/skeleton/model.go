@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"strings"
 
-	"deepresearch/llm"
-	"deepresearch/llm/scripted"
+	"github.com/deepresearch/deepresearch/llm"
+	"github.com/deepresearch/deepresearch/llm/scripted"
 )
 
 // offlineModel answers each role of the skeleton from a tiny built-in "web", so the example runs with no network

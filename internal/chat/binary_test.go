@@ -17,7 +17,7 @@ import (
 
 	"github.com/creack/pty"
 
-	"deepresearch/internal/webui/researchtest"
+	"github.com/deepresearch/deepresearch/internal/webui/researchtest"
 )
 
 // fakeOpenAI is an OpenAI-compatible chat completions server that streams scripted answers, so the real binary

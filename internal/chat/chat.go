@@ -20,10 +20,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"deepresearch/agent"
-	"deepresearch/llm"
-	"deepresearch/llm/tokens"
-	"deepresearch/research"
+	"github.com/deepresearch/deepresearch/agent"
+	"github.com/deepresearch/deepresearch/llm"
+	"github.com/deepresearch/deepresearch/llm/tokens"
+	"github.com/deepresearch/deepresearch/research"
 )
 
 // ResearchFunc runs the research graph for question, sending progress to onEvent, and returns the report (whose

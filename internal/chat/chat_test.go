@@ -13,13 +13,13 @@ import (
 
 	"github.com/creack/pty"
 
-	"deepresearch/agent"
-	"deepresearch/contextmgr"
-	"deepresearch/internal/webui/researchtest"
-	"deepresearch/llm"
-	"deepresearch/llm/scripted"
-	"deepresearch/research"
-	"deepresearch/workspace"
+	"github.com/deepresearch/deepresearch/agent"
+	"github.com/deepresearch/deepresearch/contextmgr"
+	"github.com/deepresearch/deepresearch/internal/webui/researchtest"
+	"github.com/deepresearch/deepresearch/llm"
+	"github.com/deepresearch/deepresearch/llm/scripted"
+	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/workspace"
 )
 
 // terminal is the user's side of a pseudo-terminal: what they type and what they see.

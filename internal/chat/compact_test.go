@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"deepresearch/llm"
+	"github.com/deepresearch/deepresearch/llm"
 )
 
 // /compact used to print the context manager's line twice: once from the compaction event and once as the

@@ -10,8 +10,8 @@ import (
 	"sort"
 	"time"
 
-	"deepresearch/internal/atomicfile"
-	"deepresearch/llm"
+	"github.com/deepresearch/deepresearch/internal/atomicfile"
+	"github.com/deepresearch/deepresearch/llm"
 )
 
 // Session is a persisted conversation: enough to resume it in a later process.

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"deepresearch/llm"
+	"github.com/deepresearch/deepresearch/llm"
 )
 
 // TestSessionsCommand lists saved sessions through the terminal: id, last update, first user message and

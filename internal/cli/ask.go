@@ -7,10 +7,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"deepresearch/agent"
-	"deepresearch/internal/config"
-	"deepresearch/llm"
-	"deepresearch/llm/providers"
+	"github.com/deepresearch/deepresearch/agent"
+	"github.com/deepresearch/deepresearch/internal/config"
+	"github.com/deepresearch/deepresearch/llm"
+	"github.com/deepresearch/deepresearch/llm/providers"
 )
 
 // buildModel turns the configuration for a role into a metered, retrying model.

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"deepresearch/internal/cli"
-	"deepresearch/llm/llmtest"
+	"github.com/deepresearch/deepresearch/internal/cli"
+	"github.com/deepresearch/deepresearch/llm/llmtest"
 )
 
 const notes = "The meeting moved to Thursday at 10:00."

@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"deepresearch/contextmgr"
+	"github.com/deepresearch/deepresearch/contextmgr"
 )
 
 func newBenchContextCmd(app *App) *cobra.Command {

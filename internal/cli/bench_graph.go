@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"deepresearch/research/researchtest"
+	"github.com/deepresearch/deepresearch/research/researchtest"
 )
 
 func newBenchGraphCmd(app *App) *cobra.Command {

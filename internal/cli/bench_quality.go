@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"deepresearch/research/extractive/qualitybench"
+	"github.com/deepresearch/deepresearch/research/extractive/qualitybench"
 )
 
 func newBenchQualityCmd(app *App) *cobra.Command {

@@ -12,10 +12,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"deepresearch/agent"
-	"deepresearch/internal/chat"
-	"deepresearch/llm"
-	"deepresearch/research"
+	"github.com/deepresearch/deepresearch/agent"
+	"github.com/deepresearch/deepresearch/internal/chat"
+	"github.com/deepresearch/deepresearch/llm"
+	"github.com/deepresearch/deepresearch/research"
 )
 
 func newChatCmd(app *App) *cobra.Command {

@@ -10,9 +10,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
-	"deepresearch/internal/mcpserver"
-	"deepresearch/research"
-	"deepresearch/sources/websearch"
+	"github.com/deepresearch/deepresearch/internal/mcpserver"
+	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/sources/websearch"
 )
 
 func newMCPCmd(app *App) *cobra.Command {

@@ -8,10 +8,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"deepresearch/internal/config"
-	"deepresearch/llm"
-	"deepresearch/llm/catalog"
-	"deepresearch/llm/providers"
+	"github.com/deepresearch/deepresearch/internal/config"
+	"github.com/deepresearch/deepresearch/llm"
+	"github.com/deepresearch/deepresearch/llm/catalog"
+	"github.com/deepresearch/deepresearch/llm/providers"
 )
 
 // modelRow is one configured tier with its catalogue facts.

@@ -17,16 +17,16 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"deepresearch/llm"
-	"deepresearch/mcptools"
-	"deepresearch/mcptools/mcpsearch"
-	"deepresearch/research"
-	"deepresearch/research/extractive"
-	"deepresearch/research/llmroles"
-	"deepresearch/sources"
-	"deepresearch/sources/corpus"
-	"deepresearch/sources/fetch"
-	"deepresearch/sources/websearch"
+	"github.com/deepresearch/deepresearch/llm"
+	"github.com/deepresearch/deepresearch/mcptools"
+	"github.com/deepresearch/deepresearch/mcptools/mcpsearch"
+	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/research/extractive"
+	"github.com/deepresearch/deepresearch/research/llmroles"
+	"github.com/deepresearch/deepresearch/sources"
+	"github.com/deepresearch/deepresearch/sources/corpus"
+	"github.com/deepresearch/deepresearch/sources/fetch"
+	"github.com/deepresearch/deepresearch/sources/websearch"
 )
 
 // researchFlags are the flags run and resume share.

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"deepresearch/research"
+	"github.com/deepresearch/deepresearch/research"
 )
 
 func runCLI(t *testing.T, args ...string) (string, string, int) {

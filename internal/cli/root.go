@@ -14,8 +14,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"deepresearch/internal/config"
-	"deepresearch/llm/providers"
+	"github.com/deepresearch/deepresearch/internal/config"
+	"github.com/deepresearch/deepresearch/llm/providers"
 )
 
 // Version is set at build time with -ldflags "-X deepresearch/internal/cli.Version=v1.2.3".

@@ -14,9 +14,9 @@ import (
 	"strings"
 	"testing"
 
-	"deepresearch/research"
-	"deepresearch/research/researchtest/openaifake"
-	"deepresearch/research/state"
+	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/research/researchtest/openaifake"
+	"github.com/deepresearch/deepresearch/research/state"
 )
 
 // The research question and plan both tests use. Each document of the corpus (and each article of the web site)

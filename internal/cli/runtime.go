@@ -8,9 +8,9 @@ import (
 	"os"
 	"sync"
 
-	"deepresearch/agent"
-	"deepresearch/llm"
-	"deepresearch/workspace"
+	"github.com/deepresearch/deepresearch/agent"
+	"github.com/deepresearch/deepresearch/llm"
+	"github.com/deepresearch/deepresearch/workspace"
 )
 
 // runtimeOptions are what an agent surface brings to the shared runtime assembly.

@@ -9,10 +9,10 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"deepresearch/agent"
-	"deepresearch/contextmgr"
-	"deepresearch/internal/config"
-	"deepresearch/workspace"
+	"github.com/deepresearch/deepresearch/agent"
+	"github.com/deepresearch/deepresearch/contextmgr"
+	"github.com/deepresearch/deepresearch/internal/config"
+	"github.com/deepresearch/deepresearch/workspace"
 )
 
 // attachContext builds the context manager from the configuration for the runtime's workspace, adds the

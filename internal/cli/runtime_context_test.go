@@ -4,11 +4,11 @@ import (
 	"strings"
 	"testing"
 
-	"deepresearch/agent"
-	"deepresearch/internal/config"
-	"deepresearch/llm"
-	"deepresearch/llm/scripted"
-	"deepresearch/workspace"
+	"github.com/deepresearch/deepresearch/agent"
+	"github.com/deepresearch/deepresearch/internal/config"
+	"github.com/deepresearch/deepresearch/llm"
+	"github.com/deepresearch/deepresearch/llm/scripted"
+	"github.com/deepresearch/deepresearch/workspace"
 )
 
 func TestContextConfigOverridesPreset(t *testing.T) {

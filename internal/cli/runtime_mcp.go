@@ -9,10 +9,10 @@ import (
 	"strings"
 	"time"
 
-	"deepresearch/agent"
-	"deepresearch/llm/tokens"
-	"deepresearch/mcptools"
-	"deepresearch/subagent"
+	"github.com/deepresearch/deepresearch/agent"
+	"github.com/deepresearch/deepresearch/llm/tokens"
+	"github.com/deepresearch/deepresearch/mcptools"
+	"github.com/deepresearch/deepresearch/subagent"
 )
 
 // defaultMCPFile is looked for in the working directory when no file is configured.

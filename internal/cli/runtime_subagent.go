@@ -7,12 +7,12 @@ import (
 	"path/filepath"
 	"sync"
 
-	"deepresearch/agent"
-	"deepresearch/contextmgr"
-	"deepresearch/llm"
-	"deepresearch/mcptools"
-	"deepresearch/subagent"
-	"deepresearch/workspace"
+	"github.com/deepresearch/deepresearch/agent"
+	"github.com/deepresearch/deepresearch/contextmgr"
+	"github.com/deepresearch/deepresearch/llm"
+	"github.com/deepresearch/deepresearch/mcptools"
+	"github.com/deepresearch/deepresearch/subagent"
+	"github.com/deepresearch/deepresearch/workspace"
 )
 
 // subagentDirs are where subagent types are read from, in increasing precedence: the user's, then the project's.

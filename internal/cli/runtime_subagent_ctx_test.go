@@ -3,11 +3,11 @@ package cli
 import (
 	"testing"
 
-	"deepresearch/agent"
-	"deepresearch/contextmgr"
-	"deepresearch/internal/config"
-	"deepresearch/subagent"
-	"deepresearch/workspace"
+	"github.com/deepresearch/deepresearch/agent"
+	"github.com/deepresearch/deepresearch/contextmgr"
+	"github.com/deepresearch/deepresearch/internal/config"
+	"github.com/deepresearch/deepresearch/subagent"
+	"github.com/deepresearch/deepresearch/workspace"
 )
 
 func TestSubagentTypesWithContextSettingsGetTheirOwnManager(t *testing.T) {

@@ -14,13 +14,13 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"deepresearch/internal/webui"
-	"deepresearch/llm"
-	"deepresearch/research"
-	"deepresearch/sources"
-	"deepresearch/sources/corpus"
-	"deepresearch/sources/fetch"
-	"deepresearch/sources/websearch"
+	"github.com/deepresearch/deepresearch/internal/webui"
+	"github.com/deepresearch/deepresearch/llm"
+	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/sources"
+	"github.com/deepresearch/deepresearch/sources/corpus"
+	"github.com/deepresearch/deepresearch/sources/fetch"
+	"github.com/deepresearch/deepresearch/sources/websearch"
 )
 
 func newServeCmd(app *App) *cobra.Command {

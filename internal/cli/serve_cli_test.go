@@ -17,9 +17,9 @@ import (
 	"testing"
 	"time"
 
-	"deepresearch/internal/cli"
-	"deepresearch/internal/webui/researchtest"
-	"deepresearch/research"
+	"github.com/deepresearch/deepresearch/internal/cli"
+	"github.com/deepresearch/deepresearch/internal/webui/researchtest"
+	"github.com/deepresearch/deepresearch/research"
 )
 
 // lockedBuffer is a writer the test can read while the command is still writing to it.

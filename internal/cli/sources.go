@@ -11,10 +11,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"deepresearch/sources"
-	"deepresearch/sources/corpus"
-	"deepresearch/sources/fetch"
-	"deepresearch/sources/websearch"
+	"github.com/deepresearch/deepresearch/sources"
+	"github.com/deepresearch/deepresearch/sources/corpus"
+	"github.com/deepresearch/deepresearch/sources/fetch"
+	"github.com/deepresearch/deepresearch/sources/websearch"
 )
 
 func (a *App) getenv(k string) string {

@@ -11,11 +11,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"deepresearch/agent"
-	"deepresearch/llm"
-	"deepresearch/llm/providers"
-	"deepresearch/llm/tokens"
-	"deepresearch/mcptools"
+	"github.com/deepresearch/deepresearch/agent"
+	"github.com/deepresearch/deepresearch/llm"
+	"github.com/deepresearch/deepresearch/llm/providers"
+	"github.com/deepresearch/deepresearch/llm/tokens"
+	"github.com/deepresearch/deepresearch/mcptools"
 )
 
 // defaultListingWindow is assumed when no model is configured.

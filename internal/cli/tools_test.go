@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"deepresearch/internal/cli"
-	"deepresearch/llm/llmtest"
-	"deepresearch/mcptools"
-	"deepresearch/mcptools/mcptest"
+	"github.com/deepresearch/deepresearch/internal/cli"
+	"github.com/deepresearch/deepresearch/llm/llmtest"
+	"github.com/deepresearch/deepresearch/mcptools"
+	"github.com/deepresearch/deepresearch/mcptools/mcptest"
 )
 
 // mcpEnv writes a .mcp.json naming the real reference servers: everything for the main agent, filesystem (over

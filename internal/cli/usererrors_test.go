@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"deepresearch/internal/cli"
-	"deepresearch/llm/llmtest"
+	"github.com/deepresearch/deepresearch/internal/cli"
+	"github.com/deepresearch/deepresearch/llm/llmtest"
 )
 
 // emptyConfig is a configuration file with nothing in it, so that a developer's own ./deepresearch.yaml or

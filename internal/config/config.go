@@ -14,7 +14,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"deepresearch/subagent"
+	"github.com/deepresearch/deepresearch/subagent"
 )
 
 // Tier names a model strength class.

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"deepresearch/internal/config"
+	"github.com/deepresearch/deepresearch/internal/config"
 )
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }

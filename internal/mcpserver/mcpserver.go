@@ -25,7 +25,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"deepresearch/research"
+	"github.com/deepresearch/deepresearch/research"
 )
 
 // Sources says where a run searches.

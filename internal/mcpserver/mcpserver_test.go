@@ -18,8 +18,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"deepresearch/internal/webui/researchtest"
-	"deepresearch/research"
+	"github.com/deepresearch/deepresearch/internal/webui/researchtest"
+	"github.com/deepresearch/deepresearch/research"
 )
 
 // childEnv makes the test binary serve MCP over stdio instead of running tests, so the subprocess tests talk to

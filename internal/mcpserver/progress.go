@@ -8,7 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"deepresearch/research"
+	"github.com/deepresearch/deepresearch/research"
 )
 
 // progress forwards run events to the client as progress notifications on the request's progress token. The

@@ -16,8 +16,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"deepresearch/internal/webui/researchtest"
-	"deepresearch/research"
+	"github.com/deepresearch/deepresearch/internal/webui/researchtest"
+	"github.com/deepresearch/deepresearch/research"
 )
 
 // browser starts headless Chromium for one test. A missing Chromium fails the test: the end-to-end tests are

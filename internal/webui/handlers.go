@@ -16,7 +16,7 @@ import (
 	"strings"
 	"time"
 
-	"deepresearch/research"
+	"github.com/deepresearch/deepresearch/research"
 )
 
 //go:embed assets

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"deepresearch/research"
+	"github.com/deepresearch/deepresearch/research"
 )
 
 // renderReport turns the report's Markdown into HTML whose citation markers link to the cited quotes. The

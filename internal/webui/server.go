@@ -23,7 +23,7 @@ import (
 	"sync"
 	"time"
 
-	"deepresearch/research"
+	"github.com/deepresearch/deepresearch/research"
 )
 
 // RunParams is what a user asks for on the form.

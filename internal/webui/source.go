@@ -9,7 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"deepresearch/research"
+	"github.com/deepresearch/deepresearch/research"
 )
 
 // sourcePage shows one evidence item inside the text that was read for it.

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"deepresearch/research"
+	"github.com/deepresearch/deepresearch/research"
 )
 
 func TestLocateQuote(t *testing.T) {

@@ -20,10 +20,10 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"deepresearch/research"
-	"deepresearch/research/extractive"
-	"deepresearch/sources"
-	"deepresearch/sources/fetch"
+	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/research/extractive"
+	"github.com/deepresearch/deepresearch/sources"
+	"github.com/deepresearch/deepresearch/sources/fetch"
 )
 
 // zhQuestion is answered by the pages in testdata/zhsite.

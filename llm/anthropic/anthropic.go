@@ -20,8 +20,8 @@ import (
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 
-	"deepresearch/llm"
-	"deepresearch/llm/internal/httperr"
+	"github.com/deepresearch/deepresearch/llm"
+	"github.com/deepresearch/deepresearch/llm/internal/httperr"
 )
 
 // DefaultMaxTokens caps an answer when neither the request nor the catalogue says otherwise.

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"deepresearch/llm"
-	"deepresearch/llm/anthropic"
-	"deepresearch/llm/llmtest"
+	"github.com/deepresearch/deepresearch/llm"
+	"github.com/deepresearch/deepresearch/llm/anthropic"
+	"github.com/deepresearch/deepresearch/llm/llmtest"
 )
 
 func newModel(t *testing.T, srv *llmtest.Server, info llm.Info) *anthropic.Model {

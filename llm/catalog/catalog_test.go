@@ -3,7 +3,7 @@ package catalog
 import (
 	"testing"
 
-	"deepresearch/llm"
+	"github.com/deepresearch/deepresearch/llm"
 )
 
 func TestLookupKnownModels(t *testing.T) {

@@ -22,8 +22,8 @@ import (
 	"github.com/openai/openai-go/v3/packages/ssestream"
 	"github.com/openai/openai-go/v3/shared"
 
-	"deepresearch/llm"
-	"deepresearch/llm/internal/httperr"
+	"github.com/deepresearch/deepresearch/llm"
+	"github.com/deepresearch/deepresearch/llm/internal/httperr"
 )
 
 // DefaultBaseURL is OpenAI's API.

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"deepresearch/llm"
-	"deepresearch/llm/llmtest"
-	"deepresearch/llm/openai"
+	"github.com/deepresearch/deepresearch/llm"
+	"github.com/deepresearch/deepresearch/llm/llmtest"
+	"github.com/deepresearch/deepresearch/llm/openai"
 )
 
 // sleeps records the waits the retry layer asked for instead of sleeping.

@@ -11,10 +11,10 @@ import (
 	"sort"
 	"strings"
 
-	"deepresearch/llm"
-	"deepresearch/llm/anthropic"
-	"deepresearch/llm/catalog"
-	"deepresearch/llm/openai"
+	"github.com/deepresearch/deepresearch/llm"
+	"github.com/deepresearch/deepresearch/llm/anthropic"
+	"github.com/deepresearch/deepresearch/llm/catalog"
+	"github.com/deepresearch/deepresearch/llm/openai"
 )
 
 // Spec says which model to build.

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"deepresearch/llm"
-	"deepresearch/llm/llmtest"
+	"github.com/deepresearch/deepresearch/llm"
+	"github.com/deepresearch/deepresearch/llm/llmtest"
 )
 
 func TestNewOpenAICompatibleWithRetryAndCatalogue(t *testing.T) {

@@ -9,8 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"deepresearch/llm"
-	"deepresearch/llm/tokens"
+	"github.com/deepresearch/deepresearch/llm"
+	"github.com/deepresearch/deepresearch/llm/tokens"
 )
 
 // Func produces the answer to one request. It must not retain or mutate req.

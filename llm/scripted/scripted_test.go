@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"deepresearch/llm"
+	"github.com/deepresearch/deepresearch/llm"
 )
 
 func TestSequenceAndDefaults(t *testing.T) {

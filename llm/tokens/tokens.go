@@ -8,7 +8,7 @@ import (
 
 	"github.com/tiktoken-go/tokenizer"
 
-	"deepresearch/llm"
+	"github.com/deepresearch/deepresearch/llm"
 )
 
 // Counter counts the tokens of a text. Implementations are safe for concurrent use.

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	"deepresearch/llm"
+	"github.com/deepresearch/deepresearch/llm"
 )
 
 // Known counts from OpenAI's cookbook ("How to count tokens with tiktoken"): "tiktoken is great!" is six tokens in

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"deepresearch/agent"
-	"deepresearch/sources"
+	"github.com/deepresearch/deepresearch/agent"
+	"github.com/deepresearch/deepresearch/sources"
 )
 
 // Config tunes a Searcher. The zero value means the defaults.

@@ -8,8 +8,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"deepresearch/mcptools"
-	"deepresearch/mcptools/mcpsearch"
+	"github.com/deepresearch/deepresearch/mcptools"
+	"github.com/deepresearch/deepresearch/mcptools/mcpsearch"
 )
 
 func TestParse(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 	"runtime"
 	"testing"
 
-	"deepresearch/mcptools"
+	"github.com/deepresearch/deepresearch/mcptools"
 )
 
 // EnvDir names the environment variable that points at the install directory.

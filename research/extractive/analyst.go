@@ -12,9 +12,9 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"deepresearch/research"
-	"deepresearch/sources"
-	"deepresearch/textrank"
+	"github.com/deepresearch/deepresearch/lexical"
+	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/sources"
 )
 
 // Analyst picks evidence sentences from one fetched source by relevance to the sub-question and quotes them
@@ -44,15 +44,15 @@ const (
 // term that is everywhere in it (the document's own topic) count less than the words that set a passage apart.
 type docIndex struct {
 	text   string
-	spans  []textrank.Span
+	spans  []lexical.Span
 	tokens [][]string // passage terms plus its section heading's
 	own    [][]string // the passage's own terms
 	claims []string   // the claim of a table row, spelled out with its column headers; "" for prose
 	head   [][]string // the terms of the passage's own section heading
 	lead   []int      // the passage's position in its section (0 for the first)
-	heads  []textrank.Span
+	heads  []lexical.Span
 	usable []bool
-	bm25   *textrank.BM25
+	bm25   *lexical.BM25
 	dfs    map[string]int
 }
 
@@ -114,7 +114,7 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 	// String" is no closer to strings.Builder than "type Builder" is. The best-matching section is the primary
 	// one; its first passages get the lead bonus.
 	titleTerms := map[string]bool{}
-	for _, t := range textrank.Tokenize(doc.Title) {
+	for _, t := range lexical.Tokenize(doc.Title) {
 		titleTerms[t] = true
 	}
 	var hmQuery []string
@@ -172,7 +172,7 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 			if j == i || ix.spans[j].Start < lo || ix.spans[j].End > hi || !ix.usable[j] {
 				continue
 			}
-			sum += textrank.Jaccard(ix.own[i], ix.own[j])
+			sum += lexical.Jaccard(ix.own[i], ix.own[j])
 			n++
 		}
 		if n > 0 {
@@ -215,7 +215,7 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 	}
 	// A passage dense with answers (a section stating four rules) may give more than EvidencePerSource items:
 	// up to twice as many, as long as each is nearly as relevant as the best.
-	ranked := textrank.MMR(rel, func(x, y int) float64 {
+	ranked := lexical.MMR(rel, func(x, y int) float64 {
 		return redundancy(ix.own[cand[x]], ix.own[cand[y]])
 	}, 2*a.cfg.EvidencePerSource, 0.7)
 	maxRel := 0.0
@@ -248,7 +248,7 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 		}
 		source := raw
 		if isFile {
-			source = fmt.Sprintf("%s#L%d-L%d", base, textrank.LineAt(doc.Text, qs), textrank.LineAt(doc.Text, qe))
+			source = fmt.Sprintf("%s#L%d-L%d", base, lexical.LineAt(doc.Text, qs), lexical.LineAt(doc.Text, qe))
 		}
 		out = append(out, research.Evidence{
 			SubQuestion: sq.ID,
@@ -281,7 +281,7 @@ func queryVariant(q string) variant {
 	var v variant
 	for _, f := range strings.Fields(q) {
 		var ts []string
-		for _, t := range uniq(textrank.Tokenize(f)) {
+		for _, t := range uniq(lexical.Tokenize(f)) {
 			if !facetTerms[t] {
 				ts = append(ts, t)
 			}
@@ -501,7 +501,7 @@ func (a *Analyst) index(doc *sources.Document) *docIndex {
 	}
 	a.mu.Unlock()
 
-	ix := &docIndex{text: doc.Text, spans: textrank.Passages(doc.Text, maxPassage)}
+	ix := &docIndex{text: doc.Text, spans: lexical.Passages(doc.Text, maxPassage)}
 	ix.tokens = make([][]string, len(ix.spans))
 	ix.own = make([][]string, len(ix.spans))
 	ix.claims = make([]string, len(ix.spans))
@@ -514,14 +514,14 @@ func (a *Analyst) index(doc *sources.Document) *docIndex {
 	h := 0
 	var headTokens, prevHead, curHead []string
 	// The document's title is the context of every passage, as its section heading is.
-	titleTokens := textrank.Tokenize(doc.Title)
+	titleTokens := lexical.Tokenize(doc.Title)
 	for i, sp := range ix.spans {
 		// A passage is about its section: the nearest heading above it counts among its terms, so "A send on a
 		// channel is synchronized before …" under "### Channel communication" matches "channel communication".
 		for h < len(heads) && heads[h].Start <= sp.Start {
 			// The heading and the one above it: a crude hierarchy that keeps "2.6 优化建议" over "方案一：…".
 			prevHead = curHead
-			curHead = textrank.Tokenize(plainText(heads[h].Text))
+			curHead = lexical.Tokenize(plainText(heads[h].Text))
 			headTokens = append(append([]string(nil), prevHead...), curHead...)
 			h++
 			pos = 0
@@ -530,7 +530,7 @@ func (a *Analyst) index(doc *sources.Document) *docIndex {
 		ix.lead[i] = pos
 		pos++
 		plain := plainText(sp.Text)
-		own := textrank.Tokenize(plain)
+		own := lexical.Tokenize(plain)
 		ix.usable[i] = usable(sp.Text, plain, own)
 		all := append([]string(nil), own...)
 		if strings.Contains(sp.Text, "\t") {
@@ -538,7 +538,7 @@ func (a *Analyst) index(doc *sources.Document) *docIndex {
 			ix.claims[i] = claim
 			ix.usable[i] = ix.usable[i] && !isHeader
 			if claim != "" {
-				all = textrank.Tokenize(claim) // the row with its column headers
+				all = lexical.Tokenize(claim) // the row with its column headers
 			}
 		}
 		ix.own[i] = own
@@ -547,7 +547,7 @@ func (a *Analyst) index(doc *sources.Document) *docIndex {
 		}
 		ix.tokens[i] = append(all, titleTokens...)
 	}
-	ix.bm25 = textrank.NewBM25(ix.tokens)
+	ix.bm25 = lexical.NewBM25(ix.tokens)
 	// BM25 keeps its document frequencies private; coverage needs them too.
 	ix.dfs = map[string]int{}
 	for _, ts := range ix.tokens {
@@ -568,7 +568,7 @@ func (a *Analyst) index(doc *sources.Document) *docIndex {
 // tableRowClaim spells out a tab-separated table row with its column headers — "触发时机：DeepAgent：上下文达 85%；
 // Claude Code：上下文达 95-98%" — since a bare row means nothing without them. The header is the first row of the
 // block of tab-separated lines the row belongs to; isHeader reports the row is that header.
-func tableRowClaim(text string, sp textrank.Span) (claim string, isHeader bool) {
+func tableRowClaim(text string, sp lexical.Span) (claim string, isHeader bool) {
 	lineStart := strings.LastIndexByte(text[:sp.Start], '\n') + 1
 	head := lineStart
 	for head > 0 {
@@ -584,7 +584,7 @@ func tableRowClaim(text string, sp textrank.Span) (claim string, isHeader bool) 
 	headerLine := text[head : head+strings.IndexByte(text[head:], '\n')]
 	header := strings.Split(headerLine, "\t")
 	cells := strings.Split(sp.Text, "\t")
-	zh := textrank.Language(sp.Text) == "zh"
+	zh := lexical.Language(sp.Text) == "zh"
 	// No sentence end (；) inside: the claim must stay one sentence for its citation.
 	colon, sep := ": ", "; "
 	if zh {
@@ -609,12 +609,12 @@ func tableRowClaim(text string, sp textrank.Span) (claim string, isHeader bool) 
 
 // headings returns the section headings of a text: Markdown "#" lines, and short lines standing alone between
 // blank lines without a sentence end (the headings of plain-text documents).
-func headings(text string) []textrank.Span {
-	var out []textrank.Span
+func headings(text string) []lexical.Span {
+	var out []lexical.Span
 	off := 0
 	lines := strings.SplitAfter(text, "\n")
 	for k, l := range lines {
-		sp := textrank.Span{Start: off, End: off + len(strings.TrimRight(l, "\r\n")), Text: strings.TrimSpace(l)}
+		sp := lexical.Span{Start: off, End: off + len(strings.TrimRight(l, "\r\n")), Text: strings.TrimSpace(l)}
 		off += len(l)
 		t := sp.Text
 		if t == "" {
@@ -635,7 +635,7 @@ func headings(text string) []textrank.Span {
 	return out
 }
 
-func isHeading(text string, sp textrank.Span) bool {
+func isHeading(text string, sp lexical.Span) bool {
 	return strings.HasPrefix(sp.Text, "#")
 }
 
@@ -687,7 +687,7 @@ func (ix *docIndex) section(lo, hi int) (int, int) {
 // near-duplicate level costs nothing; order-aware shingles keep "send … receive" apart from "receive … send".
 func redundancy(a, b []string) float64 {
 	const nearDup = 0.5
-	s := textrank.ShingleJaccard(a, b)
+	s := lexical.ShingleJaccard(a, b)
 	if s < nearDup {
 		return 0
 	}
@@ -707,7 +707,7 @@ func usable(raw, plain string, tokens []string) bool {
 	// A Chinese character carries about as much as a short word: "方案一：降低驱逐阈值" is a statement.
 	size := 0
 	for _, r := range plain {
-		if textrank.IsCJK(r) {
+		if lexical.IsCJK(r) {
 			size += 2
 		} else {
 			size++

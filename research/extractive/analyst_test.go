@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"deepresearch/research"
-	"deepresearch/sources"
-	"deepresearch/textrank"
+	"github.com/deepresearch/deepresearch/lexical"
+	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/sources"
 )
 
 const memDoc = `# The Go Memory Model
@@ -53,7 +53,7 @@ func checkGrounded(t *testing.T, text string, e research.Evidence) {
 	if m := lineAnchorRE.FindStringSubmatch(e.Source); m != nil {
 		a, _ := strconv.Atoi(m[1])
 		b, _ := strconv.Atoi(m[2])
-		first, last := textrank.LineAt(text, i), textrank.LineAt(text, i+len(e.Quote))
+		first, last := lexical.LineAt(text, i), lexical.LineAt(text, i+len(e.Quote))
 		if first != a || last != b {
 			t.Errorf("source %s: quote is on lines %d-%d", e.Source, first, last)
 		}

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"deepresearch/textrank"
+	"github.com/deepresearch/deepresearch/lexical"
 )
 
 // Conflict kinds found by detectConflict.
@@ -40,7 +40,7 @@ func detectConflict(a, b string) (kind string, ok bool) {
 			inter++
 		}
 	}
-	sim := textrank.Jaccard(sa, sb)
+	sim := lexical.Jaccard(sa, sb)
 	if inter < 3 || sim < 0.5 {
 		return "", false
 	}
@@ -61,7 +61,7 @@ func detectConflict(a, b string) (kind string, ok bool) {
 
 func subjectTerms(s string) []string {
 	var out []string
-	for _, t := range textrank.Tokenize(s) {
+	for _, t := range lexical.Tokenize(s) {
 		if numberRE.MatchString(t) && numberRE.FindString(t) == t {
 			continue
 		}

@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"deepresearch/research"
-	"deepresearch/sources"
-	"deepresearch/sources/corpus"
+	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/sources"
+	"github.com/deepresearch/deepresearch/sources/corpus"
 )
 
 func goroot(t testing.TB) string {

@@ -13,8 +13,8 @@ import (
 	"log/slog"
 	"sync"
 
-	"deepresearch/research"
-	"deepresearch/sources"
+	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/sources"
 )
 
 // Engine is the Roles.Engine name of this package's roles.

@@ -8,7 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"deepresearch/textrank"
+	"github.com/deepresearch/deepresearch/lexical"
 )
 
 // phrase is a run of content words of the question, in its original spelling.
@@ -52,7 +52,7 @@ func toSet(words string) map[string]bool {
 
 // splitPhrases returns the question's content phrases and the relation verb(s) it asks about.
 func splitPhrases(q string) (phrases []phrase, verbs []string) {
-	if textrank.Language(q) == "zh" || hasCJK(q) {
+	if lexical.Language(q) == "zh" || hasCJK(q) {
 		return splitZH(q)
 	}
 	return splitEN(q)
@@ -60,7 +60,7 @@ func splitPhrases(q string) (phrases []phrase, verbs []string) {
 
 func hasCJK(s string) bool {
 	for _, r := range s {
-		if textrank.IsCJK(r) {
+		if lexical.IsCJK(r) {
 			return true
 		}
 	}
@@ -289,7 +289,7 @@ func translate(s string) string {
 		r, n := utf8.DecodeRuneInString(s)
 		s = s[n:]
 		// A half-translated phrase ("rule" for "压缩策略 规则") would search for the wrong thing.
-		unknown = textrank.IsCJK(r)
+		unknown = lexical.IsCJK(r)
 		if !(unicode.IsLetter(r) || unicode.IsDigit(r)) {
 			out = append(out, " ")
 			continue
@@ -331,7 +331,7 @@ func plainText(s string) string {
 	s = mdLeadRE.ReplaceAllString(s, "")
 	s = mdEmphRE.ReplaceAllString(s, "")
 	s = strings.Trim(tableCellsRE.ReplaceAllString(s, " | "), " |")
-	return textrank.NormalizeSpace(html.UnescapeString(s))
+	return lexical.NormalizeSpace(html.UnescapeString(s))
 }
 
 // trimQuote drops Markdown list and heading markers and table pipes from the ends of a quote. It only ever

@@ -8,8 +8,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"deepresearch/research"
-	"deepresearch/textrank"
+	"github.com/deepresearch/deepresearch/lexical"
+	"github.com/deepresearch/deepresearch/research"
 )
 
 // Planner decomposes a question by its grammar: it splits the question into key phrases at question words,
@@ -59,7 +59,7 @@ func (p *Planner) Plan(ctx context.Context, question string) (*research.Plan, er
 	if q == "" {
 		return nil, errors.New("extractive plan: empty question")
 	}
-	lang := textrank.Language(q)
+	lang := lexical.Language(q)
 	w, ok := wordings[lang]
 	if !ok {
 		w = wordings["en"]
@@ -67,7 +67,7 @@ func (p *Planner) Plan(ctx context.Context, question string) (*research.Plan, er
 	phrases, verbs := splitPhrases(q)
 	if len(phrases) == 0 {
 		// Nothing but question words ("What is it?"): search for the words themselves.
-		if len(textrank.Tokenize(q)) == 0 && len(verbs) == 0 {
+		if len(lexical.Tokenize(q)) == 0 && len(verbs) == 0 {
 			return nil, fmt.Errorf("extractive plan: %q has no words to search for", q)
 		}
 		phrases = []phrase{{Text: strings.Trim(q, "?？!！。. ")}}
@@ -115,13 +115,13 @@ func (p *Planner) Plan(ctx context.Context, question string) (*research.Plan, er
 	add := func(question string, queries ...string) {
 		for _, s := range sqs {
 			// Templates share most words, so only an (almost) identical question is a duplicate.
-			if textrank.NearDuplicate(s.Question, question, 0.95) {
+			if lexical.NearDuplicate(s.Question, question, 0.95) {
 				return
 			}
 		}
 		var qs []string
 		for _, x := range queries {
-			if x = textrank.NormalizeSpace(x); x != "" {
+			if x = lexical.NormalizeSpace(x); x != "" {
 				qs = append(qs, x)
 			}
 		}
@@ -202,7 +202,7 @@ var facetTerms = func() map[string]bool {
 		parts = append(parts, w.exQueries...)
 		parts = append(parts, w.cavQueries...)
 		text := strings.NewReplacer("%[1]s", " ", "%[2]s", " ", "%s", " ").Replace(strings.Join(parts, " "))
-		for _, t := range textrank.Tokenize(text) {
+		for _, t := range lexical.Tokenize(text) {
 			m[t] = true
 		}
 	}

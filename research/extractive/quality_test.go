@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"deepresearch/research"
-	"deepresearch/textrank"
+	"github.com/deepresearch/deepresearch/lexical"
+	"github.com/deepresearch/deepresearch/research"
 )
 
 // A chain of back references ("… rule. This rule … It allows …") is quoted from the sentence the chain starts
@@ -109,7 +109,7 @@ func TestRedundancy(t *testing.T) {
 		{"Mutexes protect shared maps.", "Channels synchronize goroutines.", false},
 	}
 	for _, tt := range tests {
-		r := redundancy(textrank.Tokenize(tt.a), textrank.Tokenize(tt.b))
+		r := redundancy(lexical.Tokenize(tt.a), lexical.Tokenize(tt.b))
 		if (r > 0.5) != tt.high || r < 0 || r > 1 {
 			t.Errorf("redundancy(%q, %q) = %.2f, want high=%v", tt.a, tt.b, r, tt.high)
 		}

@@ -7,8 +7,8 @@ import (
 	"sort"
 	"sync"
 
-	"deepresearch/research"
-	"deepresearch/sources"
+	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/sources"
 )
 
 // Searcher runs a sub-question's queries against every configured source and fuses the rankings.

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"deepresearch/research"
-	"deepresearch/sources"
+	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/sources"
 )
 
 // fakeSearcher answers each query from a fixed table.

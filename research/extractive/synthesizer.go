@@ -10,8 +10,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"deepresearch/research"
-	"deepresearch/textrank"
+	"github.com/deepresearch/deepresearch/lexical"
+	"github.com/deepresearch/deepresearch/research"
 )
 
 // Synthesizer writes the extractive report: a summary, a section per sub-question and the conflicts, every
@@ -51,7 +51,7 @@ func (s *Synthesizer) Synthesize(ctx context.Context, in research.SynthesisInput
 	}
 	lang := in.Plan.Language
 	if lang == "" {
-		lang = textrank.Language(in.Plan.Question)
+		lang = lexical.Language(in.Plan.Question)
 	}
 	lb, ok := reportLabels[lang]
 	if !ok {
@@ -112,7 +112,7 @@ func (s *Synthesizer) Synthesize(ctx context.Context, in research.SynthesisInput
 			return false
 		}
 		for _, x := range summary {
-			if x.ID == e.ID || textrank.SameClaim(x.Claim, e.Claim, sameClaim) {
+			if x.ID == e.ID || lexical.SameClaim(x.Claim, e.Claim, sameClaim) {
 				return false
 			}
 		}
@@ -242,7 +242,7 @@ const (
 func rankFor(sq research.SubQuestion, ev []research.Evidence, facets map[string]string) []research.Evidence {
 	var query []string
 	for _, q := range append([]string{sq.Question}, sq.Queries...) {
-		for _, t := range textrank.Tokenize(q) {
+		for _, t := range lexical.Tokenize(q) {
 			if !facetTerms[t] {
 				query = append(query, t)
 			}
@@ -250,9 +250,9 @@ func rankFor(sq research.SubQuestion, ev []research.Evidence, facets map[string]
 	}
 	docs := make([][]string, len(ev))
 	for i, e := range ev {
-		docs[i] = append(textrank.Tokenize(e.Claim), textrank.Tokenize(e.Title)...)
+		docs[i] = append(lexical.Tokenize(e.Claim), lexical.Tokenize(e.Title)...)
 	}
-	scores := textrank.NewBM25(docs).Scores(uniq(query))
+	scores := lexical.NewBM25(docs).Scores(uniq(query))
 	maxS := 0.0
 	for _, x := range scores {
 		maxS = max(maxS, x)
@@ -287,7 +287,7 @@ func rankFor(sq research.SubQuestion, ev []research.Evidence, facets map[string]
 
 func containsNear(ev []research.Evidence, claim string) bool {
 	for _, x := range ev {
-		if textrank.SameClaim(x.Claim, claim, sameClaim) {
+		if lexical.SameClaim(x.Claim, claim, sameClaim) {
 			return true
 		}
 	}
@@ -307,7 +307,7 @@ func quoteClaim(claim, lang string) string {
 func cite(text string, ids []string, lang string) string {
 	marker := "[" + strings.Join(ids, ", ") + "]"
 	var parts []string
-	for _, sp := range textrank.Sentences(textrank.NormalizeSpace(text)) {
+	for _, sp := range lexical.Sentences(lexical.NormalizeSpace(text)) {
 		body, end := splitEnd(sp.Text)
 		if body == "" {
 			continue
@@ -319,7 +319,7 @@ func cite(text string, ids []string, lang string) string {
 			}
 		}
 		sep := " "
-		if r, _ := utf8.DecodeLastRuneInString(body); textrank.IsCJK(r) || unicode.IsPunct(r) && r > 0x3000 {
+		if r, _ := utf8.DecodeLastRuneInString(body); lexical.IsCJK(r) || unicode.IsPunct(r) && r > 0x3000 {
 			sep = ""
 		}
 		parts = append(parts, body+sep+marker+end)

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"deepresearch/research"
-	"deepresearch/textrank"
+	"github.com/deepresearch/deepresearch/lexical"
+	"github.com/deepresearch/deepresearch/research"
 )
 
 // maxAsks bounds how often one sub-question is sent back to search by this verifier; the graph has its own round
@@ -20,7 +20,7 @@ const maxAsks = 2
 // maxAskedKeys bounds the verifier's memory of re-searched sub-questions.
 const maxAskedKeys = 4096
 
-// sameClaim is the order-aware similarity (textrank.SameClaim) at which two items say the same thing. Word overlap
+// sameClaim is the order-aware similarity (lexical.SameClaim) at which two items say the same thing. Word overlap
 // alone would merge a section's parallel rules ("a send … before … the receive", "a receive … before … the send").
 const sameClaim = 0.6
 
@@ -85,8 +85,8 @@ func (v *Verifier) Verify(ctx context.Context, plan *research.Plan, pool []resea
 				if _, conflict := detectConflict(k.Claim, e.Claim); conflict {
 					continue
 				}
-				kc, ec := textrank.NormalizeSpace(k.Claim), textrank.NormalizeSpace(e.Claim)
-				if textrank.SameClaim(kc, ec, sameClaim) || strings.Contains(kc, ec) || strings.Contains(ec, kc) {
+				kc, ec := lexical.NormalizeSpace(k.Claim), lexical.NormalizeSpace(e.Claim)
+				if lexical.SameClaim(kc, ec, sameClaim) || strings.Contains(kc, ec) || strings.Contains(ec, kc) {
 					reason = "repeats " + k.ID
 					break
 				}
@@ -213,11 +213,11 @@ func sourceName(e research.Evidence) string {
 func reformulate(sq research.SubQuestion, ev, all []research.Evidence) []string {
 	tried := map[string]bool{}
 	for _, q := range sq.Queries {
-		tried[strings.ToLower(textrank.NormalizeSpace(q))] = true
+		tried[strings.ToLower(lexical.NormalizeSpace(q))] = true
 	}
 	qTerms := map[string]bool{}
 	for _, q := range append([]string{sq.Question}, sq.Queries...) {
-		for _, t := range textrank.Tokenize(q) {
+		for _, t := range lexical.Tokenize(q) {
 			qTerms[t] = true
 		}
 	}
@@ -233,7 +233,7 @@ func reformulate(sq research.SubQuestion, ev, all []research.Evidence) []string 
 	if len(source) == 0 {
 		// Nothing for this sub-question yet: borrow the vocabulary of evidence that mentions its key phrases.
 		for _, e := range all {
-			for _, t := range textrank.Tokenize(e.Claim) {
+			for _, t := range lexical.Tokenize(e.Claim) {
 				if qTerms[t] {
 					source = append(source, e)
 					break
@@ -245,7 +245,7 @@ func reformulate(sq research.SubQuestion, ev, all []research.Evidence) []string 
 
 	var out []string
 	add := func(q string) {
-		q = textrank.NormalizeSpace(q)
+		q = lexical.NormalizeSpace(q)
 		k := strings.ToLower(q)
 		if q == "" || tried[k] {
 			return
@@ -310,7 +310,7 @@ func evidenceVocabulary(ev []research.Evidence, exclude map[string]bool, n int) 
 				rs := []rune(w)
 				for i := 0; i+2 <= len(rs); i++ {
 					bg := string(rs[i : i+2])
-					if !exclude[bg] && len(textrank.Tokenize(bg)) > 0 {
+					if !exclude[bg] && len(lexical.Tokenize(bg)) > 0 {
 						count[bg]++
 						if _, ok := first[bg]; !ok {
 							first[bg] = pos
@@ -320,7 +320,7 @@ func evidenceVocabulary(ev []research.Evidence, exclude map[string]bool, n int) 
 				continue
 			}
 			lw := strings.ToLower(w)
-			toks := textrank.Tokenize(lw)
+			toks := lexical.Tokenize(lw)
 			if utf8.RuneCountInString(lw) < 4 || len(toks) != 1 || exclude[toks[0]] || enSeparators[lw] {
 				continue
 			}

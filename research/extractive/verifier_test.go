@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"deepresearch/research"
+	"github.com/deepresearch/deepresearch/research"
 )
 
 func testPlan() *research.Plan {

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"strings"
 
-	"deepresearch/llm/tokens"
-	"deepresearch/research"
-	"deepresearch/sources"
+	"github.com/deepresearch/deepresearch/llm/tokens"
+	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/sources"
 )
 
 // Analyst is the Fetch & Read stage on the mid tier: it extracts evidence items from one fetched document and

@@ -6,8 +6,8 @@ import (
 	"sync"
 	"testing"
 
-	"deepresearch/agent"
-	"deepresearch/llm"
+	"github.com/deepresearch/deepresearch/agent"
+	"github.com/deepresearch/deepresearch/llm"
 )
 
 type roleRecorder struct {

@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 
-	"deepresearch/llm"
-	"deepresearch/llm/scripted"
-	"deepresearch/research/llmroles"
+	"github.com/deepresearch/deepresearch/llm"
+	"github.com/deepresearch/deepresearch/llm/scripted"
+	"github.com/deepresearch/deepresearch/research/llmroles"
 )
 
 // A custom role: any struct becomes the output schema, and malformed answers are repaired or re-asked.

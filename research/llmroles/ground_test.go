@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"deepresearch/llm/tokens"
+	"github.com/deepresearch/deepresearch/llm/tokens"
 )
 
 const groundDoc = "The Treaty of Westphalia was signed in 1648.  It ended the “Thirty Years’ War” in the Holy Roman Empire —\nand the Eighty Years' War between Spain and the Dutch Republic.\n\n" +

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"deepresearch/research"
+	"github.com/deepresearch/deepresearch/research"
 )
 
 // Planner is the Scope stage on the strong tier.

@@ -3,10 +3,10 @@ package llmroles
 import (
 	"log/slog"
 
-	"deepresearch/agent"
-	"deepresearch/llm"
-	"deepresearch/research"
-	"deepresearch/sources"
+	"github.com/deepresearch/deepresearch/agent"
+	"github.com/deepresearch/deepresearch/llm"
+	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/sources"
 )
 
 // Role names, used in errors, logs, event sessions and as keys of Config.Tools.

@@ -7,10 +7,10 @@ import (
 	"sync"
 	"testing"
 
-	"deepresearch/llm"
-	"deepresearch/llm/scripted"
-	"deepresearch/research"
-	"deepresearch/sources"
+	"github.com/deepresearch/deepresearch/llm"
+	"github.com/deepresearch/deepresearch/llm/scripted"
+	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/sources"
 )
 
 func TestAnalystSnapsAndDropsQuotes(t *testing.T) {

@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"deepresearch/llm"
-	"deepresearch/llm/scripted"
-	"deepresearch/research"
-	"deepresearch/sources"
+	"github.com/deepresearch/deepresearch/llm"
+	"github.com/deepresearch/deepresearch/llm/scripted"
+	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/sources"
 )
 
 // fakeSearch is an in-memory provider: for each query it returns the pages whose text mentions one of its words.

@@ -15,9 +15,9 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
-	"deepresearch/agent"
-	"deepresearch/internal/jsonfix"
-	"deepresearch/llm"
+	"github.com/deepresearch/deepresearch/agent"
+	"github.com/deepresearch/deepresearch/internal/jsonfix"
+	"github.com/deepresearch/deepresearch/llm"
 )
 
 // DefaultMaxReasks is how many times a role is asked again after an unusable answer.

@@ -9,9 +9,9 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"deepresearch/agent"
-	"deepresearch/llm"
-	"deepresearch/llm/scripted"
+	"github.com/deepresearch/deepresearch/agent"
+	"github.com/deepresearch/deepresearch/llm"
+	"github.com/deepresearch/deepresearch/llm/scripted"
 )
 
 func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"sync"
 
-	"deepresearch/research"
-	"deepresearch/sources"
+	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/sources"
 )
 
 // Searcher is the Parallel Search stage on the fast tier: it runs every query against every configured provider

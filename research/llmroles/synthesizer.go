@@ -7,8 +7,8 @@ import (
 	"regexp"
 	"strings"
 
-	"deepresearch/llm/tokens"
-	"deepresearch/research"
+	"github.com/deepresearch/deepresearch/llm/tokens"
+	"github.com/deepresearch/deepresearch/research"
 )
 
 // Synthesizer is the Synthesize stage on the strong tier.

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"unicode"
 
-	"deepresearch/llm/tokens"
-	"deepresearch/research"
+	"github.com/deepresearch/deepresearch/llm/tokens"
+	"github.com/deepresearch/deepresearch/research"
 )
 
 // splitWindows cuts text into pieces of at most budget tokens, at line boundaries where it can. Each window

@@ -7,8 +7,8 @@ import (
 	"slices"
 	"strings"
 
-	"deepresearch/llm/tokens"
-	"deepresearch/research"
+	"github.com/deepresearch/deepresearch/llm/tokens"
+	"github.com/deepresearch/deepresearch/research"
 )
 
 // Verifier is the Adversarial Verify stage on the strong tier.

@@ -7,9 +7,9 @@ import (
 	"path/filepath"
 	"time"
 
-	"deepresearch/llm"
-	"deepresearch/research"
-	"deepresearch/research/state"
+	"github.com/deepresearch/deepresearch/llm"
+	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/research/state"
 )
 
 // BenchConfig describes one graph benchmark run. Zero fields take the defaults in brackets.

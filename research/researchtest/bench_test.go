@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"deepresearch/research/researchtest"
+	"github.com/deepresearch/deepresearch/research/researchtest"
 )
 
 // TestBenchGraphShape checks what the benchmark measures, without asserting timings: the fleet bound holds at

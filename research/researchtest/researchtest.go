@@ -20,12 +20,12 @@ import (
 	"sync"
 	"time"
 
-	"deepresearch/llm"
-	"deepresearch/llm/scripted"
-	"deepresearch/research"
-	"deepresearch/sources"
-	"deepresearch/sources/fetch"
-	"deepresearch/textrank"
+	"github.com/deepresearch/deepresearch/lexical"
+	"github.com/deepresearch/deepresearch/llm"
+	"github.com/deepresearch/deepresearch/llm/scripted"
+	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/sources"
+	"github.com/deepresearch/deepresearch/sources/fetch"
 )
 
 // Page is one page of a Site, served as Markdown.
@@ -318,7 +318,7 @@ func (a analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sour
 			if len(items) >= per {
 				break
 			}
-			if len([]rune(textrank.NormalizeSpace(s))) < research.MinQuoteRunes {
+			if len([]rune(lexical.NormalizeSpace(s))) < research.MinQuoteRunes {
 				continue
 			}
 			items = append(items, research.Evidence{SubQuestion: sq.ID, Claim: s, Quote: s, Source: doc.URL, Confidence: 0.8})

@@ -26,8 +26,8 @@ import (
 
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver
 
-	"deepresearch/sources"
-	"deepresearch/textrank"
+	"github.com/deepresearch/deepresearch/lexical"
+	"github.com/deepresearch/deepresearch/sources"
 )
 
 // Stages accepted in the research log.
@@ -308,7 +308,7 @@ func CheckEvidence(e Evidence) error {
 // EvidenceKey is the stable identity of an evidence item: the source (normalised) and the quote (white space
 // normalised). The same quote from the same source is the same evidence, whoever extracted it and when.
 func EvidenceKey(source, quote string) string {
-	h := sha256.Sum256([]byte(sources.NormalizeURL(source) + "\x00" + textrank.NormalizeSpace(quote)))
+	h := sha256.Sum256([]byte(sources.NormalizeURL(source) + "\x00" + lexical.NormalizeSpace(quote)))
 	return hex.EncodeToString(h[:16])
 }
 

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"deepresearch/research/state"
+	"github.com/deepresearch/deepresearch/research/state"
 )
 
 func open(t *testing.T) *state.DB {

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"deepresearch/sources"
-	"deepresearch/sources/internal/testpdf"
+	"github.com/deepresearch/deepresearch/sources"
+	"github.com/deepresearch/deepresearch/sources/internal/testpdf"
 )
 
 // goDocDir returns $(go env GOROOT)/doc, which every Go installation has.

@@ -29,9 +29,9 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 
-	"deepresearch/internal/atomicfile"
-	"deepresearch/sources"
-	"deepresearch/sources/extract"
+	"github.com/deepresearch/deepresearch/internal/atomicfile"
+	"github.com/deepresearch/deepresearch/sources"
+	"github.com/deepresearch/deepresearch/sources/extract"
 )
 
 const (

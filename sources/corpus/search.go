@@ -16,7 +16,7 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search/query"
 
-	"deepresearch/sources"
+	"github.com/deepresearch/deepresearch/sources"
 )
 
 var (

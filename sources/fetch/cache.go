@@ -10,8 +10,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"deepresearch/internal/atomicfile"
-	"deepresearch/sources"
+	"github.com/deepresearch/deepresearch/internal/atomicfile"
+	"github.com/deepresearch/deepresearch/sources"
 )
 
 // Cache keeps fetched documents on disk. Texts are stored once per content

@@ -23,8 +23,8 @@ import (
 	"sync"
 	"time"
 
-	"deepresearch/sources"
-	"deepresearch/sources/extract"
+	"github.com/deepresearch/deepresearch/sources"
+	"github.com/deepresearch/deepresearch/sources/extract"
 )
 
 // Defaults used when the corresponding Config field is zero.
@@ -36,7 +36,7 @@ const (
 	DefaultPerHostConcurrency = 4
 	DefaultMaxAttempts        = 3
 	DefaultMaxRetryWait       = 30 * time.Second
-	DefaultUserAgent          = "deepresearch/1.0 (+https://github.com/deepresearch)"
+	DefaultUserAgent          = "github.com/deepresearch/deepresearch/1.0 (+https://github.com/deepresearch)"
 )
 
 // Config configures a Fetcher. The zero value is a safe default: public

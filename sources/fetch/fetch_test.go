@@ -18,8 +18,8 @@ import (
 
 	"golang.org/x/text/encoding/simplifiedchinese"
 
-	"deepresearch/sources"
-	"deepresearch/sources/internal/testpdf"
+	"github.com/deepresearch/deepresearch/sources"
+	"github.com/deepresearch/deepresearch/sources/internal/testpdf"
 )
 
 // mapResolver answers from a fixed table, standing in for DNS.

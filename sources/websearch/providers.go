@@ -6,7 +6,7 @@ import (
 	"net/url"
 	"strconv"
 
-	"deepresearch/sources"
+	"github.com/deepresearch/deepresearch/sources"
 )
 
 // Tavily searches with the Tavily API (POST /search, bearer key).

@@ -22,7 +22,7 @@ import (
 	"strings"
 	"time"
 
-	"deepresearch/sources"
+	"github.com/deepresearch/deepresearch/sources"
 )
 
 // Defaults used when the corresponding Config field is zero.

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"deepresearch/sources"
+	"github.com/deepresearch/deepresearch/sources"
 )
 
 // Fakes of each provider's documented request and response shapes.

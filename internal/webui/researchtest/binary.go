@@ -11,7 +11,7 @@ import (
 func BuildBinary(t testing.TB) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "deepresearch")
-	out, err := exec.CommandContext(t.Context(), "go", "build", "-o", bin, "deepresearch/cmd/deepresearch").CombinedOutput()
+	out, err := exec.CommandContext(t.Context(), "go", "build", "-o", bin, "github.com/deepresearch/deepresearch/cmd/deepresearch").CombinedOutput()
 	if err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}

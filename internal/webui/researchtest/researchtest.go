@@ -12,10 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"deepresearch/research"
-	"deepresearch/research/extractive"
-	"deepresearch/sources"
-	"deepresearch/sources/corpus"
+	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/research/extractive"
+	"github.com/deepresearch/deepresearch/sources"
+	"github.com/deepresearch/deepresearch/sources/corpus"
 )
 
 // Question is a question the test corpus answers.

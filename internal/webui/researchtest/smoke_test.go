@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"deepresearch/research"
+	"github.com/deepresearch/deepresearch/research"
 )
 
 func TestEngineProducesCitedReport(t *testing.T) {

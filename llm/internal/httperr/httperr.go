@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"deepresearch/llm"
+	"github.com/deepresearch/deepresearch/llm"
 )
 
 // maxBody bounds how much of an error body is read; error answers are small, and a misbehaving proxy must not make

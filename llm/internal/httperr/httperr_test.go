@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"deepresearch/llm"
+	"github.com/deepresearch/deepresearch/llm"
 )
 
 func TestRetryAfter(t *testing.T) {

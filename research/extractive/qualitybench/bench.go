@@ -24,10 +24,10 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"deepresearch/research"
-	"deepresearch/research/extractive"
-	"deepresearch/sources"
-	"deepresearch/sources/corpus"
+	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/research/extractive"
+	"github.com/deepresearch/deepresearch/sources"
+	"github.com/deepresearch/deepresearch/sources/corpus"
 )
 
 // Corpus names used by Question.Corpus.

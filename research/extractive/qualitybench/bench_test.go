@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"deepresearch/research"
-	"deepresearch/sources/corpus"
+	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/sources/corpus"
 )
 
 // seedsDir is ../shared/seeds next to the repository checkout, where CI puts the seed documents.

@@ -5,12 +5,12 @@ import (
 	"strings"
 	"testing"
 
-	"deepresearch/llm"
-	"deepresearch/llm/openai"
-	"deepresearch/research"
-	"deepresearch/research/llmroles"
-	"deepresearch/research/researchtest/openaifake"
-	"deepresearch/sources"
+	"github.com/deepresearch/deepresearch/llm"
+	"github.com/deepresearch/deepresearch/llm/openai"
+	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/research/llmroles"
+	"github.com/deepresearch/deepresearch/research/researchtest/openaifake"
+	"github.com/deepresearch/deepresearch/sources"
 )
 
 func newModel(t *testing.T, srv *openaifake.Server, key string) *openai.Model {

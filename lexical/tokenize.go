@@ -1,7 +1,7 @@
-// Package textrank is deepresearch's model-free text machinery: tokenising that treats Chinese, Japanese and
+// Package lexical is deepresearch's model-free text machinery: tokenising that treats Chinese, Japanese and
 // Korean as well as English, sentence splitting, chunking, BM25 scoring, maximal-marginal-relevance selection and
 // near-duplicate detection. The relevance gate, tool search and the extractive engine all rank text with it.
-package textrank
+package lexical
 
 import (
 	"strings"

@@ -1,4 +1,4 @@
-package textrank
+package lexical
 
 import "testing"
 

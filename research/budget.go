@@ -1,0 +1,206 @@
+package research
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/deepresearch/deepresearch/research/state"
+)
+
+// ---- spend and the fuse ----
+
+func (r *runner) spendNow() (tokens int, cost float64, calls int) {
+	u, c, _ := r.ledger.Totals()
+	n := 0
+	if r.fleet != nil {
+		n = r.fleet.Calls()
+	}
+	return r.base.Tokens + u.InputTokens + u.OutputTokens, r.base.CostUSD + c, r.base.Calls + n
+}
+
+func (r *runner) saveSpend(ctx context.Context) {
+	t, c, n := r.spendNow()
+	b, _ := json.Marshal(spend{Tokens: t, CostUSD: c, Calls: n})
+	if err := r.db.SetMeta(context.WithoutCancel(ctx), "spend", string(b)); err != nil {
+		r.log.Error("save spend", "err", err)
+	}
+}
+
+func (r *runner) fused() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.fuse
+}
+
+// checkFuse fires the fuse when spend or time has crossed the budget; it returns errFuse once fired.
+func (r *runner) checkFuse(stage string) error {
+	if r.fused() {
+		return errFuse
+	}
+	b := r.rc.Budget
+	tokens, cost, _ := r.spendNow()
+	var reason string
+	switch {
+	case b.MaxCostUSD > 0 && cost >= b.MaxCostUSD:
+		reason = fmt.Sprintf("cost fuse: spent $%.4f of the $%.4f budget", cost, b.MaxCostUSD)
+	case b.MaxTokens > 0 && tokens >= b.MaxTokens:
+		reason = fmt.Sprintf("token fuse: used %d of the %d-token budget", tokens, b.MaxTokens)
+	case !r.deadline.IsZero() && !time.Now().Before(r.deadline):
+		reason = fmt.Sprintf("time limit of %s reached", b.MaxTime)
+	}
+	if reason == "" {
+		return nil
+	}
+	r.tripFuse(stage, reason)
+	return errFuse
+}
+
+// tripFuse records why the run is cut short (once per reason) and stops new searches and reads.
+func (r *runner) tripFuse(stage, reason string) {
+	r.mu.Lock()
+	first := !r.fuse
+	r.fuse = true
+	dup := false
+	for _, c := range r.cutShort {
+		dup = dup || c == reason
+	}
+	if !dup {
+		r.cutShort = append(r.cutShort, reason)
+	}
+	r.mu.Unlock()
+	if dup || !first && stage == "" {
+		return
+	}
+	if stage == "" {
+		stage = StageSearch
+	}
+	if r.db != nil {
+		r.logf(context.Background(), stage, r.currentRound(), "", "cut short", reason, nil)
+	}
+	r.emit(Event{Stage: stage, Kind: EventCutShort, Message: reason})
+}
+
+func (r *runner) currentRound() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.rounds
+}
+
+func (r *runner) noteCutShort(reason string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, c := range r.cutShort {
+		if c == reason {
+			return
+		}
+	}
+	r.cutShort = append(r.cutShort, reason)
+}
+
+func (r *runner) cutShortText() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return strings.Join(r.cutShort, "; ")
+}
+
+// roleCall runs one role call as a fleet call, with the retry cap. Searches and reads pass a gate that checks
+// the fuse inside their fleet slot, right before they start, so spend passes the fuse by at most the calls
+// already in flight. A failure after the last retry is logged and emitted — never a silent skip.
+func (r *runner) roleCall(ctx context.Context, stage string, round int, sq, what string, gate func() error, fn func(context.Context) error) error {
+	retries := max(r.rc.Budget.Retries, 0)
+	for attempt := 0; ; attempt++ {
+		start := time.Now()
+		err := r.fleet.DoGated(ctx, gate, fn)
+		r.saveSpend(ctx)
+		if err == nil {
+			return nil
+		}
+		if errors.Is(err, errFuse) || errors.Is(err, errSaturated) {
+			return err
+		}
+		if errors.Is(err, ErrCallCap) {
+			r.tripFuse(stage, fmt.Sprintf("fleet call cap of %d calls reached", r.rc.Budget.MaxCalls))
+			return errFuse
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		var perm *permanentError
+		if attempt >= retries || errors.As(err, &perm) {
+			decision := "error"
+			if perm != nil {
+				decision = "fetch failed"
+			}
+			r.logf(ctx, stage, round, sq, decision, what, err, func(e *state.LogEntry) {
+				e.Retries, e.Duration = attempt, time.Since(start)
+			})
+			r.emit(Event{Stage: stage, Kind: EventError, Round: round, SubQuestion: sq, Message: what, Err: err.Error()})
+			return err
+		}
+		r.logf(ctx, stage, round, sq, "retry", what, err, func(e *state.LogEntry) { e.Retries = attempt + 1 })
+		r.emit(Event{Stage: stage, Kind: EventRetry, Round: round, SubQuestion: sq, Message: what, Err: err.Error()})
+	}
+}
+
+// Causes of a stage context's end, so that stageEnded reports what actually happened: ctx.Err() alone is
+// DeadlineExceeded for the stage timeout, the run's time limit and any deadline of the caller's context alike.
+var (
+	errStageTimeout = errors.New("research: stage timeout")
+	errTimeLimit    = errors.New("research: run time limit")
+)
+
+// stageCtx bounds one stage: the stage timeout and, for search and reading, the run's time limit.
+func (r *runner) stageCtx(ctx context.Context, stage string) (context.Context, context.CancelFunc) {
+	sctx, cancel := context.WithTimeoutCause(ctx, r.rc.Budget.StageTimeout, errStageTimeout)
+	if (stage == StageSearch || stage == StageRead) && !r.deadline.IsZero() {
+		dctx, dcancel := context.WithDeadlineCause(sctx, r.deadline, errTimeLimit)
+		return dctx, func() { dcancel(); cancel() }
+	}
+	return sctx, cancel
+}
+
+// stageEnded explains a stage context that ended before the stage released it. It reads the context's cause,
+// never a deadline guessed from the clock: a stage timeout is reported as one, the run's time limit trips the
+// fuse, and an end that came from the caller's context (cancelled or past its own deadline, perhaps between two
+// checks here) is returned as that context's error.
+func (r *runner) stageEnded(ctx context.Context, sctx context.Context, stage string, round int) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	// Read after the check above: the parent may end in between, and then the cause is the parent's.
+	cause := context.Cause(sctx)
+	switch {
+	case errors.Is(cause, errTimeLimit):
+		r.tripFuse(stage, fmt.Sprintf("time limit of %s reached", r.rc.Budget.MaxTime))
+		return nil
+	case errors.Is(cause, errStageTimeout):
+		reason := fmt.Sprintf("%s stage of round %d timed out after %s", stage, round, r.rc.Budget.StageTimeout)
+		r.logf(ctx, stage, round, "", "timeout", reason, context.DeadlineExceeded)
+		r.emit(Event{Stage: stage, Kind: EventError, Round: round, Message: reason, Err: context.DeadlineExceeded.Error()})
+		r.noteCutShort(reason)
+		return nil
+	case cause != nil && !errors.Is(cause, context.Canceled):
+		// The stage context ended through its parent (the caller's deadline passed after the check above):
+		// that is the parent's end, not a stage timeout.
+		return cause
+	}
+	return nil // the stage finished and released its context
+}
+
+func (r *runner) stageStart(stage string, round int) (time.Time, int, float64) {
+	r.emit(Event{Stage: stage, Kind: EventStageStart, Round: round})
+	t, c, _ := r.spendNow()
+	return time.Now(), t, c
+}
+
+func (r *runner) stageDone(ctx context.Context, stage string, round int, start time.Time, tokens0 int, cost0 float64, detail string) {
+	t, c, _ := r.spendNow()
+	r.logf(ctx, stage, round, "", "stage done", detail, nil, func(e *state.LogEntry) {
+		e.Duration, e.Tokens, e.CostUSD = time.Since(start), max(t-tokens0, 0), max(c-cost0, 0)
+	})
+	r.emit(Event{Stage: stage, Kind: EventStageDone, Round: round, Message: detail})
+}

@@ -1,0 +1,136 @@
+package research
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/deepresearch/deepresearch/research/state"
+	"github.com/deepresearch/deepresearch/sources"
+)
+
+func (r *runner) document(ctx context.Context, rawURL string) (*docEntry, error) {
+	n := sources.NormalizeURL(rawURL)
+	r.mu.Lock()
+	d, ok := r.docs[n]
+	if !ok {
+		d = &docEntry{ready: make(chan struct{})}
+		r.docs[n] = d
+	}
+	r.mu.Unlock()
+	if ok {
+		select {
+		case <-d.ready:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		if d.err != nil && isContextErr(d.err) && ctx.Err() == nil {
+			return r.document(ctx, rawURL) // the fetcher's context ended, not ours: fetch it now
+		}
+		if d.err != nil {
+			return nil, d.err
+		}
+		return d, nil
+	}
+	doc, err := r.load(ctx, rawURL)
+	if err != nil {
+		if isContextErr(err) {
+			r.mu.Lock()
+			delete(r.docs, n)
+			r.mu.Unlock()
+		}
+		d.err = err
+		close(d.ready)
+		return nil, err
+	}
+	d.doc, d.norm = doc, NormalizeQuote(doc.Text)
+	close(d.ready)
+	return d, nil
+}
+
+func isContextErr(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// load reads url's text from the run folder, or fetches and stores it.
+func (r *runner) load(ctx context.Context, rawURL string) (*sources.Document, error) {
+	if meta, err := r.db.Document(ctx, rawURL); err == nil {
+		text, err := os.ReadFile(filepath.Join(r.dir, meta.Path))
+		if err == nil && sources.HashText(string(text)) == meta.Hash {
+			return &sources.Document{URL: meta.URL, FinalURL: meta.FinalURL, Title: meta.Title,
+				Text: string(text), ContentType: meta.ContentType, Hash: meta.Hash, FetchedAt: meta.FetchedAt,
+				Truncated: meta.Truncated}, nil
+		}
+	}
+	doc, err := r.cfg.Fetcher.Fetch(ctx, rawURL)
+	if err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(doc.Text) == "" {
+		return nil, fmt.Errorf("fetch %s: the document has no text", rawURL)
+	}
+	doc.Hash = sources.HashText(doc.Text)
+	rel := filepath.Join(DocsDir, doc.Hash+".txt")
+	if err := writeFileAtomic(filepath.Join(r.dir, rel), []byte(doc.Text)); err != nil {
+		return nil, fmt.Errorf("store %s: %w", rawURL, err)
+	}
+	if err := r.db.PutDocument(ctx, state.Document{URL: rawURL, FinalURL: doc.FinalURL, Title: doc.Title,
+		Hash: doc.Hash, Path: rel, ContentType: doc.ContentType, Truncated: doc.Truncated,
+		FetchedAt: doc.FetchedAt}); err != nil {
+		return nil, err
+	}
+	return doc, nil
+}
+
+// storedDocument returns the stored text an evidence source names — the document fetched under that URL, or,
+// for another line anchor into the same file, the text read from that file (see pickDocument) — without ever
+// fetching: the integrity check verifies quotes against what the run read.
+func (r *runner) storedDocument(ctx context.Context, source string) (*docEntry, error) {
+	meta, err := r.db.Document(ctx, source)
+	if errors.Is(err, state.ErrNotFound) {
+		docs, lerr := r.db.Documents(ctx)
+		if lerr != nil {
+			return nil, lerr
+		}
+		if d := pickDocument(docs, source); d != nil {
+			meta, err = d, nil
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	n := sources.NormalizeURL(meta.URL)
+	r.mu.Lock()
+	d, ok := r.docs[n]
+	r.mu.Unlock()
+	if ok {
+		select {
+		case <-d.ready:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		if d.err == nil {
+			return d, nil
+		}
+	}
+	text, err := os.ReadFile(filepath.Join(r.dir, meta.Path))
+	if err != nil {
+		return nil, fmt.Errorf("stored text of %s: %w", meta.URL, err)
+	}
+	if sources.HashText(string(text)) != meta.Hash {
+		return nil, fmt.Errorf("stored text of %s was modified after it was read", meta.URL)
+	}
+	d = &docEntry{ready: make(chan struct{}), norm: NormalizeQuote(string(text)),
+		doc: &sources.Document{URL: meta.URL, FinalURL: meta.FinalURL, Title: meta.Title, Text: string(text),
+			ContentType: meta.ContentType, Hash: meta.Hash, FetchedAt: meta.FetchedAt, Truncated: meta.Truncated}}
+	close(d.ready)
+	r.mu.Lock()
+	if old, ok := r.docs[n]; !ok || old.err != nil {
+		r.docs[n] = d
+	}
+	r.mu.Unlock()
+	return d, nil
+}

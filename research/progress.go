@@ -1,0 +1,76 @@
+package research
+
+import (
+	"context"
+
+	"github.com/deepresearch/deepresearch/research/state"
+)
+
+// ---- progress and events ----
+
+func (r *runner) progress() Progress {
+	r.mu.Lock()
+	p := r.prog
+	r.mu.Unlock()
+	tokens, cost, calls := r.spendNow()
+	p.Tokens, p.CostUSD, p.Calls = tokens, cost, calls
+	if r.fleet != nil {
+		p.InFlight = r.fleet.InFlight()
+	}
+	return p
+}
+
+func (r *runner) emit(e Event) {
+	if r.events != nil {
+		r.events.emit(e)
+	}
+}
+
+func (r *runner) update(fn func(p *Progress)) {
+	r.mu.Lock()
+	fn(&r.prog)
+	r.mu.Unlock()
+}
+
+// restoreProgress sets the counters from the tables, so a resumed run's display starts where it stopped.
+func (r *runner) restoreProgress(ctx context.Context) error {
+	pool, err := r.db.Evidence(ctx, "")
+	if err != nil {
+		return err
+	}
+	searches, err := r.db.StepNames(ctx, "search:")
+	if err != nil {
+		return err
+	}
+	reads, err := r.db.StepNames(ctx, "read:")
+	if err != nil {
+		return err
+	}
+	r.update(func(p *Progress) {
+		p.Searches, p.SourcesRead = len(searches), len(reads)
+		p.Evidence, p.Rejected = 0, 0
+		for _, e := range pool {
+			if e.Status == state.Accepted {
+				p.Evidence++
+			} else {
+				p.Rejected++
+			}
+		}
+	})
+	return nil
+}
+
+// logf appends to the research log; a failure to log is itself logged, never fatal.
+func (r *runner) logf(ctx context.Context, stage string, round int, sq, decision, detail string, err error, opts ...func(*state.LogEntry)) {
+	e := state.LogEntry{Stage: stage, Round: round, SubQuestion: sq, Decision: decision, Detail: detail}
+	if err != nil {
+		e.Error = err.Error()
+	}
+	for _, o := range opts {
+		o(&e)
+	}
+	if lerr := r.db.AddLog(context.WithoutCancel(ctx), e); lerr != nil {
+		r.log.Error("research log", "err", lerr)
+	}
+	r.log.Debug("research", "stage", stage, "round", round, "sq", sq, "decision", decision, "detail", detail, "err", err)
+}

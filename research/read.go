@@ -1,0 +1,249 @@
+package research
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/deepresearch/deepresearch/lexical"
+	"github.com/deepresearch/deepresearch/research/state"
+	"github.com/deepresearch/deepresearch/sources"
+)
+
+func (r *runner) saturated(sq string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	nv := r.novelty[sq]
+	return nv != nil && nv.saturated
+}
+
+func (r *runner) read(ctx context.Context, round int, c Candidate) {
+	name := readStep(c.SubQuestion, c.URL)
+	if done, _ := r.db.Step(ctx, name, nil); done {
+		return
+	}
+	if r.saturated(c.SubQuestion) {
+		r.emit(Event{Stage: StageRead, Kind: EventSkip, Round: round, SubQuestion: c.SubQuestion, URL: c.URL,
+			Message: "not read: early stop"})
+		r.logf(ctx, StageRead, round, c.SubQuestion, "skipped", "early stop: "+c.URL, nil)
+		return
+	}
+	if ctx.Err() != nil {
+		return
+	}
+	sq := r.subQuestion(c.SubQuestion)
+	var doc *docEntry
+	var items []Evidence
+	start := time.Now()
+	gate := func() error {
+		if err := r.checkFuse(StageRead); err != nil {
+			return err
+		}
+		if r.saturated(c.SubQuestion) {
+			return errSaturated
+		}
+		return nil
+	}
+	err := r.roleCall(ctx, StageRead, round, c.SubQuestion, "read "+c.URL, gate, func(ctx context.Context) error {
+		var err error
+		if doc == nil {
+			if doc, err = r.document(ctx, c.URL); err != nil {
+				return &permanentError{err}
+			}
+		}
+		items, err = r.cfg.Roles.Analyst.Analyze(ctx, sq, doc.doc)
+		return err
+	})
+	switch {
+	case errors.Is(err, errFuse):
+		r.emit(Event{Stage: StageRead, Kind: EventSkip, Round: round, SubQuestion: c.SubQuestion, URL: c.URL,
+			Message: "not read: cut short"})
+		return
+	case errors.Is(err, errSaturated):
+		r.emit(Event{Stage: StageRead, Kind: EventSkip, Round: round, SubQuestion: c.SubQuestion, URL: c.URL,
+			Message: "not read: early stop"})
+		r.logf(ctx, StageRead, round, c.SubQuestion, "skipped", "early stop: "+c.URL, nil)
+		return
+	case err != nil:
+		return // logged and emitted by roleCall, or the context ended
+	}
+	accepted := r.admit(ctx, round, c, doc, items)
+	if err := r.db.MarkStep(ctx, name, map[string]int{"evidence": accepted, "items": len(items)}); err != nil {
+		r.log.Error("mark read", "err", err)
+	}
+	r.logf(ctx, StageRead, round, c.SubQuestion, "read", fmt.Sprintf("%s: %d items, %d accepted", c.URL, len(items), accepted), nil,
+		func(e *state.LogEntry) { e.Duration = time.Since(start) })
+	r.update(func(p *Progress) { p.SourcesRead++ })
+	r.emit(Event{Stage: StageRead, Kind: EventRead, Round: round, SubQuestion: c.SubQuestion, URL: c.URL, Count: accepted})
+}
+
+var errSaturated = errors.New("early stop")
+
+func (r *runner) subQuestion(id string) SubQuestion {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, sq := range r.plan.SubQuestions {
+		if sq.ID == id {
+			return sq
+		}
+	}
+	return SubQuestion{ID: id}
+}
+
+// admit grounds each item against the text that was read and writes the grounded ones to the pool.
+func (r *runner) admit(ctx context.Context, round int, c Candidate, doc *docEntry, items []Evidence) int {
+	accepted := 0
+	var docs []state.Document // the run's fetched documents, listed once an analyst anchor needs them
+	for _, it := range items {
+		it.SubQuestion = c.SubQuestion
+		// The evidence points at the text that was read and checked: the candidate's URL, or the analyst's own
+		// line anchor into the same file when the quote stands on those lines and the anchor resolves to this
+		// very text (so the integrity check and LoadSourceText find it).
+		if !r.keepAnchor(ctx, c, doc, it, &docs) {
+			it.Source = c.URL
+		}
+		if it.Title == "" {
+			it.Title = doc.doc.Title
+		}
+		if it.Title == "" {
+			it.Title = c.Title
+		}
+		it.Round = round
+		it.Status = StatusAccepted
+		it.Reason = ""
+		if !groundedIn(doc.norm, it.Quote) {
+			r.logf(ctx, StageRead, round, c.SubQuestion, "ungrounded",
+				fmt.Sprintf("quote not found verbatim in %s: %q", c.URL, clipText(it.Quote, 200)), nil)
+			cp := it
+			r.emit(Event{Stage: StageRead, Kind: EventUngrounded, Round: round, SubQuestion: c.SubQuestion, URL: c.URL,
+				Evidence: &cp, Message: "quote not found in the source text"})
+			continue
+		}
+		id, added, err := r.db.AddEvidence(ctx, toState(it))
+		if err != nil {
+			r.logf(ctx, StageRead, round, c.SubQuestion, "refused", c.URL, err)
+			r.emit(Event{Stage: StageRead, Kind: EventError, Round: round, SubQuestion: c.SubQuestion, URL: c.URL, Err: err.Error()})
+			continue
+		}
+		if !added {
+			continue // the same quote from the same source is already in the pool
+		}
+		it.ID = id
+		accepted++
+		r.update(func(p *Progress) { p.Evidence++ })
+		cp := it
+		r.emit(Event{Stage: StageRead, Kind: EventEvidence, Round: round, SubQuestion: c.SubQuestion, URL: c.URL, Evidence: &cp})
+		if r.observeClaim(c.SubQuestion, it.Claim) {
+			r.logf(ctx, StageRead, round, c.SubQuestion, "early stop",
+				fmt.Sprintf("the last %d new items added no new claim", r.rc.EarlyStopWindow), nil)
+			_ = r.db.MarkStep(ctx, fmt.Sprintf("earlystop:r%d:%s", round, c.SubQuestion), nil)
+			r.emit(Event{Stage: StageRead, Kind: EventEarlyStop, Round: round, SubQuestion: c.SubQuestion,
+				Message: fmt.Sprintf("the last %d new items added no new claim", r.rc.EarlyStopWindow)})
+		}
+	}
+	return accepted
+}
+
+// keepAnchor reports whether an evidence item's own source may stand: a line anchor into the document that was
+// read (same URL without fragment), on whose lines the quote lies, and which resolves among the run's documents
+// to a text identical to the one read.
+func (r *runner) keepAnchor(ctx context.Context, c Candidate, doc *docEntry, it Evidence, docs *[]state.Document) bool {
+	src := strings.TrimSpace(it.Source)
+	if src == "" || sources.NormalizeURL(src) == sources.NormalizeURL(c.URL) {
+		return false
+	}
+	if !sameDocument(src, c.URL) || state.CheckSource(src) != nil || !quoteInLines(doc.doc.Text, src, it.Quote) {
+		return false
+	}
+	if *docs == nil {
+		list, err := r.db.Documents(ctx)
+		if err != nil {
+			return false
+		}
+		*docs = list
+	}
+	d := pickDocument(*docs, src)
+	return d != nil && d.Hash == doc.doc.Hash
+}
+
+// nearDuplicateThreshold is the token-set Jaccard similarity above which two claims say the same thing.
+const nearDuplicateThreshold = 0.8
+
+func (nv *novelty) isNew(claim string) (bool, []string) {
+	key := strings.ToLower(lexical.NormalizeSpace(claim))
+	toks := lexical.Tokenize(claim)
+	if nv.normed[key] {
+		return false, toks
+	}
+	for _, c := range nv.claims {
+		if lexical.Jaccard(c, toks) >= nearDuplicateThreshold {
+			return false, toks
+		}
+	}
+	return true, toks
+}
+
+func (nv *novelty) add(claim string, toks []string) {
+	nv.claims = append(nv.claims, toks)
+	nv.normed[strings.ToLower(lexical.NormalizeSpace(claim))] = true
+}
+
+// observeClaim updates the sub-question's novelty and reports whether it has just become saturated.
+func (r *runner) observeClaim(sq, claim string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	nv := r.novelty[sq]
+	if nv == nil {
+		nv = &novelty{normed: map[string]bool{}}
+		r.novelty[sq] = nv
+	}
+	isNew, toks := nv.isNew(claim)
+	nv.add(claim, toks)
+	if isNew {
+		nv.stale = 0
+		return false
+	}
+	nv.stale++
+	if r.rc.EarlyStopWindow > 0 && nv.stale >= r.rc.EarlyStopWindow && !nv.saturated {
+		nv.saturated = true
+		return true
+	}
+	return false
+}
+
+// rebuildNovelty recomputes early-stop state at the start of a round from the pool: earlier rounds' claims are
+// the baseline, and this round's items (present when resuming mid-round) are replayed in order.
+func (r *runner) rebuildNovelty(ctx context.Context, round int) error {
+	pool, err := r.db.Evidence(ctx, "")
+	if err != nil {
+		return err
+	}
+	fresh := map[string]*novelty{}
+	for _, e := range pool {
+		nv := fresh[e.SubQuestion]
+		if nv == nil {
+			nv = &novelty{normed: map[string]bool{}}
+			fresh[e.SubQuestion] = nv
+		}
+		isNew, toks := nv.isNew(e.Claim)
+		nv.add(e.Claim, toks)
+		if e.Round < round {
+			continue
+		}
+		if isNew {
+			nv.stale = 0
+		} else {
+			nv.stale++
+		}
+	}
+	for sq, nv := range fresh {
+		done, _ := r.db.Step(ctx, fmt.Sprintf("earlystop:r%d:%s", round, sq), nil)
+		nv.saturated = done || (r.rc.EarlyStopWindow > 0 && nv.stale >= r.rc.EarlyStopWindow)
+	}
+	r.mu.Lock()
+	r.novelty = fresh
+	r.mu.Unlock()
+	return nil
+}
