@@ -20,7 +20,10 @@ type BenchConfig struct {
 	GappedSQs    int           // sub-questions the first verdict sends back to search [2]
 	Concurrency  int           // fleet bound [16]
 	BatchSize    int           // reads in flight [8]
-	Dir          string        // where the run folder goes [a temporary folder, removed]
+	// MaxCandidates is the reads the collector picks per round [30]; a wide fan-out sets it to the number of
+	// pages so every page is read.
+	MaxCandidates int
+	Dir           string // where the run folder goes [a temporary folder, removed]
 }
 
 // BenchResult is what a benchmark run measured.
@@ -125,7 +128,7 @@ func BenchGraph(ctx context.Context, cfg BenchConfig) (*BenchResult, error) {
 	start := time.Now()
 	rep, err := research.Run(ctx, research.Config{
 		Question: "What is known about " + fmt.Sprint(topics[:cfg.SubQuestions]) + "?", Roles: roles.Set(),
-		Fetcher: site.Fetcher(), OutDir: runDir, Ledger: ledger, BatchSize: cfg.BatchSize,
+		Fetcher: site.Fetcher(), OutDir: runDir, Ledger: ledger, BatchSize: cfg.BatchSize, MaxCandidates: cfg.MaxCandidates,
 		Budget: research.Budget{Concurrency: cfg.Concurrency}, EarlyStopWindow: -1,
 	})
 	if err != nil {
