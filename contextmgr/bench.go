@@ -19,32 +19,56 @@ import (
 )
 
 // The seed's §2.4 scenario: 20 MCP-style calls of about 40,000 characters each, mostly irrelevant, on a
-// 128K-token model.
+// 128K-token model; and the same calls beside 300 deferred MCP tools in a 128K and a 32K window.
 const (
 	BenchCalls       = 20
 	BenchResultChars = 40_000
 	BenchWindow      = 128_000
+	BenchSmallWindow = 32_768
+	BenchMCPTools    = 300
 	benchFactsPerRun = 3
 	benchSeed        = 2_024
 )
 
-// BenchRow is one preset's figures.
+// BenchCase is one setting of the scenario: the model's window and how many MCP tools sit beside search_docs.
+type BenchCase struct {
+	Window   int `json:"window"`
+	MCPTools int `json:"mcp_tools"`
+}
+
+// BenchCases are the default cases: the plain scenario, then the MCP-heavy one in both windows.
+func BenchCases() []BenchCase {
+	return []BenchCase{{BenchWindow, 0}, {BenchWindow, BenchMCPTools}, {BenchSmallWindow, BenchMCPTools}}
+}
+
+// BenchRow is one preset's figures in one case.
 type BenchRow struct {
 	Preset            string  `json:"preset"`
+	Window            int     `json:"window"`
+	MCPTools          int     `json:"mcp_tools"`
 	BilledInputTokens int     `json:"billed_input_tokens"`
 	PeakPromptTokens  int     `json:"peak_prompt_tokens"`
 	Compactions       int     `json:"compactions"`
 	SummaryCalls      int     `json:"summary_calls"`
+	ResultsSeen       float64 `json:"results_seen"`
 	RecoverableShare  float64 `json:"recoverable_share"`
 	FactRecall        float64 `json:"fact_recall"`
+	// OverReserve counts model calls whose prompt (the Account the manager measured) exceeded the window minus
+	// the output reserve; it must be 0.
+	OverReserve int `json:"over_reserve"`
 }
 
 // BenchOptions configures RunBench.
 type BenchOptions struct {
-	// Dir holds one workspace per preset; default a temporary directory that is removed afterwards.
+	// Dir holds one workspace per case and preset; default a temporary directory that is removed afterwards.
 	Dir string
 	// Presets to run; default deepagents, claude-code, hybrid.
 	Presets []string
+	// Cases to run; default BenchCases().
+	Cases []BenchCase
+	// Lazy builds the lazy tool schemas (middleware and its tool_search tool) for the cases with MCP tools; the
+	// caller provides it (mcptools.NewLazy) so that context management does not depend on the MCP client.
+	Lazy func() (agent.ToolsHook, agent.Tool)
 }
 
 // benchTask is one call's planted facts and the result carrying them.
@@ -193,11 +217,50 @@ type benchSearchInput struct {
 	Query string `json:"query" jsonschema:"what to look for"`
 }
 
-// RunBench runs the 20-call task once per preset and returns one row each.
+// benchMCPTools generates n MCP tools with ordinary descriptions and schemas, spread over five servers. They are
+// never called.
+func benchMCPTools(n int) []agent.Tool {
+	servers := []string{"github", "jira", "postgres", "slack", "drive"}
+	verbs := []string{"list", "get", "create", "update", "delete", "search", "archive", "export"}
+	nouns := []string{"issues", "pull_requests", "comments", "labels", "projects", "users", "teams", "tables",
+		"rows", "channels", "messages", "files", "folders", "permissions", "webhooks", "releases", "milestones", "reports"}
+	out := make([]agent.Tool, 0, n)
+	for i := range n {
+		srv, verb, noun := servers[i%len(servers)], verbs[(i/len(servers))%len(verbs)], nouns[(i/(len(servers)*len(verbs)))%len(nouns)]
+		name := fmt.Sprintf("mcp__%s__%s_%s", srv, verb, noun)
+		if i >= len(servers)*len(verbs)*len(nouns) {
+			name += fmt.Sprint("_", i)
+		}
+		desc := fmt.Sprintf("%s %s in the connected %s account. Supports pagination with a cursor, filtering by owner, "+
+			"state and date range, and sorting by creation or update time. Returns a JSON array of objects with their "+
+			"identifiers, titles, owners, timestamps and URLs. Requires the %s scope; rate limited to 60 calls a minute.",
+			strings.ToUpper(verb[:1])+verb[1:], strings.ReplaceAll(noun, "_", " "), srv, noun+":read")
+		schema := fmt.Sprintf(`{"type":"object","properties":{"owner":{"type":"string","description":"owner or organisation of the %[1]s"},`+
+			`"state":{"type":"string","enum":["open","closed","all"],"description":"which %[1]s to include"},`+
+			`"since":{"type":"string","format":"date-time","description":"only %[1]s changed after this time"},`+
+			`"cursor":{"type":"string","description":"pagination cursor from the previous page"},`+
+			`"limit":{"type":"integer","minimum":1,"maximum":100,"description":"page size, default 30"}},"required":["owner"]}`, strings.ReplaceAll(noun, "_", " "))
+		out = append(out, benchStub{spec: llm.ToolSpec{Name: name, Description: desc, Schema: json.RawMessage(schema)}})
+	}
+	return out
+}
+
+type benchStub struct{ spec llm.ToolSpec }
+
+func (b benchStub) Spec() llm.ToolSpec { return b.spec }
+func (b benchStub) Run(context.Context, json.RawMessage) (agent.Result, error) {
+	return agent.ErrorResult("%s is not available in the benchmark", b.spec.Name), nil
+}
+
+// RunBench runs the 20-call task once per case and preset and returns one row each.
 func RunBench(ctx context.Context, o BenchOptions) ([]BenchRow, error) {
 	presets := o.Presets
 	if len(presets) == 0 {
 		presets = Presets()
+	}
+	cases := o.Cases
+	if len(cases) == 0 {
+		cases = BenchCases()
 	}
 	dir := o.Dir
 	if dir == "" {
@@ -210,17 +273,22 @@ func RunBench(ctx context.Context, o BenchOptions) ([]BenchRow, error) {
 	}
 	tasks := benchTasks()
 	var rows []BenchRow
-	for _, p := range presets {
-		row, err := runBenchPreset(ctx, filepath.Join(dir, p), p, tasks)
-		if err != nil {
-			return nil, fmt.Errorf("bench %s: %w", p, err)
+	for _, bc := range cases {
+		if bc.MCPTools > 0 && o.Lazy == nil {
+			return nil, fmt.Errorf("bench: the cases with MCP tools need BenchOptions.Lazy")
 		}
-		rows = append(rows, row)
+		for _, p := range presets {
+			row, err := runBenchPreset(ctx, filepath.Join(dir, fmt.Sprintf("w%d-t%d-%s", bc.Window, bc.MCPTools, p)), p, bc, o.Lazy, tasks)
+			if err != nil {
+				return nil, fmt.Errorf("bench %s (window %d, %d MCP tools): %w", p, bc.Window, bc.MCPTools, err)
+			}
+			rows = append(rows, row)
+		}
 	}
 	return rows, nil
 }
 
-func runBenchPreset(ctx context.Context, dir, preset string, tasks []benchTask) (BenchRow, error) {
+func runBenchPreset(ctx context.Context, dir, preset string, bc BenchCase, lazy func() (agent.ToolsHook, agent.Tool), tasks []benchTask) (BenchRow, error) {
 	ws, err := workspace.New(dir, workspace.Config{})
 	if err != nil {
 		return BenchRow{}, err
@@ -231,6 +299,7 @@ func runBenchPreset(ctx context.Context, dir, preset string, tasks []benchTask) 
 	}
 	cfg.NoMemory, cfg.NoProjectMemory = true, true
 	cfg.Logger = slog.New(slog.DiscardHandler)
+	cfg.Window = bc.Window
 	mgr, err := New(ws, cfg)
 	if err != nil {
 		return BenchRow{}, err
@@ -249,10 +318,22 @@ func runBenchPreset(ctx context.Context, dir, preset string, tasks []benchTask) 
 			return tasks[k].result, nil
 		})
 
+	tools := []agent.Tool{search}
+	var mws []agent.Middleware
+	if bc.MCPTools > 0 {
+		hook, searchTool := lazy()
+		mws = append(mws, hook)
+		tools = append(append(tools, searchTool), benchMCPTools(bc.MCPTools)...)
+	}
+	mws = append(mws, mgr)
+
 	// The script: call the tool once per service with a query naming what it looks for, then answer. At each
-	// call it notes which planted facts of the result it just received stand in its prompt.
+	// call it notes whether the result it just received stands in its prompt (whole, or an excerpt naming the
+	// file that holds it whole) and which of its planted facts do.
 	var mu sync.Mutex
-	mainCalls, seen, planted := 0, 0, 0
+	var st *agent.State
+	mainCalls, seen, planted, resultsSeen, overReserve := 0, 0, 0, 0, 0
+	limit := mgr.budgetFor(nil).window - mgr.budgetFor(nil).reserve
 	fn := func(_ context.Context, req *llm.Request) (*llm.Response, error) {
 		if len(req.Tools) == 0 && len(req.Messages) > 0 && req.Messages[0].Content == SummarizerPrompt {
 			return scripted.Reply("SESSION INTENT\n" + benchRequest + "\n\nSUMMARY\nSearched the documentation service by service and noted the requested settings.\n\nARTIFACTS\nNone\n\nNEXT STEPS\nContinue with the remaining services, then report the table."), nil
@@ -261,7 +342,23 @@ func runBenchPreset(ctx context.Context, dir, preset string, tasks []benchTask) 
 		defer mu.Unlock()
 		k := mainCalls
 		mainCalls++
+		if mgr.Account(st).Total() > limit {
+			overReserve++
+		}
 		if k > 0 && k <= len(tasks) {
+			id := fmt.Sprintf("call_%02d", k)
+			for _, msg := range req.Messages {
+				if msg.ToolCallID != id {
+					continue
+				}
+				if msg.Content == tasks[k-1].result {
+					resultsSeen++
+				} else if p := msg.Meta[metaPath]; p != "" && strings.Contains(msg.Content, p) {
+					if data, err := ws.ReadFile(p); err == nil && string(data) == tasks[k-1].result {
+						resultsSeen++
+					}
+				}
+			}
 			var prompt strings.Builder
 			for _, msg := range req.Messages {
 				prompt.WriteString(msg.Content)
@@ -281,28 +378,30 @@ func runBenchPreset(ctx context.Context, dir, preset string, tasks []benchTask) 
 		return scripted.Reply("Here is the configuration table."), nil
 	}
 	ledger := &llm.Ledger{}
-	model := llm.Metered(scripted.New(llm.Info{Name: "scripted", ContextWindow: BenchWindow}, fn), ledger, "bench")
+	model := llm.Metered(scripted.New(llm.Info{Name: "scripted", ContextWindow: bc.Window}, fn), ledger, "bench")
 	ag, err := agent.New(agent.Config{
 		Model:      model,
 		System:     "You are a research agent. Use search_docs to look things up; results may be long.",
-		Tools:      []agent.Tool{search},
-		Middleware: []agent.Middleware{mgr},
+		Tools:      tools,
+		Middleware: mws,
 		SessionID:  "bench-" + preset,
 	})
 	if err != nil {
 		return BenchRow{}, err
 	}
+	st = ag.State()
 	if _, err := ag.Run(ctx, benchRequest); err != nil {
 		return BenchRow{}, err
 	}
 
-	row := BenchRow{Preset: preset}
+	row := BenchRow{Preset: preset, Window: bc.Window, MCPTools: bc.MCPTools, OverReserve: overReserve,
+		ResultsSeen: float64(resultsSeen) / float64(len(tasks))}
 	for _, e := range ledger.Entries() {
 		row.BilledInputTokens += e.Usage.InputTokens
 		row.PeakPromptTokens = max(row.PeakPromptTokens, e.Usage.InputTokens)
 	}
-	st := mgr.Stats()
-	row.Compactions, row.SummaryCalls = st.Compactions, st.SummaryCalls
+	stats := mgr.Stats()
+	row.Compactions, row.SummaryCalls = stats.Compactions, stats.SummaryCalls
 	var disk strings.Builder
 	err = filepath.WalkDir(ws.Root(), func(p string, d fs.DirEntry, err error) error {
 		if err != nil || !d.Type().IsRegular() {
@@ -329,24 +428,38 @@ func runBenchPreset(ctx context.Context, dir, preset string, tasks []benchTask) 
 	return row, nil
 }
 
-// FormatBenchTable renders rows as a Markdown table with the hybrid preset's ratios below it.
+// FormatBenchTable renders rows as a Markdown table with the hybrid preset's ratios below it, per case.
 func FormatBenchTable(rows []BenchRow) string {
 	var b strings.Builder
-	b.WriteString("| preset | billed input tokens | peak prompt tokens | compactions | summary calls | recoverable share | fact recall |\n")
-	b.WriteString("|---|---:|---:|---:|---:|---:|---:|\n")
-	by := map[string]BenchRow{}
+	b.WriteString("| window | MCP tools | preset | billed input tokens | peak prompt tokens | compactions | summary calls | results seen | recoverable share | fact recall |\n")
+	b.WriteString("|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|\n")
+	type key struct{ w, t int }
+	by := map[key]map[string]BenchRow{}
+	var order []key
 	for _, r := range rows {
-		by[r.Preset] = r
-		fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | %.2f | %.2f |\n", r.Preset, thousands(r.BilledInputTokens),
-			thousands(r.PeakPromptTokens), r.Compactions, r.SummaryCalls, r.RecoverableShare, r.FactRecall)
+		k := key{r.Window, r.MCPTools}
+		if by[k] == nil {
+			by[k] = map[string]BenchRow{}
+			order = append(order, k)
+		}
+		by[k][r.Preset] = r
+		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %d | %d | %.2f | %.2f | %.2f |\n", thousands(r.Window), r.MCPTools, r.Preset,
+			thousands(r.BilledInputTokens), thousands(r.PeakPromptTokens), r.Compactions, r.SummaryCalls, r.ResultsSeen,
+			r.RecoverableShare, r.FactRecall)
 	}
-	h, ok := by[PresetHybrid]
-	if !ok {
-		return b.String()
-	}
-	for _, other := range []string{PresetDeepAgents, PresetClaudeCode} {
-		if o, ok := by[other]; ok && o.BilledInputTokens > 0 {
-			fmt.Fprintf(&b, "\nhybrid bills %.1f%% of the input tokens of %s.", 100*float64(h.BilledInputTokens)/float64(o.BilledInputTokens), other)
+	for _, k := range order {
+		h, ok := by[k][PresetHybrid]
+		if !ok {
+			continue
+		}
+		var parts []string
+		for _, other := range []string{PresetDeepAgents, PresetClaudeCode} {
+			if o, ok := by[k][other]; ok && o.BilledInputTokens > 0 {
+				parts = append(parts, fmt.Sprintf("%.1f%% of %s", 100*float64(h.BilledInputTokens)/float64(o.BilledInputTokens), other))
+			}
+		}
+		if len(parts) > 0 {
+			fmt.Fprintf(&b, "\nwindow %s, %d MCP tools: hybrid bills %s.", thousands(k.w), k.t, strings.Join(parts, " and "))
 		}
 	}
 	b.WriteString("\n")
