@@ -45,7 +45,7 @@ func serveChild(work string) int {
 		fmt.Fprintln(os.Stderr, "child:", err)
 		return 1
 	}
-	if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil && !errors.Is(err, context.Canceled) {
+	if err := s.Run(context.Background(), &StdioTransport{}); err != nil && !errors.Is(err, context.Canceled) {
 		fmt.Fprintln(os.Stderr, "child:", err)
 		return 1
 	}
