@@ -32,7 +32,7 @@ func (ix *Index) Name() string { return "corpus" }
 const (
 	maxQueryWords = 32
 	maxQueryRunes = 256
-	maxResults    = 100
+	maxResults    = 1000
 )
 
 // capQuery keeps the first maxQueryWords words and maxQueryRunes characters of q.
