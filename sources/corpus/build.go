@@ -105,7 +105,7 @@ func (ix *Index) build(ctx context.Context, baseName string, base *manifest, p p
 	for range workers {
 		wg.Go(func() {
 			for j := range jobCh {
-				outCh <- process(j)
+				outCh <- process(ctx, j)
 			}
 		})
 	}

@@ -2,6 +2,7 @@ package corpus
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -211,7 +212,7 @@ type extracted struct {
 
 // extractFile turns data into text and chunks. Line numbers of the chunks
 // count lines of text, which for text and source files is the file itself.
-func extractFile(path string, f format, data []byte) (extracted, error) {
+func extractFile(ctx context.Context, path string, f format, data []byte) (extracted, error) {
 	base := filepath.Base(path)
 	var ex extracted
 	if !f.binaryFormat() && looksBinary(data) {
@@ -227,7 +228,7 @@ func extractFile(path string, f format, data []byte) (extracted, error) {
 		ex.title, ex.text = res.Title, res.Text
 		ex.chunks = chunkText(ex.text, markdownBoundary)
 	case kindPDF:
-		text, err := extract.PDF(data)
+		text, err := extract.PDF(ctx, data)
 		if err != nil {
 			return ex, err
 		}

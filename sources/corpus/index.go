@@ -532,7 +532,7 @@ type outcome struct {
 
 // process reads, extracts and chunks one file. It runs on worker
 // goroutines and touches no shared state.
-func process(j job) outcome {
+func process(ctx context.Context, j job) outcome {
 	o := outcome{job: j}
 	f, err := openNoBlock(j.path)
 	if err != nil {
@@ -566,7 +566,7 @@ func process(j job) outcome {
 		o.result, o.entry = Unchanged, entry
 		return o
 	}
-	ex, err := extractFile(j.path, j.f, data)
+	ex, err := extractFile(ctx, j.path, j.f, data)
 	switch {
 	case errors.Is(err, errBinary):
 		o.result = Binary
