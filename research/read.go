@@ -115,7 +115,7 @@ func (r *runner) admit(ctx context.Context, round int, c Candidate, doc *docEntr
 		it.Reason = ""
 		if !groundedIn(doc.norm, it.Quote) {
 			r.logf(ctx, StageRead, round, c.SubQuestion, "ungrounded",
-				fmt.Sprintf("quote not found verbatim in %s: %q", c.URL, clipText(it.Quote, 200)), nil)
+				fmt.Sprintf("quote not found verbatim in %s: %q", c.URL, lexical.Clip(it.Quote, 200)), nil)
 			cp := it
 			r.emit(Event{Stage: StageRead, Kind: EventUngrounded, Round: round, SubQuestion: c.SubQuestion, URL: c.URL,
 				Evidence: &cp, Message: "quote not found in the source text"})

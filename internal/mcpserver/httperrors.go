@@ -9,10 +9,8 @@ import (
 	"strings"
 )
 
-// JSON-RPC error codes the HTTP transport answers with.
+// JSON-RPC error codes the HTTP transport answers with (besides codeParseError and codeInvalidRequest).
 const (
-	codeParseError     = -32700
-	codeInvalidRequest = -32600
 	codeMethodNotFound = -32601
 	// codeSessionNotFound is what MCP SDKs answer for an unknown or expired Mcp-Session-Id (with HTTP 404), so that
 	// the client starts a new session.

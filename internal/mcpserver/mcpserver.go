@@ -25,6 +25,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/research"
 )
 
@@ -275,9 +276,9 @@ func (s *Server) publish(id, question string) {
 		title = id
 	}
 	s.srv.AddResource(&mcp.Resource{URI: ReportURI(id), Name: id + "/report.md", Title: title, MIMEType: "text/markdown",
-		Description: "Research report: " + clip(question, 200)}, s.readResource)
+		Description: "Research report: " + lexical.Clip(question, 200)}, s.readResource)
 	s.srv.AddResource(&mcp.Resource{URI: ReportJSONURI(id), Name: id + "/report.json", Title: title + " (JSON)", MIMEType: "application/json",
-		Description: "Citations and evidence of: " + clip(question, 200)}, s.readResource)
+		Description: "Citations and evidence of: " + lexical.Clip(question, 200)}, s.readResource)
 }
 
 var runIDRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
@@ -311,10 +312,16 @@ func (s *Server) readResource(_ context.Context, req *mcp.ReadResourceRequest) (
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: mime, Text: string(data)}}}, nil
 }
 
+// maxCorpora bounds the corpus folders one tool call may name.
+const maxCorpora = 16
+
 func (s *Server) deepResearch(ctx context.Context, req *mcp.CallToolRequest, in Input) (*mcp.CallToolResult, Output, error) {
 	q := strings.TrimSpace(in.Question)
 	if q == "" {
 		return refuse("question is empty: pass the research question in \"question\"")
+	}
+	if err := research.CheckQuestion(q); err != nil {
+		return refuse(fmt.Sprintf("question: %v", err))
 	}
 	src := s.cfg.Defaults
 	if in.Sources != nil && (len(in.Sources.Corpus) > 0 || in.Sources.Web != "") {
@@ -322,6 +329,9 @@ func (s *Server) deepResearch(ctx context.Context, req *mcp.CallToolRequest, in 
 	}
 	if len(src.Corpus) == 0 && src.Web == "" {
 		return refuse("no sources: pass sources.corpus (local folders) and/or sources.web (a search provider), or start the server with --corpus/--web")
+	}
+	if len(src.Corpus) > maxCorpora {
+		return refuse(fmt.Sprintf("sources.corpus names %d folders; the limit is %d", len(src.Corpus), maxCorpora))
 	}
 	for _, c := range src.Corpus {
 		if _, err := os.Stat(c); err != nil {
@@ -331,10 +341,14 @@ func (s *Server) deepResearch(ctx context.Context, req *mcp.CallToolRequest, in 
 	rr := RunRequest{Question: q, Sources: src, RunID: newRunID(time.Now())}
 	rr.OutDir = filepath.Join(s.cfg.RunsDir, rr.RunID)
 	if b := in.Budget; b != nil {
-		if b.MaxCostUSD < 0 || b.MaxTokens < 0 || b.MaxMinutes < 0 {
-			return refuse("budget values must not be negative")
+		maxTime, err := research.Minutes(b.MaxMinutes)
+		if err != nil {
+			return refuse(fmt.Sprintf("budget.max_minutes: %v", err))
 		}
-		rr.Budget = research.Budget{MaxCostUSD: b.MaxCostUSD, MaxTokens: b.MaxTokens, MaxTime: time.Duration(b.MaxMinutes * float64(time.Minute))}
+		rr.Budget = research.Budget{MaxCostUSD: b.MaxCostUSD, MaxTokens: b.MaxTokens, MaxTime: maxTime}
+		if err := rr.Budget.Validate(); err != nil {
+			return refuse(fmt.Sprintf("budget: %v", err))
+		}
 		if b.Rounds != nil {
 			rr.Rounds = *b.Rounds
 			if rr.Rounds == 0 {
@@ -384,11 +398,4 @@ func newRunID(now time.Time) string {
 	var b [3]byte
 	_, _ = rand.Read(b[:])
 	return now.Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
-}
-
-func clip(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
 }

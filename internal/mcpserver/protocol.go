@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/research"
 )
 
@@ -137,7 +138,7 @@ func (s *Server) getPrompt(_ context.Context, req *mcp.GetPromptRequest) (*mcp.G
 		"did not settle. The full evidence (verbatim quotes and their sources) is in the report.json resource the " +
 		"tool links to.")
 	return &mcp.GetPromptResult{
-		Description: "Deep research: " + clip(q, 120),
+		Description: "Deep research: " + lexical.Clip(q, 120),
 		Messages:    []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: b.String()}}},
 	}, nil
 }

@@ -24,7 +24,7 @@ import (
 	"github.com/deepresearch/deepresearch/research"
 )
 
-type rpcReply struct {
+type httpReply struct {
 	ID    json.RawMessage `json:"id"`
 	Error *struct {
 		Code    int    `json:"code"`
@@ -33,7 +33,7 @@ type rpcReply struct {
 }
 
 // post sends one raw JSON-RPC body and decodes the answer, plain JSON or one SSE event.
-func post(t *testing.T, url, session, body string) (int, string, rpcReply) {
+func post(t *testing.T, url, session, body string) (int, string, httpReply) {
 	t.Helper()
 	req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, url, strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
@@ -55,7 +55,7 @@ func post(t *testing.T, url, session, body string) (int, string, rpcReply) {
 			payload = payload[:j]
 		}
 	}
-	var r rpcReply
+	var r httpReply
 	_ = json.Unmarshal(payload, &r)
 	if session == "" && strings.Contains(body, `"initialize"`) {
 		return resp.StatusCode, resp.Header.Get("Mcp-Session-Id"), r
