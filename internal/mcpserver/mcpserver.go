@@ -302,7 +302,7 @@ func (s *Server) readResource(_ context.Context, req *mcp.ReadResourceRequest) (
 	default:
 		return nil, resourceNotFound(uri)
 	}
-	data, err := os.ReadFile(filepath.Join(s.cfg.RunsDir, id, file))
+	data, err := research.ReadRunFile(filepath.Join(s.cfg.RunsDir, id), file)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, resourceNotFound(uri)
