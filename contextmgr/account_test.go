@@ -1,91 +1,14 @@
 package contextmgr
 
 import (
-	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
-	"github.com/deepresearch/deepresearch/agent"
 	"github.com/deepresearch/deepresearch/llm"
 	"github.com/deepresearch/deepresearch/llm/scripted"
 	"github.com/deepresearch/deepresearch/llm/tokens"
-	"github.com/deepresearch/deepresearch/mcptools"
-	"github.com/deepresearch/deepresearch/workspace"
 )
-
-// The reported case: 300 MCP tools behind tool_search, the default 32,768-token window, an agent that reads two
-// files. The deferred schemas are not sent, so they must not count: no compaction, both files reach the model
-// whole, and /context shows the size of the request that is sent.
-func TestDeferredSchemasDoNotCountTowardsCompaction(t *testing.T) {
-	root := t.TempDir()
-	for i, name := range []string{"a.txt", "b.txt"} {
-		text := strings.Repeat(fmt.Sprintf("line of file %d\n", i), 200)
-		if err := os.WriteFile(filepath.Join(root, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ws, err := workspace.New(root, workspace.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := New(ws, Config{NoMemory: true, NoProjectMemory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	lazy := mcptools.NewLazy(mcptools.LazyConfig{})
-	tools := append(append(ws.Tools(), lazy.Tool()), benchMCPTools(300)...)
-	var mu sync.Mutex
-	var reqs []*llm.Request
-	var reports []Report
-	var st *agent.State
-	model := scripted.New(llm.Info{Name: "scripted", ContextWindow: 32_768}, func(_ context.Context, req *llm.Request) (*llm.Response, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		reqs = append(reqs, req)
-		reports = append(reports, m.Report(st))
-		switch len(reqs) {
-		case 1:
-			return scripted.Reply("", llm.ToolCall{ID: "call_read_0", Name: "read_file", Arguments: `{"path":"a.txt"}`}), nil
-		case 2:
-			return scripted.Reply("", llm.ToolCall{ID: "call_read_1", Name: "read_file", Arguments: `{"path":"b.txt"}`}), nil
-		}
-		return scripted.Reply("both read"), nil
-	})
-	ag, err := agent.New(agent.Config{Model: model, Tools: tools, Middleware: []agent.Middleware{lazy, m}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	st = ag.State()
-	if _, err := ag.Run(t.Context(), "read a.txt and b.txt"); err != nil {
-		t.Fatal(err)
-	}
-	if s := m.Stats(); s.Compactions != 0 || s.SummaryCalls != 0 {
-		t.Fatalf("compacted under deferred schemas: %+v", s)
-	}
-	for i, req := range reqs {
-		if sent := tokens.CountRequest(tokens.Approx{}, req); reports[i].Total != sent {
-			t.Errorf("request %d: /context says %d tokens, the request carries %d", i, reports[i].Total, sent)
-		}
-		if reports[i].DeferredSchemas < 60_000 || reports[i].Total > 5_000 {
-			t.Errorf("request %d: total %d, deferred %d", i, reports[i].Total, reports[i].DeferredSchemas)
-		}
-	}
-	for i, id := range []string{"call_read_0", "call_read_1"} {
-		found := false
-		for _, msg := range reqs[i+1].Messages {
-			if msg.ToolCallID == id {
-				found = strings.Contains(msg.Content, fmt.Sprintf("line of file %d", i)) && !strings.Contains(msg.Content, "cleared")
-			}
-		}
-		if !found {
-			t.Errorf("the result of %s did not reach the model whole", id)
-		}
-	}
-}
 
 // A preset's trigger is a share of the whole window; the output reserve is what is left above it at most.
 func TestTriggerIsAShareOfTheWindow(t *testing.T) {

@@ -1,4 +1,4 @@
-package contextmgr
+package contextmgr_test
 
 import (
 	"context"
@@ -14,6 +14,8 @@ import (
 	"testing"
 
 	"github.com/deepresearch/deepresearch/agent"
+	"github.com/deepresearch/deepresearch/contextmgr"
+	"github.com/deepresearch/deepresearch/internal/bench/contextbench"
 	"github.com/deepresearch/deepresearch/llm"
 	"github.com/deepresearch/deepresearch/llm/scripted"
 	"github.com/deepresearch/deepresearch/llm/tokens"
@@ -21,9 +23,9 @@ import (
 	"github.com/deepresearch/deepresearch/workspace"
 )
 
-// invariantSeeds are scenarios the invariants are checked on every run; seeds that once failed stay here as
-// regression cases.
-var invariantSeeds = []uint64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24}
+// invariantScenarios are the scenario numbers the invariants are checked on every run; a number that once
+// failed stays here as a regression case (the fuzzer also saves failing inputs under testdata/fuzz).
+var invariantScenarios = []uint64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24}
 
 // FuzzContextInvariants drives a real agent with lazy tool schemas and the context manager through a random
 // scenario — window 8K–200K, 0–500 MCP tools, tool results of 0–200,000 characters, any preset, several turns,
@@ -40,11 +42,11 @@ var invariantSeeds = []uint64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
 //
 // and that summary requests carry the pinned AGENTS.md.
 func FuzzContextInvariants(f *testing.F) {
-	for _, s := range invariantSeeds {
+	for _, s := range invariantScenarios {
 		f.Add(s)
 	}
-	f.Fuzz(func(t *testing.T, seed uint64) {
-		runInvariantScenario(t, seed)
+	f.Fuzz(func(t *testing.T, n uint64) {
+		runInvariantScenario(t, n)
 	})
 }
 
@@ -56,13 +58,13 @@ type scenario struct {
 	compactAfter                []bool
 }
 
-func newScenario(seed uint64) (scenario, *rand.Rand) {
-	r := rand.New(rand.NewPCG(seed, 0x5eed))
+func newScenario(n uint64) (scenario, *rand.Rand) {
+	r := rand.New(rand.NewPCG(n, 0x5eed))
 	sc := scenario{
 		window:    int(8_000 * math.Pow(25, r.Float64())), // 8K–200K, small windows as often as large ones
 		maxOutput: []int{0, 4_096, 32_000}[r.IntN(3)],
 		mcpTools:  []int{0, r.IntN(501), 300, 500}[r.IntN(4)],
-		preset:    Presets()[r.IntN(3)],
+		preset:    contextmgr.Presets()[r.IntN(3)],
 		turns:     1 + r.IntN(3),
 	}
 	for range sc.turns {
@@ -103,25 +105,25 @@ type fetchIn struct {
 	ID string `json:"id" jsonschema:"the document id"`
 }
 
-func runInvariantScenario(t *testing.T, seed uint64) {
-	sc, r := newScenario(seed)
-	t.Logf("seed %d: %+v", seed, sc)
+func runInvariantScenario(t *testing.T, n uint64) {
+	sc, r := newScenario(n)
+	t.Logf("scenario %d: %+v", n, sc)
 	root := t.TempDir()
-	agentsText := fmt.Sprintf("# Rules\nAlways answer in a table. Rule marker %d.", seed)
-	if err := os.WriteFile(filepath.Join(root, ProjectMemoryFile), []byte(agentsText), 0o644); err != nil {
+	agentsText := fmt.Sprintf("# Rules\nAlways answer in a table. Rule marker %d.", n)
+	if err := os.WriteFile(filepath.Join(root, contextmgr.ProjectMemoryFile), []byte(agentsText), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	ws, err := workspace.New(root, workspace.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := Preset(sc.preset)
+	cfg, err := contextmgr.Preset(sc.preset)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg.NoMemory = true
 	cfg.Logger = slog.New(slog.DiscardHandler)
-	mgr, err := New(ws, cfg)
+	mgr, err := contextmgr.New(ws, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +144,7 @@ func runInvariantScenario(t *testing.T, seed uint64) {
 		return results[in.ID], nil
 	})
 	tools := []agent.Tool{fetch, lazy.Tool()}
-	tools = append(tools, benchMCPTools(sc.mcpTools)...)
+	tools = append(tools, contextbench.MCPTools(sc.mcpTools)...)
 
 	var st *agent.State
 	turn, stepInTurn, nextID := 0, 0, 0
@@ -150,7 +152,7 @@ func runInvariantScenario(t *testing.T, seed uint64) {
 	fn := func(_ context.Context, req *llm.Request) (*llm.Response, error) {
 		mu.Lock()
 		defer mu.Unlock()
-		if req.Messages[0].Content == SummarizerPrompt {
+		if req.Messages[0].Content == contextmgr.SummarizerPrompt {
 			if !strings.Contains(req.Messages[1].Content, agentsText) {
 				fail("summary request without the pinned AGENTS.md")
 			}
@@ -203,7 +205,7 @@ func runInvariantScenario(t *testing.T, seed uint64) {
 	}
 	model := scripted.New(llm.Info{Name: "scripted", ContextWindow: sc.window, MaxOutput: sc.maxOutput}, fn)
 	ag, err := agent.New(agent.Config{Model: model, System: "You fetch documents.", Tools: tools,
-		Middleware: []agent.Middleware{lazy, mgr}, SessionID: fmt.Sprintf("inv-%d", seed), MaxSteps: 20,
+		Middleware: []agent.Middleware{lazy, mgr}, SessionID: fmt.Sprintf("inv-%d", n), MaxSteps: 20,
 		Observer: func(e agent.Event) {
 			if e.Kind == agent.EventCompaction && os.Getenv("INV_DEBUG") != "" {
 				t.Log(e.Text)
@@ -238,7 +240,7 @@ func runInvariantScenario(t *testing.T, seed uint64) {
 		}
 	}
 	// (4) everything is recoverable byte for byte, where the preset keeps what it clears.
-	if cfg.Clearing != ClearUnrecoverable && !cfg.NoHistory {
+	if cfg.Clearing != contextmgr.ClearUnrecoverable && !cfg.NoHistory {
 		disk := diskText(t, ws.Root())
 		for id, full := range results {
 			if full == "" || inContext(st.Messages, full) {
@@ -266,7 +268,7 @@ func resultShown(ws *workspace.Workspace, req *llm.Request, id, full string) boo
 		if m.Content == full {
 			return true
 		}
-		p := m.Meta[metaPath]
+		p := contextmgr.FullTextPath(m)
 		if p == "" || !strings.Contains(m.Content, p) {
 			return false
 		}
@@ -309,4 +311,74 @@ func diskText(t *testing.T, root string) string {
 		t.Fatal(err)
 	}
 	return b.String()
+}
+
+// The reported case: 300 MCP tools behind tool_search, the default 32,768-token window, an agent that reads two
+// files. The deferred schemas are not sent, so they must not count: no compaction, both files reach the model
+// whole, and /context shows the size of the request that is sent.
+func TestDeferredSchemasDoNotCountTowardsCompaction(t *testing.T) {
+	root := t.TempDir()
+	for i, name := range []string{"a.txt", "b.txt"} {
+		text := strings.Repeat(fmt.Sprintf("line of file %d\n", i), 200)
+		if err := os.WriteFile(filepath.Join(root, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ws, err := workspace.New(root, workspace.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := contextmgr.New(ws, contextmgr.Config{NoMemory: true, NoProjectMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lazy := mcptools.NewLazy(mcptools.LazyConfig{})
+	tools := append(append(ws.Tools(), lazy.Tool()), contextbench.MCPTools(300)...)
+	var mu sync.Mutex
+	var reqs []*llm.Request
+	var reports []contextmgr.Report
+	var st *agent.State
+	model := scripted.New(llm.Info{Name: "scripted", ContextWindow: 32_768}, func(_ context.Context, req *llm.Request) (*llm.Response, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		reqs = append(reqs, req)
+		reports = append(reports, m.Report(st))
+		switch len(reqs) {
+		case 1:
+			return scripted.Reply("", llm.ToolCall{ID: "call_read_0", Name: "read_file", Arguments: `{"path":"a.txt"}`}), nil
+		case 2:
+			return scripted.Reply("", llm.ToolCall{ID: "call_read_1", Name: "read_file", Arguments: `{"path":"b.txt"}`}), nil
+		}
+		return scripted.Reply("both read"), nil
+	})
+	ag, err := agent.New(agent.Config{Model: model, Tools: tools, Middleware: []agent.Middleware{lazy, m}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st = ag.State()
+	if _, err := ag.Run(t.Context(), "read a.txt and b.txt"); err != nil {
+		t.Fatal(err)
+	}
+	if s := m.Stats(); s.Compactions != 0 || s.SummaryCalls != 0 {
+		t.Fatalf("compacted under deferred schemas: %+v", s)
+	}
+	for i, req := range reqs {
+		if sent := tokens.CountRequest(tokens.Approx{}, req); reports[i].Total != sent {
+			t.Errorf("request %d: /context says %d tokens, the request carries %d", i, reports[i].Total, sent)
+		}
+		if reports[i].DeferredSchemas < 60_000 || reports[i].Total > 5_000 {
+			t.Errorf("request %d: total %d, deferred %d", i, reports[i].Total, reports[i].DeferredSchemas)
+		}
+	}
+	for i, id := range []string{"call_read_0", "call_read_1"} {
+		found := false
+		for _, msg := range reqs[i+1].Messages {
+			if msg.ToolCallID == id {
+				found = strings.Contains(msg.Content, fmt.Sprintf("line of file %d", i)) && !strings.Contains(msg.Content, "cleared")
+			}
+		}
+		if !found {
+			t.Errorf("the result of %s did not reach the model whole", id)
+		}
+	}
 }

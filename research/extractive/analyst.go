@@ -519,7 +519,7 @@ func (a *Analyst) index(doc *sources.Document) *docIndex {
 		// A passage is about its section: the nearest heading above it counts among its terms, so "A send on a
 		// channel is synchronized before …" under "### Channel communication" matches "channel communication".
 		for h < len(heads) && heads[h].Start <= sp.Start {
-			// The heading and the one above it: a crude hierarchy that keeps "2.6 优化建议" over "方案一：…".
+			// The heading and the one above it: a crude hierarchy that keeps "2.6 优化建议" over "选项一：…".
 			prevHead = curHead
 			curHead = lexical.Tokenize(plainText(heads[h].Text))
 			headTokens = append(append([]string(nil), prevHead...), curHead...)
@@ -704,7 +704,7 @@ func usable(raw, plain string, tokens []string) bool {
 	if r, _ := utf8.DecodeRuneInString(plain); unicode.IsLower(r) {
 		return false
 	}
-	// A Chinese character carries about as much as a short word: "方案一：降低驱逐阈值" is a statement.
+	// A Chinese character carries about as much as a short word: "选项一：降低驱逐阈值" is a statement.
 	size := 0
 	for _, r := range plain {
 		if lexical.IsCJK(r) {

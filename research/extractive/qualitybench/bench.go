@@ -1,5 +1,6 @@
 // Package qualitybench measures the answer quality of the extractive engine on real corpora that ship with Go
-// (its documentation and the documentation of standard packages) and on the Chinese seed documents: per
+// (its documentation and the documentation of standard packages) and on the project's Chinese user guide
+// (docs/zh, embedded in the binary): per
 // question, the share of expected facts the report states in a cited sentence (fact recall), the share of cited
 // quotes found verbatim in the cited file's text (citation grounding, which must be 100%), and the time.
 package qualitybench
@@ -24,6 +25,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/deepresearch/deepresearch/docs/zh"
 	"github.com/deepresearch/deepresearch/research"
 	"github.com/deepresearch/deepresearch/research/extractive"
 	"github.com/deepresearch/deepresearch/sources"
@@ -32,13 +34,10 @@ import (
 
 // Corpus names used by Question.Corpus.
 const (
-	CorpusGoDoc = "godoc" // $(go env GOROOT)/doc
-	CorpusGoPkg = "gopkg" // package documentation extracted from $(go env GOROOT)/src
-	CorpusSeeds = "seeds" // the two Chinese seed documents
+	CorpusGoDoc = "godoc"  // $(go env GOROOT)/doc
+	CorpusGoPkg = "gopkg"  // package documentation extracted from $(go env GOROOT)/src
+	CorpusZH    = "zhdocs" // the Chinese user guide, docs/zh (or Options.ZHDocsDir)
 )
-
-// SeedFiles are the seed documents of the "seeds" corpus, inside Options.SeedsDir.
-var SeedFiles = []string{"000_e6576ed7794251dd.txt", "002_f947e94b911a2c7e.txt"}
 
 //go:embed questions.yaml
 var questionsYAML []byte
@@ -62,7 +61,7 @@ func Questions() ([]Question, error) {
 		if q.ID == "" || q.Question == "" || len(q.Facts) == 0 {
 			return nil, fmt.Errorf("quality questions: %q is incomplete", q.ID)
 		}
-		if !slices.Contains([]string{CorpusGoDoc, CorpusGoPkg, CorpusSeeds}, q.Corpus) {
+		if !slices.Contains([]string{CorpusGoDoc, CorpusGoPkg, CorpusZH}, q.Corpus) {
 			return nil, fmt.Errorf("quality questions: %s: unknown corpus %q", q.ID, q.Corpus)
 		}
 	}
@@ -73,8 +72,9 @@ func Questions() ([]Question, error) {
 type Options struct {
 	// GoRoot is the Go installation whose doc/ and src/ are the corpora; default `go env GOROOT`.
 	GoRoot string
-	// SeedsDir holds the seed documents; default ../shared/seeds.
-	SeedsDir string
+	// ZHDocsDir replaces the embedded Chinese user guide as the zhdocs corpus with the documents of this
+	// folder; empty means the guide.
+	ZHDocsDir string
 	// WorkDir receives the indexes, extracted package docs and run folders; default a temporary directory that
 	// is removed afterwards.
 	WorkDir string
@@ -149,9 +149,6 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 			opts.GoRoot = out
 		}
 	}
-	if opts.SeedsDir == "" {
-		opts.SeedsDir = filepath.Join("..", "shared", "seeds")
-	}
 	if opts.WorkDir == "" {
 		dir, err := os.MkdirTemp("", "deepresearch-quality-")
 		if err != nil {
@@ -220,10 +217,16 @@ func buildCorpus(ctx context.Context, opts Options, name string) (*corpus.Index,
 			return nil, err
 		}
 		paths = []string{dir}
-	case CorpusSeeds:
-		for _, f := range SeedFiles {
-			paths = append(paths, filepath.Join(opts.SeedsDir, f))
+	case CorpusZH:
+		if opts.ZHDocsDir != "" {
+			paths = []string{opts.ZHDocsDir}
+			break
 		}
+		ps, err := zh.WriteTo(filepath.Join(opts.WorkDir, "zhdocs"))
+		if err != nil {
+			return nil, err
+		}
+		paths = ps
 	}
 	for _, p := range paths {
 		if _, err := os.Stat(p); err != nil {

@@ -1,42 +1,36 @@
-package contextmgr
+package contextbench
 
 import (
 	"strings"
 	"testing"
 
-	"github.com/deepresearch/deepresearch/agent"
+	"github.com/deepresearch/deepresearch/contextmgr"
 	"github.com/deepresearch/deepresearch/llm/tokens"
-	"github.com/deepresearch/deepresearch/mcptools"
 )
 
-func benchLazy() (agent.ToolsHook, agent.Tool) {
-	l := mcptools.NewLazy(mcptools.LazyConfig{})
-	return l, l.Tool()
-}
-
-// The seed's §2.4 scenario, plain and beside 300 deferred MCP tools in a 128K and a 32K window: the hybrid
+// The heavy-MCP-traffic scenario, plain and beside 300 deferred MCP tools in a 128K and a 32K window: the hybrid
 // preset must beat both anchors on cost while every result reaches the model, everything stays recoverable and
 // the planted facts stay in view.
 func TestBenchTargets(t *testing.T) {
-	rows, err := RunBench(t.Context(), BenchOptions{Dir: t.TempDir(), Lazy: benchLazy})
+	rows, err := Run(t.Context(), Options{Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Log("\n" + FormatBenchTable(rows))
+	t.Log("\n" + FormatTable(rows))
 	type key struct{ w, n int }
-	by := map[key]map[string]BenchRow{}
+	by := map[key]map[string]Row{}
 	for _, r := range rows {
 		k := key{r.Window, r.MCPTools}
 		if by[k] == nil {
-			by[k] = map[string]BenchRow{}
+			by[k] = map[string]Row{}
 		}
 		by[k][r.Preset] = r
 	}
-	if len(by) != len(BenchCases()) {
-		t.Fatalf("%d cases, want %d", len(by), len(BenchCases()))
+	if len(by) != len(Cases()) {
+		t.Fatalf("%d cases, want %d", len(by), len(Cases()))
 	}
 	for k, rs := range by {
-		h, d, c := rs[PresetHybrid], rs[PresetDeepAgents], rs[PresetClaudeCode]
+		h, d, c := rs[contextmgr.PresetHybrid], rs[contextmgr.PresetDeepAgents], rs[contextmgr.PresetClaudeCode]
 		if h.BilledInputTokens*2 > d.BilledInputTokens {
 			t.Errorf("%v: hybrid bills %d, more than 50%% of deepagents' %d", k, h.BilledInputTokens, d.BilledInputTokens)
 		}
@@ -49,7 +43,7 @@ func TestBenchTargets(t *testing.T) {
 		if h.FactRecall < 0.95 {
 			t.Errorf("%v: hybrid fact recall %v", k, h.FactRecall)
 		}
-		if k.w >= BenchWindow && h.SummaryCalls != 0 {
+		if k.w >= Window && h.SummaryCalls != 0 {
 			t.Errorf("%v: hybrid made %d summary calls in the large window", k, h.SummaryCalls)
 		}
 		for _, r := range rs {
@@ -61,7 +55,7 @@ func TestBenchTargets(t *testing.T) {
 				t.Errorf("%v %s: results seen %v", k, r.Preset, r.ResultsSeen)
 			}
 		}
-		// The anchors behave as the seed describes: both keep every fact in view (nothing is filtered),
+		// The anchors behave as their designs do: both keep every fact in view (nothing is filtered),
 		// DeepAgents summarises, Claude Code clears unrecoverably.
 		if d.FactRecall != 1 || c.FactRecall != 1 || d.SummaryCalls == 0 || c.RecoverableShare != 0 || c.Compactions == 0 {
 			t.Errorf("%v: anchor rows look wrong: %+v %+v", k, d, c)
@@ -69,7 +63,7 @@ func TestBenchTargets(t *testing.T) {
 	}
 	// 300 deferred tools cost nothing in the requests: the MCP-heavy rows bill what the plain ones do, give or
 	// take the tool_search schema.
-	plain, heavy := by[key{BenchWindow, 0}][PresetHybrid], by[key{BenchWindow, BenchMCPTools}][PresetHybrid]
+	plain, heavy := by[key{Window, 0}][contextmgr.PresetHybrid], by[key{Window, MCPToolCount}][contextmgr.PresetHybrid]
 	if heavy.BilledInputTokens > plain.BilledInputTokens*11/10 {
 		t.Errorf("with deferred tools hybrid bills %d, without %d", heavy.BilledInputTokens, plain.BilledInputTokens)
 	}
@@ -79,11 +73,11 @@ func TestBenchTargets(t *testing.T) {
 // facts look like the filler (the same sentence forms about the same kind of settings).
 func TestBenchScenario(t *testing.T) {
 	tasks := benchTasks()
-	if len(tasks) != BenchCalls {
+	if len(tasks) != Calls {
 		t.Fatalf("%d tasks", len(tasks))
 	}
 	for k, tk := range tasks {
-		if n := len(tk.result); n < BenchResultChars || n > BenchResultChars+2_000 {
+		if n := len(tk.result); n < ResultChars || n > ResultChars+2_000 {
 			t.Errorf("task %d: %d characters", k, n)
 		}
 		if n := (tokens.Approx{}).Count(tk.result); n < 9_000 || n > 11_000 {

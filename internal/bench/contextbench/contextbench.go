@@ -1,4 +1,4 @@
-package contextmgr
+package contextbench
 
 import (
 	"context"
@@ -13,36 +13,39 @@ import (
 	"sync"
 
 	"github.com/deepresearch/deepresearch/agent"
+	"github.com/deepresearch/deepresearch/contextmgr"
+	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/llm"
 	"github.com/deepresearch/deepresearch/llm/scripted"
+	"github.com/deepresearch/deepresearch/mcptools"
 	"github.com/deepresearch/deepresearch/workspace"
 )
 
-// The seed's §2.4 scenario: 20 MCP-style calls of about 40,000 characters each, mostly irrelevant, on a
+// The heavy-MCP-traffic scenario: 20 MCP-style calls of about 40,000 characters each, mostly irrelevant, on a
 // 128K-token model; and the same calls beside 300 deferred MCP tools in a 128K and a 32K window.
 const (
-	BenchCalls       = 20
-	BenchResultChars = 40_000
-	BenchWindow      = 128_000
-	BenchSmallWindow = 32_768
-	BenchMCPTools    = 300
+	Calls            = 20
+	ResultChars      = 40_000
+	Window           = 128_000
+	SmallWindow      = 32_768
+	MCPToolCount     = 300
 	benchFactsPerRun = 3
 	benchSeed        = 2_024
 )
 
-// BenchCase is one setting of the scenario: the model's window and how many MCP tools sit beside search_docs.
-type BenchCase struct {
+// Case is one setting of the scenario: the model's window and how many MCP tools sit beside search_docs.
+type Case struct {
 	Window   int `json:"window"`
 	MCPTools int `json:"mcp_tools"`
 }
 
-// BenchCases are the default cases: the plain scenario, then the MCP-heavy one in both windows.
-func BenchCases() []BenchCase {
-	return []BenchCase{{BenchWindow, 0}, {BenchWindow, BenchMCPTools}, {BenchSmallWindow, BenchMCPTools}}
+// Cases are the default cases: the plain scenario, then the MCP-heavy one in both windows.
+func Cases() []Case {
+	return []Case{{Window, 0}, {Window, MCPToolCount}, {SmallWindow, MCPToolCount}}
 }
 
-// BenchRow is one preset's figures in one case.
-type BenchRow struct {
+// Row is one preset's figures in one case.
+type Row struct {
 	Preset            string  `json:"preset"`
 	Window            int     `json:"window"`
 	MCPTools          int     `json:"mcp_tools"`
@@ -58,17 +61,14 @@ type BenchRow struct {
 	OverReserve int `json:"over_reserve"`
 }
 
-// BenchOptions configures RunBench.
-type BenchOptions struct {
+// Options configures Run.
+type Options struct {
 	// Dir holds one workspace per case and preset; default a temporary directory that is removed afterwards.
 	Dir string
 	// Presets to run; default deepagents, claude-code, hybrid.
 	Presets []string
-	// Cases to run; default BenchCases().
-	Cases []BenchCase
-	// Lazy builds the lazy tool schemas (middleware and its tool_search tool) for the cases with MCP tools; the
-	// caller provides it (mcptools.NewLazy) so that context management does not depend on the MCP client.
-	Lazy func() (agent.ToolsHook, agent.Tool)
+	// Cases to run; default Cases().
+	Cases []Case
 }
 
 // benchTask is one call's planted facts and the result carrying them.
@@ -149,8 +149,8 @@ func benchTasks() []benchTask {
 	r := rand.New(rand.NewPCG(benchSeed, 7))
 	type pair struct{ s, a int }
 	asked := map[pair]bool{}
-	tasks := make([]benchTask, BenchCalls)
-	attrsOf := make([][]int, BenchCalls)
+	tasks := make([]benchTask, Calls)
+	attrsOf := make([][]int, Calls)
 	for k := range tasks {
 		perm := r.Perm(len(benchAttrs))[:benchFactsPerRun]
 		attrsOf[k] = perm
@@ -175,7 +175,7 @@ func benchTasks() []benchTask {
 		// a few mentions of this call's subject with attributes not asked), never a pair any call asks about.
 		var lines []string
 		size := 0
-		for size < BenchResultChars {
+		for size < ResultChars {
 			var sents []string
 			for range 3 + r.IntN(3) {
 				s := r.IntN(len(benchSubjects))
@@ -217,9 +217,9 @@ type benchSearchInput struct {
 	Query string `json:"query" jsonschema:"what to look for"`
 }
 
-// benchMCPTools generates n MCP tools with ordinary descriptions and schemas, spread over five servers. They are
+// MCPTools generates n MCP tools with ordinary descriptions and schemas, spread over five servers. They are
 // never called.
-func benchMCPTools(n int) []agent.Tool {
+func MCPTools(n int) []agent.Tool {
 	servers := []string{"github", "jira", "postgres", "slack", "drive"}
 	verbs := []string{"list", "get", "create", "update", "delete", "search", "archive", "export"}
 	nouns := []string{"issues", "pull_requests", "comments", "labels", "projects", "users", "teams", "tables",
@@ -252,15 +252,15 @@ func (b benchStub) Run(context.Context, json.RawMessage) (agent.Result, error) {
 	return agent.ErrorResult("%s is not available in the benchmark", b.spec.Name), nil
 }
 
-// RunBench runs the 20-call task once per case and preset and returns one row each.
-func RunBench(ctx context.Context, o BenchOptions) ([]BenchRow, error) {
+// Run runs the 20-call task once per case and preset and returns one row each.
+func Run(ctx context.Context, o Options) ([]Row, error) {
 	presets := o.Presets
 	if len(presets) == 0 {
-		presets = Presets()
+		presets = contextmgr.Presets()
 	}
 	cases := o.Cases
 	if len(cases) == 0 {
-		cases = BenchCases()
+		cases = Cases()
 	}
 	dir := o.Dir
 	if dir == "" {
@@ -272,13 +272,10 @@ func RunBench(ctx context.Context, o BenchOptions) ([]BenchRow, error) {
 		dir = tmp
 	}
 	tasks := benchTasks()
-	var rows []BenchRow
+	var rows []Row
 	for _, bc := range cases {
-		if bc.MCPTools > 0 && o.Lazy == nil {
-			return nil, fmt.Errorf("bench: the cases with MCP tools need BenchOptions.Lazy")
-		}
 		for _, p := range presets {
-			row, err := runBenchPreset(ctx, filepath.Join(dir, fmt.Sprintf("w%d-t%d-%s", bc.Window, bc.MCPTools, p)), p, bc, o.Lazy, tasks)
+			row, err := runBenchPreset(ctx, filepath.Join(dir, fmt.Sprintf("w%d-t%d-%s", bc.Window, bc.MCPTools, p)), p, bc, tasks)
 			if err != nil {
 				return nil, fmt.Errorf("bench %s (window %d, %d MCP tools): %w", p, bc.Window, bc.MCPTools, err)
 			}
@@ -288,21 +285,21 @@ func RunBench(ctx context.Context, o BenchOptions) ([]BenchRow, error) {
 	return rows, nil
 }
 
-func runBenchPreset(ctx context.Context, dir, preset string, bc BenchCase, lazy func() (agent.ToolsHook, agent.Tool), tasks []benchTask) (BenchRow, error) {
+func runBenchPreset(ctx context.Context, dir, preset string, bc Case, tasks []benchTask) (Row, error) {
 	ws, err := workspace.New(dir, workspace.Config{})
 	if err != nil {
-		return BenchRow{}, err
+		return Row{}, err
 	}
-	cfg, err := Preset(preset)
+	cfg, err := contextmgr.Preset(preset)
 	if err != nil {
-		return BenchRow{}, err
+		return Row{}, err
 	}
 	cfg.NoMemory, cfg.NoProjectMemory = true, true
 	cfg.Logger = slog.New(slog.DiscardHandler)
 	cfg.Window = bc.Window
-	mgr, err := New(ws, cfg)
+	mgr, err := contextmgr.New(ws, cfg)
 	if err != nil {
-		return BenchRow{}, err
+		return Row{}, err
 	}
 
 	byQuery := map[string]int{}
@@ -321,9 +318,9 @@ func runBenchPreset(ctx context.Context, dir, preset string, bc BenchCase, lazy 
 	tools := []agent.Tool{search}
 	var mws []agent.Middleware
 	if bc.MCPTools > 0 {
-		hook, searchTool := lazy()
-		mws = append(mws, hook)
-		tools = append(append(tools, searchTool), benchMCPTools(bc.MCPTools)...)
+		lazy := mcptools.NewLazy(mcptools.LazyConfig{})
+		mws = append(mws, lazy)
+		tools = append(append(tools, lazy.Tool()), MCPTools(bc.MCPTools)...)
 	}
 	mws = append(mws, mgr)
 
@@ -333,16 +330,15 @@ func runBenchPreset(ctx context.Context, dir, preset string, bc BenchCase, lazy 
 	var mu sync.Mutex
 	var st *agent.State
 	mainCalls, seen, planted, resultsSeen, overReserve := 0, 0, 0, 0, 0
-	limit := mgr.budgetFor(nil).window - mgr.budgetFor(nil).reserve
 	fn := func(_ context.Context, req *llm.Request) (*llm.Response, error) {
-		if len(req.Tools) == 0 && len(req.Messages) > 0 && req.Messages[0].Content == SummarizerPrompt {
+		if len(req.Tools) == 0 && len(req.Messages) > 0 && req.Messages[0].Content == contextmgr.SummarizerPrompt {
 			return scripted.Reply("SESSION INTENT\n" + benchRequest + "\n\nSUMMARY\nSearched the documentation service by service and noted the requested settings.\n\nARTIFACTS\nNone\n\nNEXT STEPS\nContinue with the remaining services, then report the table."), nil
 		}
 		mu.Lock()
 		defer mu.Unlock()
 		k := mainCalls
 		mainCalls++
-		if mgr.Account(st).Total() > limit {
+		if r := mgr.Report(st); r.Total > r.Window-r.Reserve {
 			overReserve++
 		}
 		if k > 0 && k <= len(tasks) {
@@ -353,7 +349,7 @@ func runBenchPreset(ctx context.Context, dir, preset string, bc BenchCase, lazy 
 				}
 				if msg.Content == tasks[k-1].result {
 					resultsSeen++
-				} else if p := msg.Meta[metaPath]; p != "" && strings.Contains(msg.Content, p) {
+				} else if p := contextmgr.FullTextPath(msg); p != "" && strings.Contains(msg.Content, p) {
 					if data, err := ws.ReadFile(p); err == nil && string(data) == tasks[k-1].result {
 						resultsSeen++
 					}
@@ -387,14 +383,14 @@ func runBenchPreset(ctx context.Context, dir, preset string, bc BenchCase, lazy 
 		SessionID:  "bench-" + preset,
 	})
 	if err != nil {
-		return BenchRow{}, err
+		return Row{}, err
 	}
 	st = ag.State()
 	if _, err := ag.Run(ctx, benchRequest); err != nil {
-		return BenchRow{}, err
+		return Row{}, err
 	}
 
-	row := BenchRow{Preset: preset, Window: bc.Window, MCPTools: bc.MCPTools, OverReserve: overReserve,
+	row := Row{Preset: preset, Window: bc.Window, MCPTools: bc.MCPTools, OverReserve: overReserve,
 		ResultsSeen: float64(resultsSeen) / float64(len(tasks))}
 	for _, e := range ledger.Entries() {
 		row.BilledInputTokens += e.Usage.InputTokens
@@ -412,7 +408,7 @@ func runBenchPreset(ctx context.Context, dir, preset string, bc BenchCase, lazy 
 		return err
 	})
 	if err != nil {
-		return BenchRow{}, err
+		return Row{}, err
 	}
 	total, recoverable := 0, 0
 	for _, t := range tasks {
@@ -428,38 +424,38 @@ func runBenchPreset(ctx context.Context, dir, preset string, bc BenchCase, lazy 
 	return row, nil
 }
 
-// FormatBenchTable renders rows as a Markdown table with the hybrid preset's ratios below it, per case.
-func FormatBenchTable(rows []BenchRow) string {
+// FormatTable renders rows as a Markdown table with the hybrid preset's ratios below it, per case.
+func FormatTable(rows []Row) string {
 	var b strings.Builder
 	b.WriteString("| window | MCP tools | preset | billed input tokens | peak prompt tokens | compactions | summary calls | results seen | recoverable share | fact recall |\n")
 	b.WriteString("|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|\n")
 	type key struct{ w, t int }
-	by := map[key]map[string]BenchRow{}
+	by := map[key]map[string]Row{}
 	var order []key
 	for _, r := range rows {
 		k := key{r.Window, r.MCPTools}
 		if by[k] == nil {
-			by[k] = map[string]BenchRow{}
+			by[k] = map[string]Row{}
 			order = append(order, k)
 		}
 		by[k][r.Preset] = r
-		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %d | %d | %.2f | %.2f | %.2f |\n", thousands(r.Window), r.MCPTools, r.Preset,
-			thousands(r.BilledInputTokens), thousands(r.PeakPromptTokens), r.Compactions, r.SummaryCalls, r.ResultsSeen,
+		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %d | %d | %.2f | %.2f | %.2f |\n", lexical.Thousands(r.Window), r.MCPTools, r.Preset,
+			lexical.Thousands(r.BilledInputTokens), lexical.Thousands(r.PeakPromptTokens), r.Compactions, r.SummaryCalls, r.ResultsSeen,
 			r.RecoverableShare, r.FactRecall)
 	}
 	for _, k := range order {
-		h, ok := by[k][PresetHybrid]
+		h, ok := by[k][contextmgr.PresetHybrid]
 		if !ok {
 			continue
 		}
 		var parts []string
-		for _, other := range []string{PresetDeepAgents, PresetClaudeCode} {
+		for _, other := range []string{contextmgr.PresetDeepAgents, contextmgr.PresetClaudeCode} {
 			if o, ok := by[k][other]; ok && o.BilledInputTokens > 0 {
 				parts = append(parts, fmt.Sprintf("%.1f%% of %s", 100*float64(h.BilledInputTokens)/float64(o.BilledInputTokens), other))
 			}
 		}
 		if len(parts) > 0 {
-			fmt.Fprintf(&b, "\nwindow %s, %d MCP tools: hybrid bills %s.", thousands(k.w), k.t, strings.Join(parts, " and "))
+			fmt.Fprintf(&b, "\nwindow %s, %d MCP tools: hybrid bills %s.", lexical.Thousands(k.w), k.t, strings.Join(parts, " and "))
 		}
 	}
 	b.WriteString("\n")
