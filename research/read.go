@@ -53,7 +53,11 @@ func (r *runner) read(ctx context.Context, round int, c Candidate) {
 				return &permanentError{err}
 			}
 		}
-		items, err = r.cfg.Roles.Analyst.Analyze(ctx, sq, doc.doc)
+		// The document is fetched once per run, whichever hit of it came first; the analyst reads it under this
+		// candidate's URL, whose line anchor (a corpus hit) names the passage the search found.
+		read := *doc.doc
+		read.URL = c.URL
+		items, err = r.cfg.Roles.Analyst.Analyze(ctx, sq, &read)
 		if err != nil && len(items) > 0 && ctx.Err() == nil {
 			partial = err // some windows failed: keep what the others found rather than read it all again
 			return nil
