@@ -177,6 +177,9 @@ func run(ctx context.Context, cfg Config, resumeDir string) (rep *Report, err er
 	if cfg.Fetcher == nil {
 		return nil, errors.New("research: Config.Fetcher is required")
 	}
+	if err := cfg.Budget.Validate(); err != nil {
+		return nil, fmt.Errorf("research: %w", err)
+	}
 	r := &runner{cfg: cfg, started: time.Now(), ledger: cfg.Ledger, log: cfg.Log,
 		novelty: map[string]*novelty{}, docs: map[string]*docEntry{}}
 	if r.ledger == nil {
@@ -194,8 +197,8 @@ func run(ctx context.Context, cfg Config, resumeDir string) (rep *Report, err er
 			return nil, fmt.Errorf("research: resume %s: not a run folder (no %s)", r.dir, StateFile)
 		}
 	} else {
-		if strings.TrimSpace(cfg.Question) == "" {
-			return nil, errors.New("research: Config.Question is empty")
+		if err := CheckQuestion(cfg.Question); err != nil {
+			return nil, fmt.Errorf("research: %w", err)
 		}
 		r.id = cfg.RunID
 		if r.id == "" {

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
 	"github.com/deepresearch/deepresearch/internal/mcpserver"
@@ -62,7 +61,7 @@ DEEPRESEARCH_TOKEN), sent by clients as "Authorization: Bearer TOKEN".
 			}
 			if httpAddr == "" {
 				// stdout belongs to the protocol: everything else goes to stderr.
-				return srv.Run(cmd.Context(), &mcp.StdioTransport{})
+				return srv.Run(cmd.Context(), &mcpserver.StdioTransport{Log: app.Log})
 			}
 			if token == "" {
 				token = app.getenv("DEEPRESEARCH_TOKEN")

@@ -224,6 +224,17 @@ func (a *App) findRun(arg string) (string, error) {
 // research runs (resumeDir empty) or resumes a research graph with live progress.
 func (a *App) research(cmd *cobra.Command, fl researchFlags, question, resumeDir string) error {
 	ctx := cmd.Context()
+	if err := research.CheckCost(fl.maxCost); err != nil {
+		return fmt.Errorf("--max-cost: %w", err)
+	}
+	if err := research.CheckTime(fl.maxTime); err != nil {
+		return fmt.Errorf("--max-time: %w", err)
+	}
+	if resumeDir == "" {
+		if err := research.CheckQuestion(question); err != nil {
+			return err
+		}
+	}
 	var settings map[string]string
 	if resumeDir != "" {
 		info, err := research.LoadRunInfo(resumeDir)

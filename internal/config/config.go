@@ -14,6 +14,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/deepresearch/deepresearch/research"
 	"github.com/deepresearch/deepresearch/subagent"
 )
 
@@ -186,9 +187,26 @@ func Load(path string, getenv func(string) string) (*Config, error) {
 			return nil, fmt.Errorf("config: parse %s: %w", path, err)
 		}
 		c.File = path
+		if err := c.Research.Validate(); err != nil {
+			return nil, fmt.Errorf("config: %s: %w", path, err)
+		}
 	}
 	c.applyEnv()
 	return c, nil
+}
+
+// Validate refuses research limits that cannot mean anything (negative, not a number, infinite, too large);
+// zero keeps its documented meaning.
+func (r Research) Validate() error {
+	b := research.Budget{MaxCostUSD: r.MaxCostUSD, MaxTokens: r.MaxTokens, MaxTime: r.MaxTime, Concurrency: r.Concurrency, MaxCalls: r.MaxCalls}
+	var errs []error
+	if err := b.Validate(); err != nil {
+		errs = append(errs, fmt.Errorf("research: %w", err))
+	}
+	if r.Rounds < 0 || r.MaxCandidates < 0 {
+		errs = append(errs, fmt.Errorf("research: rounds (%d) and max_candidates (%d) must not be negative (0 means the default)", r.Rounds, r.MaxCandidates))
+	}
+	return errors.Join(errs...)
 }
 
 func (c *Config) applyEnv() {

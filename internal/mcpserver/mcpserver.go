@@ -275,10 +275,16 @@ func (s *Server) readResource(_ context.Context, req *mcp.ReadResourceRequest) (
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: mime, Text: string(data)}}}, nil
 }
 
+// maxCorpora bounds the corpus folders one tool call may name.
+const maxCorpora = 16
+
 func (s *Server) deepResearch(ctx context.Context, req *mcp.CallToolRequest, in Input) (*mcp.CallToolResult, Output, error) {
 	q := strings.TrimSpace(in.Question)
 	if q == "" {
 		return toolError("question is empty: pass the research question in \"question\""), Output{}, nil
+	}
+	if err := research.CheckQuestion(q); err != nil {
+		return toolError("question: %v", err), Output{}, nil
 	}
 	src := s.cfg.Defaults
 	if in.Sources != nil && (len(in.Sources.Corpus) > 0 || in.Sources.Web != "") {
@@ -286,6 +292,9 @@ func (s *Server) deepResearch(ctx context.Context, req *mcp.CallToolRequest, in 
 	}
 	if len(src.Corpus) == 0 && src.Web == "" {
 		return toolError("no sources: pass sources.corpus (local folders) and/or sources.web (a search provider), or start the server with --corpus/--web"), Output{}, nil
+	}
+	if len(src.Corpus) > maxCorpora {
+		return toolError("sources.corpus names %d folders; the limit is %d", len(src.Corpus), maxCorpora), Output{}, nil
 	}
 	for _, c := range src.Corpus {
 		if _, err := os.Stat(c); err != nil {
@@ -295,10 +304,14 @@ func (s *Server) deepResearch(ctx context.Context, req *mcp.CallToolRequest, in 
 	rr := RunRequest{Question: q, Sources: src, RunID: newRunID(time.Now())}
 	rr.OutDir = filepath.Join(s.cfg.RunsDir, rr.RunID)
 	if b := in.Budget; b != nil {
-		if b.MaxCostUSD < 0 || b.MaxTokens < 0 || b.MaxMinutes < 0 {
-			return toolError("budget values must not be negative"), Output{}, nil
+		maxTime, err := research.Minutes(b.MaxMinutes)
+		if err != nil {
+			return toolError("budget.max_minutes: %v", err), Output{}, nil
 		}
-		rr.Budget = research.Budget{MaxCostUSD: b.MaxCostUSD, MaxTokens: b.MaxTokens, MaxTime: time.Duration(b.MaxMinutes * float64(time.Minute))}
+		rr.Budget = research.Budget{MaxCostUSD: b.MaxCostUSD, MaxTokens: b.MaxTokens, MaxTime: maxTime}
+		if err := rr.Budget.Validate(); err != nil {
+			return toolError("budget: %v", err), Output{}, nil
+		}
 		if b.Rounds != nil {
 			rr.Rounds = *b.Rounds
 			if rr.Rounds == 0 {

@@ -45,7 +45,7 @@ func serveChild(work string) int {
 		fmt.Fprintln(os.Stderr, "child:", err)
 		return 1
 	}
-	if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil && !errors.Is(err, context.Canceled) {
+	if err := s.Run(context.Background(), &StdioTransport{}); err != nil && !errors.Is(err, context.Canceled) {
 		fmt.Fprintln(os.Stderr, "child:", err)
 		return 1
 	}
@@ -283,7 +283,13 @@ func TestToolRefusesBadInputClearly(t *testing.T) {
 		{"empty question", map[string]any{"question": "  ", "sources": map[string]any{"web": "searxng"}}, "question is empty"},
 		{"no sources", map[string]any{"question": "Why?"}, "no sources"},
 		{"missing corpus", map[string]any{"question": "Why?", "sources": map[string]any{"corpus": []string{"/no/such/dir"}}}, "cannot be used"},
-		{"negative budget", map[string]any{"question": "Why?", "sources": map[string]any{"web": "searxng"}, "budget": map[string]any{"max_cost_usd": -1}}, "must not be negative"},
+		{"negative budget", map[string]any{"question": "Why?", "sources": map[string]any{"web": "searxng"}, "budget": map[string]any{"max_cost_usd": -1}}, "cost limit -1 is not"},
+		{"endless minutes", map[string]any{"question": "Why?", "sources": map[string]any{"web": "searxng"}, "budget": map[string]any{"max_minutes": 1e308}}, "max_minutes"},
+		{"negative minutes", map[string]any{"question": "Why?", "sources": map[string]any{"web": "searxng"}, "budget": map[string]any{"max_minutes": -5}}, "max_minutes"},
+		{"huge cost", map[string]any{"question": "Why?", "sources": map[string]any{"web": "searxng"}, "budget": map[string]any{"max_cost_usd": 1e300}}, "cost limit"},
+		{"negative tokens", map[string]any{"question": "Why?", "sources": map[string]any{"web": "searxng"}, "budget": map[string]any{"max_tokens": -3}}, "token fuse"},
+		{"1 MB question", map[string]any{"question": strings.Repeat("why ", 1<<18), "sources": map[string]any{"web": "searxng"}}, "the limit is 4000"},
+		{"too many corpora", map[string]any{"question": "Why?", "sources": map[string]any{"corpus": make([]string, 17)}}, "the limit is 16"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

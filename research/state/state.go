@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"math"
 	"net/url"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
@@ -119,11 +120,9 @@ func OpenReadOnly(ctx context.Context, path string) (*DB, error) {
 }
 
 func open(ctx context.Context, path string, ro bool) (*DB, error) {
-	dsn := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)"
-	if ro {
-		dsn += "&mode=ro"
-	} else {
-		dsn += "&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)"
+	dsn, err := sqliteURI(path, ro)
+	if err != nil {
+		return nil, fmt.Errorf("state: open %s: %w", path, err)
 	}
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
@@ -141,6 +140,27 @@ func open(ctx context.Context, path string, ro bool) (*DB, error) {
 		return nil, fmt.Errorf("state: create schema in %s: %w", path, err)
 	}
 	return &DB{db: db}, nil
+}
+
+// sqliteURI builds the SQLite address of the database file at path as a file: URI with net/url, so that any
+// character a folder name may hold ('#', '?', '%', spaces, non-ASCII) stays part of the path instead of
+// starting the query or the fragment and sending the database somewhere else.
+func sqliteURI(path string, ro bool) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	q := url.Values{"_pragma": {"busy_timeout(10000)", "foreign_keys(1)"}}
+	if ro {
+		q.Set("mode", "ro")
+	} else {
+		q["_pragma"] = append(q["_pragma"], "journal_mode(WAL)", "synchronous(NORMAL)")
+	}
+	u := url.URL{Scheme: "file", Path: filepath.ToSlash(abs), RawQuery: q.Encode()}
+	if !strings.HasPrefix(u.Path, "/") { // a Windows drive path: file:///C:/...
+		u.Path = "/" + u.Path
+	}
+	return u.String(), nil
 }
 
 // Close closes the database.

@@ -602,7 +602,7 @@ func extractFile(path string, data []byte) (title, text, ctype string, err error
 		}
 		title, text, ctype = res.Title, res.Text, "text/html"
 	case ".pdf":
-		text, err = extract.PDF(data)
+		text, err = extract.PDF(context.Background(), data)
 		if err != nil {
 			return "", "", "", err
 		}

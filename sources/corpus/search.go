@@ -27,6 +27,25 @@ var (
 // Name implements sources.Searcher.
 func (ix *Index) Name() string { return "corpus" }
 
+// Bounds on one query, whoever wrote it (a user, a model, a 1 MB question): the index sees at most
+// maxQueryWords words and maxQueryRunes characters of it, and at most maxResults results come back.
+const (
+	maxQueryWords = 32
+	maxQueryRunes = 256
+	maxResults    = 1000
+)
+
+// capQuery keeps the first maxQueryWords words and maxQueryRunes characters of q.
+func capQuery(q string) string {
+	if f := strings.Fields(q); len(f) > maxQueryWords {
+		q = strings.Join(f[:maxQueryWords], " ")
+	}
+	if r := []rune(q); len(r) > maxQueryRunes {
+		q = string(r[:maxQueryRunes])
+	}
+	return q
+}
+
 // Search implements sources.Searcher. Results are chunks, best first, at
 // most PerFile per file; each URL is a file:// URL with a line anchor.
 func (ix *Index) Search(ctx context.Context, q string, limit int) ([]sources.Result, error) {
@@ -34,9 +53,11 @@ func (ix *Index) Search(ctx context.Context, q string, limit int) ([]sources.Res
 	if q == "" {
 		return nil, errors.New("corpus search: empty query")
 	}
+	q = capQuery(q)
 	if limit <= 0 {
 		limit = 10
 	}
+	limit = min(limit, maxResults)
 	perFile := ix.PerFile
 	if perFile <= 0 {
 		perFile = 2
