@@ -69,6 +69,13 @@ func (r *runner) read(ctx context.Context, round int, c Candidate) {
 	case err != nil:
 		return // logged and emitted by roleCall, or the context ended
 	}
+	// Items enter the pool in candidate order; a sub-question saturated by the reads before this one takes none.
+	if awaitTurn(ctx) != nil {
+		return
+	}
+	if r.saturated(c.SubQuestion) {
+		items = nil
+	}
 	accepted := r.admit(ctx, round, c, doc, items)
 	if err := r.db.MarkStep(ctx, name, map[string]int{"evidence": accepted, "items": len(items)}); err != nil {
 		r.log.Error("mark read", "err", err)

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -172,18 +173,25 @@ func verbLike(s string) bool {
 	return false
 }
 
-// Repeats lists the claims the report cites more than once: the same evidence item in two sentences, or two
+// Repeats lists the claims the report cites more than once: the same evidence item in two places, or two
 // cited items that make the same statement (lexical.SameClaim).
 func Repeats(rep *research.Report) []string {
 	var out []string
+	// A quote of two sentences is cited in both, one after the other; a repeat is the same item cited again after
+	// something else.
 	count := map[string]int{}
+	var prev []string
 	for _, c := range rep.CitationMap {
 		for _, id := range c.EvidenceIDs {
+			if slices.Contains(prev, id) {
+				continue
+			}
 			count[id]++
 			if count[id] == 2 {
 				out = append(out, "cited twice: "+clip(markerRE.ReplaceAllString(c.Text, "")))
 			}
 		}
+		prev = c.EvidenceIDs
 	}
 	ev := citedEvidence(rep)
 	for i := range ev {

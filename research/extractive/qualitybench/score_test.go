@@ -51,8 +51,8 @@ func TestScoring(t *testing.T) {
 		CitationMap: []research.Conclusion{
 			{Text: "A memory operation is modeled by four details [1].", EvidenceIDs: []string{"e1"}},
 			{Text: "The closing of a channel is synchronized before a receive [3].", EvidenceIDs: []string{"e3"}},
-			{Text: "The closing of a channel is synchronized before a receive [3].", EvidenceIDs: []string{"e3"}},
 			{Text: "Its kind and location [4].", EvidenceIDs: []string{"e4"}},
+			{Text: "The closing of a channel is synchronized before a receive [3].", EvidenceIDs: []string{"e3"}}, // again, after e4
 		},
 	}
 	if n := RelevantCitations(t.Context(), rep, ix, []string{"guide.md#channels"}); n != 3 {
