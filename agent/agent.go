@@ -16,10 +16,10 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/llm"
 )
 
@@ -301,7 +301,7 @@ func (a *Agent) runTools(ctx context.Context, st *State, calls []llm.ToolCall, r
 	for i, c := range calls {
 		verdicts[i] = repeat.observe(c, a.cfg.RepeatLimit)
 		if verdicts[i] == repeatStop {
-			return nil, fmt.Errorf("%w: %s %s", ErrLoop, c.Name, clip(c.Arguments, 200))
+			return nil, fmt.Errorf("%w: %s %s", ErrLoop, c.Name, lexical.Clip(c.Arguments, 200))
 		}
 	}
 	g, gctx := errgroup.WithContext(ctx)
@@ -397,16 +397,4 @@ func canonicalJSON(s string) string {
 		return s
 	}
 	return string(b)
-}
-
-// clip shortens s to at most n bytes for an error message, backing off to a rune boundary so that the message
-// stays valid UTF-8.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
 }

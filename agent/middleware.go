@@ -6,6 +6,10 @@ import (
 	"github.com/deepresearch/deepresearch/llm"
 )
 
+// ToolSearchName is the tool that loads deferred tool schemas (mcptools.Lazy provides it). Context management
+// and subagents recognise it by this name without depending on the MCP client.
+const ToolSearchName = "tool_search"
+
 // Middleware is any value implementing one or more of the hook interfaces below; the agent calls each hook a
 // middleware implements, in the order the middleware were configured.
 type Middleware any

@@ -15,8 +15,10 @@ import (
 	"unicode/utf8"
 
 	"github.com/deepresearch/deepresearch/agent"
+	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/llm"
 	"github.com/deepresearch/deepresearch/llm/tokens"
+	"github.com/deepresearch/deepresearch/workspace"
 )
 
 // Markers tier 1 leaves in place of a cleared tool result.
@@ -30,7 +32,7 @@ const (
 )
 
 // argTools are the tools whose old string arguments are truncated (DeepAgents' phase 1).
-var argTools = map[string]bool{"write_file": true, "edit_file": true}
+var argTools = map[string]bool{workspace.ToolWriteFile: true, workspace.ToolEditFile: true}
 
 // CompactResult says what one compaction did.
 type CompactResult struct {
@@ -178,7 +180,7 @@ func (m *Manager) describe(r CompactResult) string {
 		parts = append(parts, fmt.Sprintf("tier 3 dropped %s", plural(r.Dropped, "oldest message", "oldest messages")))
 	}
 	return fmt.Sprintf("context compacted (%s, %s preset): %s → %s of %s tokens; %s", r.Reason, m.cfg.Preset,
-		thousands(r.Before), thousands(r.After), thousands(r.Window), strings.Join(parts, "; "))
+		lexical.Thousands(r.Before), lexical.Thousands(r.After), lexical.Thousands(r.Window), strings.Join(parts, "; "))
 }
 
 // keepStart is the index of the first message of the kept window: the newest KeepShare of the unpinned
@@ -332,7 +334,7 @@ func renderMessage(msg llm.Message, clip int) string {
 	var b strings.Builder
 	body := msg.Content
 	if clip >= 0 && utf8.RuneCountInString(body) > clip {
-		body = string([]rune(body)[:clip]) + fmt.Sprintf("\n… [clipped: %s characters in all]", thousands(utf8.RuneCountInString(msg.Content)))
+		body = string([]rune(body)[:clip]) + fmt.Sprintf("\n… [clipped: %s characters in all]", lexical.Thousands(utf8.RuneCountInString(msg.Content)))
 	}
 	switch {
 	case msg.Role == llm.RoleTool:

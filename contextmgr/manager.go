@@ -21,7 +21,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 
 	"github.com/deepresearch/deepresearch/agent"
@@ -195,7 +194,16 @@ func (c Config) withDefaults() (Config, error) {
 }
 
 // fileTools bound their own output (workspace package), so eviction and the gate leave them alone.
-var fileTools = []string{"ls", "glob", "grep", "read_file", "write_file", "edit_file"}
+var fileTools = []string{workspace.ToolLs, workspace.ToolGlob, workspace.ToolGrep, workspace.ToolReadFile,
+	workspace.ToolWriteFile, workspace.ToolEditFile}
+
+// The hooks Manager implements; a misspelt method would otherwise never be called.
+var (
+	_ agent.HistoryHook  = (*Manager)(nil)
+	_ agent.RequestHook  = (*Manager)(nil)
+	_ agent.ToolWrapper  = (*Manager)(nil)
+	_ agent.OverflowHook = (*Manager)(nil)
+)
 
 // Manager is the context-engineering middleware. Append it to agent.Config.Middleware. One Manager may serve
 // several agents at once (parent and subagents): everything per conversation lives in the agent.State and its
@@ -383,22 +391,4 @@ func plural(n int, one, many string) string {
 		return fmt.Sprintf("%d %s", n, one)
 	}
 	return fmt.Sprintf("%d %s", n, many)
-}
-
-// thousands formats an integer with comma separators for human lines.
-func thousands(n int) string {
-	s := fmt.Sprint(n)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
 }

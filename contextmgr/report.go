@@ -5,13 +5,10 @@ import (
 	"strings"
 
 	"github.com/deepresearch/deepresearch/agent"
+	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/llm"
 	"github.com/deepresearch/deepresearch/llm/tokens"
 )
-
-// toolSearchName is the name of the tool that loads deferred schemas (mcptools.SearchToolName; not imported, so
-// that context management does not depend on the MCP client).
-const toolSearchName = "tool_search"
 
 // Report categories, in display order.
 const (
@@ -51,7 +48,7 @@ func (m *Manager) splitTools(st *agent.State) (shown, deferred []llm.ToolSpec) {
 	}
 	visible := v.(map[string]bool)
 	for _, t := range st.Tools {
-		if t.Name == toolSearchName && !visible[t.Name] {
+		if t.Name == agent.ToolSearchName && !visible[t.Name] {
 			// Lazy schemas hide tool_search itself when nothing is deferred; it is then unused, not deferred.
 			continue
 		}
@@ -97,17 +94,17 @@ func (m *Manager) Report(st *agent.State) Report {
 func (r Report) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Context: %s of %s tokens (%.1f%%), %s; compaction above %s tokens (%s preset)\n",
-		thousands(r.Total), thousands(r.Window), 100*r.Share, plural(r.Messages, "message", "messages"), thousands(r.Trigger), r.Preset)
+		lexical.Thousands(r.Total), lexical.Thousands(r.Window), 100*r.Share, plural(r.Messages, "message", "messages"), lexical.Thousands(r.Trigger), r.Preset)
 	for _, c := range r.Categories {
-		fmt.Fprintf(&b, "  %-13s %9s  %5.1f%%\n", c.Name, thousands(c.Tokens), 100*c.Share)
+		fmt.Fprintf(&b, "  %-13s %9s  %5.1f%%\n", c.Name, lexical.Thousands(c.Tokens), 100*c.Share)
 	}
-	fmt.Fprintf(&b, "  %-13s %9s  %5.1f%%\n", "free", thousands(max(0, r.Window-r.Total)), 100*max(0, 1-r.Share))
+	fmt.Fprintf(&b, "  %-13s %9s  %5.1f%%\n", "free", lexical.Thousands(max(0, r.Window-r.Total)), 100*max(0, 1-r.Share))
 	if r.DeferredSchemas > 0 {
-		fmt.Fprintf(&b, "Deferred tool schemas (behind tool_search): %s tokens not sent.\n", thousands(r.DeferredSchemas))
+		fmt.Fprintf(&b, "Deferred tool schemas (behind tool_search): %s tokens not sent.\n", lexical.Thousands(r.DeferredSchemas))
 	}
 	s := r.Stats
 	fmt.Fprintf(&b, "So far: %s, %s, %s gated, %s evicted, %s cleared, %s dropped.\n",
 		plural(s.Compactions, "compaction", "compactions"), plural(s.SummaryCalls, "summary call", "summary calls"),
-		thousands(s.Gated), thousands(s.Evicted), thousands(s.Cleared), thousands(s.Dropped))
+		lexical.Thousands(s.Gated), lexical.Thousands(s.Evicted), lexical.Thousands(s.Cleared), lexical.Thousands(s.Dropped))
 	return b.String()
 }

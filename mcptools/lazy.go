@@ -15,7 +15,7 @@ import (
 )
 
 // SearchToolName is the tool the model uses to find deferred tools.
-const SearchToolName = "tool_search"
+const SearchToolName = agent.ToolSearchName
 
 // loadedMetaKey is the tool-message metadata that records which tools a tool_search call made visible, so that
 // the set survives a resume from disk.
@@ -37,6 +37,12 @@ type LazyConfig struct {
 	// MaxListed bounds how many deferred tool names the tool_search description lists; default 200.
 	MaxListed int
 }
+
+// The hooks Lazy implements.
+var (
+	_ agent.RequestHook = (*Lazy)(nil)
+	_ agent.ToolWrapper = (*Lazy)(nil)
+)
 
 // Lazy defers tool schemas when they crowd the window, as Claude Code's tool search does. It is a RequestHook that
 // hides the deferred tools' schemas from each model call and a ToolWrapper that answers tool_search calls; add it

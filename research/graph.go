@@ -51,6 +51,7 @@ type docEntry struct {
 	ready chan struct{}
 	doc   *sources.Document
 	norm  string // NormalizeQuote(doc.Text), computed once
+	idx   *normIndex
 	err   error
 }
 

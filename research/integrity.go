@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/deepresearch/deepresearch/lexical"
 )
 
 // markerRe matches a citation marker: evidence ids ("[e3]", "[e3, e7]") and, so that they can be refused,
@@ -50,7 +52,7 @@ type IntegrityProblem struct {
 }
 
 func (p IntegrityProblem) String() string {
-	return fmt.Sprintf("%s — in: %q", p.Reason, clipText(p.Sentence, 200))
+	return fmt.Sprintf("%s — in: %q", p.Reason, lexical.Clip(p.Sentence, 200))
 }
 
 // EvidenceCheck tells the integrity check whether an evidence id may be cited; a non-nil error says why not.
@@ -398,12 +400,4 @@ func renumber(markdown string) (string, []string) {
 		return "[" + strings.Join(parts, ", ") + "]"
 	})
 	return out, order
-}
-
-func clipText(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n]) + "…"
 }

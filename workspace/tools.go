@@ -27,15 +27,25 @@ const (
 	maxGrepFileBytes = 8 << 20 // files larger than this are not grepped
 )
 
+// Names of the file tools; context management and the memory store refer to them by these constants.
+const (
+	ToolLs        = "ls"
+	ToolReadFile  = "read_file"
+	ToolWriteFile = "write_file"
+	ToolEditFile  = "edit_file"
+	ToolGlob      = "glob"
+	ToolGrep      = "grep"
+)
+
 // Tools returns the file tools over this workspace: ls, read_file, write_file, edit_file, glob and grep.
 func (w *Workspace) Tools() []agent.Tool {
 	return []agent.Tool{
-		agent.NewTool("ls", "List a directory of the workspace (default: its root) with file sizes.", w.ls).Bounded(),
-		agent.NewTool("read_file", "Read a text file of the workspace. Lines are numbered from 1; use offset (first line, 1-based) and limit (number of lines) to page through large files. Lines longer than 2000 characters are clipped; page through such a line with char_offset.", w.readFile).Bounded(),
-		agent.NewTool("write_file", "Create or overwrite a file of the workspace with the given content.", w.writeFile).Bounded(),
-		agent.NewTool("edit_file", "Replace an exact string in a workspace file. old_string must occur exactly once unless replace_all is true.", w.editFile).Bounded(),
-		agent.NewTool("glob", "Find workspace files whose path matches a glob pattern (supports * ? and ** for any depth), e.g. **/*.md.", w.glob).Bounded(),
-		agent.NewTool("grep", "Search workspace files for a regular expression; prints path:line: text for each match.", w.grep).Bounded(),
+		agent.NewTool(ToolLs, "List a directory of the workspace (default: its root) with file sizes.", w.ls).Bounded(),
+		agent.NewTool(ToolReadFile, "Read a text file of the workspace. Lines are numbered from 1; use offset (first line, 1-based) and limit (number of lines) to page through large files. Lines longer than 2000 characters are clipped; page through such a line with char_offset.", w.readFile).Bounded(),
+		agent.NewTool(ToolWriteFile, "Create or overwrite a file of the workspace with the given content.", w.writeFile).Bounded(),
+		agent.NewTool(ToolEditFile, "Replace an exact string in a workspace file. old_string must occur exactly once unless replace_all is true.", w.editFile).Bounded(),
+		agent.NewTool(ToolGlob, "Find workspace files whose path matches a glob pattern (supports * ? and ** for any depth), e.g. **/*.md.", w.glob).Bounded(),
+		agent.NewTool(ToolGrep, "Search workspace files for a regular expression; prints path:line: text for each match.", w.grep).Bounded(),
 	}
 }
 

@@ -25,6 +25,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/research"
 )
 
@@ -239,9 +240,9 @@ func (s *Server) publish(id, question string) {
 		title = id
 	}
 	s.srv.AddResource(&mcp.Resource{URI: ReportURI(id), Name: id + "/report.md", Title: title, MIMEType: "text/markdown",
-		Description: "Research report: " + clip(question, 200)}, s.readResource)
+		Description: "Research report: " + lexical.Clip(question, 200)}, s.readResource)
 	s.srv.AddResource(&mcp.Resource{URI: ReportJSONURI(id), Name: id + "/report.json", Title: title + " (JSON)", MIMEType: "application/json",
-		Description: "Citations and evidence of: " + clip(question, 200)}, s.readResource)
+		Description: "Citations and evidence of: " + lexical.Clip(question, 200)}, s.readResource)
 }
 
 var runIDRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
@@ -352,11 +353,4 @@ func newRunID(now time.Time) string {
 	var b [3]byte
 	_, _ = rand.Read(b[:])
 	return now.Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
-}
-
-func clip(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/research"
 )
 
@@ -122,7 +123,7 @@ func Describe(e research.Event) string {
 		msg = fmt.Sprintf("read %s: %d evidence", e.URL, e.Count)
 	case research.EventEvidence:
 		if e.Evidence != nil {
-			msg = fmt.Sprintf("evidence %s (%s): %s", e.Evidence.ID, e.Evidence.SubQuestion, clip(e.Evidence.Claim, 160))
+			msg = fmt.Sprintf("evidence %s (%s): %s", e.Evidence.ID, e.Evidence.SubQuestion, lexical.Clip(e.Evidence.Claim, 160))
 		}
 	case research.EventVerdict:
 		if e.Verdict != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/llm/tokens"
 	"github.com/deepresearch/deepresearch/research"
 	"github.com/deepresearch/deepresearch/sources"
@@ -98,7 +99,7 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 			quote, ok := snapQuote(doc.Text, it.Quote)
 			if !ok || claim == "" || !grounded(doc.Text, quote) {
 				dropped++
-				a.s.logger.Debug("ungrounded quote dropped", "role", RoleAnalyst, "url", src, "quote", clip(it.Quote, 120))
+				a.s.logger.Debug("ungrounded quote dropped", "role", RoleAnalyst, "url", src, "quote", lexical.Clip(it.Quote, 120))
 				continue
 			}
 			// One passage is one item: the same quote again (case or punctuation aside) adds no grounding.

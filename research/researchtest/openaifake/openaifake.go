@@ -24,6 +24,8 @@ import (
 	"testing"
 	"time"
 	"unicode"
+
+	"github.com/deepresearch/deepresearch/lexical"
 )
 
 // Role names, as in package llmroles.
@@ -257,7 +259,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	case RoleSynthesizer:
 		answer = s.synthesize(task, &call)
 	default:
-		fail(http.StatusBadRequest, fmt.Sprintf("openaifake: cannot tell which research role this is from the system prompt %q", clip(system, 120)))
+		fail(http.StatusBadRequest, fmt.Sprintf("openaifake: cannot tell which research role this is from the system prompt %q", lexical.Clip(lexical.NormalizeSpace(system), 120)))
 		return
 	}
 	// About four characters a token, as a tokenizer would roughly count.
@@ -692,12 +694,4 @@ func (s *Server) synthesize(task string, call *Call) string {
 	}
 	call.Items = written
 	return b.String()
-}
-
-func clip(s string, n int) string {
-	r := []rune(strings.Join(strings.Fields(s), " "))
-	if len(r) <= n {
-		return string(r)
-	}
-	return string(r[:n]) + "…"
 }

@@ -1,25 +1,26 @@
-package contextmgr
+package contextbench
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/deepresearch/deepresearch/contextmgr"
 	"github.com/deepresearch/deepresearch/llm/tokens"
 )
 
-// The seed's §2.4 scenario: the hybrid preset must beat both anchors on cost while keeping everything
+// The heavy-MCP-traffic scenario: the hybrid preset must beat both anchors on cost while keeping everything
 // recoverable and the planted facts in view.
 func TestBenchTargets(t *testing.T) {
-	rows, err := RunBench(t.Context(), BenchOptions{Dir: t.TempDir()})
+	rows, err := Run(t.Context(), Options{Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Log("\n" + FormatBenchTable(rows))
-	by := map[string]BenchRow{}
+	t.Log("\n" + FormatTable(rows))
+	by := map[string]Row{}
 	for _, r := range rows {
 		by[r.Preset] = r
 	}
-	h, d, c := by[PresetHybrid], by[PresetDeepAgents], by[PresetClaudeCode]
+	h, d, c := by[contextmgr.PresetHybrid], by[contextmgr.PresetDeepAgents], by[contextmgr.PresetClaudeCode]
 	if h.BilledInputTokens*2 > d.BilledInputTokens {
 		t.Errorf("hybrid bills %d, more than 50%% of deepagents' %d", h.BilledInputTokens, d.BilledInputTokens)
 	}
@@ -32,13 +33,13 @@ func TestBenchTargets(t *testing.T) {
 	if h.FactRecall < 0.95 {
 		t.Errorf("hybrid fact recall %v", h.FactRecall)
 	}
-	// The anchors behave as the seed describes: both keep every fact in view (nothing is filtered), DeepAgents
+	// The anchors behave as their designs intend: both keep every fact in view (nothing is filtered), DeepAgents
 	// summarises, Claude Code clears unrecoverably.
 	if d.FactRecall != 1 || c.FactRecall != 1 || d.SummaryCalls == 0 || c.RecoverableShare != 0 || c.Compactions == 0 {
 		t.Errorf("anchor rows look wrong: %+v %+v", d, c)
 	}
 	for _, r := range rows {
-		if r.PeakPromptTokens > BenchWindow {
+		if r.PeakPromptTokens > Window {
 			t.Errorf("%s peak %d over the window", r.Preset, r.PeakPromptTokens)
 		}
 	}
@@ -48,11 +49,11 @@ func TestBenchTargets(t *testing.T) {
 // facts look like the filler (the same sentence forms about the same kind of settings).
 func TestBenchScenario(t *testing.T) {
 	tasks := benchTasks()
-	if len(tasks) != BenchCalls {
+	if len(tasks) != Calls {
 		t.Fatalf("%d tasks", len(tasks))
 	}
 	for k, tk := range tasks {
-		if n := len(tk.result); n < BenchResultChars || n > BenchResultChars+2_000 {
+		if n := len(tk.result); n < ResultChars || n > ResultChars+2_000 {
 			t.Errorf("task %d: %d characters", k, n)
 		}
 		if n := (tokens.Approx{}).Count(tk.result); n < 9_000 || n > 11_000 {

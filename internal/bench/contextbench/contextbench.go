@@ -1,4 +1,4 @@
-package contextmgr
+package contextbench
 
 import (
 	"context"
@@ -13,23 +13,25 @@ import (
 	"sync"
 
 	"github.com/deepresearch/deepresearch/agent"
+	"github.com/deepresearch/deepresearch/contextmgr"
+	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/llm"
 	"github.com/deepresearch/deepresearch/llm/scripted"
 	"github.com/deepresearch/deepresearch/workspace"
 )
 
-// The seed's §2.4 scenario: 20 MCP-style calls of about 40,000 characters each, mostly irrelevant, on a
+// The heavy-MCP-traffic scenario: 20 MCP-style calls of about 40,000 characters each, mostly irrelevant, on a
 // 128K-token model.
 const (
-	BenchCalls       = 20
-	BenchResultChars = 40_000
-	BenchWindow      = 128_000
+	Calls            = 20
+	ResultChars      = 40_000
+	Window           = 128_000
 	benchFactsPerRun = 3
 	benchSeed        = 2_024
 )
 
-// BenchRow is one preset's figures.
-type BenchRow struct {
+// Row is one preset's figures.
+type Row struct {
 	Preset            string  `json:"preset"`
 	BilledInputTokens int     `json:"billed_input_tokens"`
 	PeakPromptTokens  int     `json:"peak_prompt_tokens"`
@@ -39,8 +41,8 @@ type BenchRow struct {
 	FactRecall        float64 `json:"fact_recall"`
 }
 
-// BenchOptions configures RunBench.
-type BenchOptions struct {
+// Options configures Run.
+type Options struct {
 	// Dir holds one workspace per preset; default a temporary directory that is removed afterwards.
 	Dir string
 	// Presets to run; default deepagents, claude-code, hybrid.
@@ -125,8 +127,8 @@ func benchTasks() []benchTask {
 	r := rand.New(rand.NewPCG(benchSeed, 7))
 	type pair struct{ s, a int }
 	asked := map[pair]bool{}
-	tasks := make([]benchTask, BenchCalls)
-	attrsOf := make([][]int, BenchCalls)
+	tasks := make([]benchTask, Calls)
+	attrsOf := make([][]int, Calls)
 	for k := range tasks {
 		perm := r.Perm(len(benchAttrs))[:benchFactsPerRun]
 		attrsOf[k] = perm
@@ -151,7 +153,7 @@ func benchTasks() []benchTask {
 		// a few mentions of this call's subject with attributes not asked), never a pair any call asks about.
 		var lines []string
 		size := 0
-		for size < BenchResultChars {
+		for size < ResultChars {
 			var sents []string
 			for range 3 + r.IntN(3) {
 				s := r.IntN(len(benchSubjects))
@@ -193,11 +195,11 @@ type benchSearchInput struct {
 	Query string `json:"query" jsonschema:"what to look for"`
 }
 
-// RunBench runs the 20-call task once per preset and returns one row each.
-func RunBench(ctx context.Context, o BenchOptions) ([]BenchRow, error) {
+// Run runs the 20-call task once per preset and returns one row each.
+func Run(ctx context.Context, o Options) ([]Row, error) {
 	presets := o.Presets
 	if len(presets) == 0 {
-		presets = Presets()
+		presets = contextmgr.Presets()
 	}
 	dir := o.Dir
 	if dir == "" {
@@ -209,7 +211,7 @@ func RunBench(ctx context.Context, o BenchOptions) ([]BenchRow, error) {
 		dir = tmp
 	}
 	tasks := benchTasks()
-	var rows []BenchRow
+	var rows []Row
 	for _, p := range presets {
 		row, err := runBenchPreset(ctx, filepath.Join(dir, p), p, tasks)
 		if err != nil {
@@ -220,20 +222,20 @@ func RunBench(ctx context.Context, o BenchOptions) ([]BenchRow, error) {
 	return rows, nil
 }
 
-func runBenchPreset(ctx context.Context, dir, preset string, tasks []benchTask) (BenchRow, error) {
+func runBenchPreset(ctx context.Context, dir, preset string, tasks []benchTask) (Row, error) {
 	ws, err := workspace.New(dir, workspace.Config{})
 	if err != nil {
-		return BenchRow{}, err
+		return Row{}, err
 	}
-	cfg, err := Preset(preset)
+	cfg, err := contextmgr.Preset(preset)
 	if err != nil {
-		return BenchRow{}, err
+		return Row{}, err
 	}
 	cfg.NoMemory, cfg.NoProjectMemory = true, true
 	cfg.Logger = slog.New(slog.DiscardHandler)
-	mgr, err := New(ws, cfg)
+	mgr, err := contextmgr.New(ws, cfg)
 	if err != nil {
-		return BenchRow{}, err
+		return Row{}, err
 	}
 
 	byQuery := map[string]int{}
@@ -254,7 +256,7 @@ func runBenchPreset(ctx context.Context, dir, preset string, tasks []benchTask) 
 	var mu sync.Mutex
 	mainCalls, seen, planted := 0, 0, 0
 	fn := func(_ context.Context, req *llm.Request) (*llm.Response, error) {
-		if len(req.Tools) == 0 && len(req.Messages) > 0 && req.Messages[0].Content == SummarizerPrompt {
+		if len(req.Tools) == 0 && len(req.Messages) > 0 && req.Messages[0].Content == contextmgr.SummarizerPrompt {
 			return scripted.Reply("SESSION INTENT\n" + benchRequest + "\n\nSUMMARY\nSearched the documentation service by service and noted the requested settings.\n\nARTIFACTS\nNone\n\nNEXT STEPS\nContinue with the remaining services, then report the table."), nil
 		}
 		mu.Lock()
@@ -281,7 +283,7 @@ func runBenchPreset(ctx context.Context, dir, preset string, tasks []benchTask) 
 		return scripted.Reply("Here is the configuration table."), nil
 	}
 	ledger := &llm.Ledger{}
-	model := llm.Metered(scripted.New(llm.Info{Name: "scripted", ContextWindow: BenchWindow}, fn), ledger, "bench")
+	model := llm.Metered(scripted.New(llm.Info{Name: "scripted", ContextWindow: Window}, fn), ledger, "bench")
 	ag, err := agent.New(agent.Config{
 		Model:      model,
 		System:     "You are a research agent. Use search_docs to look things up; results may be long.",
@@ -290,13 +292,13 @@ func runBenchPreset(ctx context.Context, dir, preset string, tasks []benchTask) 
 		SessionID:  "bench-" + preset,
 	})
 	if err != nil {
-		return BenchRow{}, err
+		return Row{}, err
 	}
 	if _, err := ag.Run(ctx, benchRequest); err != nil {
-		return BenchRow{}, err
+		return Row{}, err
 	}
 
-	row := BenchRow{Preset: preset}
+	row := Row{Preset: preset}
 	for _, e := range ledger.Entries() {
 		row.BilledInputTokens += e.Usage.InputTokens
 		row.PeakPromptTokens = max(row.PeakPromptTokens, e.Usage.InputTokens)
@@ -313,7 +315,7 @@ func runBenchPreset(ctx context.Context, dir, preset string, tasks []benchTask) 
 		return err
 	})
 	if err != nil {
-		return BenchRow{}, err
+		return Row{}, err
 	}
 	total, recoverable := 0, 0
 	for _, t := range tasks {
@@ -329,22 +331,22 @@ func runBenchPreset(ctx context.Context, dir, preset string, tasks []benchTask) 
 	return row, nil
 }
 
-// FormatBenchTable renders rows as a Markdown table with the hybrid preset's ratios below it.
-func FormatBenchTable(rows []BenchRow) string {
+// FormatTable renders rows as a Markdown table with the hybrid preset's ratios below it.
+func FormatTable(rows []Row) string {
 	var b strings.Builder
 	b.WriteString("| preset | billed input tokens | peak prompt tokens | compactions | summary calls | recoverable share | fact recall |\n")
 	b.WriteString("|---|---:|---:|---:|---:|---:|---:|\n")
-	by := map[string]BenchRow{}
+	by := map[string]Row{}
 	for _, r := range rows {
 		by[r.Preset] = r
-		fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | %.2f | %.2f |\n", r.Preset, thousands(r.BilledInputTokens),
-			thousands(r.PeakPromptTokens), r.Compactions, r.SummaryCalls, r.RecoverableShare, r.FactRecall)
+		fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | %.2f | %.2f |\n", r.Preset, lexical.Thousands(r.BilledInputTokens),
+			lexical.Thousands(r.PeakPromptTokens), r.Compactions, r.SummaryCalls, r.RecoverableShare, r.FactRecall)
 	}
-	h, ok := by[PresetHybrid]
+	h, ok := by[contextmgr.PresetHybrid]
 	if !ok {
 		return b.String()
 	}
-	for _, other := range []string{PresetDeepAgents, PresetClaudeCode} {
+	for _, other := range []string{contextmgr.PresetDeepAgents, contextmgr.PresetClaudeCode} {
 		if o, ok := by[other]; ok && o.BilledInputTokens > 0 {
 			fmt.Fprintf(&b, "\nhybrid bills %.1f%% of the input tokens of %s.", 100*float64(h.BilledInputTokens)/float64(o.BilledInputTokens), other)
 		}
