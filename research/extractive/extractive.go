@@ -109,7 +109,7 @@ type askKey struct {
 // judged by its own words and title only).
 const maxSections = 1 << 14
 
-// sectionMemo remembers, for each evidence item the analyst quoted (by source and quote), the section headings
+// sectionMemo remembers, for each evidence item the analyst quoted (by document and quote), the section headings
 // it stands under, so the synthesizer can tell what an item is about when its sentence does not repeat the
 // heading ("A send on a channel …" under "Channel communication" in "The Go Memory Model").
 type sectionMemo struct {
@@ -126,7 +126,7 @@ func (s *sectionMemo) put(source, quote, heads string) {
 	if s.m == nil || len(s.m) >= maxSections {
 		s.m = map[string]string{}
 	}
-	s.m[source+"\x00"+quote] = heads
+	s.m[docKey(source)+"\x00"+quote] = heads
 }
 
 func (s *sectionMemo) get(source, quote string) string {
@@ -135,5 +135,5 @@ func (s *sectionMemo) get(source, quote string) string {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.m[source+"\x00"+quote]
+	return s.m[docKey(source)+"\x00"+quote]
 }
