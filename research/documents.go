@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -59,7 +58,7 @@ func isContextErr(err error) bool {
 // load reads url's text from the run folder, or fetches and stores it.
 func (r *runner) load(ctx context.Context, rawURL string) (*sources.Document, error) {
 	if meta, err := r.db.Document(ctx, rawURL); err == nil {
-		text, err := os.ReadFile(filepath.Join(r.dir, meta.Path))
+		text, err := ReadRunFile(r.dir, meta.Path)
 		if err == nil && sources.HashText(string(text)) == meta.Hash {
 			return &sources.Document{URL: meta.URL, FinalURL: meta.FinalURL, Title: meta.Title,
 				Text: string(text), ContentType: meta.ContentType, Hash: meta.Hash, FetchedAt: meta.FetchedAt,
@@ -117,7 +116,7 @@ func (r *runner) storedDocument(ctx context.Context, source string) (*docEntry, 
 			return d, nil
 		}
 	}
-	text, err := os.ReadFile(filepath.Join(r.dir, meta.Path))
+	text, err := ReadRunFile(r.dir, meta.Path)
 	if err != nil {
 		return nil, fmt.Errorf("stored text of %s: %w", meta.URL, err)
 	}

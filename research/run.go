@@ -77,6 +77,8 @@ const (
 	StageRead   = "read"
 	StageVerify = "verify"
 	StageSynth  = "synth"
+	// StageIndex marks events about indexing a local corpus before the run starts searching.
+	StageIndex = "index"
 	// StageRun marks events about the run as a whole (start, cut short, done).
 	StageRun = "run"
 )
@@ -86,6 +88,7 @@ const (
 	EventRunStart    = "run_start"
 	EventRunDone     = "run_done"
 	EventRunFailed   = "run_failed"
+	EventRunStopped  = "run_stopped" // the caller cancelled the run; its folder can be resumed
 	EventStageStart  = "stage_start"
 	EventStageDone   = "stage_done"
 	EventPlan        = "plan"
@@ -106,6 +109,9 @@ const (
 	EventResumed     = "resumed"
 	EventReportReady = "report"
 )
+
+// EventIndexProgress reports corpus indexing before a run searches: Count files done of Total.
+const EventIndexProgress = "index_progress"
 
 // Progress is a snapshot of the run's counters, carried by every event so displays need no state of their own.
 type Progress struct {
@@ -136,6 +142,7 @@ type Event struct {
 	URL         string    `json:"url,omitempty"`
 	Message     string    `json:"message,omitempty"`
 	Count       int       `json:"count,omitempty"`
+	Total       int       `json:"total,omitempty"` // with Count, for progress (index_progress)
 	Err         string    `json:"error,omitempty"`
 	// Exactly one of the following is set for the kinds that carry a payload.
 	Plan      *Plan      `json:"plan,omitempty"`
@@ -216,11 +223,28 @@ type Report struct {
 	Stats    Stats     `json:"stats"`
 }
 
+// CitedEvidence returns the ids of the evidence items the published report cites, each once, in citation order.
+// It is the "evidence cited" figure; len(r.Evidence) is the pool the run gathered.
+func (r *Report) CitedEvidence() []string {
+	seen := map[string]bool{}
+	var ids []string
+	for _, c := range r.Citations {
+		for _, id := range c.EvidenceIDs {
+			if !seen[id] {
+				seen[id] = true
+				ids = append(ids, id)
+			}
+		}
+	}
+	return ids
+}
+
 // Run status values of RunSummary.Status.
 const (
 	RunRunning = "running" // started and not finished: in progress or interrupted (resumable)
 	RunDone    = "done"
 	RunFailed  = "failed"
+	RunStopped = "stopped" // cancelled by its caller; resumable as it stands
 )
 
 // RunSummary is one line of ListRuns.
