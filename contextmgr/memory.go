@@ -10,7 +10,9 @@ import (
 	"strings"
 
 	"github.com/deepresearch/deepresearch/agent"
+	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/llm"
+	"github.com/deepresearch/deepresearch/workspace"
 )
 
 // ProjectMemoryFile is the project memory file pinned into every context.
@@ -21,13 +23,23 @@ const maxProjectMemoryChars = 40_000
 
 // memoryToolNames maps the workspace file tools onto the persistent store's tool names.
 var memoryToolNames = map[string]string{
-	"ls":         "memory_ls",
-	"read_file":  "memory_read",
-	"write_file": "memory_write",
-	"edit_file":  "memory_edit",
-	"glob":       "memory_glob",
-	"grep":       "memory_grep",
+	workspace.ToolLs:        ToolMemoryLs,
+	workspace.ToolReadFile:  ToolMemoryRead,
+	workspace.ToolWriteFile: ToolMemoryWrite,
+	workspace.ToolEditFile:  ToolMemoryEdit,
+	workspace.ToolGlob:      ToolMemoryGlob,
+	workspace.ToolGrep:      ToolMemoryGrep,
 }
+
+// Names of the persistent memory store's tools.
+const (
+	ToolMemoryLs    = "memory_ls"
+	ToolMemoryRead  = "memory_read"
+	ToolMemoryWrite = "memory_write"
+	ToolMemoryEdit  = "memory_edit"
+	ToolMemoryGlob  = "memory_glob"
+	ToolMemoryGrep  = "memory_grep"
+)
 
 // Tools returns the tools of the persistent memory store (memory_ls, memory_read, memory_write, memory_edit,
 // memory_glob, memory_grep); nil when the store is off. Add them to the agent's tools.
@@ -113,8 +125,8 @@ func (m *Manager) loadProjectMemory() (string, error) {
 		if text == "" {
 			continue
 		}
-		if len(text) > maxProjectMemoryChars {
-			text = text[:maxProjectMemoryChars] + fmt.Sprintf("\n… [AGENTS.md clipped at %s characters; read the file for the rest]", thousands(maxProjectMemoryChars))
+		if clipped := lexical.Clip(text, maxProjectMemoryChars); clipped != text {
+			text = clipped + fmt.Sprintf("\n[AGENTS.md clipped at %s characters; read the file for the rest]", lexical.Thousands(maxProjectMemoryChars))
 		}
 		fmt.Fprintf(&b, "# Project memory: %s\n\n%s\n\n", filepath.Join(abs, ProjectMemoryFile), text)
 	}
@@ -146,6 +158,16 @@ func (m *Manager) ensurePinned(st *agent.State) {
 	if m.pinned == "" {
 		return
 	}
+	cv := m.convo(st.SessionID)
+	cv.mu.Lock()
+	defer cv.mu.Unlock()
+	m.sync(cv, st)
+	if cv.pinnedOK && cv.mems == 1 && cv.memAt < len(st.Messages) {
+		if msg := &st.Messages[cv.memAt]; msg.Content == m.pinned && msg.Pinned && kindOf(*msg) == kindMemory {
+			return // checked, and the history has only grown since
+		}
+	}
+	cv.pinnedOK = true
 	ok := 0
 	for _, msg := range st.Messages {
 		if kindOf(msg) == kindMemory {

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/deepresearch/deepresearch/agent"
 	"github.com/deepresearch/deepresearch/llm"
@@ -73,6 +74,26 @@ func TestProjectMemoryPinnedThroughCompaction(t *testing.T) {
 			}
 			checkPairs(t, st.Messages)
 		})
+	}
+}
+
+// A huge AGENTS.md is clipped at a character boundary, never inside one: the pinned text stays valid UTF-8.
+func TestProjectMemoryClippedAtCharacters(t *testing.T) {
+	proj := t.TempDir()
+	agents := strings.Repeat("上下文", maxProjectMemoryChars) // three bytes a character, three times too long
+	if err := os.WriteFile(filepath.Join(proj, "AGENTS.md"), []byte(agents), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, _ := newManager(t, Config{ProjectDirs: []string{proj}})
+	text, err := m.loadProjectMemory()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !utf8.ValidString(text) {
+		t.Fatal("clipped project memory is not valid UTF-8")
+	}
+	if !strings.Contains(text, strings.Repeat("上下文", maxProjectMemoryChars/3)+"上…") || !strings.Contains(text, "AGENTS.md clipped at 40,000 characters") {
+		t.Errorf("project memory not clipped at %d characters", maxProjectMemoryChars)
 	}
 }
 

@@ -45,8 +45,20 @@ func (m *Manager) shapeResult(st *agent.State, call llm.ToolCall, res agent.Resu
 	c := m.counter(st.Model)
 	n := c.Count(res.Content)
 	if m.cfg.OutputCapTokens > 0 && n > m.cfg.OutputCapTokens {
-		res.Content = prefixTokens(c, res.Content, m.cfg.OutputCapTokens) +
-			fmt.Sprintf("\n[output truncated: the result had %s tokens; tool output is capped at %s tokens]", thousands(n), thousands(m.cfg.OutputCapTokens))
+		// Claude Code's cap loses the rest; here the full text is saved first, so that the model is told where
+		// it is (the result is seen, as an excerpt with its path).
+		note := fmt.Sprintf("\n[output truncated: the result had %s tokens; tool output is capped at %s tokens]", lexical.Thousands(n), lexical.Thousands(m.cfg.OutputCapTokens))
+		p, err := m.offload(call.ID, res.Content)
+		if err == nil {
+			note = fmt.Sprintf("\n[output truncated: the result had %s tokens; tool output is capped at %s tokens. Full result: %s — read it with read_file (offset/limit) or grep.]",
+				lexical.Thousands(n), lexical.Thousands(m.cfg.OutputCapTokens), p)
+			res.Meta = maps.Clone(res.Meta)
+			if res.Meta == nil {
+				res.Meta = map[string]string{}
+			}
+			res.Meta[metaPath] = p
+		}
+		res.Content = prefixTokens(c, res.Content, m.cfg.OutputCapTokens) + note
 		n = c.Count(res.Content)
 		m.count(func(s *Stats) { s.Capped++ })
 	}
@@ -104,11 +116,11 @@ func Preview(content, path string, toks int) string {
 	lines := splitLines(content)
 	var b strings.Builder
 	fmt.Fprintf(&b, "Tool result too large (%s tokens, %s): the full text is saved at %s. Read it with read_file using offset and limit (e.g. offset=1, limit=200), or search it with grep. First and last lines:\n",
-		thousands(toks), plural(len(lines), "line", "lines"), path)
+		lexical.Thousands(toks), plural(len(lines), "line", "lines"), path)
 	writeLine := func(i int) {
 		line := lines[i]
 		if n := utf8.RuneCountInString(line); n > previewLineChars {
-			line = string([]rune(line)[:previewLineChars]) + fmt.Sprintf("… [line clipped: %s characters]", thousands(n))
+			line = string([]rune(line)[:previewLineChars]) + fmt.Sprintf("… [line clipped: %s characters]", lexical.Thousands(n))
 		}
 		fmt.Fprintf(&b, "%6d\t%s\n", i+1, line)
 	}
@@ -215,10 +227,10 @@ func gateResult(c tokens.Counter, in GateInput) (string, bool) {
 		how = "nothing matched the request, so the beginning is shown"
 	}
 	if len(picked) == 0 {
-		return fmt.Sprintf("[Relevance gate: no part of this result fits the inline budget. Full result (%s lines): %s — read it with read_file (offset/limit) or grep.]", thousands(total), in.Path), matched
+		return fmt.Sprintf("[Relevance gate: no part of this result fits the inline budget. Full result (%s lines): %s — read it with read_file (offset/limit) or grep.]", lexical.Thousands(total), in.Path), matched
 	}
 	return out + fmt.Sprintf("\n[Relevance gate: showing %d of %d parts (lines %s of %s; %s tokens), %s. Full result: %s — read it with read_file (offset/limit) or grep for anything not shown.]",
-		len(picked), len(chunks), strings.Join(ranges, ", "), thousands(total), thousands(used), how, in.Path), matched
+		len(picked), len(chunks), strings.Join(ranges, ", "), lexical.Thousands(total), lexical.Thousands(used), how, in.Path), matched
 }
 
 // passageScores rates each chunk by its best sentence plus, at a quarter weight, the chunk as a whole. Scoring

@@ -38,7 +38,9 @@ type GuardConfig struct {
 	AbandonAfter time.Duration
 }
 
-// Guard is the one wrapper around every tool call, built-in and MCP (seed 000, 方案二). It is an agent.ToolWrapper
+var _ agent.ToolWrapper = (*Guard)(nil)
+
+// Guard is the one wrapper around every tool call, built-in and MCP. It is an agent.ToolWrapper
 // middleware rather than a Tool decorator so that it also covers tools added later (MCP list changes, tool_search,
 // other middleware's tools) and errors raised by inner middleware.
 //

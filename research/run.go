@@ -27,7 +27,8 @@ type Budget struct {
 	// Retries is how many times a failed role call is tried again; default 1. Negative means no retry.
 	Retries int `json:"retries,omitempty"`
 	// SynthRetries is how many times the synthesizer is asked again with the integrity problems of its draft
-	// before the failing sentences are removed; default 2. Negative means none.
+	// before the failing sentences are removed; default 1 (an unsupported sentence is revised once, then
+	// removed). Negative means none.
 	SynthRetries int `json:"synth_retries,omitempty"`
 }
 
@@ -77,6 +78,8 @@ const (
 	StageRead   = "read"
 	StageVerify = "verify"
 	StageSynth  = "synth"
+	// StageIndex marks events about indexing a local corpus before the run starts searching.
+	StageIndex = "index"
 	// StageRun marks events about the run as a whole (start, cut short, done).
 	StageRun = "run"
 )
@@ -86,6 +89,7 @@ const (
 	EventRunStart    = "run_start"
 	EventRunDone     = "run_done"
 	EventRunFailed   = "run_failed"
+	EventRunStopped  = "run_stopped" // the caller cancelled the run; its folder can be resumed
 	EventStageStart  = "stage_start"
 	EventStageDone   = "stage_done"
 	EventPlan        = "plan"
@@ -106,6 +110,9 @@ const (
 	EventResumed     = "resumed"
 	EventReportReady = "report"
 )
+
+// EventIndexProgress reports corpus indexing before a run searches: Count files done of Total.
+const EventIndexProgress = "index_progress"
 
 // Progress is a snapshot of the run's counters, carried by every event so displays need no state of their own.
 type Progress struct {
@@ -136,6 +143,7 @@ type Event struct {
 	URL         string    `json:"url,omitempty"`
 	Message     string    `json:"message,omitempty"`
 	Count       int       `json:"count,omitempty"`
+	Total       int       `json:"total,omitempty"` // with Count, for progress (index_progress)
 	Err         string    `json:"error,omitempty"`
 	// Exactly one of the following is set for the kinds that carry a payload.
 	Plan      *Plan      `json:"plan,omitempty"`
@@ -169,24 +177,30 @@ type SourceRef struct {
 
 // Stats summarises a run.
 type Stats struct {
-	Rounds           int           `json:"rounds"`
-	SubQuestions     int           `json:"sub_questions"`
-	Searches         int           `json:"searches"`
-	Candidates       int           `json:"candidates"`
-	SourcesRead      int           `json:"sources_read"` // reads: (sub-question, source) pairs analysed
-	FetchErrors      int           `json:"fetch_errors"`
-	RoleErrors       int           `json:"role_errors"`
-	EvidenceAccepted int           `json:"evidence_accepted"`
-	EvidenceRejected int           `json:"evidence_rejected"`
-	Ungrounded       int           `json:"ungrounded"`
-	EarlyStops       int           `json:"early_stops"`
-	SentencesRemoved int           `json:"sentences_removed"`
-	SynthAttempts    int           `json:"synth_attempts"`
-	Calls            int           `json:"calls"`
-	PeakConcurrency  int           `json:"peak_concurrency"`
-	Tokens           int           `json:"tokens"`
-	CostUSD          float64       `json:"cost_usd"`
-	Duration         time.Duration `json:"duration_ns"`
+	Rounds           int `json:"rounds"`
+	SubQuestions     int `json:"sub_questions"`
+	Searches         int `json:"searches"`
+	Candidates       int `json:"candidates"`
+	SourcesRead      int `json:"sources_read"` // reads: (sub-question, source) pairs analysed
+	FetchErrors      int `json:"fetch_errors"`
+	RoleErrors       int `json:"role_errors"`
+	EvidenceAccepted int `json:"evidence_accepted"`
+	EvidenceRejected int `json:"evidence_rejected"`
+	Ungrounded       int `json:"ungrounded"`
+	EarlyStops       int `json:"early_stops"`
+	SentencesRemoved int `json:"sentences_removed"`
+	// SourcesUnreadable counts documents whose fetch or reading failed for good.
+	SourcesUnreadable int `json:"sources_unreadable"`
+	// DraftsRefused counts synthesizer drafts the integrity check sent back.
+	DraftsRefused int `json:"drafts_refused"`
+	// FusesTripped counts the reasons the run was cut short (cost, tokens, time, call cap, stage timeouts).
+	FusesTripped    int           `json:"fuses_tripped"`
+	SynthAttempts   int           `json:"synth_attempts"`
+	Calls           int           `json:"calls"`
+	PeakConcurrency int           `json:"peak_concurrency"`
+	Tokens          int           `json:"tokens"`
+	CostUSD         float64       `json:"cost_usd"`
+	Duration        time.Duration `json:"duration_ns"`
 }
 
 // Report is a finished run: the published Markdown and everything needed to check it. It is also report.json.
@@ -216,11 +230,28 @@ type Report struct {
 	Stats    Stats     `json:"stats"`
 }
 
+// CitedEvidence returns the ids of the evidence items the published report cites, each once, in citation order.
+// It is the "evidence cited" figure; len(r.Evidence) is the pool the run gathered.
+func (r *Report) CitedEvidence() []string {
+	seen := map[string]bool{}
+	var ids []string
+	for _, c := range r.Citations {
+		for _, id := range c.EvidenceIDs {
+			if !seen[id] {
+				seen[id] = true
+				ids = append(ids, id)
+			}
+		}
+	}
+	return ids
+}
+
 // Run status values of RunSummary.Status.
 const (
 	RunRunning = "running" // started and not finished: in progress or interrupted (resumable)
 	RunDone    = "done"
 	RunFailed  = "failed"
+	RunStopped = "stopped" // cancelled by its caller; resumable as it stands
 )
 
 // RunSummary is one line of ListRuns.

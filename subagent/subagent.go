@@ -1,7 +1,7 @@
 // Package subagent provides the task tool: the parent agent delegates a task to a subagent that starts with a fresh
 // context — its own system prompt and the task description, none of the parent's history — works with its own
 // tools and its own context management, and returns only its final answer. Bulky tool output (raw MCP results,
-// long pages) thus stays in the subagent's context and never reaches the parent's (seed 000, 方案三).
+// long pages) thus stays in the subagent's context and never reaches the parent's.
 //
 // A Fleet bounds what one run may spawn: concurrent subagents, subagents in total and nesting depth. Going over a
 // bound is a clear error result for the model, never a hang or a crash, and one subagent failing never cancels
@@ -30,7 +30,7 @@ import (
 // ToolName is the name of the task tool.
 const ToolName = "task"
 
-// Fleet defaults: the seed's fleet bound, DesignNotes' per-run total, two levels of subagents.
+// Fleet defaults: 16 subagents at once, 1,000 in a run, two levels of nesting.
 const (
 	DefaultMaxConcurrent = 16
 	DefaultMaxTotal      = 1000
@@ -368,7 +368,7 @@ func (f *Fleet) toolsFor(typ Type) []agent.Tool {
 		if reserved[name] || seen[name] {
 			continue
 		}
-		if len(typ.Tools) > 0 && name != "tool_search" && !matchAny(typ.Tools, name) {
+		if len(typ.Tools) > 0 && name != agent.ToolSearchName && !matchAny(typ.Tools, name) {
 			continue
 		}
 		seen[name] = true

@@ -1,5 +1,5 @@
-// Command skeleton is the "30-line skeleton" at the end of seed 002 — a minimal deep-research workflow — written
-// in Go with the research package's primitives: Ask (run an agent for a role and decode its JSON), FanOut (a
+// Command skeleton is the five-stage research workflow in ~30 lines — scope, parallel search, read, adversarial
+// verify, synthesize — written in Go with the research package's primitives: Ask (run an agent for a role and decode its JSON), FanOut (a
 // bounded parallel fan-out in which one failure never cancels the others), Loop (a convergent loop capped at a
 // number of rounds) and Fleet (the global bound on concurrent and total agent calls).
 //
@@ -36,7 +36,7 @@ type report struct {
 	Markdown string `json:"markdown"`
 }
 
-// deepResearch is the seed's skeleton: plan, then up to three rounds of parallel search+extract and
+// deepResearch is the whole workflow: plan, then up to three rounds of parallel search+extract and
 // adversarial verification, then a cited synthesis.
 func deepResearch(ctx context.Context, strong, mid llm.Model, question string) (string, error) {
 	fleet := research.NewFleet(16, 1000) // 16 concurrent, 1,000 per run

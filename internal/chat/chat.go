@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/deepresearch/deepresearch/agent"
+	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/llm"
 	"github.com/deepresearch/deepresearch/llm/tokens"
 	"github.com/deepresearch/deepresearch/research"
@@ -265,7 +266,7 @@ func (c *Chat) withInterrupt(ctx context.Context) (context.Context, func()) {
 
 func (c *Chat) turn(ctx context.Context, prompt string) {
 	if c.sess.Title == "" {
-		c.sess.Title = clip(prompt, 80)
+		c.sess.Title = lexical.Clip(lexical.NormalizeSpace(prompt), 80)
 	}
 	tctx, done := c.withInterrupt(ctx)
 	c.streamed = false
@@ -298,10 +299,10 @@ func (c *Chat) observe(e agent.Event) {
 			c.printf("\n")
 			c.streamed = false
 		}
-		c.printf("  → %s %s\n", e.Call.Name, clip(e.Call.Arguments, 120))
+		c.printf("  → %s %s\n", e.Call.Name, lexical.Clip(lexical.NormalizeSpace(e.Call.Arguments), 120))
 	case agent.EventToolResult:
 		if e.Result.IsError {
-			c.printf("  ✗ %s: %s\n", e.Call.Name, clip(firstLine(e.Result.Content), 200))
+			c.printf("  ✗ %s: %s\n", e.Call.Name, lexical.Clip(lexical.NormalizeSpace(firstLine(e.Result.Content)), 200))
 		}
 	case agent.EventCompaction:
 		c.compactions.Add(1)
@@ -441,7 +442,7 @@ func (c *Chat) sessions() error {
 		if first == "" {
 			first = "(no messages yet)"
 		} else {
-			first = strconv.Quote(clip(first, 60))
+			first = strconv.Quote(lexical.Clip(lexical.NormalizeSpace(first), 60))
 		}
 		c.printf("%s %-24s  %s  %4d messages  %s\n", mark, s.ID, s.Updated.Local().Format("2006-01-02 15:04"), countMessages(s.Messages), first)
 	}
@@ -591,7 +592,7 @@ func (c *Chat) progress(e research.Event) {
 			}
 		}
 	case research.EventRead:
-		c.printf("    read %s (+%d evidence)\n", clip(e.URL, 100), e.Count)
+		c.printf("    read %s (+%d evidence)\n", lexical.Clip(lexical.NormalizeSpace(e.URL), 100), e.Count)
 	case research.EventCutShort, research.EventError:
 		c.printf("    ! %s %s\n", e.Message, e.Err)
 	}
@@ -619,14 +620,6 @@ func Summary(md string, n int) string {
 	s := strings.Join(parts, "\n")
 	if r := []rune(s); len(r) > n {
 		s = string(r[:n]) + "…"
-	}
-	return s
-}
-
-func clip(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
 	}
 	return s
 }

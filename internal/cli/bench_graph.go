@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/deepresearch/deepresearch/research/researchtest"
+	"github.com/deepresearch/deepresearch/internal/bench/graphbench"
 )
 
 func newBenchGraphCmd(app *App) *cobra.Command {
@@ -30,18 +30,18 @@ exceed the fleet bound.`,
 			if format != "text" && format != "json" {
 				return fmt.Errorf("--format must be text or json, got %q", format)
 			}
-			configs := []researchtest.BenchConfig{
+			configs := []graphbench.Config{
 				{Latency: latency, Concurrency: 16, BatchSize: 8},
 				{Latency: latency, Concurrency: 4, BatchSize: 8},
 				// Wide fan-out: 8 sub-questions × 30 pages, every page read — the state writes must keep up.
 				{Latency: latency, Concurrency: 64, BatchSize: 64, SubQuestions: 8, PagesPerSQ: 30, MaxCandidates: 240},
 			}
 			if !noSeq {
-				configs = append(configs, researchtest.BenchConfig{Latency: latency, Concurrency: 1, BatchSize: 1})
+				configs = append(configs, graphbench.Config{Latency: latency, Concurrency: 1, BatchSize: 1})
 			}
-			var results []*researchtest.BenchResult
+			var results []*graphbench.Result
 			for _, c := range configs {
-				r, err := researchtest.BenchGraph(cmd.Context(), c)
+				r, err := graphbench.Run(cmd.Context(), c)
 				if err != nil {
 					return err
 				}

@@ -3,7 +3,6 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -14,17 +13,17 @@ import (
 func newBenchQualityCmd(app *App) *cobra.Command {
 	var (
 		format string
-		seeds  string
+		zhDocs string
 		goroot string
 		only   []string
 		keep   string
 	)
 	cmd := &cobra.Command{
-		Use:   "quality [--format text|json] [--seeds DIR] [--only ID,…]",
+		Use:   "quality [--format text|json] [--zh-docs DIR] [--only ID,…]",
 		Short: "Answer quality of the extractive engine: fact recall, citation grounding and time per question",
 		Long: `Answers a fixed question set with the extractive engine (no language model) through the full research
 graph, over corpora that ship with Go — $(go env GOROOT)/doc and the documentation of standard packages extracted
-from $(go env GOROOT)/src — and over the two Chinese seed documents. Per question it prints:
+from $(go env GOROOT)/src — and over the Chinese user guide in docs/zh (embedded in the binary; --zh-docs DIR uses another folder). Per question it prints:
 
   recall     the share of the expected facts stated in one cited sentence of the report (every keyword of the
              fact in the same sentence, ignoring case);
@@ -37,7 +36,7 @@ from $(go env GOROOT)/src — and over the two Chinese seed documents. Per quest
 				return fmt.Errorf("--format must be text or json, got %q", format)
 			}
 			res, err := qualitybench.Run(cmd.Context(), qualitybench.Options{
-				GoRoot: goroot, SeedsDir: seeds, WorkDir: keep, Only: only, Log: app.Log,
+				GoRoot: goroot, ZHDocsDir: zhDocs, WorkDir: keep, Only: only, Log: app.Log,
 			})
 			if err != nil {
 				return err
@@ -66,7 +65,7 @@ from $(go env GOROOT)/src — and over the two Chinese seed documents. Per quest
 	}
 	f := cmd.Flags()
 	f.StringVar(&format, "format", "text", "output format: text or json")
-	f.StringVar(&seeds, "seeds", filepath.Join("..", "shared", "seeds"), "folder holding the Chinese seed documents")
+	f.StringVar(&zhDocs, "zh-docs", "", "folder of Chinese documents to use instead of the embedded guide for the zhdocs questions")
 	f.StringVar(&goroot, "goroot", "", "Go installation whose doc/ and src/ are the corpora (default: go env GOROOT)")
 	f.StringSliceVar(&only, "only", nil, "run only these question ids")
 	f.StringVar(&keep, "keep", "", "keep the indexes and run folders in this folder (default: a temporary folder, removed)")

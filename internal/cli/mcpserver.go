@@ -6,8 +6,8 @@ import (
 	"net/http"
 	"path/filepath"
 	"strings"
+	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
 	"github.com/deepresearch/deepresearch/internal/mcpserver"
@@ -19,6 +19,7 @@ func newMCPCmd(app *App) *cobra.Command {
 	var (
 		httpAddr, runs, token, web string
 		corpora                    []string
+		sessionTimeout             time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "mcp [--http 127.0.0.1:PORT] [--corpus DIR] [--web PROVIDER]",
@@ -51,7 +52,7 @@ DEEPRESEARCH_TOKEN), sent by clients as "Authorization: Bearer TOKEN".
 			starter := newResearchStarter(app, cmd)
 			defer starter.Close()
 			srv, err := mcpserver.New(mcpserver.Config{
-				RunsDir: runs, Defaults: def, Version: Version, Log: app.Log,
+				RunsDir: runs, Defaults: def, Version: Version, Log: app.Log, WebProviders: websearch.Names(),
 				Start: func(ctx context.Context, req mcpserver.RunRequest) (*research.Report, error) {
 					return starter.Run(ctx, startParams{Question: req.Question, Corpora: req.Sources.Corpus, Web: req.Sources.Web,
 						Budget: req.Budget, Rounds: req.Rounds, RunID: req.RunID, OutDir: req.OutDir, OnEvent: req.OnEvent})
@@ -62,7 +63,7 @@ DEEPRESEARCH_TOKEN), sent by clients as "Authorization: Bearer TOKEN".
 			}
 			if httpAddr == "" {
 				// stdout belongs to the protocol: everything else goes to stderr.
-				return srv.Run(cmd.Context(), &mcp.StdioTransport{})
+				return srv.Run(cmd.Context(), &mcpserver.StdioTransport{Log: app.Log})
 			}
 			if token == "" {
 				token = app.getenv("DEEPRESEARCH_TOKEN")
@@ -71,7 +72,7 @@ DEEPRESEARCH_TOKEN), sent by clients as "Authorization: Bearer TOKEN".
 				return err
 			}
 			mux := http.NewServeMux()
-			mux.Handle("/mcp", srv.HTTPHandler(mcpserver.HTTPConfig{Token: token}))
+			mux.Handle("/mcp", srv.HTTPHandler(mcpserver.HTTPConfig{Token: token, SessionTimeout: sessionTimeout}))
 			return listenAndServe(cmd.Context(), app, httpAddr, mux, func(base string) string {
 				return fmt.Sprintf("%s/mcp (Streamable HTTP)", base)
 			})
@@ -80,6 +81,7 @@ DEEPRESEARCH_TOKEN), sent by clients as "Authorization: Bearer TOKEN".
 	f := cmd.Flags()
 	f.StringVar(&httpAddr, "http", "", "serve Streamable HTTP on this address instead of stdio (e.g. 127.0.0.1:8788)")
 	f.StringVar(&token, "token", "", "bearer token required by the HTTP transport (default $DEEPRESEARCH_TOKEN)")
+	f.DurationVar(&sessionTimeout, "session-timeout", mcpserver.DefaultSessionTimeout, "close an HTTP session idle for this long (a negative value keeps sessions forever)")
 	f.StringVar(&runs, "runs", "", "folder of run folders (default runs/, or research.out_dir)")
 	f.StringArrayVar(&corpora, "corpus", nil, "default local corpus: an index directory or a folder (repeatable)")
 	f.StringVar(&web, "web", "", "default web search provider: "+strings.Join(websearch.Names(), ", "))

@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"text/tabwriter"
 
@@ -45,18 +46,39 @@ models.<name>.context_window and prices in the configuration file to correct the
 				return nil
 			}
 			tw := tabwriter.NewWriter(app.Stdout, 2, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "TIER\tPROVIDER\tMODEL\tCONTEXT\tMAX OUT\tIN $/M\tOUT $/M\tCACHE READ $/M\tCACHE WRITE $/M\tSOURCE\tROLES")
+			fmt.Fprintln(tw, "TIER\tPROVIDER\tMODEL\tCONTEXT\tMAX OUT\tIN $/M\tOUT $/M\tCACHE READ $/M\tCACHE WRITE $/M\tSOURCE\tAS OF\tROLES")
+			var notes []string
 			for _, r := range rows {
 				e := r.Entry
 				source := e.Source
 				if !e.Known {
 					source = "unknown (defaults)"
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Tier, e.Provider, e.Name, e.ContextWindow,
+				asOf := e.AsOf
+				if asOf == "" {
+					asOf = "-"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Tier, e.Provider, e.Name, e.ContextWindow,
 					e.MaxOutput, price(e.Price.Input), price(e.Price.Output), price(e.Price.CacheRead),
-					price(e.Price.CacheWrite), source, joinRoles(r.Roles))
+					price(e.Price.CacheWrite), source, asOf, joinRoles(r.Roles))
+				if e.Reference != "" {
+					n := fmt.Sprintf("%s: figures from %s", e.Name, e.Reference)
+					if e.Note != "" {
+						n += " (" + e.Note + ")"
+					}
+					if !slices.Contains(notes, n) {
+						notes = append(notes, n)
+					}
+				}
 			}
-			return tw.Flush()
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			for _, n := range notes {
+				fmt.Fprintln(app.Stdout, n)
+			}
+			fmt.Fprintln(app.Stdout, "Correct any figure under models.<name> in the configuration file (context_window, max_output, input_price, output_price).")
+			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")

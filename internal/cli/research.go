@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/llm"
 	"github.com/deepresearch/deepresearch/mcptools"
 	"github.com/deepresearch/deepresearch/mcptools/mcpsearch"
@@ -167,7 +168,7 @@ func newRunsCmd(app *App) *cobra.Command {
 					status += " (cut short)"
 				}
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", r.ID, r.Created.Local().Format("2006-01-02 15:04"), status, r.Engine, r.Evidence,
-					clip(r.Question, 70))
+					lexical.Clip(lexical.NormalizeSpace(r.Question), 69))
 			}
 			return tw.Flush()
 		},
@@ -224,6 +225,17 @@ func (a *App) findRun(arg string) (string, error) {
 // research runs (resumeDir empty) or resumes a research graph with live progress.
 func (a *App) research(cmd *cobra.Command, fl researchFlags, question, resumeDir string) error {
 	ctx := cmd.Context()
+	if err := research.CheckCost(fl.maxCost); err != nil {
+		return fmt.Errorf("--max-cost: %w", err)
+	}
+	if err := research.CheckTime(fl.maxTime); err != nil {
+		return fmt.Errorf("--max-time: %w", err)
+	}
+	if resumeDir == "" {
+		if err := research.CheckQuestion(question); err != nil {
+			return err
+		}
+	}
 	var settings map[string]string
 	if resumeDir != "" {
 		info, err := research.LoadRunInfo(resumeDir)
@@ -562,7 +574,7 @@ func (d *progressDisplay) draw() {
 		fmt.Sprintf("  sources read: %d of %d candidates (%d pending)   evidence: %d (%d rejected)", p.SourcesRead,
 			p.Candidates, p.ReadsPending, p.Evidence, p.Rejected),
 		fmt.Sprintf("  spend: %s   in flight: %d", spendLine(p.Calls, p.Tokens, p.CostUSD), p.InFlight),
-		"  " + clip(d.msg, 100),
+		"  " + lexical.Clip(lexical.NormalizeSpace(d.msg), 99),
 	}
 	width := 0
 	if w, _, err := term.GetSize(d.fd); err == nil {
@@ -611,11 +623,11 @@ func describe(e research.Event) string {
 		}
 		return "started"
 	case research.EventSearch:
-		return fmt.Sprintf("%s: %d hits (%s)", e.SubQuestion, e.Count, clip(e.Message, 60))
+		return fmt.Sprintf("%s: %d hits (%s)", e.SubQuestion, e.Count, lexical.Clip(lexical.NormalizeSpace(e.Message), 59))
 	case research.EventCandidates:
 		return fmt.Sprintf("%d candidates picked", e.Count)
 	case research.EventRead:
-		return fmt.Sprintf("%s for %s: +%d evidence (%d in the pool, %d sources read)", clip(e.URL, 70), e.SubQuestion, e.Count, p.Evidence, p.SourcesRead)
+		return fmt.Sprintf("%s for %s: +%d evidence (%d in the pool, %d sources read)", lexical.Clip(lexical.NormalizeSpace(e.URL), 69), e.SubQuestion, e.Count, p.Evidence, p.SourcesRead)
 	case research.EventEarlyStop:
 		return fmt.Sprintf("early stop for %s: %s", e.SubQuestion, e.Message)
 	case research.EventVerdict:
@@ -634,22 +646,13 @@ func describe(e research.Event) string {
 		if e.URL != "" {
 			where = e.URL
 		}
-		return fmt.Sprintf("error %s %s: %s", where, clip(e.Message, 60), clip(e.Err, 120))
+		return fmt.Sprintf("error %s %s: %s", where, lexical.Clip(lexical.NormalizeSpace(e.Message), 59), lexical.Clip(lexical.NormalizeSpace(e.Err), 119))
 	case research.EventReportReady:
 		return fmt.Sprintf("report with %d citations: %s", e.Count, e.Message)
 	case research.EventRunFailed:
 		return "failed: " + e.Err
 	}
 	return ""
-}
-
-func clip(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }
 
 // clipWidth cuts s to at most w terminal columns, counting East Asian wide characters as two.

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/research"
 	"github.com/deepresearch/deepresearch/research/researchtest/openaifake"
 	"github.com/deepresearch/deepresearch/research/state"
@@ -374,7 +375,7 @@ func readJSON(t *testing.T, path string, v any) {
 func dumpLog(log []state.LogEntry) string {
 	var b strings.Builder
 	for _, e := range log {
-		fmt.Fprintf(&b, "r%d %-6s %-3s %-10s %s %s\n", e.Round, e.Stage, e.SubQuestion, e.Decision, clip(e.Detail, 100), e.Error)
+		fmt.Fprintf(&b, "r%d %-6s %-3s %-10s %s %s\n", e.Round, e.Stage, e.SubQuestion, e.Decision, lexical.Clip(lexical.NormalizeSpace(e.Detail), 99), e.Error)
 	}
 	return b.String()
 }
@@ -459,7 +460,7 @@ func kilnSite(t *testing.T) (site, searx *httptest.Server) {
 			}
 			if hits > 0 {
 				_, body, _ := strings.Cut(a.text, "\n\n")
-				results = append(results, result{Title: a.title, URL: site.URL + a.path, Content: clip(body, 200),
+				results = append(results, result{Title: a.title, URL: site.URL + a.path, Content: lexical.Clip(lexical.NormalizeSpace(body), 199),
 					Score: float64(hits), Engine: "fake"})
 			}
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/deepresearch/deepresearch/agent"
+	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/llm"
 	"github.com/deepresearch/deepresearch/llm/providers"
 	"github.com/deepresearch/deepresearch/llm/tokens"
@@ -68,7 +69,7 @@ tools, then each MCP server's tools, with the tokens their schemas cost. When al
 the model's window, MCP tools are deferred behind tool_search and marked so. Tools of servers marked
 "subagentOnly" are listed but reach subagents only. MCP servers that failed to start are listed with the reason.
 
-The MCP servers come from --mcp FILE, else mcp_file in the configuration, else ./.mcp.json when present.`,
+The MCP servers come from --mcp FILE, else mcp_file in the configuration, else ./.mcp.json in a trusted folder (see deepresearch trust).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if mcpFile != "" {
@@ -88,7 +89,7 @@ The MCP servers come from --mcp FILE, else mcp_file in the configuration, else .
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&mcpFile, "mcp", "", "a .mcp.json file (default: mcp_file from the configuration, else ./.mcp.json when present)")
+	cmd.Flags().StringVar(&mcpFile, "mcp", "", "a .mcp.json file (default: mcp_file from the configuration, else ./.mcp.json in a trusted folder)")
 	cmd.Flags().StringVar(&dir, "workspace", "", "workspace directory (default: the current directory)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the listing as JSON")
 	return cmd
@@ -165,15 +166,15 @@ func (a *App) listTools(ctx context.Context, dir string, listsFailures bool) (*t
 }
 
 func (l *toolsListing) print(w io.Writer) {
-	fmt.Fprintf(w, "Model: %s, window %s tokens\n", l.Model, thousandsSep(l.Window))
+	fmt.Fprintf(w, "Model: %s, window %s tokens\n", l.Model, lexical.Thousands(l.Window))
 	if l.MCPFile != "" {
 		fmt.Fprintf(w, "MCP servers from %s\n", l.MCPFile)
 	}
 	share := 100 * float64(l.SchemaTokens) / float64(max(l.Window, 1))
-	fmt.Fprintf(w, "Tool schemas: %s tokens, %.1f%% of the window", thousandsSep(l.SchemaTokens), share)
+	fmt.Fprintf(w, "Tool schemas: %s tokens, %.1f%% of the window", lexical.Thousands(l.SchemaTokens), share)
 	if l.Deferred > 0 {
 		fmt.Fprintf(w, " — over the 10%% threshold (%s tokens): %d MCP tools deferred behind tool_search, saving %s tokens per call\n",
-			thousandsSep(l.Threshold), l.Deferred, thousandsSep(l.SavedTokens))
+			lexical.Thousands(l.Threshold), l.Deferred, lexical.Thousands(l.SavedTokens))
 	} else {
 		fmt.Fprintf(w, " — all schemas are sent (tool_search is hidden)\n")
 	}
@@ -194,7 +195,7 @@ func (l *toolsListing) print(w io.Writer) {
 	nameW, tokW, statusW := 0, 0, 0
 	for _, r := range l.Tools {
 		nameW = max(nameW, len(r.Name))
-		tokW = max(tokW, len(thousandsSep(r.Tokens)))
+		tokW = max(tokW, len(lexical.Thousands(r.Tokens)))
 		statusW = max(statusW, len(l.status(r)))
 	}
 	for _, key := range order {
@@ -204,16 +205,16 @@ func (l *toolsListing) print(w io.Writer) {
 			total += r.Tokens
 		}
 		if key == "built-in" {
-			fmt.Fprintf(w, "\nbuilt-in (%d tools, %s tokens)\n", len(rows), thousandsSep(total))
+			fmt.Fprintf(w, "\nbuilt-in (%d tools, %s tokens)\n", len(rows), lexical.Thousands(total))
 		} else {
 			note := ""
 			if rows[0].SubagentOnly {
 				note = ", subagents only"
 			}
-			fmt.Fprintf(w, "\nmcp server %s (%d tools, %s tokens%s)\n", strings.TrimPrefix(key, "mcp:"), len(rows), thousandsSep(total), note)
+			fmt.Fprintf(w, "\nmcp server %s (%d tools, %s tokens%s)\n", strings.TrimPrefix(key, "mcp:"), len(rows), lexical.Thousands(total), note)
 		}
 		for _, r := range rows {
-			line := fmt.Sprintf("  %-*s  %*s tokens  ", nameW, r.Name, tokW, thousandsSep(r.Tokens))
+			line := fmt.Sprintf("  %-*s  %*s tokens  ", nameW, r.Name, tokW, lexical.Thousands(r.Tokens))
 			if statusW > 0 {
 				line += fmt.Sprintf("%-*s  ", statusW, l.status(r))
 			}
@@ -239,15 +240,4 @@ func (l *toolsListing) status(r toolRow) string {
 		return "hidden"
 	}
 	return ""
-}
-
-func thousandsSep(n int) string {
-	s := fmt.Sprint(n)
-	if n < 0 {
-		return "-" + thousandsSep(-n)
-	}
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }

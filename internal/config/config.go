@@ -14,6 +14,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/deepresearch/deepresearch/research"
 	"github.com/deepresearch/deepresearch/subagent"
 )
 
@@ -154,14 +155,16 @@ func Defaults() *Config {
 	}
 }
 
-// DefaultFile is where the configuration file is looked for when none is named: ./deepresearch.yaml, then the
-// user's config directory.
-func DefaultFile() string {
-	if _, err := os.Stat("deepresearch.yaml"); err == nil {
-		return "deepresearch.yaml"
+// DefaultFile is where the configuration file is looked for when none is named: ./deepresearch.yaml when the
+// working folder is trusted (localTrusted), then config.yaml in UserDir.
+func DefaultFile(getenv func(string) string, localTrusted bool) string {
+	if localTrusted {
+		if _, err := os.Stat(LocalFile); err == nil {
+			return LocalFile
+		}
 	}
-	if dir, err := os.UserConfigDir(); err == nil {
-		p := filepath.Join(dir, "deepresearch", "config.yaml")
+	if dir := UserDir(getenv); dir != "" {
+		p := filepath.Join(dir, "config.yaml")
 		if _, err := os.Stat(p); err == nil {
 			return p
 		}
@@ -186,9 +189,26 @@ func Load(path string, getenv func(string) string) (*Config, error) {
 			return nil, fmt.Errorf("config: parse %s: %w", path, err)
 		}
 		c.File = path
+		if err := c.Research.Validate(); err != nil {
+			return nil, fmt.Errorf("config: %s: %w", path, err)
+		}
 	}
 	c.applyEnv()
 	return c, nil
+}
+
+// Validate refuses research limits that cannot mean anything (negative, not a number, infinite, too large);
+// zero keeps its documented meaning.
+func (r Research) Validate() error {
+	b := research.Budget{MaxCostUSD: r.MaxCostUSD, MaxTokens: r.MaxTokens, MaxTime: r.MaxTime, Concurrency: r.Concurrency, MaxCalls: r.MaxCalls}
+	var errs []error
+	if err := b.Validate(); err != nil {
+		errs = append(errs, fmt.Errorf("research: %w", err))
+	}
+	if r.Rounds < 0 || r.MaxCandidates < 0 {
+		errs = append(errs, fmt.Errorf("research: rounds (%d) and max_candidates (%d) must not be negative (0 means the default)", r.Rounds, r.MaxCandidates))
+	}
+	return errors.Join(errs...)
 }
 
 func (c *Config) applyEnv() {

@@ -11,7 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
-	"unicode/utf8"
+
+	"github.com/deepresearch/deepresearch/lexical"
 )
 
 // Kind says which JSON value the caller expects at the top level.
@@ -75,7 +76,7 @@ func RepairKind(text string, kind Kind) (Result, error) {
 		cands = append(cands, cand{out: out, repairs: f.repairs, closed: f.closed, consumed: f.i, start: i})
 	}
 	if len(cands) == 0 {
-		return Result{}, fmt.Errorf("%w in %q", ErrNoJSON, clip(trimmed, 120))
+		return Result{}, fmt.Errorf("%w in %q", ErrNoJSON, lexical.Clip(trimmed, 120))
 	}
 	// A repair costs as much as a few characters of coverage: the enclosing value beats a cleaner value nested
 	// in it, while a short run of prose that needed many repairs loses to the real answer.
@@ -507,11 +508,4 @@ func (f *fixer) bareword() bool {
 	f.repairs++
 	f.writeString(w)
 	return true
-}
-
-func clip(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	return string([]rune(s)[:n]) + "…"
 }

@@ -45,7 +45,7 @@ func serveChild(work string) int {
 		fmt.Fprintln(os.Stderr, "child:", err)
 		return 1
 	}
-	if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil && !errors.Is(err, context.Canceled) {
+	if err := s.Run(context.Background(), &StdioTransport{}); err != nil && !errors.Is(err, context.Canceled) {
 		fmt.Fprintln(os.Stderr, "child:", err)
 		return 1
 	}
@@ -193,9 +193,17 @@ func TestInMemoryToolProgressAndResources(t *testing.T) {
 	if err := json.Unmarshal(raw, &out); err != nil {
 		t.Fatal(err)
 	}
-	checkReport(t, runs, out, text(res))
+	rep := checkReport(t, runs, out, text(res))
+	if out.Status != StatusDone || out.Evidence != len(rep.CitedEvidence()) || out.Pooled != len(rep.Evidence) || out.Evidence > out.Pooled {
+		t.Errorf("status %q, evidence %d (report cites %d), pooled %d (report holds %d)",
+			out.Status, out.Evidence, len(rep.CitedEvidence()), out.Pooled, len(rep.Evidence))
+	}
+	if !strings.Contains(text(res), fmt.Sprintf("%d evidence items cited (of %d gathered)", out.Evidence, out.Pooled)) {
+		t.Errorf("tool text does not state cited and gathered evidence: %s", tail(text(res), 3))
+	}
 
-	// Progress: on our token, strictly increasing, arriving before the result, and telling the run's story.
+	// Progress: on our token, strictly increasing out of a total of 100, arriving before the result, the last one
+	// 100, and telling the run's story.
 	progs := rec.list()
 	if len(progs) < 5 {
 		t.Fatalf("%d progress notifications, want a run's worth", len(progs))
@@ -207,6 +215,9 @@ func TestInMemoryToolProgressAndResources(t *testing.T) {
 		}
 		if i > 0 && p.Progress <= progs[i-1].Progress {
 			t.Errorf("progress not increasing: %v after %v", p.Progress, progs[i-1].Progress)
+		}
+		if p.Total != progressTotal || p.Progress > p.Total || (p.Progress == p.Total) != (i == len(progs)-1) {
+			t.Errorf("progress %d: %v of %v (of %d notifications)", i, p.Progress, p.Total, len(progs))
 		}
 		msgs = append(msgs, p.Message)
 	}
@@ -283,13 +294,24 @@ func TestToolRefusesBadInputClearly(t *testing.T) {
 		{"empty question", map[string]any{"question": "  ", "sources": map[string]any{"web": "searxng"}}, "question is empty"},
 		{"no sources", map[string]any{"question": "Why?"}, "no sources"},
 		{"missing corpus", map[string]any{"question": "Why?", "sources": map[string]any{"corpus": []string{"/no/such/dir"}}}, "cannot be used"},
-		{"negative budget", map[string]any{"question": "Why?", "sources": map[string]any{"web": "searxng"}, "budget": map[string]any{"max_cost_usd": -1}}, "must not be negative"},
+		{"negative budget", map[string]any{"question": "Why?", "sources": map[string]any{"web": "searxng"}, "budget": map[string]any{"max_cost_usd": -1}}, "cost limit -1 is not"},
+		{"endless minutes", map[string]any{"question": "Why?", "sources": map[string]any{"web": "searxng"}, "budget": map[string]any{"max_minutes": 1e308}}, "max_minutes"},
+		{"negative minutes", map[string]any{"question": "Why?", "sources": map[string]any{"web": "searxng"}, "budget": map[string]any{"max_minutes": -5}}, "max_minutes"},
+		{"huge cost", map[string]any{"question": "Why?", "sources": map[string]any{"web": "searxng"}, "budget": map[string]any{"max_cost_usd": 1e300}}, "cost limit"},
+		{"negative tokens", map[string]any{"question": "Why?", "sources": map[string]any{"web": "searxng"}, "budget": map[string]any{"max_tokens": -3}}, "token fuse"},
+		{"1 MB question", map[string]any{"question": strings.Repeat("why ", 1<<18), "sources": map[string]any{"web": "searxng"}}, "the limit is 4000"},
+		{"too many corpora", map[string]any{"question": "Why?", "sources": map[string]any{"corpus": make([]string, 17)}}, "the limit is 16"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			res := callResearch(t, cs, tt.args, nil)
 			if !res.IsError || !strings.Contains(text(res), tt.want) {
 				t.Errorf("got error=%v %q, want a tool error saying %q", res.IsError, text(res), tt.want)
+			}
+			raw, _ := json.Marshal(res.StructuredContent)
+			var out Output
+			if err := json.Unmarshal(raw, &out); err != nil || out.Status != StatusRefused || !strings.Contains(out.Error, tt.want) || strings.Contains(string(raw), "run_id") {
+				t.Errorf("structured content of a refused call: %s (%v)", raw, err)
 			}
 		})
 	}
@@ -309,6 +331,15 @@ func TestFailedRunIsToolError(t *testing.T) {
 	res := callResearch(t, cs, map[string]any{"question": "Why?"}, nil)
 	if !res.IsError || !strings.Contains(text(res), "connection refused") {
 		t.Errorf("failed run: error=%v %q", res.IsError, text(res))
+	}
+	// The structured content names the run the text names.
+	var out Output
+	raw, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(raw, &out); err != nil {
+		t.Fatal(err)
+	}
+	if out.RunID == "" || !strings.Contains(text(res), out.RunID) || out.Status != StatusFailed || !strings.Contains(out.Error, "connection refused") || out.Dir == "" {
+		t.Errorf("structured content of a failed run: %s", raw)
 	}
 }
 

@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -175,8 +174,8 @@ func (s *Server) parseForm(r *http.Request) (RunParams, formValues, error) {
 	switch {
 	case f.Question == "":
 		return p, f, errors.New("Please enter a research question.")
-	case len(f.Question) > 4000:
-		return p, f, errors.New("The question is too long (4,000 characters at most).")
+	case research.CheckQuestion(f.Question) != nil:
+		return p, f, research.CheckQuestion(f.Question)
 	case f.Corpus == "" && f.Web == "":
 		return p, f, errors.New("Choose at least one source: a local folder or corpus index, or a web search provider.")
 	}
@@ -190,17 +189,22 @@ func (s *Server) parseForm(r *http.Request) (RunParams, formValues, error) {
 	}
 	if f.MaxCost != "" {
 		v, err := strconv.ParseFloat(f.MaxCost, 64)
-		if err != nil || v < 0 {
-			return p, f, fmt.Errorf("The cost limit %q is not a non-negative number of dollars.", f.MaxCost)
+		if err == nil {
+			err = research.CheckCost(v)
+		}
+		if err != nil {
+			return p, f, fmt.Errorf("The cost limit %q is not a number of dollars from 0 to %g.", f.MaxCost, research.MaxCostLimit)
 		}
 		p.Budget.MaxCostUSD = v
 	}
 	if f.MaxMinutes != "" {
 		v, err := strconv.ParseFloat(f.MaxMinutes, 64)
-		if err != nil || v < 0 {
-			return p, f, fmt.Errorf("The time limit %q is not a non-negative number of minutes.", f.MaxMinutes)
+		if err == nil {
+			p.Budget.MaxTime, err = research.Minutes(v)
 		}
-		p.Budget.MaxTime = time.Duration(v * float64(time.Minute))
+		if err != nil {
+			return p, f, fmt.Errorf("The time limit %q is not a number of minutes from 0 to %g.", f.MaxMinutes, research.MaxTimeLimit.Minutes())
+		}
 	}
 	if f.Rounds != "" {
 		v, err := strconv.Atoi(f.Rounds)
@@ -430,7 +434,7 @@ func (s *Server) handleDownload(file, ctype string) http.HandlerFunc {
 		if !ok {
 			return
 		}
-		data, err := os.ReadFile(filepath.Join(s.runDir(id), file))
+		data, err := research.ReadRunFile(s.runDir(id), file)
 		if err != nil {
 			http.Error(w, fmt.Sprintf("run %s has no %s yet", id, file), http.StatusNotFound)
 			return

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/research"
 )
 
@@ -25,7 +26,7 @@ func renderReport(rep *research.Report, base string) template.HTML {
 		tip := ""
 		if len(c.EvidenceIDs) > 0 {
 			if e, ok := ev[c.EvidenceIDs[0]]; ok {
-				tip = clipText(e.Quote, 220) + " — " + sourceName(e)
+				tip = lexical.Clip(lexical.NormalizeSpace(e.Quote), 220) + " — " + sourceName(e)
 			}
 		}
 		cites[c.N] = tip
@@ -217,12 +218,4 @@ func (r *mdRenderer) citations(tok, inner string) string {
 func safeHref(h string) bool {
 	l := strings.ToLower(h)
 	return strings.HasPrefix(l, "http://") || strings.HasPrefix(l, "https://") || strings.HasPrefix(l, "mailto:")
-}
-
-func clipText(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len([]rune(s)) <= n {
-		return s
-	}
-	return string([]rune(s)[:n]) + "…"
 }

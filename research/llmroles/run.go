@@ -17,6 +17,7 @@ import (
 
 	"github.com/deepresearch/deepresearch/agent"
 	"github.com/deepresearch/deepresearch/internal/jsonfix"
+	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/llm"
 )
 
@@ -226,6 +227,8 @@ func relax(s *jsonschema.Schema) {
 // mix on every provider).
 type jsonHook struct{}
 
+var _ agent.RequestHook = jsonHook{}
+
 func (jsonHook) BeforeRequest(_ context.Context, _ *agent.State, req *llm.Request) error {
 	if len(req.Tools) == 0 {
 		req.JSON = true
@@ -287,13 +290,5 @@ func run(ctx context.Context, spec RoleSpec, prompt string, jsonMode bool, accep
 		log.Warn("role answer unusable", "role", name, "attempt", attempt+1, "problem", perr.Error())
 		msg = fmt.Sprintf(reask, perr)
 	}
-	return &OutputError{Role: name, Attempts: reasks + 1, Err: lastErr, Output: clip(lastText, 300)}
-}
-
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n]) + "…"
+	return &OutputError{Role: name, Attempts: reasks + 1, Err: lastErr, Output: lexical.Clip(lastText, 300)}
 }

@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"math"
 	"net/url"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -115,9 +116,12 @@ func newDB(d dialect, r, w *sql.DB) *DB {
 const readers = 4
 
 func openSQLite(ctx context.Context, path string, ro bool) (*DB, error) {
-	base := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)"
 	if ro {
-		r, err := sql.Open("sqlite", base+"&mode=ro")
+		dsn, err := sqliteURI(path, sqliteReadOnly)
+		if err != nil {
+			return nil, fmt.Errorf("state: open %s: %w", path, err)
+		}
+		r, err := sql.Open("sqlite", dsn)
 		if err != nil {
 			return nil, fmt.Errorf("state: open %s: %w", path, err)
 		}
@@ -128,7 +132,11 @@ func openSQLite(ctx context.Context, path string, ro bool) (*DB, error) {
 		}
 		return newDB(sqliteDialect, r, nil), nil
 	}
-	w, err := sql.Open("sqlite", base+"&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate")
+	wdsn, err := sqliteURI(path, sqliteWriter)
+	if err != nil {
+		return nil, fmt.Errorf("state: open %s: %w", path, err)
+	}
+	w, err := sql.Open("sqlite", wdsn)
 	if err != nil {
 		return nil, fmt.Errorf("state: open %s: %w", path, err)
 	}
@@ -138,13 +146,50 @@ func openSQLite(ctx context.Context, path string, ro bool) (*DB, error) {
 		w.Close()
 		return nil, fmt.Errorf("state: migrate %s: %w", path, err)
 	}
-	r, err := sql.Open("sqlite", base+"&_pragma=query_only(1)")
+	rdsn, _ := sqliteURI(path, sqliteReader)
+	r, err := sql.Open("sqlite", rdsn)
 	if err != nil {
 		w.Close()
 		return nil, fmt.Errorf("state: open %s: %w", path, err)
 	}
 	r.SetMaxOpenConns(readers)
 	return newDB(sqliteDialect, r, w), nil
+}
+
+// How a SQLite connection is opened.
+type sqliteMode int
+
+const (
+	sqliteReadOnly sqliteMode = iota // an existing file, read only
+	sqliteWriter                     // the one writer: WAL, write transactions take the lock when they begin
+	sqliteReader                     // a reader beside the writer
+)
+
+// sqliteURI builds the SQLite address of the database file at path as a file: URI with net/url, so that any
+// character a folder name may hold ('#', '?', '%', spaces, non-ASCII) stays part of the path instead of
+// starting the query or the fragment and sending the database somewhere else.
+func sqliteURI(path string, mode sqliteMode) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	q := url.Values{"_pragma": {"busy_timeout(10000)", "foreign_keys(1)"}}
+	switch mode {
+	case sqliteReadOnly:
+		q.Set("mode", "ro")
+	case sqliteWriter:
+		q["_pragma"] = append(q["_pragma"], "journal_mode(WAL)", "synchronous(NORMAL)")
+		// BEGIN IMMEDIATE: a write transaction never starts as a reader that another process's commit could
+		// leave unable to write (SQLITE_BUSY_SNAPSHOT, which no busy timeout cures).
+		q.Set("_txlock", "immediate")
+	case sqliteReader:
+		q["_pragma"] = append(q["_pragma"], "query_only(1)")
+	}
+	u := url.URL{Scheme: "file", Path: filepath.ToSlash(abs), RawQuery: q.Encode()}
+	if !strings.HasPrefix(u.Path, "/") { // a Windows drive path: file:///C:/...
+		u.Path = "/" + u.Path
+	}
+	return u.String(), nil
 }
 
 // Backend is SQLite or Postgres.

@@ -15,7 +15,6 @@ import (
 	"codeberg.org/readeck/go-readability/v2"
 	htmltomarkdown "github.com/JohannesKaufmann/html-to-markdown/v2"
 	"github.com/JohannesKaufmann/html-to-markdown/v2/converter"
-	"github.com/ledongthuc/pdf"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/charset"
 )
@@ -218,46 +217,30 @@ func FirstHeading(md string) string {
 	return ""
 }
 
-// PDF extracts the text of a PDF document, page by page. The parser panics on
-// some malformed files; that is reported as an error.
-func PDF(data []byte) (text string, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("read PDF: malformed document: %v", r)
-		}
-	}()
-	r, err := pdf.NewReader(bytes.NewReader(data), int64(len(data)))
-	if err != nil {
-		return "", fmt.Errorf("read PDF: %w", err)
-	}
-	var b strings.Builder
-	for i := 1; i <= r.NumPage(); i++ {
-		p := r.Page(i)
-		if p.V.IsNull() {
-			continue
-		}
-		// nil fonts: each page resolves its own font names, which may
-		// differ between pages that reuse a name like /F1.
-		t, err := p.GetPlainText(nil)
-		if err != nil {
-			return "", fmt.Errorf("read PDF page %d: %w", i, err)
-		}
-		t = strings.TrimSpace(NormalizeNewlines(t))
-		if t == "" {
-			continue
-		}
-		if b.Len() > 0 {
-			b.WriteString("\n\n")
-		}
-		b.WriteString(t)
-	}
-	if strings.TrimSpace(b.String()) == "" {
-		return "", fmt.Errorf("read PDF: no extractable text (scanned images need OCR)")
-	}
-	return strings.ToValidUTF8(b.String(), "\uFFFD") + "\n", nil
-}
-
 // IsPDF reports whether data starts with the PDF signature.
 func IsPDF(data []byte) bool {
 	return bytes.HasPrefix(bytes.TrimLeft(data[:min(len(data), 1024)], "\x00\t\n\r "), []byte("%PDF-"))
+}
+
+// binarySniff is how much of a body LooksBinary inspects.
+const binarySniff = 8 << 10
+
+// LooksBinary reports whether data is binary rather than text, whatever its label says: a NUL byte, or more
+// than one in ten bytes being control characters other than tab, newline, carriage return, form feed and
+// escape, within the first 8 KiB. Text in UTF-16 (which has NULs) is recognised by its byte-order mark.
+func LooksBinary(data []byte) bool {
+	head := data[:min(len(data), binarySniff)]
+	if bytes.HasPrefix(head, []byte("\xff\xfe")) || bytes.HasPrefix(head, []byte("\xfe\xff")) {
+		return false
+	}
+	ctrl := 0
+	for _, c := range head {
+		switch {
+		case c == 0:
+			return true
+		case c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != 0x1b, c == 0x7f:
+			ctrl++
+		}
+	}
+	return ctrl*10 > len(head)
 }

@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -58,7 +59,7 @@ func TestWholeKeepsEverythingButFurniture(t *testing.T) {
 
 func TestPDFRejectsGarbage(t *testing.T) {
 	for _, in := range []string{"", "%PDF-1.4 not really", "hello"} {
-		if _, err := PDF([]byte(in)); err == nil {
+		if _, err := PDF(context.Background(), []byte(in)); err == nil {
 			t.Errorf("PDF(%q): want error", in)
 		}
 	}

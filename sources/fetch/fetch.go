@@ -377,7 +377,7 @@ func (f *Fetcher) attempt(parent context.Context, u *url.URL) (*sources.Document
 	if truncated {
 		body = body[:f.cfg.MaxBytes]
 	}
-	doc, err := f.extract(u, resp, body, truncated)
+	doc, err := f.extract(ctx, u, resp, body, truncated)
 	return doc, 0, err
 }
 
@@ -400,7 +400,7 @@ func (f *Fetcher) cleanErr(ctx context.Context, err error) error {
 	return err
 }
 
-func (f *Fetcher) extract(orig *url.URL, resp *http.Response, body []byte, truncated bool) (*sources.Document, error) {
+func (f *Fetcher) extract(ctx context.Context, orig *url.URL, resp *http.Response, body []byte, truncated bool) (*sources.Document, error) {
 	final := resp.Request.URL
 	header := resp.Header.Get("Content-Type")
 	mt, _, _ := mime.ParseMediaType(header)
@@ -419,6 +419,9 @@ func (f *Fetcher) extract(orig *url.URL, resp *http.Response, body []byte, trunc
 	}
 	switch {
 	case mt == "text/html" || mt == "application/xhtml+xml":
+		if extract.LooksBinary(body) {
+			return nil, fmt.Errorf("refused: the body is labelled %s but holds binary data", mt)
+		}
 		res, err := extract.Readable(extract.DecodeText(body, header), final)
 		if err != nil {
 			return nil, err
@@ -428,13 +431,16 @@ func (f *Fetcher) extract(orig *url.URL, resp *http.Response, body []byte, trunc
 		if truncated {
 			return nil, fmt.Errorf("PDF is larger than the %d-byte limit", f.cfg.MaxBytes)
 		}
-		text, err := extract.PDF(body)
+		text, err := extract.PDF(ctx, body)
 		if err != nil {
 			return nil, err
 		}
 		doc.ContentType, doc.Text = mt, text
 		doc.Title = path.Base(final.Path)
 	case strings.HasPrefix(mt, "text/") || mt == "application/json" || mt == "application/xml" || strings.HasSuffix(mt, "+json") || strings.HasSuffix(mt, "+xml"):
+		if extract.LooksBinary(body) {
+			return nil, fmt.Errorf("refused: the body is labelled %s but holds binary data", mt)
+		}
 		doc.ContentType = mt
 		if isMarkdown(mt, final.Path) {
 			doc.ContentType = "text/markdown"

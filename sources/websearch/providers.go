@@ -2,9 +2,12 @@ package websearch
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
+	"time"
 
 	"github.com/deepresearch/deepresearch/sources"
 )
@@ -14,6 +17,7 @@ type Tavily struct {
 	c    *client
 	key  string
 	base string
+	now  func() time.Time
 }
 
 // Name implements sources.Searcher.
@@ -29,16 +33,21 @@ type tavilyResponse struct {
 	} `json:"results"`
 }
 
-// Search implements sources.Searcher.
+// Search implements sources.Searcher. A query about recent events ("latest", "this week", "最新", the current
+// year) searches Tavily's news topic over the period it names, the only topic whose results carry dates.
 func (t *Tavily) Search(ctx context.Context, query string, limit int) ([]sources.Result, error) {
 	n := clampLimit(limit, 20)
 	body := map[string]any{
 		"query": query, "max_results": n, "search_depth": "basic", "topic": "general",
 		"include_answer": false, "include_raw_content": false, "include_images": false,
 	}
+	if period := recency(query, t.now()); period != "" {
+		body["topic"] = "news"
+		body["time_range"] = period
+	}
 	mk := jsonRequest(http.MethodPost, t.base+"/search", body)
 	var resp tavilyResponse
-	err := t.c.do(ctx, func() (*http.Request, error) {
+	err := t.c.do(ctx, queryLanguage(query), func() (*http.Request, error) {
 		req, err := mk()
 		if err == nil {
 			req.Header.Set("Authorization", "Bearer "+t.key)
@@ -79,13 +88,21 @@ type braveResponse struct {
 	} `json:"web"`
 }
 
-// Search implements sources.Searcher.
+// Search implements sources.Searcher. The query is shortened to Brave's documented limits, the country and
+// search language follow the query's language, and extra snippets (more passages of each page) are asked for.
 func (b *Brave) Search(ctx context.Context, query string, limit int) ([]sources.Result, error) {
 	n := clampLimit(limit, 20)
-	q := url.Values{"q": {query}, "count": {strconv.Itoa(n)}}
+	lang := queryLanguage(query)
+	short := shortenQuery(query, braveMaxQueryWords, braveMaxQueryChars)
+	q := url.Values{"q": {short}, "count": {strconv.Itoa(n)}, "extra_snippets": {"true"}}
+	country, searchLang := braveLocale(lang)
+	if country != "" {
+		q.Set("country", country)
+	}
+	q.Set("search_lang", searchLang)
 	mk := jsonRequest(http.MethodGet, b.base+"/res/v1/web/search?"+q.Encode(), nil)
 	var resp braveResponse
-	err := b.c.do(ctx, func() (*http.Request, error) {
+	err := b.c.do(ctx, lang, func() (*http.Request, error) {
 		req, err := mk()
 		if err == nil {
 			req.Header.Set("X-Subscription-Token", b.key)
@@ -101,9 +118,62 @@ func (b *Brave) Search(ctx context.Context, query string, limit int) ([]sources.
 		if d.IsZero() {
 			d = parseDate(r.Age)
 		}
-		rs = append(rs, sources.Result{Title: r.Title, URL: r.URL, Snippet: r.Description, Date: d})
+		rs = append(rs, sources.Result{Title: r.Title, URL: r.URL, Snippet: joinSnippets(r.Description, r.ExtraSnippets), Date: d})
 	}
 	return finish("brave", rs, n), nil
+}
+
+// maxSnippet bounds a snippet assembled from several passages.
+const maxSnippet = 1200
+
+// joinSnippets puts a result's passages together, in the provider's order, without repeats, within maxSnippet.
+func joinSnippets(first string, more []string) string {
+	parts := []string{}
+	seen := map[string]bool{}
+	for _, p := range append([]string{first}, more...) {
+		p = cleanText(p)
+		if p == "" || seen[p] {
+			continue
+		}
+		seen[p] = true
+		parts = append(parts, p)
+	}
+	out := strings.Join(parts, " … ")
+	return truncate(out, maxSnippet)
+}
+
+// braveRefusal explains a spent monthly quota instead of retrying into it. Brave's rate-limit headers list one
+// value per window, the per-second window first and the monthly one second: X-RateLimit-Remaining "0, 0" with
+// X-RateLimit-Reset "1, 1419704" means the month's requests are used up for another 16 days.
+func braveRefusal(resp *http.Response, se *StatusError) error {
+	if resp.StatusCode != http.StatusTooManyRequests {
+		return nil
+	}
+	remaining := headerValues(resp.Header.Get("X-RateLimit-Remaining"))
+	if len(remaining) < 2 || remaining[1] != 0 {
+		return nil
+	}
+	msg := "brave: the plan's monthly request quota is spent"
+	if limits := headerValues(resp.Header.Get("X-RateLimit-Limit")); len(limits) >= 2 {
+		msg = fmt.Sprintf("brave: the plan's monthly quota of %d requests is spent", limits[1])
+	}
+	if resets := headerValues(resp.Header.Get("X-RateLimit-Reset")); len(resets) >= 2 {
+		msg += fmt.Sprintf("; it renews in %s", (time.Duration(resets[1]) * time.Second).Round(time.Minute))
+	}
+	return fmt.Errorf("%s (upgrade the plan at the Brave Search API dashboard, or use another --web provider): %w", msg, se)
+}
+
+// headerValues parses a comma-separated list of whole numbers; a value that is not one ends the list.
+func headerValues(v string) []int {
+	var out []int
+	for _, f := range strings.Split(v, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil {
+			break
+		}
+		out = append(out, n)
+	}
+	return out
 }
 
 // SearXNG searches a (self-hosted) SearXNG instance through its JSON output
@@ -127,24 +197,59 @@ type searxngResponse struct {
 	} `json:"results"`
 }
 
-// Search implements sources.Searcher. SearXNG has no result-count
-// parameter; the first page is trimmed to limit.
+// searxngMaxPages bounds the pages fetched for one query.
+const searxngMaxPages = 5
+
+// Search implements sources.Searcher. SearXNG has no result-count parameter: pages are fetched until limit
+// distinct results are in hand, a page adds nothing new, or searxngMaxPages is reached.
 func (s *SearXNG) Search(ctx context.Context, query string, limit int) ([]sources.Result, error) {
 	n := clampLimit(limit, 100)
-	q := url.Values{"q": {query}, "format": {"json"}, "pageno": {"1"}}
-	var resp searxngResponse
-	if err := s.c.do(ctx, jsonRequest(http.MethodGet, s.base+"/search?"+q.Encode(), nil), &resp); err != nil {
-		return nil, wrap("searxng", query, err)
-	}
-	rs := make([]sources.Result, 0, len(resp.Results))
-	for _, r := range resp.Results {
-		var d string
-		if r.PublishedDate != nil {
-			d = *r.PublishedDate
+	lang := queryLanguage(query)
+	var rs []sources.Result
+	seen := map[string]bool{}
+	for page := 1; page <= searxngMaxPages; page++ {
+		q := url.Values{"q": {query}, "format": {"json"}, "pageno": {strconv.Itoa(page)}}
+		var resp searxngResponse
+		if err := s.c.do(ctx, lang, jsonRequest(http.MethodGet, s.base+"/search?"+q.Encode(), nil), &resp); err != nil {
+			if page > 1 && len(rs) > 0 {
+				s.c.cfg.Logger.Info("websearch: searxng stopped paging", "page", page, "err", err)
+				break
+			}
+			return nil, wrap("searxng", query, err)
 		}
-		rs = append(rs, sources.Result{Title: r.Title, URL: r.URL, Snippet: r.Content, Score: r.Score, Date: parseDate(d)})
+		added := 0
+		for _, r := range resp.Results {
+			k := sources.NormalizeURL(r.URL)
+			if r.URL == "" || seen[k] {
+				continue
+			}
+			seen[k] = true
+			added++
+			var d string
+			if r.PublishedDate != nil {
+				d = *r.PublishedDate
+			}
+			rs = append(rs, sources.Result{Title: r.Title, URL: r.URL, Snippet: r.Content, Score: r.Score, Date: parseDate(d)})
+		}
+		if added == 0 || len(rs) >= n {
+			break
+		}
 	}
 	return finish("searxng", rs, n), nil
+}
+
+// searxngRefusal explains the two refusals a SearXNG instance gives API clients, which no retry changes.
+func searxngRefusal(resp *http.Response, se *StatusError) error {
+	switch resp.StatusCode {
+	case http.StatusForbidden:
+		return fmt.Errorf("searxng: the instance does not serve JSON; enable it in its settings.yml "+
+			"(search: formats: [html, json]) and restart it: %w", se)
+	case http.StatusTooManyRequests:
+		return fmt.Errorf("searxng: the instance's bot limiter refused the request; on an instance you run, set "+
+			"server.limiter: false in settings.yml, or list this machine's address under "+
+			"botdetection.ip_lists.pass_ip in limiter.toml (public instances refuse API clients): %w", se)
+	}
+	return nil
 }
 
 // Exa searches with the Exa API (POST /search, x-api-key header).
@@ -174,11 +279,12 @@ func (e *Exa) Search(ctx context.Context, query string, limit int) ([]sources.Re
 	n := clampLimit(limit, 100)
 	body := map[string]any{
 		"query": query, "numResults": n, "type": "auto",
-		"contents": map[string]any{"text": map[string]any{"maxCharacters": 600}},
+		// Highlights are the passages of each page that answer the query: a better snippet than its first lines.
+		"contents": map[string]any{"highlights": map[string]any{"query": query, "numSentences": 3, "highlightsPerUrl": 2}},
 	}
 	mk := jsonRequest(http.MethodPost, e.base+"/search", body)
 	var resp exaResponse
-	err := e.c.do(ctx, func() (*http.Request, error) {
+	err := e.c.do(ctx, queryLanguage(query), func() (*http.Request, error) {
 		req, err := mk()
 		if err == nil {
 			req.Header.Set("x-api-key", e.key)
@@ -190,13 +296,16 @@ func (e *Exa) Search(ctx context.Context, query string, limit int) ([]sources.Re
 	}
 	rs := make([]sources.Result, 0, len(resp.Results))
 	for _, r := range resp.Results {
-		snip := r.Text
-		if len(r.Highlights) > 0 {
-			snip = r.Highlights[0]
-		} else if r.Summary != "" {
-			snip = r.Summary
+		var snip string
+		switch {
+		case len(r.Highlights) > 0:
+			snip = joinSnippets(r.Highlights[0], r.Highlights[1:])
+		case r.Summary != "":
+			snip = truncate(r.Summary, maxSnippet)
+		default:
+			snip = truncate(r.Text, 600)
 		}
-		rs = append(rs, sources.Result{Title: r.Title, URL: r.URL, Snippet: truncate(snip, 600), Score: r.Score, Date: parseDate(r.PublishedDate)})
+		rs = append(rs, sources.Result{Title: r.Title, URL: r.URL, Snippet: snip, Score: r.Score, Date: parseDate(r.PublishedDate)})
 	}
 	return finish("exa", rs, n), nil
 }

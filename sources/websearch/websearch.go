@@ -17,6 +17,7 @@ import (
 	"net/http"
 	"os"
 	"regexp"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -55,6 +56,21 @@ type Config struct {
 	Getenv func(string) string
 	// Logger receives back-off notices; nil discards them.
 	Logger *slog.Logger
+	// UserAgent is sent with every request; empty means DefaultUserAgent(). Some services (SearXNG's bot
+	// limiter among them) refuse generic library agents such as Go's own.
+	UserAgent string
+	// Now tells the time when a query names a period ("this week", "今年"); nil means time.Now.
+	Now func() time.Time
+}
+
+// DefaultUserAgent names the project, its version when the binary was built from a tagged module, and where to read
+// about it, as services ask well-behaved clients to.
+func DefaultUserAgent() string {
+	v := ""
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		v = "/" + bi.Main.Version
+	}
+	return "deepresearch" + v + " (+https://github.com/deepresearch/deepresearch)"
 }
 
 // Names lists the providers New accepts.
@@ -80,6 +96,12 @@ func New(name string, cfg Config) (sources.Searcher, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
+	if cfg.UserAgent == "" {
+		cfg.UserAgent = DefaultUserAgent()
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
 	key := func(envs ...string) (string, error) {
 		if cfg.APIKey != "" {
 			return cfg.APIKey, nil
@@ -103,13 +125,15 @@ func New(name string, cfg Config) (sources.Searcher, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &Tavily{c: newClient("tavily", cfg), key: k, base: base("https://api.tavily.com")}, nil
+		return &Tavily{c: newClient("tavily", cfg), key: k, base: base("https://api.tavily.com"), now: cfg.Now}, nil
 	case "brave":
 		k, err := key("BRAVE_API_KEY", "BRAVE_SEARCH_API_KEY")
 		if err != nil {
 			return nil, err
 		}
-		return &Brave{c: newClient("brave", cfg), key: k, base: base("https://api.search.brave.com")}, nil
+		c := newClient("brave", cfg)
+		c.refuse = braveRefusal
+		return &Brave{c: c, key: k, base: base("https://api.search.brave.com")}, nil
 	case "exa":
 		k, err := key("EXA_API_KEY")
 		if err != nil {
@@ -124,7 +148,10 @@ func New(name string, cfg Config) (sources.Searcher, error) {
 		if b == "" {
 			return nil, errors.New("websearch searxng: no instance URL: set SEARXNG_URL")
 		}
-		return &SearXNG{c: newClient("searxng", cfg), base: strings.TrimRight(b, "/")}, nil
+		c := newClient("searxng", cfg)
+		c.accept = "application/json, text/html;q=0.9, */*;q=0.5"
+		c.refuse = searxngRefusal
+		return &SearXNG{c: c, base: strings.TrimRight(b, "/")}, nil
 	default:
 		return nil, fmt.Errorf("websearch: unknown provider %q (known: %s)", name, strings.Join(Names(), ", "))
 	}
@@ -134,6 +161,11 @@ func New(name string, cfg Config) (sources.Searcher, error) {
 type client struct {
 	name string
 	cfg  Config
+	// accept is the Accept header; empty means application/json.
+	accept string
+	// refuse recognises answers that no retry can change (a spent quota, a disabled feature) and explains them;
+	// nil, or a nil result, leaves the answer to the ordinary status handling.
+	refuse func(resp *http.Response, se *StatusError) error
 }
 
 func newClient(name string, cfg Config) *client { return &client{name: name, cfg: cfg} }
@@ -168,15 +200,22 @@ func retryable(code int) bool {
 }
 
 // do sends the request built by mk (called once per attempt, since a body
-// can be read only once) and decodes the JSON answer into out.
-func (c *client) do(ctx context.Context, mk func() (*http.Request, error), out any) error {
+// can be read only once) and decodes the JSON answer into out. lang is the
+// query's language ("en", "zh", …), sent as Accept-Language.
+func (c *client) do(ctx context.Context, lang string, mk func() (*http.Request, error), out any) error {
 	for attempt := 1; ; attempt++ {
 		req, err := mk()
 		if err != nil {
 			return err
 		}
 		req = req.WithContext(ctx)
-		req.Header.Set("Accept", "application/json")
+		accept := c.accept
+		if accept == "" {
+			accept = "application/json"
+		}
+		req.Header.Set("Accept", accept)
+		req.Header.Set("User-Agent", c.cfg.UserAgent)
+		req.Header.Set("Accept-Language", acceptLanguage(lang))
 		resp, err := c.cfg.HTTPClient.Do(req)
 		if err != nil {
 			return err
@@ -193,6 +232,11 @@ func (c *client) do(ctx context.Context, mk func() (*http.Request, error), out a
 			return nil
 		}
 		se := &StatusError{Provider: c.name, StatusCode: resp.StatusCode, Status: resp.Status, Attempts: attempt, Body: snippet(data)}
+		if c.refuse != nil {
+			if err := c.refuse(resp, se); err != nil {
+				return err
+			}
+		}
 		if !retryable(resp.StatusCode) || attempt >= c.cfg.MaxAttempts {
 			return se
 		}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/llm"
 )
 
@@ -82,7 +83,7 @@ func describe(body []byte) (msg, code string) {
 	}
 	trimmed := bytes.TrimSpace(body)
 	if json.Unmarshal(trimmed, &env) != nil {
-		return clip(string(trimmed)), ""
+		return lexical.Clip(string(trimmed), 1000), ""
 	}
 	var inner struct {
 		Message string          `json:"message"`
@@ -122,7 +123,7 @@ func describe(body []byte) (msg, code string) {
 	if code != "" && !strings.Contains(msg, code) {
 		msg = code + ": " + msg
 	}
-	return clip(msg), code
+	return lexical.Clip(msg, 1000), code
 }
 
 // rawString reads a JSON string or number as text.
@@ -135,14 +136,6 @@ func rawString(raw json.RawMessage) string {
 		return s
 	}
 	return strings.TrimSpace(string(raw))
-}
-
-func clip(s string) string {
-	const n = 1000
-	if len(s) > n {
-		return s[:n] + "…"
-	}
-	return s
 }
 
 // RetryAfter reads the provider's requested wait: retry-after-ms (OpenAI, fractional milliseconds), then

@@ -11,49 +11,43 @@ import (
 	"github.com/deepresearch/deepresearch/sources/corpus"
 )
 
-// seedsDir is ../shared/seeds next to the repository checkout, where CI puts the seed documents.
-func seedsDir(t *testing.T) string {
-	t.Helper()
-	out, err := exec.Command("go", "env", "GOMOD").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(filepath.Dir(filepath.Dir(strings.TrimSpace(string(out)))), "shared", "seeds")
-	for _, f := range SeedFiles {
-		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
-			t.Fatalf("seed documents not found (CI checks them out at ../shared/seeds): %v", err)
-		}
-	}
-	return dir
-}
-
 func TestQuestionSet(t *testing.T) {
 	qs, err := Questions()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var goDocs, zh, zhSeeds, zhGo int
+	var goDocs, zh, zhGuide, zhGo, absent, twins int
 	ids := map[string]bool{}
 	for _, q := range qs {
 		if ids[q.ID] {
 			t.Errorf("duplicate id %s", q.ID)
 		}
 		ids[q.ID] = true
+		if q.Absent {
+			absent++
+			continue
+		}
+		if q.Twin != "" {
+			twins++
+		}
 		isZH := strings.ContainsAny(q.Question, "的是什么有哪些如何")
-		if q.Corpus != CorpusSeeds && !isZH {
+		if q.Corpus != CorpusZH && !isZH {
 			goDocs++
 		}
 		if isZH {
 			zh++
-			if q.Corpus == CorpusSeeds {
-				zhSeeds++
+			if q.Corpus == CorpusZH {
+				zhGuide++
 			} else {
 				zhGo++
 			}
 		}
 	}
-	if goDocs < 15 || zh < 5 || zhSeeds == 0 || zhGo == 0 {
-		t.Errorf("%d questions over the Go docs, %d in Chinese (%d seeds, %d Go docs); want ≥ 15 and ≥ 5 over both", goDocs, zh, zhSeeds, zhGo)
+	if goDocs < 15 || zh < 5 || zhGuide == 0 || zhGo == 0 {
+		t.Errorf("%d questions over the Go docs, %d in Chinese (%d over the Chinese guide, %d Go docs); want ≥ 15 and ≥ 5 over both", goDocs, zh, zhGuide, zhGo)
+	}
+	if absent < 3 || twins < 5 {
+		t.Errorf("%d absent-answer questions and %d language pairs; want ≥ 3 and ≥ 5", absent, twins)
 	}
 }
 
@@ -64,8 +58,8 @@ func TestQuestionSet(t *testing.T) {
 func TestBenchSubset(t *testing.T) {
 	// Strong and weak questions alike (mem-channels, io-reader-eof and zh-budget stay at or below 50%).
 	subset := []string{"mem-channels", "mem-locks", "spec-select", "context-cancel", "time-monotonic", "strings-builder",
-		"io-reader-eof", "zh-compaction-trigger", "zh-eviction-threshold", "zh-stages", "zh-budget"}
-	res, err := Run(t.Context(), Options{SeedsDir: seedsDir(t), WorkDir: t.TempDir(), Only: subset})
+		"io-reader-eof", "zh-stages", "zh-compaction", "zh-presets", "zh-budget"}
+	res, err := Run(t.Context(), Options{WorkDir: t.TempDir(), Only: subset})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,6 +30,13 @@ func Build(pages ...[]string) []byte {
 			fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents %d 0 R /Resources << /Font << /F1 3 0 R >> >> >>", 5+2*i),
 			fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", c.Len(), c.String()))
 	}
+	return Raw(objs...)
+}
+
+// Raw assembles a PDF from the bodies of objects 1, 2, … (object 1 must be the catalog), with a correct
+// cross-reference table, so tests can write malformed documents (a page tree that points to itself, a
+// stream bomb) in a few lines.
+func Raw(objs ...string) []byte {
 	var b bytes.Buffer
 	b.WriteString("%PDF-1.4\n")
 	offsets := make([]int, len(objs))

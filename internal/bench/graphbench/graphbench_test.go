@@ -1,10 +1,10 @@
-package researchtest_test
+package graphbench_test
 
 import (
 	"testing"
 	"time"
 
-	"github.com/deepresearch/deepresearch/research/researchtest"
+	"github.com/deepresearch/deepresearch/internal/bench/graphbench"
 )
 
 // TestBenchGraphShape checks what the benchmark measures, without asserting timings: the fleet bound holds at
@@ -12,7 +12,7 @@ import (
 // from the fan-outs.
 func TestBenchGraphShape(t *testing.T) {
 	for _, conc := range []int{16, 3} {
-		r, err := researchtest.BenchGraph(t.Context(), researchtest.BenchConfig{Latency: 5 * time.Millisecond,
+		r, err := graphbench.Run(t.Context(), graphbench.Config{Latency: 5 * time.Millisecond,
 			Concurrency: conc, BatchSize: 8, Dir: t.TempDir()})
 		if err != nil {
 			t.Fatal(err)
@@ -38,7 +38,7 @@ func TestBenchGraphShape(t *testing.T) {
 // BenchmarkGraph reports wall time over the critical-path bound at a 50 ms model latency.
 func BenchmarkGraph(b *testing.B) {
 	for b.Loop() {
-		r, err := researchtest.BenchGraph(b.Context(), researchtest.BenchConfig{Latency: 50 * time.Millisecond, Dir: b.TempDir()})
+		r, err := graphbench.Run(b.Context(), graphbench.Config{Latency: 50 * time.Millisecond, Dir: b.TempDir()})
 		if err != nil {
 			b.Fatal(err)
 		}

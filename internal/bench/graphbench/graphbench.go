@@ -1,4 +1,4 @@
-package researchtest
+package graphbench
 
 import (
 	"context"
@@ -9,11 +9,12 @@ import (
 
 	"github.com/deepresearch/deepresearch/llm"
 	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/research/researchtest"
 	"github.com/deepresearch/deepresearch/research/state"
 )
 
-// BenchConfig describes one graph benchmark run. Zero fields take the defaults in brackets.
-type BenchConfig struct {
+// Config describes one graph benchmark run. Zero fields take the defaults in brackets.
+type Config struct {
 	Latency      time.Duration // per model call [200ms]
 	SubQuestions int           // [5]
 	PagesPerSQ   int           // pages the site holds per sub-question [6]
@@ -26,9 +27,9 @@ type BenchConfig struct {
 	Dir           string // where the run folder goes [a temporary folder, removed]
 }
 
-// BenchResult is what a benchmark run measured.
-type BenchResult struct {
-	Config BenchConfig
+// Result is what a benchmark run measured.
+type Result struct {
+	Config Config
 	Wall   time.Duration
 	// Bound is the critical-path bound: the longest chain of model calls at the configured fan-outs and bounds,
 	// times the latency (per round: ⌈searches/concurrency⌉ + ⌈reads/min(batch, concurrency)⌉ + 1 verify; plus
@@ -47,9 +48,9 @@ type BenchResult struct {
 }
 
 // Ratio is Wall / Bound.
-func (r BenchResult) Ratio() float64 { return float64(r.Wall) / float64(r.Bound) }
+func (r Result) Ratio() float64 { return float64(r.Wall) / float64(r.Bound) }
 
-func (c BenchConfig) withDefaults() BenchConfig {
+func (c Config) withDefaults() Config {
 	if c.Latency <= 0 {
 		c.Latency = 200 * time.Millisecond
 	}
@@ -76,31 +77,31 @@ func (c BenchConfig) withDefaults() BenchConfig {
 
 var topics = []string{"alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel"}
 
-// BenchGraph runs the full research graph once — the scripted model at a fixed latency driving all five roles,
+// Run runs the full research graph once — the scripted model at a fixed latency driving all five roles,
 // a local HTTP site as the web — and measures its wall time against the critical-path bound.
-func BenchGraph(ctx context.Context, cfg BenchConfig) (*BenchResult, error) {
+func Run(ctx context.Context, cfg Config) (*Result, error) {
 	cfg = cfg.withDefaults()
 	if cfg.SubQuestions > len(topics) {
 		return nil, fmt.Errorf("bench: at most %d sub-questions", len(topics))
 	}
-	var pages []Page
+	var pages []researchtest.Page
 	plan := research.Plan{Language: "en"}
 	for i := range cfg.SubQuestions {
 		t := topics[i]
 		plan.SubQuestions = append(plan.SubQuestions, research.SubQuestion{ID: fmt.Sprintf("q%d", i+1),
 			Question: "What is known about " + t + "?", Queries: []string{t + " facts"}})
 		for j := range cfg.PagesPerSQ {
-			pages = append(pages, Page{Path: fmt.Sprintf("/%s/%d", t, j), Title: fmt.Sprintf("%s facts %d", t, j),
+			pages = append(pages, researchtest.Page{Path: fmt.Sprintf("/%s/%d", t, j), Title: fmt.Sprintf("%s facts %d", t, j),
 				Body: fmt.Sprintf("The %s facts page %d reports a measured value of %d units. Observers of %s noted trend %d in the %s facts series.",
 					t, j, 10*i+j, t, j, t)})
 		}
-		pages = append(pages, Page{Path: fmt.Sprintf("/%s/deep", t), Title: t + " deep dive",
+		pages = append(pages, researchtest.Page{Path: fmt.Sprintf("/%s/deep", t), Title: t + " deep dive",
 			Body: fmt.Sprintf("The %s deep dive covers the missing details of %s in full.", t, t)})
 	}
-	site := NewSite(pages)
+	site := researchtest.NewSite(pages)
 	defer site.Close()
 	ledger := &llm.Ledger{}
-	roles := &Roles{Site: site, Plan: plan, Ledger: ledger, PerQuery: cfg.PagesPerSQ}
+	roles := &researchtest.Roles{Site: site, Plan: plan, Ledger: ledger, PerQuery: cfg.PagesPerSQ}
 	roles.NewModel(cfg.Latency)
 	roles.Verify = func(call int, plan *research.Plan, _ []research.Evidence) research.Verdict {
 		if call > 1 {
@@ -134,7 +135,7 @@ func BenchGraph(ctx context.Context, cfg BenchConfig) (*BenchResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &BenchResult{Config: cfg, Wall: time.Since(start), Calls: roles.Model.Calls(), Peak: roles.Model.PeakConcurrency(),
+	res := &Result{Config: cfg, Wall: time.Since(start), Calls: roles.Model.Calls(), Peak: roles.Model.PeakConcurrency(),
 		Evidence: rep.Stats.EvidenceAccepted, Citations: len(rep.Citations), Rounds: rep.Stats.Rounds}
 
 	// The critical path, from the research log: what each round actually searched and read.

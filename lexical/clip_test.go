@@ -1,0 +1,60 @@
+package lexical
+
+import (
+	"testing"
+	"unicode/utf8"
+)
+
+func TestClip(t *testing.T) {
+	tests := []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"", 3, ""},
+		{"abc", 3, "abc"},
+		{"abcd", 3, "abc…"},
+		{"上下文工程", 2, "上下…"},
+		{"上下文工程", 5, "上下文工程"},
+		{"a上b", 2, "a上…"},
+		{"abc", 0, "…"},
+		{"", 0, ""},
+		{"abc", -1, "…"},
+		{"e\u0301x", 1, "e…"}, // a combining mark is its own rune
+	}
+	for _, tc := range tests {
+		got := Clip(tc.in, tc.n)
+		if got != tc.want {
+			t.Errorf("Clip(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.want)
+		}
+		if !utf8.ValidString(got) {
+			t.Errorf("Clip(%q, %d) = %q is not valid UTF-8", tc.in, tc.n, got)
+		}
+	}
+}
+
+func FuzzClip(f *testing.F) {
+	f.Add("上下文工程 context", 3)
+	f.Add("abc", 0)
+	f.Fuzz(func(t *testing.T, s string, n int) {
+		if !utf8.ValidString(s) || n > 1<<16 {
+			return
+		}
+		got := Clip(s, n)
+		if !utf8.ValidString(got) {
+			t.Fatalf("Clip(%q, %d) = %q is not valid UTF-8", s, n, got)
+		}
+		if r := utf8.RuneCountInString(got); r > max(n, 0)+1 {
+			t.Fatalf("Clip(%q, %d) has %d runes", s, n, r)
+		}
+	})
+}
+
+func TestThousands(t *testing.T) {
+	for n, want := range map[int]string{0: "0", 999: "999", 1000: "1,000", -1234567: "-1,234,567", 100000: "100,000",
+		-9223372036854775808: "-9,223,372,036,854,775,808"} {
+		if got := Thousands(n); got != want {
+			t.Errorf("Thousands(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

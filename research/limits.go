@@ -1,0 +1,91 @@
+package research
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Input bounds shared by every surface (CLI, web viewer, MCP tool, library): a question or a limit that one
+// surface refuses, all refuse, with the same message.
+const (
+	// MaxQuestionRunes is the longest research question accepted, in characters.
+	MaxQuestionRunes = 4000
+	// MaxTimeLimit is the longest wall-time limit accepted for one run.
+	MaxTimeLimit = 7 * 24 * time.Hour
+	// MaxCostLimit is the largest cost fuse accepted, in US dollars.
+	MaxCostLimit = 1e6
+)
+
+// ErrBadInput marks a question or a limit refused by CheckQuestion or Budget.Validate.
+var ErrBadInput = errors.New("invalid input")
+
+// CheckQuestion refuses an empty question and one longer than MaxQuestionRunes characters.
+func CheckQuestion(q string) error {
+	q = strings.TrimSpace(q)
+	if q == "" {
+		return fmt.Errorf("%w: the question is empty", ErrBadInput)
+	}
+	if !utf8.ValidString(q) {
+		return fmt.Errorf("%w: the question is not valid UTF-8 text", ErrBadInput)
+	}
+	if n := utf8.RuneCountInString(q); n > MaxQuestionRunes {
+		return fmt.Errorf("%w: the question has %d characters; the limit is %d (put long material in a corpus folder instead)", ErrBadInput, n, MaxQuestionRunes)
+	}
+	return nil
+}
+
+// Validate refuses limits that cannot mean anything: negative, not-a-number or infinite values, and values above
+// the documented maxima. Zero keeps each field's documented meaning (no fuse, or the default).
+func (b Budget) Validate() error {
+	var errs []error
+	if err := CheckCost(b.MaxCostUSD); err != nil {
+		errs = append(errs, err)
+	}
+	if b.MaxTokens < 0 {
+		errs = append(errs, fmt.Errorf("%w: the token fuse %d is negative (0 means no token fuse)", ErrBadInput, b.MaxTokens))
+	}
+	if err := CheckTime(b.MaxTime); err != nil {
+		errs = append(errs, err)
+	}
+	if b.StageTimeout < 0 {
+		errs = append(errs, fmt.Errorf("%w: the stage timeout %s is negative (0 means the default)", ErrBadInput, b.StageTimeout))
+	}
+	if b.Concurrency < 0 {
+		errs = append(errs, fmt.Errorf("%w: concurrency %d is negative (0 means the default)", ErrBadInput, b.Concurrency))
+	}
+	if b.MaxCalls < 0 {
+		errs = append(errs, fmt.Errorf("%w: the call cap %d is negative (0 means the default)", ErrBadInput, b.MaxCalls))
+	}
+	return errors.Join(errs...)
+}
+
+// CheckCost refuses a cost fuse that is negative, not a number, infinite or above MaxCostLimit; 0 means no cost
+// fuse.
+func CheckCost(usd float64) error {
+	if math.IsNaN(usd) || math.IsInf(usd, 0) || usd < 0 || usd > MaxCostLimit {
+		return fmt.Errorf("%w: the cost limit %v is not a number of US dollars between 0 and %g (0 means no cost fuse)", ErrBadInput, usd, MaxCostLimit)
+	}
+	return nil
+}
+
+// CheckTime refuses a time limit that is negative or above MaxTimeLimit; 0 means no time limit.
+func CheckTime(d time.Duration) error {
+	if d < 0 || d > MaxTimeLimit {
+		return fmt.Errorf("%w: the time limit %s is not between 0 and %s (0 means no time limit)", ErrBadInput, d, MaxTimeLimit)
+	}
+	return nil
+}
+
+// Minutes converts a time limit given in minutes (the web form and the MCP tool take minutes) to a duration,
+// refusing what CheckTime refuses as well as not-a-number and infinite values, before any conversion can
+// overflow.
+func Minutes(m float64) (time.Duration, error) {
+	if math.IsNaN(m) || math.IsInf(m, 0) || m < 0 || m > MaxTimeLimit.Minutes() {
+		return 0, fmt.Errorf("%w: the time limit of %v minutes is not between 0 and %g (0 means no time limit)", ErrBadInput, m, MaxTimeLimit.Minutes())
+	}
+	return time.Duration(m * float64(time.Minute)), nil
+}

@@ -1,0 +1,75 @@
+package research
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestBudgetValidate(t *testing.T) {
+	tests := []struct {
+		name string
+		b    Budget
+		want string // "" means valid
+	}{
+		{"zero means defaults", Budget{}, ""},
+		{"ordinary", Budget{MaxCostUSD: 1.5, MaxTokens: 1e6, MaxTime: 5 * time.Minute, Concurrency: 4, MaxCalls: 100, Retries: -1}, ""},
+		{"negative cost", Budget{MaxCostUSD: -1}, "cost limit -1"},
+		{"NaN cost", Budget{MaxCostUSD: math.NaN()}, "cost limit NaN"},
+		{"infinite cost", Budget{MaxCostUSD: math.Inf(1)}, "cost limit +Inf"},
+		{"huge cost", Budget{MaxCostUSD: 1e308}, "cost limit"},
+		{"negative tokens", Budget{MaxTokens: -1}, "token fuse -1"},
+		{"negative time", Budget{MaxTime: -5 * time.Minute}, "time limit -5m0s"},
+		{"eight days", Budget{MaxTime: 8 * 24 * time.Hour}, "time limit 192h0m0s"},
+		{"negative stage timeout", Budget{StageTimeout: -time.Second}, "stage timeout"},
+		{"negative concurrency", Budget{Concurrency: -2}, "concurrency -2"},
+		{"negative call cap", Budget{MaxCalls: -2}, "call cap -2"},
+	}
+	for _, tt := range tests {
+		err := tt.b.Validate()
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("%s: %v", tt.name, err)
+		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want) || !errors.Is(err, ErrBadInput)):
+			t.Errorf("%s: err = %v, want ErrBadInput mentioning %q", tt.name, err, tt.want)
+		}
+	}
+}
+
+func TestMinutes(t *testing.T) {
+	if d, err := Minutes(1.5); err != nil || d != 90*time.Second {
+		t.Errorf("Minutes(1.5) = %v, %v", d, err)
+	}
+	if d, err := Minutes(0); err != nil || d != 0 {
+		t.Errorf("Minutes(0) = %v, %v", d, err)
+	}
+	for _, m := range []float64{-5, math.NaN(), math.Inf(1), math.Inf(-1), 1e308, MaxTimeLimit.Minutes() + 1} {
+		if d, err := Minutes(m); !errors.Is(err, ErrBadInput) {
+			t.Errorf("Minutes(%v) = %v, %v; want ErrBadInput", m, d, err)
+		}
+	}
+}
+
+func TestCheckQuestion(t *testing.T) {
+	ok := []string{"Why?", strings.Repeat("字", MaxQuestionRunes), "  padded  "}
+	bad := map[string]string{
+		"":                                      "empty",
+		"   \n\t":                               "empty",
+		strings.Repeat("a", MaxQuestionRunes+1): "has 4001 characters",
+		strings.Repeat("why ", 1<<18):           "the limit is 4000",
+		"bad \xff bytes":                        "UTF-8",
+		strings.Repeat("字", MaxQuestionRunes) + "x": "has 4001 characters",
+	}
+	for _, q := range ok {
+		if err := CheckQuestion(q); err != nil {
+			t.Errorf("CheckQuestion(%.20q): %v", q, err)
+		}
+	}
+	for q, want := range bad {
+		if err := CheckQuestion(q); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("CheckQuestion(%.20q) = %v, want %q", q, err, want)
+		}
+	}
+}
