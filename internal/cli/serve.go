@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -126,47 +125,32 @@ type startParams struct {
 	Ledger *llm.Ledger
 }
 
-// researchStarter runs research for the long-lived surfaces. It opens each corpus once and keeps it open for
-// the life of the surface: an index serves concurrent searches, while opening it again from a second run would
-// wait on its file lock.
+// researchStarter runs research for the long-lived surfaces. Each run opens its corpora (indexing what changed)
+// and closes them when it ends: an idle server holds no index open, and opening one is cheap because readers
+// open the current generation read-only and never wait for a writer.
 type researchStarter struct {
 	app *App
 	cmd *cobra.Command
-
-	mu      sync.Mutex
-	corpora map[string]*corpus.Index
 }
 
 func newResearchStarter(app *App, cmd *cobra.Command) *researchStarter {
-	return &researchStarter{app: app, cmd: cmd, corpora: map[string]*corpus.Index{}}
+	return &researchStarter{app: app, cmd: cmd}
 }
 
-// Close closes the opened indexes.
-func (s *researchStarter) Close() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for k, ix := range s.corpora {
-		ix.Close()
-		delete(s.corpora, k)
-	}
-}
+// Close is kept for the surfaces' shutdown path; runs close their own indexes.
+func (s *researchStarter) Close() {}
 
-func (s *researchStarter) index(path string) (*corpus.Index, error) {
+// index opens (and updates) the corpus at path for one run, reporting indexing progress as run events.
+func (s *researchStarter) index(ctx context.Context, path string, p startParams) (*corpus.Index, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("corpus %s: %w", path, err)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if ix := s.corpora[abs]; ix != nil {
-		return ix, nil
+	var onProgress func(corpus.Progress)
+	if p.OnEvent != nil {
+		onProgress = func(pr corpus.Progress) { p.OnEvent(indexEvent(p.RunID, pr)) }
 	}
-	ix, err := openCorpus(s.app, s.cmd, abs)
-	if err != nil {
-		return nil, err
-	}
-	s.corpora[abs] = ix
-	return ix, nil
+	return openCorpusWith(ctx, s.app, abs, onProgress)
 }
 
 // Run executes one research run with the configured engine over the requested sources.
@@ -182,8 +166,13 @@ func (s *researchStarter) Run(ctx context.Context, p startParams) (*research.Rep
 	var searchers []sources.Searcher
 	var ixs corpusFetchers
 	abs := make([]string, 0, len(p.Corpora))
+	defer func() {
+		for _, ix := range ixs {
+			ix.Close()
+		}
+	}()
 	for _, c := range p.Corpora {
-		ix, err := s.index(c)
+		ix, err := s.index(ctx, c, p)
 		if err != nil {
 			return nil, err
 		}
