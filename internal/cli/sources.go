@@ -4,13 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/deepresearch/deepresearch/internal/request"
 	"github.com/deepresearch/deepresearch/sources"
 	"github.com/deepresearch/deepresearch/sources/corpus"
 	"github.com/deepresearch/deepresearch/sources/fetch"
@@ -64,49 +64,12 @@ Without --index the index of a single PATH lives in the user cache directory, wh
 			}
 			defer ix.Close()
 			st, err := ix.Add(cmd.Context(), args...)
-			printStats(app.Stdout, app.Stderr, ix, st)
+			request.PrintStats(app.Stdout, app.Stderr, ix, st)
 			return err
 		},
 	}
 	cmd.Flags().StringVar(&indexDir, "index", "", "index directory (default: per-folder index in the user cache dir)")
 	return cmd
-}
-
-func printStats(out, errw io.Writer, ix *corpus.Index, st corpus.Stats) {
-	for _, f := range st.Failed {
-		fmt.Fprintf(errw, "warning: not indexed: %v\n", f)
-	}
-	fmt.Fprintf(out, "index %s: %d added, %d updated, %d unchanged, %d removed, %d failed; %d chunks; %d documents in the index\n",
-		ix.Dir(), st.Added, st.Updated, st.Skipped, st.Removed, len(st.Failed), st.Chunks, ix.DocCount())
-	fmt.Fprintf(out, "took %s (%.0f documents/s)\n", st.Elapsed.Round(time.Millisecond), st.DocsPerSec)
-}
-
-// openCorpus opens an index directory, or indexes a document folder on the
-// fly into its default index (kept for next time).
-func openCorpus(app *App, cmd *cobra.Command, target string) (*corpus.Index, error) {
-	if corpus.IsIndex(target) {
-		return corpus.OpenWith(target, &corpus.Options{Logger: app.Log})
-	}
-	info, err := os.Stat(target)
-	if err != nil {
-		return nil, fmt.Errorf("corpus %s: %w", target, err)
-	}
-	if !info.IsDir() {
-		return nil, fmt.Errorf("corpus %s: not a folder or an index directory", target)
-	}
-	ix, err := corpus.OpenWith(corpus.DefaultDir(target), &corpus.Options{Logger: app.Log})
-	if err != nil {
-		return nil, err
-	}
-	st, err := ix.Add(cmd.Context(), target)
-	if err != nil {
-		ix.Close()
-		return nil, err
-	}
-	if st.Added+st.Updated+st.Removed > 0 || len(st.Failed) > 0 {
-		printStats(app.Stderr, app.Stderr, ix, st)
-	}
-	return ix, nil
 }
 
 func newSearchCmd(app *App) *cobra.Command {
@@ -144,7 +107,7 @@ Without either, sources.web from the configuration is used, then sources.corpus.
 			}
 			var s sources.Searcher
 			if corpusDir != "" {
-				ix, err := openCorpus(app, cmd, corpusDir)
+				ix, err := request.OpenCorpus(cmd.Context(), corpusDir, app.Stderr, app.Log)
 				if err != nil {
 					return err
 				}
@@ -236,7 +199,7 @@ file:// URLs from corpus search results are read from the index given with --cor
 				return fmt.Errorf("fetch %s: file:// URLs are read from a corpus index: pass --corpus INDEX|DIR", args[0])
 			}
 			if corpusDir != "" && strings.HasPrefix(strings.ToLower(args[0]), "file:") {
-				ix, err := openCorpus(app, cmd, corpusDir)
+				ix, err := request.OpenCorpus(cmd.Context(), corpusDir, app.Stderr, app.Log)
 				if err != nil {
 					return err
 				}
