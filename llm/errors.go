@@ -25,6 +25,10 @@ func (e *APIError) Retryable() bool {
 	return e.StatusCode == 408 || e.StatusCode == 409 || e.StatusCode == 429 || e.StatusCode >= 500
 }
 
+// ErrIncompleteAnswer marks an answer that arrived cut off: a body that ended before its declared length or
+// before its JSON closed, or a stream that stopped without the model's finish reason. Trying again may succeed.
+var ErrIncompleteAnswer = errors.New("the answer arrived incomplete")
+
 // ContextLengthError means the prompt did not fit the model's window. Compaction hooks on it.
 type ContextLengthError struct {
 	Provider string

@@ -2,10 +2,14 @@ package llm
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net"
+	"strings"
+	"syscall"
 	"time"
 )
 
@@ -52,8 +56,9 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 // ErrCallTimeout marks an attempt that ran past RetryConfig.CallTimeout.
 var ErrCallTimeout = errors.New("model call timed out")
 
-// WithRetry wraps a model so that rate limits (429), server errors (5xx) and per-call timeouts are retried with
-// exponential backoff and full jitter, honouring Retry-After. Context-length errors and other client errors are
+// WithRetry wraps a model so that rate limits (429), server errors (5xx), per-call timeouts, network errors and
+// answers that arrived incomplete (a body cut off mid-way, a dropped stream) are retried with exponential backoff
+// and full jitter, honouring Retry-After. Context-length errors and other client errors are
 // returned at once.
 func WithRetry(m Model, cfg RetryConfig) Model {
 	return &retrying{Model: m, cfg: cfg.withDefaults()}
@@ -120,8 +125,22 @@ func (r *retrying) retryDelay(err error, attempt int) (time.Duration, bool) {
 		return jittered, true
 	}
 	var ne net.Error
-	if errors.As(err, &ne) {
+	if errors.As(err, &ne) || incomplete(err) {
 		return jittered, true
 	}
 	return 0, false
+}
+
+// incomplete reports whether err says the answer was cut off in transit: the connection closed mid-body
+// (io.ErrUnexpectedEOF, io.EOF, a reset), the body's JSON ended early, or the stream stopped unfinished.
+func incomplete(err error) bool {
+	if errors.Is(err, ErrIncompleteAnswer) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) {
+		return true
+	}
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return true
+	}
+	return strings.Contains(err.Error(), "unexpected end of JSON input")
 }

@@ -1,10 +1,15 @@
 package research
 
 import (
+	"fmt"
 	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/deepresearch/deepresearch/lexical"
 
 	"github.com/deepresearch/deepresearch/research/state"
 	"github.com/deepresearch/deepresearch/sources"
@@ -121,4 +126,68 @@ func pickDocument(docs []state.Document, source string) *state.Document {
 		return whole
 	}
 	return any
+}
+
+// normIndex is NormalizeQuote(text) together with, for every byte of it, the byte offset in text it came from,
+// so that a quote found in the normalised text can be placed on the lines where it stands.
+type normIndex struct {
+	norm string
+	offs []int32
+}
+
+// newNormIndex normalises text exactly as NormalizeQuote does, remembering where each byte came from.
+func newNormIndex(text string) *normIndex {
+	cjk := strings.ContainsFunc(text, lexical.IsCJK)
+	var b strings.Builder
+	b.Grow(len(text))
+	offs := make([]int32, 0, len(text))
+	pending, pendingAt := false, 0
+	var prev rune
+	for i, r := range text {
+		if unicode.IsSpace(r) {
+			if !pending {
+				pending, pendingAt = true, i
+			}
+			continue
+		}
+		if pending && b.Len() > 0 && !(cjk && (isCJKish(prev) || isCJKish(r))) {
+			b.WriteByte(' ')
+			offs = append(offs, int32(pendingAt))
+		}
+		pending = false
+		n := b.Len()
+		b.WriteRune(r)
+		for range b.Len() - n {
+			offs = append(offs, int32(i))
+		}
+		prev = r
+	}
+	return &normIndex{norm: b.String(), offs: offs}
+}
+
+// quoteLines returns the 1-based lines of text on which the first occurrence of quote (compared normalised, as
+// grounding compares it) begins and ends. ok is false when the quote is too short or not in the text.
+func (ix *normIndex) quoteLines(text, quote string) (first, last int, ok bool) {
+	q := NormalizeQuote(quote)
+	if utf8.RuneCountInString(q) < MinQuoteRunes {
+		return 0, 0, false
+	}
+	i := strings.Index(ix.norm, q)
+	if i < 0 {
+		return 0, 0, false
+	}
+	lo, hi := int(ix.offs[i]), int(ix.offs[i+len(q)-1])
+	first = 1 + strings.Count(text[:lo], "\n")
+	last = first + strings.Count(text[lo:hi], "\n")
+	return first, last, true
+}
+
+// withLines returns the URL of the document at u with a line anchor naming first..last.
+func withLines(u string, first, last int) string {
+	return fmt.Sprintf("%s#L%d-L%d", stripFragment(u), first, last)
+}
+
+// isFileURL reports whether u is a file:// URL, whose line anchors name lines of the file (and of its text).
+func isFileURL(u string) bool {
+	return strings.HasPrefix(strings.ToLower(strings.TrimSpace(u)), "file:")
 }

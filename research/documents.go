@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -13,7 +12,7 @@ import (
 )
 
 func (r *runner) document(ctx context.Context, rawURL string) (*docEntry, error) {
-	n := sources.NormalizeURL(rawURL)
+	n := documentKey(rawURL)
 	r.mu.Lock()
 	d, ok := r.docs[n]
 	if !ok {
@@ -46,7 +45,8 @@ func (r *runner) document(ctx context.Context, rawURL string) (*docEntry, error)
 		close(d.ready)
 		return nil, err
 	}
-	d.doc, d.norm = doc, NormalizeQuote(doc.Text)
+	d.idx = newNormIndex(doc.Text)
+	d.doc, d.norm = doc, d.idx.norm
 	close(d.ready)
 	return d, nil
 }
@@ -58,7 +58,7 @@ func isContextErr(err error) bool {
 // load reads url's text from the run folder, or fetches and stores it.
 func (r *runner) load(ctx context.Context, rawURL string) (*sources.Document, error) {
 	if meta, err := r.db.Document(ctx, rawURL); err == nil {
-		text, err := os.ReadFile(filepath.Join(r.dir, meta.Path))
+		text, err := ReadRunFile(r.dir, meta.Path)
 		if err == nil && sources.HashText(string(text)) == meta.Hash {
 			return &sources.Document{URL: meta.URL, FinalURL: meta.FinalURL, Title: meta.Title,
 				Text: string(text), ContentType: meta.ContentType, Hash: meta.Hash, FetchedAt: meta.FetchedAt,
@@ -102,7 +102,7 @@ func (r *runner) storedDocument(ctx context.Context, source string) (*docEntry, 
 	if err != nil {
 		return nil, err
 	}
-	n := sources.NormalizeURL(meta.URL)
+	n := documentKey(meta.URL)
 	r.mu.Lock()
 	d, ok := r.docs[n]
 	r.mu.Unlock()
@@ -116,14 +116,15 @@ func (r *runner) storedDocument(ctx context.Context, source string) (*docEntry, 
 			return d, nil
 		}
 	}
-	text, err := os.ReadFile(filepath.Join(r.dir, meta.Path))
+	text, err := ReadRunFile(r.dir, meta.Path)
 	if err != nil {
 		return nil, fmt.Errorf("stored text of %s: %w", meta.URL, err)
 	}
 	if sources.HashText(string(text)) != meta.Hash {
 		return nil, fmt.Errorf("stored text of %s was modified after it was read", meta.URL)
 	}
-	d = &docEntry{ready: make(chan struct{}), norm: NormalizeQuote(string(text)),
+	idx := newNormIndex(string(text))
+	d = &docEntry{ready: make(chan struct{}), norm: idx.norm, idx: idx,
 		doc: &sources.Document{URL: meta.URL, FinalURL: meta.FinalURL, Title: meta.Title, Text: string(text),
 			ContentType: meta.ContentType, Hash: meta.Hash, FetchedAt: meta.FetchedAt, Truncated: meta.Truncated}}
 	close(d.ready)

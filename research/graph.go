@@ -51,6 +51,7 @@ type docEntry struct {
 	ready chan struct{}
 	doc   *sources.Document
 	norm  string // NormalizeQuote(doc.Text), computed once
+	idx   *normIndex
 	err   error
 }
 
@@ -73,6 +74,9 @@ type runner struct {
 	ledger   *llm.Ledger
 	log      *slog.Logger
 	events   *eventSink
+	// stopped is closed when the caller cancels the run: from then on the errors of the steps it interrupts are
+	// the cancellation itself, reported once by run_stopped.
+	stopped  <-chan struct{}
 	started  time.Time
 	deadline time.Time
 	base     spend
@@ -271,15 +275,16 @@ func run(ctx context.Context, cfg Config, resumeDir string) (rep *Report, err er
 	} else {
 		r.emit(Event{Stage: StageRun, Kind: EventRunStart, Message: r.question})
 	}
+	r.stopped = ctx.Done()
 	rep, err = r.execute(ctx)
 	if err != nil {
-		status := RunFailed
+		status, kind := RunFailed, EventRunFailed
 		if ctx.Err() != nil {
-			status = RunRunning // interrupted: resumable as it stands
+			status, kind = RunStopped, EventRunStopped // cancelled: resumable as it stands
 		}
 		_ = db.SetMeta(context.WithoutCancel(ctx), "status", status)
 		_ = db.SetMeta(context.WithoutCancel(ctx), "error", err.Error())
-		r.emit(Event{Stage: StageRun, Kind: EventRunFailed, Err: err.Error()})
+		r.emit(Event{Stage: StageRun, Kind: kind, Err: err.Error()})
 		return nil, err
 	}
 	r.emit(Event{Stage: StageRun, Kind: EventRunDone, Message: filepath.Join(r.dir, ReportMarkdownFile)})

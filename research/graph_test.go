@@ -543,8 +543,12 @@ func TestResumeAfterCancelLosesNothing(t *testing.T) {
 	cfg.BatchSize = 2
 	cfg.EarlyStopWindow = -1
 	inner := cfg.OnEvent
+	var afterCancel []research.Event // what a person watching sees once they pressed Stop
 	cfg.OnEvent = func(e research.Event) {
 		inner(e)
+		if ctx.Err() != nil {
+			afterCancel = append(afterCancel, e)
+		}
 		if e.Kind == research.EventEvidence && e.Progress.Evidence >= 5 {
 			cancel()
 		}
@@ -553,8 +557,20 @@ func TestResumeAfterCancelLosesNothing(t *testing.T) {
 		t.Fatalf("err = %v, want cancellation", err)
 	}
 	info, err := research.LoadRunInfo(f.dir)
-	if err != nil || info.Status != research.RunRunning || info.Evidence < 5 {
+	if err != nil || info.Status != research.RunStopped || info.Evidence < 5 {
 		t.Fatalf("after cancel: %+v, %v", info, err)
+	}
+	stopped := 0
+	for _, e := range afterCancel {
+		switch e.Kind {
+		case research.EventError, research.EventRunFailed:
+			t.Errorf("after cancel: %s event %q (the cancellation is reported once, as run_stopped)", e.Kind, e.Err)
+		case research.EventRunStopped:
+			stopped++
+		}
+	}
+	if stopped != 1 {
+		t.Errorf("run_stopped events = %d, want 1", stopped)
 	}
 	before := f.roles.Calls()
 	hits := f.site.Hits()

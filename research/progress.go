@@ -21,6 +21,13 @@ func (r *runner) progress() Progress {
 }
 
 func (r *runner) emit(e Event) {
+	if e.Kind == EventError && r.stopped != nil {
+		select {
+		case <-r.stopped:
+			return // a step the cancellation interrupted; run_stopped says so once
+		default:
+		}
+	}
 	if r.events != nil {
 		r.events.emit(e)
 	}

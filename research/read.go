@@ -9,7 +9,6 @@ import (
 
 	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/research/state"
-	"github.com/deepresearch/deepresearch/sources"
 )
 
 func (r *runner) saturated(sq string) bool {
@@ -46,6 +45,7 @@ func (r *runner) read(ctx context.Context, round int, c Candidate) {
 		}
 		return nil
 	}
+	var partial error
 	err := r.roleCall(ctx, StageRead, round, c.SubQuestion, "read "+c.URL, gate, func(ctx context.Context) error {
 		var err error
 		if doc == nil {
@@ -54,8 +54,17 @@ func (r *runner) read(ctx context.Context, round int, c Candidate) {
 			}
 		}
 		items, err = r.cfg.Roles.Analyst.Analyze(ctx, sq, doc.doc)
+		if err != nil && len(items) > 0 && ctx.Err() == nil {
+			partial = err // some windows failed: keep what the others found rather than read it all again
+			return nil
+		}
 		return err
 	})
+	if partial != nil {
+		r.logf(ctx, StageRead, round, c.SubQuestion, "partial error", "read "+c.URL, partial)
+		r.emit(Event{Stage: StageRead, Kind: EventError, Round: round, SubQuestion: c.SubQuestion, URL: c.URL,
+			Message: "read in part", Err: partial.Error()})
+	}
 	switch {
 	case errors.Is(err, errFuse):
 		r.emit(Event{Stage: StageRead, Kind: EventSkip, Round: round, SubQuestion: c.SubQuestion, URL: c.URL,
@@ -67,6 +76,10 @@ func (r *runner) read(ctx context.Context, round int, c Candidate) {
 		r.logf(ctx, StageRead, round, c.SubQuestion, "skipped", "early stop: "+c.URL, nil)
 		return
 	case err != nil:
+		if ctx.Err() == nil && !isContextErr(err) {
+			// Not read again in a later round, for this or any sub-question.
+			_ = r.db.MarkStep(ctx, unreadableStep(c.URL), map[string]string{"error": lexical.Clip(err.Error(), 300)})
+		}
 		return // logged and emitted by roleCall, or the context ended
 	}
 	accepted := r.admit(ctx, round, c, doc, items)
@@ -81,6 +94,14 @@ func (r *runner) read(ctx context.Context, round int, c Candidate) {
 
 var errSaturated = errors.New("early stop")
 
+func unreadableStep(u string) string { return "unreadable:" + documentKey(u) }
+
+// unreadable reports whether the document (by documentKey) failed for good earlier in the run.
+func (r *runner) unreadable(ctx context.Context, key string) bool {
+	done, _ := r.db.Step(ctx, "unreadable:"+key, nil)
+	return done
+}
+
 func (r *runner) subQuestion(id string) SubQuestion {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -92,18 +113,16 @@ func (r *runner) subQuestion(id string) SubQuestion {
 	return SubQuestion{ID: id}
 }
 
-// admit grounds each item against the text that was read and writes the grounded ones to the pool.
+// admit grounds each item against the text that was read and writes the grounded ones to the pool. Every
+// item's anchor is computed here, never taken from the analyst or the search hit: a file:// source is cited by
+// the lines where its quote stands in the text read (file:///x#L17-L18), any other source by its URL (the
+// report links the stored text's lines). So evidence is one item per (document, normalised quote), whichever
+// sub-question, hit chunk or round found it.
 func (r *runner) admit(ctx context.Context, round int, c Candidate, doc *docEntry, items []Evidence) int {
 	accepted := 0
-	var docs []state.Document // the run's fetched documents, listed once an analyst anchor needs them
 	for _, it := range items {
 		it.SubQuestion = c.SubQuestion
-		// The evidence points at the text that was read and checked: the candidate's URL, or the analyst's own
-		// line anchor into the same file when the quote stands on those lines and the anchor resolves to this
-		// very text (so the integrity check and LoadSourceText find it).
-		if !r.keepAnchor(ctx, c, doc, it, &docs) {
-			it.Source = c.URL
-		}
+		it.Source = c.URL
 		if it.Title == "" {
 			it.Title = doc.doc.Title
 		}
@@ -113,13 +132,19 @@ func (r *runner) admit(ctx context.Context, round int, c Candidate, doc *docEntr
 		it.Round = round
 		it.Status = StatusAccepted
 		it.Reason = ""
-		if !groundedIn(doc.norm, it.Quote) {
+		first, last, ok := doc.idx.quoteLines(doc.doc.Text, it.Quote)
+		if !ok {
 			r.logf(ctx, StageRead, round, c.SubQuestion, "ungrounded",
 				fmt.Sprintf("quote not found verbatim in %s: %q", c.URL, lexical.Clip(it.Quote, 200)), nil)
 			cp := it
 			r.emit(Event{Stage: StageRead, Kind: EventUngrounded, Round: round, SubQuestion: c.SubQuestion, URL: c.URL,
 				Evidence: &cp, Message: "quote not found in the source text"})
 			continue
+		}
+		if isFileURL(c.URL) {
+			it.Source = withLines(c.URL, first, last)
+		} else {
+			it.Source = stripFragment(c.URL)
 		}
 		id, added, err := r.db.AddEvidence(ctx, toState(it))
 		if err != nil {
@@ -128,7 +153,7 @@ func (r *runner) admit(ctx context.Context, round int, c Candidate, doc *docEntr
 			continue
 		}
 		if !added {
-			continue // the same quote from the same source is already in the pool
+			continue // the same quote of the same document is already in the pool, shared by every sub-question
 		}
 		it.ID = id
 		accepted++
@@ -144,28 +169,6 @@ func (r *runner) admit(ctx context.Context, round int, c Candidate, doc *docEntr
 		}
 	}
 	return accepted
-}
-
-// keepAnchor reports whether an evidence item's own source may stand: a line anchor into the document that was
-// read (same URL without fragment), on whose lines the quote lies, and which resolves among the run's documents
-// to a text identical to the one read.
-func (r *runner) keepAnchor(ctx context.Context, c Candidate, doc *docEntry, it Evidence, docs *[]state.Document) bool {
-	src := strings.TrimSpace(it.Source)
-	if src == "" || sources.NormalizeURL(src) == sources.NormalizeURL(c.URL) {
-		return false
-	}
-	if !sameDocument(src, c.URL) || state.CheckSource(src) != nil || !quoteInLines(doc.doc.Text, src, it.Quote) {
-		return false
-	}
-	if *docs == nil {
-		list, err := r.db.Documents(ctx)
-		if err != nil {
-			return false
-		}
-		*docs = list
-	}
-	d := pickDocument(*docs, src)
-	return d != nil && d.Hash == doc.doc.Hash
 }
 
 // nearDuplicateThreshold is the token-set Jaccard similarity above which two claims say the same thing.

@@ -84,7 +84,7 @@ func readInfo(ctx context.Context, db *state.DB, runDir string) (*RunInfo, error
 
 // LoadReport reads a finished run's report.json.
 func LoadReport(runDir string) (*Report, error) {
-	b, err := os.ReadFile(filepath.Join(runDir, ReportJSONFile))
+	b, err := ReadRunFile(runDir, ReportJSONFile)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("research: %s has no report yet (is the run finished? try resume)", runDir)
 	}
@@ -124,7 +124,7 @@ func LoadSourceText(runDir, url string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("research: source %s was not read in this run: %w", url, err)
 	}
-	b, err := os.ReadFile(filepath.Join(runDir, doc.Path))
+	b, err := ReadRunFile(runDir, doc.Path)
 	if err != nil {
 		return "", fmt.Errorf("research: text of %s: %w", url, err)
 	}

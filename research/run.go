@@ -86,6 +86,7 @@ const (
 	EventRunStart    = "run_start"
 	EventRunDone     = "run_done"
 	EventRunFailed   = "run_failed"
+	EventRunStopped  = "run_stopped" // the caller cancelled the run; its folder can be resumed
 	EventStageStart  = "stage_start"
 	EventStageDone   = "stage_done"
 	EventPlan        = "plan"
@@ -216,11 +217,28 @@ type Report struct {
 	Stats    Stats     `json:"stats"`
 }
 
+// CitedEvidence returns the ids of the evidence items the published report cites, each once, in citation order.
+// It is the "evidence cited" figure; len(r.Evidence) is the pool the run gathered.
+func (r *Report) CitedEvidence() []string {
+	seen := map[string]bool{}
+	var ids []string
+	for _, c := range r.Citations {
+		for _, id := range c.EvidenceIDs {
+			if !seen[id] {
+				seen[id] = true
+				ids = append(ids, id)
+			}
+		}
+	}
+	return ids
+}
+
 // Run status values of RunSummary.Status.
 const (
 	RunRunning = "running" // started and not finished: in progress or interrupted (resumable)
 	RunDone    = "done"
 	RunFailed  = "failed"
+	RunStopped = "stopped" // cancelled by its caller; resumable as it stands
 )
 
 // RunSummary is one line of ListRuns.

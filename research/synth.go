@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/deepresearch/deepresearch/research/state"
-	"github.com/deepresearch/deepresearch/sources"
 )
 
 // ---- ⑤ synthesize, integrity check, render ----
@@ -111,9 +110,12 @@ func (r *runner) evidenceCheck(ctx context.Context, byID map[string]Evidence) Ev
 		if !groundedIn(d.norm, e.Quote) {
 			return errors.New("its quote is not found in the source text")
 		}
-		// A quote cited by its own lines must stand on those lines of the text that was read.
-		if sources.NormalizeURL(e.Source) != sources.NormalizeURL(d.doc.URL) && !quoteInLines(d.doc.Text, e.Source, e.Quote) {
-			return fmt.Errorf("its quote is not within the lines %s cites", e.Source)
+		// A quote cited by lines must stand on exactly those lines of the text that was read.
+		if first, last, ok := lineAnchor(e.Source); ok && d.idx != nil {
+			a, b, found := d.idx.quoteLines(d.doc.Text, e.Quote)
+			if !found || !quoteInLines(d.doc.Text, e.Source, e.Quote) || last-first > b-a {
+				return fmt.Errorf("its quote is not on the lines %s cites (it stands on lines %d-%d)", e.Source, a, b)
+			}
 		}
 		return nil
 	}

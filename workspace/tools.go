@@ -6,8 +6,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -59,7 +59,7 @@ func (w *Workspace) ls(_ context.Context, in LsInput) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	entries, err := os.ReadDir(abs)
+	entries, err := fs.ReadDir(w.fs.FS(), filepath.ToSlash(w.rel(abs)))
 	if err != nil {
 		return "", fmt.Errorf("ls %s: %w", displayPath(in.Path), err)
 	}
@@ -233,14 +233,13 @@ func (w *Workspace) glob(ctx context.Context, in GlobInput) (string, error) {
 		return "", err
 	}
 	var matches []string
-	err = filepath.WalkDir(w.root, func(p string, d fs.DirEntry, err error) error {
+	err = fs.WalkDir(w.fs.FS(), ".", func(rel string, d fs.DirEntry, err error) error {
 		if cerr := ctx.Err(); cerr != nil {
 			return cerr
 		}
 		if err != nil || d.IsDir() {
 			return nil
 		}
-		rel := w.Rel(p)
 		if re.MatchString(rel) {
 			matches = append(matches, rel)
 		}
@@ -318,26 +317,22 @@ func (w *Workspace) grep(ctx context.Context, in GrepInput) (string, error) {
 	}
 	var b strings.Builder
 	count := 0
-	err = filepath.WalkDir(start, func(p string, d fs.DirEntry, err error) error {
+	// Every step goes through os.Root: a directory swapped for a link while the walk runs cannot lead it out.
+	err = fs.WalkDir(w.fs.FS(), filepath.ToSlash(w.rel(start)), func(rel string, d fs.DirEntry, err error) error {
 		if cerr := ctx.Err(); cerr != nil {
 			return cerr
 		}
 		if err != nil || d.IsDir() || count >= maxMatches {
 			return nil
 		}
-		rel := w.Rel(p)
 		if only != nil && !only.MatchString(rel) {
 			return nil
 		}
-		real, ok := w.regularFile(p, d)
-		if !ok {
-			return nil
+		if !d.Type().IsRegular() && d.Type()&fs.ModeSymlink == 0 {
+			return nil // FIFOs, devices, sockets
 		}
-		if fi, err := os.Stat(real); err != nil || fi.Size() > maxGrepFileBytes {
-			return nil
-		}
-		data, err := os.ReadFile(real)
-		if err != nil || bytes.IndexByte(data, 0) >= 0 {
+		data, ok := w.grepRead(rel, d.Type()&fs.ModeSymlink != 0)
+		if !ok || bytes.IndexByte(data, 0) >= 0 {
 			return nil
 		}
 		sc := bufio.NewScanner(bytes.NewReader(data))
@@ -368,25 +363,29 @@ func (w *Workspace) grep(ctx context.Context, in GrepInput) (string, error) {
 	return b.String(), nil
 }
 
-// regularFile returns the path to read for a file met while walking the tree. WalkDir does not resolve symbolic
-// links but reading one does, so a link is followed only through Resolve, which refuses links that lead out of the
-// workspace; anything that is not (or does not lead to) a regular file is skipped.
-func (w *Workspace) regularFile(p string, d fs.DirEntry) (string, bool) {
-	if d.Type().IsRegular() {
-		return p, true
+// grepRead reads a file met while grepping, through os.Root, if it is a regular file of at most
+// maxGrepFileBytes. A link is first resolved by Resolve, which accepts absolute links that stay inside the
+// workspace (os.Root follows only relative ones); the resolved path is then opened through os.Root, so a link
+// swapped in after that is still refused.
+func (w *Workspace) grepRead(rel string, link bool) ([]byte, bool) {
+	name := filepath.FromSlash(rel)
+	if link {
+		real, err := w.Resolve(rel)
+		if err != nil {
+			return nil, false
+		}
+		name = w.rel(real)
 	}
-	if d.Type()&fs.ModeSymlink == 0 {
-		return "", false
+	f, fi, err := w.openRegular(name)
+	if err != nil || fi.Size() > maxGrepFileBytes {
+		if f != nil {
+			f.Close()
+		}
+		return nil, false
 	}
-	real, err := w.Resolve(w.Rel(p))
-	if err != nil {
-		return "", false
-	}
-	fi, err := os.Stat(real)
-	if err != nil || !fi.Mode().IsRegular() {
-		return "", false
-	}
-	return real, true
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxGrepFileBytes))
+	return data, err == nil
 }
 
 func displayPath(p string) string {

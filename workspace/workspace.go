@@ -6,11 +6,13 @@ package workspace
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 )
 
 // ErrEscape is returned for a path that would leave the workspace.
@@ -166,7 +168,62 @@ func (w *Workspace) ReadFile(p string) ([]byte, error) {
 		return nil, err
 	}
 	// The *PathError names the workspace path; returned unwrapped so os.IsNotExist keeps working for callers.
-	return w.fs.ReadFile(w.rel(abs))
+	f, fi, err := w.openRegular(w.rel(abs))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi.Size() > MaxReadBytes {
+		return nil, fmt.Errorf("read %s: %d bytes is more than the %d-byte limit", p, fi.Size(), MaxReadBytes)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxReadBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxReadBytes {
+		return nil, fmt.Errorf("read %s: more than the %d-byte limit", p, MaxReadBytes)
+	}
+	return data, nil
+}
+
+// MaxReadBytes bounds one file read whole from the workspace.
+const MaxReadBytes = 64 << 20
+
+// ErrNotRegular refuses reading a FIFO, a device, a socket or a directory as a file.
+var ErrNotRegular = errors.New("not a regular file")
+
+// openRegular opens name (relative to the root) for reading through os.Root, refusing anything but a regular
+// file without ever blocking: O_NONBLOCK keeps the open of a FIFO from waiting for a writer, and the type is
+// checked on the opened handle, so a file swapped for a FIFO or a device after a check is still refused.
+func (w *Workspace) openRegular(name string) (*os.File, fs.FileInfo, error) {
+	f, err := w.fs.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, nil, &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("%w (%s)", ErrNotRegular, fileKind(fi.Mode()))}
+	}
+	return f, fi, nil
+}
+
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "mode " + m.String()
 }
 
 // WriteFile writes a workspace file, creating parent directories, within the quota.
@@ -233,7 +290,7 @@ func (w *Workspace) checkQuota(abs string, n int64, replace bool) error {
 		return err
 	}
 	var old int64
-	if fi, err := os.Stat(abs); replace && err == nil {
+	if fi, err := w.fs.Stat(w.rel(abs)); replace && err == nil {
 		old = fi.Size()
 	}
 	if used-old+n > w.quota {
@@ -260,7 +317,7 @@ func (w *Workspace) Usage() (int64, error) {
 
 func (w *Workspace) usage() (int64, error) {
 	var n int64
-	err := filepath.WalkDir(w.root, func(_ string, d fs.DirEntry, err error) error {
+	err := fs.WalkDir(w.fs.FS(), ".", func(_ string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil
 		}

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -19,6 +20,7 @@ func newMCPCmd(app *App) *cobra.Command {
 	var (
 		httpAddr, runs, token, web, mcpFile string
 		corpora                             []string
+		sessionTimeout                      time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "mcp [--http 127.0.0.1:PORT] [--corpus DIR] [--web PROVIDER]",
@@ -44,7 +46,7 @@ including the search tools of mcp_file's servers).`,
 			b := app.builder(runs)
 			defer b.Close()
 			srv, err := mcpserver.New(mcpserver.Config{
-				RunsDir: runs, Defaults: def, Version: Version, Log: app.Log,
+				RunsDir: runs, Defaults: def, Version: Version, Log: app.Log, WebProviders: websearch.Names(),
 				Start: mcpStart(b),
 			})
 			if err != nil {
@@ -61,7 +63,7 @@ including the search tools of mcp_file's servers).`,
 				return err
 			}
 			mux := http.NewServeMux()
-			mux.Handle("/mcp", srv.HTTPHandler(mcpserver.HTTPConfig{Token: token}))
+			mux.Handle("/mcp", srv.HTTPHandler(mcpserver.HTTPConfig{Token: token, SessionTimeout: sessionTimeout}))
 			return listenAndServe(cmd.Context(), app, httpAddr, mux, func(base string) string {
 				return fmt.Sprintf("%s/mcp (Streamable HTTP)", base)
 			})
@@ -70,6 +72,7 @@ including the search tools of mcp_file's servers).`,
 	f := cmd.Flags()
 	f.StringVar(&httpAddr, "http", "", "serve Streamable HTTP on this address instead of stdio (e.g. 127.0.0.1:8788)")
 	f.StringVar(&token, "token", "", "bearer token required by the HTTP transport (default $DEEPRESEARCH_TOKEN)")
+	f.DurationVar(&sessionTimeout, "session-timeout", mcpserver.DefaultSessionTimeout, "close an HTTP session idle for this long (a negative value keeps sessions forever)")
 	f.StringVar(&runs, "runs", "", "folder of run folders (default runs/, or research.out_dir)")
 	f.StringArrayVar(&corpora, "corpus", nil, "default local corpus: an index directory or a folder (repeatable)")
 	f.StringVar(&web, "web", "", "default web search provider: "+strings.Join(websearch.Names(), ", "))

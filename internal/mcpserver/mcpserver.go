@@ -61,19 +61,31 @@ type SourceRef struct {
 	Citations []int  `json:"citations"`
 }
 
-// Output is the deep_research tool's structured result.
+// Output is the deep_research tool's structured result. An error result carries what is known at the point of
+// failure: the run id and folder once a run exists, its status and the error.
 type Output struct {
-	RunID     string      `json:"run_id"`
-	Question  string      `json:"question"`
-	Engine    string      `json:"engine"`
-	Report    string      `json:"report" jsonschema:"the Markdown report; every [n] is a citation listed in sources"`
-	ReportURI string      `json:"report_uri" jsonschema:"MCP resource holding report.md"`
-	JSONURI   string      `json:"json_uri" jsonschema:"MCP resource holding report.json: citations, evidence with verbatim quotes"`
-	Dir       string      `json:"dir" jsonschema:"run folder on the server's disk"`
-	Sources   []SourceRef `json:"sources"`
-	Evidence  int         `json:"evidence" jsonschema:"number of evidence items cited"`
+	RunID     string      `json:"run_id,omitempty"`
+	Status    string      `json:"status" jsonschema:"done, failed, stopped (cancelled: the run folder can be resumed with deepresearch resume) or refused (the call was not valid; no run was started)"`
+	Error     string      `json:"error,omitempty" jsonschema:"what went wrong, when status is not done"`
+	Question  string      `json:"question,omitempty"`
+	Engine    string      `json:"engine,omitempty"`
+	Report    string      `json:"report,omitempty" jsonschema:"the Markdown report; every [n] is a citation listed in sources"`
+	ReportURI string      `json:"report_uri,omitempty" jsonschema:"MCP resource holding report.md"`
+	JSONURI   string      `json:"json_uri,omitempty" jsonschema:"MCP resource holding report.json: citations, evidence with verbatim quotes"`
+	Dir       string      `json:"dir,omitempty" jsonschema:"run folder on the server's disk"`
+	Sources   []SourceRef `json:"sources,omitempty"`
+	Evidence  int         `json:"evidence" jsonschema:"number of distinct evidence items the report cites"`
+	Pooled    int         `json:"pooled" jsonschema:"number of evidence items gathered (accepted and rejected), of which evidence were cited"`
 	CutShort  string      `json:"cut_short,omitempty" jsonschema:"why the run stopped early, if it did"`
 }
+
+// Output statuses.
+const (
+	StatusDone    = research.RunDone
+	StatusFailed  = research.RunFailed
+	StatusStopped = research.RunStopped
+	StatusRefused = "refused"
+)
 
 // RunRequest is one run to execute.
 type RunRequest struct {
@@ -106,6 +118,8 @@ type Config struct {
 	Defaults Sources
 	// Version is reported to clients.
 	Version string
+	// WebProviders are the web search providers the server knows (offered by completion/complete).
+	WebProviders []string
 	// Log receives diagnostics; nil discards them.
 	Log *slog.Logger
 }
@@ -118,6 +132,7 @@ type Server struct {
 
 	mu        sync.Mutex
 	published map[string]bool
+	subs      subscriptions
 }
 
 // Resource URIs.
@@ -156,12 +171,19 @@ func New(cfg Config) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	log = slog.New(quietGone{log.Handler()})
 	s := &Server{cfg: cfg, log: log, published: map[string]bool{}}
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: "deepresearch", Title: "deepresearch", Version: cfg.Version}, &mcp.ServerOptions{
 		Instructions: "deep_research answers a research question with a Markdown report in which every factual sentence cites a verbatim quote from a source. " +
-			"It takes minutes; progress notifications report each step. Past reports are resources deepresearch://runs/<id>/report.md and report.json.",
-		Logger: log,
+			"It takes minutes; progress notifications report each step. Past reports are resources deepresearch://runs/<id>/report.md and report.json; " +
+			"subscribe to a run's report to be told when it is written.",
+		Logger:             log,
+		CompletionHandler:  s.complete,
+		SubscribeHandler:   s.subs.subscribe,
+		UnsubscribeHandler: s.subs.unsubscribe,
 	})
+	s.srv.AddReceivingMiddleware(checkRequests)
+	s.addPrompt()
 	mcp.AddTool(s.srv, &mcp.Tool{
 		Name:  "deep_research",
 		Title: "Deep research",
@@ -202,13 +224,27 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport) error { return s.srv.
 type HTTPConfig struct {
 	// Token, when set, must be sent as Authorization: Bearer <token>.
 	Token string
+	// SessionTimeout closes a session no request has used for this long; zero means DefaultSessionTimeout, a
+	// negative value keeps idle sessions forever.
+	SessionTimeout time.Duration
 }
 
+// DefaultSessionTimeout is how long an idle HTTP session lives.
+const DefaultSessionTimeout = 30 * time.Minute
+
 // HTTPHandler serves the Streamable HTTP transport. The SDK refuses non-localhost Host headers on loopback
-// connections (DNS rebinding); this adds cross-origin protection and, when configured, a bearer token.
+// connections (DNS rebinding); this adds cross-origin protection, JSON-RPC error bodies for the transport's own
+// refusals, idle-session expiry and, when configured, a bearer token.
 func (s *Server) HTTPHandler(c HTTPConfig) http.Handler {
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.srv }, &mcp.StreamableHTTPOptions{Logger: s.log})
-	next := http.Handler(http.NewCrossOriginProtection().Handler(h))
+	timeout := c.SessionTimeout
+	switch {
+	case timeout == 0:
+		timeout = DefaultSessionTimeout
+	case timeout < 0:
+		timeout = 0
+	}
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.srv }, &mcp.StreamableHTTPOptions{Logger: s.log, SessionTimeout: timeout})
+	next := http.Handler(http.NewCrossOriginProtection().Handler(jsonRPCErrors(h)))
 	if c.Token == "" {
 		return next
 	}
@@ -261,11 +297,11 @@ func (s *Server) readResource(_ context.Context, req *mcp.ReadResourceRequest) (
 	uri := req.Params.URI
 	rest, ok := strings.CutPrefix(uri, uriPrefix)
 	if !ok {
-		return nil, mcp.ResourceNotFoundError(uri)
+		return nil, resourceNotFound(uri)
 	}
 	id, file, ok := strings.Cut(rest, "/")
 	if !ok || !runIDRE.MatchString(id) || id == ".." {
-		return nil, mcp.ResourceNotFoundError(uri)
+		return nil, resourceNotFound(uri)
 	}
 	mime := ""
 	switch file {
@@ -274,12 +310,12 @@ func (s *Server) readResource(_ context.Context, req *mcp.ReadResourceRequest) (
 	case research.ReportJSONFile:
 		mime = "application/json"
 	default:
-		return nil, mcp.ResourceNotFoundError(uri)
+		return nil, resourceNotFound(uri)
 	}
-	data, err := os.ReadFile(filepath.Join(s.cfg.RunsDir, id, file))
+	data, err := research.ReadRunFile(filepath.Join(s.cfg.RunsDir, id), file)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, mcp.ResourceNotFoundError(uri)
+			return nil, resourceNotFound(uri)
 		}
 		return nil, fmt.Errorf("read %s: %w", uri, err)
 	}
@@ -292,24 +328,24 @@ const maxCorpora = 16
 func (s *Server) deepResearch(ctx context.Context, req *mcp.CallToolRequest, in Input) (*mcp.CallToolResult, Output, error) {
 	q := strings.TrimSpace(in.Question)
 	if q == "" {
-		return toolError("question is empty: pass the research question in \"question\""), Output{}, nil
+		return refuse("question is empty: pass the research question in \"question\"")
 	}
 	if err := research.CheckQuestion(q); err != nil {
-		return toolError("question: %v", err), Output{}, nil
+		return refuse(fmt.Sprintf("question: %v", err))
 	}
 	src := s.cfg.Defaults
 	if in.Sources != nil && (len(in.Sources.Corpus) > 0 || in.Sources.Web != "") {
 		src = *in.Sources
 	}
 	if len(src.Corpus) == 0 && src.Web == "" && src.MCPFile == "" {
-		return toolError("no sources: pass sources.corpus (local folders) and/or sources.web (a search provider), or start the server with --corpus/--web"), Output{}, nil
+		return refuse("no sources: pass sources.corpus (local folders) and/or sources.web (a search provider), or start the server with --corpus/--web/--mcp")
 	}
 	if len(src.Corpus) > maxCorpora {
-		return toolError("sources.corpus names %d folders; the limit is %d", len(src.Corpus), maxCorpora), Output{}, nil
+		return refuse(fmt.Sprintf("sources.corpus names %d folders; the limit is %d", len(src.Corpus), maxCorpora))
 	}
 	for _, c := range src.Corpus {
 		if _, err := os.Stat(c); err != nil {
-			return toolError("corpus %q cannot be used: %v", c, err), Output{}, nil
+			return refuse(fmt.Sprintf("corpus %q cannot be used: %v", c, err))
 		}
 	}
 	rr := RunRequest{Question: q, Sources: src, RunID: newRunID(time.Now())}
@@ -317,11 +353,11 @@ func (s *Server) deepResearch(ctx context.Context, req *mcp.CallToolRequest, in 
 	if b := in.Budget; b != nil {
 		maxTime, err := research.Minutes(b.MaxMinutes)
 		if err != nil {
-			return toolError("budget.max_minutes: %v", err), Output{}, nil
+			return refuse(fmt.Sprintf("budget.max_minutes: %v", err))
 		}
 		rr.Budget = research.Budget{MaxCostUSD: b.MaxCostUSD, MaxTokens: b.MaxTokens, MaxTime: maxTime}
 		if err := rr.Budget.Validate(); err != nil {
-			return toolError("budget: %v", err), Output{}, nil
+			return refuse(fmt.Sprintf("budget: %v", err))
 		}
 		if b.Rounds != nil {
 			rr.Rounds = *b.Rounds
@@ -333,20 +369,28 @@ func (s *Server) deepResearch(ctx context.Context, req *mcp.CallToolRequest, in 
 	prog := newProgress(ctx, req)
 	rr.OnEvent = prog.event
 	rep, err := s.cfg.Start(ctx, rr)
+	if err == nil {
+		prog.finish()
+	}
 	prog.close()
 	if err != nil {
+		out := Output{RunID: rr.RunID, Question: q, Dir: rr.OutDir, Status: StatusFailed, Error: err.Error()}
+		text := fmt.Sprintf("research run %s failed: %v", rr.RunID, err)
 		if ctx.Err() != nil {
-			return nil, Output{}, fmt.Errorf("deep_research cancelled; the run in %s can be resumed with `deepresearch resume %s`: %w", rr.OutDir, rr.RunID, err)
+			out.Status = StatusStopped
+			text = fmt.Sprintf("research run %s was stopped; its folder %s can be resumed with `deepresearch resume %s`", rr.RunID, rr.OutDir, rr.RunID)
 		}
-		return toolError("research run %s failed: %v", rr.RunID, err), Output{}, nil
+		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: text}}}, out, nil
 	}
 	s.publish(rr.RunID, q)
-	out := Output{RunID: rr.RunID, Question: rep.Question, Engine: rep.Engine, Report: rep.Markdown, ReportURI: ReportURI(rr.RunID),
-		JSONURI: ReportJSONURI(rr.RunID), Dir: rr.OutDir, Evidence: len(rep.Evidence), CutShort: rep.CutShort, Sources: []SourceRef{}}
+	s.notifyReportUpdated(ctx, rr.RunID)
+	out := Output{RunID: rr.RunID, Status: StatusDone, Question: rep.Question, Engine: rep.Engine, Report: rep.Markdown, ReportURI: ReportURI(rr.RunID),
+		JSONURI: ReportJSONURI(rr.RunID), Dir: rr.OutDir, Evidence: len(rep.CitedEvidence()), Pooled: len(rep.Evidence), CutShort: rep.CutShort, Sources: []SourceRef{}}
 	for _, sr := range rep.Sources {
 		out.Sources = append(out.Sources, SourceRef{URL: sr.URL, Title: sr.Title, Citations: sr.Citations})
 	}
-	footer := fmt.Sprintf("\n\n---\nRun %s · %d evidence items · report: %s · citations and quotes: %s", rr.RunID, len(rep.Evidence), out.ReportURI, out.JSONURI)
+	footer := fmt.Sprintf("\n\n---\nRun %s · %d evidence items cited (of %d gathered) · report: %s · citations and quotes: %s",
+		rr.RunID, out.Evidence, out.Pooled, out.ReportURI, out.JSONURI)
 	res := &mcp.CallToolResult{Content: []mcp.Content{
 		&mcp.TextContent{Text: rep.Markdown + footer},
 		&mcp.ResourceLink{URI: out.ReportURI, Name: rr.RunID + "/report.md", MIMEType: "text/markdown", Title: q},
@@ -355,8 +399,9 @@ func (s *Server) deepResearch(ctx context.Context, req *mcp.CallToolRequest, in 
 	return res, out, nil
 }
 
-func toolError(format string, args ...any) *mcp.CallToolResult {
-	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf(format, args...)}}}
+// refuse answers a call that cannot start a run: an error result whose structured content says why.
+func refuse(msg string) (*mcp.CallToolResult, Output, error) {
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}}, Output{Status: StatusRefused, Error: msg}, nil
 }
 
 func newRunID(now time.Time) string {

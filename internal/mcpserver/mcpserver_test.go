@@ -193,9 +193,17 @@ func TestInMemoryToolProgressAndResources(t *testing.T) {
 	if err := json.Unmarshal(raw, &out); err != nil {
 		t.Fatal(err)
 	}
-	checkReport(t, runs, out, text(res))
+	rep := checkReport(t, runs, out, text(res))
+	if out.Status != StatusDone || out.Evidence != len(rep.CitedEvidence()) || out.Pooled != len(rep.Evidence) || out.Evidence > out.Pooled {
+		t.Errorf("status %q, evidence %d (report cites %d), pooled %d (report holds %d)",
+			out.Status, out.Evidence, len(rep.CitedEvidence()), out.Pooled, len(rep.Evidence))
+	}
+	if !strings.Contains(text(res), fmt.Sprintf("%d evidence items cited (of %d gathered)", out.Evidence, out.Pooled)) {
+		t.Errorf("tool text does not state cited and gathered evidence: %s", tail(text(res), 3))
+	}
 
-	// Progress: on our token, strictly increasing, arriving before the result, and telling the run's story.
+	// Progress: on our token, strictly increasing out of a total of 100, arriving before the result, the last one
+	// 100, and telling the run's story.
 	progs := rec.list()
 	if len(progs) < 5 {
 		t.Fatalf("%d progress notifications, want a run's worth", len(progs))
@@ -207,6 +215,9 @@ func TestInMemoryToolProgressAndResources(t *testing.T) {
 		}
 		if i > 0 && p.Progress <= progs[i-1].Progress {
 			t.Errorf("progress not increasing: %v after %v", p.Progress, progs[i-1].Progress)
+		}
+		if p.Total != progressTotal || p.Progress > p.Total || (p.Progress == p.Total) != (i == len(progs)-1) {
+			t.Errorf("progress %d: %v of %v (of %d notifications)", i, p.Progress, p.Total, len(progs))
 		}
 		msgs = append(msgs, p.Message)
 	}
@@ -297,6 +308,11 @@ func TestToolRefusesBadInputClearly(t *testing.T) {
 			if !res.IsError || !strings.Contains(text(res), tt.want) {
 				t.Errorf("got error=%v %q, want a tool error saying %q", res.IsError, text(res), tt.want)
 			}
+			raw, _ := json.Marshal(res.StructuredContent)
+			var out Output
+			if err := json.Unmarshal(raw, &out); err != nil || out.Status != StatusRefused || !strings.Contains(out.Error, tt.want) || strings.Contains(string(raw), "run_id") {
+				t.Errorf("structured content of a refused call: %s (%v)", raw, err)
+			}
 		})
 	}
 	if called {
@@ -315,6 +331,15 @@ func TestFailedRunIsToolError(t *testing.T) {
 	res := callResearch(t, cs, map[string]any{"question": "Why?"}, nil)
 	if !res.IsError || !strings.Contains(text(res), "connection refused") {
 		t.Errorf("failed run: error=%v %q", res.IsError, text(res))
+	}
+	// The structured content names the run the text names.
+	var out Output
+	raw, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(raw, &out); err != nil {
+		t.Fatal(err)
+	}
+	if out.RunID == "" || !strings.Contains(text(res), out.RunID) || out.Status != StatusFailed || !strings.Contains(out.Error, "connection refused") || out.Dir == "" {
+		t.Errorf("structured content of a failed run: %s", raw)
 	}
 }
 

@@ -25,7 +25,45 @@ type progress struct {
 	wake  chan struct{}
 	stop  chan struct{} // closed by close: drain the queue and finish
 	done  chan struct{}
-	n     float64
+	// at is the progress last sent, in percent of the run (total is always 100): each stage owns a span of it
+	// (stageSpan), and the events within a stage close half the remaining gap to the span's end, so progress
+	// rises with every notification, as the specification requires, and reaches 100 only when the run is done.
+	at       float64
+	finished bool
+}
+
+// progressTotal is the total of every progress notification: progress is in percent.
+const progressTotal = 100
+
+// stageSpan is the share of the run each stage covers, in percent: [start, end).
+var stageSpan = map[string][2]float64{
+	research.StageScope:  {0, 10},
+	research.StageSearch: {10, 35},
+	research.StageRead:   {35, 75},
+	research.StageVerify: {75, 85},
+	research.StageSynth:  {85, 99},
+}
+
+// advance returns the progress to send for e: never less than the last value plus a little, never 100 before the
+// run is done. A re-search round goes back to the search stage; progress then keeps creeping up from where it is.
+func (p *progress) advance(e research.Event) float64 {
+	next := p.at
+	if span, ok := stageSpan[e.Stage]; ok {
+		if next < span[0] {
+			next = span[0]
+		}
+		if next < span[1] {
+			next += (span[1] - next) / 2
+		}
+	}
+	if min := p.at + 0.001; next < min {
+		next = min
+	}
+	if next >= progressTotal {
+		next = p.at + (progressTotal-p.at)/2
+	}
+	p.at = next
+	return next
 }
 
 func newProgress(ctx context.Context, req *mcp.CallToolRequest) *progress {
@@ -68,12 +106,13 @@ func (p *progress) loop() {
 		p.queue = nil
 		p.mu.Unlock()
 		for _, e := range q {
-			p.n++
-			err := p.ss.NotifyProgress(p.ctx, &mcp.ProgressNotificationParams{ProgressToken: p.token, Progress: p.n, Message: Describe(e)})
+			at := p.advance(e)
+			err := p.ss.NotifyProgress(p.ctx, &mcp.ProgressNotificationParams{ProgressToken: p.token, Progress: at, Total: progressTotal, Message: Describe(e)})
 			if err != nil {
 				return // the client is gone; the run itself carries on until its context ends
 			}
 		}
+		p.sendFinal()
 		select {
 		case <-p.wake:
 		case <-p.ctx.Done():
@@ -83,9 +122,32 @@ func (p *progress) loop() {
 			empty := len(p.queue) == 0
 			p.mu.Unlock()
 			if empty {
+				p.sendFinal()
 				return
 			}
 		}
+	}
+}
+
+// sendFinal sends 100 of 100 once the run is done and every event before it has been sent.
+func (p *progress) sendFinal() {
+	p.mu.Lock()
+	fin := p.finished && len(p.queue) == 0
+	p.mu.Unlock()
+	if fin && p.at < progressTotal {
+		p.at = progressTotal
+		_ = p.ss.NotifyProgress(p.ctx, &mcp.ProgressNotificationParams{ProgressToken: p.token, Progress: progressTotal, Total: progressTotal, Message: "report ready"})
+	}
+}
+
+// finish marks the run done: the last notification says 100 of 100.
+func (p *progress) finish() {
+	p.mu.Lock()
+	p.finished = true
+	p.mu.Unlock()
+	select {
+	case p.wake <- struct{}{}:
+	default:
 	}
 }
 

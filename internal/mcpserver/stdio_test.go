@@ -26,7 +26,6 @@ type rpcReply struct {
 type stdioSession struct {
 	t     *testing.T
 	in    io.WriteCloser
-	out   *bufio.Reader
 	cmd   *exec.Cmd
 	reply chan rpcReply
 }

@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -435,7 +434,7 @@ func (s *Server) handleDownload(file, ctype string) http.HandlerFunc {
 		if !ok {
 			return
 		}
-		data, err := os.ReadFile(filepath.Join(s.runDir(id), file))
+		data, err := research.ReadRunFile(s.runDir(id), file)
 		if err != nil {
 			http.Error(w, fmt.Sprintf("run %s has no %s yet", id, file), http.StatusNotFound)
 			return

@@ -340,6 +340,12 @@ func (m *Model) stream(ctx context.Context, p sdk.ChatCompletionNewParams, onTex
 	if err := s.Err(); err != nil {
 		return nil, m.wrap(err)
 	}
+	if finish == "" {
+		// Every OpenAI-compatible server ends a finished stream with a finish reason; a stream that stops
+		// without one was dropped mid-way, and what arrived is not the answer.
+		return nil, fmt.Errorf("%s %s: %w: the stream ended without a finish reason after %d characters",
+			m.info.Provider, m.cfg.Model, llm.ErrIncompleteAnswer, text.Len())
+	}
 	msg := llm.Message{Role: llm.RoleAssistant, Content: text.String(), ToolCalls: calls.calls()}
 	if reasoning.Len() > 0 {
 		msg.Reasoning = []llm.Reasoning{{Text: reasoning.String()}}

@@ -92,12 +92,40 @@ func (n normText) find(needle string, fromRune int) int {
 	return fromRune + utf8.RuneCountInString(n.s[off:off+i])
 }
 
-// span returns the original text behind normalised runes [i, j).
+// span returns the original text behind normalised runes [i, j), widened to whole words: a quote never starts
+// or ends inside a word ("has length and c" is not something the source says).
 func (n normText) span(orig string, i, j int) string {
 	if i < 0 || j > len(n.starts) || i >= j {
 		return ""
 	}
-	return strings.TrimSpace(orig[n.starts[i]:n.ends[j-1]])
+	lo, hi := wholeWords(orig, n.starts[i], n.ends[j-1])
+	return strings.TrimSpace(orig[lo:hi])
+}
+
+// wholeWords widens the byte range [lo, hi) of s so that it does not cut a word of a spaced script in two.
+// Scripts written without spaces (Chinese, Japanese) have no word boundary to respect.
+func wholeWords(s string, lo, hi int) (int, int) {
+	inWord := func(r rune) bool {
+		return (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_') && !unicode.Is(unicode.Han, r) &&
+			!unicode.Is(unicode.Hiragana, r) && !unicode.Is(unicode.Katakana, r)
+	}
+	for lo > 0 {
+		prev, n := utf8.DecodeLastRuneInString(s[:lo])
+		cur, _ := utf8.DecodeRuneInString(s[lo:])
+		if !inWord(prev) || !inWord(cur) {
+			break
+		}
+		lo -= n
+	}
+	for hi < len(s) && hi > 0 {
+		prev, _ := utf8.DecodeLastRuneInString(s[:hi])
+		next, n := utf8.DecodeRuneInString(s[hi:])
+		if !inWord(prev) || !inWord(next) {
+			break
+		}
+		hi += n
+	}
+	return lo, hi
 }
 
 func runeToByte(s string, r int) int {
@@ -232,7 +260,13 @@ func fuzzy(doc string, strong normText, sq string) (string, bool) {
 	if bestSim < fuzzyThreshold {
 		return "", false
 	}
-	return strong.span(doc, best.i, best.j), true
+	// Widened to whole words, the span must still be as close to the quote.
+	out := strong.span(doc, best.i, best.j)
+	w := []rune(normalizeStrong(out).s)
+	if 1-float64(levenshtein(q, w))/float64(max(m, len(w))) < fuzzyThreshold {
+		return "", false
+	}
+	return out, true
 }
 
 func levenshtein(a, b []rune) int {
