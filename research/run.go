@@ -77,6 +77,8 @@ const (
 	StageRead   = "read"
 	StageVerify = "verify"
 	StageSynth  = "synth"
+	// StageIndex marks events about indexing a local corpus before the run starts searching.
+	StageIndex = "index"
 	// StageRun marks events about the run as a whole (start, cut short, done).
 	StageRun = "run"
 )
@@ -108,6 +110,9 @@ const (
 	EventReportReady = "report"
 )
 
+// EventIndexProgress reports corpus indexing before a run searches: Count files done of Total.
+const EventIndexProgress = "index_progress"
+
 // Progress is a snapshot of the run's counters, carried by every event so displays need no state of their own.
 type Progress struct {
 	Round        int     `json:"round"`
@@ -137,6 +142,7 @@ type Event struct {
 	URL         string    `json:"url,omitempty"`
 	Message     string    `json:"message,omitempty"`
 	Count       int       `json:"count,omitempty"`
+	Total       int       `json:"total,omitempty"` // with Count, for progress (index_progress)
 	Err         string    `json:"error,omitempty"`
 	// Exactly one of the following is set for the kinds that carry a payload.
 	Plan      *Plan      `json:"plan,omitempty"`

@@ -97,7 +97,6 @@ with --resume ID.`,
 				runs = filepath.Join(ws.Root(), ".deepresearch", "runs")
 			}
 			b := app.builder(runs)
-			defer b.Close()
 			cfg := chat.Config{
 				In: app.Stdin, Out: app.Stdout,
 				Agent: agent.Config{

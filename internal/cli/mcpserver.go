@@ -44,7 +44,6 @@ including the search tools of mcp_file's servers).`,
 			}
 			def := mcpDefaults(app, corpora, web, mcpFile)
 			b := app.builder(runs)
-			defer b.Close()
 			srv, err := mcpserver.New(mcpserver.Config{
 				RunsDir: runs, Defaults: def, Version: Version, Log: app.Log, WebProviders: websearch.Names(),
 				Start: mcpStart(b),

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,6 +21,7 @@ import (
 	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/research"
 	"github.com/deepresearch/deepresearch/research/extractive"
+	"github.com/deepresearch/deepresearch/sources/corpus"
 	"github.com/deepresearch/deepresearch/sources/websearch"
 )
 
@@ -208,13 +210,16 @@ func (a *App) findRun(arg string) (string, error) {
 }
 
 // builder returns the request builder every research surface uses, over runsDir ("" means the configured runs
-// folder). Close it when the surface ends.
+// folder).
 func (a *App) builder(runsDir string) *request.Builder {
 	if runsDir == "" {
 		runsDir = a.runsDir()
 	}
 	return &request.Builder{Config: a.Config, Models: a.buildModel, Getenv: a.getenv, RunsDir: runsDir, Warn: a.Stderr,
-		Log: a.Log, Runner: a.runner}
+		Log: a.Log, Runner: a.runner,
+		OpenCorpus: func(ctx context.Context, path string, onProgress func(corpus.Progress)) (*corpus.Index, error) {
+			return openCorpusWith(ctx, a, path, onProgress)
+		}}
 }
 
 // request is what run's and resume's flags ask for.
@@ -246,7 +251,6 @@ func (a *App) research(cmd *cobra.Command, fl researchFlags, question, resumeDir
 		}
 	}
 	b := a.builder("")
-	defer b.Close()
 	req := fl.request(question, resumeDir)
 	if req.OutDir == "" && resumeDir == "" {
 		req.RunID = research.NewRunID()

@@ -42,7 +42,6 @@ cookie. Runs use the configured engine (extractive when no model is configured).
 				runs = app.runsDir()
 			}
 			b := app.builder(runs)
-			defer b.Close()
 			defCorpus := ""
 			if len(app.Config.Sources.Corpus) > 0 {
 				defCorpus = app.Config.Sources.Corpus[0]

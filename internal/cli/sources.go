@@ -1,16 +1,20 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
-	"github.com/deepresearch/deepresearch/internal/request"
 	"github.com/deepresearch/deepresearch/sources"
 	"github.com/deepresearch/deepresearch/sources/corpus"
 	"github.com/deepresearch/deepresearch/sources/fetch"
@@ -25,17 +29,25 @@ func (a *App) getenv(k string) string {
 }
 
 func newIndexCmd(app *App) *cobra.Command {
-	var indexDir string
+	var (
+		indexDir string
+		verbose  bool
+	)
 	cmd := &cobra.Command{
-		Use:   "index [--index DIR] PATH...",
-		Short: "Build or update a local full-text index over Markdown, text, HTML and PDF files",
-		Long: `index builds a persistent full-text index (Bleve) over the Markdown, plain-text, HTML and PDF files
-under each PATH. Re-running it is incremental: unchanged files are skipped (same modification time, or same
-content hash), changed files are re-indexed and deleted files are dropped.
+		Use:   "index [--index DIR] [-v] PATH...",
+		Short: "Build or update a local full-text index over documents and source code",
+		Long: `index builds a persistent full-text index (Bleve) over the documents and source code under each PATH:
+` + corpus.SupportedTypes() + `.
+Hidden, vendored (node_modules, vendor) and generated files and what .gitignore excludes are skipped.
+Re-running it is incremental: unchanged files are skipped (same modification time, or same content hash),
+changed files are re-indexed and deleted files are dropped. It reports how many files were indexed, unchanged,
+skipped by type, too large, binary, excluded or failed; -v lists every file with its outcome.
 
-Without --index the index of a single PATH lives in the user cache directory, where
+Any number of deepresearch processes may use the same index at once; an update waits for another one in
+progress. Without --index the index of a single PATH lives in the user cache directory, where
 "deepresearch search --corpus PATH" finds it again.`,
 		Example: `  deepresearch index ~/notes
+  deepresearch index -v "$(go env GOROOT)/src/context"
   deepresearch index --index ./idx "$(go env GOROOT)/doc"
   deepresearch search --corpus ./idx "happens before"`,
 		Args: func(_ *cobra.Command, args []string) error {
@@ -58,18 +70,211 @@ Without --index the index of a single PATH lives in the user cache directory, wh
 				}
 				dir = corpus.DefaultDir(args[0])
 			}
-			ix, err := corpus.OpenWith(dir, &corpus.Options{Logger: app.Log})
+			prog := newIndexProgress(app.Stderr)
+			ix, err := corpus.OpenWith(dir, &corpus.Options{Logger: app.Log, Progress: prog.update})
 			if err != nil {
 				return err
 			}
 			defer ix.Close()
 			st, err := ix.Add(cmd.Context(), args...)
-			request.PrintStats(app.Stdout, app.Stderr, ix, st)
-			return err
+			prog.finish()
+			printStats(app.Stdout, app.Stderr, ix, st, verbose)
+			if err != nil {
+				return err
+			}
+			if ix.DocCount() == 0 {
+				return emptyCorpusError(strings.Join(args, ", "), st)
+			}
+			return nil
 		},
 	}
 	cmd.Flags().StringVar(&indexDir, "index", "", "index directory (default: per-folder index in the user cache dir)")
+	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "list every file with its outcome")
 	return cmd
+}
+
+// emptyCorpusError says that a folder holds nothing the corpus can index, and what it does index.
+func emptyCorpusError(target string, st corpus.Stats) error {
+	skipped := skippedSummary(st)
+	if skipped == "" {
+		skipped = "no files found"
+	}
+	return fmt.Errorf("corpus %s holds no document deepresearch can index (%s); supported: %s",
+		target, skipped, corpus.SupportedTypes())
+}
+
+// skippedSummary lists the files not indexed by outcome, with the most frequent unsupported extensions.
+func skippedSummary(st corpus.Stats) string {
+	var parts []string
+	add := func(n int, what string) {
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, what))
+		}
+	}
+	if st.SkippedType > 0 {
+		exts := map[string]int{}
+		for _, f := range st.Files {
+			if f.Outcome == corpus.SkippedType {
+				exts[f.Detail]++
+			}
+		}
+		keys := make([]string, 0, len(exts))
+		for k := range exts {
+			keys = append(keys, k)
+		}
+		sort.Slice(keys, func(i, j int) bool {
+			if exts[keys[i]] != exts[keys[j]] {
+				return exts[keys[i]] > exts[keys[j]]
+			}
+			return keys[i] < keys[j]
+		})
+		var top []string
+		for i, k := range keys {
+			if i == 5 {
+				top = append(top, "…")
+				break
+			}
+			top = append(top, fmt.Sprintf("%s ×%d", k, exts[k]))
+		}
+		parts = append(parts, fmt.Sprintf("%d of an unsupported type (%s)", st.SkippedType, strings.Join(top, ", ")))
+	}
+	add(st.TooLarge, "too large")
+	add(st.Binary, "binary")
+	add(st.Excluded, "excluded (hidden, vendored, generated or .gitignore'd)")
+	add(len(st.Failed), "failed")
+	return strings.Join(parts, ", ")
+}
+
+func printStats(out, errw io.Writer, ix *corpus.Index, st corpus.Stats, verbose bool) {
+	for _, f := range st.Failed {
+		fmt.Fprintf(errw, "warning: not indexed: %v\n", f)
+	}
+	if verbose {
+		for _, f := range st.Files {
+			line := fmt.Sprintf("  %-16s %s", f.Outcome, f.Path)
+			if f.Detail != "" && f.Outcome != corpus.Failed {
+				line += " (" + f.Detail + ")"
+			}
+			fmt.Fprintln(out, line)
+		}
+	}
+	fmt.Fprintf(out, "index %s: %d indexed (%d added, %d updated), %d unchanged, %d removed; %d chunks written; %d documents in the index\n",
+		ix.Dir(), st.Added+st.Updated, st.Added, st.Updated, st.Unchanged, st.Removed, st.Chunks, ix.DocCount())
+	if s := skippedSummary(st); s != "" {
+		hint := ""
+		if !verbose {
+			hint = " (-v lists the files)"
+		}
+		fmt.Fprintf(out, "not indexed: %s%s\n", s, hint)
+	}
+	waited := ""
+	if st.Waited > 100*time.Millisecond {
+		waited = fmt.Sprintf(", %s of it waiting for another process", st.Waited.Round(time.Millisecond))
+	}
+	fmt.Fprintf(out, "took %s (%.0f documents/s%s)\n", st.Elapsed.Round(time.Millisecond), st.DocsPerSec, waited)
+}
+
+// indexProgress shows an index update's progress on a terminal (one line redrawn in place), or as a few plain
+// lines otherwise; it stays silent for updates that finish within a second, except to say it is waiting for
+// another process.
+type indexProgress struct {
+	w     io.Writer
+	tty   bool
+	mu    sync.Mutex
+	start time.Time
+	last  time.Time
+	drawn bool
+}
+
+func newIndexProgress(w io.Writer) *indexProgress {
+	p := &indexProgress{w: w, start: time.Now()}
+	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		p.tty = true
+	}
+	return p
+}
+
+func (p *indexProgress) update(pr corpus.Progress) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var line string
+	waiting := pr.Phase == "waiting"
+	switch {
+	case waiting:
+		line = fmt.Sprintf("indexing %s: waiting for another deepresearch process to finish indexing it…", pr.Root)
+	case pr.Phase == "indexing":
+		line = fmt.Sprintf("indexing %s: %d/%d files", pr.Root, pr.Done, pr.Total)
+	default:
+		return
+	}
+	if !waiting && time.Since(p.start) < time.Second {
+		return
+	}
+	if p.tty {
+		fmt.Fprintf(p.w, "\r\x1b[K%s", line)
+		p.drawn = true
+		return
+	}
+	if waiting || time.Since(p.last) >= 5*time.Second || (pr.Total > 0 && pr.Done == pr.Total) {
+		fmt.Fprintln(p.w, line)
+		p.last = time.Now()
+	}
+}
+
+func (p *indexProgress) finish() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.tty && p.drawn {
+		fmt.Fprint(p.w, "\r\x1b[K")
+		p.drawn = false
+	}
+}
+
+// openCorpus opens an index directory, or indexes a document folder on the
+// fly into its default index (kept for next time). A folder without any
+// indexable document is an error that names the supported types.
+func openCorpus(app *App, cmd *cobra.Command, target string) (*corpus.Index, error) {
+	return openCorpusWith(cmd.Context(), app, target, nil)
+}
+
+// openCorpusWith is openCorpus reporting indexing progress to onProgress as well as to the terminal.
+func openCorpusWith(ctx context.Context, app *App, target string, onProgress func(corpus.Progress)) (*corpus.Index, error) {
+	if corpus.IsIndex(target) {
+		return corpus.OpenWith(target, &corpus.Options{Logger: app.Log})
+	}
+	info, err := os.Stat(target)
+	if err != nil {
+		return nil, fmt.Errorf("corpus %s: %w", target, err)
+	}
+	if !info.IsDir() {
+		return nil, fmt.Errorf("corpus %s: not a folder or an index directory", target)
+	}
+	prog := newIndexProgress(app.Stderr)
+	report := prog.update
+	if onProgress != nil {
+		report = func(p corpus.Progress) {
+			prog.update(p)
+			onProgress(p)
+		}
+	}
+	ix, err := corpus.OpenWith(corpus.DefaultDir(target), &corpus.Options{Logger: app.Log, Progress: report})
+	if err != nil {
+		return nil, err
+	}
+	st, err := ix.Add(ctx, target)
+	prog.finish()
+	if err != nil {
+		ix.Close()
+		return nil, err
+	}
+	if st.Added+st.Updated+st.Removed > 0 || len(st.Failed) > 0 {
+		printStats(app.Stderr, app.Stderr, ix, st, false)
+	}
+	if ix.DocCount() == 0 {
+		ix.Close()
+		return nil, emptyCorpusError(target, st)
+	}
+	return ix, nil
 }
 
 func newSearchCmd(app *App) *cobra.Command {
@@ -107,7 +312,7 @@ Without either, sources.web from the configuration is used, then sources.corpus.
 			}
 			var s sources.Searcher
 			if corpusDir != "" {
-				ix, err := request.OpenCorpus(cmd.Context(), corpusDir, app.Stderr, app.Log)
+				ix, err := openCorpus(app, cmd, corpusDir)
 				if err != nil {
 					return err
 				}
@@ -199,7 +404,7 @@ file:// URLs from corpus search results are read from the index given with --cor
 				return fmt.Errorf("fetch %s: file:// URLs are read from a corpus index: pass --corpus INDEX|DIR", args[0])
 			}
 			if corpusDir != "" && strings.HasPrefix(strings.ToLower(args[0]), "file:") {
-				ix, err := request.OpenCorpus(cmd.Context(), corpusDir, app.Stderr, app.Log)
+				ix, err := openCorpus(app, cmd, corpusDir)
 				if err != nil {
 					return err
 				}

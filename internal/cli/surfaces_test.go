@@ -215,7 +215,6 @@ func TestEverySurfaceRunsTheSameRequest(t *testing.T) {
 					t.Fatalf("serve: POST /runs answered %d", resp.StatusCode)
 				}
 				got["serve"] = cap.take(t, "serve")
-				b.Close() // the next surface opens the same corpora
 			}
 
 			// The MCP server: deep_research's arguments.
@@ -263,7 +262,6 @@ func TestEverySurfaceRunsTheSameRequest(t *testing.T) {
 					t.Fatalf("mcp: deep_research failed: %s", res.Content[0].(*mcp.TextContent).Text)
 				}
 				got["mcp"] = cap.take(t, "mcp")
-				b.Close() // the next surface opens the same corpora
 			}
 
 			// chat: /deep-research takes only the question.
@@ -288,7 +286,6 @@ func TestEverySurfaceRunsTheSameRequest(t *testing.T) {
 					t.Fatalf("chat ran no research:\n%s", out.String())
 				}
 				got["chat"] = cap.take(t, "chat")
-				b.Close() // the next surface opens the same corpora
 			}
 
 			want := got["run"]

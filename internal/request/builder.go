@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/deepresearch/deepresearch/internal/config"
@@ -29,9 +28,12 @@ import (
 // ModelFunc builds the model of one research role, metered into ledger.
 type ModelFunc func(role string, ledger *llm.Ledger) (llm.Model, error)
 
-// Builder turns requests into research configurations. It keeps every corpus it opened open until Close: an index
-// serves concurrent searches, while opening it again for a second run would wait on its file lock. It is safe for
-// concurrent use.
+// CorpusFunc opens (and updates) the corpus at path — an index directory, or a folder indexed on the fly —
+// reporting indexing progress to onProgress when it is not nil.
+type CorpusFunc func(ctx context.Context, path string, onProgress func(corpus.Progress)) (*corpus.Index, error)
+
+// Builder turns requests into research configurations. Each run opens its corpora (indexing what changed) and
+// closes them when it ends, so an idle server holds no index open. It is safe for concurrent use.
 type Builder struct {
 	// Config is the effective configuration; its sources, research limits and engine fill what a request leaves
 	// zero. Required.
@@ -46,22 +48,11 @@ type Builder struct {
 	Warn io.Writer
 	// Log receives diagnostics; nil discards them.
 	Log *slog.Logger
+	// OpenCorpus opens a corpus; required for requests that name one.
+	OpenCorpus CorpusFunc
 	// Runner executes a built configuration; nil means research.Run, or research.Resume when resumeDir is set.
 	// Tests replace it to see what each surface would run.
 	Runner func(ctx context.Context, cfg research.Config, resumeDir string) (*research.Report, error)
-
-	mu      sync.Mutex
-	corpora map[string]*corpus.Index
-}
-
-// Close closes the corpus indexes the builder opened.
-func (b *Builder) Close() {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	for k, ix := range b.corpora {
-		ix.Close()
-		delete(b.corpora, k)
-	}
 }
 
 // Run builds r and runs (or resumes) it to the end.
@@ -155,9 +146,10 @@ func (b *Builder) Resolve(r Research) (Research, error) {
 	return r, nil
 }
 
-// Build resolves r and opens what it names: the corpora (indexing a folder on the fly), the web search provider,
-// the MCP servers whose search tools become sources, the fetcher and the engine's roles. cleanup releases what
-// this run alone holds (MCP servers); call it when the run is over, also after an error of research.Run.
+// Build resolves r and opens what it names: the corpora (indexing a folder on the fly, with the progress sent to
+// r.OnEvent as index events), the web search provider, the MCP servers whose search tools become sources, the
+// fetcher and the engine's roles. cleanup releases what the run holds (indexes, MCP servers); call it when the
+// run is over, also after an error of research.Run.
 func (b *Builder) Build(ctx context.Context, r Research) (cfg research.Config, cleanup func(), err error) {
 	r, err = b.Resolve(r)
 	if err != nil {
@@ -176,11 +168,24 @@ func (b *Builder) Build(ctx context.Context, r Research) (cfg research.Config, c
 	}()
 	var searchers []sources.Searcher
 	var ixs corpusFetchers
+	if r.ResumeDir == "" && r.OutDir == "" && r.RunID == "" {
+		r.RunID = research.NewRunID() // index events carry the run id
+	}
+	open := b.OpenCorpus
+	if open == nil && len(r.Corpora) > 0 {
+		return research.Config{}, nil, errors.New("request: no corpus opener configured")
+	}
 	for _, c := range r.Corpora {
-		ix, err := b.index(ctx, c)
+		var onProgress func(corpus.Progress)
+		if r.OnEvent != nil {
+			onEvent, runID := r.OnEvent, r.RunID
+			onProgress = func(p corpus.Progress) { onEvent(IndexEvent(runID, p)) }
+		}
+		ix, err := open(ctx, c, onProgress)
 		if err != nil {
 			return research.Config{}, nil, err
 		}
+		closers = append(closers, ix.Close)
 		searchers = append(searchers, ix)
 		ixs = append(ixs, ix)
 	}
@@ -318,63 +323,6 @@ func (b *Builder) roles(engine string, searchers []sources.Searcher, ledger *llm
 	return research.Roles{}, fmt.Errorf("unknown engine %q", engine)
 }
 
-// index returns the open index of a corpus folder or index directory, indexing a folder on the fly (into its
-// default index, kept for next time).
-func (b *Builder) index(ctx context.Context, path string) (*corpus.Index, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if ix := b.corpora[path]; ix != nil {
-		return ix, nil
-	}
-	ix, err := OpenCorpus(ctx, path, b.warn(), b.Log)
-	if err != nil {
-		return nil, err
-	}
-	if b.corpora == nil {
-		b.corpora = map[string]*corpus.Index{}
-	}
-	b.corpora[path] = ix
-	return ix, nil
-}
-
-// OpenCorpus opens an index directory, or indexes a document folder on the fly into its default index (kept for
-// next time), writing the indexing figures to w when anything changed.
-func OpenCorpus(ctx context.Context, target string, w io.Writer, log *slog.Logger) (*corpus.Index, error) {
-	if corpus.IsIndex(target) {
-		return corpus.OpenWith(target, &corpus.Options{Logger: log})
-	}
-	info, err := os.Stat(target)
-	if err != nil {
-		return nil, fmt.Errorf("corpus %s: %w", target, err)
-	}
-	if !info.IsDir() {
-		return nil, fmt.Errorf("corpus %s: not a folder or an index directory", target)
-	}
-	ix, err := corpus.OpenWith(corpus.DefaultDir(target), &corpus.Options{Logger: log})
-	if err != nil {
-		return nil, err
-	}
-	st, err := ix.Add(ctx, target)
-	if err != nil {
-		ix.Close()
-		return nil, err
-	}
-	if st.Added+st.Updated+st.Removed > 0 || len(st.Failed) > 0 {
-		PrintStats(w, w, ix, st)
-	}
-	return ix, nil
-}
-
-// PrintStats writes what an indexing pass did: failures to errw, the figures to out.
-func PrintStats(out, errw io.Writer, ix *corpus.Index, st corpus.Stats) {
-	for _, f := range st.Failed {
-		fmt.Fprintf(errw, "warning: not indexed: %v\n", f)
-	}
-	fmt.Fprintf(out, "index %s: %d added, %d updated, %d unchanged, %d removed, %d failed; %d chunks; %d documents in the index\n",
-		ix.Dir(), st.Added, st.Updated, st.Skipped, st.Removed, len(st.Failed), st.Chunks, ix.DocCount())
-	fmt.Fprintf(out, "took %s (%.0f documents/s)\n", st.Elapsed.Round(time.Millisecond), st.DocsPerSec)
-}
-
 // mcpSearchers starts the MCP servers of file and returns their search tools as searchers.
 func (b *Builder) mcpSearchers(ctx context.Context, file string) ([]sources.Searcher, func() error, error) {
 	f, err := mcptools.Load(file, b.getenv)
@@ -395,6 +343,27 @@ func (b *Builder) mcpSearchers(ctx context.Context, file string) ([]sources.Sear
 		fmt.Fprintf(b.warn(), "warning: no search tool among the MCP servers of %s\n", file)
 	}
 	return out, mgr.Close, nil
+}
+
+// IndexEvent turns corpus indexing progress into a run event, so that every surface showing a run's events
+// (terminal, viewer, MCP progress) shows indexing too.
+func IndexEvent(runID string, p corpus.Progress) research.Event {
+	e := research.Event{Time: time.Now().UTC(), RunID: runID, Stage: research.StageIndex, Kind: research.EventIndexProgress,
+		Count: p.Done, Total: p.Total, URL: corpus.FileURL(p.Path, 0, 0)}
+	if p.Path == "" {
+		e.URL = ""
+	}
+	switch p.Phase {
+	case "waiting":
+		e.Message = fmt.Sprintf("waiting for another deepresearch process to finish indexing %s", p.Root)
+	case "scanning":
+		e.Message = fmt.Sprintf("scanning %s", p.Root)
+	case "done":
+		e.Message = fmt.Sprintf("indexed %s", p.Root)
+	default:
+		e.Message = fmt.Sprintf("indexing %s: %d/%d files", p.Root, p.Done, p.Total)
+	}
+	return e
 }
 
 // corpusFetchers serves file:// URLs from whichever of several corpus indexes holds the file.

@@ -28,8 +28,36 @@ func splitLines(text string) []string {
 	return strings.Split(strings.TrimSuffix(text, "\n"), "\n")
 }
 
-func chunkText(text string) []chunk {
-	lines := splitLines(text)
+// boundary reports whether line i of lines is a good place to start a new
+// chunk once the current one is big enough.
+type boundary func(lines []string, i int) bool
+
+// markdownBoundary: a blank line or a Markdown heading (also used for plain
+// text, HTML and PDF text).
+func markdownBoundary(lines []string, i int) bool {
+	return strings.TrimSpace(lines[i]) == "" || strings.HasPrefix(lines[i], "#")
+}
+
+// codeBoundary: a top-level block of source code — a line that starts in
+// column 0 after a blank line, and does not close a block. A comment right
+// above a declaration starts the block, so it stays with its declaration.
+func codeBoundary(lines []string, i int) bool {
+	l := lines[i]
+	if i == 0 || l == "" || strings.TrimSpace(lines[i-1]) != "" {
+		return false
+	}
+	switch l[0] {
+	case ' ', '\t', '}', ')', ']':
+		return false
+	}
+	return true
+}
+
+func chunkText(text string, at boundary) []chunk {
+	return chunkLines(splitLines(text), at)
+}
+
+func chunkLines(lines []string, at boundary) []chunk {
 	var out []chunk
 	start, size := 0, 0
 	flush := func(end int) { // end exclusive, 0-based
@@ -52,7 +80,7 @@ func chunkText(text string) []chunk {
 		start, size = end, 0
 	}
 	for i, line := range lines {
-		if size >= targetChars && (strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#")) {
+		if size >= targetChars && at(lines, i) {
 			flush(i)
 		}
 		size += len(line) + 1

@@ -1,100 +1,107 @@
 // Package corpus is a local document collection as a search provider: a
-// persistent Bleve full-text index over Markdown, plain-text, HTML and PDF
-// files, re-indexed incrementally, split into chunks whose ids are file URLs
-// with line anchors (file:///abs/path#L12-L40).
+// persistent Bleve full-text index over documents (Markdown, plain text,
+// reStructuredText, AsciiDoc, Org, HTML, PDF, EPUB, DOCX, PPTX, XLSX, CSV,
+// Jupyter notebooks) and source code, re-indexed incrementally, split into
+// chunks whose ids are file URLs with line anchors
+// (file:///abs/path#L12-L40).
 //
 // Line numbers count lines of the extracted document text — the text Fetch
-// returns. For Markdown and plain text that is the file itself (CRLF folded
-// to LF); for HTML it is the Markdown rendering and for PDF the extracted
-// text, because those are what an agent reads and quotes.
+// returns. For text, markup and source files that is the file itself (CRLF
+// folded to LF); for HTML it is the Markdown rendering and for PDF and
+// office files the extracted text, because those are what an agent reads
+// and quotes.
+//
+// Any number of processes may use one index at once: readers open the
+// current generation read-only, and an update builds a new generation that
+// is swapped in atomically (see store.go).
 package corpus
 
 import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"net/url"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/blevesearch/bleve/v2"
-
-	"github.com/deepresearch/deepresearch/internal/atomicfile"
-	"github.com/deepresearch/deepresearch/sources"
-	"github.com/deepresearch/deepresearch/sources/extract"
 )
 
 const (
-	manifestName = "manifest.json"
-	// manifestVersion changes when the on-disk layout does; an index with
-	// another version is rebuilt (it is derived data).
-	manifestVersion = 2
 	// batchOps bounds one Bleve batch (index + delete operations); bigger
-	// batches index faster but hold more memory.
-	batchOps = 1000
+	// batches index faster but hold more memory and delay cancellation.
+	batchOps = 500
 	// maxFileSize keeps a stray disk image or video out of memory.
 	maxFileSize = 100 << 20
 )
 
-// Extensions lists the file types the corpus indexes.
-var Extensions = []string{".md", ".markdown", ".txt", ".html", ".htm", ".pdf"}
-
 // Index is a persistent corpus index. Search and Fetch are safe for
-// concurrent use with each other and with Add; Add calls are serialised.
+// concurrent use with each other and with Add, also across processes; Add
+// calls are serialised, across processes by a lock file.
 type Index struct {
-	dir   string
-	idx   bleve.Index
-	texts *textStore
-	log   *slog.Logger
+	dir      string
+	log      *slog.Logger
+	progress func(Progress)
 
 	// PerFile caps how many chunks of one file a search returns, so a long
 	// document cannot crowd out every other source. Zero means 2. Set it
 	// before the first Search.
 	PerFile int
 
-	closeOnce sync.Once
-	closeErr  error
+	addMu sync.Mutex // one Add at a time in this process
 
-	addMu sync.Mutex   // one Add at a time
-	mu    sync.RWMutex // guards man
-	man   manifest
+	mu     sync.Mutex
+	cur    *generation // the generation searched; nil until first use
+	closed bool
 }
 
-type manifest struct {
-	Version int                   `json:"version"`
-	Roots   []string              `json:"roots"`
-	Files   map[string]*fileEntry `json:"files"`
-}
+// Outcome is what Add did with one file.
+type Outcome string
 
-type fileEntry struct {
-	ModTime     time.Time `json:"mtime"`
-	Size        int64     `json:"size"`
-	FileHash    string    `json:"file_sha256"`
-	TextHash    string    `json:"text_sha256"`
-	Title       string    `json:"title"`
-	ContentType string    `json:"content_type"`
-	Lines       int       `json:"lines"`
-	Chunks      []string  `json:"chunks"`
+// The outcomes Add reports.
+const (
+	Added       Outcome = "added"
+	Updated     Outcome = "updated"
+	Unchanged   Outcome = "unchanged"
+	Removed     Outcome = "removed"
+	SkippedType Outcome = "unsupported type"
+	TooLarge    Outcome = "too large"
+	Binary      Outcome = "binary"
+	Excluded    Outcome = "excluded" // hidden, vendored, generated or .gitignore'd
+	Failed      Outcome = "failed"
+)
+
+// FileOutcome is one file (or excluded folder) Add looked at.
+type FileOutcome struct {
+	Path    string
+	Outcome Outcome
+	Detail  string // the reason, the error or the language
 }
 
 // Stats reports one Add.
 type Stats struct {
-	Added   int // new files indexed
-	Updated int // changed files re-indexed
-	Skipped int // unchanged files (same mtime and size, or same content hash)
-	Removed int // files gone from disk, dropped from the index
-	Chunks  int // chunks written
-	Failed  []FileError
+	Added       int // new files indexed
+	Updated     int // changed files re-indexed
+	Unchanged   int // unchanged files (same mtime and size, or same content hash)
+	Removed     int // files gone from disk (or no longer indexable), dropped from the index
+	SkippedType int // files of a type the corpus does not index
+	TooLarge    int // files over the size limit
+	Binary      int // files with binary content under a text extension
+	Excluded    int // hidden, vendored, generated or .gitignore'd files and folders
+	Chunks      int // chunks written
+	Failed      []FileError
+	// Files lists every file and excluded folder looked at, in walk order,
+	// with its outcome.
+	Files []FileOutcome
+	// Waited is how long Add waited for another process's update.
+	Waited  time.Duration
 	Elapsed time.Duration
 	// DocsPerSec is (Added+Updated) per second of Elapsed; when nothing
 	// needed indexing it is the rate at which files were checked.
@@ -108,6 +115,17 @@ type FileError struct {
 }
 
 func (e FileError) Error() string { return e.Path + ": " + e.Err.Error() }
+
+// Progress is reported while Add works.
+type Progress struct {
+	// Phase is "waiting" (for another process's update), "scanning",
+	// "indexing" or "done".
+	Phase string
+	Root  string // the first path given to Add
+	Done  int    // files processed so far (indexing)
+	Total int    // files to process (indexing)
+	Path  string // the file just processed
+}
 
 // DefaultDir is where the index for root lives when none is given:
 // <user cache dir>/deepresearch/corpus/<hash of the absolute root>, so a
@@ -128,141 +146,155 @@ func DefaultDir(root string) string {
 	return filepath.Join(base, "deepresearch", "corpus", hex.EncodeToString(sum[:8]))
 }
 
-// IsIndex reports whether dir holds a corpus index.
+// IsIndex reports whether dir holds a corpus index (in this layout or an
+// older one).
 func IsIndex(dir string) bool {
-	_, err := os.Stat(filepath.Join(dir, manifestName))
-	return err == nil
+	for _, name := range []string{layoutName, legacyManifest} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // Options configures Open; nil means defaults.
 type Options struct {
 	Logger *slog.Logger
+	// Progress, when set, receives Add's progress: at the start and end of
+	// each phase and at most every 100 ms in between, from Add's goroutine.
+	Progress func(Progress)
 }
 
 // Open opens the index in dir, creating it if dir is empty or missing.
 func Open(dir string) (*Index, error) { return OpenWith(dir, nil) }
 
-// OpenWith is Open with options.
+// OpenWith is Open with options. Opening reads nothing but the layout
+// marker: the index itself is opened, read-only, by the first Search or
+// Fetch.
 func OpenWith(dir string, opts *Options) (*Index, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, fmt.Errorf("open corpus %s: %w", dir, err)
 	}
 	ix := &Index{dir: abs, log: slog.New(slog.DiscardHandler)}
-	if opts != nil && opts.Logger != nil {
-		ix.log = opts.Logger
+	if opts != nil {
+		if opts.Logger != nil {
+			ix.log = opts.Logger
+		}
+		ix.progress = opts.Progress
 	}
-	if err := os.MkdirAll(abs, 0o755); err != nil {
-		return nil, fmt.Errorf("open corpus %s: %w", dir, err)
-	}
-	if err := resetIfStale(abs, ix.log); err != nil {
-		return nil, fmt.Errorf("open corpus %s: %w", dir, err)
-	}
-	blevePath := filepath.Join(abs, "bleve")
-	if _, err := os.Stat(blevePath); err == nil {
-		// bolt_timeout turns "another process has it open" into an error
-		// instead of a hang.
-		ix.idx, err = bleve.OpenUsing(blevePath, map[string]any{"bolt_timeout": "3s"})
-		if err != nil {
-			return nil, fmt.Errorf("open corpus %s: %w (is another deepresearch process using it?)", dir, err)
-		}
-	} else {
-		m, err := newMapping()
-		if err != nil {
-			return nil, fmt.Errorf("open corpus %s: mapping: %w", dir, err)
-		}
-		ix.idx, err = bleve.New(blevePath, m)
-		if err != nil {
-			return nil, fmt.Errorf("create corpus %s: %w", dir, err)
-		}
-	}
-	ix.texts, err = openTextStore(filepath.Join(abs, "texts.db"))
-	if err != nil {
-		ix.idx.Close()
-		return nil, fmt.Errorf("open corpus %s: %w", dir, err)
-	}
-	ix.man = manifest{Version: manifestVersion, Files: map[string]*fileEntry{}}
-	data, err := os.ReadFile(filepath.Join(abs, manifestName))
-	switch {
-	case err == nil:
-		if err := json.Unmarshal(data, &ix.man); err != nil {
-			ix.idx.Close()
-			ix.texts.close()
-			return nil, fmt.Errorf("open corpus %s: manifest: %w", dir, err)
-		}
-		if ix.man.Files == nil {
-			ix.man.Files = map[string]*fileEntry{}
-		}
-	case errors.Is(err, fs.ErrNotExist):
-		if err := ix.saveManifest(); err != nil {
-			ix.idx.Close()
-			ix.texts.close()
-			return nil, err
-		}
-	default:
-		ix.idx.Close()
-		ix.texts.close()
+	if err := prepareDir(abs); err != nil {
 		return nil, fmt.Errorf("open corpus %s: %w", dir, err)
 	}
 	return ix, nil
 }
 
-// resetIfStale removes an index written in an older layout so that Open
-// builds a fresh one; the next Add re-indexes every file.
-func resetIfStale(dir string, log *slog.Logger) error {
-	data, err := os.ReadFile(filepath.Join(dir, manifestName))
-	if err != nil {
-		return nil
-	}
-	var m struct {
-		Version int `json:"version"`
-	}
-	if json.Unmarshal(data, &m) == nil && m.Version == manifestVersion {
-		return nil
-	}
-	log.Warn("corpus: index layout changed; rebuilding", "dir", dir, "version", m.Version, "want", manifestVersion)
-	for _, name := range []string{"bleve", "texts.db", "text", manifestName} {
-		if err := os.RemoveAll(filepath.Join(dir, name)); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // Dir returns the index directory.
 func (ix *Index) Dir() string { return ix.dir }
 
+// acquire returns the current generation, opening it if another process
+// (or Add) has swapped in a newer one since the last use; release it after
+// use. It returns nil when nothing has been indexed yet.
+func (ix *Index) acquire() (*generation, func(), error) {
+	name, err := readCurrent(ix.dir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("corpus %s: %w", ix.dir, err)
+	}
+	ix.mu.Lock()
+	if ix.closed {
+		ix.mu.Unlock()
+		return nil, nil, fmt.Errorf("corpus %s: index is closed", ix.dir)
+	}
+	if name == "" || (ix.cur != nil && ix.cur.name == name) {
+		g := ix.cur
+		if g != nil {
+			g.refs++
+		}
+		ix.mu.Unlock()
+		return g, ix.releaser(g), nil
+	}
+	ix.mu.Unlock()
+	g, err := openGeneration(ix.dir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("corpus %s: %w", ix.dir, err)
+	}
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.closed {
+		g.close()
+		return nil, nil, fmt.Errorf("corpus %s: index is closed", ix.dir)
+	}
+	switch {
+	case g == nil:
+	case ix.cur != nil && ix.cur.name == g.name: // another goroutine opened it meanwhile
+		g.close()
+		g = ix.cur
+	default:
+		old := ix.cur
+		ix.cur = g
+		g.refs = 1 // the Index's own reference
+		if old != nil {
+			ix.unref(old)
+		}
+	}
+	if g != nil {
+		g.refs++
+	}
+	return g, ix.releaser(g), nil
+}
+
+func (ix *Index) releaser(g *generation) func() {
+	return func() {
+		if g == nil {
+			return
+		}
+		ix.mu.Lock()
+		ix.unref(g)
+		ix.mu.Unlock()
+	}
+}
+
+// unref drops one reference; ix.mu is held.
+func (ix *Index) unref(g *generation) {
+	g.refs--
+	if g.refs == 0 {
+		if err := g.close(); err != nil {
+			ix.log.Warn("corpus: closing an old generation", "dir", g.dir, "err", err)
+		}
+	}
+}
+
 // Roots returns the folders and files that have been added.
 func (ix *Index) Roots() []string {
-	ix.mu.RLock()
-	defer ix.mu.RUnlock()
-	return slices.Clone(ix.man.Roots)
+	g, release, err := ix.acquire()
+	if err != nil || g == nil {
+		return nil
+	}
+	defer release()
+	return slices.Clone(g.info.Roots)
 }
 
 // DocCount returns the number of indexed files.
 func (ix *Index) DocCount() int {
-	ix.mu.RLock()
-	defer ix.mu.RUnlock()
-	return len(ix.man.Files)
+	g, release, err := ix.acquire()
+	if err != nil || g == nil {
+		return 0
+	}
+	defer release()
+	return g.info.Files
 }
 
 // Close releases the index. Calling it again does nothing.
 func (ix *Index) Close() error {
-	ix.closeOnce.Do(func() {
-		ix.closeErr = errors.Join(ix.idx.Close(), ix.texts.close())
-	})
-	return ix.closeErr
-}
-
-func (ix *Index) saveManifest() error {
-	ix.mu.RLock()
-	data, err := json.Marshal(ix.man)
-	ix.mu.RUnlock()
-	if err != nil {
-		return err
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.closed {
+		return nil
 	}
-	if err := atomicfile.Write(filepath.Join(ix.dir, manifestName), data, 0o644); err != nil {
-		return fmt.Errorf("save corpus manifest: %w", err)
+	ix.closed = true
+	if ix.cur != nil {
+		ix.unref(ix.cur)
+		ix.cur = nil
 	}
 	return nil
 }
@@ -280,355 +312,283 @@ func FileURL(path string, start, end int) string {
 	return u
 }
 
-func supported(path string) bool {
-	return slices.Contains(Extensions, strings.ToLower(filepath.Ext(path)))
+// report calls the progress callback, at most every 100 ms for the same
+// phase unless force is set.
+type reporter struct {
+	fn    func(Progress)
+	root  string
+	last  time.Time
+	phase string
 }
 
-type job struct {
-	path string
-	info fs.FileInfo
-	prev *fileEntry
+func (r *reporter) report(p Progress, force bool) {
+	if r.fn == nil {
+		return
+	}
+	if !force && p.Phase == r.phase && time.Since(r.last) < 100*time.Millisecond {
+		return
+	}
+	r.phase, r.last = p.Phase, time.Now()
+	p.Root = r.root
+	r.fn(p)
 }
 
-type outcome struct {
-	path    string
-	entry   *fileEntry // nil when failed
-	text    string
-	chunks  []chunk
-	skipped bool // content unchanged; entry carries the new mtime
-	err     error
-	prev    *fileEntry
-}
-
-// Add indexes the given files and folders (recursively; hidden entries and
-// the index directory itself are skipped). Files unchanged since the last
-// Add — same modification time and size, or failing that the same content
-// hash — are skipped; files that disappeared from an added folder are
-// removed. A file that cannot be read or parsed is reported in
-// Stats.Failed and does not stop the others. On cancellation the work done
-// so far is kept.
+// Add indexes the given files and folders (recursively; hidden, vendored
+// and generated entries, what .gitignore files exclude and the index
+// directory itself are skipped). Files unchanged since the last Add — same
+// modification time and size, or failing that the same content hash — are
+// skipped; files that disappeared from an added folder are removed. A file
+// that cannot be read or parsed is reported in Stats.Failed and does not
+// stop the others.
+//
+// When another process is updating the same index, Add waits for it
+// (reporting the "waiting" phase) and then does only what is left. On
+// cancellation the files done so far are kept and the index stays
+// consistent.
 func (ix *Index) Add(ctx context.Context, paths ...string) (Stats, error) {
 	ix.addMu.Lock()
 	defer ix.addMu.Unlock()
 	start := time.Now()
 	var st Stats
-
-	// Resolve every argument before touching the index: a typo must not
-	// cost a half-finished update.
-	type root struct {
-		path string
-		dir  bool
+	rep := &reporter{fn: ix.progress}
+	if len(paths) > 0 {
+		rep.root = paths[0]
 	}
+	finish := func(err error) (Stats, error) {
+		st.Elapsed = time.Since(start)
+		if secs := st.Elapsed.Seconds(); secs > 0 {
+			n := st.Added + st.Updated
+			if n == 0 {
+				n = st.Unchanged
+			}
+			st.DocsPerSec = float64(n) / secs
+		}
+		rep.report(Progress{Phase: "done", Done: st.Added + st.Updated, Total: st.Added + st.Updated}, true)
+		return st, err
+	}
+
+	baseName, base, err := ix.loadManifest()
+	if err != nil {
+		return finish(err)
+	}
+	roots, err := resolveRoots(paths, base)
+	if err != nil {
+		return finish(err)
+	}
+	rep.report(Progress{Phase: "scanning"}, true)
+	found, err := ix.scan(ctx, roots, &st)
+	if err != nil {
+		return finish(err)
+	}
+	p := makePlan(base, roots, found)
+	if p.empty() {
+		st.Unchanged = len(p.unchanged)
+		listUnchanged(&st, p)
+		return finish(ctx.Err())
+	}
+
+	// Something to do: take the write lock, and look again at the index
+	// another process may just have updated.
+	waitStart := time.Now()
+	unlock, err := lockWriter(ix.dir, ctx.Done(), func() {
+		ix.log.Info("corpus: waiting for another process to finish indexing", "dir", ix.dir)
+		rep.report(Progress{Phase: "waiting"}, true)
+	})
+	if err != nil {
+		return finish(fmt.Errorf("index %s: %w", ix.dir, err))
+	}
+	defer unlock()
+	st.Waited = time.Since(waitStart)
+	if name, err := readCurrent(ix.dir); err != nil {
+		return finish(err)
+	} else if name != baseName {
+		baseName, base, err = ix.loadManifest()
+		if err != nil {
+			return finish(err)
+		}
+		p = makePlan(base, roots, found)
+		if p.empty() {
+			st.Unchanged = len(p.unchanged)
+			listUnchanged(&st, p)
+			return finish(ctx.Err())
+		}
+	}
+	err = ix.build(ctx, baseName, base, p, &st, rep)
+	if err != nil {
+		return finish(err)
+	}
+	if err := ctx.Err(); err != nil {
+		return finish(fmt.Errorf("index: %w (the files done so far are kept)", err))
+	}
+	return finish(nil)
+}
+
+func listUnchanged(st *Stats, p plan) {
+	for _, c := range p.unchanged {
+		st.Files = append(st.Files, FileOutcome{Path: c, Outcome: Unchanged})
+	}
+}
+
+type root struct {
+	path string
+	dir  bool
+}
+
+// resolveRoots checks every argument before touching the index: a typo
+// must not cost a half-finished update.
+func resolveRoots(paths []string, base *manifest) ([]root, error) {
 	var roots []root
 	for _, p := range paths {
 		abs, err := filepath.Abs(p)
 		if err != nil {
-			return st, fmt.Errorf("index %s: %w", p, err)
+			return nil, fmt.Errorf("index %s: %w", p, err)
 		}
 		info, err := os.Stat(abs)
 		if err != nil {
-			ix.mu.RLock()
-			_, known := ix.man.Files[abs]
-			ix.mu.RUnlock()
-			if errors.Is(err, fs.ErrNotExist) && known {
+			if _, known := base.Files[abs]; errors.Is(err, fs.ErrNotExist) && known {
 				roots = append(roots, root{path: abs}) // removed file
 				continue
 			}
-			return st, fmt.Errorf("index %s: %w", p, err)
+			return nil, fmt.Errorf("index %s: %w", p, err)
 		}
 		if info.IsDir() {
 			if r, err := filepath.EvalSymlinks(abs); err == nil {
 				abs = r
 			}
-		} else if !supported(abs) {
-			return st, fmt.Errorf("index %s: unsupported file type (want %s)", p, strings.Join(Extensions, " "))
+		} else if _, ok := formatOf(abs); !ok {
+			return nil, fmt.Errorf("index %s: unsupported file type; supported: %s", p, SupportedTypes())
 		}
 		roots = append(roots, root{path: abs, dir: info.IsDir()})
 	}
+	return roots, nil
+}
 
-	// Walk.
-	seen := map[string]bool{}
-	var jobs []job
-	ix.mu.RLock()
-	man := ix.man.Files
-	for _, r := range roots {
-		if !r.dir {
-			if info, err := os.Stat(r.path); err == nil && !seen[r.path] {
-				seen[r.path] = true
-				jobs = append(jobs, job{path: r.path, info: info, prev: man[r.path]})
-			}
+// found is one indexable file the scan found.
+type found struct {
+	path string
+	size int64
+	mod  time.Time
+	f    format
+}
+
+// plan is what an update has to do.
+type plan struct {
+	jobs      []job    // new or changed files
+	gone      []string // indexed files no longer there
+	unchanged []string
+	roots     []string // roots to record that are not recorded yet
+}
+
+func (p plan) empty() bool { return len(p.jobs) == 0 && len(p.gone) == 0 && len(p.roots) == 0 }
+
+type job struct {
+	found
+	prev *fileEntry
+}
+
+func makePlan(base *manifest, roots []root, files []found) plan {
+	var p plan
+	seen := make(map[string]bool, len(files))
+	for _, f := range files {
+		seen[f.path] = true
+		prev := base.Files[f.path]
+		if prev != nil && prev.ModTime == f.mod.UnixNano() && prev.Size == f.size {
+			p.unchanged = append(p.unchanged, f.path)
 			continue
 		}
-		err := filepath.WalkDir(r.path, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				st.Failed = append(st.Failed, FileError{Path: p, Err: err})
-				if d != nil && d.IsDir() {
-					return fs.SkipDir
-				}
-				return nil
-			}
-			if p != r.path && strings.HasPrefix(d.Name(), ".") {
-				if d.IsDir() {
-					return fs.SkipDir
-				}
-				return nil
-			}
-			if d.IsDir() {
-				if p == ix.dir {
-					return fs.SkipDir
-				}
-				return nil
-			}
-			if !supported(p) || seen[p] {
-				return nil
-			}
-			info, err := os.Stat(p) // follows symlinked files
-			if err != nil || !info.Mode().IsRegular() {
-				return nil
-			}
-			seen[p] = true
-			jobs = append(jobs, job{path: p, info: info, prev: man[p]})
-			return nil
-		})
-		if err != nil {
-			ix.mu.RUnlock()
-			return st, fmt.Errorf("index %s: %w", r.path, err)
-		}
+		p.jobs = append(p.jobs, job{found: f, prev: prev})
 	}
 	// Files that were indexed under a walked root (or named directly) and
-	// are not there any more.
-	var gone []string
-	for p := range man {
-		if seen[p] {
+	// are not there any more (or are no longer indexable).
+	for path := range base.Files {
+		if seen[path] {
 			continue
 		}
 		for _, r := range roots {
-			if p == r.path || (r.dir && strings.HasPrefix(p, r.path+string(filepath.Separator))) {
-				gone = append(gone, p)
+			if path == r.path || (r.dir && strings.HasPrefix(path, r.path+string(filepath.Separator))) {
+				p.gone = append(p.gone, path)
 				break
 			}
 		}
 	}
-	ix.mu.RUnlock()
-
-	batch := ix.idx.NewBatch()
-	pending := map[string]string{} // texts of the chunks in batch
-	flush := func() error {
-		if batch.Size() == 0 {
-			return nil
-		}
-		// Texts first: the index must never point at a text we lack.
-		if err := ix.texts.putAll(pending); err != nil {
-			return fmt.Errorf("store texts: %w", err)
-		}
-		clear(pending)
-		if err := ix.idx.Batch(batch); err != nil {
-			return fmt.Errorf("index batch: %w", err)
-		}
-		// A fresh batch, not Reset: bleve's scorch may still be ranging over the old batch's map in a goroutine
-		// after Batch returns (a data race the race detector reports in bleve v2.6.3).
-		batch = ix.idx.NewBatch()
-		return nil
-	}
-	for _, p := range gone {
-		ix.mu.Lock()
-		e := ix.man.Files[p]
-		delete(ix.man.Files, p)
-		ix.mu.Unlock()
-		for _, id := range e.Chunks {
-			batch.Delete(id)
-		}
-		st.Removed++
-	}
-
-	// Read, extract and chunk in parallel; one goroutine writes.
-	workers := max(runtime.GOMAXPROCS(0), 1)
-	jobCh := make(chan job)
-	outCh := make(chan outcome, workers*2)
-	wctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for j := range jobCh {
-				o := ix.process(j)
-				select {
-				case outCh <- o:
-				case <-wctx.Done():
-					return
-				}
-			}
-		})
-	}
-	go func() {
-		defer close(jobCh)
-		for _, j := range jobs {
-			select {
-			case jobCh <- j:
-			case <-wctx.Done():
-				return
-			}
-		}
-	}()
-	go func() { wg.Wait(); close(outCh) }()
-
-	var werr error
-	for o := range outCh {
-		if werr != nil {
-			continue // drain
-		}
-		switch {
-		case o.err != nil:
-			st.Failed = append(st.Failed, FileError{Path: o.path, Err: o.err})
-			continue
-		case o.skipped:
-			st.Skipped++
-			if o.entry != o.prev {
-				ix.mu.Lock()
-				ix.man.Files[o.path] = o.entry
-				ix.mu.Unlock()
-			}
-			continue
-		}
-		if o.prev != nil {
-			for _, id := range o.prev.Chunks {
-				batch.Delete(id)
-			}
-			st.Updated++
-		} else {
-			st.Added++
-		}
-		for _, c := range o.chunks {
-			id := FileURL(o.path, c.start, c.end)
-			if err := batch.Index(id, map[string]any{"_type": chunkType, "path": o.path, "title": o.entry.Title, "text": c.text}); err != nil {
-				werr = fmt.Errorf("index %s: %w", o.path, err)
-				cancel()
-				break
-			}
-			o.entry.Chunks = append(o.entry.Chunks, id)
-		}
-		pending[o.entry.TextHash] = o.text
-		st.Chunks += len(o.chunks)
-		ix.mu.Lock()
-		ix.man.Files[o.path] = o.entry
-		ix.mu.Unlock()
-		if batch.Size() >= batchOps {
-			if err := flush(); err != nil {
-				werr = err
-				cancel()
-			}
-		}
-	}
-	if werr == nil {
-		werr = flush()
-	}
-	ix.mu.Lock()
+	slices.Sort(p.gone)
 	for _, r := range roots {
-		if _, err := os.Stat(r.path); err == nil && !slices.Contains(ix.man.Roots, r.path) {
-			ix.man.Roots = append(ix.man.Roots, r.path)
+		if _, err := os.Stat(r.path); err == nil && !slices.Contains(base.Roots, r.path) {
+			p.roots = append(p.roots, r.path)
 		}
 	}
-	slices.Sort(ix.man.Roots)
-	ix.mu.Unlock()
-	if err := ix.saveManifest(); err != nil && werr == nil {
-		werr = err
-	}
-	ix.gcTexts()
-
-	st.Elapsed = time.Since(start)
-	if secs := st.Elapsed.Seconds(); secs > 0 {
-		n := st.Added + st.Updated
-		if n == 0 {
-			n = st.Skipped
-		}
-		st.DocsPerSec = float64(n) / secs
-	}
-	if werr != nil {
-		return st, werr
-	}
-	if err := ctx.Err(); err != nil {
-		return st, fmt.Errorf("index: %w (progress so far is saved)", err)
-	}
-	return st, nil
+	return p
 }
 
-// process decides whether j needs indexing and, if so, extracts and chunks
-// it. It runs on worker goroutines and touches no shared state.
-func (ix *Index) process(j job) outcome {
-	o := outcome{path: j.path, prev: j.prev}
-	if p := j.prev; p != nil && p.ModTime.Equal(j.info.ModTime()) && p.Size == j.info.Size() {
-		o.skipped, o.entry = true, p
-		return o
-	}
-	if j.info.Size() > maxFileSize {
-		o.err = fmt.Errorf("file is larger than %d MiB", maxFileSize>>20)
-		return o
-	}
-	data, err := os.ReadFile(j.path)
+// outcome is one processed job.
+type outcome struct {
+	job
+	entry  *fileEntry // nil unless indexed or unchanged
+	ex     extracted
+	result Outcome
+	detail string
+	err    error
+}
+
+// process reads, extracts and chunks one file. It runs on worker
+// goroutines and touches no shared state.
+func process(ctx context.Context, j job) outcome {
+	o := outcome{job: j}
+	f, err := openNoBlock(j.path)
 	if err != nil {
-		o.err = err
+		o.result, o.err = Failed, err
+		return o
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		o.result, o.err = Failed, err
+		return o
+	}
+	if !info.Mode().IsRegular() { // replaced by a pipe or device since the scan
+		o.result, o.detail = Excluded, "not a regular file"
+		return o
+	}
+	if info.Size() > maxFileSize {
+		o.result, o.detail = TooLarge, fmt.Sprintf("%d MiB", info.Size()>>20)
+		return o
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
+	if err != nil {
+		o.result, o.err = Failed, err
 		return o
 	}
 	sum := sha256.Sum256(data)
 	fileHash := hex.EncodeToString(sum[:])
-	if p := j.prev; p != nil && p.FileHash == fileHash {
-		e := *p
-		e.ModTime, e.Size = j.info.ModTime(), j.info.Size()
-		o.skipped, o.entry = true, &e
+	entry := &fileEntry{ModTime: info.ModTime().UnixNano(), Size: info.Size(), FileHash: fileHash}
+	if j.prev != nil && j.prev.FileHash == fileHash {
+		entry.Chunks = j.prev.Chunks
+		o.result, o.entry = Unchanged, entry
 		return o
 	}
-	title, text, ctype, err := extractFile(j.path, data)
-	if err != nil {
-		o.err = err
+	ex, err := extractFile(ctx, j.path, j.f, data)
+	switch {
+	case errors.Is(err, errBinary):
+		o.result = Binary
+		return o
+	case errors.Is(err, errGenerated):
+		o.result, o.detail = Excluded, "generated"
+		return o
+	case errors.Is(err, errTooMuchText):
+		o.result, o.detail = TooLarge, err.Error()
+		return o
+	case err != nil:
+		o.result, o.err = Failed, err
 		return o
 	}
-	textHash := sources.HashText(text)
-	o.text = text
-	o.chunks = chunkText(text)
-	o.entry = &fileEntry{
-		ModTime: j.info.ModTime(), Size: j.info.Size(), FileHash: fileHash, TextHash: textHash,
-		Title: title, ContentType: ctype, Lines: len(splitLines(text)),
+	o.ex, o.entry = ex, entry
+	o.result = Added
+	if j.prev != nil {
+		o.result = Updated
+	}
+	o.detail = j.f.lang
+	for _, c := range ex.chunks {
+		entry.Chunks = append(entry.Chunks, int32(c.start), int32(c.end))
 	}
 	return o
-}
-
-func extractFile(path string, data []byte) (title, text, ctype string, err error) {
-	base := filepath.Base(path)
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".html", ".htm":
-		res, err := extract.Whole(extract.DecodeText(data, "text/html"), nil)
-		if err != nil {
-			return "", "", "", err
-		}
-		title, text, ctype = res.Title, res.Text, "text/html"
-	case ".pdf":
-		text, err = extract.PDF(context.Background(), data)
-		if err != nil {
-			return "", "", "", err
-		}
-		ctype = "application/pdf"
-	case ".md", ".markdown":
-		text = extract.NormalizeNewlines(extract.DecodeText(data, "text/plain"))
-		title, ctype = extract.FirstHeading(text), "text/markdown"
-	default:
-		text = extract.NormalizeNewlines(extract.DecodeText(data, "text/plain"))
-		ctype = "text/plain"
-	}
-	if title == "" {
-		title = base
-	}
-	return title, text, ctype, nil
-}
-
-// gcTexts deletes stored texts no file refers to any more.
-func (ix *Index) gcTexts() {
-	ix.mu.RLock()
-	live := make(map[string]bool, len(ix.man.Files))
-	for _, e := range ix.man.Files {
-		live[e.TextHash] = true
-	}
-	ix.mu.RUnlock()
-	if err := ix.texts.keepOnly(live); err != nil {
-		ix.log.Warn("corpus: text store cleanup failed", "err", err)
-	}
 }

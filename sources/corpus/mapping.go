@@ -31,7 +31,10 @@ import (
 // into just "happen"; BM25's IDF already discounts common words.
 const analyzerName = "deepresearch_text"
 
-const chunkType = "chunk"
+const (
+	chunkType = "chunk"
+	fileType  = "file"
+)
 
 func newMapping() (mapping.IndexMapping, error) {
 	im := bleve.NewIndexMapping()
@@ -55,32 +58,44 @@ func newMapping() (mapping.IndexMapping, error) {
 	im.IndexDynamic = false
 	im.DocValuesDynamic = false
 
+	// Chunks are searched and store nothing: their text is a line range of
+	// their file's text, which the file document stores once.
 	text := bleve.NewTextFieldMapping()
 	text.Analyzer = analyzerName
-	text.Store = true
+	text.Store = false
 	text.IncludeTermVectors = true // phrase queries need positions
 	text.IncludeInAll = false
 	text.DocValues = false
 
 	title := bleve.NewTextFieldMapping()
 	title.Analyzer = analyzerName
-	title.Store = true
+	title.Store = false
 	title.IncludeTermVectors = true
 	title.IncludeInAll = false
 	title.DocValues = false
 
-	path := bleve.NewKeywordFieldMapping()
-	path.Analyzer = keyword.Name
-	path.Store = true
-	path.IncludeInAll = false
-	path.IncludeTermVectors = false
-	path.DocValues = false
-
 	dm := bleve.NewDocumentStaticMapping()
 	dm.AddFieldMappingsAt("text", text)
 	dm.AddFieldMappingsAt("title", title)
-	dm.AddFieldMappingsAt("path", path)
 	im.AddDocumentMapping(chunkType, dm)
+
+	// A file document stores the file's extracted text and metadata, and
+	// indexes nothing.
+	stored := func() *mapping.FieldMapping {
+		f := bleve.NewTextFieldMapping()
+		f.Analyzer = keyword.Name
+		f.Index = false
+		f.Store = true
+		f.IncludeTermVectors = false
+		f.IncludeInAll = false
+		f.DocValues = false
+		return f
+	}
+	fm := bleve.NewDocumentStaticMapping()
+	fm.AddFieldMappingsAt("body", stored())
+	fm.AddFieldMappingsAt("meta", stored())
+	im.AddDocumentMapping(fileType, fm)
+
 	im.DefaultMapping = dm
 	im.TypeField = "_type"
 	return im, nil

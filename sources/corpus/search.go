@@ -2,6 +2,7 @@ package corpus
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search/query"
+	index "github.com/blevesearch/bleve_index_api"
 
 	"github.com/deepresearch/deepresearch/sources"
 )
@@ -77,34 +79,45 @@ func (ix *Index) Search(ctx context.Context, q string, limit int) ([]sources.Res
 	title.SetBoost(1.5)
 	bq := bleve.NewDisjunctionQuery([]query.Query{words, phrase, title}...)
 
+	g, release, err := ix.acquire()
+	if err != nil {
+		return nil, err
+	}
+	if g == nil {
+		return nil, fmt.Errorf("corpus %s is empty: index a folder first (deepresearch index DIR)", ix.dir)
+	}
+	defer release()
 	req := bleve.NewSearchRequestOptions(bq, limit*perFile*3+10, 0, false)
-	req.Fields = []string{"path", "title", "text"}
-	res, err := ix.idx.SearchInContext(ctx, req)
+	res, err := g.idx.SearchInContext(ctx, req)
 	if err != nil {
 		return nil, fmt.Errorf("corpus search %q: %w", q, err)
 	}
 	terms := queryTerms(q)
 	perPath := map[string]int{}
+	files := map[string]*storedFile{}
 	var out []sources.Result
-	ix.mu.RLock()
-	defer ix.mu.RUnlock()
 	for _, h := range res.Hits {
-		path, _ := h.Fields["path"].(string)
-		e := ix.man.Files[path]
-		if e == nil || !containsID(e.Chunks, h.ID) {
-			continue // left over from an interrupted update
+		path, start, end, ok := parseChunkID(h.ID)
+		if !ok || perPath[path] >= perFile {
+			continue
 		}
-		if perPath[path] >= perFile {
+		f := files[path]
+		if f == nil {
+			if f, err = g.file(path); err != nil {
+				return nil, fmt.Errorf("corpus search %q: %w", q, err)
+			}
+			files[path] = f
+		}
+		text, ok := f.lines(start, end)
+		if !ok {
 			continue
 		}
 		perPath[path]++
-		text, _ := h.Fields["text"].(string)
-		title, _ := h.Fields["title"].(string)
 		out = append(out, sources.Result{
-			Title:    title,
+			Title:    f.meta.Title,
 			URL:      h.ID,
 			Snippet:  snippet(text, terms, 300),
-			Date:     e.ModTime.UTC(),
+			Date:     f.meta.ModTime,
 			Provider: "corpus",
 			Score:    h.Score,
 		})
@@ -115,13 +128,60 @@ func (ix *Index) Search(ctx context.Context, q string, limit int) ([]sources.Res
 	return out, nil
 }
 
-func containsID(ids []string, id string) bool {
-	for _, x := range ids {
-		if x == id {
-			return true
-		}
+// storedFile is a file document read back from the index.
+type storedFile struct {
+	meta fileMeta
+	body string
+}
+
+// lines returns lines start..end (1-based, inclusive) of the file's text.
+func (f *storedFile) lines(start, end int) (string, bool) {
+	ls := splitLines(f.body)
+	if start < 1 || end < start || end > len(ls) {
+		return "", false
 	}
-	return false
+	return strings.Join(ls[start-1:end], "\n"), true
+}
+
+// file loads the stored text and metadata of path.
+func (g *generation) file(path string) (*storedFile, error) {
+	doc, err := g.idx.Document(FileURL(path, 0, 0))
+	if err != nil {
+		return nil, err
+	}
+	if doc == nil {
+		return nil, fmt.Errorf("%s is not in the index (re-run deepresearch index)", path)
+	}
+	f := &storedFile{}
+	var meta []byte
+	doc.VisitFields(func(fl index.Field) {
+		switch fl.Name() {
+		case "meta":
+			meta = fl.Value()
+		case "body":
+			f.body = string(fl.Value())
+		}
+	})
+	if err := json.Unmarshal(meta, &f.meta); err != nil {
+		return nil, fmt.Errorf("%s: stored metadata: %w", path, err)
+	}
+	return f, nil
+}
+
+// parseChunkID splits a chunk id (a file URL with a line anchor) into the
+// path and the line range.
+func parseChunkID(id string) (path string, start, end int, ok bool) {
+	u, err := url.Parse(id)
+	if err != nil || u.Scheme != "file" {
+		return "", 0, 0, false
+	}
+	m := anchorRE.FindStringSubmatch(u.Fragment)
+	if m == nil || m[2] == "" {
+		return "", 0, 0, false
+	}
+	start, _ = strconv.Atoi(m[1])
+	end, _ = strconv.Atoi(m[2])
+	return filepath.FromSlash(u.Path), start, end, true
 }
 
 // queryTerms splits a query into lower-case words for snippet selection;
@@ -213,26 +273,29 @@ func (ix *Index) Fetch(ctx context.Context, rawURL string) (*sources.Document, e
 		return nil, fmt.Errorf("fetch %s: file URL path must be absolute", rawURL)
 	}
 	p = filepath.Clean(p)
-	ix.mu.RLock()
+	g, release, err := ix.acquire()
+	if err != nil {
+		return nil, fmt.Errorf("fetch %s: %w", rawURL, err)
+	}
+	if g == nil {
+		return nil, fmt.Errorf("fetch %s: the corpus %s is empty", rawURL, ix.dir)
+	}
+	defer release()
 	under := false
-	for _, r := range ix.man.Roots {
+	for _, r := range g.info.Roots {
 		if p == r || strings.HasPrefix(p, r+string(filepath.Separator)) {
 			under = true
 			break
 		}
 	}
-	var e fileEntry
-	ent := ix.man.Files[p]
-	if ent != nil {
-		e = *ent
-	}
-	ix.mu.RUnlock()
 	if !under {
 		return nil, fmt.Errorf("fetch %s: refused: %s is outside the indexed folders", rawURL, p)
 	}
-	if ent == nil {
-		return nil, fmt.Errorf("fetch %s: %s is not in the index (re-run deepresearch index)", rawURL, p)
+	f, err := g.file(p)
+	if err != nil {
+		return nil, fmt.Errorf("fetch %s: %w", rawURL, err)
 	}
+	e := f.meta
 	if u.Fragment != "" {
 		m := anchorRE.FindStringSubmatch(u.Fragment)
 		if m == nil {
@@ -248,9 +311,9 @@ func (ix *Index) Fetch(ctx context.Context, rawURL string) (*sources.Document, e
 			return nil, fmt.Errorf("fetch %s: line anchor %q outside the document (%d lines)", rawURL, u.Fragment, e.Lines)
 		}
 	}
-	text, err := ix.texts.get(e.TextHash)
-	if err != nil {
-		return nil, fmt.Errorf("fetch %s: %w; re-run deepresearch index", rawURL, err)
+	text := f.body
+	if sources.HashText(text) != e.TextHash {
+		return nil, fmt.Errorf("fetch %s: the stored text is corrupt; re-run deepresearch index", rawURL)
 	}
 	return &sources.Document{
 		URL:         rawURL,
@@ -260,6 +323,6 @@ func (ix *Index) Fetch(ctx context.Context, rawURL string) (*sources.Document, e
 		ContentType: e.ContentType,
 		Hash:        e.TextHash,
 		FetchedAt:   time.Now().UTC(),
-		Published:   e.ModTime.UTC(),
+		Published:   e.ModTime,
 	}, nil
 }

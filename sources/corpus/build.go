@@ -1,0 +1,231 @@
+package corpus
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+
+	"github.com/deepresearch/deepresearch/internal/atomicfile"
+	"github.com/deepresearch/deepresearch/sources"
+)
+
+// build makes the next generation from base and p and swaps it in. It runs
+// under the write lock. On cancellation it stops reading files, writes what
+// it has and swaps that in; on any error the new generation is discarded
+// and the current one stays.
+func (ix *Index) build(ctx context.Context, baseName string, base *manifest, p plan, st *Stats, rep *reporter) (err error) {
+	var seq uint64
+	if baseName != "" {
+		seq, _ = genSeq(baseName)
+	}
+	name := genName(seq + 1)
+	gdir := filepath.Join(ix.dir, name)
+	if err := os.RemoveAll(gdir); err != nil { // an interrupted build's leftovers
+		return fmt.Errorf("index %s: %w", ix.dir, err)
+	}
+	if err := os.MkdirAll(gdir, 0o755); err != nil {
+		return fmt.Errorf("index %s: %w", ix.dir, err)
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			os.RemoveAll(gdir)
+		}
+	}()
+	if err := os.WriteFile(filepath.Join(gdir, useLockName), nil, 0o644); err != nil {
+		return fmt.Errorf("index %s: %w", ix.dir, err)
+	}
+	bpath := filepath.Join(gdir, bleveName)
+	var idx bleve.Index
+	if baseName != "" {
+		if err := cloneBleve(filepath.Join(ix.dir, baseName, bleveName), bpath); err != nil {
+			return fmt.Errorf("index %s: copy generation %s: %w", ix.dir, baseName, err)
+		}
+		idx, err = bleve.Open(bpath)
+	} else {
+		m, merr := newMapping()
+		if merr != nil {
+			return fmt.Errorf("index %s: mapping: %w", ix.dir, merr)
+		}
+		idx, err = bleve.New(bpath, m)
+	}
+	if err != nil {
+		return fmt.Errorf("index %s: %w", ix.dir, err)
+	}
+	idxOpen := true
+	defer func() {
+		if idxOpen {
+			idx.Close()
+		}
+	}()
+
+	man := &manifest{Roots: slices.Clone(base.Roots), Files: maps.Clone(base.Files)}
+	batch := idx.NewBatch()
+	flush := func() error {
+		if batch.Size() == 0 {
+			return nil
+		}
+		if err := idx.Batch(batch); err != nil {
+			return fmt.Errorf("index batch: %w", err)
+		}
+		// A fresh batch, not Reset: bleve's scorch may still be ranging over the old batch's map in a goroutine
+		// after Batch returns (a data race the race detector reports in bleve v2.6.3).
+		batch = idx.NewBatch()
+		return nil
+	}
+	drop := func(path string, e *fileEntry) {
+		for i := 0; i+1 < len(e.Chunks); i += 2 {
+			batch.Delete(FileURL(path, int(e.Chunks[i]), int(e.Chunks[i+1])))
+		}
+		batch.Delete(FileURL(path, 0, 0))
+	}
+	for _, path := range p.gone {
+		drop(path, man.Files[path])
+		delete(man.Files, path)
+		st.Removed++
+		st.Files = append(st.Files, FileOutcome{Path: path, Outcome: Removed})
+	}
+	st.Unchanged += len(p.unchanged)
+	listUnchanged(st, p)
+
+	// Read, extract and chunk in parallel; this goroutine writes.
+	workers := max(runtime.GOMAXPROCS(0), 1)
+	jobCh := make(chan job)
+	outCh := make(chan outcome, workers*2)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for j := range jobCh {
+				outCh <- process(ctx, j)
+			}
+		})
+	}
+	go func() {
+		defer close(jobCh)
+		for _, j := range p.jobs {
+			select {
+			case jobCh <- j:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	go func() { wg.Wait(); close(outCh) }()
+
+	total, done := len(p.jobs), 0
+	rep.report(Progress{Phase: "indexing", Total: total}, true)
+	var werr error
+	for o := range outCh {
+		if werr != nil {
+			continue // drain
+		}
+		done++
+		rep.report(Progress{Phase: "indexing", Done: done, Total: total, Path: o.path}, done == total)
+		fo := FileOutcome{Path: o.path, Outcome: o.result, Detail: o.detail}
+		switch o.result {
+		case Unchanged:
+			man.Files[o.path] = o.entry
+			st.Unchanged++
+		case Added, Updated:
+			if o.prev != nil {
+				drop(o.path, o.prev)
+				st.Updated++
+			} else {
+				st.Added++
+			}
+			werr = indexFile(batch, o)
+			man.Files[o.path] = o.entry
+			st.Chunks += len(o.ex.chunks)
+		case Failed:
+			st.Failed = append(st.Failed, FileError{Path: o.path, Err: o.err})
+			fo.Detail = o.err.Error()
+		default: // binary, too large, generated: not (or no longer) a document
+			switch o.result {
+			case Binary:
+				st.Binary++
+			case TooLarge:
+				st.TooLarge++
+			default:
+				st.Excluded++
+			}
+			if o.prev != nil {
+				drop(o.path, o.prev)
+				delete(man.Files, o.path)
+				st.Removed++
+			}
+		}
+		st.Files = append(st.Files, fo)
+		if werr == nil && batch.Size() >= batchOps {
+			werr = flush()
+		}
+	}
+	if werr == nil {
+		werr = flush()
+	}
+	if werr != nil {
+		return fmt.Errorf("index %s: %w", ix.dir, werr)
+	}
+	for _, r := range p.roots {
+		if !slices.Contains(man.Roots, r) {
+			man.Roots = append(man.Roots, r)
+		}
+	}
+	slices.Sort(man.Roots)
+	info := genInfo{Roots: man.Roots, Files: len(man.Files), Built: time.Now().UTC()}
+	for _, e := range man.Files {
+		info.Chunks += len(e.Chunks) / 2
+	}
+	idxOpen = false
+	if err := idx.Close(); err != nil {
+		return fmt.Errorf("index %s: close: %w", ix.dir, err)
+	}
+	if err := writeManifest(filepath.Join(gdir, filesName), man); err != nil {
+		return fmt.Errorf("index %s: %w", ix.dir, err)
+	}
+	data, _ := json.Marshal(info)
+	if err := atomicfile.Write(filepath.Join(gdir, infoName), data, 0o644); err != nil {
+		return fmt.Errorf("index %s: %w", ix.dir, err)
+	}
+	if err := atomicfile.Write(filepath.Join(ix.dir, currentName), []byte(name+"\n"), 0o644); err != nil {
+		return fmt.Errorf("index %s: %w", ix.dir, err)
+	}
+	committed = true
+	if err := removeStale(ix.dir, name); err != nil {
+		ix.log.Warn("corpus: removing old generations", "dir", ix.dir, "err", err)
+	}
+	return nil
+}
+
+// indexFile adds one file's chunks and its file document to batch.
+func indexFile(batch *bleve.Batch, o outcome) error {
+	for _, c := range o.ex.chunks {
+		if err := batch.Index(FileURL(o.path, c.start, c.end), map[string]any{
+			"_type": chunkType, "title": o.ex.title, "text": c.text,
+		}); err != nil {
+			return fmt.Errorf("index %s: %w", o.path, err)
+		}
+	}
+	meta, err := json.Marshal(fileMeta{
+		Path: o.path, Title: o.ex.title, ContentType: o.f.ctype, Lang: o.f.lang,
+		TextHash: sources.HashText(o.ex.text), Lines: len(splitLines(o.ex.text)),
+		ModTime: time.Unix(0, o.entry.ModTime).UTC(),
+	})
+	if err != nil {
+		return err
+	}
+	if err := batch.Index(FileURL(o.path, 0, 0), map[string]any{
+		"_type": fileType, "meta": string(meta), "body": o.ex.text,
+	}); err != nil {
+		return fmt.Errorf("index %s: %w", o.path, err)
+	}
+	return nil
+}

@@ -1,0 +1,411 @@
+package corpus
+
+import (
+	"archive/zip"
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/xuri/excelize/v2"
+
+	"github.com/deepresearch/deepresearch/sources/extract"
+)
+
+// Limits on what one container file may expand to: a zip bomb must not
+// fill memory.
+const (
+	maxPartSize = 32 << 20 // one member of a zip container
+	maxTextSize = 16 << 20 // the text extracted from one file
+)
+
+var errTooMuchText = errors.New("more than 16 MiB of text")
+
+// officeText extracts Markdown-like text from EPUB, DOCX, PPTX and XLSX
+// files. DOCX, PPTX and EPUB are zip files of XML and XHTML, read with
+// archive/zip and encoding/xml; XLSX goes through excelize, which handles
+// shared strings, number formats and dates.
+func officeText(k kind, data []byte) (title, text string, err error) {
+	if k == kindXLSX {
+		return xlsxText(data)
+	}
+	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		return "", "", errorf("not a valid zip container", err)
+	}
+	switch k {
+	case kindDOCX:
+		return docxText(zr)
+	case kindPPTX:
+		return pptxText(zr)
+	default:
+		return epubText(zr)
+	}
+}
+
+func readPart(zr *zip.Reader, name string) ([]byte, error) {
+	f, err := zr.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxPartSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(data) > maxPartSize {
+		return nil, fmt.Errorf("%s: more than %d MiB uncompressed", name, maxPartSize>>20)
+	}
+	return data, nil
+}
+
+// textBuilder collects extracted text up to maxTextSize.
+type textBuilder struct {
+	strings.Builder
+	over bool
+}
+
+func (b *textBuilder) line(s string) {
+	if b.Len()+len(s) > maxTextSize {
+		b.over = true
+		return
+	}
+	b.WriteString(s)
+	b.WriteByte('\n')
+}
+
+func (b *textBuilder) result() (string, error) {
+	if b.over {
+		return "", errTooMuchText
+	}
+	return strings.TrimRight(b.String(), "\n") + "\n", nil
+}
+
+// coreTitle reads dc:title from docProps/core.xml, if there is one.
+func coreTitle(zr *zip.Reader) string {
+	data, err := readPart(zr, "docProps/core.xml")
+	if err != nil {
+		return ""
+	}
+	var core struct {
+		Title string `xml:"title"`
+	}
+	if xml.Unmarshal(data, &core) != nil {
+		return ""
+	}
+	return strings.TrimSpace(core.Title)
+}
+
+// docxText reads word/document.xml: one line per paragraph, headings
+// (styles Heading1…Heading6, Title) as Markdown headings, table cells
+// separated by " | ".
+func docxText(zr *zip.Reader) (title, text string, err error) {
+	data, err := readPart(zr, "word/document.xml")
+	if err != nil {
+		return "", "", errorf("DOCX", err)
+	}
+	var out textBuilder
+	var para strings.Builder
+	level, inCell := 0, false
+	dec := xml.NewDecoder(bytes.NewReader(data))
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return "", "", errorf("DOCX word/document.xml", err)
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			switch t.Name.Local {
+			case "p":
+				para.Reset()
+				level = 0
+			case "pStyle":
+				v := attr(t, "val")
+				switch {
+				case strings.EqualFold(v, "Title"):
+					level = 1
+				case strings.HasPrefix(strings.ToLower(v), "heading"):
+					if n, err := strconv.Atoi(v[len("heading"):]); err == nil && n >= 1 && n <= 6 {
+						level = n
+					}
+				}
+			case "tab":
+				para.WriteByte('\t')
+			case "br", "cr":
+				para.WriteByte(' ')
+			case "tc":
+				inCell = true
+			case "t":
+				var s string
+				if err := dec.DecodeElement(&s, &t); err != nil {
+					return "", "", errorf("DOCX text", err)
+				}
+				para.WriteString(s)
+			}
+		case xml.EndElement:
+			switch t.Name.Local {
+			case "p":
+				s := strings.TrimSpace(para.String())
+				if s == "" {
+					continue
+				}
+				if level > 0 {
+					if title == "" {
+						title = s
+					}
+					out.line("")
+					s = strings.Repeat("#", level) + " " + s
+				}
+				if inCell {
+					s += " |"
+				}
+				out.line(s)
+			case "tc":
+				inCell = false
+			case "tr":
+				out.line("")
+			}
+		}
+	}
+	if t := coreTitle(zr); t != "" {
+		title = t
+	}
+	text, err = out.result()
+	return title, text, err
+}
+
+func attr(t xml.StartElement, local string) string {
+	for _, a := range t.Attr {
+		if a.Name.Local == local {
+			return a.Value
+		}
+	}
+	return ""
+}
+
+// pptxText reads the slides in order: "## Slide N" then one line per
+// paragraph of text.
+func pptxText(zr *zip.Reader) (title, text string, err error) {
+	type slide struct {
+		n    int
+		name string
+	}
+	var slides []slide
+	for _, f := range zr.File {
+		rest, ok := strings.CutPrefix(f.Name, "ppt/slides/slide")
+		if !ok || !strings.HasSuffix(rest, ".xml") {
+			continue
+		}
+		if n, err := strconv.Atoi(strings.TrimSuffix(rest, ".xml")); err == nil {
+			slides = append(slides, slide{n, f.Name})
+		}
+	}
+	if len(slides) == 0 {
+		return "", "", errors.New("PPTX: no slides")
+	}
+	slices.SortFunc(slides, func(a, b slide) int { return a.n - b.n })
+	var out textBuilder
+	for _, s := range slides {
+		data, err := readPart(zr, s.name)
+		if err != nil {
+			return "", "", errorf("PPTX", err)
+		}
+		out.line(fmt.Sprintf("## Slide %d", s.n))
+		out.line("")
+		var para strings.Builder
+		dec := xml.NewDecoder(bytes.NewReader(data))
+		for {
+			tok, err := dec.Token()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return "", "", errorf("PPTX "+s.name, err)
+			}
+			switch t := tok.(type) {
+			case xml.StartElement:
+				switch t.Name.Local {
+				case "p":
+					para.Reset()
+				case "t":
+					var v string
+					if err := dec.DecodeElement(&v, &t); err != nil {
+						return "", "", errorf("PPTX text", err)
+					}
+					para.WriteString(v)
+				}
+			case xml.EndElement:
+				if t.Name.Local == "p" {
+					if v := strings.TrimSpace(para.String()); v != "" {
+						if title == "" {
+							title = v
+						}
+						out.line(v)
+					}
+				}
+			}
+		}
+		out.line("")
+	}
+	if t := coreTitle(zr); t != "" {
+		title = t
+	}
+	text, err = out.result()
+	return title, text, err
+}
+
+// epubText reads the book's spine in order (container.xml → package
+// document → XHTML chapters), each chapter rendered to Markdown.
+func epubText(zr *zip.Reader) (title, text string, err error) {
+	data, err := readPart(zr, "META-INF/container.xml")
+	if err != nil {
+		return "", "", errorf("EPUB", err)
+	}
+	var container struct {
+		Rootfiles []struct {
+			Path string `xml:"full-path,attr"`
+		} `xml:"rootfiles>rootfile"`
+	}
+	if err := xml.Unmarshal(data, &container); err != nil || len(container.Rootfiles) == 0 {
+		return "", "", errors.New("EPUB: container.xml names no package document")
+	}
+	opfPath := container.Rootfiles[0].Path
+	data, err = readPart(zr, opfPath)
+	if err != nil {
+		return "", "", errorf("EPUB", err)
+	}
+	var opf struct {
+		Title string `xml:"metadata>title"`
+		Items []struct {
+			ID   string `xml:"id,attr"`
+			Href string `xml:"href,attr"`
+		} `xml:"manifest>item"`
+		Spine []struct {
+			IDRef string `xml:"idref,attr"`
+		} `xml:"spine>itemref"`
+	}
+	if err := xml.Unmarshal(data, &opf); err != nil {
+		return "", "", errorf("EPUB package document", err)
+	}
+	hrefs := map[string]string{}
+	for _, it := range opf.Items {
+		hrefs[it.ID] = it.Href
+	}
+	var out textBuilder
+	for _, ref := range opf.Spine {
+		href, ok := hrefs[ref.IDRef]
+		if !ok {
+			continue
+		}
+		name := path.Join(path.Dir(opfPath), href)
+		part, err := readPart(zr, name)
+		if err != nil {
+			return "", "", errorf("EPUB", err)
+		}
+		res, err := extract.Whole(extract.DecodeText(part, "text/html"), nil)
+		if err != nil {
+			return "", "", errorf("EPUB "+name, err)
+		}
+		out.line(strings.TrimSpace(res.Text))
+		out.line("")
+	}
+	text, err = out.result()
+	return strings.TrimSpace(opf.Title), text, err
+}
+
+// xlsxText renders each sheet as "## Sheet name" and one line per row,
+// cells separated by " | ".
+func xlsxText(data []byte) (title, text string, err error) {
+	f, err := excelize.OpenReader(bytes.NewReader(data), excelize.Options{
+		UnzipSizeLimit:    maxPartSize * 4,
+		UnzipXMLSizeLimit: maxPartSize,
+	})
+	if err != nil {
+		return "", "", errorf("XLSX", err)
+	}
+	defer f.Close()
+	var out textBuilder
+	for _, sheet := range f.GetSheetList() {
+		rows, err := f.Rows(sheet)
+		if err != nil {
+			return "", "", errorf("XLSX sheet "+sheet, err)
+		}
+		out.line("## " + sheet)
+		out.line("")
+		for rows.Next() && !out.over {
+			cells, err := rows.Columns()
+			if err != nil {
+				rows.Close()
+				return "", "", errorf("XLSX sheet "+sheet, err)
+			}
+			for len(cells) > 0 && strings.TrimSpace(cells[len(cells)-1]) == "" {
+				cells = cells[:len(cells)-1]
+			}
+			if len(cells) > 0 {
+				out.line(strings.Join(cells, " | "))
+			}
+		}
+		if err := rows.Close(); err != nil {
+			return "", "", errorf("XLSX sheet "+sheet, err)
+		}
+		out.line("")
+	}
+	if props, err := f.GetDocProps(); err == nil {
+		title = strings.TrimSpace(props.Title)
+	}
+	text, err = out.result()
+	return title, text, err
+}
+
+// notebookText renders a Jupyter notebook: Markdown cells as they are,
+// code cells fenced with the kernel's language, outputs left out.
+func notebookText(data []byte) (string, error) {
+	var nb struct {
+		Cells []struct {
+			Type   string          `json:"cell_type"`
+			Source json.RawMessage `json:"source"`
+		} `json:"cells"`
+		Metadata struct {
+			Language struct {
+				Name string `json:"name"`
+			} `json:"language_info"`
+		} `json:"metadata"`
+	}
+	if err := json.Unmarshal(data, &nb); err != nil {
+		return "", errorf("notebook", err)
+	}
+	lang := nb.Metadata.Language.Name
+	var out textBuilder
+	for _, c := range nb.Cells {
+		var src string
+		var parts []string
+		if json.Unmarshal(c.Source, &parts) == nil {
+			src = strings.Join(parts, "")
+		} else if err := json.Unmarshal(c.Source, &src); err != nil {
+			return "", errorf("notebook cell", err)
+		}
+		src = strings.TrimRight(extract.NormalizeNewlines(src), "\n")
+		if strings.TrimSpace(src) == "" {
+			continue
+		}
+		switch c.Type {
+		case "code":
+			out.line("```" + lang)
+			out.line(src)
+			out.line("```")
+		default:
+			out.line(src)
+		}
+		out.line("")
+	}
+	return out.result()
+}

@@ -1,0 +1,311 @@
+package corpus
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+
+	"github.com/deepresearch/deepresearch/internal/atomicfile"
+)
+
+// On-disk layout of an index directory. Every update builds a new
+// generation next to the current one and then swaps the pointer file, so a
+// reader sees the old index or the new one, never a half-written one:
+//
+//	corpus.layout        layout version (marks the directory as an index)
+//	current              the name of the current generation, e.g. g000000000007
+//	write.lock           held (exclusive) by the one process updating the index
+//	g000000000007/
+//	    bleve/           the Bleve index: chunks (searchable) and files (stored text and metadata)
+//	    files.gob        what the writer needs to update incrementally: per file mtime, size, hash, chunk lines
+//	    info.json        roots, file and chunk counts
+//	    use.lock         held (shared) by every process reading this generation
+//
+// A generation is never modified after the swap. The next one starts as a
+// copy in which Bleve's immutable segment files are hard links, so copying
+// costs only the small root.bolt file. Old generations are removed by the
+// next writer once no reader holds their use.lock.
+const (
+	layoutName    = "corpus.layout"
+	layoutVersion = 3
+	currentName   = "current"
+	writeLockName = "write.lock"
+	genPrefix     = "g"
+	useLockName   = "use.lock"
+	filesName     = "files.gob"
+	infoName      = "info.json"
+	bleveName     = "bleve"
+	// legacyManifest marks the layout before generations (version 2 and
+	// older); such an index is derived data and is rebuilt.
+	legacyManifest = "manifest.json"
+)
+
+var errLocked = errors.New("locked by another process")
+
+// genInfo is a generation's info.json.
+type genInfo struct {
+	Roots  []string  `json:"roots"`
+	Files  int       `json:"files"`
+	Chunks int       `json:"chunks"`
+	Built  time.Time `json:"built"`
+}
+
+func genName(seq uint64) string { return fmt.Sprintf("%s%012d", genPrefix, seq) }
+
+func genSeq(name string) (uint64, bool) {
+	if !strings.HasPrefix(name, genPrefix) || len(name) != len(genPrefix)+12 {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(name[len(genPrefix):], 10, 64)
+	return n, err == nil
+}
+
+// readCurrent returns the current generation's name, "" when the index has
+// none yet.
+func readCurrent(dir string) (string, error) {
+	data, err := os.ReadFile(filepath.Join(dir, currentName))
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	name := strings.TrimSpace(string(data))
+	if _, ok := genSeq(name); !ok {
+		return "", fmt.Errorf("%s names no generation: %q", currentName, name)
+	}
+	return name, nil
+}
+
+// prepareDir creates dir as an index directory, or checks that it is one;
+// an index in an older layout is removed (it is derived data and the next
+// Add rebuilds it).
+func prepareDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	data, err := os.ReadFile(filepath.Join(dir, layoutName))
+	if err == nil {
+		v, _ := strconv.Atoi(strings.TrimSpace(string(data)))
+		if v == layoutVersion {
+			return nil
+		}
+		if v > layoutVersion {
+			return fmt.Errorf("index layout %d is newer than this deepresearch understands (%d)", v, layoutVersion)
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	// Rebuilding an older layout happens under the write lock so that two
+	// processes do not remove each other's fresh files.
+	unlock, err := lockWriter(dir, nil, nil)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if data, err := os.ReadFile(filepath.Join(dir, layoutName)); err == nil && strings.TrimSpace(string(data)) == strconv.Itoa(layoutVersion) {
+		return nil
+	}
+	for _, name := range []string{"bleve", "texts.db", "text", legacyManifest} {
+		if err := os.RemoveAll(filepath.Join(dir, name)); err != nil {
+			return err
+		}
+	}
+	return atomicfile.Write(filepath.Join(dir, layoutName), []byte(strconv.Itoa(layoutVersion)+"\n"), 0o644)
+}
+
+// lockWriter takes the index's write lock, waiting for another process that
+// holds it. While it waits it calls waiting (once) and checks done every
+// 50 ms, so a cancelled caller stops waiting at once.
+func lockWriter(dir string, done <-chan struct{}, waiting func()) (unlock func(), err error) {
+	f, err := os.OpenFile(filepath.Join(dir, writeLockName), os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	told := false
+	for {
+		err := lockFile(f, true, false)
+		if err == nil {
+			return func() { f.Close() }, nil // closing the file releases the lock
+		}
+		if !errors.Is(err, errLocked) {
+			f.Close()
+			return nil, fmt.Errorf("lock %s: %w", f.Name(), err)
+		}
+		if !told && waiting != nil {
+			waiting()
+			told = true
+		}
+		select {
+		case <-done:
+			f.Close()
+			return nil, errors.New("stopped while waiting for another process to finish indexing")
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// generation is one opened generation, read-only, with its use.lock held
+// shared so that no writer removes it while it is open.
+type generation struct {
+	name string
+	dir  string
+	lock *os.File
+	idx  bleve.Index
+	info genInfo
+	refs int // guarded by Index.mu
+}
+
+// openGeneration opens the current generation of the index in dir. It
+// retries when the generation it read the name of is removed before it
+// could lock it (another process swapped in a newer one meanwhile).
+func openGeneration(dir string) (*generation, error) {
+	var lastErr error
+	for range 20 {
+		name, err := readCurrent(dir)
+		if err != nil {
+			return nil, err
+		}
+		if name == "" {
+			return nil, nil
+		}
+		g, err := openGenerationNamed(dir, name)
+		if err == nil {
+			return g, nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		lastErr = err
+	}
+	return nil, fmt.Errorf("the index kept changing while it was opened: %w", lastErr)
+}
+
+func openGenerationNamed(dir, name string) (*generation, error) {
+	gdir := filepath.Join(dir, name)
+	lf, err := os.Open(filepath.Join(gdir, useLockName))
+	if err != nil {
+		return nil, err
+	}
+	if err := lockFile(lf, false, true); err != nil {
+		lf.Close()
+		return nil, fmt.Errorf("lock %s: %w", lf.Name(), err)
+	}
+	// The cleaner may have removed the generation between our open and
+	// our lock; it removes use.lock last.
+	if _, err := os.Stat(lf.Name()); err != nil {
+		lf.Close()
+		return nil, err
+	}
+	g := &generation{name: name, dir: gdir, lock: lf}
+	data, err := os.ReadFile(filepath.Join(gdir, infoName))
+	if err != nil {
+		lf.Close()
+		return nil, err
+	}
+	if err := json.Unmarshal(data, &g.info); err != nil {
+		lf.Close()
+		return nil, fmt.Errorf("%s: %w", infoName, err)
+	}
+	g.idx, err = bleve.OpenUsing(filepath.Join(gdir, bleveName), map[string]any{"read_only": true})
+	if err != nil {
+		lf.Close()
+		return nil, fmt.Errorf("open %s: %w", name, err)
+	}
+	return g, nil
+}
+
+func (g *generation) close() error {
+	err := g.idx.Close()
+	g.lock.Close()
+	return err
+}
+
+// cloneBleve copies the Bleve index in src to dst: segment files, which
+// Bleve never modifies, as hard links (a copy where links are not possible),
+// everything else as copies.
+func cloneBleve(src, dst string) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, p)
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		if strings.HasSuffix(p, ".zap") {
+			if err := os.Link(p, target); err == nil {
+				return nil
+			}
+		}
+		return copyFile(p, target)
+	})
+}
+
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// removeStale removes every generation other than keep that no process is
+// reading. It runs under the write lock, so a generation that was never
+// made current (an interrupted build) is also removed.
+func removeStale(dir, keep string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, e := range entries {
+		if _, ok := genSeq(e.Name()); !ok || e.Name() == keep || !e.IsDir() {
+			continue
+		}
+		gdir := filepath.Join(dir, e.Name())
+		lf, err := os.Open(filepath.Join(gdir, useLockName))
+		if errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, os.RemoveAll(gdir))
+			continue
+		}
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if lockFile(lf, true, false) != nil {
+			lf.Close() // still being read
+			continue
+		}
+		// use.lock goes last: a reader that opened it before we locked
+		// checks after locking that it still exists.
+		for _, sub := range []string{bleveName, filesName, infoName} {
+			errs = append(errs, os.RemoveAll(filepath.Join(gdir, sub)))
+		}
+		errs = append(errs, os.RemoveAll(gdir))
+		lf.Close()
+	}
+	return errors.Join(errs...)
+}
