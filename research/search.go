@@ -38,9 +38,17 @@ func (r *runner) searchAndRead(ctx context.Context, round int, targets []target)
 	start, t0, c0 = r.stageStart(StageRead, round)
 	rctx, rcancel := r.stageCtx(ctx, StageRead)
 	r.update(func(p *Progress) { p.ReadsPending = len(picked) })
-	FanOut(rctx, picked, r.rc.BatchSize, func(ctx context.Context, c Candidate) (struct{}, error) {
+	// Reads run in parallel but enter the pool in the collector's order (a turnstile), so evidence ids, the
+	// sub-question a shared quote is pooled under and early stops do not depend on which read finished first.
+	turns := newTurnstile(len(picked))
+	idx := make([]int, len(picked))
+	for i := range idx {
+		idx[i] = i
+	}
+	FanOut(rctx, idx, r.rc.BatchSize, func(ctx context.Context, i int) (struct{}, error) {
 		defer r.update(func(p *Progress) { p.ReadsPending-- })
-		r.read(ctx, round, c)
+		defer turns.done(i)
+		r.read(withTurn(ctx, turns, i), round, picked[i])
 		return struct{}{}, nil
 	})
 	rcancel()
@@ -193,3 +201,58 @@ func (r *runner) collect(ctx context.Context, round int, targets []target, found
 // Fetcher, stored in the folder before it is used. Each source is fetched once per run, also when several
 // sub-questions read it at the same time; a failed fetch is remembered (the reads that wanted it report it),
 // except when it failed because its context ended.
+
+// turnstile lets parallel reads enter the pool one at a time, in candidate order: wait(i) returns once every
+// read before i is done (admitted, skipped or failed).
+type turnstile struct {
+	gates []chan struct{}
+}
+
+func newTurnstile(n int) *turnstile {
+	t := &turnstile{gates: make([]chan struct{}, n)}
+	for i := range t.gates {
+		t.gates[i] = make(chan struct{})
+	}
+	return t
+}
+
+// done marks read i finished; it is safe to call more than once.
+func (t *turnstile) done(i int) {
+	select {
+	case <-t.gates[i]:
+	default:
+		close(t.gates[i])
+	}
+}
+
+// wait blocks until reads 0..i-1 are done or ctx ends.
+func (t *turnstile) wait(ctx context.Context, i int) error {
+	for j := 0; j < i; j++ {
+		select {
+		case <-t.gates[j]:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+type turnKey struct{}
+
+type turn struct {
+	t *turnstile
+	i int
+}
+
+func withTurn(ctx context.Context, t *turnstile, i int) context.Context {
+	return context.WithValue(ctx, turnKey{}, turn{t, i})
+}
+
+// awaitTurn waits for the read's turn to enter the pool; a read outside a turnstile (resume, tests) has it at
+// once.
+func awaitTurn(ctx context.Context) error {
+	if tn, ok := ctx.Value(turnKey{}).(turn); ok {
+		return tn.t.wait(ctx, tn.i)
+	}
+	return nil
+}

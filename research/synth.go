@@ -215,6 +215,9 @@ func (r *runner) render(ctx context.Context, plan *Plan, body string, removed []
 	}
 	b.WriteString("\n")
 	if strings.TrimSpace(numbered) == "" || len(order) == 0 {
+		if strings.TrimSpace(numbered) != "" {
+			b.WriteString(numbered + "\n\n") // headings only, such as a note that the sources do not cover the question
+		}
 		b.WriteString(tx.empty + "\n\n")
 	} else {
 		b.WriteString(numbered + "\n\n")

@@ -38,6 +38,9 @@ type App struct {
 	mcpFlag string
 	// runner, when set, executes research configurations instead of research.Run/Resume (tests).
 	runner func(ctx context.Context, cfg research.Config, resumeDir string) (*research.Report, error)
+	// localTrusted says the working folder's deepresearch.yaml and .mcp.json may take effect (see
+	// decideLocalTrust).
+	localTrusted bool
 }
 
 // Main runs the command line and returns the process exit code.
@@ -68,7 +71,7 @@ and with Anthropic; with no model configured it runs its extractive engine, whic
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
-			if err := app.load(); err != nil {
+			if err := app.load(cmd); err != nil {
 				return err
 			}
 			if cmd.Annotations[annotationInspect] != "" {
@@ -78,7 +81,7 @@ and with Anthropic; with no model configured it runs its extractive engine, whic
 		},
 	}
 	pf := root.PersistentFlags()
-	pf.StringVar(&app.configFile, "config", "", "configuration file (default ./deepresearch.yaml, then the user config dir)")
+	pf.StringVar(&app.configFile, "config", "", "configuration file (default ./deepresearch.yaml in a trusted folder, then the user config dir)")
 	pf.StringVar(&app.overrides.Provider, "provider", "", "model provider: openai (any OpenAI-compatible server) or anthropic")
 	pf.StringVar(&app.overrides.Model, "model", "", "model name")
 	pf.StringVar(&app.overrides.BaseURL, "base-url", "", "API base URL (for Ollama, vLLM, DeepSeek, OpenRouter, …)")
@@ -101,6 +104,7 @@ and with Anthropic; with no model configured it runs its extractive engine, whic
 		newServeCmd(app),
 		newMCPCmd(app),
 		newChatCmd(app),
+		newTrustCmd(app),
 	)
 	return root
 }
@@ -152,7 +156,7 @@ func tierSpecs(cfg *config.Config) []config.ModelSpec {
 	return out
 }
 
-func (a *App) load() error {
+func (a *App) load(cmd *cobra.Command) error {
 	getenv := a.Getenv
 	if getenv == nil {
 		getenv = os.Getenv
@@ -162,9 +166,10 @@ func (a *App) load() error {
 		level = slog.LevelDebug
 	}
 	a.Log = slog.New(slog.NewTextHandler(a.Stderr, &slog.HandlerOptions{Level: level}))
+	a.decideLocalTrust(cmd, getenv)
 	file := a.configFile
 	if file == "" {
-		file = config.DefaultFile()
+		file = config.DefaultFile(getenv, a.localTrusted)
 	}
 	cfg, err := config.Load(file, getenv)
 	if err != nil {

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
 
 	"github.com/deepresearch/deepresearch/agent"
 	"github.com/deepresearch/deepresearch/internal/chat"
@@ -143,7 +144,7 @@ func TestEverySurfaceRunsTheSameRequest(t *testing.T) {
 			newApp := func() *App {
 				var out bytes.Buffer
 				app := &App{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &out, Getenv: env, configFile: cfgFile, runner: cap.run}
-				if err := app.load(); err != nil {
+				if err := app.load(&cobra.Command{}); err != nil {
 					t.Fatal(err)
 				}
 				return app
