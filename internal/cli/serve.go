@@ -48,6 +48,10 @@ cookie. Runs use the configured engine (extractive when no model is configured).
 			}
 			srv, err := webui.New(webui.Config{
 				RunsDir: runs, Token: token, WebProviders: websearch.Names(), DefaultCorpus: defCorpus, Log: app.Log,
+				CheckWeb: func(name string) error {
+					_, err := websearch.New(name, websearch.Config{Getenv: app.getenv})
+					return err
+				},
 				Start: webStart(b),
 			})
 			if err != nil {
