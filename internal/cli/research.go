@@ -46,7 +46,11 @@ func (a *App) runsDir() string {
 }
 
 func newRunCmd(app *App) *cobra.Command {
-	var fl researchFlags
+	var (
+		fl     researchFlags
+		tf     temporalFlags
+		detach bool
+	)
 	cmd := &cobra.Command{
 		Use:   `run [flags] "question"`,
 		Short: "Research a question and write a cited report",
@@ -77,10 +81,15 @@ An interrupted run continues with "deepresearch resume".`,
 					fl.rounds = -1 // the graph reads 0 as "default"; the user asked for none
 				}
 			}
+			if tf.hostPort != "" {
+				return app.researchDurable(cmd, fl, tf, detach, question)
+			}
 			return app.research(cmd, fl, question, "")
 		},
 	}
 	addResearchFlags(cmd, &fl, true)
+	addTemporalFlags(cmd, &tf)
+	cmd.Flags().BoolVar(&detach, "detach", false, "with --temporal: submit, print the run id and return; Ctrl-C no longer cancels")
 	return cmd
 }
 
@@ -100,7 +109,10 @@ func addResearchFlags(cmd *cobra.Command, fl *researchFlags, sources bool) {
 }
 
 func newResumeCmd(app *App) *cobra.Command {
-	var fl researchFlags
+	var (
+		fl researchFlags
+		tf temporalFlags
+	)
 	cmd := &cobra.Command{
 		Use:   "resume <run-dir-or-id>",
 		Short: "Continue an interrupted run from its last completed step",
@@ -109,6 +121,9 @@ plan, search results, fetched texts and evidence already stored are re-used, not
 is duplicated. The run's sources and engine are rebuilt from what the run folder recorded.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if tf.hostPort != "" {
+				return app.describeDurable(cmd, tf, args[0])
+			}
 			dir, err := app.findRun(args[0])
 			if err != nil {
 				return err
@@ -117,6 +132,7 @@ is duplicated. The run's sources and engine are rebuilt from what the run folder
 		},
 	}
 	addResearchFlags(cmd, &fl, false)
+	addTemporalFlags(cmd, &tf)
 	return cmd
 }
 
