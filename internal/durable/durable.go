@@ -301,7 +301,7 @@ func Serve(ctx context.Context, c client.Client, opts WorkerOptions, acts *Activ
 		n = 8
 	}
 	wf := worker.New(c, base, worker.Options{})
-	wf.RegisterWorkflowWithOptions(Workflow, workflow.RegisterOptions{Name: WorkflowName})
+	wf.RegisterWorkflowWithOptions(Workflow, workflowRegisterOptions())
 	ws := []worker.Worker{wf}
 	for _, tier := range tiers {
 		known := false
@@ -332,6 +332,10 @@ func Serve(ctx context.Context, c client.Client, opts WorkerOptions, acts *Activ
 		w.Stop()
 	}
 	return nil
+}
+
+func workflowRegisterOptions() workflow.RegisterOptions {
+	return workflow.RegisterOptions{Name: WorkflowName}
 }
 
 // WorkflowID is the workflow id of a run.

@@ -373,22 +373,31 @@ func grounded(ctx context.Context, db *state.DB, byID map[string]state.Evidence,
 	if e.Status != state.Accepted {
 		return fmt.Errorf("evidence %s is %s", id, e.Status)
 	}
-	src := e.Source
-	if i := strings.IndexByte(src, '#'); i >= 0 {
-		src = src[:i]
-	}
-	doc, err := db.Document(ctx, src)
+	docs, err := db.Documents(ctx)
 	if err != nil {
 		return err
 	}
-	text, err := db.Text(ctx, doc.Hash)
-	if err != nil {
-		return err
+	// The document read under this source's URL (a corpus file may have been read under another line anchor).
+	for _, d := range docs {
+		if stripFragment(d.URL) != stripFragment(e.Source) {
+			continue
+		}
+		text, err := db.Text(ctx, d.Hash)
+		if err != nil {
+			return err
+		}
+		if research.Grounded(text, e.Quote) {
+			return nil
+		}
 	}
-	if !research.Grounded(text, e.Quote) {
-		return fmt.Errorf("quote %q not in the text of %s", e.Quote, e.Source)
+	return fmt.Errorf("quote %q not in any stored text of %s", e.Quote, e.Source)
+}
+
+func stripFragment(u string) string {
+	if i := strings.IndexByte(u, '#'); i >= 0 {
+		return u[:i]
 	}
-	return nil
+	return u
 }
 
 // attempts is the largest attempt number any step of the run was executed with (from the spend ledger's keys).
