@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/deepresearch/deepresearch/research/state"
+	"github.com/deepresearch/deepresearch/sources"
 )
 
 // ---- ② search and ③ read ----
@@ -61,7 +62,7 @@ func (r *runner) searchAndRead(ctx context.Context, round int, targets []target)
 }
 
 func searchStep(round int, sq string) string { return fmt.Sprintf("search:r%d:%s", round, sq) }
-func readStep(sq, u string) string           { return "read:" + sq + ":" + documentKey(u) }
+func readStep(sq, u string) string           { return "read:" + sq + ":" + sources.NormalizeURL(u) }
 
 func (r *runner) search(ctx context.Context, round int, t target) ([]Candidate, error) {
 	var cands []Candidate
@@ -146,7 +147,7 @@ func (r *runner) collect(ctx context.Context, round int, targets []target, found
 		for _, c := range cs {
 			q := c.Query
 			rank[q]++
-			n := documentKey(c.URL) // one read per document: several hit chunks of one file are one candidate
+			n := sources.NormalizeURL(c.URL)
 			s, ok := byURL[n]
 			if !ok {
 				s = &scored{c: c}
@@ -160,7 +161,7 @@ func (r *runner) collect(ctx context.Context, round int, targets []target, found
 			if done, _ := r.db.Step(ctx, readStep(targets[i].sq.ID, s.c.URL), nil); done {
 				continue
 			}
-			if r.unreadable(ctx, n) {
+			if r.unreadable(ctx, documentKey(n)) {
 				continue // its fetch or its reading failed for good earlier in the run
 			}
 			unique[n] = true
@@ -177,7 +178,7 @@ func (r *runner) collect(ctx context.Context, round int, targets []target, found
 			}
 			any = true
 			picked = append(picked, perSQ[i][depth].c)
-			sourcesPicked[documentKey(perSQ[i][depth].c.URL)] = true
+			sourcesPicked[sources.NormalizeURL(perSQ[i][depth].c.URL)] = true
 		}
 		if !any {
 			break

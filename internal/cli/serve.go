@@ -56,6 +56,10 @@ cookie. Runs use the configured engine (extractive when no model is configured).
 			}
 			srv, err := webui.New(webui.Config{
 				RunsDir: runs, Token: token, WebProviders: websearch.Names(), DefaultCorpus: defCorpus, Log: app.Log,
+				CheckWeb: func(name string) error {
+					_, err := websearch.New(name, websearch.Config{Getenv: app.getenv})
+					return err
+				},
 				Start: func(ctx context.Context, req webui.RunRequest) (*research.Report, error) {
 					p := startParams{Question: req.Question, Web: req.Web, Budget: req.Budget, Rounds: req.Rounds,
 						RunID: req.RunID, OutDir: req.OutDir, OnEvent: req.OnEvent}
