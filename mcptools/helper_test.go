@@ -50,6 +50,9 @@ func runHelper(mode string) int {
 	mcp.AddTool(s, &mcp.Tool{Name: "big", Description: "Return n characters."}, func(_ context.Context, _ *mcp.CallToolRequest, in sizeIn) (*mcp.CallToolResult, any, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat("x", in.N)}}}, nil, nil
 	})
+	mcp.AddTool(s, &mcp.Tool{Name: "env", Description: "Return the server's environment."}, func(context.Context, *mcp.CallToolRequest, emptyIn) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Join(os.Environ(), "\n")}}}, nil, nil
+	})
 	mcp.AddTool(s, &mcp.Tool{Name: "die", Description: "Crash the server."}, func(context.Context, *mcp.CallToolRequest, emptyIn) (*mcp.CallToolResult, any, error) {
 		fmt.Fprintln(os.Stderr, "helper: fatal: disk on fire")
 		os.Exit(3)

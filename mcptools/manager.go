@@ -20,7 +20,8 @@ type Options struct {
 	TerminateTimeout time.Duration
 	// StderrLimit is how many bytes of a stdio server's stderr are kept; default 64 KiB.
 	StderrLimit int
-	// Environ is the base environment of stdio servers (entries' env is added to it); nil means os.Environ().
+	// Environ is the base environment of stdio servers (entries' env is added to it); nil means
+	// MinimalEnviron(os.Environ()): no API key reaches a server unless its entry names it.
 	Environ []string
 	// HTTPClient is the base client for HTTP servers; nil means http.DefaultClient.
 	HTTPClient *http.Client

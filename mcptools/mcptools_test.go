@@ -334,7 +334,7 @@ func TestStdioStartFailures(t *testing.T) {
 	if !strings.Contains(failed["mute"], "no answer within 2s") {
 		t.Errorf("mute failure = %q", failed["mute"])
 	}
-	if _, ok := failed["ok"]; ok || len(m.Tools()) != 4 {
+	if _, ok := failed["ok"]; ok || len(m.Tools()) != 5 {
 		t.Errorf("the healthy server must start regardless: failures %v, tools %d", failed, len(m.Tools()))
 	}
 }

@@ -84,7 +84,7 @@ func newTransport(name string, cfg ServerConfig, opts *Options, stderr *tailBuff
 		cmd := exec.Command(cfg.Command, cfg.Args...)
 		env := opts.Environ
 		if env == nil {
-			env = os.Environ()
+			env = MinimalEnviron(os.Environ())
 		}
 		cmd.Env = append([]string(nil), env...)
 		for _, k := range sortedKeys(cfg.Env) {

@@ -35,6 +35,9 @@ type App struct {
 	verbose    bool
 	// mcpFlag is the --mcp value of the agent commands (ask, chat); it overrides mcp_file.
 	mcpFlag string
+	// localTrusted says the working folder's deepresearch.yaml and .mcp.json may take effect (see
+	// decideLocalTrust).
+	localTrusted bool
 }
 
 // Main runs the command line and returns the process exit code.
@@ -65,7 +68,7 @@ and with Anthropic; with no model configured it runs its extractive engine, whic
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
-			if err := app.load(); err != nil {
+			if err := app.load(cmd); err != nil {
 				return err
 			}
 			if cmd.Annotations[annotationInspect] != "" {
@@ -75,7 +78,7 @@ and with Anthropic; with no model configured it runs its extractive engine, whic
 		},
 	}
 	pf := root.PersistentFlags()
-	pf.StringVar(&app.configFile, "config", "", "configuration file (default ./deepresearch.yaml, then the user config dir)")
+	pf.StringVar(&app.configFile, "config", "", "configuration file (default ./deepresearch.yaml in a trusted folder, then the user config dir)")
 	pf.StringVar(&app.overrides.Provider, "provider", "", "model provider: openai (any OpenAI-compatible server) or anthropic")
 	pf.StringVar(&app.overrides.Model, "model", "", "model name")
 	pf.StringVar(&app.overrides.BaseURL, "base-url", "", "API base URL (for Ollama, vLLM, DeepSeek, OpenRouter, …)")
@@ -98,6 +101,7 @@ and with Anthropic; with no model configured it runs its extractive engine, whic
 		newServeCmd(app),
 		newMCPCmd(app),
 		newChatCmd(app),
+		newTrustCmd(app),
 	)
 	return root
 }
@@ -149,7 +153,7 @@ func tierSpecs(cfg *config.Config) []config.ModelSpec {
 	return out
 }
 
-func (a *App) load() error {
+func (a *App) load(cmd *cobra.Command) error {
 	getenv := a.Getenv
 	if getenv == nil {
 		getenv = os.Getenv
@@ -159,9 +163,10 @@ func (a *App) load() error {
 		level = slog.LevelDebug
 	}
 	a.Log = slog.New(slog.NewTextHandler(a.Stderr, &slog.HandlerOptions{Level: level}))
+	a.decideLocalTrust(cmd, getenv)
 	file := a.configFile
 	if file == "" {
-		file = config.DefaultFile()
+		file = config.DefaultFile(getenv, a.localTrusted)
 	}
 	cfg, err := config.Load(file, getenv)
 	if err != nil {

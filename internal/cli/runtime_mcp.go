@@ -10,16 +10,17 @@ import (
 	"time"
 
 	"github.com/deepresearch/deepresearch/agent"
+	"github.com/deepresearch/deepresearch/internal/config"
 	"github.com/deepresearch/deepresearch/llm/tokens"
 	"github.com/deepresearch/deepresearch/mcptools"
 	"github.com/deepresearch/deepresearch/subagent"
 )
 
 // defaultMCPFile is looked for in the working directory when no file is configured.
-const defaultMCPFile = ".mcp.json"
+const defaultMCPFile = config.LocalMCPFile
 
 // mcpFlagHelp documents --mcp on the agent commands (ask, chat).
-const mcpFlagHelp = "a .mcp.json file of MCP servers (default: mcp_file from the configuration, else ./.mcp.json when present)"
+const mcpFlagHelp = "a .mcp.json file of MCP servers (default: mcp_file from the configuration, else ./.mcp.json in a trusted folder)"
 
 // mcpAttachment is what attachMCP leaves for the later steps (subagents, the tools listing, agent binding).
 type mcpAttachment struct {
@@ -29,11 +30,14 @@ type mcpAttachment struct {
 	file  string
 }
 
-// mcpFile returns the .mcp.json to use: the configured one (--mcp, mcp_file), else ./.mcp.json when present.
-// explicit reports whether the user named it.
+// mcpFile returns the .mcp.json to use: the configured one (--mcp, mcp_file), else ./.mcp.json when present
+// and the working folder is trusted. explicit reports whether the user named it.
 func (a *App) mcpFile() (path string, explicit bool) {
 	if a.Config != nil && a.Config.MCPFile != "" {
 		return a.Config.MCPFile, true
+	}
+	if !a.localTrusted {
+		return "", false
 	}
 	if _, err := os.Stat(defaultMCPFile); err == nil {
 		return defaultMCPFile, false

@@ -69,7 +69,7 @@ tools, then each MCP server's tools, with the tokens their schemas cost. When al
 the model's window, MCP tools are deferred behind tool_search and marked so. Tools of servers marked
 "subagentOnly" are listed but reach subagents only. MCP servers that failed to start are listed with the reason.
 
-The MCP servers come from --mcp FILE, else mcp_file in the configuration, else ./.mcp.json when present.`,
+The MCP servers come from --mcp FILE, else mcp_file in the configuration, else ./.mcp.json in a trusted folder (see deepresearch trust).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if mcpFile != "" {
@@ -89,7 +89,7 @@ The MCP servers come from --mcp FILE, else mcp_file in the configuration, else .
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&mcpFile, "mcp", "", "a .mcp.json file (default: mcp_file from the configuration, else ./.mcp.json when present)")
+	cmd.Flags().StringVar(&mcpFile, "mcp", "", "a .mcp.json file (default: mcp_file from the configuration, else ./.mcp.json in a trusted folder)")
 	cmd.Flags().StringVar(&dir, "workspace", "", "workspace directory (default: the current directory)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the listing as JSON")
 	return cmd

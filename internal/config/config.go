@@ -155,14 +155,16 @@ func Defaults() *Config {
 	}
 }
 
-// DefaultFile is where the configuration file is looked for when none is named: ./deepresearch.yaml, then the
-// user's config directory.
-func DefaultFile() string {
-	if _, err := os.Stat("deepresearch.yaml"); err == nil {
-		return "deepresearch.yaml"
+// DefaultFile is where the configuration file is looked for when none is named: ./deepresearch.yaml when the
+// working folder is trusted (localTrusted), then config.yaml in UserDir.
+func DefaultFile(getenv func(string) string, localTrusted bool) string {
+	if localTrusted {
+		if _, err := os.Stat(LocalFile); err == nil {
+			return LocalFile
+		}
 	}
-	if dir, err := os.UserConfigDir(); err == nil {
-		p := filepath.Join(dir, "deepresearch", "config.yaml")
+	if dir := UserDir(getenv); dir != "" {
+		p := filepath.Join(dir, "config.yaml")
 		if _, err := os.Stat(p); err == nil {
 			return p
 		}

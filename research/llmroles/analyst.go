@@ -37,7 +37,8 @@ type evidenceItem struct {
 
 // Analyze implements research.Analyst. Long documents are read in windows that fit the model. Quotes are
 // snapped to the document's verbatim text (the model's changes to quote marks, spacing, case or an ellipsis are
-// undone) and dropped when nothing in the document matches. If some windows fail, the evidence from the others
+// undone); a quote nothing in the document matches is returned as written, for the graph's grounding check to
+// refuse and count. If some windows fail, the evidence from the others
 // is returned together with the joined error.
 func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sources.Document) ([]research.Evidence, error) {
 	if doc == nil || strings.TrimSpace(doc.Text) == "" {
@@ -96,11 +97,16 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 		}
 		for _, it := range res.Evidence {
 			claim := strings.TrimSpace(it.Claim)
-			quote, ok := snapQuote(doc.Text, it.Quote)
-			if !ok || claim == "" || !grounded(doc.Text, quote) {
-				dropped++
-				a.s.logger.Debug("ungrounded quote dropped", "role", RoleAnalyst, "url", src, "quote", lexical.Clip(it.Quote, 120))
+			if claim == "" || strings.TrimSpace(it.Quote) == "" {
 				continue
+			}
+			quote, ok := snapQuote(doc.Text, it.Quote)
+			if !ok || !grounded(doc.Text, quote) {
+				// Passed on as written: the graph's grounding check refuses it and counts it, so the report
+				// can say how many quotes the model invented.
+				dropped++
+				a.s.logger.Debug("ungrounded quote", "role", RoleAnalyst, "url", src, "quote", lexical.Clip(it.Quote, 120))
+				quote = strings.TrimSpace(it.Quote)
 			}
 			// One passage is one item: the same quote again (case or punctuation aside) adds no grounding.
 			key := normalizeStrong(quote).s
@@ -115,7 +121,7 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 		}
 	}
 	if dropped > 0 {
-		a.s.logger.Info("analyst dropped ungrounded quotes", "role", RoleAnalyst, "url", src, "dropped", dropped, "kept", len(out))
+		a.s.logger.Info("analyst quoted text not in the source", "role", RoleAnalyst, "url", src, "ungrounded", dropped, "items", len(out))
 	}
 	if len(errs) > 0 {
 		return out, fmt.Errorf("llmroles: analyst: %w", errors.Join(errs...))

@@ -2,6 +2,7 @@ package llmroles
 
 import (
 	"log/slog"
+	"time"
 
 	"github.com/deepresearch/deepresearch/agent"
 	"github.com/deepresearch/deepresearch/llm"
@@ -34,6 +35,8 @@ type Config struct {
 	Observer   agent.Observer
 	Logger     *slog.Logger
 	Limits     Limits
+	// Now is the clock that tells the roles today's date; nil means time.Now.
+	Now func() time.Time
 }
 
 // Limits bounds the roles. Zero values mean the defaults in brackets.
@@ -102,6 +105,15 @@ func New(cfg Config) research.Roles {
 		Verifier:    &Verifier{s},
 		Synthesizer: &Synthesizer{s},
 	}
+}
+
+// today is the current date, told to every role: models otherwise assume their training cut-off is the present.
+func (s *set) today() string {
+	now := time.Now
+	if s.cfg.Now != nil {
+		now = s.cfg.Now
+	}
+	return now().UTC().Format("2006-01-02")
 }
 
 func (s *set) spec(role string, m llm.Model, system string) RoleSpec {

@@ -13,7 +13,7 @@ import (
 	"github.com/deepresearch/deepresearch/sources"
 )
 
-func TestAnalystSnapsAndDropsQuotes(t *testing.T) {
+func TestAnalystSnapsQuotesAndPassesInventedOnesToTheCheck(t *testing.T) {
 	doc := &sources.Document{URL: "https://example.org/westphalia", FinalURL: "https://example.org/westphalia/", Title: "Westphalia", Text: groundDoc}
 	m := replies(`{"evidence": [
 	 {"claim": "Signed in 1648", "quote": "The Treaty of Westphalia was signed in 1648.", "confidence": 0.9},
@@ -35,6 +35,7 @@ func TestAnalystSnapsAndDropsQuotes(t *testing.T) {
 		{"Signed in 1648", "The Treaty of Westphalia was signed in 1648.", 0.9},
 		{"Ended the Thirty Years' War", "It ended the “Thirty Years’ War” in the Holy Roman Empire", 0.85},
 		{"Some see the modern state", "Some regard it as the birth of the modern state system", 0.6},
+		{"Created the UN", "The treaty created the United Nations in 1945.", 0.99}, // invented: the graph refuses and counts it
 		{"Quantum is early", "量子计算机利用量子比特进行计算，目前仍处于早期阶段", 0},
 	}
 	if len(ev) != len(want) {
@@ -45,8 +46,8 @@ func TestAnalystSnapsAndDropsQuotes(t *testing.T) {
 		if e.Claim != w.claim || e.Quote != w.quote || e.Confidence != w.conf {
 			t.Errorf("item %d = {%q %q %v}, want {%q %q %v}", i, e.Claim, e.Quote, e.Confidence, w.claim, w.quote, w.conf)
 		}
-		if !strings.Contains(doc.Text, e.Quote) {
-			t.Errorf("quote %q is not verbatim in the document", e.Quote)
+		if inDoc := strings.Contains(doc.Text, e.Quote); inDoc == (w.claim == "Created the UN") {
+			t.Errorf("quote %q: verbatim in the document %v", e.Quote, inDoc)
 		}
 		if e.Source != doc.URL || e.SubQuestion != "q1" || e.Title != "Westphalia" {
 			t.Errorf("item %d provenance %+v", i, e)
