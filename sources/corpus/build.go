@@ -2,8 +2,8 @@ package corpus
 
 import (
 	"context"
-	"errors"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"os"

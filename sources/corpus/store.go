@@ -159,13 +159,13 @@ func lockWriter(dir string, done <-chan struct{}, waiting func()) (unlock func()
 // generation is one opened generation, read-only, with its use.lock held
 // shared so that no writer removes it while it is open.
 type generation struct {
-	name string
-	dir  string
-	lock *os.File
+	name  string
+	dir   string
+	lock  *os.File
 	idx   bleve.Index // chunks
 	texts bleve.Index // file documents
 	info  genInfo
-	refs int // guarded by Index.mu
+	refs  int // guarded by Index.mu
 }
 
 // openGeneration opens the current generation of the index in dir. It
