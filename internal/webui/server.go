@@ -23,6 +23,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/deepresearch/deepresearch/internal/request"
 	"github.com/deepresearch/deepresearch/research"
 )
 
@@ -45,6 +46,16 @@ type RunRequest struct {
 	OutDir string
 	// OnEvent must receive every event of the run (research.Config.OnEvent).
 	OnEvent func(research.Event)
+}
+
+// Research is the request every research surface hands to the one request builder.
+func (r RunRequest) Research() request.Research {
+	q := request.Research{Question: r.Question, Web: r.Web, Budget: r.Budget, Rounds: r.Rounds, RunID: r.RunID,
+		OutDir: r.OutDir, OnEvent: r.OnEvent}
+	if r.Corpus != "" {
+		q.Corpora = []string{r.Corpus}
+	}
+	return q
 }
 
 // StartFunc executes one research run to completion (or until ctx is cancelled) and returns its report. The
