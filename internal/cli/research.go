@@ -167,8 +167,15 @@ func newRunsCmd(app *App) *cobra.Command {
 				if r.CutShort != "" {
 					status += " (cut short)"
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", r.ID, r.Created.Local().Format("2006-01-02 15:04"), status, r.Engine, r.Evidence,
-					lexical.Clip(lexical.NormalizeSpace(r.Question), 69))
+				started, question := "-", r.Question
+				if !r.Created.IsZero() {
+					started = r.Created.Local().Format("2006-01-02 15:04")
+				}
+				if r.Status == research.RunUnreadable {
+					question = "cannot be read: " + r.Error
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", r.ID, started, status, r.Engine, r.Evidence,
+					lexical.Clip(lexical.NormalizeSpace(question), 69))
 			}
 			return tw.Flush()
 		},
@@ -306,7 +313,7 @@ func (a *App) research(cmd *cobra.Command, fl researchFlags, question, resumeDir
 	disp := newProgressDisplay(a.Stderr, roles.Engine, fl.noColour)
 	cfg := research.Config{
 		Question: question, Roles: roles, Fetcher: src.fetcher, OutDir: fl.out, Ledger: ledger,
-		Rounds: fl.rounds, OnEvent: disp.Event, Log: a.Log, Settings: settings,
+		Rounds: fl.rounds, OnEvent: disp.Event, Log: a.Log, Settings: settings, Secrets: a.secrets(),
 		Budget: research.Budget{MaxCostUSD: fl.maxCost, MaxTime: fl.maxTime},
 	}
 	if resumeDir == "" {

@@ -228,7 +228,7 @@ func (s *researchStarter) Run(ctx context.Context, p startParams) (*research.Rep
 	corpusJSON, _ := json.Marshal(abs)
 	cfg := research.Config{
 		Question: p.Question, Roles: roles, Fetcher: router, RunID: p.RunID, OutDir: p.OutDir, Budget: b, Rounds: rounds,
-		MaxCandidates: rc.MaxCandidates, Ledger: ledger, OnEvent: p.OnEvent, Log: a.Log,
+		MaxCandidates: rc.MaxCandidates, Ledger: ledger, OnEvent: p.OnEvent, Log: a.Log, Secrets: a.secrets(),
 		Settings: map[string]string{settingWeb: p.Web, settingCorpus: string(corpusJSON), settingEngine: engine},
 	}
 	if cfg.OutDir != "" {

@@ -10,6 +10,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/deepresearch/deepresearch/internal/config"
+	"github.com/deepresearch/deepresearch/internal/redact"
 )
 
 // annotationNoTrustPrompt marks commands that never ask whether to trust the working folder.
@@ -51,6 +52,19 @@ func (a *App) decideLocalTrust(cmd *cobra.Command, getenv func(string) string) {
 	}
 	fmt.Fprintf(a.Stderr, "note: ignoring %s: this folder is not trusted; to use them run `deepresearch trust %s` (or pass --config/--mcp)\n",
 		what, shellQuote(wd))
+}
+
+// secrets are the API keys in the environment (the known variables and every api_key_env the configuration
+// names): the one list every stored or printed message is scrubbed of.
+func (a *App) secrets() []string {
+	var extra []string
+	if a.Config != nil {
+		extra = append(extra, a.Config.Default.APIKeyEnv)
+		for _, t := range a.Config.Tiers {
+			extra = append(extra, t.APIKeyEnv)
+		}
+	}
+	return redact.EnvValues(a.getenv, extra...)
 }
 
 // interactive reports whether a person is at the terminal: stdin and stderr both terminals.

@@ -14,6 +14,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/deepresearch/deepresearch/internal/redact"
 	"github.com/deepresearch/deepresearch/research"
 	"github.com/deepresearch/deepresearch/subagent"
 )
@@ -329,14 +330,21 @@ func Mask(secret string) string {
 
 // Show renders the effective configuration as YAML with the keys that are set in the environment masked.
 func (c *Config) Show() (string, error) {
-	out, err := yaml.Marshal(c)
+	shown := *c // base URLs may carry user:key@
+	shown.Default.BaseURL = redact.URL(c.Default.BaseURL)
+	shown.Tiers = make(map[string]ModelSpec, len(c.Tiers))
+	for k, v := range c.Tiers {
+		v.BaseURL = redact.URL(v.BaseURL)
+		shown.Tiers[k] = v
+	}
+	out, err := yaml.Marshal(&shown)
 	if err != nil {
 		return "", err
 	}
 	var b strings.Builder
 	b.Write(out)
 	b.WriteString("# API keys (from the environment):\n")
-	for _, k := range []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "DEEPSEEK_API_KEY", "OPENROUTER_API_KEY", "DASHSCOPE_API_KEY", "TAVILY_API_KEY", "BRAVE_API_KEY", "EXA_API_KEY"} {
+	for _, k := range redact.KeyVars {
 		if v := c.env(k); v != "" {
 			fmt.Fprintf(&b, "#   %s=%s\n", k, Mask(v))
 		}
