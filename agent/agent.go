@@ -11,7 +11,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -59,9 +58,13 @@ type State struct {
 	Messages  []llm.Message
 	Step      int
 	Model     llm.Model
-	// Tools lists every tool spec the agent can run; a RequestHook may show the model fewer.
+	// Tools lists every tool spec the agent can run.
 	Tools []llm.ToolSpec
-	emit  func(Event)
+	// RequestTools is the tool list the next request carries (and the latest one carried): Tools after every
+	// ToolsHook, in middleware order. It is set before the HistoryHooks run, so that they measure the request
+	// that will actually be sent. Hooks treat its elements as read-only.
+	RequestTools []llm.ToolSpec
+	emit         func(Event)
 }
 
 // Emit sends an event on the agent's stream (for middleware).
@@ -118,6 +121,7 @@ func New(cfg Config) (*Agent, error) {
 		return nil, err
 	}
 	a.applyPendingTools()
+	a.showTools()
 	return a, nil
 }
 
@@ -155,6 +159,17 @@ func (a *Agent) applyPendingTools() {
 		a.st.Tools = a.pending
 		a.pending = nil
 	}
+}
+
+// showTools sets State.RequestTools from State.Tools through every ToolsHook.
+func (a *Agent) showTools() {
+	shown := a.st.Tools
+	for _, m := range a.cfg.Middleware {
+		if h, ok := m.(ToolsHook); ok {
+			shown = h.ShowTools(a.st, shown)
+		}
+	}
+	a.st.RequestTools = shown
 }
 
 // Tool returns the tool registered under name.
@@ -207,6 +222,7 @@ func (a *Agent) Continue(ctx context.Context) (string, error) {
 		steps++
 		st.Step++
 		a.applyPendingTools()
+		a.showTools()
 		for _, m := range a.cfg.Middleware {
 			if h, ok := m.(HistoryHook); ok {
 				if err := h.BeforeHistory(ctx, st); err != nil {
@@ -214,7 +230,7 @@ func (a *Agent) Continue(ctx context.Context) (string, error) {
 				}
 			}
 		}
-		req := &llm.Request{Messages: llm.CloneMessages(st.Messages), Tools: slices.Clone(st.Tools), MaxTokens: a.cfg.MaxTokens}
+		req := &llm.Request{Messages: llm.CloneMessages(st.Messages), Tools: st.RequestTools, MaxTokens: a.cfg.MaxTokens}
 		if a.cfg.Stream {
 			step := st.Step
 			req.OnText = func(d string) { a.emit(Event{Kind: EventText, Step: step, Text: d}) }

@@ -14,13 +14,22 @@ const ToolSearchName = "tool_search"
 // middleware implements, in the order the middleware were configured.
 type Middleware any
 
+// ToolsHook chooses the tool specs the model is shown (lazy schemas show fewer). It runs before the HistoryHooks
+// of each step, in middleware order, each hook receiving the previous one's list; the result is
+// State.RequestTools, which the request carries and context management measures. A hook returns a new slice
+// when it changes anything and never modifies the elements it is given.
+type ToolsHook interface {
+	ShowTools(st *State, tools []llm.ToolSpec) []llm.ToolSpec
+}
+
 // HistoryHook runs before each model call and may rewrite the persistent history (compaction, eviction).
 type HistoryHook interface {
 	BeforeHistory(ctx context.Context, st *State) error
 }
 
 // RequestHook runs before each model call, after HistoryHooks, and may rewrite this call's request only (for
-// example drop old reasoning blocks or swap the visible tool list) without touching the history.
+// example drop old reasoning blocks) without touching the history. The request shares the history's messages and
+// the tool list: a hook copies what it edits (a new slice, a new message) instead of writing through them.
 type RequestHook interface {
 	BeforeRequest(ctx context.Context, st *State, req *llm.Request) error
 }

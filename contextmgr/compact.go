@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -36,20 +37,23 @@ var argTools = map[string]bool{workspace.ToolWriteFile: true, workspace.ToolEdit
 
 // CompactResult says what one compaction did.
 type CompactResult struct {
-	Reason      string `json:"reason"` // auto, overflow or manual
-	Before      int    `json:"before_tokens"`
-	After       int    `json:"after_tokens"`
-	Window      int    `json:"window"`
-	Cleared     int    `json:"cleared"`
-	Summarized  int    `json:"summarized"`
-	Dropped     int    `json:"dropped"`
+	Reason     string `json:"reason"` // auto, overflow or manual
+	Before     int    `json:"before_tokens"`
+	After      int    `json:"after_tokens"`
+	Window     int    `json:"window"`
+	Cleared    int    `json:"cleared"`
+	Summarized int    `json:"summarized"`
+	Dropped    int    `json:"dropped"`
+	// Fitted counts new tool results the model had not seen that were cut to the gate's excerpt (with the path
+	// of the full text) because even alone they did not fit.
+	Fitted      int    `json:"fitted,omitempty"`
 	HistoryPath string `json:"history_path,omitempty"`
 	// Line is the human line also emitted as an agent.EventCompaction.
 	Line string `json:"line,omitempty"`
 }
 
 // Changed reports whether the compaction rewrote anything.
-func (r CompactResult) Changed() bool { return r.Cleared+r.Summarized+r.Dropped > 0 }
+func (r CompactResult) Changed() bool { return r.Cleared+r.Summarized+r.Dropped+r.Fitted > 0 }
 
 // BeforeHistory implements agent.HistoryHook: keep pinned memory in place, truncate old write/edit arguments and
 // compact when the prompt is over the trigger.
@@ -61,19 +65,21 @@ func (m *Manager) BeforeHistory(ctx context.Context, st *agent.State) error {
 }
 
 // BeforeRequest implements agent.RequestHook: reasoning blocks of all but the latest assistant turn are dropped
-// from the request (the history keeps them).
+// from the request (the history keeps them). The request shares the history's messages, so the messages edited
+// here are copies.
 func (m *Manager) BeforeRequest(_ context.Context, st *agent.State, req *llm.Request) error {
-	// Middleware before this one (lazy tool schemas) may have hidden tools from the model; the context report
-	// counts what is actually sent.
-	visible := make(map[string]bool, len(req.Tools))
-	for _, t := range req.Tools {
-		visible[t.Name] = true
-	}
-	if st != nil { // a bare request (no agent state) has no session to report on
-		m.visible.Store(st.SessionID, visible)
-	}
 	if m.cfg.KeepReasoning {
 		return nil
+	}
+	if st != nil {
+		cv := m.convo(st.SessionID)
+		cv.mu.Lock()
+		m.sync(cv, st)
+		none := cv.reasoned == 0 || (cv.reasoned == 1 && cv.lastAssistant >= 0 && cv.counts[cv.lastAssistant].nReason > 0)
+		cv.mu.Unlock()
+		if none && len(req.Messages) == len(st.Messages) {
+			return nil
+		}
 	}
 	last := -1
 	for i := len(req.Messages) - 1; i >= 0; i-- {
@@ -82,11 +88,35 @@ func (m *Manager) BeforeRequest(_ context.Context, st *agent.State, req *llm.Req
 			break
 		}
 	}
+	copied := false
 	for i := range req.Messages {
-		if i != last && req.Messages[i].Role == llm.RoleAssistant {
-			req.Messages[i].Reasoning = nil
+		if i == last || req.Messages[i].Role != llm.RoleAssistant || len(req.Messages[i].Reasoning) == 0 {
+			continue
+		}
+		if !copied {
+			req.Messages = slices.Clone(req.Messages)
+			copied = true
+		}
+		req.Messages[i].Reasoning = nil
+	}
+	return nil
+}
+
+// AfterResponse implements agent.ResponseHook: the model has now seen every summary in its request, so later
+// compactions may drop them.
+func (m *Manager) AfterResponse(_ context.Context, st *agent.State, _ *llm.Response) error {
+	cv := m.convo(st.SessionID)
+	cv.mu.Lock()
+	defer cv.mu.Unlock()
+	if !cv.unseenSum {
+		return nil
+	}
+	for i := range st.Messages {
+		if st.Messages[i].Meta[metaUnseen] != "" {
+			delete(st.Messages[i].Meta, metaUnseen)
 		}
 	}
+	cv.unseenSum = false
 	return nil
 }
 
@@ -118,6 +148,10 @@ func (m *Manager) compact(ctx context.Context, st *agent.State, o compactOptions
 	if !o.force && !o.manual && before <= b.limit {
 		return r, nil
 	}
+	var saved []llm.Message
+	if o.manual {
+		saved = llm.CloneMessages(st.Messages) // /compact never leaves the context larger
+	}
 	target := b.limit
 	if o.force {
 		target = min(b.limit, int(float64(before)*overflowShrinkShare))
@@ -130,7 +164,7 @@ func (m *Manager) compact(ctx context.Context, st *agent.State, o compactOptions
 	}
 	done := !o.manual && n < b.clearTo && n <= target
 	if summary && !done {
-		cnt, p, err := m.summarize(ctx, st, o.instructions)
+		cnt, p, err := m.summarize(ctx, st, o.instructions, target)
 		if err != nil {
 			return r, err
 		}
@@ -147,17 +181,121 @@ func (m *Manager) compact(ctx context.Context, st *agent.State, o compactOptions
 		if n > target && m.cfg.Clearing != ClearOff {
 			// Last resort: even the most recent tool results go (recoverably when configured).
 			r.Cleared += m.clearOld(st, 0)
+			n = m.promptTokens(st)
 		}
+	}
+	if n > target {
+		// New results the model has not seen are never cleared or dropped; when they alone keep the prompt
+		// over the target, each is cut to the gate's excerpt of what fits, with the path of the full text.
+		r.Fitted = m.fitUnseen(st, target)
 	}
 	m.ensurePinned(st)
 	r.After = m.promptTokens(st)
 	if !r.Changed() {
 		return r, nil
 	}
+	if o.manual && r.After >= r.Before {
+		st.Messages = saved
+		r = CompactResult{Reason: o.reason, Before: before, After: before, Window: b.window}
+		r.Line = fmt.Sprintf("nothing to gain: compacting would not make the context smaller than its %s tokens, so it is left as it is", lexical.Thousands(before))
+		return r, nil
+	}
 	r.Line = m.describe(r)
 	m.count(func(s *Stats) { s.Compactions++; s.Cleared += r.Cleared; s.Dropped += r.Dropped })
 	st.Emit(agent.Event{Kind: agent.EventCompaction, Step: st.Step, Text: r.Line})
 	return r, nil
+}
+
+// unseenFrom is the index of the first message the model has not been sent yet: the tool results after the
+// latest assistant message.
+func unseenFrom(ms []llm.Message) int {
+	for i := len(ms) - 1; i >= 0; i-- {
+		if ms[i].Role == llm.RoleAssistant {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// fitUnseen cuts the unseen tool results that do not fit to the relevance gate's excerpt of an equal share of
+// the room left, after saving their full text. It returns how many it cut.
+func (m *Manager) fitUnseen(st *agent.State, target int) int {
+	ms := st.Messages
+	from := unseenFrom(ms)
+	c := m.counter(st.Model)
+	var idx []int
+	unseen := 0
+	for i := from; i < len(ms); i++ {
+		if ms[i].Role == llm.RoleTool && !ms[i].Pinned {
+			idx = append(idx, i)
+			unseen += tokens.CountMessage(c, ms[i])
+		}
+	}
+	if len(idx) == 0 {
+		return 0
+	}
+	room := target - (m.promptTokens(st) - unseen)
+	share := room / len(idx)
+	args := map[string]string{}
+	if from > 0 {
+		for _, tc := range ms[from-1].ToolCalls {
+			args[tc.ID] = tc.Arguments
+		}
+	}
+	type cut struct {
+		i          int
+		full, path string
+	}
+	var cuts []cut
+	for _, i := range idx {
+		msg := &ms[i]
+		if tokens.CountMessage(c, *msg) <= share {
+			continue
+		}
+		full := msg.Content
+		p := msg.Meta[metaPath]
+		if p != "" {
+			if data, err := m.ws.ReadFile(p); err == nil {
+				full = string(data)
+			}
+		} else {
+			var err error
+			if p, err = m.offload(msg.ToolCallID, full); err != nil {
+				m.log.Warn("contextmgr: could not save a new tool result; keeping it whole", "tool", msg.ToolName, "err", err)
+				continue
+			}
+			setMeta(msg, metaPath, p)
+		}
+		cuts = append(cuts, cut{i, full, p})
+	}
+	if len(cuts) == 0 {
+		return 0
+	}
+	// The gate's own note (parts, lines, path) takes about 80 tokens; when the excerpts still overshoot, the
+	// budget shrinks by the overshoot until they fit or nothing but the note is left.
+	budget := max(share-4-80, 0)
+	for range 8 {
+		for _, ct := range cuts {
+			ms[ct.i].Content = Gate(c, GateInput{Request: intent(st), Arguments: args[ms[ct.i].ToolCallID], Content: ct.full,
+				Path: ct.path, Budget: budget, ChunkChars: m.cfg.GateChunkChars})
+			m.edited(st, ct.i)
+		}
+		over := m.promptTokens(st) - target
+		if over <= 0 || budget == 0 {
+			break
+		}
+		budget = max(budget-over/len(cuts)-16, 0)
+	}
+	m.count(func(s *Stats) { s.Gated += len(cuts) })
+	return len(cuts)
+}
+
+// edited tells the running count that message i was rewritten in place.
+func (m *Manager) edited(st *agent.State, i int) {
+	cv := m.convo(st.SessionID)
+	cv.mu.Lock()
+	cv.invalidate(i)
+	cv.mu.Unlock()
 }
 
 func (m *Manager) describe(r CompactResult) string {
@@ -178,6 +316,9 @@ func (m *Manager) describe(r CompactResult) string {
 	}
 	if r.Dropped > 0 {
 		parts = append(parts, fmt.Sprintf("tier 3 dropped %s", plural(r.Dropped, "oldest message", "oldest messages")))
+	}
+	if r.Fitted > 0 {
+		parts = append(parts, fmt.Sprintf("%s cut to the relevance gate's excerpt to fit (full text on disk)", plural(r.Fitted, "new tool result", "new tool results")))
 	}
 	return fmt.Sprintf("context compacted (%s, %s preset): %s → %s of %s tokens; %s", r.Reason, m.cfg.Preset,
 		lexical.Thousands(r.Before), lexical.Thousands(r.After), lexical.Thousands(r.Window), strings.Join(parts, "; "))
@@ -221,7 +362,8 @@ func (m *Manager) clearOld(st *agent.State, keep int) int {
 		}
 	}
 	cleared := 0
-	for i := range st.Messages {
+	// Results the model has not seen yet are never cleared.
+	for i := range unseenFrom(st.Messages) {
 		msg := &st.Messages[i]
 		if msg.Role != llm.RoleTool || msg.Pinned || msg.Meta[metaCleared] == "1" || keepIDs[msg.ToolCallID] ||
 			len(msg.Content) < minClearableChars {
@@ -243,19 +385,26 @@ func (m *Manager) clearOld(st *agent.State, keep int) int {
 			msg.Content = fmt.Sprintf(clearedFmt, p)
 		}
 		setMeta(msg, metaCleared, "1")
+		m.edited(st, i)
 		cleared++
 	}
 	return cleared
 }
 
 // truncateOldArgs shortens long string arguments of write_file and edit_file calls older than the kept window:
-// the content is in the file the call wrote, so the copy in the history is dead weight.
+// the content is in the file the call wrote, so the copy in the history is dead weight. Each message is looked
+// at once, when it leaves the kept window.
 func (m *Manager) truncateOldArgs(st *agent.State) {
 	if m.cfg.ArgTruncateChars < 0 {
 		return
 	}
-	start := m.keepStart(st.Messages)
-	for i := 0; i < start; i++ {
+	cv := m.convo(st.SessionID)
+	cv.mu.Lock()
+	defer cv.mu.Unlock()
+	m.sync(cv, st)
+	start := m.keepStartOf(cv, st.Messages)
+	changed := -1
+	for i := cv.argsDone; i < start; i++ {
 		msg := &st.Messages[i]
 		if msg.Role != llm.RoleAssistant || msg.Pinned {
 			continue
@@ -263,10 +412,37 @@ func (m *Manager) truncateOldArgs(st *agent.State) {
 		for j := range msg.ToolCalls {
 			tc := &msg.ToolCalls[j]
 			if argTools[tc.Name] {
-				tc.Arguments = TruncateArguments(tc.Arguments, m.cfg.ArgTruncateChars)
+				if t := TruncateArguments(tc.Arguments, m.cfg.ArgTruncateChars); t != tc.Arguments {
+					tc.Arguments = t
+					if changed < 0 {
+						changed = i
+					}
+				}
 			}
 		}
 	}
+	if changed >= 0 {
+		cv.truncate(changed)
+	}
+	cv.argsDone = max(cv.argsDone, start)
+}
+
+// keepStartOf is keepStart from the running count: when every pinned message leads the history (the usual
+// case), the kept window is the newest KeepShare of the rest, found without walking the history.
+func (m *Manager) keepStartOf(cv *convo, ms []llm.Message) int {
+	if cv.pinnedFront < 0 || len(cv.counts) != len(ms) {
+		return m.keepStart(ms)
+	}
+	unpinned := len(ms) - cv.pinnedFront
+	if unpinned == 0 {
+		return len(ms)
+	}
+	keep := max(1, int(math.Ceil(m.cfg.KeepShare*float64(unpinned))))
+	start := len(ms) - keep
+	for start > 0 && ms[start].Role == llm.RoleTool {
+		start--
+	}
+	return start
 }
 
 // TruncateArguments replaces every top-level string value longer than limit characters of a JSON object by its
@@ -375,8 +551,9 @@ func (m *Manager) dropOldest(st *agent.State, target int) (int, error) {
 				break
 			}
 			first := ms[u[0]]
-			if first.Pinned || u[0] == lu || drop[u[0]] || (pass == 0) == (kindOf(first) == kindSummary) {
-				continue
+			if first.Pinned || u[0] == lu || drop[u[0]] || (pass == 0) == (kindOf(first) == kindSummary) ||
+				first.Meta[metaUnseen] != "" {
+				continue // a summary the model has not seen yet stays
 			}
 			for _, i := range u {
 				drop[i] = true

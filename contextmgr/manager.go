@@ -55,8 +55,8 @@ type Config struct {
 	// Preset is informational (reports, events); use Preset to obtain a named configuration.
 	Preset string
 
-	// Trigger is the share of the window above which compaction runs before a model call; default 0.80. The
-	// output reserve is always kept free as well.
+	// Trigger is the share of the window above which compaction runs before a model call; default 0.80. It is
+	// a share of the whole window: under a trigger of 0.85 a 16,384-token window compacts above 13,926 tokens.
 	Trigger float64
 	// ClearBelow: compaction stops after tier 1 when the prompt is under this share of the window; default 0.60.
 	ClearBelow float64
@@ -109,7 +109,9 @@ type Config struct {
 
 	// Window overrides the model's context window in tokens (models the catalogue does not know).
 	Window int
-	// OutputReserve is kept free for the answer; default the model's max output, at most a quarter of the window.
+	// OutputReserve is kept free for the answer. By default it is the model's max output (8,192 when unknown),
+	// at most the share of the window above the trigger, so that the trigger means what it says. A larger
+	// reserve set here moves compaction down to window − reserve; Report shows the resulting trigger in tokens.
 	OutputReserve int
 	// Summarizer writes tier-2 summaries; nil means the agent's own model.
 	Summarizer llm.Model
@@ -217,7 +219,7 @@ type Manager struct {
 	pinned string // project-memory message content; "" when none
 
 	counters sync.Map // model name → tokens.Counter
-	visible  sync.Map // session id → map[tool name]bool: the tools of that session's latest request
+	convos   sync.Map // session id → *convo: running token count and what the model has seen
 
 	mu    sync.Mutex // offload quota and stats
 	stats Stats
@@ -313,7 +315,7 @@ func (m *Manager) counter(model llm.Model) tokens.Counter {
 type budget struct {
 	window  int // context window
 	reserve int // kept free for the answer
-	limit   int // compaction trigger: min(trigger·window, window − reserve)
+	limit   int // compaction trigger: trigger·window, or window − reserve when a configured reserve is larger
 	clearTo int // tier 1 stops under this
 }
 
@@ -329,22 +331,17 @@ func (m *Manager) budgetFor(model llm.Model) budget {
 	if w <= 0 {
 		w = 128_000
 	}
+	trigger := int(m.cfg.Trigger * float64(w))
 	r := m.cfg.OutputReserve
 	if r <= 0 {
 		r = info.MaxOutput
 		if r <= 0 {
 			r = 8_192
 		}
-		r = min(r, w/4)
+		r = max(1, min(r, w-trigger))
 	}
-	limit := min(int(m.cfg.Trigger*float64(w)), w-r)
-	return budget{window: w, reserve: r, limit: max(limit, 1), clearTo: int(m.cfg.ClearBelow * float64(w))}
-}
-
-// promptTokens counts what the next request will carry: messages and tool schemas.
-func (m *Manager) promptTokens(st *agent.State) int {
-	c := m.counter(st.Model)
-	return tokens.CountMessages(c, st.Messages) + tokens.CountTools(c, st.Tools)
+	limit := min(trigger, w-r)
+	return budget{window: w, reserve: r, limit: max(limit, 1), clearTo: min(int(m.cfg.ClearBelow*float64(w)), limit)}
 }
 
 // Meta keys the manager sets on messages.
@@ -353,11 +350,16 @@ const (
 	metaCleared = "contextmgr.cleared" // "1" once tier 1 cleared the result
 	metaKind    = "contextmgr.kind"    // kindSummary or kindMemory
 	metaUsers   = "contextmgr.users"   // JSON array of earlier user messages carried by a summary
+	metaUnseen  = "contextmgr.unseen"  // "1" on a summary until a request carrying it got an answer
 	kindSummary = "summary"
 	kindMemory  = "project_memory"
 )
 
 func kindOf(msg llm.Message) string { return msg.Meta[metaKind] }
+
+// FullTextPath is the workspace path where the manager saved the full text of a tool result that the message
+// carries cut, gated, previewed or cleared; "" when it saved none.
+func FullTextPath(msg llm.Message) string { return msg.Meta[metaPath] }
 
 func setMeta(msg *llm.Message, k, v string) {
 	if msg.Meta == nil {

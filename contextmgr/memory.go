@@ -158,6 +158,16 @@ func (m *Manager) ensurePinned(st *agent.State) {
 	if m.pinned == "" {
 		return
 	}
+	cv := m.convo(st.SessionID)
+	cv.mu.Lock()
+	defer cv.mu.Unlock()
+	m.sync(cv, st)
+	if cv.pinnedOK && cv.mems == 1 && cv.memAt < len(st.Messages) {
+		if msg := &st.Messages[cv.memAt]; msg.Content == m.pinned && msg.Pinned && kindOf(*msg) == kindMemory {
+			return // checked, and the history has only grown since
+		}
+	}
+	cv.pinnedOK = true
 	ok := 0
 	for _, msg := range st.Messages {
 		if kindOf(msg) == kindMemory {

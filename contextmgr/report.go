@@ -31,6 +31,7 @@ type Report struct {
 	Preset     string     `json:"preset"`
 	Window     int        `json:"window"`
 	Trigger    int        `json:"trigger_tokens"` // compaction runs above this
+	Reserve    int        `json:"output_reserve"` // kept free for the answer
 	Total      int        `json:"total"`
 	Share      float64    `json:"share"`
 	Messages   int        `json:"messages"`
@@ -40,52 +41,36 @@ type Report struct {
 	DeferredSchemas int `json:"deferred_schema_tokens"`
 }
 
-// splitTools separates the tools the session's latest request showed the model from those deferred.
-func (m *Manager) splitTools(st *agent.State) (shown, deferred []llm.ToolSpec) {
-	v, ok := m.visible.Load(st.SessionID)
-	if !ok {
-		return st.Tools, nil
+// deferredTools are the tools the agent has but the request does not carry (lazy schemas). tool_search hidden
+// because nothing is deferred is unused, not deferred.
+func deferredTools(st *agent.State) []llm.ToolSpec {
+	if st.RequestTools == nil {
+		return nil
 	}
-	visible := v.(map[string]bool)
+	sent := make(map[string]bool, len(st.RequestTools))
+	for _, t := range st.RequestTools {
+		sent[t.Name] = true
+	}
+	var out []llm.ToolSpec
 	for _, t := range st.Tools {
-		if t.Name == agent.ToolSearchName && !visible[t.Name] {
-			// Lazy schemas hide tool_search itself when nothing is deferred; it is then unused, not deferred.
-			continue
-		}
-		if visible[t.Name] {
-			shown = append(shown, t)
-		} else {
-			deferred = append(deferred, t)
+		if !sent[t.Name] && t.Name != agent.ToolSearchName {
+			out = append(out, t)
 		}
 	}
-	return shown, deferred
+	return out
 }
 
-// Report measures the state's context by category.
+// Report measures the state's context by category: the Account of the next request, against the window.
 func (m *Manager) Report(st *agent.State) Report {
-	c := m.counter(st.Model)
 	b := m.budgetFor(st.Model)
-	shown, deferred := m.splitTools(st)
-	by := map[string]int{CatToolSchemas: tokens.CountTools(c, shown)}
-	for _, msg := range st.Messages {
-		n := tokens.CountMessage(c, msg)
-		switch {
-		case kindOf(msg) == kindMemory:
-			by[CatMemory] += n
-		case msg.Role == llm.RoleSystem:
-			by[CatSystem] += n
-		case msg.Role == llm.RoleTool:
-			by[CatToolResults] += n
-		default:
-			by[CatMessages] += n
-		}
-	}
-	r := Report{Preset: m.cfg.Preset, Window: b.window, Trigger: b.limit, Messages: len(st.Messages), Stats: m.Stats(),
-		DeferredSchemas: tokens.CountTools(c, deferred)}
+	a := m.Account(st)
+	by := map[string]int{CatSystem: a.System, CatMemory: a.Memory, CatToolSchemas: a.ToolSchemas, CatMessages: a.Messages, CatToolResults: a.ToolResults}
+	r := Report{Preset: m.cfg.Preset, Window: b.window, Trigger: b.limit, Reserve: b.reserve, Messages: len(st.Messages), Stats: m.Stats(),
+		DeferredSchemas: tokens.CountTools(m.counter(st.Model), deferredTools(st))}
 	for _, name := range []string{CatSystem, CatMemory, CatToolSchemas, CatMessages, CatToolResults} {
-		r.Total += by[name]
 		r.Categories = append(r.Categories, Category{Name: name, Tokens: by[name], Share: float64(by[name]) / float64(b.window)})
 	}
+	r.Total = a.Total()
 	r.Share = float64(r.Total) / float64(r.Window)
 	return r
 }
@@ -93,8 +78,9 @@ func (m *Manager) Report(st *agent.State) Report {
 // String renders the report for /context.
 func (r Report) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Context: %s of %s tokens (%.1f%%), %s; compaction above %s tokens (%s preset)\n",
-		lexical.Thousands(r.Total), lexical.Thousands(r.Window), 100*r.Share, plural(r.Messages, "message", "messages"), lexical.Thousands(r.Trigger), r.Preset)
+	fmt.Fprintf(&b, "Context: %s of %s tokens (%.1f%%), %s; compaction above %s tokens (%.0f%% of the window, %s preset), %s reserved for the answer\n",
+		lexical.Thousands(r.Total), lexical.Thousands(r.Window), 100*r.Share, plural(r.Messages, "message", "messages"), lexical.Thousands(r.Trigger),
+		100*float64(r.Trigger)/float64(max(r.Window, 1)), r.Preset, lexical.Thousands(r.Reserve))
 	for _, c := range r.Categories {
 		fmt.Fprintf(&b, "  %-13s %9s  %5.1f%%\n", c.Name, lexical.Thousands(c.Tokens), 100*c.Share)
 	}

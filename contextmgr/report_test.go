@@ -106,10 +106,8 @@ func TestReportCountsOnlyToolsSentAndShowsDeferredSaving(t *testing.T) {
 	small := llm.ToolSpec{Name: "read_file", Description: "Read a file.", Schema: []byte(`{"type":"object"}`)}
 	st := &agent.State{SessionID: "s1", Model: scripted.New(llm.Info{}, nil), Tools: []llm.ToolSpec{small, big}}
 	before := m.Report(st)
-	// A request from which lazy schemas removed the big tool.
-	if err := m.BeforeRequest(t.Context(), st, &llm.Request{Tools: []llm.ToolSpec{small}}); err != nil {
-		t.Fatal(err)
-	}
+	// The next request, from which lazy schemas removed the big tool.
+	st.RequestTools = []llm.ToolSpec{small}
 	after := m.Report(st)
 	if after.DeferredSchemas == 0 || after.Total >= before.Total {
 		t.Fatalf("deferred=%d, total before %d after %d: the hidden schema must move out of the total", after.DeferredSchemas, before.Total, after.Total)
@@ -146,10 +144,7 @@ func TestReportHiddenToolSearchIsNotDeferred(t *testing.T) {
 		{"an MCP tool deferred behind tool_search", []llm.ToolSpec{small, search, big}, []llm.ToolSpec{small, search}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			st := &agent.State{SessionID: tc.name, Model: scripted.New(llm.Info{}, nil), Tools: tc.tools}
-			if err := m.BeforeRequest(t.Context(), st, &llm.Request{Tools: tc.sent}); err != nil {
-				t.Fatal(err)
-			}
+			st := &agent.State{SessionID: tc.name, Model: scripted.New(llm.Info{}, nil), Tools: tc.tools, RequestTools: tc.sent}
 			r := m.Report(st)
 			if got := r.DeferredSchemas > 0; got != tc.deferred {
 				t.Errorf("deferred schemas = %d, want deferred %v", r.DeferredSchemas, tc.deferred)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -33,9 +34,13 @@ What remains to be done, in order. Do not claim that unfinished work is finished
 
 Write None under a heading that has nothing to report. Be specific and keep facts verbatim; do not invent anything.`
 
+// pinnedForSummary introduces the project memory in summary requests.
+const pinnedForSummary = "The agent works under this pinned project memory. It stays in the agent's context as it is; the summary must not contradict it and need not repeat it.\n\n"
+
 // summarize is tier 2: the messages before the kept window (except pinned ones and the latest user request) are
 // appended to the history file and replaced by one message holding a structured summary and the file's path.
-func (m *Manager) summarize(ctx context.Context, st *agent.State, instructions string) (int, string, error) {
+// The summary's length is bounded by a quarter of target, so that it fits beside what stays.
+func (m *Manager) summarize(ctx context.Context, st *agent.State, instructions string, target int) (int, string, error) {
 	ms := st.Messages
 	start := m.keepStart(ms)
 	lu := latestUser(ms)
@@ -68,7 +73,7 @@ func (m *Manager) summarize(ctx context.Context, st *agent.State, instructions s
 			users = append(users, msg.Content)
 		}
 	}
-	text, err := m.generateSummary(ctx, st, seen, instructions)
+	text, err := m.generateSummary(ctx, st, seen, instructions, max(256, target/4))
 	if err != nil {
 		if ctx.Err() != nil {
 			return 0, "", ctx.Err()
@@ -78,6 +83,11 @@ func (m *Manager) summarize(ctx context.Context, st *agent.State, instructions s
 	}
 	sum := llm.Message{Role: llm.RoleUser, Content: summaryMessage(text, len(old), hist, users)}
 	setMeta(&sum, metaKind, kindSummary)
+	setMeta(&sum, metaUnseen, "1") // no compaction drops it before the model has seen it once
+	cv := m.convo(st.SessionID)
+	cv.mu.Lock()
+	cv.unseenSum = true
+	cv.mu.Unlock()
 	if hist != "" {
 		setMeta(&sum, metaPath, hist)
 	}
@@ -119,9 +129,10 @@ func summaryMessage(summary string, n int, hist string, users []string) string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
-// generateSummary asks the summarizer, with its input trimmed to fit its own window (DeepAgents #5913). If the
-// provider still finds it too long, the input is halved once more.
-func (m *Manager) generateSummary(ctx context.Context, st *agent.State, old []llm.Message, instructions string) (string, error) {
+// generateSummary asks the summarizer, with its input trimmed to fit its own window (DeepAgents #5913), for at
+// most maxOut tokens. The pinned project memory (AGENTS.md) goes with the request, so that the summary does
+// not contradict it. If the provider still finds the input too long, it is halved once more.
+func (m *Manager) generateSummary(ctx context.Context, st *agent.State, old []llm.Message, instructions string, maxOut int) (string, error) {
 	model := m.cfg.Summarizer
 	if model == nil {
 		model = st.Model
@@ -143,15 +154,16 @@ func (m *Manager) generateSummary(ctx context.Context, st *agent.State, old []ll
 	if strings.TrimSpace(instructions) != "" {
 		tail = "\n\nThe user asked that the summary follow these instructions: " + strings.TrimSpace(instructions)
 	}
-	maxOut := min(b.reserve, 4096)
-	avail := b.window - maxOut - c.Count(SummarizerPrompt) - c.Count(tail) - 64
+	maxOut = min(b.reserve, 4096, maxOut)
+	msgs := []llm.Message{{Role: llm.RoleSystem, Content: SummarizerPrompt}}
+	if m.pinned != "" {
+		msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: pinnedForSummary + m.pinned})
+	}
+	avail := b.window - maxOut - tokens.CountMessages(c, msgs) - c.Count(tail) - 64
 	for attempt := 0; ; attempt++ {
 		transcript := FitTranscript(c, old, avail)
 		req := &llm.Request{
-			Messages: []llm.Message{
-				{Role: llm.RoleSystem, Content: SummarizerPrompt},
-				{Role: llm.RoleUser, Content: "Transcript to summarise:\n\n" + transcript + tail},
-			},
+			Messages:  append(slices.Clip(msgs), llm.Message{Role: llm.RoleUser, Content: "Transcript to summarise:\n\n" + transcript + tail}),
 			MaxTokens: maxOut,
 		}
 		resp, err := model.Generate(ctx, req)

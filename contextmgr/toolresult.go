@@ -45,8 +45,20 @@ func (m *Manager) shapeResult(st *agent.State, call llm.ToolCall, res agent.Resu
 	c := m.counter(st.Model)
 	n := c.Count(res.Content)
 	if m.cfg.OutputCapTokens > 0 && n > m.cfg.OutputCapTokens {
-		res.Content = prefixTokens(c, res.Content, m.cfg.OutputCapTokens) +
-			fmt.Sprintf("\n[output truncated: the result had %s tokens; tool output is capped at %s tokens]", lexical.Thousands(n), lexical.Thousands(m.cfg.OutputCapTokens))
+		// Claude Code's cap loses the rest; here the full text is saved first, so that the model is told where
+		// it is (the result is seen, as an excerpt with its path).
+		note := fmt.Sprintf("\n[output truncated: the result had %s tokens; tool output is capped at %s tokens]", lexical.Thousands(n), lexical.Thousands(m.cfg.OutputCapTokens))
+		p, err := m.offload(call.ID, res.Content)
+		if err == nil {
+			note = fmt.Sprintf("\n[output truncated: the result had %s tokens; tool output is capped at %s tokens. Full result: %s — read it with read_file (offset/limit) or grep.]",
+				lexical.Thousands(n), lexical.Thousands(m.cfg.OutputCapTokens), p)
+			res.Meta = maps.Clone(res.Meta)
+			if res.Meta == nil {
+				res.Meta = map[string]string{}
+			}
+			res.Meta[metaPath] = p
+		}
+		res.Content = prefixTokens(c, res.Content, m.cfg.OutputCapTokens) + note
 		n = c.Count(res.Content)
 		m.count(func(s *Stats) { s.Capped++ })
 	}

@@ -281,14 +281,15 @@ func TestOutputCapClaudeCode(t *testing.T) {
 	}
 	over := linesOf(100_004) // 25,001 tokens
 	res, _ := wrapped(m, over)(t.Context(), st, llm.ToolCall{ID: "b", Name: "mcp"})
-	if !strings.HasSuffix(res.Content, "[output truncated: the result had 25,001 tokens; tool output is capped at 25,000 tokens]") {
-		t.Errorf("cap marker missing: %q", res.Content[len(res.Content)-120:])
+	if !strings.HasSuffix(res.Content, "[output truncated: the result had 25,001 tokens; tool output is capped at 25,000 tokens. Full result: large_tool_results/b — read it with read_file (offset/limit) or grep.]") {
+		t.Errorf("cap marker missing: %q", res.Content[len(res.Content)-200:])
 	}
 	if !strings.HasPrefix(over, strings.SplitN(res.Content, "\n[output truncated", 2)[0]) {
 		t.Errorf("capped output is not a prefix of the original")
 	}
-	if _, err := os.Stat(ws.Root() + "/" + LargeResultsDir); !os.IsNotExist(err) {
-		t.Errorf("claude-code's cap is unrecoverable; nothing should be written")
+	// Unlike Claude Code, the capped result is saved first: the model is told where the rest is.
+	if got := readWS(t, ws, "large_tool_results/b"); got != over || res.Meta[metaPath] != "large_tool_results/b" {
+		t.Errorf("capped result not saved whole (meta %v)", res.Meta)
 	}
 }
 

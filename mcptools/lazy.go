@@ -40,11 +40,11 @@ type LazyConfig struct {
 
 // The hooks Lazy implements.
 var (
-	_ agent.RequestHook = (*Lazy)(nil)
+	_ agent.ToolsHook   = (*Lazy)(nil)
 	_ agent.ToolWrapper = (*Lazy)(nil)
 )
 
-// Lazy defers tool schemas when they crowd the window, as Claude Code's tool search does. It is a RequestHook that
+// Lazy defers tool schemas when they crowd the window, as Claude Code's tool search does. It is a ToolsHook that
 // hides the deferred tools' schemas from each model call and a ToolWrapper that answers tool_search calls; add it
 // to the middleware and Tool() to the tool set. A tool becomes visible from the call after a search returned it
 // (or after the model called it by name). State is kept per session, so one Lazy serves a parent agent and its
@@ -171,13 +171,14 @@ func (l *Lazy) Forget(sessionID string) {
 	l.mu.Unlock()
 }
 
-func (l *Lazy) session(id string) *lazySession {
+// session returns a session's state and whether it was just created.
+func (l *Lazy) session(id string) (*lazySession, bool) {
 	s, ok := l.sessions[id]
 	if !ok {
 		s = &lazySession{loaded: map[string]bool{}}
 		l.sessions[id] = s
 	}
-	return s
+	return s, !ok
 }
 
 func (l *Lazy) window(st *agent.State) int {
@@ -190,37 +191,41 @@ func (l *Lazy) window(st *agent.State) int {
 	return 0
 }
 
-// BeforeRequest implements agent.RequestHook: it withholds the deferred schemas from this call.
-func (l *Lazy) BeforeRequest(_ context.Context, st *agent.State, req *llm.Request) error {
+// ShowTools implements agent.ToolsHook: it withholds the deferred schemas from the request, and tool_search when
+// nothing is deferred. It runs before the history hooks, so context management measures exactly this list.
+func (l *Lazy) ShowTools(st *agent.State, tools []llm.ToolSpec) []llm.ToolSpec {
 	l.mu.Lock()
-	sess := l.session(st.SessionID)
-	// Tools found earlier stay loaded even if compaction dropped the search from the history; tools found in a
-	// resumed history are loaded again.
-	for _, m := range st.Messages {
-		if m.Role == llm.RoleTool && m.ToolName == SearchToolName && m.Meta[loadedMetaKey] != "" {
-			for _, n := range strings.Split(m.Meta[loadedMetaKey], ",") {
-				sess.loaded[n] = true
+	sess, fresh := l.session(st.SessionID)
+	if fresh {
+		// A resumed history: tools found by earlier searches, or called by name, are loaded again. From here on
+		// WrapTool records every call, so the history is scanned once per session, not once per step.
+		for _, m := range st.Messages {
+			if m.Role == llm.RoleTool && m.ToolName == SearchToolName && m.Meta[loadedMetaKey] != "" {
+				for _, n := range strings.Split(m.Meta[loadedMetaKey], ",") {
+					sess.loaded[n] = true
+				}
+			}
+			for _, c := range m.ToolCalls {
+				sess.loaded[c.Name] = true
 			}
 		}
-		for _, c := range m.ToolCalls {
-			sess.loaded[c.Name] = true
-		}
 	}
-	loaded := sess.loaded
-	plan := l.Plan(req.Tools, l.window(st), loaded)
+	plan := l.Plan(tools, l.window(st), sess.loaded)
 	sess.plan = plan
 	l.mu.Unlock()
 
 	if !plan.Defer {
-		req.Tools = slices.DeleteFunc(req.Tools, func(s llm.ToolSpec) bool { return s.Name == SearchToolName })
-		return nil
+		if !slices.ContainsFunc(tools, func(s llm.ToolSpec) bool { return s.Name == SearchToolName }) {
+			return tools
+		}
+		return slices.DeleteFunc(slices.Clone(tools), func(s llm.ToolSpec) bool { return s.Name == SearchToolName })
 	}
 	deferred := make(map[string]bool, len(plan.Deferred))
 	for _, n := range plan.Deferred {
 		deferred[n] = true
 	}
-	kept := req.Tools[:0]
-	for _, s := range req.Tools {
+	kept := make([]llm.ToolSpec, 0, len(tools)-len(plan.Deferred))
+	for _, s := range tools {
 		switch {
 		case deferred[s.Name]:
 			continue
@@ -229,8 +234,7 @@ func (l *Lazy) BeforeRequest(_ context.Context, st *agent.State, req *llm.Reques
 		}
 		kept = append(kept, s)
 	}
-	req.Tools = kept
-	return nil
+	return kept
 }
 
 func (l *Lazy) searchDescription(deferred []string) string {
@@ -258,6 +262,11 @@ func (l *Lazy) searchDescription(deferred []string) string {
 func (l *Lazy) WrapTool(next agent.ToolHandler) agent.ToolHandler {
 	return func(ctx context.Context, st *agent.State, call llm.ToolCall) (agent.Result, error) {
 		if call.Name != SearchToolName {
+			// A tool the model calls by name stays loaded (it knows the tool now).
+			l.mu.Lock()
+			sess, _ := l.session(st.SessionID)
+			sess.loaded[call.Name] = true
+			l.mu.Unlock()
 			return next(ctx, st, call)
 		}
 		var in SearchInput
@@ -289,7 +298,7 @@ func (l *Lazy) WrapTool(next agent.ToolHandler) agent.ToolHandler {
 			fmt.Fprintf(&b, "- %s: %s\n", s.Name, OneLine(s.Description, 160))
 		}
 		l.mu.Lock()
-		sess := l.session(st.SessionID)
+		sess, _ := l.session(st.SessionID)
 		for _, n := range names {
 			sess.loaded[n] = true
 		}

@@ -109,7 +109,7 @@ func defaults(rc runConfig) runConfig {
 		b.Retries = 1
 	}
 	if b.SynthRetries == 0 {
-		b.SynthRetries = 2
+		b.SynthRetries = 1
 	}
 	if rc.Rounds == 0 {
 		rc.Rounds = 2

@@ -490,13 +490,15 @@ func TestMalformedJSONBeyondRepairIsReported(t *testing.T) {
 	t.Run("synthesizer", func(t *testing.T) {
 		f := newFixture(t, testPages())
 		f.roles.Malformed = map[string]int{"synthesizer": 100}
-		_, err := research.Run(t.Context(), f.config("What about alpha?"))
-		if err == nil || !strings.Contains(err.Error(), "synthesize") {
-			t.Fatalf("err = %v", err)
+		rep, err := research.Run(t.Context(), f.config("What about alpha?"))
+		if err != nil {
+			t.Fatalf("a failed synthesis lost the run: %v", err)
 		}
-		if _, err := os.Stat(filepath.Join(f.dir, research.ReportMarkdownFile)); err == nil {
-			t.Fatal("a report was published without a synthesis")
+		// The run still publishes what it found: the grounded quotes, clearly marked as a partial report.
+		if !strings.Contains(rep.Markdown, "Partial report") || len(rep.Citations) == 0 {
+			t.Fatalf("no clearly marked partial report:\n%s", rep.Markdown)
 		}
+		checkReport(t, f.dir)
 	})
 }
 
@@ -517,7 +519,8 @@ func TestIntegrityRetriesThenRemoves(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(problems) != 3 || len(problems[0]) != 0 || len(problems[1]) != 3 || len(problems[2]) != 1 {
+	// One revision, then removal.
+	if len(problems) != 2 || len(problems[0]) != 0 || len(problems[1]) != 3 {
 		t.Fatalf("problems per attempt = %q", problems)
 	}
 	if !strings.Contains(strings.Join(problems[1], "\n"), "e999") {
@@ -526,7 +529,7 @@ func TestIntegrityRetriesThenRemoves(t *testing.T) {
 	if strings.Contains(rep.Markdown, "cheese") || !slices.Contains(rep.Removed, "The moon is made of cheese.") {
 		t.Fatalf("unsupported sentence published or not reported:\n%s\nremoved %q", rep.Markdown, rep.Removed)
 	}
-	if rep.Stats.SynthAttempts != 3 || rep.Stats.SentencesRemoved != 1 {
+	if rep.Stats.SynthAttempts != 2 || rep.Stats.SentencesRemoved != 1 {
 		t.Fatalf("stats %+v", rep.Stats)
 	}
 	checkReport(t, f.dir)

@@ -58,13 +58,37 @@ func (p IntegrityProblem) String() string {
 // EvidenceCheck tells the integrity check whether an evidence id may be cited; a non-nil error says why not.
 type EvidenceCheck func(id string) error
 
+// Checker is the whole integrity rule for a draft. Evidence is required; the rest is optional.
+type Checker struct {
+	Evidence EvidenceCheck
+	// Quote returns an evidence item's quote and its source's title; nil skips the support check.
+	Quote func(id string) (quote, title string, ok bool)
+	// Question is the research question: names it uses need no quote.
+	Question string
+	// Judged holds the verdicts of a SupportJudge by sentence: a reason for each sentence judged unsupported.
+	Judged map[string]string
+}
+
 // CheckIntegrity returns every problem of a draft: citations of evidence that is unknown, rejected or
-// ungrounded; bare-number citations; and sentences of the body with no citation at all. Headings, code, a
+// ungrounded; bare-number citations; and sentences of the body with no citation at all. Headings, a
 // synthesizer's own sources section, and lead-in sentences ending in a colon need no citation.
 func CheckIntegrity(markdown string, check EvidenceCheck) []IntegrityProblem {
+	return Checker{Evidence: check}.Check(markdown)
+}
+
+// RemoveUnsupported drops every sentence CheckIntegrity would refuse and returns the remaining Markdown and the
+// removed sentences.
+func RemoveUnsupported(markdown string, check EvidenceCheck) (string, []string) {
+	return Checker{Evidence: check}.Remove(markdown)
+}
+
+// Check returns every problem of a draft: those of CheckIntegrity and, when c.Quote is set, every sentence, list
+// item, table row or code block the quotes it cites do not support (see the support check in support.go).
+func (c Checker) Check(markdown string) []IntegrityProblem {
 	var problems []IntegrityProblem
+	quotes := c.draftQuotes(markdown)
 	walkDraft(markdown, func(s string) bool {
-		if p := sentenceProblems(s, check); len(p) > 0 {
+		if p := c.problems(s, quotes); len(p) > 0 {
 			problems = append(problems, IntegrityProblem{Sentence: s, Reason: strings.Join(p, "; ")})
 		}
 		return true
@@ -72,12 +96,12 @@ func CheckIntegrity(markdown string, check EvidenceCheck) []IntegrityProblem {
 	return problems
 }
 
-// RemoveUnsupported drops every sentence CheckIntegrity would refuse and returns the remaining Markdown and the
-// removed sentences.
-func RemoveUnsupported(markdown string, check EvidenceCheck) (string, []string) {
+// Remove drops every unit Check would refuse and returns the remaining Markdown and the removed units.
+func (c Checker) Remove(markdown string) (string, []string) {
 	var removed []string
+	quotes := c.draftQuotes(markdown)
 	out := walkDraft(markdown, func(s string) bool {
-		if len(sentenceProblems(s, check)) > 0 {
+		if len(c.problems(s, quotes)) > 0 {
 			removed = append(removed, s)
 			return false
 		}
@@ -86,24 +110,100 @@ func RemoveUnsupported(markdown string, check EvidenceCheck) (string, []string) 
 	return out, removed
 }
 
-func sentenceProblems(s string, check EvidenceCheck) []string {
+// draftQuotes returns the quotes of every citable item the draft cites: what its code blocks may be made of.
+func (c Checker) draftQuotes(markdown string) []string {
+	if c.Quote == nil {
+		return nil
+	}
+	var out []string
+	for _, id := range citedIDs(markdown) {
+		if c.Evidence(id) != nil {
+			continue
+		}
+		if q, _, ok := c.Quote(id); ok {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+// SupportClaims lists the units of a draft that pass every deterministic check and cite evidence: what a
+// SupportJudge is asked about.
+func (c Checker) SupportClaims(markdown string) []SupportClaim {
+	var claims []SupportClaim
+	quotes := c.draftQuotes(markdown)
+	walkDraft(markdown, func(s string) bool {
+		if isCodeBlock(s) || len(c.problems(s, quotes)) > 0 {
+			return true
+		}
+		ids := citedIDs(s)
+		if len(ids) == 0 || c.Quote == nil {
+			return true
+		}
+		cl := SupportClaim{ID: fmt.Sprintf("s%d", len(claims)+1), Sentence: markerRe.ReplaceAllString(s, "")}
+		for _, id := range ids {
+			if q, _, ok := c.Quote(id); ok {
+				cl.Quotes = append(cl.Quotes, q)
+			}
+		}
+		cl.Sentence = strings.TrimSpace(cl.Sentence)
+		claims = append(claims, cl)
+		return true
+	})
+	return claims
+}
+
+func isCodeBlock(s string) bool {
+	t := strings.TrimSpace(s)
+	return strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~")
+}
+
+func (c Checker) problems(s string, draftQuotes []string) []string {
+	if isCodeBlock(s) {
+		if c.Quote == nil {
+			return nil
+		}
+		if p := codeProblem(s, draftQuotes); p != "" {
+			return []string{p}
+		}
+		return nil
+	}
 	var problems []string
 	ms := markerRe.FindAllStringSubmatch(s, -1)
+	base := supportBase{question: c.Question}
+	var titles []string
 	for _, m := range ms {
 		ids, bad := parseMarker(m[1])
 		for _, b := range bad {
 			problems = append(problems, fmt.Sprintf("cites [%s], which is not an evidence id (cite like [e3])", b))
 		}
 		for _, id := range ids {
-			if err := check(id); err != nil {
+			if err := c.Evidence(id); err != nil {
 				problems = append(problems, fmt.Sprintf("cites %s: %v", id, err))
+				continue
+			}
+			if c.Quote != nil {
+				if q, title, ok := c.Quote(id); ok {
+					base.quotes = append(base.quotes, q)
+					titles = append(titles, title)
+				}
 			}
 		}
 	}
 	if len(ms) == 0 && needsCitation(s) {
 		problems = append(problems, "factual sentence without a citation")
 	}
-	return problems
+	if len(problems) > 0 || c.Quote == nil || len(base.quotes) == 0 {
+		return problems
+	}
+	base.titles = strings.Join(titles, "\n")
+	if p := supportProblem(s, base); p != "" {
+		return []string{p}
+	}
+	if reason, judged := c.Judged[strings.TrimSpace(markerRe.ReplaceAllString(s, ""))]; judged {
+		return []string{"unsupported by the quotes it cites: " + reason}
+	}
+	return nil
 }
 
 // needsCitation decides whether an uncited sentence is a problem: anything with words in it, except a lead-in
@@ -146,7 +246,8 @@ func walkDraft(markdown string, keep func(sentence string) bool) string {
 	var out []string
 	var para []string
 	inFence := false
-	skipLevel := 0 // > 0 while inside a dropped sources section of this heading level
+	var block []string // the open code block's lines
+	skipLevel := 0     // > 0 while inside a dropped sources section of this heading level
 	tableRow := 0
 	flush := func() {
 		if len(para) == 0 {
@@ -162,16 +263,19 @@ func walkDraft(markdown string, keep func(sentence string) bool) string {
 		trimmed := strings.TrimSpace(line)
 		if strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~") {
 			flush()
-			inFence = !inFence
-			if skipLevel == 0 {
-				out = append(out, line)
+			block = append(block, line)
+			if inFence {
+				// A code block is one unit: kept or dropped whole.
+				if skipLevel == 0 && keep(strings.Join(block, "\n")) {
+					out = append(out, block...)
+				}
+				block = nil
 			}
+			inFence = !inFence
 			continue
 		}
 		if inFence {
-			if skipLevel == 0 {
-				out = append(out, line)
-			}
+			block = append(block, line)
 			continue
 		}
 		if m := headingRe.FindStringSubmatch(line); m != nil {
@@ -229,6 +333,9 @@ func walkDraft(markdown string, keep func(sentence string) bool) string {
 		}
 	}
 	flush()
+	if inFence && skipLevel == 0 && keep(strings.Join(block, "\n")) {
+		out = append(out, block...) // a block the draft never closed
+	}
 	return collapseBlankLines(strings.Join(out, "\n"))
 }
 

@@ -53,7 +53,11 @@ func (r *runner) read(ctx context.Context, round int, c Candidate) {
 				return &permanentError{err}
 			}
 		}
-		items, err = r.cfg.Roles.Analyst.Analyze(ctx, sq, doc.doc)
+		// The document is fetched once per run; the analyst reads it at this candidate's URL (its line anchor
+		// names the passage the search found), not at whichever URL fetched it first.
+		at := *doc.doc
+		at.URL = c.URL
+		items, err = r.cfg.Roles.Analyst.Analyze(ctx, sq, &at)
 		if err != nil && len(items) > 0 && ctx.Err() == nil {
 			partial = err // some windows failed: keep what the others found rather than read it all again
 			return nil
@@ -81,6 +85,13 @@ func (r *runner) read(ctx context.Context, round int, c Candidate) {
 			_ = r.db.MarkStep(ctx, unreadableStep(c.URL), map[string]string{"error": lexical.Clip(r.scrub.Scrub(err.Error()), 300)})
 		}
 		return // logged and emitted by roleCall, or the context ended
+	}
+	// Items enter the pool in candidate order; a sub-question saturated by the reads before this one takes none.
+	if awaitTurn(ctx) != nil {
+		return
+	}
+	if r.saturated(c.SubQuestion) {
+		items = nil
 	}
 	accepted := r.admit(ctx, round, c, doc, items)
 	if err := r.db.MarkStep(ctx, name, map[string]int{"evidence": accepted, "items": len(items)}); err != nil {

@@ -27,7 +27,8 @@ type Budget struct {
 	// Retries is how many times a failed role call is tried again; default 1. Negative means no retry.
 	Retries int `json:"retries,omitempty"`
 	// SynthRetries is how many times the synthesizer is asked again with the integrity problems of its draft
-	// before the failing sentences are removed; default 2. Negative means none.
+	// before the failing sentences are removed; default 1 (an unsupported sentence is revised once, then
+	// removed). Negative means none.
 	SynthRetries int `json:"synth_retries,omitempty"`
 }
 
@@ -180,24 +181,30 @@ type SourceRef struct {
 
 // Stats summarises a run.
 type Stats struct {
-	Rounds           int           `json:"rounds"`
-	SubQuestions     int           `json:"sub_questions"`
-	Searches         int           `json:"searches"`
-	Candidates       int           `json:"candidates"`
-	SourcesRead      int           `json:"sources_read"` // reads: (sub-question, source) pairs analysed
-	FetchErrors      int           `json:"fetch_errors"`
-	RoleErrors       int           `json:"role_errors"`
-	EvidenceAccepted int           `json:"evidence_accepted"`
-	EvidenceRejected int           `json:"evidence_rejected"`
-	Ungrounded       int           `json:"ungrounded"`
-	EarlyStops       int           `json:"early_stops"`
-	SentencesRemoved int           `json:"sentences_removed"`
-	SynthAttempts    int           `json:"synth_attempts"`
-	Calls            int           `json:"calls"`
-	PeakConcurrency  int           `json:"peak_concurrency"`
-	Tokens           int           `json:"tokens"`
-	CostUSD          float64       `json:"cost_usd"`
-	Duration         time.Duration `json:"duration_ns"`
+	Rounds           int `json:"rounds"`
+	SubQuestions     int `json:"sub_questions"`
+	Searches         int `json:"searches"`
+	Candidates       int `json:"candidates"`
+	SourcesRead      int `json:"sources_read"` // reads: (sub-question, source) pairs analysed
+	FetchErrors      int `json:"fetch_errors"`
+	RoleErrors       int `json:"role_errors"`
+	EvidenceAccepted int `json:"evidence_accepted"`
+	EvidenceRejected int `json:"evidence_rejected"`
+	Ungrounded       int `json:"ungrounded"`
+	EarlyStops       int `json:"early_stops"`
+	SentencesRemoved int `json:"sentences_removed"`
+	// SourcesUnreadable counts documents whose fetch or reading failed for good.
+	SourcesUnreadable int `json:"sources_unreadable"`
+	// DraftsRefused counts synthesizer drafts the integrity check sent back.
+	DraftsRefused int `json:"drafts_refused"`
+	// FusesTripped counts the reasons the run was cut short (cost, tokens, time, call cap, stage timeouts).
+	FusesTripped    int           `json:"fuses_tripped"`
+	SynthAttempts   int           `json:"synth_attempts"`
+	Calls           int           `json:"calls"`
+	PeakConcurrency int           `json:"peak_concurrency"`
+	Tokens          int           `json:"tokens"`
+	CostUSD         float64       `json:"cost_usd"`
+	Duration        time.Duration `json:"duration_ns"`
 }
 
 // Report is a finished run: the published Markdown and everything needed to check it. It is also report.json.

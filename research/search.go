@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/deepresearch/deepresearch/research/state"
+	"github.com/deepresearch/deepresearch/sources"
 )
 
 // ---- ② search and ③ read ----
@@ -38,9 +39,17 @@ func (r *runner) searchAndRead(ctx context.Context, round int, targets []target)
 	start, t0, c0 = r.stageStart(StageRead, round)
 	rctx, rcancel := r.stageCtx(ctx, StageRead)
 	r.update(func(p *Progress) { p.ReadsPending = len(picked) })
-	FanOut(rctx, picked, r.rc.BatchSize, func(ctx context.Context, c Candidate) (struct{}, error) {
+	// Reads run in parallel but enter the pool in the collector's order (a turnstile), so evidence ids, the
+	// sub-question a shared quote is pooled under and early stops do not depend on which read finished first.
+	turns := newTurnstile(len(picked))
+	idx := make([]int, len(picked))
+	for i := range idx {
+		idx[i] = i
+	}
+	FanOut(rctx, idx, r.rc.BatchSize, func(ctx context.Context, i int) (struct{}, error) {
 		defer r.update(func(p *Progress) { p.ReadsPending-- })
-		r.read(ctx, round, c)
+		defer turns.done(i)
+		r.read(withTurn(ctx, turns, i), round, picked[i])
 		return struct{}{}, nil
 	})
 	rcancel()
@@ -53,7 +62,7 @@ func (r *runner) searchAndRead(ctx context.Context, round int, targets []target)
 }
 
 func searchStep(round int, sq string) string { return fmt.Sprintf("search:r%d:%s", round, sq) }
-func readStep(sq, u string) string           { return "read:" + sq + ":" + documentKey(u) }
+func readStep(sq, u string) string           { return "read:" + sq + ":" + sources.NormalizeURL(u) }
 
 func (r *runner) search(ctx context.Context, round int, t target) ([]Candidate, error) {
 	var cands []Candidate
@@ -138,7 +147,7 @@ func (r *runner) collect(ctx context.Context, round int, targets []target, found
 		for _, c := range cs {
 			q := c.Query
 			rank[q]++
-			n := documentKey(c.URL) // one read per document: several hit chunks of one file are one candidate
+			n := sources.NormalizeURL(c.URL)
 			s, ok := byURL[n]
 			if !ok {
 				s = &scored{c: c}
@@ -152,7 +161,7 @@ func (r *runner) collect(ctx context.Context, round int, targets []target, found
 			if done, _ := r.db.Step(ctx, readStep(targets[i].sq.ID, s.c.URL), nil); done {
 				continue
 			}
-			if r.unreadable(ctx, n) {
+			if r.unreadable(ctx, documentKey(n)) {
 				continue // its fetch or its reading failed for good earlier in the run
 			}
 			unique[n] = true
@@ -169,7 +178,7 @@ func (r *runner) collect(ctx context.Context, round int, targets []target, found
 			}
 			any = true
 			picked = append(picked, perSQ[i][depth].c)
-			sourcesPicked[documentKey(perSQ[i][depth].c.URL)] = true
+			sourcesPicked[sources.NormalizeURL(perSQ[i][depth].c.URL)] = true
 		}
 		if !any {
 			break
@@ -193,3 +202,58 @@ func (r *runner) collect(ctx context.Context, round int, targets []target, found
 // Fetcher, stored in the folder before it is used. Each source is fetched once per run, also when several
 // sub-questions read it at the same time; a failed fetch is remembered (the reads that wanted it report it),
 // except when it failed because its context ended.
+
+// turnstile lets parallel reads enter the pool one at a time, in candidate order: wait(i) returns once every
+// read before i is done (admitted, skipped or failed).
+type turnstile struct {
+	gates []chan struct{}
+}
+
+func newTurnstile(n int) *turnstile {
+	t := &turnstile{gates: make([]chan struct{}, n)}
+	for i := range t.gates {
+		t.gates[i] = make(chan struct{})
+	}
+	return t
+}
+
+// done marks read i finished; it is safe to call more than once.
+func (t *turnstile) done(i int) {
+	select {
+	case <-t.gates[i]:
+	default:
+		close(t.gates[i])
+	}
+}
+
+// wait blocks until reads 0..i-1 are done or ctx ends.
+func (t *turnstile) wait(ctx context.Context, i int) error {
+	for j := 0; j < i; j++ {
+		select {
+		case <-t.gates[j]:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+type turnKey struct{}
+
+type turn struct {
+	t *turnstile
+	i int
+}
+
+func withTurn(ctx context.Context, t *turnstile, i int) context.Context {
+	return context.WithValue(ctx, turnKey{}, turn{t, i})
+}
+
+// awaitTurn waits for the read's turn to enter the pool; a read outside a turnstile (resume, tests) has it at
+// once.
+func awaitTurn(ctx context.Context) error {
+	if tn, ok := ctx.Value(turnKey{}).(turn); ok {
+		return tn.t.wait(ctx, tn.i)
+	}
+	return nil
+}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/research/state"
 )
 
@@ -34,8 +35,15 @@ func (r *runner) synthesize(ctx context.Context, verdict *Verdict) (*Report, err
 	plan := r.plan
 	r.mu.Unlock()
 	in := SynthesisInput{Plan: plan, Evidence: accepted, Verdict: verdict, CutShort: r.cutShortText()}
+	checker := Checker{Evidence: check, Question: plan.Question, Judged: map[string]string{},
+		Quote: func(id string) (string, string, bool) {
+			e, ok := byID[id]
+			return e.Quote, e.Title, ok
+		}}
+	judged := map[string]bool{}
 	var draft string
-	attempts := 0
+	var synthErr error
+	attempts, refused := 0, 0
 	for attempt := 0; attempt <= max(r.rc.Budget.SynthRetries, 0); attempt++ {
 		var got *Draft
 		err := r.roleCall(sctx, StageSynth, r.currentRound(), "", fmt.Sprintf("synthesize (attempt %d)", attempt+1), nil,
@@ -51,18 +59,18 @@ func (r *runner) synthesize(ctx context.Context, verdict *Verdict) (*Report, err
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			if draft == "" {
-				return nil, fmt.Errorf("research: synthesize: %w", err)
-			}
-			break // keep the previous draft; its problems are removed below
+			synthErr = err
+			break // keep the previous draft, if any; its problems are removed below
 		}
 		attempts++
 		draft = got.Markdown
-		problems := CheckIntegrity(draft, check)
+		r.judgeSupport(sctx, plan, checker, judged, draft)
+		problems := checker.Check(draft)
 		if len(problems) == 0 {
 			r.logf(ctx, StageSynth, r.currentRound(), "", "integrity", fmt.Sprintf("draft %d passes", attempt+1), nil)
 			break
 		}
+		refused++
 		in.Problems = make([]string, len(problems))
 		for i, p := range problems {
 			in.Problems[i] = p.String()
@@ -73,7 +81,14 @@ func (r *runner) synthesize(ctx context.Context, verdict *Verdict) (*Report, err
 		r.emit(Event{Stage: StageSynth, Kind: EventIntegrity, Count: len(problems),
 			Message: fmt.Sprintf("draft %d refused in %d places", attempt+1, len(problems))})
 	}
-	body, removed := RemoveUnsupported(draft, check)
+	partial := false
+	if draft == "" {
+		// Synthesis failed for good: publish the grounded evidence itself, clearly marked, rather than nothing.
+		partial = true
+		draft = fallbackDraft(plan, accepted)
+		r.logf(ctx, StageSynth, r.currentRound(), "", "partial report", "synthesis failed; the report lists the grounded evidence", synthErr)
+	}
+	body, removed := checker.Remove(draft)
 	for _, s := range removed {
 		r.logf(ctx, StageSynth, r.currentRound(), "", "removed", s, nil)
 	}
@@ -81,7 +96,7 @@ func (r *runner) synthesize(ctx context.Context, verdict *Verdict) (*Report, err
 	r.synthN = attempts
 	r.mu.Unlock()
 
-	rep := r.render(ctx, plan, body, removed, all)
+	rep := r.render(ctx, plan, body, removed, all, synthOutcome{partial: partial, refused: refused})
 	rep.Stats.SynthAttempts = attempts
 	if err := r.publish(ctx, rep); err != nil {
 		return nil, err
@@ -123,7 +138,9 @@ func (r *runner) evidenceCheck(ctx context.Context, byID map[string]Evidence) Ev
 
 // i18n holds the few fixed strings of a rendered report.
 type i18n struct {
-	engine, extractive, cutShort, sources, citations, citedAs, removed, empty string
+	engine, extractive, cutShort, sources, citations, citedAs, removed, empty, partial string
+	howMade                                                                            string
+	howLines                                                                           [7]string
 }
 
 var texts = map[string]i18n{
@@ -136,6 +153,17 @@ var texts = map[string]i18n{
 		citedAs:    "cited as",
 		removed:    "%d statement(s) of the draft were removed because no grounded evidence supports them.",
 		empty:      "No statement could be supported by grounded evidence.",
+		partial:    "Partial report: the synthesis failed, so this report lists the grounded evidence the run gathered, unedited.",
+		howMade:    "How this report was made",
+		howLines: [7]string{
+			"%d sources read for %d sub-questions in %d round(s); %d quotes grounded in their sources; %d model calls, %s tokens",
+			"model calls that failed after retries: %d",
+			"sources that could not be read: %d",
+			"quotes dropped because they are not in their source: %d",
+			"sentences removed for lack of support: %d",
+			"drafts refused by the integrity check: %d",
+			"fuses tripped: %d",
+		},
 	},
 	"zh": {
 		engine:     "引擎",
@@ -146,6 +174,17 @@ var texts = map[string]i18n{
 		citedAs:    "引用编号",
 		removed:    "草稿中有 %d 条陈述因没有可溯源的证据支持而被删除。",
 		empty:      "没有任何陈述能得到可溯源证据的支持。",
+		partial:    "不完整的报告：综合撰写失败，本报告仅列出本次运行收集到的可溯源证据，未经整理。",
+		howMade:    "本报告的生成方式",
+		howLines: [7]string{
+			"为 %[2]d 个子问题阅读了 %[1]d 个来源，共 %[3]d 轮；%[4]d 条引文可在来源中逐字找到；模型调用 %[5]d 次，%[6]s 个 token",
+			"重试后仍失败的模型调用：%d",
+			"无法读取的来源：%d",
+			"因不在来源中而被丢弃的引文：%d",
+			"因缺乏证据支持而删除的句子：%d",
+			"被完整性检查退回的草稿：%d",
+			"触发的熔断：%d",
+		},
 	},
 }
 
@@ -158,7 +197,13 @@ func textsFor(lang string) i18n {
 
 // render turns the checked draft into the published report: numbered citations in order of first use, the
 // engine header, the cut-short note, the citation map and the sources list.
-func (r *runner) render(ctx context.Context, plan *Plan, body string, removed []string, all []Evidence) *Report {
+// synthOutcome is what the synthesis loop reports to the renderer.
+type synthOutcome struct {
+	partial bool // the synthesis failed; the body lists the grounded evidence
+	refused int  // drafts the integrity check refused
+}
+
+func (r *runner) render(ctx context.Context, plan *Plan, body string, removed []string, all []Evidence, out synthOutcome) *Report {
 	lang := plan.Language
 	tx := textsFor(lang)
 	byID := map[string]Evidence{}
@@ -213,8 +258,14 @@ func (r *runner) render(ctx context.Context, plan *Plan, body string, removed []
 	if cut != "" {
 		b.WriteString(">\n> ⚠ " + fmt.Sprintf(tx.cutShort, cut) + "\n")
 	}
+	if out.partial {
+		b.WriteString(">\n> ⚠ " + tx.partial + "\n")
+	}
 	b.WriteString("\n")
 	if strings.TrimSpace(numbered) == "" || len(order) == 0 {
+		if strings.TrimSpace(numbered) != "" {
+			b.WriteString(numbered + "\n\n") // headings only, such as a note that the sources do not cover the question
+		}
 		b.WriteString(tx.empty + "\n\n")
 	} else {
 		b.WriteString(numbered + "\n\n")
@@ -268,8 +319,11 @@ func (r *runner) render(ctx context.Context, plan *Plan, body string, removed []
 			fmt.Fprintf(&b, "- [%d] “%s” — %s (%s)\n", i+1, oneLine(e.Quote), e.Source, id)
 		}
 	}
-	rep.Markdown = strings.TrimRight(b.String(), "\n") + "\n"
 	rep.Stats = r.stats(ctx)
+	rep.Stats.DraftsRefused = out.refused
+	rep.Stats.SentencesRemoved = len(removed)
+	writeHowMade(&b, tx, rep.Stats)
+	rep.Markdown = strings.TrimRight(b.String(), "\n") + "\n"
 	return rep
 }
 
@@ -313,6 +367,12 @@ func (r *runner) stats(ctx context.Context) Stats {
 	if names, err := r.db.StepNames(ctx, "read:"); err == nil {
 		s.SourcesRead = len(names)
 	}
+	if names, err := r.db.StepNames(ctx, "unreadable:"); err == nil {
+		s.SourcesUnreadable = len(names)
+	}
+	r.mu.Lock()
+	s.FusesTripped = len(r.cutShort)
+	r.mu.Unlock()
 	if names, err := r.db.StepNames(ctx, "pick:"); err == nil {
 		for _, n := range names {
 			var cs []Candidate
@@ -396,4 +456,82 @@ func (r *runner) publish(ctx context.Context, rep *Report) error {
 	}
 	r.logf(ctx, StageSynth, r.currentRound(), "", "published", filepath.Join(r.dir, ReportMarkdownFile), nil)
 	return nil
+}
+
+// judgeSupport asks the verifier tier, in one batched call, whether the draft's sentences that pass the
+// deterministic checks are supported by their quotes, and records the unsupported ones in c.Judged. Sentences
+// judged before are not asked about again; a failed judgement is logged and judges nothing.
+func (r *runner) judgeSupport(ctx context.Context, plan *Plan, c Checker, judged map[string]bool, draft string) {
+	j, ok := r.cfg.Roles.Verifier.(SupportJudge)
+	if !ok {
+		return
+	}
+	var claims []SupportClaim
+	for _, cl := range c.SupportClaims(draft) {
+		if !judged[cl.Sentence] {
+			claims = append(claims, cl)
+		}
+	}
+	for start := 0; start < len(claims); start += maxJudgeBatch {
+		batch := claims[start:min(start+maxJudgeBatch, len(claims))]
+		var verdicts []SupportVerdict
+		err := r.roleCall(ctx, StageSynth, r.currentRound(), "", fmt.Sprintf("judge support of %d sentences", len(batch)), nil,
+			func(ctx context.Context) error {
+				v, err := j.JudgeSupport(ctx, plan.Language, batch)
+				verdicts = v
+				return err
+			})
+		if err != nil {
+			return // logged by roleCall; the deterministic checks stand alone
+		}
+		byID := map[string]string{}
+		for _, cl := range batch {
+			byID[cl.ID] = cl.Sentence
+			judged[cl.Sentence] = true
+		}
+		for _, v := range verdicts {
+			if s, ok := byID[v.ID]; ok && !v.Supported {
+				reason := strings.TrimSpace(v.Reason)
+				if reason == "" {
+					reason = "the judge found the quotes do not say this"
+				}
+				c.Judged[s] = reason
+			}
+		}
+	}
+}
+
+// maxJudgeBatch bounds the sentences one support judgement sees.
+const maxJudgeBatch = 40
+
+// fallbackDraft is the report of a run whose synthesis failed: per sub-question, the grounded quotes themselves.
+func fallbackDraft(plan *Plan, accepted []Evidence) string {
+	var b strings.Builder
+	b.WriteString("# " + plan.Question + "\n")
+	bySQ := map[string][]Evidence{}
+	for _, e := range accepted {
+		bySQ[e.SubQuestion] = append(bySQ[e.SubQuestion], e)
+	}
+	for _, sq := range plan.SubQuestions {
+		if len(bySQ[sq.ID]) == 0 {
+			continue
+		}
+		b.WriteString("\n## " + sq.Question + "\n\n")
+		for _, e := range bySQ[sq.ID] {
+			fmt.Fprintf(&b, "- %s [%s]\n", oneLine(e.Quote), e.ID)
+		}
+	}
+	return b.String()
+}
+
+// writeHowMade ends a report with the counts a reader needs to judge it: what was read, and everything that
+// went wrong on the way — failed calls, unreadable sources, invented quotes, removed sentences, refused drafts,
+// tripped fuses — in the report's language.
+func writeHowMade(b *strings.Builder, tx i18n, s Stats) {
+	b.WriteString("\n## " + tx.howMade + "\n\n")
+	fmt.Fprintf(b, "- "+tx.howLines[0]+"\n", s.SourcesRead, s.SubQuestions, s.Rounds, s.EvidenceAccepted, s.Calls,
+		lexical.Thousands(s.Tokens))
+	for i, n := range []int{s.RoleErrors, s.SourcesUnreadable, s.Ungrounded, s.SentencesRemoved, s.DraftsRefused, s.FusesTripped} {
+		fmt.Fprintf(b, "- "+tx.howLines[i+1]+"\n", n)
+	}
 }

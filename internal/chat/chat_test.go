@@ -266,6 +266,11 @@ func TestChatThroughPTY(t *testing.T) {
 	term.expect(`The workspace holds: .*notes\.md`)
 	term.expect(regexp.QuoteMeta(Prompt))
 
+	// A long turn, so that /compact below has something to gain (it leaves the context alone otherwise).
+	term.typeLine(strings.Repeat("hello again ", 250))
+	term.expect(`echo: hello again`)
+	term.expect(regexp.QuoteMeta(Prompt))
+
 	// /context is the context manager's report.
 	term.typeLine("/context")
 	term.expect(`Context: [\d,]+ of 32,000 tokens`)

@@ -14,7 +14,10 @@ func TestCompactPrintsItsOutcomeOnce(t *testing.T) {
 	f := newFixture(t)
 	var out bytes.Buffer
 	cfg := f.config(nil, nil, "", nil, &llm.Ledger{})
-	cfg.In = strings.NewReader("What files are in the workspace?\nhello again\n/compact keep the file names\n/exit\n")
+	// The answer to the long line is long enough that a summary makes the context smaller (a compaction that
+	// would not is refused with "nothing to gain").
+	long := strings.Repeat("hello again ", 400)
+	cfg.In = strings.NewReader(long + "\nWhat files are in the workspace?\n/compact keep the file names\n/exit\n")
 	cfg.Out = &out
 	if err := Run(t.Context(), cfg); err != nil {
 		t.Fatal(err)

@@ -17,6 +17,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/config"
 	"github.com/deepresearch/deepresearch/internal/redact"
 	"github.com/deepresearch/deepresearch/llm/providers"
+	"github.com/deepresearch/deepresearch/research"
 )
 
 // Version is set at build time with -ldflags "-X deepresearch/internal/cli.Version=v1.2.3".
@@ -36,6 +37,8 @@ type App struct {
 	verbose    bool
 	// mcpFlag is the --mcp value of the agent commands (ask, chat); it overrides mcp_file.
 	mcpFlag string
+	// runner, when set, executes research configurations instead of research.Run/Resume (tests).
+	runner func(ctx context.Context, cfg research.Config, resumeDir string) (*research.Report, error)
 	// localTrusted says the working folder's deepresearch.yaml and .mcp.json may take effect (see
 	// decideLocalTrust).
 	localTrusted bool

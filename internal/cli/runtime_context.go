@@ -171,6 +171,9 @@ func compactCommand(ctx context.Context, rt *runtime, st *agent.State, instructi
 		return "", err
 	}
 	if !r.Changed() {
+		if r.Line != "" {
+			return r.Line, nil // there was something, but compacting it would not have made the context smaller
+		}
 		return "nothing to compact yet", nil
 	}
 	return r.Line, nil

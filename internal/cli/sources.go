@@ -15,7 +15,6 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/deepresearch/deepresearch/research"
 	"github.com/deepresearch/deepresearch/sources"
 	"github.com/deepresearch/deepresearch/sources/corpus"
 	"github.com/deepresearch/deepresearch/sources/fetch"
@@ -445,25 +444,4 @@ file:// URLs from corpus search results are read from the index given with --cor
 	f.Int64Var(&maxBytes, "max-bytes", 0, "body size limit in bytes (default 5 MiB)")
 	f.BoolVar(&wrap, "wrap", false, "print the text wrapped as untrusted source material, as prompts see it")
 	return cmd
-}
-
-// indexEvent turns corpus indexing progress into a run event, so that every surface showing a run's events
-// (terminal, viewer, MCP progress) shows indexing too.
-func indexEvent(runID string, p corpus.Progress) research.Event {
-	e := research.Event{Time: time.Now().UTC(), RunID: runID, Stage: research.StageIndex, Kind: research.EventIndexProgress,
-		Count: p.Done, Total: p.Total, URL: corpus.FileURL(p.Path, 0, 0)}
-	if p.Path == "" {
-		e.URL = ""
-	}
-	switch p.Phase {
-	case "waiting":
-		e.Message = fmt.Sprintf("waiting for another deepresearch process to finish indexing %s", p.Root)
-	case "scanning":
-		e.Message = fmt.Sprintf("scanning %s", p.Root)
-	case "done":
-		e.Message = fmt.Sprintf("indexed %s", p.Root)
-	default:
-		e.Message = fmt.Sprintf("indexing %s: %d/%d files", p.Root, p.Done, p.Total)
-	}
-	return e
 }

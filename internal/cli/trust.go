@@ -54,17 +54,12 @@ func (a *App) decideLocalTrust(cmd *cobra.Command, getenv func(string) string) {
 		what, shellQuote(wd))
 }
 
-// secrets are the API keys in the environment (the known variables and every api_key_env the configuration
-// names): the one list every stored or printed message is scrubbed of.
+// secrets are the API keys in the environment (config.Config.Secrets), which no printed error may show.
 func (a *App) secrets() []string {
-	var extra []string
 	if a.Config != nil {
-		extra = append(extra, a.Config.Default.APIKeyEnv)
-		for _, t := range a.Config.Tiers {
-			extra = append(extra, t.APIKeyEnv)
-		}
+		return a.Config.Secrets()
 	}
-	return redact.EnvValues(a.getenv, extra...)
+	return redact.EnvValues(a.getenv)
 }
 
 // interactive reports whether a person is at the terminal: stdin and stderr both terminals.

@@ -314,6 +314,16 @@ func (c *Config) APIKey(s ModelSpec) string {
 	return ""
 }
 
+// Secrets returns the API keys set in the environment — the known key variables and every api_key_env the
+// configuration names — for redact to remove from whatever is stored or printed.
+func (c *Config) Secrets() []string {
+	extra := []string{c.Default.APIKeyEnv}
+	for _, t := range c.Tiers {
+		extra = append(extra, t.APIKeyEnv)
+	}
+	return redact.EnvValues(c.env, extra...)
+}
+
 // Env returns an environment variable through the configuration's environment source.
 func (c *Config) Env(key string) string { return c.env(key) }
 

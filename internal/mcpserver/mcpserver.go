@@ -25,6 +25,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/deepresearch/deepresearch/internal/request"
 	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/research"
 )
@@ -33,6 +34,9 @@ import (
 type Sources struct {
 	Corpus []string `json:"corpus,omitempty" jsonschema:"local folders (or corpus index directories) to search"`
 	Web    string   `json:"web,omitempty" jsonschema:"web search provider to use: tavily, brave, searxng or exa"`
+	// MCPFile is a .mcp.json whose servers' search tools are searched. Only the server's own defaults set it: a
+	// client cannot name a file (it would start the programs the file lists).
+	MCPFile string `json:"-"`
 }
 
 // Budget bounds a run requested through the tool.
@@ -93,6 +97,12 @@ type RunRequest struct {
 	OutDir   string
 	// OnEvent must receive every event of the run (research.Config.OnEvent).
 	OnEvent func(research.Event)
+}
+
+// Research is the request every research surface hands to the one request builder.
+func (r RunRequest) Research() request.Research {
+	return request.Research{Question: r.Question, Corpora: r.Sources.Corpus, Web: r.Sources.Web, MCPFile: r.Sources.MCPFile, Budget: r.Budget,
+		Rounds: r.Rounds, RunID: r.RunID, OutDir: r.OutDir, OnEvent: r.OnEvent}
 }
 
 // StartFunc executes one research run to completion (or until ctx is cancelled) and returns its report.
@@ -327,8 +337,8 @@ func (s *Server) deepResearch(ctx context.Context, req *mcp.CallToolRequest, in 
 	if in.Sources != nil && (len(in.Sources.Corpus) > 0 || in.Sources.Web != "") {
 		src = *in.Sources
 	}
-	if len(src.Corpus) == 0 && src.Web == "" {
-		return refuse("no sources: pass sources.corpus (local folders) and/or sources.web (a search provider), or start the server with --corpus/--web")
+	if len(src.Corpus) == 0 && src.Web == "" && src.MCPFile == "" {
+		return refuse("no sources: pass sources.corpus (local folders) and/or sources.web (a search provider), or start the server with --corpus/--web/--mcp")
 	}
 	if len(src.Corpus) > maxCorpora {
 		return refuse(fmt.Sprintf("sources.corpus names %d folders; the limit is %d", len(src.Corpus), maxCorpora))

@@ -20,7 +20,8 @@ import (
 // Analyst picks evidence sentences from one fetched source by relevance to the sub-question and quotes them
 // verbatim.
 type Analyst struct {
-	cfg Config
+	cfg      Config
+	sections *sectionMemo
 
 	mu    sync.Mutex
 	cache map[string]*docIndex // by document hash: one long file is read for many sub-questions and chunks
@@ -49,6 +50,7 @@ type docIndex struct {
 	own    [][]string // the passage's own terms
 	claims []string   // the claim of a table row, spelled out with its column headers; "" for prose
 	head   [][]string // the terms of the passage's own section heading
+	within []string   // the passage's section headings as text: the one above its own, and its own
 	lead   []int      // the passage's position in its section (0 for the first)
 	heads  []lexical.Span
 	usable []bool
@@ -250,6 +252,7 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 		if isFile {
 			source = fmt.Sprintf("%s#L%d-L%d", base, lexical.LineAt(doc.Text, qs), lexical.LineAt(doc.Text, qe))
 		}
+		a.sections.put(source, doc.Text[qs:qe], ix.within[i])
 		out = append(out, research.Evidence{
 			SubQuestion: sq.ID,
 			Claim:       claim,
@@ -506,6 +509,8 @@ func (a *Analyst) index(doc *sources.Document) *docIndex {
 	ix.own = make([][]string, len(ix.spans))
 	ix.claims = make([]string, len(ix.spans))
 	ix.head = make([][]string, len(ix.spans))
+	ix.within = make([]string, len(ix.spans))
+	var prevHeadText, curHeadText string
 	ix.lead = make([]int, len(ix.spans))
 	pos := 0
 	ix.usable = make([]bool, len(ix.spans))
@@ -522,11 +527,13 @@ func (a *Analyst) index(doc *sources.Document) *docIndex {
 			// The heading and the one above it: a crude hierarchy that keeps "2.6 优化建议" over "选项一：…".
 			prevHead = curHead
 			curHead = lexical.Tokenize(plainText(heads[h].Text))
+			prevHeadText, curHeadText = curHeadText, plainText(heads[h].Text)
 			headTokens = append(append([]string(nil), prevHead...), curHead...)
 			h++
 			pos = 0
 		}
 		ix.head[i] = curHead
+		ix.within[i] = strings.TrimSpace(prevHeadText + " " + curHeadText)
 		ix.lead[i] = pos
 		pos++
 		plain := plainText(sp.Text)

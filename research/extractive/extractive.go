@@ -78,13 +78,14 @@ func (c Config) withDefaults() Config {
 // runs.
 func New(cfg Config) research.Roles {
 	cfg = cfg.withDefaults()
+	sections := &sectionMemo{}
 	return research.Roles{
 		Engine:      Engine,
 		Planner:     &Planner{cfg: cfg},
 		Searcher:    &Searcher{cfg: cfg},
-		Analyst:     &Analyst{cfg: cfg},
-		Verifier:    &Verifier{cfg: cfg, asked: map[string]int{}},
-		Synthesizer: &Synthesizer{cfg: cfg},
+		Analyst:     &Analyst{cfg: cfg, sections: sections},
+		Verifier:    &Verifier{cfg: cfg, asked: map[askKey]int{}},
+		Synthesizer: &Synthesizer{cfg: cfg, sections: sections},
 	}
 }
 
@@ -93,7 +94,46 @@ type Verifier struct {
 	cfg Config
 
 	mu sync.Mutex
-	// asked counts, per question and sub-question, how often a gap was already routed back to search, so a
-	// sub-question the sources cannot cover better is accepted instead of re-searched for ever.
-	asked map[string]int
+	// asked counts, per run (its plan) and sub-question, how often a gap was already routed back to search, so a
+	// sub-question the sources cannot cover better is accepted instead of re-searched for ever. Keyed by the
+	// run's plan, not its question text: the same question asked again is a new run with the same rounds.
+	asked map[askKey]int
+}
+
+type askKey struct {
+	plan *research.Plan
+	sq   string
+}
+
+// maxSections bounds the section memo; past it the memo starts afresh (an item whose section is forgotten is
+// judged by its own words and title only).
+const maxSections = 1 << 14
+
+// sectionMemo remembers, for each evidence item the analyst quoted (by document and quote), the section headings
+// it stands under, so the synthesizer can tell what an item is about when its sentence does not repeat the
+// heading ("A send on a channel …" under "Channel communication" in "The Go Memory Model").
+type sectionMemo struct {
+	mu sync.Mutex
+	m  map[string]string
+}
+
+func (s *sectionMemo) put(source, quote, heads string) {
+	if s == nil || heads == "" {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.m == nil || len(s.m) >= maxSections {
+		s.m = map[string]string{}
+	}
+	s.m[docKey(source)+"\x00"+quote] = heads
+}
+
+func (s *sectionMemo) get(source, quote string) string {
+	if s == nil {
+		return ""
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.m[docKey(source)+"\x00"+quote]
 }

@@ -30,9 +30,10 @@ func (s *Searcher) Search(ctx context.Context, sq research.SubQuestion, queries 
 		queries = dedupe(append([]string{sq.Question}, sq.Queries...))
 	}
 	type hit struct {
-		query string
-		rank  int
-		res   sources.Result
+		query   string
+		src, qi int
+		rank    int
+		res     sources.Result
 	}
 	var (
 		mu   sync.Mutex
@@ -41,8 +42,8 @@ func (s *Searcher) Search(ctx context.Context, sq research.SubQuestion, queries 
 		ok   int
 		wg   sync.WaitGroup
 	)
-	for _, src := range s.cfg.Searchers {
-		for _, q := range queries {
+	for si, src := range s.cfg.Searchers {
+		for qi, q := range queries {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -55,12 +56,25 @@ func (s *Searcher) Search(ctx context.Context, sq research.SubQuestion, queries 
 				}
 				ok++
 				for i, r := range rs {
-					hits = append(hits, hit{query: q, rank: i, res: r})
+					hits = append(hits, hit{query: q, src: si, qi: qi, rank: i, res: r})
 				}
 			}()
 		}
 	}
 	wg.Wait()
+	// Fuse in a fixed order (source, query, rank), not the order the searches finished in: the first hit of a URL
+	// names its candidate, and float sums depend on their order.
+	sort.Slice(hits, func(i, j int) bool {
+		a, b := hits[i], hits[j]
+		if a.src != b.src {
+			return a.src < b.src
+		}
+		if a.qi != b.qi {
+			return a.qi < b.qi
+		}
+		return a.rank < b.rank
+	})
+	sort.Slice(errs, func(i, j int) bool { return errs[i].Error() < errs[j].Error() })
 	err := errors.Join(errs...)
 	if ok == 0 {
 		return nil, err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
 	"sort"
 	"strings"
@@ -16,24 +17,36 @@ import (
 
 // Synthesizer writes the extractive report: a summary, a section per sub-question and the conflicts, every
 // sentence an evidence claim followed by its citation marker.
-type Synthesizer struct{ cfg Config }
+type Synthesizer struct {
+	cfg      Config
+	sections *sectionMemo
+}
 
 type labels struct {
 	summary, conflicts, noEvidence, versus string
+	// notCoveredAll and notCoveredTerms (%s: the terms, joined by listJoin) open a report whose question the
+	// sources do not answer.
+	notCoveredAll, notCoveredTerms, listJoin string
 }
 
 var reportLabels = map[string]labels{
 	"en": {
-		summary:    "Summary",
-		conflicts:  "Conflicts between sources",
-		noEvidence: " — no grounded evidence found in the sources searched",
-		versus:     "versus",
+		summary:         "Summary",
+		conflicts:       "Conflicts between sources",
+		noEvidence:      " — no grounded evidence found in the sources searched",
+		versus:          "versus",
+		notCoveredAll:   "Not covered: nothing in the sources searched answers this question.",
+		notCoveredTerms: "Not covered: the sources searched never mention %s.",
+		listJoin:        ", ",
 	},
 	"zh": {
-		summary:    "摘要",
-		conflicts:  "来源之间的冲突",
-		noEvidence: "（在所检索的来源中未找到可靠证据）",
-		versus:     "对比",
+		summary:         "摘要",
+		conflicts:       "来源之间的冲突",
+		noEvidence:      "（在所检索的来源中未找到可靠证据）",
+		versus:          "对比",
+		notCoveredAll:   "未涵盖：所检索的来源中没有回答这个问题的内容。",
+		notCoveredTerms: "未涵盖：所检索的来源没有提到 %s。",
+		listJoin:        "、",
 	},
 }
 
@@ -86,117 +99,147 @@ func (s *Synthesizer) Synthesize(ctx context.Context, in research.SynthesisInput
 		})
 	}
 
-	// The question itself draws on the whole pool, all items ranked alike: the pool keeps a quote once, under
-	// whichever sub-question's read found it first, so the passage that answers the question best may sit under
-	// one of its facets — and which one depends on the order reads finished in.
-	if len(in.Plan.SubQuestions) > 0 {
-		core := in.Plan.SubQuestions[0]
-		var all []research.Evidence
-		facets := map[string]string{}
-		for _, sq := range in.Plan.SubQuestions {
-			all = append(all, bySQ[sq.ID]...)
-			facets[sq.ID] = facetOf(sq.Question)
-		}
-		bySQ[core.ID] = rankFor(core, all, facets)
-	}
-
 	var b strings.Builder
 	// The graph writes the engine header ("extractive mode — no language model") and the sources list.
 	fmt.Fprintf(&b, "# %s\n\n", in.Plan.Question)
+	if len(in.Plan.SubQuestions) == 0 {
+		return &research.Draft{Markdown: strings.TrimRight(b.String(), "\n") + "\n"}, nil
+	}
 
-	// Summary: the items that answer the question itself best lead, then the best of each facet not yet said,
-	// at most summaryMax sentences.
+	// The question itself draws on the whole pool, all items ranked alike: the pool keeps a quote once, under
+	// whichever sub-question's read found it first.
+	core := in.Plan.SubQuestions[0]
+	var all []research.Evidence
+	facets := map[string]string{}
+	for _, sq := range in.Plan.SubQuestions {
+		all = append(all, bySQ[sq.ID]...)
+		facets[sq.ID] = facetOf(sq.Question)
+	}
+	ranked := rankFor(core, all, facets)
+
+	// Topic anchor: only items about what the question asks enter the report; the rest were relevant to a facet's
+	// wording, not to the question.
+	pool := indexPool(ranked, s.sections)
+	variants := focusVariants(core)
+	scores := make([]float64, len(ranked))
+	best := 0.0
+	for i := range ranked {
+		scores[i] = pool.focus(variants, i)
+		best = math.Max(best, scores[i])
+	}
+	// Answer sections: the sections the best-matching items stand in state the answer, and their other items
+	// belong to it even when they do not repeat the question's words ("If there is no default case, …" under
+	// "Select statements"); an item elsewhere must match the question nearly as well as the best.
+	onTopic := map[string]bool{}
+	answerSection := map[string]bool{}
+	for i, e := range ranked {
+		if best > 0 && scores[i] >= focusShare*best {
+			onTopic[e.ID] = true
+			if h := s.sections.get(e.Source, e.Quote); h != "" {
+				answerSection[docKey(e.Source)+"\x00"+h] = true
+			}
+		}
+	}
+	var answer []research.Evidence
+	for i, e := range ranked {
+		if !onTopic[e.ID] && scores[i] >= sectionShare*best && answerSection[docKey(e.Source)+"\x00"+s.sections.get(e.Source, e.Quote)] {
+			onTopic[e.ID] = true
+		}
+		if onTopic[e.ID] {
+			answer = append(answer, e)
+		}
+	}
+
+	// Not covered: the question names something no source mentions, or nothing in the pool is about it.
+	units := keyUnits(in.Plan.Question)
+	var missing []string
+	for _, u := range units {
+		inPool := false
+		for _, t := range lexical.Tokenize(u) {
+			inPool = inPool || pool.df[t] > 0
+		}
+		if !inPool {
+			missing = append(missing, u)
+		}
+	}
+	bestOfRest := 0.0
+	if len(missing) > 0 {
+		rest := without(variants, missing)
+		for i := range ranked {
+			bestOfRest = math.Max(bestOfRest, pool.focus(rest, i))
+		}
+	}
+	absent := s.absentTerms(ctx, pool, missing, bestOfRest)
+	if len(absent) > 0 || len(answer) == 0 {
+		what := lb.notCoveredAll
+		if len(absent) > 0 {
+			what = fmt.Sprintf(lb.notCoveredTerms, strings.Join(absent, lb.listJoin))
+		}
+		fmt.Fprintf(&b, "### %s\n", what)
+		return &research.Draft{Markdown: b.String()}, nil
+	}
+
+	// Summary: the answer first — the best on-topic items, near-duplicates merged, rules and definitions leading.
+	cited := map[string]bool{}
+	var said []research.Evidence
+	sayable := func(e research.Evidence) bool {
+		return !cited[e.ID] && !containsNear(said, e.Claim)
+	}
 	var summary []research.Evidence
-	pick := func(e research.Evidence) bool {
+	for _, e := range answer {
 		if len(summary) >= summaryMax {
-			return false
+			break
 		}
-		for _, x := range summary {
-			if x.ID == e.ID || lexical.SameClaim(x.Claim, e.Claim, sameClaim) {
-				return false
-			}
-		}
-		summary = append(summary, e)
-		return true
-	}
-	for i, sq := range in.Plan.SubQuestions {
-		n := 1
-		if i == 0 {
-			n = summaryCore
-		}
-		for _, e := range bySQ[sq.ID] {
-			if n == 0 {
-				break
-			}
-			// A facet adds its best item only when it states something: its example or a remark would not answer
-			// the question.
-			if i > 0 && !normative(passageKind(e.Quote)) {
-				break
-			}
-			if pick(e) {
-				n--
-			}
+		if sayable(e) {
+			summary = append(summary, e)
+			cited[e.ID] = true
+			said = append(said, e)
 		}
 	}
-	// A question with few facets found still gets a summary of summaryMin sentences when the pool has them.
-	if len(in.Plan.SubQuestions) > 0 {
-		for _, e := range bySQ[in.Plan.SubQuestions[0].ID] {
-			if len(summary) >= summaryMin {
-				break
-			}
-			pick(e)
-		}
-	}
-	// Normative first: rules and definitions lead, each group in its ranked order.
 	sort.SliceStable(summary, func(i, j int) bool {
 		return normative(passageKind(summary[i].Quote)) && !normative(passageKind(summary[j].Quote))
 	})
-	if len(summary) > 0 {
-		fmt.Fprintf(&b, "## %s\n\n", lb.summary)
-		for _, e := range summary {
-			b.WriteString(cite(e.Claim, []string{e.ID}, lang))
-			b.WriteString(" ")
-		}
-		b.WriteString("\n\n")
+	fmt.Fprintf(&b, "## %s\n\n", lb.summary)
+	var parts []string
+	for _, e := range summary {
+		parts = append(parts, cite(e.Claim, []string{e.ID}, lang))
 	}
+	b.WriteString(joinSentences(parts))
+	b.WriteString("\n\n")
 
-	// Sections: a claim an earlier section already made is cited there, not repeated, unless the section would
-	// otherwise be left with nothing.
-	var before []research.Evidence
+	// Sections: what each sub-question adds beyond the summary, each claim cited once in the whole report.
 	for k, sq := range in.Plan.SubQuestions {
-		limit := s.cfg.SectionItems
-		if k == 0 {
-			limit *= 2 // the question itself gets the room
-		}
 		ev := bySQ[sq.ID]
+		if k == 0 {
+			ev = ranked
+		} else {
+			ev = rankFor(sq, ev, facets)
+		}
 		if len(ev) == 0 {
 			// Said in the heading: a note in the body would be an uncited sentence, which the integrity check
 			// (rightly) refuses to publish.
 			fmt.Fprintf(&b, "## %s%s\n\n", sq.Question, lb.noEvidence)
 			continue
 		}
-		fmt.Fprintf(&b, "## %s\n\n", sq.Question)
-		var shown, repeats []research.Evidence
+		var shown []research.Evidence
 		for _, e := range ev {
-			if len(shown) >= limit {
+			if len(shown) >= s.cfg.SectionItems {
 				break
 			}
-			if containsNear(shown, e.Claim) {
-				continue
-			}
-			if containsNear(before, e.Claim) {
-				repeats = append(repeats, e)
+			if !onTopic[e.ID] || !sayable(e) {
 				continue
 			}
 			shown = append(shown, e)
+			cited[e.ID] = true
+			said = append(said, e)
 		}
-		if len(shown) == 0 && len(repeats) > 0 {
-			shown = repeats[:1]
+		if len(shown) == 0 {
+			continue
 		}
+		fmt.Fprintf(&b, "## %s\n\n", sq.Question)
 		for _, e := range shown {
 			b.WriteString("- " + cite(e.Claim, []string{e.ID}, lang) + "\n")
 		}
-		before = append(before, shown...)
 		b.WriteString("\n")
 	}
 
@@ -227,11 +270,9 @@ func (s *Synthesizer) Synthesize(ctx context.Context, in research.SynthesisInput
 	return &research.Draft{Markdown: strings.TrimRight(b.String(), "\n") + "\n"}, nil
 }
 
-// Summary size: summaryCore items of the question itself, then one per facet, summaryMin to summaryMax in all.
+// summaryMax bounds the summary: the answer in at most six sentences.
 const (
-	summaryCore = 5
-	summaryMin  = 4
-	summaryMax  = 7
+	summaryMax = 6
 )
 
 // rankFor orders the whole pool for one sub-question, every item by the same measure whichever sub-question's
@@ -303,7 +344,9 @@ func quoteClaim(claim, lang string) string {
 }
 
 // cite attaches citation markers to every sentence of text, before its final punctuation: "A [e3]. B [e3]." A
-// marker after the full stop would be a sentence of its own and leave the text before it uncited.
+// marker after the full stop would be a sentence of its own and leave the text before it uncited. A sentence
+// without final punctuation gets the full stop of its own script (Latin "." or Chinese "。"), whatever the
+// report's language: an English quote in a Chinese report ends in ".".
 func cite(text string, ids []string, lang string) string {
 	marker := "[" + strings.Join(ids, ", ") + "]"
 	var parts []string
@@ -312,23 +355,38 @@ func cite(text string, ids []string, lang string) string {
 		if body == "" {
 			continue
 		}
+		last, _ := utf8.DecodeLastRuneInString(body)
+		cjkEnd := lexical.IsCJK(last) || unicode.IsPunct(last) && last > 0x3000
 		if end == "" {
 			end = "."
-			if lang == "zh" || lang == "ja" {
+			if cjkEnd || (lang == "zh" || lang == "ja") && !unicode.IsLetter(last) && !unicode.IsDigit(last) && hasCJK(body) {
 				end = "。"
 			}
 		}
 		sep := " "
-		if r, _ := utf8.DecodeLastRuneInString(body); lexical.IsCJK(r) || unicode.IsPunct(r) && r > 0x3000 {
+		if cjkEnd {
 			sep = ""
 		}
 		parts = append(parts, body+sep+marker+end)
 	}
-	join := " "
-	if lang == "zh" {
-		join = ""
+	return joinSentences(parts)
+}
+
+// joinSentences is the CJK/Latin spacing rule for running text: sentences are joined by a space, except a
+// sentence ending in a full-width mark ("。") followed by one that starts with a CJK character. Never "[2].This".
+func joinSentences(parts []string) string {
+	var b strings.Builder
+	for i, p := range parts {
+		if i > 0 {
+			prev, _ := utf8.DecodeLastRuneInString(parts[i-1])
+			next, _ := utf8.DecodeRuneInString(p)
+			if !(prev > 0x3000 && (lexical.IsCJK(next) || next > 0x3000)) {
+				b.WriteString(" ")
+			}
+		}
+		b.WriteString(p)
 	}
-	return strings.Join(parts, join)
+	return b.String()
 }
 
 // splitEnd separates a sentence's final punctuation. A closing bracket or quote stays with the body, and the

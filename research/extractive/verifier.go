@@ -109,7 +109,7 @@ func (v *Verifier) Verify(ctx context.Context, plan *research.Plan, pool []resea
 		for _, e := range ev {
 			docs[docKey(e.Source)] = true
 		}
-		key := plan.Question + "\x00" + sq.ID
+		key := askKey{plan, sq.ID}
 		v.mu.Lock()
 		asked := v.asked[key]
 		v.mu.Unlock()

@@ -2,6 +2,8 @@ package llmroles
 
 import (
 	"log/slog"
+	"sync"
+	"time"
 
 	"github.com/deepresearch/deepresearch/agent"
 	"github.com/deepresearch/deepresearch/llm"
@@ -34,6 +36,8 @@ type Config struct {
 	Observer   agent.Observer
 	Logger     *slog.Logger
 	Limits     Limits
+	// Now is the clock that tells the roles today's date; nil means time.Now.
+	Now func() time.Time
 }
 
 // Limits bounds the roles. Zero values mean the defaults in brackets.
@@ -85,6 +89,8 @@ type set struct {
 	cfg    Config
 	lim    Limits
 	logger *slog.Logger
+	// unknownWindow warns once per role set about a model whose context window nobody knows.
+	unknownWindow sync.Once
 }
 
 // New returns the LLM role set. The roles are stateless between calls and safe for concurrent use: every call
@@ -104,11 +110,22 @@ func New(cfg Config) research.Roles {
 	}
 }
 
+// today is the current date, told to every role: models otherwise assume their training cut-off is the present.
+func (s *set) today() string {
+	now := time.Now
+	if s.cfg.Now != nil {
+		now = s.cfg.Now
+	}
+	return now().UTC().Format("2006-01-02")
+}
+
 func (s *set) spec(role string, m llm.Model, system string) RoleSpec {
 	var mw []agent.Middleware
 	if s.cfg.Middleware != nil {
 		mw = s.cfg.Middleware(role)
 	}
+	// Every role is told the date: models otherwise take their training cut-off for the present.
+	system += "\nToday's date is " + s.today() + "."
 	return RoleSpec{
 		Name: role, Model: m, System: system, Tools: s.cfg.Tools[role], Middleware: mw,
 		MaxSteps: s.lim.MaxSteps, MaxReasks: s.cfg.Limits.MaxReasks, MaxTokens: s.lim.MaxOutputTokens,

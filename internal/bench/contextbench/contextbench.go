@@ -17,36 +17,58 @@ import (
 	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/llm"
 	"github.com/deepresearch/deepresearch/llm/scripted"
+	"github.com/deepresearch/deepresearch/mcptools"
 	"github.com/deepresearch/deepresearch/workspace"
 )
 
 // The heavy-MCP-traffic scenario: 20 MCP-style calls of about 40,000 characters each, mostly irrelevant, on a
-// 128K-token model.
+// 128K-token model; and the same calls beside 300 deferred MCP tools in a 128K and a 32K window.
 const (
 	Calls            = 20
 	ResultChars      = 40_000
 	Window           = 128_000
+	SmallWindow      = 32_768
+	MCPToolCount     = 300
 	benchFactsPerRun = 3
 	benchSeed        = 2_024
 )
 
-// Row is one preset's figures.
+// Case is one setting of the scenario: the model's window and how many MCP tools sit beside search_docs.
+type Case struct {
+	Window   int `json:"window"`
+	MCPTools int `json:"mcp_tools"`
+}
+
+// Cases are the default cases: the plain scenario, then the MCP-heavy one in both windows.
+func Cases() []Case {
+	return []Case{{Window, 0}, {Window, MCPToolCount}, {SmallWindow, MCPToolCount}}
+}
+
+// Row is one preset's figures in one case.
 type Row struct {
 	Preset            string  `json:"preset"`
+	Window            int     `json:"window"`
+	MCPTools          int     `json:"mcp_tools"`
 	BilledInputTokens int     `json:"billed_input_tokens"`
 	PeakPromptTokens  int     `json:"peak_prompt_tokens"`
 	Compactions       int     `json:"compactions"`
 	SummaryCalls      int     `json:"summary_calls"`
+	ResultsSeen       float64 `json:"results_seen"`
 	RecoverableShare  float64 `json:"recoverable_share"`
 	FactRecall        float64 `json:"fact_recall"`
+	// OverReserve counts model calls whose prompt (the Account the manager measured) exceeded the window minus
+	// the output reserve; it must be 0.
+	OverReserve int `json:"over_reserve"`
 }
 
 // Options configures Run.
 type Options struct {
-	// Dir holds one workspace per preset; default a temporary directory that is removed afterwards.
+	// Dir holds one workspace per case and preset; default a temporary directory that is removed afterwards.
 	Dir string
 	// Presets to run; default deepagents, claude-code, hybrid.
 	Presets []string
+	// Cases to run; default Cases().
+	Cases []Case
 }
 
 // benchTask is one call's planted facts and the result carrying them.
@@ -195,11 +217,50 @@ type benchSearchInput struct {
 	Query string `json:"query" jsonschema:"what to look for"`
 }
 
-// Run runs the 20-call task once per preset and returns one row each.
+// MCPTools generates n MCP tools with ordinary descriptions and schemas, spread over five servers. They are
+// never called.
+func MCPTools(n int) []agent.Tool {
+	servers := []string{"github", "jira", "postgres", "slack", "drive"}
+	verbs := []string{"list", "get", "create", "update", "delete", "search", "archive", "export"}
+	nouns := []string{"issues", "pull_requests", "comments", "labels", "projects", "users", "teams", "tables",
+		"rows", "channels", "messages", "files", "folders", "permissions", "webhooks", "releases", "milestones", "reports"}
+	out := make([]agent.Tool, 0, n)
+	for i := range n {
+		srv, verb, noun := servers[i%len(servers)], verbs[(i/len(servers))%len(verbs)], nouns[(i/(len(servers)*len(verbs)))%len(nouns)]
+		name := fmt.Sprintf("mcp__%s__%s_%s", srv, verb, noun)
+		if i >= len(servers)*len(verbs)*len(nouns) {
+			name += fmt.Sprint("_", i)
+		}
+		desc := fmt.Sprintf("%s %s in the connected %s account. Supports pagination with a cursor, filtering by owner, "+
+			"state and date range, and sorting by creation or update time. Returns a JSON array of objects with their "+
+			"identifiers, titles, owners, timestamps and URLs. Requires the %s scope; rate limited to 60 calls a minute.",
+			strings.ToUpper(verb[:1])+verb[1:], strings.ReplaceAll(noun, "_", " "), srv, noun+":read")
+		schema := fmt.Sprintf(`{"type":"object","properties":{"owner":{"type":"string","description":"owner or organisation of the %[1]s"},`+
+			`"state":{"type":"string","enum":["open","closed","all"],"description":"which %[1]s to include"},`+
+			`"since":{"type":"string","format":"date-time","description":"only %[1]s changed after this time"},`+
+			`"cursor":{"type":"string","description":"pagination cursor from the previous page"},`+
+			`"limit":{"type":"integer","minimum":1,"maximum":100,"description":"page size, default 30"}},"required":["owner"]}`, strings.ReplaceAll(noun, "_", " "))
+		out = append(out, benchStub{spec: llm.ToolSpec{Name: name, Description: desc, Schema: json.RawMessage(schema)}})
+	}
+	return out
+}
+
+type benchStub struct{ spec llm.ToolSpec }
+
+func (b benchStub) Spec() llm.ToolSpec { return b.spec }
+func (b benchStub) Run(context.Context, json.RawMessage) (agent.Result, error) {
+	return agent.ErrorResult("%s is not available in the benchmark", b.spec.Name), nil
+}
+
+// Run runs the 20-call task once per case and preset and returns one row each.
 func Run(ctx context.Context, o Options) ([]Row, error) {
 	presets := o.Presets
 	if len(presets) == 0 {
 		presets = contextmgr.Presets()
+	}
+	cases := o.Cases
+	if len(cases) == 0 {
+		cases = Cases()
 	}
 	dir := o.Dir
 	if dir == "" {
@@ -212,17 +273,19 @@ func Run(ctx context.Context, o Options) ([]Row, error) {
 	}
 	tasks := benchTasks()
 	var rows []Row
-	for _, p := range presets {
-		row, err := runBenchPreset(ctx, filepath.Join(dir, p), p, tasks)
-		if err != nil {
-			return nil, fmt.Errorf("bench %s: %w", p, err)
+	for _, bc := range cases {
+		for _, p := range presets {
+			row, err := runBenchPreset(ctx, filepath.Join(dir, fmt.Sprintf("w%d-t%d-%s", bc.Window, bc.MCPTools, p)), p, bc, tasks)
+			if err != nil {
+				return nil, fmt.Errorf("bench %s (window %d, %d MCP tools): %w", p, bc.Window, bc.MCPTools, err)
+			}
+			rows = append(rows, row)
 		}
-		rows = append(rows, row)
 	}
 	return rows, nil
 }
 
-func runBenchPreset(ctx context.Context, dir, preset string, tasks []benchTask) (Row, error) {
+func runBenchPreset(ctx context.Context, dir, preset string, bc Case, tasks []benchTask) (Row, error) {
 	ws, err := workspace.New(dir, workspace.Config{})
 	if err != nil {
 		return Row{}, err
@@ -233,6 +296,7 @@ func runBenchPreset(ctx context.Context, dir, preset string, tasks []benchTask) 
 	}
 	cfg.NoMemory, cfg.NoProjectMemory = true, true
 	cfg.Logger = slog.New(slog.DiscardHandler)
+	cfg.Window = bc.Window
 	mgr, err := contextmgr.New(ws, cfg)
 	if err != nil {
 		return Row{}, err
@@ -251,10 +315,21 @@ func runBenchPreset(ctx context.Context, dir, preset string, tasks []benchTask) 
 			return tasks[k].result, nil
 		})
 
+	tools := []agent.Tool{search}
+	var mws []agent.Middleware
+	if bc.MCPTools > 0 {
+		lazy := mcptools.NewLazy(mcptools.LazyConfig{})
+		mws = append(mws, lazy)
+		tools = append(append(tools, lazy.Tool()), MCPTools(bc.MCPTools)...)
+	}
+	mws = append(mws, mgr)
+
 	// The script: call the tool once per service with a query naming what it looks for, then answer. At each
-	// call it notes which planted facts of the result it just received stand in its prompt.
+	// call it notes whether the result it just received stands in its prompt (whole, or an excerpt naming the
+	// file that holds it whole) and which of its planted facts do.
 	var mu sync.Mutex
-	mainCalls, seen, planted := 0, 0, 0
+	var st *agent.State
+	mainCalls, seen, planted, resultsSeen, overReserve := 0, 0, 0, 0, 0
 	fn := func(_ context.Context, req *llm.Request) (*llm.Response, error) {
 		if len(req.Tools) == 0 && len(req.Messages) > 0 && req.Messages[0].Content == contextmgr.SummarizerPrompt {
 			return scripted.Reply("SESSION INTENT\n" + benchRequest + "\n\nSUMMARY\nSearched the documentation service by service and noted the requested settings.\n\nARTIFACTS\nNone\n\nNEXT STEPS\nContinue with the remaining services, then report the table."), nil
@@ -263,7 +338,23 @@ func runBenchPreset(ctx context.Context, dir, preset string, tasks []benchTask) 
 		defer mu.Unlock()
 		k := mainCalls
 		mainCalls++
+		if r := mgr.Report(st); r.Total > r.Window-r.Reserve {
+			overReserve++
+		}
 		if k > 0 && k <= len(tasks) {
+			id := fmt.Sprintf("call_%02d", k)
+			for _, msg := range req.Messages {
+				if msg.ToolCallID != id {
+					continue
+				}
+				if msg.Content == tasks[k-1].result {
+					resultsSeen++
+				} else if p := contextmgr.FullTextPath(msg); p != "" && strings.Contains(msg.Content, p) {
+					if data, err := ws.ReadFile(p); err == nil && string(data) == tasks[k-1].result {
+						resultsSeen++
+					}
+				}
+			}
 			var prompt strings.Builder
 			for _, msg := range req.Messages {
 				prompt.WriteString(msg.Content)
@@ -283,28 +374,30 @@ func runBenchPreset(ctx context.Context, dir, preset string, tasks []benchTask) 
 		return scripted.Reply("Here is the configuration table."), nil
 	}
 	ledger := &llm.Ledger{}
-	model := llm.Metered(scripted.New(llm.Info{Name: "scripted", ContextWindow: Window}, fn), ledger, "bench")
+	model := llm.Metered(scripted.New(llm.Info{Name: "scripted", ContextWindow: bc.Window}, fn), ledger, "bench")
 	ag, err := agent.New(agent.Config{
 		Model:      model,
 		System:     "You are a research agent. Use search_docs to look things up; results may be long.",
-		Tools:      []agent.Tool{search},
-		Middleware: []agent.Middleware{mgr},
+		Tools:      tools,
+		Middleware: mws,
 		SessionID:  "bench-" + preset,
 	})
 	if err != nil {
 		return Row{}, err
 	}
+	st = ag.State()
 	if _, err := ag.Run(ctx, benchRequest); err != nil {
 		return Row{}, err
 	}
 
-	row := Row{Preset: preset}
+	row := Row{Preset: preset, Window: bc.Window, MCPTools: bc.MCPTools, OverReserve: overReserve,
+		ResultsSeen: float64(resultsSeen) / float64(len(tasks))}
 	for _, e := range ledger.Entries() {
 		row.BilledInputTokens += e.Usage.InputTokens
 		row.PeakPromptTokens = max(row.PeakPromptTokens, e.Usage.InputTokens)
 	}
-	st := mgr.Stats()
-	row.Compactions, row.SummaryCalls = st.Compactions, st.SummaryCalls
+	stats := mgr.Stats()
+	row.Compactions, row.SummaryCalls = stats.Compactions, stats.SummaryCalls
 	var disk strings.Builder
 	err = filepath.WalkDir(ws.Root(), func(p string, d fs.DirEntry, err error) error {
 		if err != nil || !d.Type().IsRegular() {
@@ -331,24 +424,38 @@ func runBenchPreset(ctx context.Context, dir, preset string, tasks []benchTask) 
 	return row, nil
 }
 
-// FormatTable renders rows as a Markdown table with the hybrid preset's ratios below it.
+// FormatTable renders rows as a Markdown table with the hybrid preset's ratios below it, per case.
 func FormatTable(rows []Row) string {
 	var b strings.Builder
-	b.WriteString("| preset | billed input tokens | peak prompt tokens | compactions | summary calls | recoverable share | fact recall |\n")
-	b.WriteString("|---|---:|---:|---:|---:|---:|---:|\n")
-	by := map[string]Row{}
+	b.WriteString("| window | MCP tools | preset | billed input tokens | peak prompt tokens | compactions | summary calls | results seen | recoverable share | fact recall |\n")
+	b.WriteString("|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|\n")
+	type key struct{ w, t int }
+	by := map[key]map[string]Row{}
+	var order []key
 	for _, r := range rows {
-		by[r.Preset] = r
-		fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | %.2f | %.2f |\n", r.Preset, lexical.Thousands(r.BilledInputTokens),
-			lexical.Thousands(r.PeakPromptTokens), r.Compactions, r.SummaryCalls, r.RecoverableShare, r.FactRecall)
+		k := key{r.Window, r.MCPTools}
+		if by[k] == nil {
+			by[k] = map[string]Row{}
+			order = append(order, k)
+		}
+		by[k][r.Preset] = r
+		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %d | %d | %.2f | %.2f | %.2f |\n", lexical.Thousands(r.Window), r.MCPTools, r.Preset,
+			lexical.Thousands(r.BilledInputTokens), lexical.Thousands(r.PeakPromptTokens), r.Compactions, r.SummaryCalls, r.ResultsSeen,
+			r.RecoverableShare, r.FactRecall)
 	}
-	h, ok := by[contextmgr.PresetHybrid]
-	if !ok {
-		return b.String()
-	}
-	for _, other := range []string{contextmgr.PresetDeepAgents, contextmgr.PresetClaudeCode} {
-		if o, ok := by[other]; ok && o.BilledInputTokens > 0 {
-			fmt.Fprintf(&b, "\nhybrid bills %.1f%% of the input tokens of %s.", 100*float64(h.BilledInputTokens)/float64(o.BilledInputTokens), other)
+	for _, k := range order {
+		h, ok := by[k][contextmgr.PresetHybrid]
+		if !ok {
+			continue
+		}
+		var parts []string
+		for _, other := range []string{contextmgr.PresetDeepAgents, contextmgr.PresetClaudeCode} {
+			if o, ok := by[k][other]; ok && o.BilledInputTokens > 0 {
+				parts = append(parts, fmt.Sprintf("%.1f%% of %s", 100*float64(h.BilledInputTokens)/float64(o.BilledInputTokens), other))
+			}
+		}
+		if len(parts) > 0 {
+			fmt.Fprintf(&b, "\nwindow %s, %d MCP tools: hybrid bills %s.", lexical.Thousands(k.w), k.t, strings.Join(parts, " and "))
 		}
 	}
 	b.WriteString("\n")

@@ -8,40 +8,64 @@ import (
 	"github.com/deepresearch/deepresearch/llm/tokens"
 )
 
-// The heavy-MCP-traffic scenario: the hybrid preset must beat both anchors on cost while keeping everything
-// recoverable and the planted facts in view.
+// The heavy-MCP-traffic scenario, plain and beside 300 deferred MCP tools in a 128K and a 32K window: the hybrid
+// preset must beat both anchors on cost while every result reaches the model, everything stays recoverable and
+// the planted facts stay in view.
 func TestBenchTargets(t *testing.T) {
 	rows, err := Run(t.Context(), Options{Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Log("\n" + FormatTable(rows))
-	by := map[string]Row{}
+	type key struct{ w, n int }
+	by := map[key]map[string]Row{}
 	for _, r := range rows {
-		by[r.Preset] = r
-	}
-	h, d, c := by[contextmgr.PresetHybrid], by[contextmgr.PresetDeepAgents], by[contextmgr.PresetClaudeCode]
-	if h.BilledInputTokens*2 > d.BilledInputTokens {
-		t.Errorf("hybrid bills %d, more than 50%% of deepagents' %d", h.BilledInputTokens, d.BilledInputTokens)
-	}
-	if h.BilledInputTokens*5 > c.BilledInputTokens*4 {
-		t.Errorf("hybrid bills %d, more than 80%% of claude-code's %d", h.BilledInputTokens, c.BilledInputTokens)
-	}
-	if h.RecoverableShare != 1 {
-		t.Errorf("hybrid recoverable share %v", h.RecoverableShare)
-	}
-	if h.FactRecall < 0.95 {
-		t.Errorf("hybrid fact recall %v", h.FactRecall)
-	}
-	// The anchors behave as their designs intend: both keep every fact in view (nothing is filtered), DeepAgents
-	// summarises, Claude Code clears unrecoverably.
-	if d.FactRecall != 1 || c.FactRecall != 1 || d.SummaryCalls == 0 || c.RecoverableShare != 0 || c.Compactions == 0 {
-		t.Errorf("anchor rows look wrong: %+v %+v", d, c)
-	}
-	for _, r := range rows {
-		if r.PeakPromptTokens > Window {
-			t.Errorf("%s peak %d over the window", r.Preset, r.PeakPromptTokens)
+		k := key{r.Window, r.MCPTools}
+		if by[k] == nil {
+			by[k] = map[string]Row{}
 		}
+		by[k][r.Preset] = r
+	}
+	if len(by) != len(Cases()) {
+		t.Fatalf("%d cases, want %d", len(by), len(Cases()))
+	}
+	for k, rs := range by {
+		h, d, c := rs[contextmgr.PresetHybrid], rs[contextmgr.PresetDeepAgents], rs[contextmgr.PresetClaudeCode]
+		if h.BilledInputTokens*2 > d.BilledInputTokens {
+			t.Errorf("%v: hybrid bills %d, more than 50%% of deepagents' %d", k, h.BilledInputTokens, d.BilledInputTokens)
+		}
+		if h.BilledInputTokens*2 > c.BilledInputTokens {
+			t.Errorf("%v: hybrid bills %d, more than 50%% of claude-code's %d", k, h.BilledInputTokens, c.BilledInputTokens)
+		}
+		if h.RecoverableShare != 1 || h.ResultsSeen != 1 {
+			t.Errorf("%v: hybrid recoverable share %v, results seen %v", k, h.RecoverableShare, h.ResultsSeen)
+		}
+		if h.FactRecall < 0.95 {
+			t.Errorf("%v: hybrid fact recall %v", k, h.FactRecall)
+		}
+		if k.w >= Window && h.SummaryCalls != 0 {
+			t.Errorf("%v: hybrid made %d summary calls in the large window", k, h.SummaryCalls)
+		}
+		for _, r := range rs {
+			if r.OverReserve != 0 || r.PeakPromptTokens > k.w {
+				t.Errorf("%v %s: %d requests over the window minus the reserve, peak %d", k, r.Preset, r.OverReserve, r.PeakPromptTokens)
+			}
+			// Each result fits the window whole, so every preset shows every result at least once.
+			if r.ResultsSeen != 1 {
+				t.Errorf("%v %s: results seen %v", k, r.Preset, r.ResultsSeen)
+			}
+		}
+		// The anchors behave as their designs do: both keep every fact in view (nothing is filtered),
+		// DeepAgents summarises, Claude Code clears unrecoverably.
+		if d.FactRecall != 1 || c.FactRecall != 1 || d.SummaryCalls == 0 || c.RecoverableShare != 0 || c.Compactions == 0 {
+			t.Errorf("%v: anchor rows look wrong: %+v %+v", k, d, c)
+		}
+	}
+	// 300 deferred tools cost nothing in the requests: the MCP-heavy rows bill what the plain ones do, give or
+	// take the tool_search schema.
+	plain, heavy := by[key{Window, 0}][contextmgr.PresetHybrid], by[key{Window, MCPToolCount}][contextmgr.PresetHybrid]
+	if heavy.BilledInputTokens > plain.BilledInputTokens*11/10 {
+		t.Errorf("with deferred tools hybrid bills %d, without %d", heavy.BilledInputTokens, plain.BilledInputTokens)
 	}
 }
 

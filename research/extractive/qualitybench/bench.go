@@ -7,10 +7,11 @@ package qualitybench
 
 import (
 	"context"
-	_ "embed"
+	"embed"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -18,6 +19,7 @@ import (
 	"regexp"
 	"runtime"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -39,29 +41,70 @@ const (
 	CorpusZH    = "zhdocs" // the Chinese user guide, docs/zh (or Options.ZHDocsDir)
 )
 
-//go:embed questions.yaml
-var questionsYAML []byte
+// questionFiles are the question tables: every questions*.yaml file of this package, read in name order, so a
+// new family of questions (another corpus) is a new file.
+//
+//go:embed questions*.yaml
+var questionFiles embed.FS
 
-// Question is one benchmark question with the facts a good answer must contain.
+// Question is one benchmark question with the facts a good answer must contain and the documents that may
+// answer it.
 type Question struct {
 	ID       string `yaml:"id" json:"id"`
 	Corpus   string `yaml:"corpus" json:"corpus"`
 	Question string `yaml:"question" json:"question"`
 	// Facts: each fact is a list of keywords that must all occur in one cited sentence; "a|b" accepts either.
 	Facts [][]string `yaml:"facts" json:"facts"`
+	// Relevant are the documents that may answer the question, by file name ("go_mem.html"); "name#heading"
+	// narrows one to the sections whose heading contains heading. A citation of anything else counts against
+	// citation precision.
+	Relevant []string `yaml:"relevant" json:"relevant,omitempty"`
+	// Absent marks a question the corpus does not answer: the right report says so in a "not covered" line and
+	// cites at most one sentence. It has no facts.
+	Absent bool `yaml:"absent" json:"absent,omitempty"`
+	// Twin is the id of the same question in the other language (a Chinese question's English original); the
+	// bench reports both recalls side by side.
+	Twin string `yaml:"twin" json:"twin,omitempty"`
 }
 
 // Questions returns the built-in question set.
 func Questions() ([]Question, error) {
-	var qs []Question
-	if err := yaml.Unmarshal(questionsYAML, &qs); err != nil {
+	names, err := fs.Glob(questionFiles, "questions*.yaml")
+	if err != nil {
 		return nil, fmt.Errorf("quality questions: %w", err)
 	}
-	for _, q := range qs {
-		if q.ID == "" || q.Question == "" || len(q.Facts) == 0 {
-			return nil, fmt.Errorf("quality questions: %q is incomplete", q.ID)
+	sort.Strings(names)
+	var qs []Question
+	for _, n := range names {
+		data, err := questionFiles.ReadFile(n)
+		if err != nil {
+			return nil, fmt.Errorf("quality questions: %w", err)
 		}
-		if !slices.Contains([]string{CorpusGoDoc, CorpusGoPkg, CorpusZH}, q.Corpus) {
+		var part []Question
+		if err := yaml.Unmarshal(data, &part); err != nil {
+			return nil, fmt.Errorf("quality questions %s: %w", n, err)
+		}
+		qs = append(qs, part...)
+	}
+	ids := map[string]bool{}
+	for _, q := range qs {
+		if ids[q.ID] {
+			return nil, fmt.Errorf("quality questions: duplicate id %q", q.ID)
+		}
+		ids[q.ID] = true
+	}
+	for _, q := range qs {
+		switch {
+		case q.ID == "" || q.Question == "":
+			return nil, fmt.Errorf("quality questions: %q is incomplete", q.ID)
+		case q.Absent && len(q.Facts) > 0:
+			return nil, fmt.Errorf("quality questions: %s is absent from the corpus but lists facts", q.ID)
+		case !q.Absent && (len(q.Facts) == 0 || len(q.Relevant) == 0):
+			return nil, fmt.Errorf("quality questions: %s needs facts and relevant documents", q.ID)
+		case q.Twin != "" && !ids[q.Twin]:
+			return nil, fmt.Errorf("quality questions: %s: twin %q is not a question", q.ID, q.Twin)
+		}
+		if _, ok := corpusPaths[q.Corpus]; !ok {
 			return nil, fmt.Errorf("quality questions: %s: unknown corpus %q", q.ID, q.Corpus)
 		}
 	}
@@ -86,27 +129,48 @@ type Options struct {
 
 // QuestionResult is one question's figures.
 type QuestionResult struct {
-	ID         string   `json:"id"`
-	Corpus     string   `json:"corpus"`
-	Language   string   `json:"language"`
-	Question   string   `json:"question"`
-	Facts      int      `json:"facts"`
-	Found      int      `json:"found"`
-	Recall     float64  `json:"recall"`
-	Missing    []string `json:"missing,omitempty"`
-	Citations  int      `json:"citations"` // cited evidence items checked
+	ID       string   `json:"id"`
+	Corpus   string   `json:"corpus"`
+	Language string   `json:"language"`
+	Question string   `json:"question"`
+	Facts    int      `json:"facts"`
+	Found    int      `json:"found"`
+	Recall   float64  `json:"recall"`
+	Missing  []string `json:"missing,omitempty"`
+	Absent   bool     `json:"absent,omitempty"`
+	Twin     string   `json:"twin,omitempty"`
+	// NotCovered reports a "not covered" line in the question's language; AbsentOK an absent question answered
+	// right (that line, at most one citation).
+	NotCovered bool    `json:"not_covered"`
+	AbsentOK   bool    `json:"absent_ok,omitempty"`
+	Citations  int     `json:"citations"` // cited evidence items checked
+	Relevant   int     `json:"relevant"`  // cited items from the question's relevant documents
+	Precision  float64 `json:"precision"`
+	// Fragments are cited sentences that are not whole sentences (see Fragments); Repeats are claims cited more
+	// than once.
+	Fragments  []string `json:"fragments,omitempty"`
+	Repeats    []string `json:"repeats,omitempty"`
 	Grounded   int      `json:"grounded"`
 	Grounding  float64  `json:"grounding"`
 	Ungrounded []string `json:"ungrounded,omitempty"`
-	Seconds    float64  `json:"seconds"`
-	Error      string   `json:"error,omitempty"`
+	// Markdown is the published report.
+	Markdown string  `json:"markdown,omitempty"`
+	Seconds  float64 `json:"seconds"`
+	Error    string  `json:"error,omitempty"`
 }
 
 // Result is a whole bench run.
 type Result struct {
 	Questions []QuestionResult `json:"questions"`
-	// Recall is the mean of the per-question recalls; FactRecall is found facts over all facts.
+	// Recall is the mean of the per-question recalls of the answerable questions; FactRecall is found facts
+	// over all facts; Precision the mean citation precision of the answerable questions that cite anything.
 	Recall     float64 `json:"recall"`
+	Precision  float64 `json:"precision"`
+	Fragments  int     `json:"fragments"`
+	Repeats    int     `json:"repeats"`
+	Absent     int     `json:"absent"`
+	AbsentOK   int     `json:"absent_ok"`
+	Pairs      []Pair  `json:"pairs,omitempty"`
 	FactRecall float64 `json:"fact_recall"`
 	Facts      int     `json:"facts"`
 	Found      int     `json:"found"`
@@ -119,6 +183,14 @@ type Result struct {
 	IndexSeconds float64 `json:"index_seconds"`
 	GoVersion    string  `json:"go_version"`
 	CPUs         int     `json:"cpus"`
+}
+
+// Pair is a question and its twin in the other language.
+type Pair struct {
+	ID         string  `json:"id"`
+	Twin       string  `json:"twin"`
+	Recall     float64 `json:"recall"`
+	TwinRecall float64 `json:"twin_recall"`
 }
 
 // Run answers the questions with the extractive engine through the research graph and scores the reports.
@@ -183,19 +255,45 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		opts.Log.Info("quality", "id", q.ID, "recall", qr.Recall, "grounding", qr.Grounding, "seconds", qr.Seconds, "error", qr.Error)
 		res.Questions = append(res.Questions, qr)
 	}
+	res.total()
+	return res, nil
+}
+
+// total computes the result's totals from its questions.
+func (res *Result) total() {
+	answerable, precise := 0, 0
+	byID := map[string]QuestionResult{}
 	for _, qr := range res.Questions {
+		byID[qr.ID] = qr
 		res.Facts += qr.Facts
 		res.Found += qr.Found
-		res.Recall += qr.Recall
 		res.Citations += qr.Citations
 		res.Grounded += qr.Grounded
 		res.Seconds += qr.Seconds
+		res.Fragments += len(qr.Fragments)
+		res.Repeats += len(qr.Repeats)
 		if qr.Error != "" {
 			res.Failed++
 		}
+		if qr.Absent {
+			res.Absent++
+			if qr.AbsentOK {
+				res.AbsentOK++
+			}
+			continue
+		}
+		answerable++
+		res.Recall += qr.Recall
+		if qr.Citations > 0 {
+			precise++
+			res.Precision += qr.Precision
+		}
 	}
-	if n := len(res.Questions); n > 0 {
-		res.Recall /= float64(n)
+	if answerable > 0 {
+		res.Recall /= float64(answerable)
+	}
+	if precise > 0 {
+		res.Precision /= float64(precise)
 	}
 	if res.Facts > 0 {
 		res.FactRecall = float64(res.Found) / float64(res.Facts)
@@ -203,30 +301,35 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if res.Citations > 0 {
 		res.Grounding = float64(res.Grounded) / float64(res.Citations)
 	}
-	return res, nil
+	for _, qr := range res.Questions {
+		if tw, ok := byID[qr.Twin]; ok && qr.Twin != "" {
+			res.Pairs = append(res.Pairs, Pair{ID: qr.ID, Twin: tw.ID, Recall: qr.Recall, TwinRecall: tw.Recall})
+		}
+	}
 }
 
-func buildCorpus(ctx context.Context, opts Options, name string) (*corpus.Index, error) {
-	var paths []string
-	switch name {
-	case CorpusGoDoc:
-		paths = []string{filepath.Join(opts.GoRoot, "doc")}
-	case CorpusGoPkg:
+// corpusPaths are the corpora by name: each returns the files or folders to index. A new corpus is one entry.
+var corpusPaths = map[string]func(opts Options) ([]string, error){
+	CorpusGoDoc: func(opts Options) ([]string, error) { return []string{filepath.Join(opts.GoRoot, "doc")}, nil },
+	CorpusGoPkg: func(opts Options) ([]string, error) {
 		dir := filepath.Join(opts.WorkDir, "gopkg")
 		if err := WritePackageDocs(opts.GoRoot, dir, Packages); err != nil {
 			return nil, err
 		}
-		paths = []string{dir}
-	case CorpusZH:
+		return []string{dir}, nil
+	},
+	CorpusZH: func(opts Options) ([]string, error) {
 		if opts.ZHDocsDir != "" {
-			paths = []string{opts.ZHDocsDir}
-			break
+			return []string{opts.ZHDocsDir}, nil
 		}
-		ps, err := zh.WriteTo(filepath.Join(opts.WorkDir, "zhdocs"))
-		if err != nil {
-			return nil, err
-		}
-		paths = ps
+		return zh.WriteTo(filepath.Join(opts.WorkDir, "zhdocs"))
+	},
+}
+
+func buildCorpus(ctx context.Context, opts Options, name string) (*corpus.Index, error) {
+	paths, err := corpusPaths[name](opts)
+	if err != nil {
+		return nil, err
 	}
 	for _, p := range paths {
 		if _, err := os.Stat(p); err != nil {
@@ -249,7 +352,7 @@ func buildCorpus(ctx context.Context, opts Options, name string) (*corpus.Index,
 }
 
 func runQuestion(ctx context.Context, opts Options, ix *corpus.Index, q Question) QuestionResult {
-	qr := QuestionResult{ID: q.ID, Corpus: q.Corpus, Question: q.Question, Facts: len(q.Facts)}
+	qr := QuestionResult{ID: q.ID, Corpus: q.Corpus, Question: q.Question, Facts: len(q.Facts), Absent: q.Absent, Twin: q.Twin}
 	roles := extractive.New(extractive.Config{Searchers: []sources.Searcher{ix}, Log: opts.Log})
 	t0 := time.Now()
 	rep, err := research.Run(ctx, research.Config{Question: q.Question, Roles: roles, Fetcher: ix,
@@ -263,12 +366,23 @@ func runQuestion(ctx context.Context, opts Options, ix *corpus.Index, q Question
 		return qr
 	}
 	qr.Language = rep.Language
+	qr.Markdown = rep.Markdown
 	qr.Found, qr.Missing = FactRecall(rep, q.Facts)
-	qr.Recall = float64(qr.Found) / float64(len(q.Facts))
+	if len(q.Facts) > 0 {
+		qr.Recall = float64(qr.Found) / float64(len(q.Facts))
+	}
 	qr.Citations, qr.Grounded, qr.Ungrounded = Grounding(ctx, rep, ix)
 	if qr.Citations > 0 {
 		qr.Grounding = float64(qr.Grounded) / float64(qr.Citations)
 	}
+	qr.Relevant = RelevantCitations(ctx, rep, ix, q.Relevant)
+	if qr.Citations > 0 {
+		qr.Precision = float64(qr.Relevant) / float64(qr.Citations)
+	}
+	qr.Fragments = Fragments(ctx, rep, ix)
+	qr.Repeats = Repeats(rep)
+	qr.NotCovered = SaysNotCovered(rep.Markdown, rep.Language)
+	qr.AbsentOK = q.Absent && qr.NotCovered && qr.Citations <= 1
 	return qr
 }
 
@@ -389,25 +503,45 @@ func groundedIn(ctx context.Context, f sources.Fetcher, e research.Evidence) err
 	return fmt.Errorf("quote is not within lines %d-%d of %s", a, b, e.Source)
 }
 
-// WriteTable prints the result as an aligned text table with totals.
+// WriteTable prints the result as an aligned text table with totals, then the language pairs.
 func (r *Result) WriteTable(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "id\tcorpus\tlang\tfacts\trecall\tcited\tgrounding\ttime")
+	fmt.Fprintln(tw, "id\tcorpus\tlang\tfacts\trecall\tcited\tprecision\tfragments\trepeats\tgrounding\ttime")
 	for _, q := range r.Questions {
 		status := fmt.Sprintf("%.2fs", q.Seconds)
 		if q.Error != "" {
 			status = "error: " + q.Error
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t%.0f%%\t%d\t%.0f%%\t%s\n", q.ID, q.Corpus, q.Language, q.Found, q.Facts,
-			100*q.Recall, q.Citations, 100*q.Grounding, status)
+		facts, recall := fmt.Sprintf("%d/%d", q.Found, q.Facts), fmt.Sprintf("%.0f%%", 100*q.Recall)
+		if q.Absent {
+			facts, recall = "absent", "ok"
+			if !q.AbsentOK {
+				recall = "FILLER"
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%.0f%%\t%d\t%d\t%.0f%%\t%s\n", q.ID, q.Corpus, q.Language, facts, recall,
+			q.Citations, 100*q.Precision, len(q.Fragments), len(q.Repeats), 100*q.Grounding, status)
 	}
-	fmt.Fprintf(tw, "TOTAL (%d questions)\t\t\t%d/%d\t%.0f%%\t%d\t%.1f%%\t%.2fs\n", len(r.Questions), r.Found, r.Facts,
-		100*r.Recall, r.Citations, 100*r.Grounding, r.Seconds)
+	fmt.Fprintf(tw, "TOTAL (%d questions)\t\t\t%d/%d\t%.0f%%\t%d\t%.0f%%\t%d\t%d\t%.1f%%\t%.2fs\n", len(r.Questions), r.Found, r.Facts,
+		100*r.Recall, r.Citations, 100*r.Precision, r.Fragments, r.Repeats, 100*r.Grounding, r.Seconds)
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(w, "\nmean recall %.1f%% · fact recall %.1f%% (%d/%d) · grounding %.1f%% (%d/%d) · research %.1fs + indexing %.1fs · %s, %d CPUs\n",
-		100*r.Recall, 100*r.FactRecall, r.Found, r.Facts, 100*r.Grounding, r.Grounded, r.Citations, r.Seconds, r.IndexSeconds, r.GoVersion, r.CPUs)
+	if len(r.Pairs) > 0 {
+		fmt.Fprintln(w, "\nlanguage pairs (the same question asked in Chinese and in English):")
+		var zh, en float64
+		for _, p := range r.Pairs {
+			fmt.Fprintf(w, "  %-22s %4.0f%%   %-22s %4.0f%%\n", p.ID, 100*p.Recall, p.Twin, 100*p.TwinRecall)
+			zh += p.Recall
+			en += p.TwinRecall
+		}
+		n := float64(len(r.Pairs))
+		fmt.Fprintf(w, "  mean                   %4.0f%%   %-22s %4.0f%%\n", 100*zh/n, "", 100*en/n)
+	}
+	_, err := fmt.Fprintf(w, "\nmean recall %.1f%% · citation precision %.1f%% · fact recall %.1f%% (%d/%d) · absent answered right %d/%d · "+
+		"fragments %d · repeats %d · grounding %.1f%% (%d/%d) · research %.1fs + indexing %.1fs · %s, %d CPUs\n",
+		100*r.Recall, 100*r.Precision, 100*r.FactRecall, r.Found, r.Facts, r.AbsentOK, r.Absent, r.Fragments, r.Repeats,
+		100*r.Grounding, r.Grounded, r.Citations, r.Seconds, r.IndexSeconds, r.GoVersion, r.CPUs)
 	return err
 }
 

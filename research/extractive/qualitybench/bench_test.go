@@ -16,13 +16,20 @@ func TestQuestionSet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var goDocs, zh, zhGuide, zhGo int
+	var goDocs, zh, zhGuide, zhGo, absent, twins int
 	ids := map[string]bool{}
 	for _, q := range qs {
 		if ids[q.ID] {
 			t.Errorf("duplicate id %s", q.ID)
 		}
 		ids[q.ID] = true
+		if q.Absent {
+			absent++
+			continue
+		}
+		if q.Twin != "" {
+			twins++
+		}
 		isZH := strings.ContainsAny(q.Question, "的是什么有哪些如何")
 		if q.Corpus != CorpusZH && !isZH {
 			goDocs++
@@ -38,6 +45,9 @@ func TestQuestionSet(t *testing.T) {
 	}
 	if goDocs < 15 || zh < 5 || zhGuide == 0 || zhGo == 0 {
 		t.Errorf("%d questions over the Go docs, %d in Chinese (%d over the Chinese guide, %d Go docs); want ≥ 15 and ≥ 5 over both", goDocs, zh, zhGuide, zhGo)
+	}
+	if absent < 3 || twins < 5 {
+		t.Errorf("%d absent-answer questions and %d language pairs; want ≥ 3 and ≥ 5", absent, twins)
 	}
 }
 

@@ -35,10 +35,13 @@ const (
 	RoleAnalyst     = "analyst"
 	RoleVerifier    = "verifier"
 	RoleSynthesizer = "synthesizer"
+	// RoleJudge is the verifier tier judging whether a draft's sentences are supported by their quotes.
+	RoleJudge = "judge"
 )
 
 // roleMarkers tell the role from its system prompt: the opening sentence of each llmroles prompt.
 var roleMarkers = []struct{ marker, role string }{
+	{"checking a report before it is published", RoleJudge},
 	{"you are the planner of a deep-research system", RolePlanner},
 	{"you are a search agent of a deep-research system", RoleSearcher},
 	{"you are an analyst of a deep-research system", RoleAnalyst},
@@ -258,6 +261,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		answer = s.verify(task, &call)
 	case RoleSynthesizer:
 		answer = s.synthesize(task, &call)
+	case RoleJudge:
+		answer = s.judge(task, &call)
 	default:
 		fail(http.StatusBadRequest, fmt.Sprintf("openaifake: cannot tell which research role this is from the system prompt %q", lexical.Clip(lexical.NormalizeSpace(system), 120)))
 		return
@@ -694,4 +699,49 @@ func (s *Server) synthesize(task string, call *Call) string {
 	}
 	call.Items = written
 	return b.String()
+}
+
+var claimRe = regexp.MustCompile(`^\[(s\d+)\] (.*)$`)
+
+// judge answers a support judgement honestly: a sentence is supported when at least half of its words of four
+// letters or more occur in the quotes it cites.
+func (s *Server) judge(task string, call *Call) string {
+	block, _ := between(task, `<claims untrusted="true">`, "</claims>")
+	type verdict struct {
+		ID        string `json:"id"`
+		Supported bool   `json:"supported"`
+		Reason    string `json:"reason,omitempty"`
+	}
+	verdicts := []verdict{}
+	var id, sentence, quotes string
+	flush := func() {
+		if id == "" {
+			return
+		}
+		words := contentWords(sentence)
+		found := 0
+		for _, w := range words {
+			if strings.Contains(strings.ToLower(quotes), w) {
+				found++
+			}
+		}
+		v := verdict{ID: id, Supported: found*2 >= len(words)}
+		if !v.Supported {
+			v.Reason = "the quotes do not say this"
+		}
+		verdicts = append(verdicts, v)
+	}
+	for _, line := range strings.Split(block, "\n") {
+		if m := claimRe.FindStringSubmatch(line); m != nil {
+			flush()
+			id, sentence, quotes = m[1], m[2], ""
+			continue
+		}
+		if q, ok := strings.CutPrefix(strings.TrimSpace(line), "quote: "); ok {
+			quotes += " " + q
+		}
+	}
+	flush()
+	call.Items = len(verdicts)
+	return mustJSON(map[string]any{"verdicts": verdicts})
 }

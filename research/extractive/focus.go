@@ -1,0 +1,212 @@
+package extractive
+
+import (
+	"context"
+	"math"
+	"strings"
+
+	"github.com/deepresearch/deepresearch/lexical"
+	"github.com/deepresearch/deepresearch/research"
+)
+
+// Focus bounds: an item is on the question's topic when it covers at least focusShare of what the best item
+// covers of the question's key units (IDF-weighted over the pool), or stands in the same section as such an
+// item and covers at least sectionShare of it.
+const (
+	focusShare   = 0.6
+	sectionShare = 0.15
+)
+
+// focusVariants are the ways the question's key phrases may be spelled in the sources: as asked, and with every
+// Chinese unit the glossary can render replaced by its English rendering (a unit it cannot render is kept, and
+// weighs little when no source uses it).
+func focusVariants(core research.SubQuestion) []variant {
+	if len(core.Queries) == 0 {
+		return []variant{queryVariant(core.Question)}
+	}
+	q := core.Queries[0]
+	out := []variant{queryVariant(q)}
+	if hasCJK(q) {
+		var mixed []string
+		for _, f := range strings.Fields(q) {
+			if t := translate(f); t != "" && hasCJK(f) {
+				f = t
+			}
+			mixed = append(mixed, f)
+		}
+		if m := strings.Join(mixed, " "); m != q {
+			out = append(out, queryVariant(m))
+		}
+	}
+	return out
+}
+
+// poolIndex is the pool's items as term sets (claim, quote, title and section headings), with document frequencies over them.
+type poolIndex struct {
+	terms []map[string]bool
+	df    map[string]int
+	cjk   bool // some item is in Chinese (or Japanese, Korean)
+}
+
+func indexPool(ev []research.Evidence, sections *sectionMemo) *poolIndex {
+	p := &poolIndex{terms: make([]map[string]bool, len(ev)), df: map[string]int{}}
+	for i, e := range ev {
+		m := map[string]bool{}
+		for _, t := range lexical.Tokenize(e.Claim + " " + plainText(e.Quote) + " " + e.Title + " " + sections.get(e.Source, e.Quote)) {
+			m[t] = true
+		}
+		p.terms[i] = m
+		p.cjk = p.cjk || hasCJK(e.Claim)
+		for t := range m {
+			p.df[t]++
+		}
+	}
+	return p
+}
+
+// focus is the topic-anchor heuristic: how much of the question's key units item i covers, each unit weighted by
+// its rarest term's IDF over the pool, so the question's specific subject ("iota", "errgroup") weighs more than
+// the words every item shares ("constant", "declaration"). A unit no item contains weighs 0.3 (a difference of
+// wording). The best variant counts.
+func (p *poolIndex) focus(variants []variant, i int) float64 {
+	n := float64(len(p.terms))
+	best := 0.0
+	for _, v := range variants {
+		var got, all float64
+		for _, unit := range v {
+			var uw, ugot, uall float64
+			absent := true
+			for _, t := range unit {
+				df := float64(p.df[t])
+				w := math.Log(1 + (n-df+0.5)/(df+0.5))
+				uw = math.Max(uw, w)
+				uall += w
+				if p.terms[i][t] {
+					ugot += w
+				}
+				if df > 0 {
+					absent = false
+				}
+			}
+			if uall == 0 {
+				continue
+			}
+			if absent {
+				uw *= 0.3
+			}
+			all += uw
+			got += uw * ugot / uall
+		}
+		if all > 0 {
+			best = math.Max(best, got/all)
+		}
+	}
+	return best
+}
+
+// absentTerms is the not-covered heuristic: the key words of the question that no pooled item contains and that
+// no configured source returns anything for — what the question asks about and the sources never mention
+// ("errgroup" over the standard library's sync documentation). A word the pool lacks but a source has is a
+// difference of wording, not an absence. Words of a Chinese question are checked as asked and in their English
+// rendering: absent only when both are.
+func (s *Synthesizer) absentTerms(ctx context.Context, p *poolIndex, units []string, bestOfRest float64) []string {
+	if len(s.cfg.Searchers) == 0 {
+		return nil
+	}
+	var out []string
+	for _, u := range units {
+		inPool := false
+		for _, t := range lexical.Tokenize(u) {
+			if p.df[t] > 0 {
+				inPool = true
+				break
+			}
+		}
+		if inPool || len(lexical.Tokenize(u)) == 0 {
+			continue
+		}
+		// An everyday word ("contract" in "the io.Reader contract") that the sources word differently is forgiven
+		// when one item answers the rest of the question closely; a name (capitals, digits, CJK) never is.
+		if commonWord(u) && bestOfRest >= forgiveCover {
+			continue
+		}
+		queries := []string{u}
+		if hasCJK(u) {
+			t := translate(u)
+			if t == "" && !p.cjk {
+				continue // a Chinese word over sources in another language: nothing to judge by
+			}
+			if t != "" {
+				queries = append(queries, t)
+			}
+		}
+		found := false
+		for _, q := range queries {
+			for _, src := range s.cfg.Searchers {
+				rs, err := src.Search(ctx, q, 1)
+				if err != nil || len(rs) > 0 {
+					found = true // a failing source cannot show an absence
+					break
+				}
+			}
+		}
+		if !found {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// keyUnits are the question's key words as written: each Latin word of its key phrases, and each Chinese
+// phrase whole.
+func keyUnits(question string) []string {
+	phrases, _ := splitPhrases(question)
+	var out []string
+	for _, ph := range phrases {
+		out = append(out, strings.Fields(ph.Text)...)
+	}
+	return dedupe(out)
+}
+
+// forgiveCover is how much of the question's other key units one item must cover for an everyday word missing
+// from every source to count as a difference of wording.
+const forgiveCover = 0.75
+
+// commonWord reports a lower-case Latin word of letters only: not a name, an acronym, a version or a Chinese
+// phrase.
+func commonWord(u string) bool {
+	for _, r := range u {
+		if r < 'a' || r > 'z' {
+			return false
+		}
+	}
+	return u != ""
+}
+
+// without returns the variants with the units holding any of the terms of words removed.
+func without(variants []variant, words []string) []variant {
+	drop := map[string]bool{}
+	for _, w := range words {
+		for _, t := range lexical.Tokenize(w) {
+			drop[t] = true
+		}
+	}
+	var out []variant
+	for _, v := range variants {
+		var nv variant
+		for _, unit := range v {
+			keep := true
+			for _, t := range unit {
+				if drop[t] {
+					keep = false
+					break
+				}
+			}
+			if keep {
+				nv = append(nv, unit)
+			}
+		}
+		out = append(out, nv)
+	}
+	return out
+}

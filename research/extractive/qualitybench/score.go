@@ -1,0 +1,227 @@
+package qualitybench
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/deepresearch/deepresearch/lexical"
+	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/sources"
+)
+
+// citedEvidence returns the report's cited evidence items, each once, in citation order.
+func citedEvidence(rep *research.Report) []research.Evidence {
+	byID := map[string]research.Evidence{}
+	for _, e := range rep.Evidence {
+		byID[e.ID] = e
+	}
+	seen := map[string]bool{}
+	var out []research.Evidence
+	for _, c := range rep.Citations {
+		for _, id := range c.EvidenceIDs {
+			if e, ok := byID[id]; ok && !seen[id] {
+				seen[id] = true
+				out = append(out, e)
+			}
+		}
+	}
+	return out
+}
+
+// RelevantCitations counts the report's cited evidence items that come from the relevant documents: a document
+// is named by its file name ("go_mem.html"), and "name#heading" accepts only quotes under a Markdown heading
+// (the nearest one above the quote) that contains heading, ignoring case.
+func RelevantCitations(ctx context.Context, rep *research.Report, f sources.Fetcher, relevant []string) int {
+	n := 0
+	for _, e := range citedEvidence(rep) {
+		name := fileName(e.Source)
+		for _, r := range relevant {
+			file, heading, _ := strings.Cut(r, "#")
+			if file != name {
+				continue
+			}
+			if heading == "" || underHeading(ctx, f, e, heading) {
+				n++
+				break
+			}
+		}
+	}
+	return n
+}
+
+func fileName(source string) string {
+	u, err := url.Parse(source)
+	if err != nil {
+		return ""
+	}
+	return path.Base(u.Path)
+}
+
+func underHeading(ctx context.Context, f sources.Fetcher, e research.Evidence, heading string) bool {
+	doc, err := f.Fetch(ctx, e.Source)
+	if err != nil {
+		return false
+	}
+	i := strings.Index(doc.Text, e.Quote)
+	if i < 0 {
+		return false
+	}
+	lines := strings.Split(doc.Text[:i], "\n")
+	for k := len(lines) - 1; k >= 0; k-- {
+		if l := strings.TrimSpace(lines[k]); strings.HasPrefix(l, "#") {
+			return strings.Contains(strings.ToLower(l), strings.ToLower(heading))
+		}
+	}
+	return false
+}
+
+var (
+	markerRE     = regexp.MustCompile(`\s*\[\d+(?:\s*,\s*\d+)*\]`)
+	gluedCiteRE  = regexp.MustCompile(`\]\s?[.。]\p{L}|\][.!?][\p{Lu}\p{Han}]`)
+	latinWordRE  = regexp.MustCompile(`[A-Za-z][A-Za-z'-]*`)
+	auxiliaryRE  = regexp.MustCompile(`(?i)^(is|are|was|were|be|been|being|has|have|had|do|does|did|can|could|may|might|must|shall|should|will|would|need|needs)$`)
+	terminalEnds = ".!?。！？…)）\"'”’」』`*"
+)
+
+// Fragments lists the report's cited sentences that are not whole sentences, each as "reason: text":
+//
+//   - the quote ends in a colon: it introduces something (a list) that is not quoted;
+//   - the quote was cut: it ends without terminal punctuation where its sentence goes on in the source, or it
+//     starts in lower case in the middle of a sentence;
+//   - the sentence has no verb-like word (an English sentence with neither an auxiliary nor a word ending in -s
+//     or -ed; a Chinese one of fewer than four characters);
+//   - a citation marker is glued to the next sentence ("[2].This").
+func Fragments(ctx context.Context, rep *research.Report, f sources.Fetcher) []string {
+	var out []string
+	for _, e := range citedEvidence(rep) {
+		q := strings.TrimSpace(e.Quote)
+		if strings.HasSuffix(q, ":") || strings.HasSuffix(q, "：") {
+			out = append(out, "ends in a colon: "+clip(q))
+			continue
+		}
+		if r, _ := utf8.DecodeRuneInString(q); unicode.IsLower(r) {
+			out = append(out, "starts mid-sentence: "+clip(q))
+			continue
+		}
+		if doc, err := f.Fetch(ctx, e.Source); err == nil && cutInSource(doc.Text, q) {
+			out = append(out, "cut mid-sentence: "+clip(q))
+		}
+	}
+	for _, c := range rep.CitationMap {
+		if len(c.EvidenceIDs) == 0 {
+			continue
+		}
+		s := strings.TrimSpace(markerRE.ReplaceAllString(c.Text, ""))
+		if !verbLike(s) {
+			out = append(out, "no verb: "+clip(s))
+		}
+	}
+	if m := gluedCiteRE.FindAllString(rep.Markdown, -1); len(m) > 0 {
+		out = append(out, fmt.Sprintf("citation glued to the next sentence: %q", m))
+	}
+	return out
+}
+
+// cutInSource reports a quote that ends without terminal punctuation while its sentence goes on in text: the
+// next character on the line, or on the next line of a hard-wrapped paragraph, is a letter or digit.
+func cutInSource(text, quote string) bool {
+	last, _ := utf8.DecodeLastRuneInString(quote)
+	if strings.ContainsRune(terminalEnds, last) || strings.Contains(quote, "\t") {
+		return false
+	}
+	i := strings.Index(text, quote)
+	if i < 0 {
+		return false
+	}
+	rest := text[i+len(quote):]
+	rest = strings.TrimLeft(rest, " \t")
+	if strings.HasPrefix(rest, "\n") {
+		rest = rest[1:]
+	}
+	r, _ := utf8.DecodeRuneInString(rest)
+	return unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
+func verbLike(s string) bool {
+	cjk := 0
+	for _, r := range s {
+		if lexical.IsCJK(r) {
+			cjk++
+		}
+	}
+	if cjk >= 4 {
+		return true
+	}
+	words := latinWordRE.FindAllString(s, -1)
+	if len(words) < 3 {
+		return false
+	}
+	for _, w := range words {
+		lw := strings.ToLower(w)
+		if auxiliaryRE.MatchString(w) || len(lw) >= 4 && (strings.HasSuffix(lw, "ed") ||
+			strings.HasSuffix(lw, "s") && !strings.HasSuffix(lw, "ss") && !strings.HasSuffix(lw, "us") && !strings.HasSuffix(lw, "is")) {
+			return true
+		}
+	}
+	return false
+}
+
+// Repeats lists the claims the report cites more than once: the same evidence item in two places, or two
+// cited items that make the same statement (lexical.SameClaim).
+func Repeats(rep *research.Report) []string {
+	var out []string
+	// A quote of two sentences is cited in both, one after the other; a repeat is the same item cited again after
+	// something else.
+	count := map[string]int{}
+	var prev []string
+	for _, c := range rep.CitationMap {
+		for _, id := range c.EvidenceIDs {
+			if slices.Contains(prev, id) {
+				continue
+			}
+			count[id]++
+			if count[id] == 2 {
+				out = append(out, "cited twice: "+clip(markerRE.ReplaceAllString(c.Text, "")))
+			}
+		}
+		prev = c.EvidenceIDs
+	}
+	ev := citedEvidence(rep)
+	for i := range ev {
+		for j := i + 1; j < len(ev); j++ {
+			if lexical.SameClaim(ev[i].Claim, ev[j].Claim, 0.6) {
+				out = append(out, "same claim as another citation: "+clip(ev[j].Claim))
+			}
+		}
+	}
+	return out
+}
+
+var notCoveredRE = map[string]*regexp.Regexp{
+	"en": regexp.MustCompile(`(?i)\bnot covered\b|\bdo(es)? not cover\b`),
+	"zh": regexp.MustCompile(`未涵盖|没有涵盖|不涵盖`),
+}
+
+// SaysNotCovered reports a line of the report, in the report's language, saying the sources do not cover (part
+// of) the question.
+func SaysNotCovered(markdown, lang string) bool {
+	re, ok := notCoveredRE[lang]
+	if !ok {
+		re = notCoveredRE["en"]
+	}
+	return re.MatchString(markdown)
+}
+
+func clip(s string) string {
+	if utf8.RuneCountInString(s) <= 120 {
+		return s
+	}
+	return string([]rune(s)[:117]) + "…"
+}
