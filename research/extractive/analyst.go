@@ -666,26 +666,39 @@ func headingMatch(head, query []string) float64 {
 
 func (ix *docIndex) df(term string) int { return ix.dfs[term] }
 
-// section widens the byte range [lo, hi) of a search hit to the whole section it lies in — from the heading
-// above lo to the next heading after hi — when that section is at most maxSection bytes; otherwise the range
-// stays as it is. A search engine's chunk is a cut by size, a section is the author's unit: reading it whole
-// finds the rule stated one paragraph before the hit.
+// section widens the byte range [lo, hi) of a search hit to the sections it lies in — from the heading above lo
+// to the next heading after hi — when they are at most maxSection bytes together. Otherwise each end is widened on
+// its own to the boundary of the section it falls in, when that section is at most maxSection bytes: a hit that
+// ends just inside "type Map" reads the rest of it. A search engine's chunk is a cut by size, a section the
+// author's unit: reading it whole finds the rule stated one paragraph before or after the hit.
 func (ix *docIndex) section(lo, hi int) (int, int) {
 	s, e := 0, len(ix.text)
+	loNext, hiPrev := len(ix.text), 0 // the first heading after lo, the last heading before hi
 	for _, h := range ix.heads {
 		if h.Start <= lo {
 			s = h.Start
-			continue
 		}
-		if h.Start >= hi {
+		if h.Start > lo && h.Start < loNext {
+			loNext = h.Start
+		}
+		if h.Start < hi {
+			hiPrev = max(hiPrev, h.Start)
+		}
+		if h.Start >= hi && e == len(ix.text) {
 			e = h.Start
-			break
 		}
 	}
-	if e-s > maxSection || e < hi || s > lo {
-		return lo, hi
+	if e-s <= maxSection {
+		return s, e
 	}
-	return s, e
+	newLo, newHi := lo, hi
+	if loNext-s <= maxSection {
+		newLo = s
+	}
+	if hiPrev > lo && e-hiPrev <= maxSection {
+		newHi = e
+	}
+	return newLo, newHi
 }
 
 // redundancy is the similarity MMR penalises: only near-duplicates (the same sentence quoted from two places, a
@@ -707,8 +720,9 @@ func usable(raw, plain string, tokens []string) bool {
 	if strings.HasPrefix(t, "#") || strings.HasPrefix(t, "```") || len(tokens) < 3 {
 		return false
 	}
-	// A passage starting in lower case is the tail of a sentence broken by a code block or a figure.
-	if r, _ := utf8.DecodeRuneInString(plain); unicode.IsLower(r) {
+	// A passage starting in lower case is the tail of a sentence broken by a code block or a figure — unless it
+	// starts with a name in code ("`deepagents` 预设 …") or is Chinese, which has no case.
+	if r, _ := utf8.DecodeRuneInString(plain); unicode.IsLower(r) && !strings.HasPrefix(strings.TrimLeft(t, "-*> "), "`") && !hasCJK(plain) {
 		return false
 	}
 	// A Chinese character carries about as much as a short word: "选项一：降低驱逐阈值" is a statement.

@@ -122,9 +122,15 @@ type Server struct {
 // New starts a fake model server; it is closed when the test ends. Point an OpenAI-compatible client at
 // BaseURL().
 func New(t testing.TB, cfg Config) *Server {
+	s := Start(cfg)
+	t.Cleanup(s.Close)
+	return s
+}
+
+// Start starts a fake model server outside a test (a benchmark); the caller closes it.
+func Start(cfg Config) *Server {
 	s := &Server{cfg: cfg}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
-	t.Cleanup(s.Close)
 	return s
 }
 
