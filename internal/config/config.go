@@ -16,6 +16,7 @@ import (
 
 	"github.com/deepresearch/deepresearch/internal/redact"
 	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/sources/websearch"
 	"github.com/deepresearch/deepresearch/subagent"
 )
 
@@ -317,7 +318,7 @@ func (c *Config) APIKey(s ModelSpec) string {
 // Secrets returns the API keys set in the environment — the known key variables and every api_key_env the
 // configuration names — for redact to remove from whatever is stored or printed.
 func (c *Config) Secrets() []string {
-	extra := []string{c.Default.APIKeyEnv}
+	extra := append([]string{c.Default.APIKeyEnv}, websearch.KeyEnvs()...)
 	for _, t := range c.Tiers {
 		extra = append(extra, t.APIKeyEnv)
 	}
@@ -354,7 +355,8 @@ func (c *Config) Show() (string, error) {
 	var b strings.Builder
 	b.Write(out)
 	b.WriteString("# API keys (from the environment):\n")
-	for _, k := range redact.KeyVars {
+	modelKeys := []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "DEEPSEEK_API_KEY", "OPENROUTER_API_KEY", "DASHSCOPE_API_KEY"}
+	for _, k := range append(modelKeys, websearch.KeyEnvs()...) {
 		if v := c.env(k); v != "" {
 			fmt.Fprintf(&b, "#   %s=%s\n", k, Mask(v))
 		}
