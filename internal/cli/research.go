@@ -54,8 +54,9 @@ func newRunCmd(app *App) *cobra.Command {
 candidates, verifies the evidence adversarially (re-searching only what is missing) and writes a report in which
 every sentence cites a quote found verbatim in a source.
 
-Sources: --web PROVIDER (tavily, brave, searxng, exa), --corpus INDEX|DIR (repeatable; a folder is indexed on the
-fly and the index kept), --mcp FILE (search tools of the MCP servers in a .mcp.json file).
+Sources: --web PROVIDER (` + websearch.Help() + `),
+--corpus INDEX|DIR (repeatable; a folder is indexed on the fly and the index kept), --mcp FILE (search tools of the
+MCP servers in a .mcp.json file).
 
 With no model configured (or --engine extractive) the extractive engine runs: no language model, no API key.
 
@@ -102,14 +103,16 @@ func addResearchFlags(cmd *cobra.Command, fl *researchFlags, sources bool) {
 func newResumeCmd(app *App) *cobra.Command {
 	var fl researchFlags
 	cmd := &cobra.Command{
-		Use:   "resume <run-dir-or-id>",
+		Use:   "resume [RUN]",
 		Short: "Continue an interrupted run from its last completed step",
 		Long: `resume continues a run that was interrupted (Ctrl-C, crash, kill -9) from its last completed step: the
 plan, search results, fetched texts and evidence already stored are re-used, nothing is done twice and no evidence
-is duplicated. The run's sources and engine are rebuilt from what the run folder recorded.`,
-		Args: cobra.ExactArgs(1),
+is duplicated. The run's sources and engine are rebuilt from what the run folder recorded.
+
+RUN is a run folder, a run id or any unique prefix of one; without it, the latest run.`,
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dir, err := app.findRun(args[0])
+			dir, err := app.findRun(runArg(args))
 			if err != nil {
 				return err
 			}
@@ -125,13 +128,16 @@ func newRunsCmd(app *App) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "runs",
-		Short: "List research runs",
+		Short: "List research runs (also those chat started here); runs rm, runs prune",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if dir == "" {
+			dirs := app.runFolders()
+			if dir != "" {
+				dirs = []string{dir}
+			} else {
 				dir = app.runsDir()
 			}
-			runs, err := research.ListRuns(dir)
+			runs, err := app.allRuns(dirs)
 			if err != nil {
 				return err
 			}
@@ -160,21 +166,25 @@ func newRunsCmd(app *App) *cobra.Command {
 			return tw.Flush()
 		},
 	}
-	cmd.Flags().StringVar(&dir, "dir", "", "folder holding the runs (default runs/)")
+	cmd.Flags().StringVar(&dir, "dir", "", "folder holding the runs (default runs/, and .deepresearch/runs/ of chat)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	cmd.AddCommand(newRunsRmCmd(app), newRunsPruneCmd(app))
 	return cmd
 }
 
 func newShowCmd(app *App) *cobra.Command {
-	var asJSON bool
+	var asJSON, open bool
 	cmd := &cobra.Command{
-		Use:   "show <run-dir-or-id>",
-		Short: "Print a run's report",
-		Args:  cobra.ExactArgs(1),
+		Use:   "show [RUN]",
+		Short: "Print a run's report (RUN: folder, id or unique id prefix; default the latest run)",
+		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dir, err := app.findRun(args[0])
+			dir, err := app.findRun(runArg(args))
 			if err != nil {
 				return err
+			}
+			if open {
+				return app.openInViewer(cmd, dir)
 			}
 			rep, err := research.LoadReport(dir)
 			if err != nil {
@@ -194,19 +204,8 @@ func newShowCmd(app *App) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print report.json")
+	cmd.Flags().BoolVar(&open, "open", false, "open the run in the web viewer (served on 127.0.0.1 until Ctrl-C)")
 	return cmd
-}
-
-// findRun resolves a run folder or a run id under the runs folder.
-func (a *App) findRun(arg string) (string, error) {
-	if _, err := os.Stat(filepath.Join(arg, research.StateFile)); err == nil {
-		return arg, nil
-	}
-	dir := filepath.Join(a.runsDir(), arg)
-	if _, err := os.Stat(filepath.Join(dir, research.StateFile)); err == nil {
-		return dir, nil
-	}
-	return "", fmt.Errorf("no run %q: not a run folder, and not a run id under %s (see deepresearch runs)", arg, a.runsDir())
 }
 
 // builder returns the request builder every research surface uses, over runsDir ("" means the configured runs

@@ -13,14 +13,53 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/deepresearch/deepresearch/internal/config"
+	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/llm/providers"
 	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/sources/websearch"
 )
 
-// Version is set at build time with -ldflags "-X deepresearch/internal/cli.Version=v1.2.3".
-var Version = "dev"
+// Version and Commit may be stamped at build time, for builds without module or VCS information (-buildvcs=false,
+// a source tarball): -ldflags "-X github.com/deepresearch/deepresearch/internal/cli.Version=v1.2.3
+// -X github.com/deepresearch/deepresearch/internal/cli.Commit=abc1234". Otherwise the build info supplies them.
+var (
+	Version = "dev"
+	Commit  = ""
+)
+
+// versionString is what --version and `deepresearch version` print: the module version (or the stamped one) and
+// the VCS revision it was built from, with "+dirty" for a build from modified sources.
+func versionString() string {
+	v, commit, dirty := Version, Commit, false
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if v == "dev" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+			v = bi.Main.Version
+		}
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				if commit == "" {
+					commit = s.Value
+				}
+			case "vcs.modified":
+				dirty = s.Value == "true"
+			}
+		}
+	}
+	if len(commit) > 12 {
+		commit = commit[:12]
+	}
+	switch {
+	case commit != "" && dirty:
+		return v + " (commit " + commit + "+dirty)"
+	case commit != "":
+		return v + " (commit " + commit + ")"
+	}
+	return v
+}
 
 // App carries what every command needs.
 type App struct {
@@ -70,6 +109,7 @@ It works with any OpenAI-compatible endpoint (OpenAI, Ollama, vLLM, llama.cpp, D
 and with Anthropic; with no model configured it runs its extractive engine, which needs no API key.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       versionString(),
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
 			if err := app.load(cmd); err != nil {
 				return err
@@ -80,9 +120,11 @@ and with Anthropic; with no model configured it runs its extractive engine, whic
 			return checkModel(app.Config)
 		},
 	}
+	root.SetVersionTemplate("deepresearch {{.Version}}\n")
+	root.SetFlagErrorFunc(suggestFlag)
 	pf := root.PersistentFlags()
 	pf.StringVar(&app.configFile, "config", "", "configuration file (default ./deepresearch.yaml in a trusted folder, then the user config dir)")
-	pf.StringVar(&app.overrides.Provider, "provider", "", "model provider: openai (any OpenAI-compatible server) or anthropic")
+	pf.StringVar(&app.overrides.Provider, "provider", "", "model provider: "+strings.Join(providers.Names(), ", ")+" (openai: any OpenAI-compatible server, with --base-url)")
 	pf.StringVar(&app.overrides.Model, "model", "", "model name")
 	pf.StringVar(&app.overrides.BaseURL, "base-url", "", "API base URL (for Ollama, vLLM, DeepSeek, OpenRouter, …)")
 	pf.BoolVarP(&app.verbose, "verbose", "v", false, "log debug details to stderr")
@@ -118,6 +160,10 @@ const annotationInspect = "inspect"
 // model is configured.
 func checkModel(cfg *config.Config) error {
 	d := cfg.Default
+	if slices.Contains(websearch.Names(), strings.ToLower(d.Provider)) {
+		return fmt.Errorf("%q is a web search provider: pass it as --web %s (--provider names the model provider: %s)",
+			d.Provider, strings.ToLower(d.Provider), strings.Join(providers.Names(), ", "))
+	}
 	var tierProvider, tierModel bool
 	for _, t := range cfg.Tiers {
 		tierProvider = tierProvider || t.Provider != ""
@@ -189,11 +235,7 @@ func newVersionCmd(app *App) *cobra.Command {
 		Short:       "Print the version",
 		Annotations: map[string]string{annotationInspect: "yes"},
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			v := Version
-			if bi, ok := debug.ReadBuildInfo(); ok && v == "dev" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-				v = bi.Main.Version
-			}
-			fmt.Fprintf(app.Stdout, "deepresearch %s\n", v)
+			fmt.Fprintf(app.Stdout, "deepresearch %s\n", versionString())
 			return nil
 		},
 	}
@@ -221,4 +263,33 @@ func newBenchCmd(app *App) *cobra.Command {
 	cmd := &cobra.Command{Use: "bench", Short: "Reproducible benchmarks that print figures"}
 	cmd.AddCommand(newBenchContextCmd(app), newBenchQualityCmd(app), newBenchGraphCmd(app), newBenchTokensCmd(app), newBenchCorpusCmd(app))
 	return cmd
+}
+
+// suggestFlag adds "did you mean --x?" to an unknown flag, as cobra does for a misspelt command.
+func suggestFlag(cmd *cobra.Command, err error) error {
+	msg := err.Error()
+	name, ok := strings.CutPrefix(msg, "unknown flag: --")
+	if !ok {
+		return fmt.Errorf("%w\nSee '%s --help'.", err, cmd.CommandPath())
+	}
+	name, _, _ = strings.Cut(name, "=")
+	best, bestD := "", 3
+	visit := func(f *pflag.Flag) {
+		if f.Hidden {
+			return
+		}
+		d := lexical.EditDistance([]rune(name), []rune(f.Name))
+		if strings.HasPrefix(f.Name, name) && len(name) >= 3 {
+			d = min(d, 1)
+		}
+		if d < bestD || d == bestD && f.Name < best {
+			best, bestD = f.Name, d
+		}
+	}
+	cmd.Flags().VisitAll(visit)
+	cmd.InheritedFlags().VisitAll(visit)
+	if best == "" || bestD >= len([]rune(name)) {
+		return fmt.Errorf("%w\nSee '%s --help'.", err, cmd.CommandPath())
+	}
+	return fmt.Errorf("%w\nDid you mean --%s?", err, best)
 }

@@ -15,6 +15,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/sources/websearch"
 	"github.com/deepresearch/deepresearch/subagent"
 )
 
@@ -336,7 +337,8 @@ func (c *Config) Show() (string, error) {
 	var b strings.Builder
 	b.Write(out)
 	b.WriteString("# API keys (from the environment):\n")
-	for _, k := range []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "DEEPSEEK_API_KEY", "OPENROUTER_API_KEY", "DASHSCOPE_API_KEY", "TAVILY_API_KEY", "BRAVE_API_KEY", "EXA_API_KEY"} {
+	modelKeys := []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "DEEPSEEK_API_KEY", "OPENROUTER_API_KEY", "DASHSCOPE_API_KEY"}
+	for _, k := range append(modelKeys, websearch.KeyEnvs()...) {
 		if v := c.env(k); v != "" {
 			fmt.Fprintf(&b, "#   %s=%s\n", k, Mask(v))
 		}

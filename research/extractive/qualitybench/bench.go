@@ -202,13 +202,21 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	}
 	if len(opts.Only) > 0 {
 		var sel []Question
+		ids := make([]string, 0, len(qs))
 		for _, q := range qs {
+			ids = append(ids, q.ID)
 			if slices.Contains(opts.Only, q.ID) {
 				sel = append(sel, q)
 			}
 		}
-		if len(sel) != len(opts.Only) {
-			return nil, fmt.Errorf("quality bench: unknown question id among %v", opts.Only)
+		var unknown []string
+		for _, id := range opts.Only {
+			if !slices.Contains(ids, id) {
+				unknown = append(unknown, id)
+			}
+		}
+		if len(unknown) > 0 {
+			return nil, fmt.Errorf("quality bench: unknown question id %s; the ids are: %s", strings.Join(unknown, ", "), strings.Join(ids, ", "))
 		}
 		qs = sel
 	}
