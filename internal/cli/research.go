@@ -54,8 +54,9 @@ func newRunCmd(app *App) *cobra.Command {
 candidates, verifies the evidence adversarially (re-searching only what is missing) and writes a report in which
 every sentence cites a quote found verbatim in a source.
 
-Sources: --web PROVIDER (tavily, brave, searxng, exa), --corpus INDEX|DIR (repeatable; a folder is indexed on the
-fly and the index kept), --mcp FILE (search tools of the MCP servers in a .mcp.json file).
+Sources: --web PROVIDER (` + websearch.Help() + `),
+--corpus INDEX|DIR (repeatable; a folder is indexed on the fly and the index kept), --mcp FILE (search tools of the
+MCP servers in a .mcp.json file).
 
 With no model configured (or --engine extractive) the extractive engine runs: no language model, no API key.
 

@@ -288,10 +288,10 @@ func newSearchCmd(app *App) *cobra.Command {
 		Short: "Search the web or a local corpus and print ranked results",
 		Long: `search prints ranked results (title, URL or file anchor, snippet) from one source:
 
-  --web tavily|brave|searxng|exa        a web search API (keys from TAVILY_API_KEY, BRAVE_API_KEY or
-                                        BRAVE_SEARCH_API_KEY, EXA_API_KEY; SEARXNG_URL for SearXNG)
-  --corpus INDEX|DIR                    a local index built by "deepresearch index", or a folder, which is
-                                        indexed on the fly and kept in the user cache dir
+  --web ` + strings.Join(websearch.Names(), "|") + `   a web search API; each reads the environment:
+      ` + websearch.Help() + `
+  --corpus INDEX|DIR   a local index built by "deepresearch index", or a folder, which is indexed on the fly and
+                       kept in the user cache dir
 
 Without either, sources.web from the configuration is used, then sources.corpus.`,
 		Example: `  deepresearch search --corpus "$(go env GOROOT)/doc" "happens before"

@@ -15,6 +15,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/sources/websearch"
 	"github.com/deepresearch/deepresearch/subagent"
 )
 
@@ -377,7 +378,8 @@ func (c *Config) Show() (string, error) {
 		b.WriteString("# sources.corpus: not set, no local documents (set it, or pass --corpus DIR)\n")
 	}
 	var keys []string
-	for _, k := range []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "DEEPSEEK_API_KEY", "OPENROUTER_API_KEY", "DASHSCOPE_API_KEY", "TAVILY_API_KEY", "BRAVE_API_KEY", "EXA_API_KEY"} {
+	modelKeys := []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "DEEPSEEK_API_KEY", "OPENROUTER_API_KEY", "DASHSCOPE_API_KEY"}
+	for _, k := range append(modelKeys, websearch.KeyEnvs()...) {
 		if v := c.env(k); v != "" {
 			keys = append(keys, fmt.Sprintf("#   %s=%s\n", k, Mask(v)))
 		}

@@ -69,7 +69,7 @@ func TestResolveFillsFromConfiguration(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Web != "brave" || r.Corpora != nil && len(r.Corpora) != 0 || r.MCPFile != "" || r.Rounds != -1 || r.Budget.MaxCostUSD != 0.5 || r.Budget.MaxTokens != 1000 {
+	if r.Web != "brave" || len(r.Corpora) != 0 || r.MCPFile != "" || r.Rounds != -1 || r.Budget.MaxCostUSD != 0.5 || r.Budget.MaxTokens != 1000 {
 		t.Fatalf("resolved %+v", r)
 	}
 

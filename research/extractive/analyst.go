@@ -29,7 +29,7 @@ type Analyst struct {
 
 // Passage and quote bounds, in runes.
 const (
-	maxPassage   = 320
+	maxPassage   = 600
 	minPassage   = 20
 	shortPassage = 90
 	maxQuote     = 700
@@ -148,6 +148,10 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 		if c < a.cfg.MinConfidence {
 			continue
 		}
+		// A quote ending in a colon promises what follows; without the list it introduces it is a fragment.
+		if qs, qe := a.quoteBounds(ix, i, lo); endsInColon(ix.text[qs:qe]) {
+			continue
+		}
 		if refersBack(ix.spans[i].Text) {
 			// "This rule generalizes the previous rule …" is evidence only with the sentence it points back to,
 			// and "It allows …" after it only with both.
@@ -244,6 +248,8 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 		claim := plainText(ix.spans[i].Text)
 		if ix.claims[i] != "" {
 			claim = ix.claims[i]
+		} else if qe > ix.spans[i].End && endsInColon(ix.spans[i].Text) {
+			claim = listClaim(doc.Text[qs:qe])
 		} else if qs < ix.spans[i].Start && refersBack(ix.spans[i].Text) {
 			// "This rule generalizes the previous rule …" says nothing without the sentence it points back to.
 			claim = plainText(doc.Text[qs:qe])
@@ -378,7 +384,7 @@ func (a *Analyst) quoteBounds(ix *docIndex, i, lo int) (int, int) {
 		// A back reference may reach across one paragraph break ("… rule.\n\nThis rule generalizes …"), never
 		// into a heading or a code block.
 		sameParagraph := !strings.Contains(gap, "\n\n") || (refersBack(cur.Text) && strings.Count(gap, "\n") <= 2 && ix.usable[j-1])
-		if prev.Start < lo || !sameParagraph || strings.HasPrefix(prev.Text, "#") ||
+		if prev.Start < lo || !sameParagraph || strings.HasPrefix(prev.Text, "#") || !ix.usable[j-1] && startsLower(prev.Text) ||
 			utf8.RuneCountInString(ix.text[prev.Start:e]) > maxQuote {
 			break
 		}
@@ -388,10 +394,14 @@ func (a *Analyst) quoteBounds(ix *docIndex, i, lo int) (int, int) {
 		}
 		j--
 	}
-	if t := strings.TrimSpace(sp.Text); (strings.HasSuffix(t, ":") || strings.HasSuffix(t, "：")) && i+1 < len(ix.spans) {
-		next := ix.spans[i+1]
-		if !strings.Contains(ix.text[e:next.Start], "\n\n") && utf8.RuneCountInString(ix.text[s:next.End]) <= maxQuote {
-			e = next.End
+	if endsInColon(sp.Text) {
+		if l := listEnd(ix.text, s, e); l > e {
+			e = l
+		} else if i+1 < len(ix.spans) {
+			next := ix.spans[i+1]
+			if !strings.Contains(ix.text[e:next.Start], "\n") && !endsInColon(next.Text) && utf8.RuneCountInString(ix.text[s:next.End]) <= maxQuote {
+				e = next.End
+			}
 		}
 	}
 	return trimQuote(ix.text, s, e)
@@ -538,7 +548,7 @@ func (a *Analyst) index(doc *sources.Document) *docIndex {
 		pos++
 		plain := plainText(sp.Text)
 		own := lexical.Tokenize(plain)
-		ix.usable[i] = usable(sp.Text, plain, own)
+		ix.usable[i] = usable(sp.Text, plain, own) && !cutSpan(doc.Text, ix.spans, i)
 		all := append([]string(nil), own...)
 		if strings.Contains(sp.Text, "\t") {
 			claim, isHeader := tableRowClaim(doc.Text, sp)
@@ -778,4 +788,103 @@ func sortTogether(idx []int, vals []float64) {
 			vals[j], vals[j-1] = vals[j-1], vals[j]
 		}
 	}
+}
+
+func endsInColon(s string) bool {
+	t := strings.TrimSpace(s)
+	return strings.HasSuffix(t, ":") || strings.HasSuffix(t, "：")
+}
+
+func startsLower(s string) bool {
+	r, _ := utf8.DecodeRuneInString(plainText(s))
+	return unicode.IsLower(r)
+}
+
+var listItemRE = regexp.MustCompile(`^\s*(?:[-*+•]|\d+[.)])\s+\S`)
+
+// maxListItems bounds the list a colon's quote takes along.
+const maxListItems = 8
+
+// listEnd is the colon-list heuristic: when the text after end (a quote from start ending in a colon) is a
+// Markdown list — after at most one blank line, consecutive items, each with its continuation lines — it returns
+// the end of the list; 0 when no list follows, it has more than maxListItems items, or the quote would exceed
+// maxQuote runes.
+func listEnd(text string, start, end int) int {
+	rest := text[end:]
+	off := end
+	lines := strings.SplitAfter(rest, "\n")
+	k := 0
+	if k < len(lines) && strings.TrimSpace(lines[k]) == "" { // the rest of the colon's line
+		off += len(lines[k])
+		k++
+	}
+	if k < len(lines) && strings.TrimSpace(lines[k]) == "" { // one blank line
+		off += len(lines[k])
+		k++
+	}
+	items, last := 0, 0
+	for ; k < len(lines); k++ {
+		l := lines[k]
+		switch {
+		case listItemRE.MatchString(l):
+			items++
+		case strings.TrimSpace(l) == "" || items == 0 || !strings.HasPrefix(l, " ") && !strings.HasPrefix(l, "\t"):
+			k = len(lines) // a blank line or an unindented line ends the list
+			continue
+		}
+		off += len(l)
+		last = off
+	}
+	if items == 0 || items > maxListItems {
+		return 0
+	}
+	last = len(strings.TrimRight(text[:last], " \t\n"))
+	if utf8.RuneCountInString(text[start:last]) > maxQuote {
+		return 0
+	}
+	return last
+}
+
+// listClaim spells out a colon and its list as one sentence: "A memory operation is modeled by four details: its
+// kind; its location; …."
+func listClaim(quote string) string {
+	var head []string
+	var items []string
+	for _, l := range strings.Split(quote, "\n") {
+		if len(items) == 0 && !listItemRE.MatchString(l) {
+			head = append(head, l)
+			continue
+		}
+		if listItemRE.MatchString(l) {
+			items = append(items, plainText(l))
+		} else if t := plainText(l); t != "" && len(items) > 0 {
+			items[len(items)-1] += " " + t
+		}
+	}
+	for k := range items {
+		items[k] = strings.TrimRight(items[k], ".;；。")
+	}
+	h := plainText(strings.Join(head, " "))
+	sep, end := "; ", "."
+	if hasCJK(h) {
+		sep, end = "；", "。"
+	}
+	return h + " " + strings.Join(items, sep) + end
+}
+
+// cutSpan reports a passage that Passages cut out of a longer sentence of Latin text: it ends without sentence
+// punctuation and the next passage goes on on the same line, or the passage before it did so. Such a piece is
+// never a whole sentence. Unpunctuated Chinese text is cut the same way and stays usable: it has no sentences.
+func cutSpan(text string, spans []lexical.Span, i int) bool {
+	cutAfter := func(k int) bool {
+		if k < 0 || k+1 >= len(spans) || hasCJK(spans[k].Text) {
+			return false
+		}
+		last, _ := utf8.DecodeLastRuneInString(spans[k].Text)
+		if strings.ContainsRune(".!?;:)\"'”’", last) {
+			return false
+		}
+		return !strings.Contains(text[spans[k].End:spans[k+1].Start], "\n")
+	}
+	return cutAfter(i) || cutAfter(i-1)
 }

@@ -105,8 +105,9 @@ func (p *Planner) Plan(ctx context.Context, question string) (*research.Plan, er
 			focus = subject
 		}
 	} else {
-		// A possessive first word ("Go 的 context 包", "Go's context package") names the domain, not the subject.
-		if len(all) > 1 && possessive(q, all[0]) {
+		// A possessive first word of common Latin letters ("Go 的 context 包", "Go's context package") names the
+		// domain, not the subject; "互斥锁的零值" asks about the mutex.
+		if len(all) > 1 && !hasCJK(all[0]) && !strings.Contains(all[0], " ") && !nameLike(all[0]) && possessive(q, all[0]) {
 			all = all[1:]
 		}
 		subject = all[0]
