@@ -227,7 +227,7 @@ func (b *Builder) Build(ctx context.Context, r Research) (cfg research.Config, c
 	cfg = research.Config{
 		Question: r.Question, Roles: roles, Fetcher: router, RunID: r.RunID, OutDir: r.OutDir, Budget: r.Budget,
 		Rounds: r.Rounds, MaxCandidates: r.MaxCandidates, Ledger: ledger, OnEvent: r.OnEvent, Log: b.Log,
-		Settings: Settings(r),
+		Settings: Settings(r), Secrets: b.Config.Secrets(),
 	}
 	if r.ResumeDir == "" {
 		if cfg.OutDir == "" {
