@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/deepresearch/deepresearch/internal/redact"
 	"github.com/deepresearch/deepresearch/llm"
 	"github.com/deepresearch/deepresearch/research/state"
 	"github.com/deepresearch/deepresearch/sources"
@@ -64,6 +65,7 @@ type novelty struct {
 
 type runner struct {
 	cfg      Config
+	scrub    *redact.Scrubber // applied to every stored or emitted message
 	rc       runConfig
 	id       string
 	dir      string
@@ -184,7 +186,7 @@ func run(ctx context.Context, cfg Config, resumeDir string) (rep *Report, err er
 	if err := cfg.Budget.Validate(); err != nil {
 		return nil, fmt.Errorf("research: %w", err)
 	}
-	r := &runner{cfg: cfg, started: time.Now(), ledger: cfg.Ledger, log: cfg.Log,
+	r := &runner{cfg: cfg, scrub: redact.New(cfg.Secrets...), started: time.Now(), ledger: cfg.Ledger, log: cfg.Log,
 		novelty: map[string]*novelty{}, docs: map[string]*docEntry{}}
 	if r.ledger == nil {
 		r.ledger = &llm.Ledger{}
@@ -205,7 +207,10 @@ func run(ctx context.Context, cfg Config, resumeDir string) (rep *Report, err er
 			return nil, fmt.Errorf("research: %w", err)
 		}
 		r.id = cfg.RunID
-		if r.id == "" {
+		if r.id == "" && cfg.OutDir != "" {
+			r.id = filepath.Base(filepath.Clean(cfg.OutDir)) // so show <id> and the viewer find it by its folder
+		}
+		if r.id == "" || r.id == "." || r.id == string(filepath.Separator) {
 			r.id = NewRunID()
 		}
 		r.dir = cfg.OutDir
@@ -282,6 +287,7 @@ func run(ctx context.Context, cfg Config, resumeDir string) (rep *Report, err er
 		if ctx.Err() != nil {
 			status, kind = RunStopped, EventRunStopped // cancelled: resumable as it stands
 		}
+		err = scrubbedError{msg: r.scrub.Scrub(err.Error()), err: err}
 		_ = db.SetMeta(context.WithoutCancel(ctx), "status", status)
 		_ = db.SetMeta(context.WithoutCancel(ctx), "error", err.Error())
 		r.emit(Event{Stage: StageRun, Kind: kind, Err: err.Error()})
@@ -378,3 +384,12 @@ func (r *runner) execute(ctx context.Context) (*Report, error) {
 	}
 	return r.synthesize(ctx, verdict)
 }
+
+// scrubbedError shows a run's error with its secrets removed while errors.Is and errors.As still see the cause.
+type scrubbedError struct {
+	msg string
+	err error
+}
+
+func (e scrubbedError) Error() string { return e.msg }
+func (e scrubbedError) Unwrap() error { return e.err }

@@ -160,8 +160,15 @@ func newRunsCmd(app *App) *cobra.Command {
 				if r.CutShort != "" {
 					status += " (cut short)"
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", r.ID, r.Created.Local().Format("2006-01-02 15:04"), status, r.Engine, r.Evidence,
-					lexical.Clip(lexical.NormalizeSpace(r.Question), 69))
+				started, question := "-", r.Question
+				if !r.Created.IsZero() {
+					started = r.Created.Local().Format("2006-01-02 15:04")
+				}
+				if r.Status == research.RunUnreadable {
+					question = "cannot be read: " + r.Error
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", r.ID, started, status, r.Engine, r.Evidence,
+					lexical.Clip(lexical.NormalizeSpace(question), 69))
 			}
 			return tw.Flush()
 		},

@@ -14,6 +14,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/deepresearch/deepresearch/internal/redact"
 	"github.com/deepresearch/deepresearch/research"
 	"github.com/deepresearch/deepresearch/sources/websearch"
 	"github.com/deepresearch/deepresearch/subagent"
@@ -314,6 +315,16 @@ func (c *Config) APIKey(s ModelSpec) string {
 	return ""
 }
 
+// Secrets returns the API keys set in the environment — the known key variables and every api_key_env the
+// configuration names — for redact to remove from whatever is stored or printed.
+func (c *Config) Secrets() []string {
+	extra := append([]string{c.Default.APIKeyEnv}, websearch.KeyEnvs()...)
+	for _, t := range c.Tiers {
+		extra = append(extra, t.APIKeyEnv)
+	}
+	return redact.EnvValues(c.env, extra...)
+}
+
 // Env returns an environment variable through the configuration's environment source.
 func (c *Config) Env(key string) string { return c.env(key) }
 
@@ -330,7 +341,14 @@ func Mask(secret string) string {
 
 // Show renders the effective configuration as YAML with the keys that are set in the environment masked.
 func (c *Config) Show() (string, error) {
-	out, err := yaml.Marshal(c)
+	shown := *c // base URLs may carry user:key@
+	shown.Default.BaseURL = redact.URL(c.Default.BaseURL)
+	shown.Tiers = make(map[string]ModelSpec, len(c.Tiers))
+	for k, v := range c.Tiers {
+		v.BaseURL = redact.URL(v.BaseURL)
+		shown.Tiers[k] = v
+	}
+	out, err := yaml.Marshal(&shown)
 	if err != nil {
 		return "", err
 	}
