@@ -205,4 +205,3 @@ func (a *App) describeDurable(cmd *cobra.Command, tf temporalFlags, runID string
 	fmt.Fprintf(a.Stdout, "run %s is on Temporal (%s): the engine resumes it after any failure; nothing to do\n", runID, status)
 	return nil
 }
-

@@ -58,8 +58,9 @@ func newRunCmd(app *App) *cobra.Command {
 candidates, verifies the evidence adversarially (re-searching only what is missing) and writes a report in which
 every sentence cites a quote found verbatim in a source.
 
-Sources: --web PROVIDER (tavily, brave, searxng, exa), --corpus INDEX|DIR (repeatable; a folder is indexed on the
-fly and the index kept), --mcp FILE (search tools of the MCP servers in a .mcp.json file).
+Sources: --web PROVIDER (` + websearch.Help() + `),
+--corpus INDEX|DIR (repeatable; a folder is indexed on the fly and the index kept), --mcp FILE (search tools of the
+MCP servers in a .mcp.json file).
 
 With no model configured (or --engine extractive) the extractive engine runs: no language model, no API key.
 
@@ -114,17 +115,22 @@ func newResumeCmd(app *App) *cobra.Command {
 		tf temporalFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "resume <run-dir-or-id>",
+		Use:   "resume [RUN]",
 		Short: "Continue an interrupted run from its last completed step",
 		Long: `resume continues a run that was interrupted (Ctrl-C, crash, kill -9) from its last completed step: the
 plan, search results, fetched texts and evidence already stored are re-used, nothing is done twice and no evidence
-is duplicated. The run's sources and engine are rebuilt from what the run folder recorded.`,
-		Args: cobra.ExactArgs(1),
+is duplicated. The run's sources and engine are rebuilt from what the run folder recorded.
+
+RUN is a run folder, a run id or any unique prefix of one; without it, the latest run.`,
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if tf.hostPort != "" {
+				if len(args) == 0 {
+					return errors.New("resume --temporal needs the run id")
+				}
 				return app.describeDurable(cmd, tf, args[0])
 			}
-			dir, err := app.findRun(args[0])
+			dir, err := app.findRun(runArg(args))
 			if err != nil {
 				return err
 			}
@@ -141,13 +147,16 @@ func newRunsCmd(app *App) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "runs",
-		Short: "List research runs",
+		Short: "List research runs (also those chat started here); runs rm, runs prune",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if dir == "" {
+			dirs := app.runFolders()
+			if dir != "" {
+				dirs = []string{dir}
+			} else {
 				dir = app.runsDir()
 			}
-			runs, err := research.ListRuns(dir)
+			runs, err := app.allRuns(dirs)
 			if err != nil {
 				return err
 			}
@@ -170,27 +179,38 @@ func newRunsCmd(app *App) *cobra.Command {
 				if r.CutShort != "" {
 					status += " (cut short)"
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", r.ID, r.Created.Local().Format("2006-01-02 15:04"), status, r.Engine, r.Evidence,
-					lexical.Clip(lexical.NormalizeSpace(r.Question), 69))
+				started, question := "-", r.Question
+				if !r.Created.IsZero() {
+					started = r.Created.Local().Format("2006-01-02 15:04")
+				}
+				if r.Status == research.RunUnreadable {
+					question = "cannot be read: " + r.Error
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", r.ID, started, status, r.Engine, r.Evidence,
+					lexical.Clip(lexical.NormalizeSpace(question), 69))
 			}
 			return tw.Flush()
 		},
 	}
-	cmd.Flags().StringVar(&dir, "dir", "", "folder holding the runs (default runs/)")
+	cmd.Flags().StringVar(&dir, "dir", "", "folder holding the runs (default runs/, and .deepresearch/runs/ of chat)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	cmd.AddCommand(newRunsRmCmd(app), newRunsPruneCmd(app))
 	return cmd
 }
 
 func newShowCmd(app *App) *cobra.Command {
-	var asJSON bool
+	var asJSON, open bool
 	cmd := &cobra.Command{
-		Use:   "show <run-dir-or-id>",
-		Short: "Print a run's report",
-		Args:  cobra.ExactArgs(1),
+		Use:   "show [RUN]",
+		Short: "Print a run's report (RUN: folder, id or unique id prefix; default the latest run)",
+		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dir, err := app.findRun(args[0])
+			dir, err := app.findRun(runArg(args))
 			if err != nil {
 				return err
+			}
+			if open {
+				return app.openInViewer(cmd, dir)
 			}
 			rep, err := research.LoadReport(dir)
 			if err != nil {
@@ -210,19 +230,8 @@ func newShowCmd(app *App) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print report.json")
+	cmd.Flags().BoolVar(&open, "open", false, "open the run in the web viewer (served on 127.0.0.1 until Ctrl-C)")
 	return cmd
-}
-
-// findRun resolves a run folder or a run id under the runs folder.
-func (a *App) findRun(arg string) (string, error) {
-	if _, err := os.Stat(filepath.Join(arg, research.StateFile)); err == nil {
-		return arg, nil
-	}
-	dir := filepath.Join(a.runsDir(), arg)
-	if _, err := os.Stat(filepath.Join(dir, research.StateFile)); err == nil {
-		return dir, nil
-	}
-	return "", fmt.Errorf("no run %q: not a run folder, and not a run id under %s (see deepresearch runs)", arg, a.runsDir())
 }
 
 // builder returns the request builder every research surface uses, over runsDir ("" means the configured runs
@@ -316,6 +325,10 @@ type progressDisplay struct {
 	lines    int
 	drawn    time.Time
 	finished bool
+	// pending is a plain error line held back one event: when the run fails with that very error next, the line
+	// is dropped, so the failure is printed once (by the command's own error message).
+	pending    string
+	pendingErr string
 }
 
 func newProgressDisplay(w io.Writer, engine string, plain bool) *progressDisplay {
@@ -367,7 +380,19 @@ func (d *progressDisplay) Event(e research.Event) {
 		}
 		return
 	}
-	if line != "" {
+	if d.pending != "" {
+		fatal := (e.Kind == research.EventRunFailed || e.Kind == research.EventRunStopped) && e.Err != "" && d.pendingErr != "" && strings.Contains(e.Err, d.pendingErr)
+		if !fatal {
+			fmt.Fprint(d.w, d.pending)
+		}
+		d.pending, d.pendingErr = "", ""
+	}
+	switch {
+	case line == "" || e.Kind == research.EventRunFailed || e.Kind == research.EventRunStopped:
+		// The command reports the failure itself.
+	case e.Kind == research.EventError:
+		d.pending, d.pendingErr = fmt.Sprintf("%s %-6s %s\n", e.Time.Format("15:04:05"), e.Stage, line), e.Err
+	default:
 		fmt.Fprintf(d.w, "%s %-6s %s\n", e.Time.Format("15:04:05"), e.Stage, line)
 	}
 }
@@ -411,6 +436,10 @@ func (d *progressDisplay) Finish() {
 	defer d.mu.Unlock()
 	if d.tty && !d.finished && d.last.RunID != "" {
 		d.draw()
+	}
+	if d.pending != "" {
+		fmt.Fprint(d.w, d.pending)
+		d.pending = ""
 	}
 	d.finished = true
 }
@@ -464,7 +493,9 @@ func describe(e research.Event) string {
 	case research.EventReportReady:
 		return fmt.Sprintf("report with %d citations: %s", e.Count, e.Message)
 	case research.EventRunFailed:
-		return "failed: " + e.Err
+		return "failed"
+	case research.EventRunStopped:
+		return "stopped"
 	}
 	return ""
 }

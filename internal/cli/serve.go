@@ -41,35 +41,45 @@ cookie. Runs use the configured engine (extractive when no model is configured).
 			if runs == "" {
 				runs = app.runsDir()
 			}
-			b := app.builder(runs)
-			defCorpus := ""
-			if len(app.Config.Sources.Corpus) > 0 {
-				defCorpus = app.Config.Sources.Corpus[0]
-			}
-			srv, err := webui.New(webui.Config{
-				RunsDir: runs, Token: token, WebProviders: websearch.Names(), DefaultCorpus: defCorpus, Log: app.Log,
-				CheckWeb: func(name string) error {
-					_, err := websearch.New(name, websearch.Config{Getenv: app.getenv})
-					return err
-				},
-				Start: webStart(b),
-			})
-			if err != nil {
-				return err
-			}
-			defer srv.Close()
-			return listenAndServe(cmd.Context(), app, addr, srv.Handler(), func(base string) string {
-				if token != "" {
-					return base + "/?token=" + token
-				}
-				return base + "/"
-			})
+			return app.serveViewer(cmd, addr, runs, token, "/", nil)
 		},
 	}
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8787", "address to listen on (non-loopback needs --token)")
 	cmd.Flags().StringVar(&runs, "runs", "", "folder of run folders (default runs/, or research.out_dir)")
 	cmd.Flags().StringVar(&token, "token", "", "access token required on every request (default $DEEPRESEARCH_TOKEN)")
 	return cmd
+}
+
+// serveViewer serves the web viewer over the runs folder until the command's context ends, printing the link to
+// page; opened, when set, is told that link once the server listens.
+func (app *App) serveViewer(cmd *cobra.Command, addr, runs, token, page string, opened func(link string)) error {
+	b := app.builder(runs)
+	defCorpus := ""
+	if len(app.Config.Sources.Corpus) > 0 {
+		defCorpus = app.Config.Sources.Corpus[0]
+	}
+	srv, err := webui.New(webui.Config{
+		RunsDir: runs, Token: token, WebProviders: websearch.Names(), DefaultCorpus: defCorpus, Log: app.Log,
+		CheckWeb: func(name string) error {
+			_, err := websearch.New(name, websearch.Config{Getenv: app.getenv})
+			return err
+		},
+		Start: webStart(b),
+	})
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	return listenAndServe(cmd.Context(), app, addr, srv.Handler(), func(base string) string {
+		link := base + page
+		if token != "" {
+			link += "?token=" + token
+		}
+		if opened != nil {
+			opened(link)
+		}
+		return link
+	})
 }
 
 // listenAndServe serves h on addr until ctx ends, printing the address users should open.

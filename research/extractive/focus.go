@@ -14,7 +14,7 @@ import (
 // item and covers at least sectionShare of it.
 const (
 	focusShare   = 0.6
-	sectionShare = 0.15
+	sectionShare = 0.25
 )
 
 // focusVariants are the ways the question's key phrases may be spelled in the sources: as asked, and with every
@@ -25,6 +25,11 @@ func focusVariants(core research.SubQuestion) []variant {
 		return []variant{queryVariant(core.Question)}
 	}
 	q := core.Queries[0]
+	// The subject's units count twice: "data race" is what "What is a data race and how should programs avoid
+	// it?" is about; "avoid" only says what is asked of it.
+	if subj := subjectOf(core.Question); subj != "" && subj != q {
+		q = subj + " " + q
+	}
 	out := []variant{queryVariant(q)}
 	if hasCJK(q) {
 		var mixed []string
@@ -78,7 +83,8 @@ func (p *poolIndex) focus(variants []variant, i int) float64 {
 			absent := true
 			for _, t := range unit {
 				df := float64(p.df[t])
-				w := math.Log(1 + (n-df+0.5)/(df+0.5))
+				// 1 + IDF: a unit every item shares (the subject of an on-topic pool) still counts.
+				w := 1 + math.Log(1+(n-df+0.5)/(df+0.5))
 				uw = math.Max(uw, w)
 				uall += w
 				if p.terms[i][t] {
@@ -109,7 +115,7 @@ func (p *poolIndex) focus(variants []variant, i int) float64 {
 // ("errgroup" over the standard library's sync documentation). A word the pool lacks but a source has is a
 // difference of wording, not an absence. Words of a Chinese question are checked as asked and in their English
 // rendering: absent only when both are.
-func (s *Synthesizer) absentTerms(ctx context.Context, p *poolIndex, units []string, bestOfRest float64) []string {
+func (s *Synthesizer) absentTerms(ctx context.Context, p *poolIndex, units []string, bestOfRest func(unit string) float64) []string {
 	if len(s.cfg.Searchers) == 0 {
 		return nil
 	}
@@ -127,7 +133,7 @@ func (s *Synthesizer) absentTerms(ctx context.Context, p *poolIndex, units []str
 		}
 		// An everyday word ("contract" in "the io.Reader contract") that the sources word differently is forgiven
 		// when one item answers the rest of the question closely; a name (capitals, digits, CJK) never is.
-		if commonWord(u) && bestOfRest >= forgiveCover {
+		if commonWord(u) && bestOfRest(u) >= forgiveCover {
 			continue
 		}
 		queries := []string{u}
@@ -170,7 +176,7 @@ func keyUnits(question string) []string {
 
 // forgiveCover is how much of the question's other key units one item must cover for an everyday word missing
 // from every source to count as a difference of wording.
-const forgiveCover = 0.75
+const forgiveCover = 0.9
 
 // commonWord reports a lower-case Latin word of letters only: not a name, an acronym, a version or a Chinese
 // phrase.
@@ -209,4 +215,25 @@ func without(variants []variant, words []string) []variant {
 		out = append(out, nv)
 	}
 	return out
+}
+
+// subjectOf is the question's subject as the planner sees it: the members of a comparison, else its first key
+// phrase (after a possessive domain word such as "Go 的").
+func subjectOf(question string) string {
+	phrases, _ := splitPhrases(question)
+	if len(phrases) == 0 {
+		return ""
+	}
+	if len(phrases) > 1 && !hasCJK(phrases[0].Text) && !strings.Contains(phrases[0].Text, " ") &&
+		!nameLike(phrases[0].Text) && possessive(question, phrases[0].Text) {
+		phrases = phrases[1:]
+	}
+	out := []string{phrases[0].Text}
+	for _, p := range phrases[1:] {
+		if !p.Conj {
+			break
+		}
+		out = append(out, p.Text)
+	}
+	return strings.Join(out, " ")
 }
