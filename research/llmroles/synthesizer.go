@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode"
 
 	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/llm"
@@ -159,12 +160,7 @@ var headingLineRe = regexp.MustCompile(`(?m)^#{2,3}\s+\S`)
 // section (the sign of an answer cut off mid-way).
 func checkShape(md string, plan *research.Plan, lang string) error {
 	var problems []string
-	prose := citationRe.ReplaceAllString(stripCode(md), "")
-	want := scriptOf(lang)
-	if want == "" {
-		want = "en" // lexical.Language's name for any Latin script
-	}
-	if got := lexical.Language(prose); got != want {
+	if !inScript(md, scriptOf(lang)) {
 		problems = append(problems, fmt.Sprintf("the report must be written in %s, but its text is in another language; translate every sentence and heading", languageName(lang)))
 	}
 	// A draft with sections must have one for most sub-questions: fewer is what an answer cut off looks like.
@@ -181,6 +177,31 @@ func checkShape(md string, plan *research.Plan, lang string) error {
 		return nil
 	}
 	return errors.New(strings.Join(problems, "; "))
+}
+
+// inScript reports whether the body text of a draft — headings, code and citations aside — is mostly written in
+// the script want names ("zh", "ja", "ko"; "" for a Latin-script language). Headings are left out because a model
+// that drifts into another language often keeps the headings it was given.
+func inScript(md, want string) bool {
+	cjk, latin := 0, 0
+	for _, line := range strings.Split(citationRe.ReplaceAllString(stripCode(md), ""), "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "#") {
+			continue
+		}
+		for _, r := range line {
+			switch {
+			case lexical.IsCJK(r):
+				cjk++
+			case unicode.IsLetter(r):
+				latin++
+			}
+		}
+	}
+	if want == "" {
+		return cjk <= latin
+	}
+	// A CJK character carries about as much as three Latin letters; product names and code stay Latin.
+	return latin <= 3*cjk
 }
 
 // scriptOf is the lexical.Language code a report in lang must show: zh, ja or ko, else "" (any Latin script).
