@@ -94,6 +94,19 @@ type runner struct {
 	synthN   int
 }
 
+// Defaults are the values the graph uses for what a Config leaves zero.
+type Defaults struct {
+	Rounds, MaxCandidates, BatchSize, Concurrency, MaxCalls int
+	StageTimeout                                            time.Duration
+}
+
+// DefaultSettings returns the graph's defaults, for displays of the effective configuration.
+func DefaultSettings() Defaults {
+	rc := defaults(runConfig{})
+	return Defaults{Rounds: rc.Rounds, MaxCandidates: rc.MaxCandidates, BatchSize: rc.BatchSize,
+		Concurrency: rc.Budget.Concurrency, MaxCalls: rc.Budget.MaxCalls, StageTimeout: rc.Budget.StageTimeout}
+}
+
 func defaults(rc runConfig) runConfig {
 	b := &rc.Budget
 	if b.StageTimeout <= 0 {

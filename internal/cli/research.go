@@ -306,6 +306,10 @@ type progressDisplay struct {
 	lines    int
 	drawn    time.Time
 	finished bool
+	// pending is a plain error line held back one event: when the run fails with that very error next, the line
+	// is dropped, so the failure is printed once (by the command's own error message).
+	pending    string
+	pendingErr string
 }
 
 func newProgressDisplay(w io.Writer, engine string, plain bool) *progressDisplay {
@@ -357,7 +361,19 @@ func (d *progressDisplay) Event(e research.Event) {
 		}
 		return
 	}
-	if line != "" {
+	if d.pending != "" {
+		fatal := (e.Kind == research.EventRunFailed || e.Kind == research.EventRunStopped) && e.Err != "" && d.pendingErr != "" && strings.Contains(e.Err, d.pendingErr)
+		if !fatal {
+			fmt.Fprint(d.w, d.pending)
+		}
+		d.pending, d.pendingErr = "", ""
+	}
+	switch {
+	case line == "" || e.Kind == research.EventRunFailed || e.Kind == research.EventRunStopped:
+		// The command reports the failure itself.
+	case e.Kind == research.EventError:
+		d.pending, d.pendingErr = fmt.Sprintf("%s %-6s %s\n", e.Time.Format("15:04:05"), e.Stage, line), e.Err
+	default:
 		fmt.Fprintf(d.w, "%s %-6s %s\n", e.Time.Format("15:04:05"), e.Stage, line)
 	}
 }
@@ -401,6 +417,10 @@ func (d *progressDisplay) Finish() {
 	defer d.mu.Unlock()
 	if d.tty && !d.finished && d.last.RunID != "" {
 		d.draw()
+	}
+	if d.pending != "" {
+		fmt.Fprint(d.w, d.pending)
+		d.pending = ""
 	}
 	d.finished = true
 }
@@ -454,7 +474,9 @@ func describe(e research.Event) string {
 	case research.EventReportReady:
 		return fmt.Sprintf("report with %d citations: %s", e.Count, e.Message)
 	case research.EventRunFailed:
-		return "failed: " + e.Err
+		return "failed"
+	case research.EventRunStopped:
+		return "stopped"
 	}
 	return ""
 }

@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -81,6 +82,8 @@ type App struct {
 	// localTrusted says the working folder's deepresearch.yaml and .mcp.json may take effect (see
 	// decideLocalTrust).
 	localTrusted bool
+	// warnedModels are the unknown models already warned about (warnUnknownModel).
+	warnedModels sync.Map
 }
 
 // Main runs the command line and returns the process exit code.
@@ -213,6 +216,9 @@ func (a *App) load(cmd *cobra.Command) error {
 		level = slog.LevelDebug
 	}
 	a.Log = slog.New(slog.NewTextHandler(a.Stderr, &slog.HandlerOptions{Level: level}))
+	if !a.verbose {
+		a.Log = slog.New(&calmLog{Handler: a.Log.Handler(), ctx: cmd.Context()})
+	}
 	a.decideLocalTrust(cmd, getenv)
 	file := a.configFile
 	if file == "" {
@@ -293,4 +299,30 @@ func suggestFlag(cmd *cobra.Command, err error) error {
 		return fmt.Errorf("%w\nSee '%s --help'.", err, cmd.CommandPath())
 	}
 	return fmt.Errorf("%w\nDid you mean --%s?", err, best)
+}
+
+// calmLog keeps raw log lines off the terminal where the command says the same thing itself: nothing after the
+// command's context ends (Ctrl-C: the interrupted steps' errors are the interruption, which the command reports
+// once), and not the research roles' unknown-window warning, which warnUnknownModel gives in full. -v shows all.
+type calmLog struct {
+	slog.Handler
+	ctx context.Context
+}
+
+func (h *calmLog) Handle(ctx context.Context, r slog.Record) error {
+	if h.ctx != nil && h.ctx.Err() != nil {
+		return nil
+	}
+	if strings.HasPrefix(r.Message, "the model's context window is unknown") {
+		return nil
+	}
+	return h.Handler.Handle(ctx, r)
+}
+
+func (h *calmLog) WithAttrs(a []slog.Attr) slog.Handler {
+	return &calmLog{Handler: h.Handler.WithAttrs(a), ctx: h.ctx}
+}
+
+func (h *calmLog) WithGroup(n string) slog.Handler {
+	return &calmLog{Handler: h.Handler.WithGroup(n), ctx: h.ctx}
 }

@@ -226,3 +226,27 @@ func TestShowOpen(t *testing.T) {
 		t.Errorf("show --open exit %d", code)
 	}
 }
+
+// A model that cannot be reached fails the run with one message, and an unknown model name is explained once.
+func TestModelFailureAndUnknownModelSaidOnce(t *testing.T) {
+	corpus := t.TempDir()
+	if err := os.WriteFile(filepath.Join(corpus, "b.md"), []byte("# Bees\n\nHoneybees dance.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCLI(t, map[string]string{"OPENAI_API_KEY": "x"}, "run", "--plain", "--config", emptyConfig(t),
+		"--provider", "openai", "--base-url", "http://127.0.0.1:1/v1", "--model", "my-local-llm",
+		"--corpus", corpus, "--out", filepath.Join(t.TempDir(), "run"), "how do bees dance")
+	if code == 0 {
+		t.Fatal("a run against a closed port succeeded")
+	}
+	if n := strings.Count(stderr, "connection refused"); n != 1 {
+		t.Errorf("the model failure is printed %d times:\n%s", n, stderr)
+	}
+	if n := strings.Count(stderr, `model "my-local-llm" is not in the built-in catalogue`); n != 1 || !strings.Contains(stderr, "--max-cost cannot trip") ||
+		!strings.Contains(stderr, "my-local-llm: {context_window:") {
+		t.Errorf("the unknown model is explained %d times:\n%s", n, stderr)
+	}
+	if strings.Contains(stderr, "level=") {
+		t.Errorf("raw log lines on the terminal:\n%s", stderr)
+	}
+}

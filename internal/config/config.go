@@ -375,18 +375,62 @@ func (c *Config) Show() (string, error) {
 		v.BaseURL = redact.URL(v.BaseURL)
 		shown.Tiers[k] = v
 	}
+	// The research section shows the values a run will use: what the configuration sets, else the graph's defaults.
+	d := research.DefaultSettings()
+	r := &shown.Research
+	if r.Engine == "" {
+		r.Engine = "auto"
+	}
+	if r.Rounds == 0 {
+		r.Rounds = d.Rounds
+	}
+	if r.MaxCandidates == 0 {
+		r.MaxCandidates = d.MaxCandidates
+	}
+	if r.Concurrency == 0 {
+		r.Concurrency = d.Concurrency
+	}
+	if r.MaxCalls == 0 {
+		r.MaxCalls = d.MaxCalls
+	}
+	if r.OutDir == "" {
+		r.OutDir = "runs"
+	}
 	out, err := yaml.Marshal(&shown)
 	if err != nil {
 		return "", err
 	}
 	var b strings.Builder
 	b.Write(out)
-	b.WriteString("# API keys (from the environment):\n")
+	var limits []string
+	if r.MaxCostUSD == 0 {
+		limits = append(limits, "max_cost_usd")
+	}
+	if r.MaxTokens == 0 {
+		limits = append(limits, "max_tokens")
+	}
+	if r.MaxTime == 0 {
+		limits = append(limits, "max_time")
+	}
+	if len(limits) > 0 {
+		fmt.Fprintf(&b, "# research.%s: not set, no limit\n", strings.Join(limits, ", "))
+	}
+	if c.Sources.Web == "" {
+		b.WriteString("# sources.web: not set, no web search (set it, or pass --web tavily|brave|searxng|exa)\n")
+	}
+	if len(c.Sources.Corpus) == 0 {
+		b.WriteString("# sources.corpus: not set, no local documents (set it, or pass --corpus DIR)\n")
+	}
+	var keys []string
 	modelKeys := []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "DEEPSEEK_API_KEY", "OPENROUTER_API_KEY", "DASHSCOPE_API_KEY"}
 	for _, k := range append(modelKeys, websearch.KeyEnvs()...) {
 		if v := c.env(k); v != "" {
-			fmt.Fprintf(&b, "#   %s=%s\n", k, Mask(v))
+			keys = append(keys, fmt.Sprintf("#   %s=%s\n", k, Mask(v)))
 		}
+	}
+	if len(keys) > 0 {
+		b.WriteString("# API keys (from the environment):\n")
+		b.WriteString(strings.Join(keys, ""))
 	}
 	if c.File != "" {
 		fmt.Fprintf(&b, "# read from %s\n", c.File)

@@ -220,10 +220,11 @@ func (b *Builder) Build(ctx context.Context, r Research) (cfg research.Config, c
 	if ledger == nil {
 		ledger = &llm.Ledger{}
 	}
-	roles, err := b.roles(r.Engine, searchers, ledger)
+	roles, models, err := b.roles(r.Engine, searchers, ledger)
 	if err != nil {
 		return research.Config{}, nil, err
 	}
+	b.warnUnpriced(models, r.Budget)
 	cfg = research.Config{
 		Question: r.Question, Roles: roles, Fetcher: router, RunID: r.RunID, OutDir: r.OutDir, Budget: r.Budget,
 		Rounds: r.Rounds, MaxCandidates: r.MaxCandidates, Ledger: ledger, OnEvent: r.OnEvent, Log: b.Log,
@@ -295,14 +296,15 @@ func (b *Builder) chooseEngine(engine string) (string, error) {
 
 // roles returns the role set of an engine. Language-model roles get one metered model per role, on the tier the
 // configuration assigns it, so the cost fuse sees every call.
-func (b *Builder) roles(engine string, searchers []sources.Searcher, ledger *llm.Ledger) (research.Roles, error) {
+func (b *Builder) roles(engine string, searchers []sources.Searcher, ledger *llm.Ledger) (research.Roles, []llm.Model, error) {
 	switch engine {
 	case extractive.Engine:
-		return extractive.New(extractive.Config{Searchers: searchers, Log: b.Log}), nil
+		return extractive.New(extractive.Config{Searchers: searchers, Log: b.Log}), nil, nil
 	case llmroles.Engine:
 		if b.Models == nil {
-			return research.Roles{}, errors.New("request: no model builder configured for the llm engine")
+			return research.Roles{}, nil, errors.New("request: no model builder configured for the llm engine")
 		}
+		var models []llm.Model
 		cfg := llmroles.Config{Sources: searchers, Logger: b.Log}
 		for _, r := range []struct {
 			role string
@@ -314,13 +316,36 @@ func (b *Builder) roles(engine string, searchers []sources.Searcher, ledger *llm
 		} {
 			m, err := b.Models(r.role, ledger)
 			if err != nil {
-				return research.Roles{}, err
+				return research.Roles{}, nil, err
 			}
 			*r.m = m
+			models = append(models, m)
 		}
-		return llmroles.New(cfg), nil
+		return llmroles.New(cfg), models, nil
 	}
-	return research.Roles{}, fmt.Errorf("unknown engine %q", engine)
+	return research.Roles{}, nil, fmt.Errorf("unknown engine %q", engine)
+}
+
+// warnUnpriced says when the cost fuse cannot see a model's spend: a model without a price (unknown to the
+// catalogue, or a local model) costs $0 to the ledger, so only a token fuse (max_tokens) can stop it.
+func (b *Builder) warnUnpriced(models []llm.Model, budget research.Budget) {
+	if budget.MaxCostUSD <= 0 {
+		return
+	}
+	seen := map[string]bool{}
+	for _, m := range models {
+		info := m.Info()
+		if info.Price.Input > 0 || info.Price.Output > 0 || seen[info.Name] {
+			continue
+		}
+		seen[info.Name] = true
+		hint := "no token fuse is set: add research.max_tokens to the configuration (or --max-tokens)"
+		if budget.MaxTokens > 0 {
+			hint = fmt.Sprintf("the token fuse of %d tokens still applies", budget.MaxTokens)
+		}
+		fmt.Fprintf(b.warn(), "warning: the cost fuse of $%.2f cannot price model %s (no price in the catalogue or the configuration: set models.%s.input_price and output_price); %s\n",
+			budget.MaxCostUSD, info.Name, info.Name, hint)
+	}
 }
 
 // mcpSearchers starts the MCP servers of file and returns their search tools as searchers.

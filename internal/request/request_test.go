@@ -1,6 +1,7 @@
 package request
 
 import (
+	"context"
 	"errors"
 	"math"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"github.com/deepresearch/deepresearch/internal/config"
+	"github.com/deepresearch/deepresearch/llm"
 	"github.com/deepresearch/deepresearch/research"
 )
 
@@ -78,5 +80,46 @@ func TestResolveFillsFromConfiguration(t *testing.T) {
 	}
 	if _, err := (&Builder{Config: &config.Config{}}).Resolve(Research{Question: "Why?"}); err == nil || !strings.Contains(err.Error(), "no sources") {
 		t.Fatalf("no sources: %v", err)
+	}
+}
+
+type pricedModel struct{ info llm.Info }
+
+func (m pricedModel) Info() llm.Info { return m.info }
+func (m pricedModel) Generate(context.Context, *llm.Request) (*llm.Response, error) {
+	return nil, errors.New("not called")
+}
+
+func TestUnpricedModelUnderACostFuseIsWarnedAbout(t *testing.T) {
+	priced := pricedModel{llm.Info{Name: "gpt-4.1", Price: llm.Price{Input: 2, Output: 8}}}
+	local := pricedModel{llm.Info{Name: "qwen3:8b"}}
+	for _, tc := range []struct {
+		name   string
+		models []llm.Model
+		budget research.Budget
+		want   []string // "" entries: no warning
+	}{
+		{"priced", []llm.Model{priced, priced}, research.Budget{MaxCostUSD: 1}, nil},
+		{"no cost fuse", []llm.Model{local}, research.Budget{}, nil},
+		{"unpriced, no token fuse", []llm.Model{priced, local, local}, research.Budget{MaxCostUSD: 1},
+			[]string{"cannot price model qwen3:8b", "no token fuse is set"}},
+		{"unpriced, token fuse", []llm.Model{local}, research.Budget{MaxCostUSD: 1, MaxTokens: 50_000},
+			[]string{"the token fuse of 50000 tokens still applies"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var w strings.Builder
+			(&Builder{Warn: &w}).warnUnpriced(tc.models, tc.budget)
+			if len(tc.want) == 0 && w.Len() > 0 {
+				t.Fatalf("unexpected warning %q", w.String())
+			}
+			for _, s := range tc.want {
+				if !strings.Contains(w.String(), s) {
+					t.Errorf("warning %q lacks %q", w.String(), s)
+				}
+			}
+			if strings.Count(w.String(), "warning:") > 1 {
+				t.Errorf("one model warned about twice: %q", w.String())
+			}
+		})
 	}
 }

@@ -39,6 +39,7 @@ const (
 	CorpusGoDoc = "godoc"  // $(go env GOROOT)/doc
 	CorpusGoPkg = "gopkg"  // package documentation extracted from $(go env GOROOT)/src
 	CorpusZH    = "zhdocs" // the Chinese user guide, docs/zh (or Options.ZHDocsDir)
+	CorpusGoSrc = "gosrc"  // Go source code: $(go env GOROOT)/src/context, sync and internal/sync
 )
 
 // questionFiles are the question tables: every questions*.yaml file of this package, read in name order, so a
@@ -319,6 +320,10 @@ func (res *Result) total() {
 // corpusPaths are the corpora by name: each returns the files or folders to index. A new corpus is one entry.
 var corpusPaths = map[string]func(opts Options) ([]string, error){
 	CorpusGoDoc: func(opts Options) ([]string, error) { return []string{filepath.Join(opts.GoRoot, "doc")}, nil },
+	CorpusGoSrc: func(opts Options) ([]string, error) {
+		src := filepath.Join(opts.GoRoot, "src")
+		return []string{filepath.Join(src, "context"), filepath.Join(src, "sync"), filepath.Join(src, "internal", "sync")}, nil
+	},
 	CorpusGoPkg: func(opts Options) ([]string, error) {
 		dir := filepath.Join(opts.WorkDir, "gopkg")
 		if err := WritePackageDocs(opts.GoRoot, dir, Packages); err != nil {
