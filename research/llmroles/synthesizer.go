@@ -160,7 +160,11 @@ var headingLineRe = regexp.MustCompile(`(?m)^#{2,3}\s+\S`)
 // section (the sign of an answer cut off mid-way).
 func checkShape(md string, plan *research.Plan, lang string) error {
 	var problems []string
-	if !inScript(md, scriptOf(lang)) {
+	want := scriptOf(lang)
+	if want == "zh" || want == "ja" || want == "ko" {
+		want = "cjk"
+	}
+	if !inScript(md, want) {
 		problems = append(problems, fmt.Sprintf("the report must be written in %s, but its text is in another language; translate every sentence and heading", languageName(lang)))
 	}
 	// A draft with sections must have one for most sub-questions: fewer is what an answer cut off looks like.
@@ -180,38 +184,49 @@ func checkShape(md string, plan *research.Plan, lang string) error {
 }
 
 // inScript reports whether the body text of a draft — headings, code and citations aside — is mostly written in
-// the script want names ("zh", "ja", "ko"; "" for a Latin-script language). Headings are left out because a model
-// that drifts into another language often keeps the headings it was given.
+// the script want names (as letterScript names them). Headings are left out because a model that drifts into another language often keeps the headings it
+// was given. A CJK character weighs as three letters; product names and code stay Latin in any report.
 func inScript(md, want string) bool {
-	cjk, latin := 0, 0
+	target, other := 0, 0
 	for _, line := range strings.Split(citationRe.ReplaceAllString(stripCode(md), ""), "\n") {
 		if strings.HasPrefix(strings.TrimSpace(line), "#") {
 			continue
 		}
 		for _, r := range line {
-			switch {
-			case lexical.IsCJK(r):
-				cjk++
-			case unicode.IsLetter(r):
-				latin++
+			if !unicode.IsLetter(r) {
+				continue
+			}
+			w := 1
+			if lexical.IsCJK(r) {
+				w = 3
+			}
+			if letterScript(r) == want {
+				target += w
+			} else {
+				other += w
 			}
 		}
 	}
-	if want == "" {
-		return cjk <= latin
-	}
-	// A CJK character carries about as much as three Latin letters; product names and code stay Latin.
-	return latin <= 3*cjk
+	return other <= target
 }
 
-// scriptOf is the lexical.Language code a report in lang must show: zh, ja or ko, else "" (any Latin script).
-func scriptOf(lang string) string {
-	switch lang {
-	case "zh", "ja", "ko":
-		return lang
+// letterScript names the script of a letter: "cjk" for Chinese, Japanese and Korean (which share Han
+// characters), "ru" for Cyrillic, "ar" for Arabic, "" for Latin and the rest.
+func letterScript(r rune) string {
+	switch {
+	case lexical.IsCJK(r):
+		return "cjk"
+	case unicode.Is(unicode.Cyrillic, r):
+		return "ru"
+	case unicode.Is(unicode.Arabic, r):
+		return "ar"
 	}
 	return ""
 }
+
+// scriptOf is the lexical.Language code a report in lang must show: zh, ja, ko, ru or ar, else "" (any Latin
+// script).
+func scriptOf(lang string) string { return langScript[lang] }
 
 var fenceRe = regexp.MustCompile("(?s)```.*?```")
 
