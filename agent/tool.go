@@ -78,21 +78,34 @@ func (t *TypedTool[In]) BoundsOwnOutput() bool { return t.bounded }
 // Spec implements Tool.
 func (t *TypedTool[In]) Spec() llm.ToolSpec { return t.spec }
 
+// decodedRunner is a tool that can use arguments the loop has already decoded (into their generic JSON form), so
+// that one call's arguments are parsed once for loop detection and schema validation.
+type decodedRunner interface {
+	runDecoded(ctx context.Context, args json.RawMessage, generic any, decodeErr error) (Result, error)
+}
+
 // Run implements Tool.
 func (t *TypedTool[In]) Run(ctx context.Context, args json.RawMessage) (Result, error) {
 	if len(strings.TrimSpace(string(args))) == 0 {
 		args = json.RawMessage("{}")
 	}
 	var generic any
-	if err := json.Unmarshal(args, &generic); err != nil {
-		return ErrorResult("invalid JSON arguments for %s: %v. Send a single JSON object matching the tool's schema.", t.spec.Name, err), nil
+	err := json.Unmarshal(args, &generic)
+	return t.runDecoded(ctx, args, generic, err)
+}
+
+func (t *TypedTool[In]) runDecoded(ctx context.Context, args json.RawMessage, generic any, decodeErr error) (Result, error) {
+	if decodeErr != nil {
+		return ErrorResult("invalid JSON arguments for %s: %v. Send a single JSON object matching the tool's schema.", t.spec.Name, decodeErr), nil
 	}
 	if err := t.resolved.Validate(generic); err != nil {
 		return ErrorResult("arguments for %s do not match its schema: %v", t.spec.Name, err), nil
 	}
 	var in In
-	if err := json.Unmarshal(args, &in); err != nil {
-		return ErrorResult("arguments for %s: %v", t.spec.Name, err), nil
+	if len(strings.TrimSpace(string(args))) > 0 {
+		if err := json.Unmarshal(args, &in); err != nil {
+			return ErrorResult("arguments for %s: %v", t.spec.Name, err), nil
+		}
 	}
 	out, err := t.fn(ctx, in)
 	if err != nil {
