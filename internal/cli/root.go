@@ -216,6 +216,6 @@ func newConfigCmd(app *App) *cobra.Command {
 
 func newBenchCmd(app *App) *cobra.Command {
 	cmd := &cobra.Command{Use: "bench", Short: "Reproducible benchmarks that print figures"}
-	cmd.AddCommand(newBenchContextCmd(app), newBenchQualityCmd(app), newBenchGraphCmd(app))
+	cmd.AddCommand(newBenchContextCmd(app), newBenchQualityCmd(app), newBenchGraphCmd(app), newBenchRuntimeCmd(app))
 	return cmd
 }

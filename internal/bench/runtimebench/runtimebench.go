@@ -7,7 +7,9 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"strconv"
+	"time"
 
 	"github.com/deepresearch/deepresearch/agent"
 	"github.com/deepresearch/deepresearch/contextmgr"
@@ -101,4 +103,89 @@ func (l *Loop) Run(ctx context.Context) error {
 		return fmt.Errorf("runtimebench: answer %q", out)
 	}
 	return nil
+}
+
+// Figures are the cost per step of one loop configuration.
+type Figures struct {
+	Steps         int     `json:"steps"`
+	NsPerStep     float64 `json:"ns_per_step"`
+	AllocsPerStep float64 `json:"allocs_per_step"`
+	BytesPerStep  float64 `json:"bytes_per_step"`
+	Runs          int     `json:"runs"`
+}
+
+// Measure repeats run (a whole loop of n steps) for at least minTime (and 3 runs) after one warm-up run, and
+// returns the mean cost per step. Both sides of the comparison are measured by this one function.
+func Measure(n int, minTime time.Duration, run func() error) (Figures, error) {
+	if err := run(); err != nil {
+		return Figures{}, err
+	}
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	start := time.Now()
+	runs := 0
+	for runs < 3 || time.Since(start) < minTime {
+		if err := run(); err != nil {
+			return Figures{}, err
+		}
+		runs++
+	}
+	elapsed := time.Since(start)
+	runtime.ReadMemStats(&after)
+	steps := float64(runs * n)
+	return Figures{Steps: n, Runs: runs, NsPerStep: float64(elapsed.Nanoseconds()) / steps,
+		AllocsPerStep: float64(after.Mallocs-before.Mallocs) / steps, BytesPerStep: float64(after.TotalAlloc-before.TotalAlloc) / steps}, nil
+}
+
+// Row is one N with and without the hybrid context manager.
+type Row struct {
+	Steps  int     `json:"steps"`
+	Plain  Figures `json:"plain"`
+	Hybrid Figures `json:"hybrid"`
+}
+
+// Run measures every N of Steps, best of count measurements each (the machine may be busy).
+func Run(ctx context.Context, dir string, count int, minTime time.Duration) ([]Row, error) {
+	var rows []Row
+	for _, n := range Steps {
+		row := Row{Steps: n}
+		for _, hybrid := range []bool{false, true} {
+			l, err := NewLoop(n, hybrid, dir)
+			if err != nil {
+				return nil, err
+			}
+			best, err := Best(count, func() (Figures, error) { return Measure(n, minTime, func() error { return l.Run(ctx) }) })
+			if err != nil {
+				return nil, err
+			}
+			if hybrid {
+				row.Hybrid = best
+			} else {
+				row.Plain = best
+			}
+		}
+		rows = append(rows, row)
+	}
+	return rows, nil
+}
+
+// Best returns the fastest of count measurements.
+func Best(count int, measure func() (Figures, error)) (Figures, error) {
+	var best Figures
+	for i := range max(count, 1) {
+		f, err := measure()
+		if err != nil {
+			return Figures{}, err
+		}
+		if i == 0 || f.NsPerStep < best.NsPerStep {
+			best = f
+		}
+	}
+	return best, nil
+}
+
+// Cell renders figures for a table.
+func (f Figures) Cell() string {
+	return fmt.Sprintf("%.1f µs/step, %.0f allocs, %.1f KB", f.NsPerStep/1000, f.AllocsPerStep, f.BytesPerStep/1024)
 }

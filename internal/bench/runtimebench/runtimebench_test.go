@@ -3,6 +3,7 @@ package runtimebench
 import (
 	"fmt"
 	"testing"
+	"time"
 )
 
 // BenchmarkLoop reports the cost per step of the agent loop at N = 10, 100 and 1000 steps, without middleware and
@@ -43,6 +44,24 @@ func TestLoopRuns(t *testing.T) {
 		}
 		if l.model.calls != 26 {
 			t.Errorf("hybrid %v: %d model calls, want 26", hybrid, l.model.calls)
+		}
+	}
+}
+
+// The table has every N, both configurations, with figures measured (not left at zero).
+func TestRunReportsEveryN(t *testing.T) {
+	rows, err := Run(t.Context(), t.TempDir(), 1, time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != len(Steps) {
+		t.Fatalf("%d rows", len(rows))
+	}
+	for i, r := range rows {
+		for _, f := range []Figures{r.Plain, r.Hybrid} {
+			if r.Steps != Steps[i] || f.Steps != Steps[i] || f.Runs < 3 || f.NsPerStep <= 0 || f.AllocsPerStep <= 0 {
+				t.Errorf("row %d: %+v", i, r)
+			}
 		}
 	}
 }
