@@ -34,6 +34,13 @@ func TestSentences(t *testing.T) {
 		{"第一句。第二句！第三句？", []string{"第一句。", "第二句！", "第三句？"}},
 		{"Heading\n\nParagraph one.\n- item", []string{"Heading", "Paragraph one.", "- item"}},
 		{"He said \"stop.\" Then left.", []string{"He said \"stop.\"", "Then left."}},
+		// Initials, also after a hyphen; abbreviations; a version number at the end is a real end.
+		{"The model was presented by Hans-J. Boehm and J. R. Smith in 2008. It stands.", []string{"The model was presented by Hans-J. Boehm and J. R. Smith in 2008.", "It stands."}},
+		{"It costs approx. ten calls, cf. the table. Done.", []string{"It costs approx. ten calls, cf. the table.", "Done."}},
+		{"Added in Go 1.21. Later releases keep it.", []string{"Added in Go 1.21.", "Later releases keep it."}},
+		// No sentence ends inside a code span.
+		{"Call `f.Close(). Then` twice. Next.", []string{"Call `f.Close(). Then` twice.", "Next."}},
+		{"设置 `a.b. c` 之后。再说。", []string{"设置 `a.b. c` 之后。", "再说。"}},
 	}
 	for _, tt := range tests {
 		var got []string

@@ -24,10 +24,15 @@ func Sentences(text string) []Span {
 		}
 		start = end
 	}
+	inCode := false // inside a `code span`: "Call `f.Close()` first." has no sentence end inside the backticks
 	for i := 0; i < len(text); {
 		r, n := utf8.DecodeRuneInString(text[i:])
 		next := i + n
 		switch {
+		case r == '`':
+			inCode = !inCode
+		case inCode && r != '\n':
+			// no sentence ends inside a code span
 		case r == '。' || r == '！' || r == '？' || r == '；':
 			for next < len(text) {
 				r2, n2 := utf8.DecodeRuneInString(text[next:])
@@ -54,6 +59,9 @@ func Sentences(text string) []Span {
 				next = j
 			}
 		case r == '\n':
+			if next < len(text) && text[next] == '\n' {
+				inCode = false // a code span never crosses a paragraph
+			}
 			// A blank line, a Markdown heading or list item ends the sentence before it.
 			if next < len(text) && (text[next] == '\n' || text[next] == '#' || text[next] == '-' || text[next] == '*' || text[next] == '|') {
 				emit(next)
@@ -65,9 +73,17 @@ func Sentences(text string) []Span {
 	return out
 }
 
-var abbreviations = map[string]bool{"e.g": true, "i.e": true, "etc": true, "vs": true, "mr": true, "mrs": true, "dr": true, "fig": true, "no": true, "cf": true, "al": true}
+var abbreviations = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`e.g i.e etc vs mr mrs ms dr prof fig figs no nos cf al approx resp ca jr sr st inc ltd
+		a.k.a vol eq eqs sec ch pp p ed eds op cit viz esp`) {
+		m[w] = true
+	}
+	return m
+}()
 
-// abbreviationBefore reports whether the period at i ends a known abbreviation or a single letter (initials).
+// abbreviationBefore reports whether the period at i ends a known abbreviation or an initial: a single capital
+// letter, alone or after a hyphen or another initial ("J. Smith", "Hans-J. Boehm", "J.R.R. Tolkien").
 func abbreviationBefore(text string, i int) bool {
 	j := i
 	for j > 0 {
@@ -81,7 +97,11 @@ func abbreviationBefore(text string, i int) bool {
 	if abbreviations[w] {
 		return true
 	}
-	return utf8.RuneCountInString(w) == 1 && unicode.IsUpper([]rune(text[j:i])[0])
+	last := text[j:i]
+	if k := strings.LastIndexAny(last, "-."); k >= 0 {
+		last = last[k+1:]
+	}
+	return utf8.RuneCountInString(last) == 1 && unicode.IsUpper([]rune(last)[0])
 }
 
 // Chunk is a run of whole lines of a text.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/deepresearch/deepresearch/llm"
 	"strings"
 	"time"
 
@@ -130,7 +131,9 @@ func (r *runner) roleCall(ctx context.Context, stage string, round int, sq, what
 			return ctx.Err()
 		}
 		var perm *permanentError
-		if attempt >= retries || errors.As(err, &perm) {
+		// A context-length error is not retried here: the same call would overflow the same way, and the roles
+		// shrink their material themselves before they give up.
+		if attempt >= retries || errors.As(err, &perm) || llm.IsContextLength(err) {
 			decision := "error"
 			if perm != nil {
 				decision = "fetch failed"

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/deepresearch/deepresearch/internal/redact"
 	"github.com/deepresearch/deepresearch/llm"
 	"github.com/deepresearch/deepresearch/research/state"
 	"github.com/deepresearch/deepresearch/sources"
@@ -64,6 +65,7 @@ type novelty struct {
 
 type runner struct {
 	cfg      Config
+	scrub    *redact.Scrubber // applied to every stored or emitted message
 	rc       runConfig
 	id       string
 	dir      string
@@ -90,6 +92,19 @@ type runner struct {
 	docs     map[string]*docEntry
 	rounds   int
 	synthN   int
+}
+
+// Defaults are the values the graph uses for what a Config leaves zero.
+type Defaults struct {
+	Rounds, MaxCandidates, BatchSize, Concurrency, MaxCalls int
+	StageTimeout                                            time.Duration
+}
+
+// DefaultSettings returns the graph's defaults, for displays of the effective configuration.
+func DefaultSettings() Defaults {
+	rc := defaults(runConfig{})
+	return Defaults{Rounds: rc.Rounds, MaxCandidates: rc.MaxCandidates, BatchSize: rc.BatchSize,
+		Concurrency: rc.Budget.Concurrency, MaxCalls: rc.Budget.MaxCalls, StageTimeout: rc.Budget.StageTimeout}
 }
 
 func defaults(rc runConfig) runConfig {
@@ -184,7 +199,7 @@ func run(ctx context.Context, cfg Config, resumeDir string) (rep *Report, err er
 	if err := cfg.Budget.Validate(); err != nil {
 		return nil, fmt.Errorf("research: %w", err)
 	}
-	r := &runner{cfg: cfg, started: time.Now(), ledger: cfg.Ledger, log: cfg.Log,
+	r := &runner{cfg: cfg, scrub: redact.New(cfg.Secrets...), started: time.Now(), ledger: cfg.Ledger, log: cfg.Log,
 		novelty: map[string]*novelty{}, docs: map[string]*docEntry{}}
 	if r.ledger == nil {
 		r.ledger = &llm.Ledger{}
@@ -205,7 +220,10 @@ func run(ctx context.Context, cfg Config, resumeDir string) (rep *Report, err er
 			return nil, fmt.Errorf("research: %w", err)
 		}
 		r.id = cfg.RunID
-		if r.id == "" {
+		if r.id == "" && cfg.OutDir != "" {
+			r.id = filepath.Base(filepath.Clean(cfg.OutDir)) // so show <id> and the viewer find it by its folder
+		}
+		if r.id == "" || r.id == "." || r.id == string(filepath.Separator) {
 			r.id = NewRunID()
 		}
 		r.dir = cfg.OutDir
@@ -282,6 +300,7 @@ func run(ctx context.Context, cfg Config, resumeDir string) (rep *Report, err er
 		if ctx.Err() != nil {
 			status, kind = RunStopped, EventRunStopped // cancelled: resumable as it stands
 		}
+		err = scrubbedError{msg: r.scrub.Scrub(err.Error()), err: err}
 		_ = db.SetMeta(context.WithoutCancel(ctx), "status", status)
 		_ = db.SetMeta(context.WithoutCancel(ctx), "error", err.Error())
 		r.emit(Event{Stage: StageRun, Kind: kind, Err: err.Error()})
@@ -378,3 +397,12 @@ func (r *runner) execute(ctx context.Context) (*Report, error) {
 	}
 	return r.synthesize(ctx, verdict)
 }
+
+// scrubbedError shows a run's error with its secrets removed while errors.Is and errors.As still see the cause.
+type scrubbedError struct {
+	msg string
+	err error
+}
+
+func (e scrubbedError) Error() string { return e.msg }
+func (e scrubbedError) Unwrap() error { return e.err }

@@ -28,6 +28,7 @@ func (r *runner) emit(e Event) {
 		default:
 		}
 	}
+	e.Message, e.Err = r.scrub.Scrub(e.Message), r.scrub.Scrub(e.Err)
 	if r.events != nil {
 		r.events.emit(e)
 	}
@@ -76,8 +77,9 @@ func (r *runner) logf(ctx context.Context, stage string, round int, sq, decision
 	for _, o := range opts {
 		o(&e)
 	}
+	e.Error, e.Detail = r.scrub.Scrub(e.Error), r.scrub.Scrub(e.Detail)
 	if lerr := r.db.AddLog(context.WithoutCancel(ctx), e); lerr != nil {
 		r.log.Error("research log", "err", lerr)
 	}
-	r.log.Debug("research", "stage", stage, "round", round, "sq", sq, "decision", decision, "detail", detail, "err", err)
+	r.log.Debug("research", "stage", stage, "round", round, "sq", sq, "decision", decision, "detail", e.Detail, "err", e.Error)
 }

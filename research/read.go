@@ -82,7 +82,7 @@ func (r *runner) read(ctx context.Context, round int, c Candidate) {
 	case err != nil:
 		if ctx.Err() == nil && !isContextErr(err) {
 			// Not read again in a later round, for this or any sub-question.
-			_ = r.db.MarkStep(ctx, unreadableStep(c.URL), map[string]string{"error": lexical.Clip(err.Error(), 300)})
+			_ = r.db.MarkStep(ctx, unreadableStep(c.URL), map[string]string{"error": lexical.Clip(r.scrub.Scrub(err.Error()), 300)})
 		}
 		return // logged and emitted by roleCall, or the context ended
 	}

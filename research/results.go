@@ -14,8 +14,9 @@ import (
 	"github.com/deepresearch/deepresearch/research/state"
 )
 
-// ListRuns lists the run folders directly under dir, newest first. Folders that are not runs are skipped; a
-// missing dir is an empty list.
+// ListRuns lists the run folders directly under dir, newest first; each ID is the folder's name, the handle
+// every surface finds it by. Folders without a state.db are skipped; one whose state cannot be read is listed
+// with status RunUnreadable and the reason in Error. A missing dir is an empty list.
 func ListRuns(dir string) ([]RunSummary, error) {
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) {
@@ -35,9 +36,17 @@ func ListRuns(dir string) ([]RunSummary, error) {
 		}
 		info, err := LoadRunInfo(runDir)
 		if err != nil {
-			out = append(out, RunSummary{ID: e.Name(), Dir: runDir, Status: RunFailed, Error: err.Error()})
+			// A corrupt or foreign folder: listed as such, dated by the folder, with the reason.
+			u := RunSummary{ID: e.Name(), Dir: runDir, Status: RunUnreadable, Error: err.Error()}
+			if fi, err := e.Info(); err == nil {
+				u.Created, u.Updated = fi.ModTime(), fi.ModTime()
+			}
+			out = append(out, u)
 			continue
 		}
+		// Runs are addressed by their folder's name (show <id>, the viewer, MCP resources), which differs from
+		// the recorded id when the folder was named with --out or renamed.
+		info.ID = e.Name()
 		out = append(out, info.RunSummary)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Created.After(out[j].Created) })

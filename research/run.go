@@ -40,7 +40,8 @@ type Config struct {
 	Roles Roles
 	// Fetcher reads the candidates the searchers found. Required.
 	Fetcher sources.Fetcher
-	// RunID names the run; default a time-based id such as 20260102-150405-a1b2c3.
+	// RunID names the run; default the name of OutDir when one is given, else a time-based id such as
+	// 20260102-150405-a1b2c3.
 	RunID string
 	// OutDir is the run folder; default runs/<RunID>.
 	OutDir string
@@ -66,6 +67,9 @@ type Config struct {
 	OnEvent func(Event)
 	// Log receives diagnostics; nil discards them.
 	Log *slog.Logger
+	// Secrets are values (API keys) that must never be stored or emitted: they are removed from every event
+	// message and research-log entry, as are secret-shaped tokens (bearer tokens, sk-… keys, key=… parameters).
+	Secrets []string
 	// Settings are opaque key/values stored with the run (for example which sources were configured) so a
 	// surface can rebuild the same roles on resume; see LoadRunInfo.
 	Settings map[string]string
@@ -248,10 +252,11 @@ func (r *Report) CitedEvidence() []string {
 
 // Run status values of RunSummary.Status.
 const (
-	RunRunning = "running" // started and not finished: in progress or interrupted (resumable)
-	RunDone    = "done"
-	RunFailed  = "failed"
-	RunStopped = "stopped" // cancelled by its caller; resumable as it stands
+	RunRunning    = "running" // started and not finished: in progress or interrupted (resumable)
+	RunDone       = "done"
+	RunFailed     = "failed"
+	RunStopped    = "stopped"    // cancelled by its caller; resumable as it stands
+	RunUnreadable = "unreadable" // a folder with a state.db that cannot be read (corrupt, or not deepresearch's)
 )
 
 // RunSummary is one line of ListRuns.

@@ -45,6 +45,7 @@ func (a *App) modelFromSpec(spec config.ModelSpec, ledger *llm.Ledger, label str
 	if err != nil {
 		return nil, err
 	}
+	a.warnUnknownModel(ps)
 	if ledger != nil {
 		m = llm.Metered(m, ledger, label)
 	}
@@ -135,4 +136,19 @@ func printUsage(w interface{ Write([]byte) (int, error) }, l *llm.Ledger) {
 	u, cost, calls := l.Totals()
 	fmt.Fprintf(w, "usage: %d calls, %d input tokens (%d cache read, %d cache write), %d output tokens, $%.4f\n",
 		calls, u.InputTokens, u.CacheReadTokens, u.CacheWriteTokens, u.OutputTokens, cost)
+}
+
+// warnUnknownModel says once per model, on stderr, what an unknown model name means: no context window and no
+// prices, so context management guesses and the cost fuse cannot trip; and how to declare the model.
+func (a *App) warnUnknownModel(ps providers.Spec) {
+	if _, declared := a.Config.Models[ps.Model]; declared || providers.Describe(ps).Known {
+		return
+	}
+	if _, dup := a.warnedModels.LoadOrStore(ps.Provider+"/"+ps.Model, true); dup {
+		return
+	}
+	fmt.Fprintf(a.Stderr, "warning: model %q is not in the built-in catalogue: its context window and prices are unknown, so "+
+		"the context manager assumes 32,000 tokens and spend counts as $0 (--max-cost cannot trip). Declare it in the config file:\n"+
+		"  models:\n    %s: {context_window: 32768, input_price: 0, output_price: 0}   # prices in USD per million tokens\n",
+		ps.Model, ps.Model)
 }

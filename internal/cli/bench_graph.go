@@ -33,6 +33,8 @@ exceed the fleet bound.`,
 			configs := []graphbench.Config{
 				{Latency: latency, Concurrency: 16, BatchSize: 8},
 				{Latency: latency, Concurrency: 4, BatchSize: 8},
+				// Wide fan-out: 8 sub-questions × 30 pages, every page read — the state writes must keep up.
+				{Latency: latency, Concurrency: 64, BatchSize: 64, SubQuestions: 8, PagesPerSQ: 30, MaxCandidates: 240},
 			}
 			if !noSeq {
 				configs = append(configs, graphbench.Config{Latency: latency, Concurrency: 1, BatchSize: 1})

@@ -14,6 +14,8 @@ import (
 
 	"github.com/deepresearch/deepresearch/agent"
 	"github.com/deepresearch/deepresearch/internal/chat"
+	"github.com/deepresearch/deepresearch/internal/config"
+	"github.com/deepresearch/deepresearch/internal/request"
 	"github.com/deepresearch/deepresearch/llm"
 	"github.com/deepresearch/deepresearch/research"
 )
@@ -87,8 +89,6 @@ with --resume ID.`,
 			if sessions == "" {
 				sessions = filepath.Join(ws.Root(), ".deepresearch", "sessions")
 			}
-			starter := newResearchStarter(app, cmd)
-			defer starter.Close()
 			runs := app.runsDir()
 			if app.Config.Research.OutDir == "" {
 				// Inside the workspace, so the agent's file tools can read the reports it is told about, and in a
@@ -96,6 +96,7 @@ with --resume ID.`,
 				// cite earlier reports and their stored sources.
 				runs = filepath.Join(ws.Root(), ".deepresearch", "runs")
 			}
+			b := app.builder(runs)
 			cfg := chat.Config{
 				In: app.Stdin, Out: app.Stdout,
 				Agent: agent.Config{
@@ -104,13 +105,7 @@ with --resume ID.`,
 				Ledger: ledger, Sessions: chat.Store{Dir: sessions}, Resume: resume, Workspace: ws.Root(), Interrupt: interrupt,
 				Bind: rt.bindAgent,
 				Research: func(ctx context.Context, q string, on func(research.Event)) (*research.Report, error) {
-					p := startParams{Question: q, Corpora: app.Config.Sources.Corpus, Web: app.Config.Sources.Web, OnEvent: on, Ledger: ledger}
-					if len(p.Corpora) == 0 && p.Web == "" {
-						p.Corpora = []string{ws.Root()}
-					}
-					p.RunID = research.NewRunID()
-					p.OutDir = filepath.Join(runs, p.RunID)
-					return starter.Run(ctx, p)
+					return b.Run(ctx, chatRequest(app.Config, ws.Root(), q, on, ledger))
 				},
 			}
 			if contextManagerOf(rt) != nil {
@@ -133,6 +128,16 @@ with --resume ID.`,
 	f.IntVar(&maxSteps, "max-steps", 50, "maximum model calls per turn")
 	f.StringVar(&app.mcpFlag, "mcp", "", mcpFlagHelp)
 	return cmd
+}
+
+// chatRequest is what /deep-research asks for: the configured sources, or the workspace as the corpus when none
+// are configured.
+func chatRequest(cfg *config.Config, workspace, question string, on func(research.Event), ledger *llm.Ledger) request.Research {
+	r := request.Research{Question: question, OnEvent: on, Ledger: ledger}
+	if cfg.Sources.Web == "" && len(cfg.Sources.Corpus) == 0 && cfg.MCPFile == "" {
+		r.Corpora = []string{workspace}
+	}
+	return r
 }
 
 func chatSystemPrompt(root string) string {

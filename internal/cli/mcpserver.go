@@ -11,15 +11,16 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/deepresearch/deepresearch/internal/mcpserver"
+	"github.com/deepresearch/deepresearch/internal/request"
 	"github.com/deepresearch/deepresearch/research"
 	"github.com/deepresearch/deepresearch/sources/websearch"
 )
 
 func newMCPCmd(app *App) *cobra.Command {
 	var (
-		httpAddr, runs, token, web string
-		corpora                    []string
-		sessionTimeout             time.Duration
+		httpAddr, runs, token, web, mcpFile string
+		corpora                             []string
+		sessionTimeout                      time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "mcp [--http 127.0.0.1:PORT] [--corpus DIR] [--web PROVIDER]",
@@ -32,7 +33,8 @@ By default it speaks MCP over stdin/stdout, as clients expect of a local server.
 Streamable HTTP transport at http://ADDR/mcp instead; a non-loopback address requires --token (or
 DEEPRESEARCH_TOKEN), sent by clients as "Authorization: Bearer TOKEN".
 
---corpus and --web set the sources used when a call names none (default: the configuration's sources).`,
+--corpus, --web and --mcp set the sources used when a call names none (default: the configuration's sources,
+including the search tools of mcp_file's servers).`,
 		Example: `  claude mcp add deepresearch -- deepresearch mcp --corpus ~/notes
   deepresearch mcp --http 127.0.0.1:8788 --web tavily`,
 		Args: cobra.NoArgs,
@@ -40,23 +42,11 @@ DEEPRESEARCH_TOKEN), sent by clients as "Authorization: Bearer TOKEN".
 			if runs == "" {
 				runs = app.runsDir()
 			}
-			def := mcpserver.Sources{Corpus: corpora, Web: web}
-			if len(def.Corpus) == 0 && def.Web == "" {
-				def = mcpserver.Sources{Corpus: append([]string(nil), app.Config.Sources.Corpus...), Web: app.Config.Sources.Web}
-			}
-			for i, c := range def.Corpus {
-				if p, err := filepath.Abs(c); err == nil {
-					def.Corpus[i] = p
-				}
-			}
-			starter := newResearchStarter(app, cmd)
-			defer starter.Close()
+			def := mcpDefaults(app, corpora, web, mcpFile)
+			b := app.builder(runs)
 			srv, err := mcpserver.New(mcpserver.Config{
 				RunsDir: runs, Defaults: def, Version: Version, Log: app.Log, WebProviders: websearch.Names(),
-				Start: func(ctx context.Context, req mcpserver.RunRequest) (*research.Report, error) {
-					return starter.Run(ctx, startParams{Question: req.Question, Corpora: req.Sources.Corpus, Web: req.Sources.Web,
-						Budget: req.Budget, Rounds: req.Rounds, RunID: req.RunID, OutDir: req.OutDir, OnEvent: req.OnEvent})
-				},
+				Start: mcpStart(b),
 			})
 			if err != nil {
 				return err
@@ -85,5 +75,28 @@ DEEPRESEARCH_TOKEN), sent by clients as "Authorization: Bearer TOKEN".
 	f.StringVar(&runs, "runs", "", "folder of run folders (default runs/, or research.out_dir)")
 	f.StringArrayVar(&corpora, "corpus", nil, "default local corpus: an index directory or a folder (repeatable)")
 	f.StringVar(&web, "web", "", "default web search provider: "+strings.Join(websearch.Names(), ", "))
+	f.StringVar(&mcpFile, "mcp", "", `default MCP search sources: a .mcp.json file whose servers' search tools are searched`)
 	return cmd
+}
+
+// mcpStart runs the deep_research tool's requests through the one request builder.
+func mcpStart(b *request.Builder) mcpserver.StartFunc {
+	return func(ctx context.Context, req mcpserver.RunRequest) (*research.Report, error) {
+		return b.Run(ctx, req.Research())
+	}
+}
+
+// mcpDefaults are the sources a deep_research call that names none uses: the flags', else the configuration's.
+func mcpDefaults(app *App, corpora []string, web, mcpFile string) mcpserver.Sources {
+	def := mcpserver.Sources{Corpus: corpora, Web: web, MCPFile: mcpFile}
+	if len(def.Corpus) == 0 && def.Web == "" && def.MCPFile == "" {
+		c := app.Config
+		def = mcpserver.Sources{Corpus: append([]string(nil), c.Sources.Corpus...), Web: c.Sources.Web, MCPFile: c.MCPFile}
+	}
+	for i, c := range def.Corpus {
+		if p, err := filepath.Abs(c); err == nil {
+			def.Corpus[i] = p
+		}
+	}
+	return def
 }

@@ -17,16 +17,11 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/deepresearch/deepresearch/internal/request"
 	"github.com/deepresearch/deepresearch/lexical"
-	"github.com/deepresearch/deepresearch/llm"
-	"github.com/deepresearch/deepresearch/mcptools"
-	"github.com/deepresearch/deepresearch/mcptools/mcpsearch"
 	"github.com/deepresearch/deepresearch/research"
 	"github.com/deepresearch/deepresearch/research/extractive"
-	"github.com/deepresearch/deepresearch/research/llmroles"
-	"github.com/deepresearch/deepresearch/sources"
 	"github.com/deepresearch/deepresearch/sources/corpus"
-	"github.com/deepresearch/deepresearch/sources/fetch"
 	"github.com/deepresearch/deepresearch/sources/websearch"
 )
 
@@ -42,14 +37,6 @@ type researchFlags struct {
 	engine   string
 	noColour bool
 }
-
-// Settings keys stored with a run so resume rebuilds the same sources and engine.
-const (
-	settingWeb    = "web"
-	settingCorpus = "corpus"
-	settingMCP    = "mcp"
-	settingEngine = "engine"
-)
 
 func (a *App) runsDir() string {
 	if a.Config != nil && a.Config.Research.OutDir != "" {
@@ -67,8 +54,9 @@ func newRunCmd(app *App) *cobra.Command {
 candidates, verifies the evidence adversarially (re-searching only what is missing) and writes a report in which
 every sentence cites a quote found verbatim in a source.
 
-Sources: --web PROVIDER (tavily, brave, searxng, exa), --corpus INDEX|DIR (repeatable; a folder is indexed on the
-fly and the index kept), --mcp FILE (search tools of the MCP servers in a .mcp.json file).
+Sources: --web PROVIDER (` + websearch.Help() + `),
+--corpus INDEX|DIR (repeatable; a folder is indexed on the fly and the index kept), --mcp FILE (search tools of the
+MCP servers in a .mcp.json file).
 
 With no model configured (or --engine extractive) the extractive engine runs: no language model, no API key.
 
@@ -115,14 +103,16 @@ func addResearchFlags(cmd *cobra.Command, fl *researchFlags, sources bool) {
 func newResumeCmd(app *App) *cobra.Command {
 	var fl researchFlags
 	cmd := &cobra.Command{
-		Use:   "resume <run-dir-or-id>",
+		Use:   "resume [RUN]",
 		Short: "Continue an interrupted run from its last completed step",
 		Long: `resume continues a run that was interrupted (Ctrl-C, crash, kill -9) from its last completed step: the
 plan, search results, fetched texts and evidence already stored are re-used, nothing is done twice and no evidence
-is duplicated. The run's sources and engine are rebuilt from what the run folder recorded.`,
-		Args: cobra.ExactArgs(1),
+is duplicated. The run's sources and engine are rebuilt from what the run folder recorded.
+
+RUN is a run folder, a run id or any unique prefix of one; without it, the latest run.`,
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dir, err := app.findRun(args[0])
+			dir, err := app.findRun(runArg(args))
 			if err != nil {
 				return err
 			}
@@ -138,13 +128,16 @@ func newRunsCmd(app *App) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "runs",
-		Short: "List research runs",
+		Short: "List research runs (also those chat started here); runs rm, runs prune",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if dir == "" {
+			dirs := app.runFolders()
+			if dir != "" {
+				dirs = []string{dir}
+			} else {
 				dir = app.runsDir()
 			}
-			runs, err := research.ListRuns(dir)
+			runs, err := app.allRuns(dirs)
 			if err != nil {
 				return err
 			}
@@ -167,27 +160,38 @@ func newRunsCmd(app *App) *cobra.Command {
 				if r.CutShort != "" {
 					status += " (cut short)"
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", r.ID, r.Created.Local().Format("2006-01-02 15:04"), status, r.Engine, r.Evidence,
-					lexical.Clip(lexical.NormalizeSpace(r.Question), 69))
+				started, question := "-", r.Question
+				if !r.Created.IsZero() {
+					started = r.Created.Local().Format("2006-01-02 15:04")
+				}
+				if r.Status == research.RunUnreadable {
+					question = "cannot be read: " + r.Error
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", r.ID, started, status, r.Engine, r.Evidence,
+					lexical.Clip(lexical.NormalizeSpace(question), 69))
 			}
 			return tw.Flush()
 		},
 	}
-	cmd.Flags().StringVar(&dir, "dir", "", "folder holding the runs (default runs/)")
+	cmd.Flags().StringVar(&dir, "dir", "", "folder holding the runs (default runs/, and .deepresearch/runs/ of chat)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	cmd.AddCommand(newRunsRmCmd(app), newRunsPruneCmd(app))
 	return cmd
 }
 
 func newShowCmd(app *App) *cobra.Command {
-	var asJSON bool
+	var asJSON, open bool
 	cmd := &cobra.Command{
-		Use:   "show <run-dir-or-id>",
-		Short: "Print a run's report",
-		Args:  cobra.ExactArgs(1),
+		Use:   "show [RUN]",
+		Short: "Print a run's report (RUN: folder, id or unique id prefix; default the latest run)",
+		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dir, err := app.findRun(args[0])
+			dir, err := app.findRun(runArg(args))
 			if err != nil {
 				return err
+			}
+			if open {
+				return app.openInViewer(cmd, dir)
 			}
 			rep, err := research.LoadReport(dir)
 			if err != nil {
@@ -207,19 +211,30 @@ func newShowCmd(app *App) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print report.json")
+	cmd.Flags().BoolVar(&open, "open", false, "open the run in the web viewer (served on 127.0.0.1 until Ctrl-C)")
 	return cmd
 }
 
-// findRun resolves a run folder or a run id under the runs folder.
-func (a *App) findRun(arg string) (string, error) {
-	if _, err := os.Stat(filepath.Join(arg, research.StateFile)); err == nil {
-		return arg, nil
+// builder returns the request builder every research surface uses, over runsDir ("" means the configured runs
+// folder).
+func (a *App) builder(runsDir string) *request.Builder {
+	if runsDir == "" {
+		runsDir = a.runsDir()
 	}
-	dir := filepath.Join(a.runsDir(), arg)
-	if _, err := os.Stat(filepath.Join(dir, research.StateFile)); err == nil {
-		return dir, nil
+	return &request.Builder{Config: a.Config, Models: a.buildModel, Getenv: a.getenv, RunsDir: runsDir, Warn: a.Stderr,
+		Log: a.Log, Runner: a.runner,
+		OpenCorpus: func(ctx context.Context, path string, onProgress func(corpus.Progress)) (*corpus.Index, error) {
+			return openCorpusWith(ctx, a, path, onProgress)
+		}}
+}
+
+// request is what run's and resume's flags ask for.
+func (fl researchFlags) request(question, resumeDir string) request.Research {
+	return request.Research{
+		Question: question, Corpora: fl.corpora, Web: fl.web, MCPFile: fl.mcpFile, Engine: fl.engine,
+		Budget: research.Budget{MaxCostUSD: fl.maxCost, MaxTime: fl.maxTime}, Rounds: fl.rounds, OutDir: fl.out,
+		ResumeDir: resumeDir,
 	}
-	return "", fmt.Errorf("no run %q: not a run folder, and not a run id under %s (see deepresearch runs)", arg, a.runsDir())
 }
 
 // research runs (resumeDir empty) or resumes a research graph with live progress.
@@ -231,12 +246,6 @@ func (a *App) research(cmd *cobra.Command, fl researchFlags, question, resumeDir
 	if err := research.CheckTime(fl.maxTime); err != nil {
 		return fmt.Errorf("--max-time: %w", err)
 	}
-	if resumeDir == "" {
-		if err := research.CheckQuestion(question); err != nil {
-			return err
-		}
-	}
-	var settings map[string]string
 	if resumeDir != "" {
 		info, err := research.LoadRunInfo(resumeDir)
 		if err != nil {
@@ -246,89 +255,26 @@ func (a *App) research(cmd *cobra.Command, fl researchFlags, question, resumeDir
 			fmt.Fprintf(a.Stdout, "run %s is already finished: %s\n", info.ID, filepath.Join(resumeDir, research.ReportMarkdownFile))
 			return nil
 		}
-		settings = info.Settings
-		if settings == nil {
-			settings = map[string]string{}
-		}
-		fl.web, fl.mcpFile, fl.engine = settings[settingWeb], settings[settingMCP], settings[settingEngine]
-		_ = json.Unmarshal([]byte(settings[settingCorpus]), &fl.corpora)
-	} else {
-		rc := a.Config.Research
-		if fl.web == "" && len(fl.corpora) == 0 && fl.mcpFile == "" {
-			fl.web, fl.corpora, fl.mcpFile = a.Config.Sources.Web, a.Config.Sources.Corpus, a.Config.MCPFile
-		}
-		if fl.engine == "" {
-			fl.engine = rc.Engine
-		}
-		if fl.rounds == 0 {
-			fl.rounds = rc.Rounds
-		}
-		if fl.maxCost == 0 {
-			fl.maxCost = rc.MaxCostUSD
-		}
-		if fl.maxTime == 0 {
-			fl.maxTime = rc.MaxTime
-		}
-		engine, err := a.chooseEngine(fl.engine)
-		if err != nil {
-			return err
-		}
-		fl.engine = engine
-		abs := make([]string, len(fl.corpora))
-		for i, c := range fl.corpora {
-			if p, err := filepath.Abs(c); err == nil {
-				abs[i] = p
-			} else {
-				abs[i] = c
-			}
-		}
-		fl.corpora = abs
-		corpusJSON, _ := json.Marshal(fl.corpora)
-		settings = map[string]string{settingWeb: fl.web, settingCorpus: string(corpusJSON), settingMCP: fl.mcpFile,
-			settingEngine: fl.engine}
 	}
-	if fl.web == "" && len(fl.corpora) == 0 && fl.mcpFile == "" {
-		return errors.New("no sources: pass --corpus DIR (a folder of documents), --web PROVIDER (" +
-			strings.Join(websearch.Names(), ", ") + ") or --mcp FILE, or set sources in the configuration")
+	b := a.builder("")
+	req := fl.request(question, resumeDir)
+	if req.OutDir == "" && resumeDir == "" {
+		req.RunID = research.NewRunID()
+		req.OutDir = filepath.Join(a.runsDir(), req.RunID)
 	}
-
-	ledger := &llm.Ledger{}
-	src, err := a.openSources(cmd, fl)
+	cfg, cleanup, err := b.Build(ctx, req)
 	if err != nil {
 		return err
 	}
-	defer src.Close()
-	roles, err := a.buildRoles(fl.engine, src.searchers, ledger)
-	if err != nil {
-		return err
-	}
-
-	disp := newProgressDisplay(a.Stderr, roles.Engine, fl.noColour)
-	cfg := research.Config{
-		Question: question, Roles: roles, Fetcher: src.fetcher, OutDir: fl.out, Ledger: ledger,
-		Rounds: fl.rounds, OnEvent: disp.Event, Log: a.Log, Settings: settings,
-		Budget: research.Budget{MaxCostUSD: fl.maxCost, MaxTime: fl.maxTime},
-	}
-	if resumeDir == "" {
-		rc := a.Config.Research
-		cfg.Budget.MaxTokens, cfg.Budget.Concurrency, cfg.Budget.MaxCalls = rc.MaxTokens, rc.Concurrency, rc.MaxCalls
-		cfg.MaxCandidates = rc.MaxCandidates
-		if cfg.OutDir == "" {
-			cfg.RunID = research.NewRunID()
-			cfg.OutDir = filepath.Join(a.runsDir(), cfg.RunID)
-		}
-	}
-	var rep *research.Report
-	if resumeDir != "" {
-		rep, err = research.Resume(ctx, resumeDir, cfg)
-	} else {
-		rep, err = research.Run(ctx, cfg)
-	}
+	defer cleanup()
+	disp := newProgressDisplay(a.Stderr, cfg.Roles.Engine, fl.noColour)
+	cfg.OnEvent = disp.Event
+	rep, err := b.Start(ctx, cfg, resumeDir)
 	disp.Finish()
 	if err != nil {
 		dir := resumeDir
 		if dir == "" {
-			dir = cfg.OutDir
+			dir = req.OutDir
 		}
 		if ctx.Err() != nil {
 			return fmt.Errorf("interrupted; continue with: deepresearch resume %s", dir)
@@ -342,148 +288,6 @@ func (a *App) research(cmd *cobra.Command, fl researchFlags, question, resumeDir
 		rep.Stats.EvidenceAccepted, spendLine(rep.Stats.Calls, rep.Stats.Tokens, rep.Stats.CostUSD))
 	fmt.Fprintln(a.Stdout, filepath.Join(rep.Dir, research.ReportMarkdownFile))
 	return nil
-}
-
-// chooseEngine resolves auto: the extractive engine when no model is configured.
-func (a *App) chooseEngine(engine string) (string, error) {
-	switch engine {
-	case "", "auto":
-		if a.Config.HasModel() {
-			return llmroles.Engine, nil
-		}
-		return extractive.Engine, nil
-	case llmroles.Engine:
-		if !a.Config.HasModel() {
-			return "", errors.New("--engine llm needs a model: pass --provider and --model (and --base-url for a local server), or use --engine extractive")
-		}
-		return engine, nil
-	case extractive.Engine:
-		return engine, nil
-	}
-	return "", fmt.Errorf("unknown engine %q: want auto, llm or extractive", engine)
-}
-
-// buildRoles returns the role set of an engine. LLM roles get one metered model per role, on the tier the
-// configuration assigns it, so the cost fuse sees every call.
-func (a *App) buildRoles(engine string, searchers []sources.Searcher, ledger *llm.Ledger) (research.Roles, error) {
-	switch engine {
-	case extractive.Engine:
-		return extractive.New(extractive.Config{Searchers: searchers, Log: a.Log}), nil
-	case llmroles.Engine:
-		cfg := llmroles.Config{Sources: searchers, Logger: a.Log}
-		for _, r := range []struct {
-			role string
-			m    *llm.Model
-		}{
-			{llmroles.RolePlanner, &cfg.Planner}, {llmroles.RoleSearcher, &cfg.Searcher},
-			{llmroles.RoleAnalyst, &cfg.Analyst}, {llmroles.RoleVerifier, &cfg.Verifier},
-			{llmroles.RoleSynthesizer, &cfg.Synthesizer},
-		} {
-			m, err := a.buildModel(r.role, ledger)
-			if err != nil {
-				return research.Roles{}, err
-			}
-			*r.m = m
-		}
-		return llmroles.New(cfg), nil
-	}
-	return research.Roles{}, fmt.Errorf("unknown engine %q", engine)
-}
-
-// researchSources are the opened searchers and the fetcher serving their URLs.
-type researchSources struct {
-	searchers []sources.Searcher
-	fetcher   sources.Fetcher
-	closers   []func() error
-}
-
-func (s *researchSources) Close() {
-	for i := len(s.closers) - 1; i >= 0; i-- {
-		_ = s.closers[i]()
-	}
-}
-
-func (a *App) openSources(cmd *cobra.Command, fl researchFlags) (*researchSources, error) {
-	src := &researchSources{}
-	ok := false
-	defer func() {
-		if !ok {
-			src.Close()
-		}
-	}()
-	router := sources.Router{}
-	var corpora corpusFetchers
-	for _, c := range fl.corpora {
-		ix, err := openCorpus(a, cmd, c)
-		if err != nil {
-			return nil, err
-		}
-		src.closers = append(src.closers, ix.Close)
-		src.searchers = append(src.searchers, ix)
-		corpora = append(corpora, ix)
-	}
-	if len(corpora) > 0 {
-		router.Corpus = corpora
-	}
-	if fl.web != "" {
-		ws, err := websearch.New(fl.web, websearch.Config{Getenv: a.getenv, Logger: a.Log})
-		if err != nil {
-			return nil, err
-		}
-		src.searchers = append(src.searchers, ws)
-	}
-	if fl.mcpFile != "" {
-		f, err := mcptools.Load(fl.mcpFile, a.getenv)
-		if err != nil {
-			return nil, err
-		}
-		mgr := mcptools.Start(cmd.Context(), f, mcptools.Options{Logger: a.Log})
-		src.closers = append(src.closers, mgr.Close)
-		for _, fail := range mgr.Failures() {
-			fmt.Fprintf(a.Stderr, "warning: MCP server %s: %v\n", fail.Server, fail.Err)
-		}
-		n := 0
-		for _, t := range mgr.AllTools() {
-			if mt, ok := t.(*mcptools.Tool); ok && mt.IsSearchSource() {
-				src.searchers = append(src.searchers, mcpsearch.New(t, mcpsearch.Config{}))
-				n++
-			}
-		}
-		if n == 0 {
-			fmt.Fprintf(a.Stderr, "warning: no search tool among the MCP servers of %s\n", fl.mcpFile)
-		}
-	}
-	// The web fetcher reads any http(s) candidate, whichever searcher found it.
-	wcfg := &fetch.Config{Logger: a.Log}
-	if a.Config != nil {
-		wcfg.AllowHosts, wcfg.CacheDir = a.Config.Sources.AllowHosts, a.Config.Sources.CacheDir
-	}
-	web, err := fetch.New(wcfg)
-	if err != nil {
-		return nil, err
-	}
-	router.Web = web
-	src.fetcher = router
-	if len(src.searchers) == 0 {
-		return nil, errors.New("no usable search source")
-	}
-	ok = true
-	return src, nil
-}
-
-// corpusFetchers serves file:// URLs from whichever of several corpus indexes holds the file.
-type corpusFetchers []*corpus.Index
-
-func (c corpusFetchers) Fetch(ctx context.Context, url string) (*sources.Document, error) {
-	var errs []error
-	for _, ix := range c {
-		doc, err := ix.Fetch(ctx, url)
-		if err == nil {
-			return doc, nil
-		}
-		errs = append(errs, err)
-	}
-	return nil, errors.Join(errs...)
 }
 
 // ---- live progress ----
@@ -502,6 +306,10 @@ type progressDisplay struct {
 	lines    int
 	drawn    time.Time
 	finished bool
+	// pending is a plain error line held back one event: when the run fails with that very error next, the line
+	// is dropped, so the failure is printed once (by the command's own error message).
+	pending    string
+	pendingErr string
 }
 
 func newProgressDisplay(w io.Writer, engine string, plain bool) *progressDisplay {
@@ -553,7 +361,19 @@ func (d *progressDisplay) Event(e research.Event) {
 		}
 		return
 	}
-	if line != "" {
+	if d.pending != "" {
+		fatal := (e.Kind == research.EventRunFailed || e.Kind == research.EventRunStopped) && e.Err != "" && d.pendingErr != "" && strings.Contains(e.Err, d.pendingErr)
+		if !fatal {
+			fmt.Fprint(d.w, d.pending)
+		}
+		d.pending, d.pendingErr = "", ""
+	}
+	switch {
+	case line == "" || e.Kind == research.EventRunFailed || e.Kind == research.EventRunStopped:
+		// The command reports the failure itself.
+	case e.Kind == research.EventError:
+		d.pending, d.pendingErr = fmt.Sprintf("%s %-6s %s\n", e.Time.Format("15:04:05"), e.Stage, line), e.Err
+	default:
 		fmt.Fprintf(d.w, "%s %-6s %s\n", e.Time.Format("15:04:05"), e.Stage, line)
 	}
 }
@@ -597,6 +417,10 @@ func (d *progressDisplay) Finish() {
 	defer d.mu.Unlock()
 	if d.tty && !d.finished && d.last.RunID != "" {
 		d.draw()
+	}
+	if d.pending != "" {
+		fmt.Fprint(d.w, d.pending)
+		d.pending = ""
 	}
 	d.finished = true
 }
@@ -650,7 +474,9 @@ func describe(e research.Event) string {
 	case research.EventReportReady:
 		return fmt.Sprintf("report with %d citations: %s", e.Count, e.Message)
 	case research.EventRunFailed:
-		return "failed: " + e.Err
+		return "failed"
+	case research.EventRunStopped:
+		return "stopped"
 	}
 	return ""
 }

@@ -11,15 +11,57 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/deepresearch/deepresearch/internal/config"
+	"github.com/deepresearch/deepresearch/internal/redact"
+	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/llm/providers"
+	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/sources/websearch"
 )
 
-// Version is set at build time with -ldflags "-X deepresearch/internal/cli.Version=v1.2.3".
-var Version = "dev"
+// Version and Commit may be stamped at build time, for builds without module or VCS information (-buildvcs=false,
+// a source tarball): -ldflags "-X github.com/deepresearch/deepresearch/internal/cli.Version=v1.2.3
+// -X github.com/deepresearch/deepresearch/internal/cli.Commit=abc1234". Otherwise the build info supplies them.
+var (
+	Version = "dev"
+	Commit  = ""
+)
+
+// versionString is what --version and `deepresearch version` print: the module version (or the stamped one) and
+// the VCS revision it was built from, with "+dirty" for a build from modified sources.
+func versionString() string {
+	v, commit, dirty := Version, Commit, false
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if v == "dev" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+			v = bi.Main.Version
+		}
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				if commit == "" {
+					commit = s.Value
+				}
+			case "vcs.modified":
+				dirty = s.Value == "true"
+			}
+		}
+	}
+	if len(commit) > 12 {
+		commit = commit[:12]
+	}
+	switch {
+	case commit != "" && dirty:
+		return v + " (commit " + commit + "+dirty)"
+	case commit != "":
+		return v + " (commit " + commit + ")"
+	}
+	return v
+}
 
 // App carries what every command needs.
 type App struct {
@@ -35,9 +77,13 @@ type App struct {
 	verbose    bool
 	// mcpFlag is the --mcp value of the agent commands (ask, chat); it overrides mcp_file.
 	mcpFlag string
+	// runner, when set, executes research configurations instead of research.Run/Resume (tests).
+	runner func(ctx context.Context, cfg research.Config, resumeDir string) (*research.Report, error)
 	// localTrusted says the working folder's deepresearch.yaml and .mcp.json may take effect (see
 	// decideLocalTrust).
 	localTrusted bool
+	// warnedModels are the unknown models already warned about (warnUnknownModel).
+	warnedModels sync.Map
 }
 
 // Main runs the command line and returns the process exit code.
@@ -49,7 +95,7 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	if err := root.ExecuteContext(ctx); err != nil {
-		fmt.Fprintln(stderr, "error:", err)
+		fmt.Fprintln(stderr, "error:", redact.New(app.secrets()...).Scrub(err.Error()))
 		return 1
 	}
 	return 0
@@ -67,6 +113,7 @@ It works with any OpenAI-compatible endpoint (OpenAI, Ollama, vLLM, llama.cpp, D
 and with Anthropic; with no model configured it runs its extractive engine, which needs no API key.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       versionString(),
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
 			if err := app.load(cmd); err != nil {
 				return err
@@ -77,9 +124,11 @@ and with Anthropic; with no model configured it runs its extractive engine, whic
 			return checkModel(app.Config)
 		},
 	}
+	root.SetVersionTemplate("deepresearch {{.Version}}\n")
+	root.SetFlagErrorFunc(suggestFlag)
 	pf := root.PersistentFlags()
 	pf.StringVar(&app.configFile, "config", "", "configuration file (default ./deepresearch.yaml in a trusted folder, then the user config dir)")
-	pf.StringVar(&app.overrides.Provider, "provider", "", "model provider: openai (any OpenAI-compatible server) or anthropic")
+	pf.StringVar(&app.overrides.Provider, "provider", "", "model provider: "+strings.Join(providers.Names(), ", ")+" (openai: any OpenAI-compatible server, with --base-url)")
 	pf.StringVar(&app.overrides.Model, "model", "", "model name")
 	pf.StringVar(&app.overrides.BaseURL, "base-url", "", "API base URL (for Ollama, vLLM, DeepSeek, OpenRouter, …)")
 	pf.BoolVarP(&app.verbose, "verbose", "v", false, "log debug details to stderr")
@@ -115,6 +164,10 @@ const annotationInspect = "inspect"
 // model is configured.
 func checkModel(cfg *config.Config) error {
 	d := cfg.Default
+	if slices.Contains(websearch.Names(), strings.ToLower(d.Provider)) {
+		return fmt.Errorf("%q is a web search provider: pass it as --web %s (--provider names the model provider: %s)",
+			d.Provider, strings.ToLower(d.Provider), strings.Join(providers.Names(), ", "))
+	}
 	var tierProvider, tierModel bool
 	for _, t := range cfg.Tiers {
 		tierProvider = tierProvider || t.Provider != ""
@@ -163,6 +216,9 @@ func (a *App) load(cmd *cobra.Command) error {
 		level = slog.LevelDebug
 	}
 	a.Log = slog.New(slog.NewTextHandler(a.Stderr, &slog.HandlerOptions{Level: level}))
+	if !a.verbose {
+		a.Log = slog.New(&calmLog{Handler: a.Log.Handler(), ctx: cmd.Context()})
+	}
 	a.decideLocalTrust(cmd, getenv)
 	file := a.configFile
 	if file == "" {
@@ -186,11 +242,7 @@ func newVersionCmd(app *App) *cobra.Command {
 		Short:       "Print the version",
 		Annotations: map[string]string{annotationInspect: "yes"},
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			v := Version
-			if bi, ok := debug.ReadBuildInfo(); ok && v == "dev" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-				v = bi.Main.Version
-			}
-			fmt.Fprintf(app.Stdout, "deepresearch %s\n", v)
+			fmt.Fprintf(app.Stdout, "deepresearch %s\n", versionString())
 			return nil
 		},
 	}
@@ -216,6 +268,61 @@ func newConfigCmd(app *App) *cobra.Command {
 
 func newBenchCmd(app *App) *cobra.Command {
 	cmd := &cobra.Command{Use: "bench", Short: "Reproducible benchmarks that print figures"}
-	cmd.AddCommand(newBenchContextCmd(app), newBenchQualityCmd(app), newBenchGraphCmd(app), newBenchRuntimeCmd(app))
+	cmd.AddCommand(newBenchContextCmd(app), newBenchQualityCmd(app), newBenchGraphCmd(app), newBenchTokensCmd(app), newBenchCorpusCmd(app), newBenchRuntimeCmd(app))
 	return cmd
+}
+
+// suggestFlag adds "did you mean --x?" to an unknown flag, as cobra does for a misspelt command.
+func suggestFlag(cmd *cobra.Command, err error) error {
+	msg := err.Error()
+	name, ok := strings.CutPrefix(msg, "unknown flag: --")
+	if !ok {
+		return fmt.Errorf("%w\nSee '%s --help'.", err, cmd.CommandPath())
+	}
+	name, _, _ = strings.Cut(name, "=")
+	best, bestD := "", 3
+	visit := func(f *pflag.Flag) {
+		if f.Hidden {
+			return
+		}
+		d := lexical.EditDistance([]rune(name), []rune(f.Name))
+		if strings.HasPrefix(f.Name, name) && len(name) >= 3 {
+			d = min(d, 1)
+		}
+		if d < bestD || d == bestD && f.Name < best {
+			best, bestD = f.Name, d
+		}
+	}
+	cmd.Flags().VisitAll(visit)
+	cmd.InheritedFlags().VisitAll(visit)
+	if best == "" || bestD >= len([]rune(name)) {
+		return fmt.Errorf("%w\nSee '%s --help'.", err, cmd.CommandPath())
+	}
+	return fmt.Errorf("%w\nDid you mean --%s?", err, best)
+}
+
+// calmLog keeps raw log lines off the terminal where the command says the same thing itself: nothing after the
+// command's context ends (Ctrl-C: the interrupted steps' errors are the interruption, which the command reports
+// once), and not the research roles' unknown-window warning, which warnUnknownModel gives in full. -v shows all.
+type calmLog struct {
+	slog.Handler
+	ctx context.Context
+}
+
+func (h *calmLog) Handle(ctx context.Context, r slog.Record) error {
+	if h.ctx != nil && h.ctx.Err() != nil {
+		return nil
+	}
+	if strings.HasPrefix(r.Message, "the model's context window is unknown") {
+		return nil
+	}
+	return h.Handler.Handle(ctx, r)
+}
+
+func (h *calmLog) WithAttrs(a []slog.Attr) slog.Handler {
+	return &calmLog{Handler: h.Handler.WithAttrs(a), ctx: h.ctx}
+}
+
+func (h *calmLog) WithGroup(n string) slog.Handler {
+	return &calmLog{Handler: h.Handler.WithGroup(n), ctx: h.ctx}
 }

@@ -15,7 +15,6 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/deepresearch/deepresearch/research"
 	"github.com/deepresearch/deepresearch/sources"
 	"github.com/deepresearch/deepresearch/sources/corpus"
 	"github.com/deepresearch/deepresearch/sources/fetch"
@@ -285,18 +284,18 @@ func newSearchCmd(app *App) *cobra.Command {
 		asJSON              bool
 	)
 	cmd := &cobra.Command{
-		Use:   `search [--provider NAME | --corpus INDEX|DIR] [-n N] "query"`,
+		Use:   `search [--web NAME | --corpus INDEX|DIR] [-n N] "query"`,
 		Short: "Search the web or a local corpus and print ranked results",
 		Long: `search prints ranked results (title, URL or file anchor, snippet) from one source:
 
-  --provider tavily|brave|searxng|exa   a web search API (keys from TAVILY_API_KEY, BRAVE_API_KEY or
-                                        BRAVE_SEARCH_API_KEY, EXA_API_KEY; SEARXNG_URL for SearXNG)
-  --corpus INDEX|DIR                    a local index built by "deepresearch index", or a folder, which is
-                                        indexed on the fly and kept in the user cache dir
+  --web ` + strings.Join(websearch.Names(), "|") + `   a web search API; each reads the environment:
+      ` + websearch.Help() + `
+  --corpus INDEX|DIR   a local index built by "deepresearch index", or a folder, which is indexed on the fly and
+                       kept in the user cache dir
 
 Without either, sources.web from the configuration is used, then sources.corpus.`,
 		Example: `  deepresearch search --corpus "$(go env GOROOT)/doc" "happens before"
-  deepresearch search --provider searxng -n 5 "bleve cjk analyzer"`,
+  deepresearch search --web searxng -n 5 "bleve cjk analyzer"`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			query := strings.Join(args, " ")
@@ -307,7 +306,7 @@ Without either, sources.web from the configuration is used, then sources.corpus.
 				case app.Config != nil && len(app.Config.Sources.Corpus) > 0:
 					corpusDir = app.Config.Sources.Corpus[0]
 				default:
-					return errors.New("search: no source: pass --provider NAME (" + strings.Join(websearch.Names(), ", ") +
+					return errors.New("search: no source: pass --web NAME (" + strings.Join(websearch.Names(), ", ") +
 						") or --corpus DIR, or set sources.web in the configuration")
 				}
 			}
@@ -358,11 +357,11 @@ Without either, sources.web from the configuration is used, then sources.corpus.
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&provider, "provider", "", "web search provider: "+strings.Join(websearch.Names(), ", "))
+	f.StringVar(&provider, "web", "", "web search provider: "+strings.Join(websearch.Names(), ", ")+" (the same flag as run's; --provider is the model provider)")
 	f.StringVar(&corpusDir, "corpus", "", "local index directory, or a folder to index on the fly")
 	f.IntVarP(&n, "n", "n", 10, "number of results")
 	f.BoolVar(&asJSON, "json", false, "print results as JSON")
-	cmd.MarkFlagsMutuallyExclusive("provider", "corpus")
+	cmd.MarkFlagsMutuallyExclusive("web", "corpus")
 	return cmd
 }
 
@@ -445,25 +444,4 @@ file:// URLs from corpus search results are read from the index given with --cor
 	f.Int64Var(&maxBytes, "max-bytes", 0, "body size limit in bytes (default 5 MiB)")
 	f.BoolVar(&wrap, "wrap", false, "print the text wrapped as untrusted source material, as prompts see it")
 	return cmd
-}
-
-// indexEvent turns corpus indexing progress into a run event, so that every surface showing a run's events
-// (terminal, viewer, MCP progress) shows indexing too.
-func indexEvent(runID string, p corpus.Progress) research.Event {
-	e := research.Event{Time: time.Now().UTC(), RunID: runID, Stage: research.StageIndex, Kind: research.EventIndexProgress,
-		Count: p.Done, Total: p.Total, URL: corpus.FileURL(p.Path, 0, 0)}
-	if p.Path == "" {
-		e.URL = ""
-	}
-	switch p.Phase {
-	case "waiting":
-		e.Message = fmt.Sprintf("waiting for another deepresearch process to finish indexing %s", p.Root)
-	case "scanning":
-		e.Message = fmt.Sprintf("scanning %s", p.Root)
-	case "done":
-		e.Message = fmt.Sprintf("indexed %s", p.Root)
-	default:
-		e.Message = fmt.Sprintf("indexing %s: %d/%d files", p.Root, p.Done, p.Total)
-	}
-	return e
 }

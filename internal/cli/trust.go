@@ -10,6 +10,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/deepresearch/deepresearch/internal/config"
+	"github.com/deepresearch/deepresearch/internal/redact"
 )
 
 // annotationNoTrustPrompt marks commands that never ask whether to trust the working folder.
@@ -51,6 +52,14 @@ func (a *App) decideLocalTrust(cmd *cobra.Command, getenv func(string) string) {
 	}
 	fmt.Fprintf(a.Stderr, "note: ignoring %s: this folder is not trusted; to use them run `deepresearch trust %s` (or pass --config/--mcp)\n",
 		what, shellQuote(wd))
+}
+
+// secrets are the API keys in the environment (config.Config.Secrets), which no printed error may show.
+func (a *App) secrets() []string {
+	if a.Config != nil {
+		return a.Config.Secrets()
+	}
+	return redact.EnvValues(a.getenv)
 }
 
 // interactive reports whether a person is at the terminal: stdin and stderr both terminals.

@@ -14,7 +14,9 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/deepresearch/deepresearch/internal/redact"
 	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/sources/websearch"
 	"github.com/deepresearch/deepresearch/subagent"
 )
 
@@ -313,6 +315,16 @@ func (c *Config) APIKey(s ModelSpec) string {
 	return ""
 }
 
+// Secrets returns the API keys set in the environment — the known key variables and every api_key_env the
+// configuration names — for redact to remove from whatever is stored or printed.
+func (c *Config) Secrets() []string {
+	extra := append([]string{c.Default.APIKeyEnv}, websearch.KeyEnvs()...)
+	for _, t := range c.Tiers {
+		extra = append(extra, t.APIKeyEnv)
+	}
+	return redact.EnvValues(c.env, extra...)
+}
+
 // Env returns an environment variable through the configuration's environment source.
 func (c *Config) Env(key string) string { return c.env(key) }
 
@@ -329,17 +341,69 @@ func Mask(secret string) string {
 
 // Show renders the effective configuration as YAML with the keys that are set in the environment masked.
 func (c *Config) Show() (string, error) {
-	out, err := yaml.Marshal(c)
+	shown := *c // base URLs may carry user:key@
+	shown.Default.BaseURL = redact.URL(c.Default.BaseURL)
+	shown.Tiers = make(map[string]ModelSpec, len(c.Tiers))
+	for k, v := range c.Tiers {
+		v.BaseURL = redact.URL(v.BaseURL)
+		shown.Tiers[k] = v
+	}
+	// The research section shows the values a run will use: what the configuration sets, else the graph's defaults.
+	d := research.DefaultSettings()
+	r := &shown.Research
+	if r.Engine == "" {
+		r.Engine = "auto"
+	}
+	if r.Rounds == 0 {
+		r.Rounds = d.Rounds
+	}
+	if r.MaxCandidates == 0 {
+		r.MaxCandidates = d.MaxCandidates
+	}
+	if r.Concurrency == 0 {
+		r.Concurrency = d.Concurrency
+	}
+	if r.MaxCalls == 0 {
+		r.MaxCalls = d.MaxCalls
+	}
+	if r.OutDir == "" {
+		r.OutDir = "runs"
+	}
+	out, err := yaml.Marshal(&shown)
 	if err != nil {
 		return "", err
 	}
 	var b strings.Builder
 	b.Write(out)
-	b.WriteString("# API keys (from the environment):\n")
-	for _, k := range []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "DEEPSEEK_API_KEY", "OPENROUTER_API_KEY", "DASHSCOPE_API_KEY", "TAVILY_API_KEY", "BRAVE_API_KEY", "EXA_API_KEY"} {
+	var limits []string
+	if r.MaxCostUSD == 0 {
+		limits = append(limits, "max_cost_usd")
+	}
+	if r.MaxTokens == 0 {
+		limits = append(limits, "max_tokens")
+	}
+	if r.MaxTime == 0 {
+		limits = append(limits, "max_time")
+	}
+	if len(limits) > 0 {
+		fmt.Fprintf(&b, "# research.%s: not set, no limit\n", strings.Join(limits, ", "))
+	}
+	if c.Sources.Web == "" {
+		b.WriteString("# sources.web: not set, no web search (set it, or pass --web tavily|brave|searxng|exa)\n")
+	}
+	if len(c.Sources.Corpus) == 0 {
+		b.WriteString("# sources.corpus: not set, no local documents (set it, or pass --corpus DIR)\n")
+	}
+	var keys []string
+	modelKeys := []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "DEEPSEEK_API_KEY", "OPENROUTER_API_KEY", "DASHSCOPE_API_KEY"}
+	for _, k := range append(modelKeys, websearch.KeyEnvs()...) {
 		if v := c.env(k); v != "" {
-			fmt.Fprintf(&b, "#   %s=%s\n", k, Mask(v))
+			keys = append(keys, fmt.Sprintf("#   %s=%s\n", k, Mask(v)))
 		}
+	}
+	if len(keys) > 0 {
+		b.WriteString("# API keys (from the environment):\n")
+		b.WriteString(strings.Join(keys, ""))
 	}
 	if c.File != "" {
 		fmt.Fprintf(&b, "# read from %s\n", c.File)

@@ -82,6 +82,55 @@ func TestShowMasksSecrets(t *testing.T) {
 	}
 }
 
+// A base_url with user:key@ is printed with the key masked, for the default model and every tier, and the
+// configuration itself keeps the real address.
+func TestShowMasksBaseURLUserinfo(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "c.yaml")
+	os.WriteFile(file, []byte("model:\n  provider: openai\n  model: m\n  base_url: https://me:sk-inurl-secret99@gw.example/v1\n"+
+		"tiers:\n  fast:\n    base_url: http://u:tierpass123@10.0.0.1:8000/v1\n"), 0o644)
+	c, err := config.Load(file, env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := c.Show()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out, "sk-inurl-secret99") || strings.Contains(out, "tierpass123") ||
+		!strings.Contains(out, "https://me:[redacted]@gw.example/v1") || !strings.Contains(out, "http://u:[redacted]@10.0.0.1:8000/v1") {
+		t.Errorf("Show:\n%s", out)
+	}
+	if c.Default.BaseURL != "https://me:sk-inurl-secret99@gw.example/v1" {
+		t.Errorf("Show changed the configuration: %s", c.Default.BaseURL)
+	}
+}
+
+// Show prints the research and source settings a run will use, defaults included, and no empty keys section.
+func TestShowDefaults(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "c.yaml")
+	os.WriteFile(file, []byte("research:\n  rounds: 1\n  max_cost_usd: 0.5\n"), 0o644)
+	c, err := config.Load(file, env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := c.Show()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"rounds: 1", "max_cost_usd: 0.5", "max_candidates: 30", "concurrency: 16", "max_calls: 1000",
+		"out_dir: runs", "engine: auto", "max_tokens, max_time: not set, no limit", "sources.web: not set", "sources.corpus: not set"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("Show lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "API keys") {
+		t.Errorf("Show prints an empty keys section:\n%s", out)
+	}
+	if c.Research.Rounds != 1 || c.Research.MaxCandidates != 0 {
+		t.Errorf("Show changed the configuration: %+v", c.Research)
+	}
+}
+
 func TestSubagentTypesFromTheFile(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "c.yaml")
 	os.WriteFile(file, []byte("subagents:\n  - name: scout\n    description: finds sources\n    tools: grep, read_file\n    model: fast\n"), 0o644)

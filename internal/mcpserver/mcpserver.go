@@ -23,16 +23,22 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/deepresearch/deepresearch/internal/request"
 	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/sources/websearch"
 )
 
 // Sources says where a run searches.
 type Sources struct {
 	Corpus []string `json:"corpus,omitempty" jsonschema:"local folders (or corpus index directories) to search"`
-	Web    string   `json:"web,omitempty" jsonschema:"web search provider to use: tavily, brave, searxng or exa"`
+	Web    string   `json:"web,omitempty" jsonschema:"web search provider to use (see websearch.Providers)"`
+	// MCPFile is a .mcp.json whose servers' search tools are searched. Only the server's own defaults set it: a
+	// client cannot name a file (it would start the programs the file lists).
+	MCPFile string `json:"-"`
 }
 
 // Budget bounds a run requested through the tool.
@@ -48,6 +54,23 @@ type Input struct {
 	Question string   `json:"question" jsonschema:"the research question, in any language; the report is written in the question's language"`
 	Sources  *Sources `json:"sources,omitempty" jsonschema:"where to search; default: the sources the server was started with"`
 	Budget   *Budget  `json:"budget,omitempty" jsonschema:"limits on spend and time"`
+}
+
+// inputSchema is the deep_research tool's input schema, with the web search providers read from their table.
+func inputSchema() *jsonschema.Schema {
+	sc, err := jsonschema.For[Input](nil)
+	if err != nil {
+		panic(fmt.Sprintf("mcpserver: input schema: %v", err)) // a programming error, caught by every test
+	}
+	if src := sc.Properties["sources"]; src != nil && src.Properties["web"] != nil {
+		src.Properties["web"].Description = webDescription()
+	}
+	return sc
+}
+
+// webDescription describes the web search providers a call may name.
+func webDescription() string {
+	return "web search provider to use: " + strings.Join(websearch.Names(), ", ") + " (the server needs its key: " + websearch.Help() + ")"
 }
 
 // SourceRef is one source of the report.
@@ -93,6 +116,12 @@ type RunRequest struct {
 	OutDir   string
 	// OnEvent must receive every event of the run (research.Config.OnEvent).
 	OnEvent func(research.Event)
+}
+
+// Research is the request every research surface hands to the one request builder.
+func (r RunRequest) Research() request.Research {
+	return request.Research{Question: r.Question, Corpora: r.Sources.Corpus, Web: r.Sources.Web, MCPFile: r.Sources.MCPFile, Budget: r.Budget,
+		Rounds: r.Rounds, RunID: r.RunID, OutDir: r.OutDir, OnEvent: r.OnEvent}
 }
 
 // StartFunc executes one research run to completion (or until ctx is cancelled) and returns its report.
@@ -181,6 +210,7 @@ func New(cfg Config) (*Server, error) {
 			"plan sub-questions, search in parallel, read the sources, verify the evidence adversarially and write a cited report. " +
 			"Returns the Markdown report; every [n] resolves to a verbatim quote in report.json. Slow (minutes): send a progress token to follow it.",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, OpenWorldHint: ptr(true)},
+		InputSchema: inputSchema(),
 	}, s.deepResearch)
 	s.srv.AddResourceTemplate(&mcp.ResourceTemplate{
 		Name: "report.md", Title: "Research report (Markdown)", URITemplate: uriPrefix + "{id}" + reportMDSuffix,
@@ -327,8 +357,8 @@ func (s *Server) deepResearch(ctx context.Context, req *mcp.CallToolRequest, in 
 	if in.Sources != nil && (len(in.Sources.Corpus) > 0 || in.Sources.Web != "") {
 		src = *in.Sources
 	}
-	if len(src.Corpus) == 0 && src.Web == "" {
-		return refuse("no sources: pass sources.corpus (local folders) and/or sources.web (a search provider), or start the server with --corpus/--web")
+	if len(src.Corpus) == 0 && src.Web == "" && src.MCPFile == "" {
+		return refuse("no sources: pass sources.corpus (local folders) and/or sources.web (a search provider), or start the server with --corpus/--web/--mcp")
 	}
 	if len(src.Corpus) > maxCorpora {
 		return refuse(fmt.Sprintf("sources.corpus names %d folders; the limit is %d", len(src.Corpus), maxCorpora))

@@ -37,7 +37,8 @@ const progressTotal = 100
 
 // stageSpan is the share of the run each stage covers, in percent: [start, end).
 var stageSpan = map[string][2]float64{
-	research.StageScope:  {0, 10},
+	research.StageIndex:  {0, 5},
+	research.StageScope:  {5, 10},
 	research.StageSearch: {10, 35},
 	research.StageRead:   {35, 75},
 	research.StageVerify: {75, 85},
@@ -190,6 +191,12 @@ func Describe(e research.Event) string {
 	case research.EventVerdict:
 		if e.Verdict != nil {
 			msg = fmt.Sprintf("verdict: pass=%t, %d gaps, %d rejected", e.Verdict.Pass, len(e.Verdict.Gaps), len(e.Verdict.Rejected))
+		}
+	case research.EventIndexProgress:
+		// Any event that counts done of a total says so; indexing a corpus is the one a run has today.
+		msg = e.Message
+		if msg == "" && e.Total > 0 {
+			msg = fmt.Sprintf("%s: %d/%d", e.Stage, e.Count, e.Total)
 		}
 	case research.EventReportReady:
 		msg = "report written"

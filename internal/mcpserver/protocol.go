@@ -107,7 +107,7 @@ func (s *Server) addPrompt() {
 		Arguments: []*mcp.PromptArgument{
 			{Name: "question", Title: "Question", Description: "the research question, in any language", Required: true},
 			{Name: "corpus", Title: "Corpus", Description: "a local folder (or corpus index) to search instead of the server's default"},
-			{Name: "web", Title: "Web search", Description: "a web search provider to use: tavily, brave, searxng or exa"},
+			{Name: "web", Title: "Web search", Description: webDescription()},
 		},
 	}, s.getPrompt)
 }

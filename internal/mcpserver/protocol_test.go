@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -388,5 +389,26 @@ func TestCancelledCallStopsTheRun(t *testing.T) {
 	}
 	if strings.Count(data, `"kind":"`+research.EventRunStopped+`"`) != 1 {
 		t.Errorf("events.jsonl does not end with one run_stopped:\n%s", tail(data, 3))
+	}
+}
+
+// Corpus indexing, before the run's first stage, is told as progress too: counted, and rising.
+func TestIndexingProgress(t *testing.T) {
+	p := &progress{}
+	var last float64
+	for i := 1; i <= 3; i++ {
+		e := research.Event{Stage: research.StageIndex, Kind: research.EventIndexProgress, Count: i, Total: 3,
+			Message: fmt.Sprintf("indexing /docs: %d/3 files", i)}
+		at := p.advance(e)
+		if at <= last || at >= 5 {
+			t.Errorf("indexing event %d: progress %v after %v, want rising within the indexing span", i, at, last)
+		}
+		last = at
+		if d := Describe(e); !strings.HasPrefix(d, fmt.Sprintf("indexing /docs: %d/3 files", i)) {
+			t.Errorf("Describe = %q", d)
+		}
+	}
+	if at := p.advance(research.Event{Stage: research.StageScope, Kind: research.EventStageStart}); at <= last {
+		t.Errorf("scope after indexing: %v after %v", at, last)
 	}
 }

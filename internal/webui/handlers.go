@@ -127,6 +127,7 @@ func splitHostPort(hp string) (string, string, error) {
 
 type indexPage struct {
 	Title     string
+	L         labels
 	Runs      []research.RunSummary
 	Form      formValues
 	Error     string
@@ -143,7 +144,7 @@ func (s *Server) handleIndex(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) renderIndex(w http.ResponseWriter, code int, f formValues, msg string) {
-	p := indexPage{Form: f, Error: msg, Providers: s.cfg.WebProviders}
+	p := indexPage{Form: f, Error: msg, Providers: s.cfg.WebProviders, L: labelsEN}
 	runs, err := s.runs()
 	if err != nil {
 		p.RunsErr = err.Error()
@@ -181,6 +182,11 @@ func (s *Server) parseForm(r *http.Request) (RunParams, formValues, error) {
 	}
 	if f.Web != "" && !contains(s.cfg.WebProviders, f.Web) {
 		return p, f, fmt.Errorf("Unknown web search provider %q.", f.Web)
+	}
+	if f.Web != "" && s.cfg.CheckWeb != nil {
+		if err := s.cfg.CheckWeb(f.Web); err != nil {
+			return p, f, fmt.Errorf("Web search with %s is not set up: %v", f.Web, err)
+		}
 	}
 	if f.Corpus != "" {
 		if _, err := os.Stat(f.Corpus); err != nil {
@@ -265,6 +271,10 @@ type runPage struct {
 	HTML     template.HTML
 	Live     bool
 	Params   *RunParams
+	L        labels
+	// Cited is how many distinct evidence items the report cites; CitedIDs lists them for the live view.
+	Cited    int
+	CitedIDs string
 }
 
 func (s *Server) pathID(w http.ResponseWriter, r *http.Request) (string, bool) {
@@ -303,12 +313,25 @@ func (s *Server) handleRun(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	p.Live = p.Status == research.RunRunning
+	if p.Status == research.RunStopped {
+		p.Error = "" // the stop is reported as such, not as the error of the step it interrupted
+	}
 	p.Title = p.Question
+	lang := ""
+	if p.Report != nil {
+		lang = p.Report.Language
+		cited := p.Report.CitedEvidence()
+		p.Cited, p.CitedIDs = len(cited), strings.Join(cited, ",")
+	}
+	p.L = labelsFor(lang, p.Question)
 	s.render(w, http.StatusOK, "run.html", p)
 }
 
 func (s *Server) renderNotFound(w http.ResponseWriter, msg string) {
-	s.render(w, http.StatusNotFound, "notfound.html", map[string]string{"Title": "Not found", "Message": msg})
+	s.render(w, http.StatusNotFound, "notfound.html", struct {
+		Title, Message string
+		L              labels
+	}{"Not found", msg, labelsEN})
 }
 
 func (s *Server) handleCancel(w http.ResponseWriter, r *http.Request) {
@@ -390,7 +413,7 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 		var runErr error
 		if info, err := research.LoadRunInfo(s.runDir(id)); err == nil {
 			status = info.Status
-			if info.Error != "" {
+			if info.Error != "" && status != research.RunStopped {
 				runErr = errors.New(info.Error)
 			}
 		}
@@ -407,9 +430,9 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if done {
-			status := research.RunDone
-			if runErr != nil {
-				status = research.RunFailed
+			status := lr.status()
+			if status == research.RunStopped {
+				runErr = nil // stopped on request: the interrupted step's error is not news
 			}
 			end(status, runErr)
 			return

@@ -13,7 +13,7 @@ import (
 
 // userContent matches the elements of the pages that show what a run found — the report, the source's link and
 // anchor, its stored text — where URLs of the user's sources belong. Everything else is the application's own.
-var userContent = regexp.MustCompile(`(?s)<article class="card report" id="report">.*?</article>|<dd id="origin">.*?</dd>|<code id="anchor">.*?</code>|<pre class="source" id="text">.*?</pre>`)
+var userContent = regexp.MustCompile(`(?s)<article class="card report" id="report"[^>]*>.*?</article>|<dd id="origin">.*?</dd>|<code id="anchor">.*?</code>|<pre class="source" id="text">.*?</pre>`)
 
 // externalRef finds what would make a browser reach another origin: absolute http(s) URLs, protocol-relative
 // references in attributes or CSS, and CSS imports.

@@ -23,6 +23,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/deepresearch/deepresearch/internal/request"
 	"github.com/deepresearch/deepresearch/research"
 )
 
@@ -47,6 +48,16 @@ type RunRequest struct {
 	OnEvent func(research.Event)
 }
 
+// Research is the request every research surface hands to the one request builder.
+func (r RunRequest) Research() request.Research {
+	q := request.Research{Question: r.Question, Web: r.Web, Budget: r.Budget, Rounds: r.Rounds, RunID: r.RunID,
+		OutDir: r.OutDir, OnEvent: r.OnEvent}
+	if r.Corpus != "" {
+		q.Corpora = []string{r.Corpus}
+	}
+	return q
+}
+
 // StartFunc executes one research run to completion (or until ctx is cancelled) and returns its report. The
 // command line wires it to research.Run with the configured engine; tests inject a deterministic engine.
 type StartFunc func(ctx context.Context, req RunRequest) (*research.Report, error)
@@ -62,6 +73,9 @@ type Config struct {
 	Token string
 	// WebProviders lists the web search providers the form offers; empty hides web search.
 	WebProviders []string
+	// CheckWeb, when set, says whether a web search provider can be used (its API key or instance URL is
+	// configured); the form refuses a provider it rejects before any run is created.
+	CheckWeb func(provider string) error
 	// DefaultCorpus pre-fills the corpus field.
 	DefaultCorpus string
 	// Log receives diagnostics; nil discards them.
@@ -180,10 +194,11 @@ func (s *Server) startRun(p RunParams) (string, error) {
 		defer s.wg.Done()
 		defer cancel()
 		rep, err := s.safeStart(ctx, req)
-		if err != nil {
+		stopped := err != nil && ctx.Err() != nil
+		if err != nil && !stopped {
 			s.log.Warn("run failed", "run", id, "err", err)
 		}
-		lr.finish(rep, err)
+		lr.finish(rep, err, stopped)
 	}()
 	return id, nil
 }
@@ -236,12 +251,13 @@ type liveRun struct {
 	created time.Time
 	cancel  context.CancelFunc
 
-	mu     sync.Mutex
-	events []research.Event
-	subs   map[chan struct{}]bool
-	done   bool
-	report *research.Report
-	err    error
+	mu      sync.Mutex
+	events  []research.Event
+	subs    map[chan struct{}]bool
+	done    bool
+	stopped bool // cancelled (Stop, or the server shutting down): resumable, not failed
+	report  *research.Report
+	err     error
 }
 
 func newLiveRun(id string, p RunParams) *liveRun {
@@ -255,9 +271,9 @@ func (r *liveRun) publish(e research.Event) {
 	r.mu.Unlock()
 }
 
-func (r *liveRun) finish(rep *research.Report, err error) {
+func (r *liveRun) finish(rep *research.Report, err error, stopped bool) {
 	r.mu.Lock()
-	r.done, r.report, r.err = true, rep, err
+	r.done, r.report, r.err, r.stopped = true, rep, err, stopped
 	r.wakeLocked()
 	r.mu.Unlock()
 }
@@ -302,6 +318,8 @@ func (r *liveRun) status() string {
 	switch {
 	case !r.done:
 		return research.RunRunning
+	case r.stopped:
+		return research.RunStopped
 	case r.err != nil:
 		return research.RunFailed
 	default:
@@ -314,7 +332,7 @@ func (r *liveRun) summary() research.RunSummary {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	s := research.RunSummary{ID: r.id, Question: r.params.Question, Status: st, Created: r.created, Updated: r.created}
-	if r.err != nil {
+	if r.err != nil && !r.stopped {
 		s.Error = r.err.Error()
 	}
 	if n := len(r.events); n > 0 {

@@ -33,6 +33,7 @@ type sourcePage struct {
 	After    string
 	Found    bool
 	TextErr  string
+	L        labels
 }
 
 func (s *Server) loadReport(w http.ResponseWriter, id string) (*research.Report, bool) {
@@ -130,7 +131,7 @@ func findEvidence(rep *research.Report, eid string) (research.Evidence, bool) {
 }
 
 func (s *Server) sourcePage(id string, rep *research.Report, ev research.Evidence) sourcePage {
-	p := sourcePage{Title: "Source · " + sourceName(ev), ID: id, Question: rep.Question, Ev: ev, Index: 1, Count: 1}
+	p := sourcePage{Title: "Source · " + sourceName(ev), ID: id, Question: rep.Question, Ev: ev, Index: 1, Count: 1, L: labelsFor(rep.Language, rep.Question)}
 	if u, err := url.Parse(ev.Source); err == nil {
 		switch u.Scheme {
 		case "http", "https":

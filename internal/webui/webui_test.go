@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"strings"
 	"testing"
 
@@ -252,6 +253,32 @@ func TestFormErrorsKeepInput(t *testing.T) {
 	}
 }
 
+// A web search provider without its key is refused on the form, before a run (and its folder) exists.
+func TestMissingWebKeyRefusedBeforeTheRun(t *testing.T) {
+	runs := t.TempDir()
+	s, err := New(Config{RunsDir: runs, WebProviders: []string{"tavily"},
+		CheckWeb: func(name string) error { return fmt.Errorf("websearch %s: no API key: set TAVILY_API_KEY", name) },
+		Start: func(context.Context, RunRequest) (*research.Report, error) {
+			t.Error("a run started")
+			return nil, errors.New("x")
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	req := httptest.NewRequest("POST", "/runs", strings.NewReader(url.Values{"question": {"Why?"}, "web": {"tavily"}}.Encode()))
+	req.Host = "127.0.0.1"
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	rec := httptest.NewRecorder()
+	s.Handler().ServeHTTP(rec, req)
+	if rec.Code != http.StatusBadRequest || !strings.Contains(rec.Body.String(), "TAVILY_API_KEY") {
+		t.Errorf("%d: %s", rec.Code, rec.Body.String())
+	}
+	if ents, _ := os.ReadDir(runs); len(ents) != 0 {
+		t.Errorf("the refused form left %d run folders", len(ents))
+	}
+}
+
 func TestBadRunIDs(t *testing.T) {
 	s := newTestServer(t, "", nil)
 	h := s.Handler()
@@ -313,9 +340,23 @@ func TestStopAndFailedRun(t *testing.T) {
 	}
 	body, _ := io.ReadAll(events.Body) // the stream ends when the run does
 	got := string(body)
-	if !strings.Contains(got, `"kind":"run_start"`) || !strings.Contains(got, "event: end\ndata: {\"error\":\"run ") ||
-		!strings.Contains(got, `context canceled","status":"failed"}`) {
+	// Stop is not a failure: the run ends "stopped", without the error of the step it interrupted.
+	if !strings.Contains(got, `"kind":"run_start"`) || !strings.Contains(got, "event: end\ndata: {\"status\":\"stopped\"}") {
 		t.Errorf("event stream:\n%s", got)
+	}
+	resp, err = http.Get(ts.URL + loc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, bad := range []string{`id="stop-form"`, "context canceled", `badge-failed`} {
+		if strings.Contains(string(page), bad) {
+			t.Errorf("stopped run page shows %s", bad)
+		}
+	}
+	if !strings.Contains(string(page), `badge-stopped`) || strings.Count(string(page), `id="run-error"`) != 1 {
+		t.Errorf("stopped run page: no stopped badge, or not exactly one run-error element")
 	}
 }
 

@@ -184,6 +184,15 @@ func TestChineseReportOverHTTPSources(t *testing.T) {
 	if !strings.Contains(page, zhQuestion) {
 		t.Errorf("run page lacks the question %q", zhQuestion)
 	}
+	// The page's own words are Chinese too.
+	for _, want := range []string{`<html lang="zh">`, "运行日志", "条证据被引用", "新建研究"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("Chinese run page lacks %q", want)
+		}
+	}
+	if src := get(loc + "/cite/1"); !strings.Contains(src, "保存的来源原文") || !strings.Contains(src, `<html lang="zh">`) {
+		t.Errorf("Chinese source page is not labelled in Chinese")
+	}
 	if n := strings.Count(page, `<a class="cite" href="/runs/`+id+`/cite/`); n == 0 {
 		t.Errorf("run page has no citation links:\n%s", page)
 	}

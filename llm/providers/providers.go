@@ -78,9 +78,11 @@ func Describe(spec Spec) catalog.Entry {
 	e := catalog.Resolve(catalogProvider(provider, baseURL), spec.Model, spec.Override)
 	e.Provider = provider
 	e.Name = spec.Model
-	// A server on this machine or the local network bills nothing per token, whatever a catalogue says about a
-	// model of the same name elsewhere.
-	if isLocal(baseURL) && (spec.Override == nil || spec.Override.Price == (llm.Price{})) {
+	// A server on this machine or the local network is either a local model, which bills nothing per token, or a
+	// local proxy (LiteLLM and the like) in front of a paid API, which bills what that API bills. The model's
+	// name decides: one the catalogue knows by a hosted name keeps the catalogue's price, so that --max-cost still
+	// works through a proxy; a local model's tag (qwen3:8b) or a name the catalogue does not know costs nothing.
+	if isLocal(baseURL) && (spec.Override == nil || spec.Override.Price == (llm.Price{})) && !(e.Known && !strings.Contains(spec.Model, ":")) {
 		e.Price = llm.Price{}
 	}
 	return e

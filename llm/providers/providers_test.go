@@ -37,9 +37,16 @@ func TestNewOpenAICompatibleWithRetryAndCatalogue(t *testing.T) {
 	if info.Provider != "openai" || info.Name != "gpt-4o" || info.ContextWindow != 128_000 {
 		t.Errorf("info %+v", info)
 	}
-	// The server is on loopback: a local server bills nothing whatever the catalogue says.
-	if info.Price != (llm.Price{}) {
-		t.Errorf("local server priced: %+v", info.Price)
+	// The server is on loopback but the model has a hosted name the catalogue prices: a local proxy to a paid
+	// API bills it, and the cost fuse must see it.
+	if info.Price.Input <= 0 || info.Price.Output <= 0 {
+		t.Errorf("a catalogued model behind a local proxy is not priced: %+v", info.Price)
+	}
+	// A local model's tag, or a name no catalogue knows, costs nothing on a local server.
+	for _, name := range []string{"gpt-4o:latest", "my-finetune-7b"} {
+		if e := Describe(Spec{Provider: "openai", Model: name, BaseURL: srv.URL}); e.Price != (llm.Price{}) {
+			t.Errorf("local model %s priced: %+v", name, e.Price)
+		}
 	}
 }
 

@@ -29,7 +29,7 @@ type Analyst struct {
 
 // Passage and quote bounds, in runes.
 const (
-	maxPassage   = 320
+	maxPassage   = 600
 	minPassage   = 20
 	shortPassage = 90
 	maxQuote     = 700
@@ -148,6 +148,10 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 		if c < a.cfg.MinConfidence {
 			continue
 		}
+		// A quote ending in a colon promises what follows; without the list it introduces it is a fragment.
+		if qs, qe := a.quoteBounds(ix, i, lo); endsInColon(ix.text[qs:qe]) {
+			continue
+		}
 		if refersBack(ix.spans[i].Text) {
 			// "This rule generalizes the previous rule …" is evidence only with the sentence it points back to,
 			// and "It allows …" after it only with both.
@@ -244,6 +248,8 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 		claim := plainText(ix.spans[i].Text)
 		if ix.claims[i] != "" {
 			claim = ix.claims[i]
+		} else if qe > ix.spans[i].End && endsInColon(ix.spans[i].Text) {
+			claim = listClaim(doc.Text[qs:qe])
 		} else if qs < ix.spans[i].Start && refersBack(ix.spans[i].Text) {
 			// "This rule generalizes the previous rule …" says nothing without the sentence it points back to.
 			claim = plainText(doc.Text[qs:qe])
@@ -378,7 +384,7 @@ func (a *Analyst) quoteBounds(ix *docIndex, i, lo int) (int, int) {
 		// A back reference may reach across one paragraph break ("… rule.\n\nThis rule generalizes …"), never
 		// into a heading or a code block.
 		sameParagraph := !strings.Contains(gap, "\n\n") || (refersBack(cur.Text) && strings.Count(gap, "\n") <= 2 && ix.usable[j-1])
-		if prev.Start < lo || !sameParagraph || strings.HasPrefix(prev.Text, "#") ||
+		if prev.Start < lo || !sameParagraph || strings.HasPrefix(prev.Text, "#") || !ix.usable[j-1] && startsLower(prev.Text) ||
 			utf8.RuneCountInString(ix.text[prev.Start:e]) > maxQuote {
 			break
 		}
@@ -388,10 +394,14 @@ func (a *Analyst) quoteBounds(ix *docIndex, i, lo int) (int, int) {
 		}
 		j--
 	}
-	if t := strings.TrimSpace(sp.Text); (strings.HasSuffix(t, ":") || strings.HasSuffix(t, "：")) && i+1 < len(ix.spans) {
-		next := ix.spans[i+1]
-		if !strings.Contains(ix.text[e:next.Start], "\n\n") && utf8.RuneCountInString(ix.text[s:next.End]) <= maxQuote {
-			e = next.End
+	if endsInColon(sp.Text) {
+		if l := listEnd(ix.text, s, e); l > e {
+			e = l
+		} else if i+1 < len(ix.spans) {
+			next := ix.spans[i+1]
+			if !strings.Contains(ix.text[e:next.Start], "\n") && !endsInColon(next.Text) && utf8.RuneCountInString(ix.text[s:next.End]) <= maxQuote {
+				e = next.End
+			}
 		}
 	}
 	return trimQuote(ix.text, s, e)
@@ -538,7 +548,7 @@ func (a *Analyst) index(doc *sources.Document) *docIndex {
 		pos++
 		plain := plainText(sp.Text)
 		own := lexical.Tokenize(plain)
-		ix.usable[i] = usable(sp.Text, plain, own)
+		ix.usable[i] = usable(sp.Text, plain, own) && !cutSpan(doc.Text, ix.spans, i)
 		all := append([]string(nil), own...)
 		if strings.Contains(sp.Text, "\t") {
 			claim, isHeader := tableRowClaim(doc.Text, sp)
@@ -666,26 +676,39 @@ func headingMatch(head, query []string) float64 {
 
 func (ix *docIndex) df(term string) int { return ix.dfs[term] }
 
-// section widens the byte range [lo, hi) of a search hit to the whole section it lies in — from the heading
-// above lo to the next heading after hi — when that section is at most maxSection bytes; otherwise the range
-// stays as it is. A search engine's chunk is a cut by size, a section is the author's unit: reading it whole
-// finds the rule stated one paragraph before the hit.
+// section widens the byte range [lo, hi) of a search hit to the sections it lies in — from the heading above lo
+// to the next heading after hi — when they are at most maxSection bytes together. Otherwise each end is widened on
+// its own to the boundary of the section it falls in, when that section is at most maxSection bytes: a hit that
+// ends just inside "type Map" reads the rest of it. A search engine's chunk is a cut by size, a section the
+// author's unit: reading it whole finds the rule stated one paragraph before or after the hit.
 func (ix *docIndex) section(lo, hi int) (int, int) {
 	s, e := 0, len(ix.text)
+	loNext, hiPrev := len(ix.text), 0 // the first heading after lo, the last heading before hi
 	for _, h := range ix.heads {
 		if h.Start <= lo {
 			s = h.Start
-			continue
 		}
-		if h.Start >= hi {
+		if h.Start > lo && h.Start < loNext {
+			loNext = h.Start
+		}
+		if h.Start < hi {
+			hiPrev = max(hiPrev, h.Start)
+		}
+		if h.Start >= hi && e == len(ix.text) {
 			e = h.Start
-			break
 		}
 	}
-	if e-s > maxSection || e < hi || s > lo {
-		return lo, hi
+	if e-s <= maxSection {
+		return s, e
 	}
-	return s, e
+	newLo, newHi := lo, hi
+	if loNext-s <= maxSection {
+		newLo = s
+	}
+	if hiPrev > lo && e-hiPrev <= maxSection {
+		newHi = e
+	}
+	return newLo, newHi
 }
 
 // redundancy is the similarity MMR penalises: only near-duplicates (the same sentence quoted from two places, a
@@ -707,8 +730,9 @@ func usable(raw, plain string, tokens []string) bool {
 	if strings.HasPrefix(t, "#") || strings.HasPrefix(t, "```") || len(tokens) < 3 {
 		return false
 	}
-	// A passage starting in lower case is the tail of a sentence broken by a code block or a figure.
-	if r, _ := utf8.DecodeRuneInString(plain); unicode.IsLower(r) {
+	// A passage starting in lower case is the tail of a sentence broken by a code block or a figure — unless it
+	// starts with a name in code ("`deepagents` 预设 …") or is Chinese, which has no case.
+	if r, _ := utf8.DecodeRuneInString(plain); unicode.IsLower(r) && !strings.HasPrefix(strings.TrimLeft(t, "-*> "), "`") && !hasCJK(plain) {
 		return false
 	}
 	// A Chinese character carries about as much as a short word: "选项一：降低驱逐阈值" is a statement.
@@ -764,4 +788,103 @@ func sortTogether(idx []int, vals []float64) {
 			vals[j], vals[j-1] = vals[j-1], vals[j]
 		}
 	}
+}
+
+func endsInColon(s string) bool {
+	t := strings.TrimSpace(s)
+	return strings.HasSuffix(t, ":") || strings.HasSuffix(t, "：")
+}
+
+func startsLower(s string) bool {
+	r, _ := utf8.DecodeRuneInString(plainText(s))
+	return unicode.IsLower(r)
+}
+
+var listItemRE = regexp.MustCompile(`^\s*(?:[-*+•]|\d+[.)])\s+\S`)
+
+// maxListItems bounds the list a colon's quote takes along.
+const maxListItems = 8
+
+// listEnd is the colon-list heuristic: when the text after end (a quote from start ending in a colon) is a
+// Markdown list — after at most one blank line, consecutive items, each with its continuation lines — it returns
+// the end of the list; 0 when no list follows, it has more than maxListItems items, or the quote would exceed
+// maxQuote runes.
+func listEnd(text string, start, end int) int {
+	rest := text[end:]
+	off := end
+	lines := strings.SplitAfter(rest, "\n")
+	k := 0
+	if k < len(lines) && strings.TrimSpace(lines[k]) == "" { // the rest of the colon's line
+		off += len(lines[k])
+		k++
+	}
+	if k < len(lines) && strings.TrimSpace(lines[k]) == "" { // one blank line
+		off += len(lines[k])
+		k++
+	}
+	items, last := 0, 0
+	for ; k < len(lines); k++ {
+		l := lines[k]
+		switch {
+		case listItemRE.MatchString(l):
+			items++
+		case strings.TrimSpace(l) == "" || items == 0 || !strings.HasPrefix(l, " ") && !strings.HasPrefix(l, "\t"):
+			k = len(lines) // a blank line or an unindented line ends the list
+			continue
+		}
+		off += len(l)
+		last = off
+	}
+	if items == 0 || items > maxListItems {
+		return 0
+	}
+	last = len(strings.TrimRight(text[:last], " \t\n"))
+	if utf8.RuneCountInString(text[start:last]) > maxQuote {
+		return 0
+	}
+	return last
+}
+
+// listClaim spells out a colon and its list as one sentence: "A memory operation is modeled by four details: its
+// kind; its location; …."
+func listClaim(quote string) string {
+	var head []string
+	var items []string
+	for _, l := range strings.Split(quote, "\n") {
+		if len(items) == 0 && !listItemRE.MatchString(l) {
+			head = append(head, l)
+			continue
+		}
+		if listItemRE.MatchString(l) {
+			items = append(items, plainText(l))
+		} else if t := plainText(l); t != "" && len(items) > 0 {
+			items[len(items)-1] += " " + t
+		}
+	}
+	for k := range items {
+		items[k] = strings.TrimRight(items[k], ".;；。")
+	}
+	h := plainText(strings.Join(head, " "))
+	sep, end := "; ", "."
+	if hasCJK(h) {
+		sep, end = "；", "。"
+	}
+	return h + " " + strings.Join(items, sep) + end
+}
+
+// cutSpan reports a passage that Passages cut out of a longer sentence of Latin text: it ends without sentence
+// punctuation and the next passage goes on on the same line, or the passage before it did so. Such a piece is
+// never a whole sentence. Unpunctuated Chinese text is cut the same way and stays usable: it has no sentences.
+func cutSpan(text string, spans []lexical.Span, i int) bool {
+	cutAfter := func(k int) bool {
+		if k < 0 || k+1 >= len(spans) || hasCJK(spans[k].Text) {
+			return false
+		}
+		last, _ := utf8.DecodeLastRuneInString(spans[k].Text)
+		if strings.ContainsRune(".!?;:)\"'”’", last) {
+			return false
+		}
+		return !strings.Contains(text[spans[k].End:spans[k+1].Start], "\n")
+	}
+	return cutAfter(i) || cutAfter(i-1)
 }

@@ -189,3 +189,67 @@ func TestAnalystNothingRelevant(t *testing.T) {
 		t.Error("nil document: want an error")
 	}
 }
+
+// The colon-list heuristic: a quote ending in a colon takes the list it introduces, within bounds, and is
+// spelled out as one sentence; with no list (a code block, another paragraph) it is not evidence.
+func TestColonTakesItsList(t *testing.T) {
+	tests := []struct {
+		name, text string
+		want       string // the claim, "" for no item quoting the colon
+	}{
+		{"list", "# Model\n\nA memory operation is modeled by four details:\n\n- its kind, a read or a write;\n- its location;\n- the instruction.\n\nMore text follows here.\n",
+			"A memory operation is modeled by four details: its kind, a read or a write; its location; the instruction."},
+		{"hard-wrapped head", "# Model\n\nA memory operation\nis modeled by four details:\n- its kind\n- its location\n",
+			"A memory operation is modeled by four details: its kind; its location."},
+		{"code block", "# Model\n\nA memory operation is modeled by four details:\n\n\tx := 1\n\ty := 2\n\nUnrelated.\n", ""},
+		{"too long", "# Model\n\nA memory operation is modeled by four details:\n\n" + strings.Repeat("- one more detail of the operation\n", 12), ""},
+	}
+	for _, tt := range tests {
+		sq := research.SubQuestion{ID: "q1", Question: "How is a memory operation modeled?", Queries: []string{"memory operation modeled details"}}
+		ev, err := New(Config{}).Analyst.Analyze(t.Context(), sq, doc("file:///docs/m.md", tt.text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		for _, e := range ev {
+			checkGrounded(t, tt.text, e)
+			if strings.Contains(e.Claim, "four details") {
+				got = e.Claim
+			}
+			if endsInColon(e.Quote) {
+				t.Errorf("%s: quote ends in a colon: %q", tt.name, e.Quote)
+			}
+		}
+		if got != tt.want {
+			t.Errorf("%s: claim %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+// A piece Passages cut out of a long Latin sentence is no evidence; unpunctuated Chinese stays usable.
+func TestCutSpan(t *testing.T) {
+	long := "A deferred function runs " + strings.Repeat("when the surrounding function returns normally or by panicking ", 12) + "in the end."
+	spans := lexical.Passages(long, 100)
+	if len(spans) < 2 {
+		t.Fatalf("%d spans", len(spans))
+	}
+	for i := range spans {
+		if !cutSpan(long, spans, i) {
+			t.Errorf("piece %d of a cut sentence counts as whole: %q", i, spans[i].Text)
+		}
+	}
+	whole := "First sentence here.\nSecond sentence there."
+	ws := lexical.Passages(whole, 100)
+	for i := range ws {
+		if cutSpan(whole, ws, i) {
+			t.Errorf("whole sentence %q counts as cut", ws[i].Text)
+		}
+	}
+	zh := strings.Repeat("这是一段没有标点的说明文字用来填充上下文", 20)
+	zs := lexical.Passages(zh, 50)
+	for i := range zs {
+		if cutSpan(zh, zs, i) {
+			t.Errorf("unpunctuated Chinese piece %d counts as cut", i)
+		}
+	}
+}

@@ -14,7 +14,7 @@ import (
 // item and covers at least sectionShare of it.
 const (
 	focusShare   = 0.6
-	sectionShare = 0.15
+	sectionShare = 0.25
 )
 
 // focusVariants are the ways the question's key phrases may be spelled in the sources: as asked, and with every
@@ -25,6 +25,11 @@ func focusVariants(core research.SubQuestion) []variant {
 		return []variant{queryVariant(core.Question)}
 	}
 	q := core.Queries[0]
+	// The subject's units count twice: "data race" is what "What is a data race and how should programs avoid
+	// it?" is about; "avoid" only says what is asked of it.
+	if subj := subjectOf(core.Question); subj != "" && subj != q {
+		q = subj + " " + q
+	}
 	out := []variant{queryVariant(q)}
 	if hasCJK(q) {
 		var mixed []string
@@ -209,4 +214,25 @@ func without(variants []variant, words []string) []variant {
 		out = append(out, nv)
 	}
 	return out
+}
+
+// subjectOf is the question's subject as the planner sees it: the members of a comparison, else its first key
+// phrase (after a possessive domain word such as "Go 的").
+func subjectOf(question string) string {
+	phrases, _ := splitPhrases(question)
+	if len(phrases) == 0 {
+		return ""
+	}
+	if len(phrases) > 1 && !hasCJK(phrases[0].Text) && !strings.Contains(phrases[0].Text, " ") &&
+		!nameLike(phrases[0].Text) && possessive(question, phrases[0].Text) {
+		phrases = phrases[1:]
+	}
+	out := []string{phrases[0].Text}
+	for _, p := range phrases[1:] {
+		if !p.Conj {
+			break
+		}
+		out = append(out, p.Text)
+	}
+	return strings.Join(out, " ")
 }

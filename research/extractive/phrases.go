@@ -27,7 +27,7 @@ var (
 		i me my we our you your he him his she her they them their than such any some each every please tell
 		explain describe s t not
 		rule rules program programs way ways thing things kind kinds sort sorts difference differences example examples
-		part parts aspect aspects someone something anything follow follows`)
+		part parts aspect aspects someone something anything follow follows instead whether`)
 	enConjunctions = toSet(`and or vs versus nor`)
 	// relationVerbs name what the question asks of its subject; they are facets, not topics.
 	enRelationVerbs = toSet(`say says said guarantee guarantees guaranteed promise promises ensure ensures
@@ -35,7 +35,7 @@ var (
 		state states handle handles treat treats work works differ differs compare compares affect affects
 		recommend recommends support supports describe describes use uses used using happen happens`)
 	// Single characters are separators only where they are rarely part of a word ("上" would cut 上下文).
-	zhSeparators = []string{"为什么", "是什么", "是否", "能否", "有什么", "有哪些", "什么", "如何", "怎么样", "怎么",
+	zhSeparators = []string{"什么时候", "为什么", "是什么", "是否", "能否", "应该", "代替", "有什么", "有哪些", "什么", "如何", "怎么样", "怎么",
 		"怎样", "哪些", "哪个", "多少", "关于", "对于", "针对", "如何做", "怎么做", "做到", "做", "之间", "方面", "分别", "可以", "请问", "请", "的", "吗", "呢"}
 	zhConjunctions = []string{"以及", "还是", "或者", "和", "与", "及", "或", "、"}
 	// zhRelationVerbs are the question's facet words: "有什么保证" asks for guarantees of its subject.
@@ -172,6 +172,11 @@ func splitZH(q string) (out []phrase, verbs []string) {
 			flush()
 			continue
 		}
+		// A hyphen, dot or underscore inside a Latin name ("claude-code", "sync.Map") is part of it.
+		if strings.ContainsRune("-._/", r) && latinBefore(cur.String()) && latinAfter(rs) {
+			cur.WriteRune(r)
+			continue
+		}
 		if unicode.IsPunct(r) || unicode.IsSymbol(r) {
 			flush()
 			if r != '，' && r != ',' && r != '、' {
@@ -248,6 +253,11 @@ var glossary = map[string]string{
 	"响应": "response", "服务器": "server", "客户端": "client", "单调时钟": "monotonic clock", "时钟": "clock",
 	"等待组": "WaitGroup", "一次": "once", "条件变量": "condition variable", "规则": "rule", "示例": "example",
 	"限制": "limit", "例外": "exception", "定义": "definition", "区别": "difference",
+	"传播": "propagate", "信号": "signal", "执行": "execute", "返回": "return", "使用": "use", "普通": "plain",
+	"调用": "call", "参数": "parameter", "值": "value", "键": "key", "阻塞": "block", "唤醒": "wake", "派生": "derived",
+	"释放": "release", "泄漏": "leak", "资源": "resource", "包装": "wrap", "比较": "compare", "相等": "equal",
+	"复制": "copy", "字节": "byte", "缓存": "cache", "监视": "watch", "并发安全": "safe for concurrent use",
+	"取消信号": "cancellation", "延迟函数": "deferred function", "单调": "monotonic",
 }
 
 var glossaryKeys = func() []string {
@@ -321,6 +331,8 @@ var (
 	mdLeadRE     = regexp.MustCompile(`^\s*(#{1,6}\s+|[-*+•]\s+|\d+[.)]\s+|>\s*)+`)
 	htmlTagRE    = regexp.MustCompile(`</?[a-zA-Z][^>]*>`)
 	tableCellsRE = regexp.MustCompile(`\s*\|\s*`)
+	// mdEscapeRE is a Markdown backslash escape ("map\[any]any").
+	mdEscapeRE = regexp.MustCompile(`\\([\\\[\]()_#<>{}.!|-])`)
 )
 
 // plainText renders a Markdown/HTML fragment as plain prose for a claim (claims, unlike quotes, need not be
@@ -330,6 +342,7 @@ func plainText(s string) string {
 	s = htmlTagRE.ReplaceAllString(s, "")
 	s = mdLeadRE.ReplaceAllString(s, "")
 	s = mdEmphRE.ReplaceAllString(s, "")
+	s = mdEscapeRE.ReplaceAllString(s, "$1")
 	s = strings.Trim(tableCellsRE.ReplaceAllString(s, " | "), " |")
 	return lexical.NormalizeSpace(html.UnescapeString(s))
 }
@@ -347,4 +360,14 @@ func trimQuote(text string, s, e int) (int, int) {
 		s++
 	}
 	return s, e
+}
+
+func latinBefore(s string) bool {
+	r, _ := utf8.DecodeLastRuneInString(s)
+	return r < 0x80 && (unicode.IsLetter(r) || unicode.IsDigit(r))
+}
+
+func latinAfter(s string) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	return r < 0x80 && (unicode.IsLetter(r) || unicode.IsDigit(r))
 }

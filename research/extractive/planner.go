@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -104,6 +105,11 @@ func (p *Planner) Plan(ctx context.Context, question string) (*research.Plan, er
 			focus = subject
 		}
 	} else {
+		// A possessive first word of common Latin letters ("Go 的 context 包", "Go's context package") names the
+		// domain, not the subject; "互斥锁的零值" asks about the mutex.
+		if len(all) > 1 && !hasCJK(all[0]) && !strings.Contains(all[0], " ") && !nameLike(all[0]) && possessive(q, all[0]) {
+			all = all[1:]
+		}
 		subject = all[0]
 		focus = strings.Join(all[1:], w.join)
 		if focus == "" {
@@ -158,7 +164,25 @@ func (p *Planner) Plan(ctx context.Context, question string) (*research.Plan, er
 		core = append(core, focus)
 	}
 	add(q, core...)
-	if members == nil {
+	// Each clause of a compound question ("What is a data race and how should programs avoid it?") is a question
+	// of its own, with the subject put back where the clause only points at it.
+	if cl := clauses(q, lang); len(cl) > 1 {
+		for _, c := range cl {
+			ph, _ := splitPhrases(c)
+			c = resolvePronoun(c, subject, lang)
+			var words []string
+			for _, x := range ph {
+				words = append(words, x.Text)
+			}
+			if !strings.Contains(strings.Join(words, " "), subject) {
+				words = append([]string{subject}, words...)
+			}
+			add(c, strings.Join(words, " "))
+		}
+	}
+	// "What is X?" only for a name of the domain (sync.Map, GODEBUG, WaitGroup), never for a phrase the grammar
+	// happened to cut out ("go line") nor when the question asks it already.
+	if members == nil && nameLike(subject) && !asksDefinition(q) {
 		add(fmt.Sprintf(w.definition, subject), format(w.defQuery[0], subject)[0], format(w.defQuery[1], subject)[0])
 	}
 	for _, m := range members {
@@ -168,8 +192,14 @@ func (p *Planner) Plan(ctx context.Context, question string) (*research.Plan, er
 			add(fmt.Sprintf(w.memberAlone, m), m, format(w.defQuery[1], m)[0])
 		}
 	}
-	add(fmt.Sprintf(w.examples, subject, focus), append(format(w.exQueries[0], focus), format(w.exQueries[1], focus)...)...)
-	add(fmt.Sprintf(w.caveats, subject, focus), append(format(w.cavQueries[0], focus), format(w.cavQueries[1], focus)...)...)
+	// Rules and caveats are asked of the question's topic: a named subject ("sync.Map") itself, else what is asked
+	// about it ("channel communication" for the Go memory model).
+	topic := subject
+	if verb != "" && members == nil && !nameLike(subject) {
+		topic = focus
+	}
+	add(fmt.Sprintf(w.examples, subject, topic), append(format(w.exQueries[0], topic), format(w.exQueries[1], topic)...)...)
+	add(fmt.Sprintf(w.caveats, subject, topic), append(format(w.cavQueries[0], topic), format(w.cavQueries[1], topic)...)...)
 	if len(sqs) < 3 {
 		add(fmt.Sprintf(w.memberAlone, subject), subject, format(w.defQuery[1], subject)[0])
 	}
@@ -236,4 +266,100 @@ func dedupe(xs []string) []string {
 		out = append(out, strings.TrimSpace(x))
 	}
 	return out
+}
+
+// nameLike reports a name of the domain rather than a phrase of common words: a qualified or compound identifier
+// (sync.Map, errors.Join, go_line), a CamelCase or all-capital name (WaitGroup, GODEBUG), or letters with digits
+// (HTTP2, utf8). "Go", "memory model" and "go line" are not.
+func nameLike(x string) bool {
+	if x == "" || strings.ContainsAny(x, " \t") || hasCJK(x) {
+		return false
+	}
+	if strings.ContainsAny(x, "._/") {
+		return true
+	}
+	upper, lower, digit := 0, 0, 0
+	for i, r := range x {
+		switch {
+		case unicode.IsUpper(r):
+			if i > 0 {
+				upper++
+			}
+		case unicode.IsLower(r):
+			lower++
+		case unicode.IsDigit(r):
+			digit++
+		}
+	}
+	first, _ := utf8.DecodeRuneInString(x)
+	allCaps := lower == 0 && utf8.RuneCountInString(x) >= 2 && unicode.IsUpper(first)
+	return upper > 0 || allCaps || digit > 0 && lower+upper > 0
+}
+
+// asksDefinition reports a question that asks what something is.
+func asksDefinition(q string) bool {
+	l := strings.ToLower(strings.TrimSpace(q))
+	return strings.HasPrefix(l, "what is ") || strings.HasPrefix(l, "what are ") || strings.Contains(q, "是什么")
+}
+
+var (
+	enClauseRE = regexp.MustCompile(`(?i),?\s+and\s+(how|what|why|when|where|which|who|is|are|does|do|can|should)\b`)
+	zhClauseRE = regexp.MustCompile(`[，,；;]`)
+)
+
+// clauses splits a compound question into its questions: in English at "and" before a question word, in
+// Chinese at a comma or semicolon. Each clause ends with the question's own mark.
+func clauses(q, lang string) []string {
+	body := strings.TrimRight(q, "?？ ")
+	mark := "?"
+	if lang == "zh" {
+		mark = "？"
+	}
+	var parts []string
+	if lang == "zh" {
+		parts = zhClauseRE.Split(body, -1)
+	} else {
+		idx := enClauseRE.FindAllStringSubmatchIndex(body, -1)
+		prev := 0
+		for _, m := range idx {
+			parts = append(parts, body[prev:m[0]])
+			prev = m[2] // the question word starts the next clause
+		}
+		parts = append(parts, body[prev:])
+	}
+	var out []string
+	for _, p := range parts {
+		if p = strings.TrimSpace(p); utf8.RuneCountInString(p) >= 4 {
+			r, n := utf8.DecodeRuneInString(p)
+			out = append(out, string(unicode.ToUpper(r))+p[n:]+mark)
+		}
+	}
+	return out
+}
+
+var enPronounRE = regexp.MustCompile(`(?i)\b(it|them|they|this|these)\b`)
+
+// resolvePronoun puts the subject in place of a pronoun that stands for it ("How should programs avoid it?"); a
+// Chinese clause without the subject gets it in front ("分为哪几层？" → "上下文压缩分为哪几层？").
+func resolvePronoun(clause, subject, lang string) string {
+	if subject == "" || strings.Contains(clause, subject) {
+		return clause
+	}
+	if lang == "zh" {
+		return subject + clause
+	}
+	if loc := enPronounRE.FindStringIndex(clause); loc != nil {
+		return clause[:loc[0]] + subject + clause[loc[1]:]
+	}
+	return clause
+}
+
+// possessive reports a word of the question followed by a possessive mark: "Go 的", "Go's".
+func possessive(q, word string) bool {
+	i := strings.Index(q, word)
+	if i < 0 {
+		return false
+	}
+	rest := strings.TrimLeft(q[i+len(word):], " ")
+	return strings.HasPrefix(rest, "的") || strings.HasPrefix(rest, "'s ") || strings.HasPrefix(rest, "’s ")
 }

@@ -32,9 +32,59 @@ func TestPlannerEnglish(t *testing.T) {
 		}
 	}
 	all := strings.Join(questions, "\n")
-	for _, want := range []string{"What is Go memory model?", "examples illustrate channel communication", "caveats"} {
+	for _, want := range []string{"examples illustrate channel communication", "caveats"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("sub-questions %q lack %q", questions, want)
+		}
+	}
+	// The memory model is not something the question asks to define.
+	if strings.Contains(all, "What is Go memory model?") {
+		t.Errorf("machine-made definition question in %q", questions)
+	}
+}
+
+// Sub-questions a person would ask: one per clause of a compound question with the pronoun resolved, a
+// definition only for a name of the domain, facets about the subject rather than a possessive or a verb.
+func TestPlannerSubQuestionsFollowTheQuestion(t *testing.T) {
+	for _, tt := range []struct {
+		q          string
+		want, nope []string
+	}{
+		{"What is a data race in Go and how should programs avoid it?",
+			[]string{"What is a data race in Go?", "How should programs avoid data race?"}, []string{"What is data race?", "Go avoid"}},
+		{"When should sync.Map be used instead of a plain Go map?",
+			[]string{"What is sync.Map?", "What rules or examples illustrate sync.Map?"}, []string{"illustrate plain", "apply to plain"}},
+		{"上下文压缩在什么时候触发，分为哪几层？",
+			[]string{"上下文压缩在什么时候触发？", "上下文压缩分为哪几层？", "上下文压缩有哪些规则和示例？"}, []string{"上下文压缩是什么？"}},
+		{"Go 的 context 包如何传播取消信号？", []string{"context 包有哪些规则和示例？"}, []string{"Go是什么？", "Go有哪些"}},
+	} {
+		plan, err := New(Config{}).Planner.Plan(t.Context(), tt.q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var qs []string
+		for _, sq := range plan.SubQuestions {
+			qs = append(qs, sq.Question)
+		}
+		all := strings.Join(qs, "\n")
+		for _, w := range tt.want {
+			if !slices.Contains(qs, w) {
+				t.Errorf("%q: sub-questions %q lack %q", tt.q, qs, w)
+			}
+		}
+		for _, n := range tt.nope {
+			if strings.Contains(all, n) {
+				t.Errorf("%q: sub-questions %q contain %q", tt.q, qs, n)
+			}
+		}
+	}
+}
+
+func TestNameLike(t *testing.T) {
+	for in, want := range map[string]bool{"sync.Map": true, "GODEBUG": true, "WaitGroup": true, "utf8": true, "go_line": true,
+		"Go": false, "memory model": false, "go": false, "context": false, "上下文": false, "": false} {
+		if got := nameLike(in); got != want {
+			t.Errorf("nameLike(%q) = %v", in, got)
 		}
 	}
 }
@@ -86,8 +136,8 @@ func TestPlannerChineseQuestionGetsEnglishQueries(t *testing.T) {
 	if !slices.Contains(q1, "Go 内存模型 通道通信") || !slices.Contains(q1, "Go memory model channel communication") {
 		t.Errorf("queries %q, want the Chinese key phrases and their English rendering", q1)
 	}
-	if !strings.HasSuffix(plan.SubQuestions[1].Question, "是什么？") {
-		t.Errorf("definition sub-question %q is not in Chinese", plan.SubQuestions[1].Question)
+	if !strings.HasSuffix(plan.SubQuestions[1].Question, "有哪些规则和示例？") {
+		t.Errorf("facet sub-question %q is not in Chinese", plan.SubQuestions[1].Question)
 	}
 }
 

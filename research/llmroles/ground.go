@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/deepresearch/deepresearch/lexical"
 )
 
 // normText is a normalised copy of a text that remembers where each of its runes came from, so a match found
@@ -252,7 +254,7 @@ func fuzzy(doc string, strong normText, sq string) (string, bool) {
 	}
 	best, bestSim := span{}, 0.0
 	for _, c := range cands {
-		sim := 1 - float64(levenshtein(q, d[c.i:c.j]))/float64(max(m, c.j-c.i))
+		sim := 1 - float64(lexical.EditDistance(q, d[c.i:c.j]))/float64(max(m, c.j-c.i))
 		if sim > bestSim {
 			best, bestSim = c, sim
 		}
@@ -263,30 +265,10 @@ func fuzzy(doc string, strong normText, sq string) (string, bool) {
 	// Widened to whole words, the span must still be as close to the quote.
 	out := strong.span(doc, best.i, best.j)
 	w := []rune(normalizeStrong(out).s)
-	if 1-float64(levenshtein(q, w))/float64(max(m, len(w))) < fuzzyThreshold {
+	if 1-float64(lexical.EditDistance(q, w))/float64(max(m, len(w))) < fuzzyThreshold {
 		return "", false
 	}
 	return out, true
-}
-
-func levenshtein(a, b []rune) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // grounded reports whether quote occurs in doc after whitespace normalisation — the graph's own rule.

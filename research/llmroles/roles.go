@@ -2,6 +2,7 @@ package llmroles
 
 import (
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/deepresearch/deepresearch/agent"
@@ -88,6 +89,8 @@ type set struct {
 	cfg    Config
 	lim    Limits
 	logger *slog.Logger
+	// unknownWindow warns once per role set about a model whose context window nobody knows.
+	unknownWindow sync.Once
 }
 
 // New returns the LLM role set. The roles are stateless between calls and safe for concurrent use: every call
@@ -121,6 +124,8 @@ func (s *set) spec(role string, m llm.Model, system string) RoleSpec {
 	if s.cfg.Middleware != nil {
 		mw = s.cfg.Middleware(role)
 	}
+	// Every role is told the date: models otherwise take their training cut-off for the present.
+	system += "\nToday's date is " + s.today() + "."
 	return RoleSpec{
 		Name: role, Model: m, System: system, Tools: s.cfg.Tools[role], Middleware: mw,
 		MaxSteps: s.lim.MaxSteps, MaxReasks: s.cfg.Limits.MaxReasks, MaxTokens: s.lim.MaxOutputTokens,

@@ -100,13 +100,74 @@ func TestAnalystWindowsLongDocuments(t *testing.T) {
 		t.Error("the end of the document was never read")
 	}
 
-	// MaxWindows bounds the reading.
+	// MaxWindows bounds the reading, and the windows read are the ones about the sub-question.
+	var rb strings.Builder
+	for i := range 400 {
+		switch i {
+		case 120, 330:
+			fmt.Fprintf(&rb, "Paragraph %d: the Treaty of Westphalia was signed on a date in 1648.\n", i)
+		default:
+			fmt.Fprintf(&rb, "Paragraph %d states that fact number %d is true and well documented.\n", i, i)
+		}
+	}
 	prompts = nil
-	if _, err := New(Config{Analyst: m, Logger: quietLogger(), Limits: Limits{MaxWindows: 2}}).Analyst.Analyze(t.Context(), testPlan.SubQuestions[0], doc); err != nil {
+	long := &sources.Document{URL: "https://example.org/long", Text: rb.String()}
+	if _, err := New(Config{Analyst: m, Logger: quietLogger(), Limits: Limits{MaxWindows: 2}}).Analyst.Analyze(t.Context(), testPlan.SubQuestions[0], long); err != nil {
 		t.Fatal(err)
 	}
-	if len(prompts) != 2 {
-		t.Fatalf("%d windows read, limit 2", len(prompts))
+	if len(prompts) != 2 || !strings.Contains(prompts[0], "Paragraph 120:") || !strings.Contains(prompts[1], "Paragraph 330:") {
+		t.Fatalf("%d windows read, limit 2; want the two about the treaty", len(prompts))
+	}
+}
+
+func TestAnalystReadsAroundTheHit(t *testing.T) {
+	var b strings.Builder
+	for i := 1; i <= 2000; i++ {
+		fmt.Fprintf(&b, "Line %d says the Treaty of Westphalia matters for reason %d.\n", i, i)
+	}
+	m := replies(`{"evidence": []}`)
+	doc := &sources.Document{URL: "file:///corpus/long.md#L900-L910", Text: b.String()}
+	if _, err := New(Config{Analyst: m, Logger: quietLogger()}).Analyst.Analyze(t.Context(), testPlan.SubQuestions[0], doc); err != nil {
+		t.Fatal(err)
+	}
+	reqs := m.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d calls for one hit", len(reqs))
+	}
+	p := lastUser(reqs[0])
+	if !strings.Contains(p, "Line 900 ") || !strings.Contains(p, "Line 885 ") || strings.Contains(p, "Line 1 says") || strings.Contains(p, "Line 1500 ") {
+		t.Fatalf("the analyst did not read the hit's lines and their surroundings only")
+	}
+}
+
+func TestAnalystShrinksOnContextOverflow(t *testing.T) {
+	var b strings.Builder
+	for i := range 300 {
+		fmt.Fprintf(&b, "Paragraph %d: the Treaty of Westphalia was signed in 1648, fact %d.\n", i, i)
+	}
+	var mu sync.Mutex
+	var sizes []int
+	// The model claims a large window but overflows above 2,000 characters of prompt.
+	m := scripted.New(llm.Info{Name: "liar", ContextWindow: 200_000}, func(_ context.Context, req *llm.Request) (*llm.Response, error) {
+		p := lastUser(req)
+		mu.Lock()
+		sizes = append(sizes, len(p))
+		mu.Unlock()
+		if len(p) > 4000 {
+			return nil, &llm.ContextLengthError{Provider: "test", Message: "maximum context length exceeded"}
+		}
+		i := strings.Index(p, "Paragraph ")
+		j := strings.Index(p[i:], "\n")
+		return scripted.Reply(fmt.Sprintf(`{"evidence": [{"claim": "c", "quote": %q, "confidence": 0.5}]}`, p[i:i+j])), nil
+	})
+	ev, err := New(Config{Analyst: m, Logger: quietLogger(), Limits: Limits{WindowTokens: 4000, MaxWindows: 1}}).Analyst.Analyze(t.Context(), testPlan.SubQuestions[0], &sources.Document{URL: "https://x.example/t", Text: b.String()})
+	if len(ev) == 0 {
+		t.Fatalf("nothing read after shrinking: %v (sizes %v)", err, sizes)
+	}
+	for i := 1; i < len(sizes); i++ {
+		if sizes[i] == sizes[0] {
+			t.Fatalf("the overflowing request was sent again unchanged: sizes %v", sizes)
+		}
 	}
 }
 
@@ -214,7 +275,7 @@ func TestSynthesizer(t *testing.T) {
 		t.Fatalf("unknown citation not sent back: %d calls", len(reqs))
 	}
 	p := lastUser(reqs[0])
-	for _, want := range []string{"The treaty was popular.", "cost fuse reached", "1648 vs 1649 [e1, e2]", "[e3]", "English"} {
+	for _, want := range []string{"The treaty was popular.", "1648 vs 1649 [e1, e2]", "[e3]", "English"} {
 		if !strings.Contains(p, want) {
 			t.Errorf("synthesizer prompt lacks %q", want)
 		}
@@ -222,8 +283,14 @@ func TestSynthesizer(t *testing.T) {
 	if strings.Contains(p, "rejected claim") {
 		t.Error("rejected evidence shown to the synthesizer")
 	}
-	if s := system(reqs[0]); !strings.Contains(s, "[e3, e7]") || !strings.Contains(s, "the evidence favours Y because") {
-		t.Errorf("synthesizer system prompt lacks the citation or conflict rules: %s", s)
+	// The renderer writes the cut-short note and the footer: asking the model for uncitable notes would only
+	// get its draft refused.
+	if strings.Contains(p, "cost fuse reached") || strings.Contains(strings.ToLower(system(reqs[0])), "open questions and") {
+		t.Error("the synthesizer is asked for uncitable text")
+	}
+	if s := system(reqs[0]); !strings.Contains(s, "[e3, e7]") || !strings.Contains(s, "A says X, B says Y") ||
+		!strings.Contains(s, "Today's date is ") {
+		t.Errorf("synthesizer system prompt lacks the citation or conflict rules or the date: %s", s)
 	}
 }
 
@@ -255,4 +322,67 @@ func TestChineseQuestionReachesSynthesizer(t *testing.T) {
 	if !strings.Contains(lastUser(req), "Write the report in Chinese") {
 		t.Errorf("synthesizer prompt does not name the language")
 	}
+}
+
+func TestCutOffAnswers(t *testing.T) {
+	cut := func(text string) *llm.Response {
+		r := scripted.Reply(text)
+		r.StopReason = llm.StopMaxTokens
+		return r
+	}
+	t.Run("a draft is continued where it stopped", func(t *testing.T) {
+		var reqs []*llm.Request
+		answers := []*llm.Response{
+			cut("# Westphalia\n\n## When\n\nSigned in 1648 [e1].\n\n## What or"),
+			scripted.Reply("der came after it\n\nHistorians disagree [e3]."),
+		}
+		m := scripted.New(llm.Info{}, func(_ context.Context, req *llm.Request) (*llm.Response, error) {
+			reqs = append(reqs, req)
+			return answers[len(reqs)-1], nil
+		})
+		d, err := New(Config{Synthesizer: m, Logger: quietLogger()}).Synthesizer.Synthesize(t.Context(), research.SynthesisInput{Plan: testPlan, Evidence: testPool()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(reqs) != 2 || !strings.Contains(lastUser(reqs[1]), "Continue exactly where it stopped") {
+			t.Fatalf("%d calls", len(reqs))
+		}
+		if !strings.Contains(d.Markdown, "## What order came after it") || !strings.Contains(d.Markdown, "Historians disagree [e3].") {
+			t.Fatalf("draft %q", d.Markdown)
+		}
+	})
+	t.Run("a draft cut for good keeps its complete paragraphs", func(t *testing.T) {
+		parts := []string{"# Westphalia\n\nSigned in 1648 [e1].\n\nHistorians disag", "ree [e3].\n\nSome", " regard it as the birth [e3].\n\nIt also end"}
+		n := 0
+		m := scripted.New(llm.Info{}, func(context.Context, *llm.Request) (*llm.Response, error) {
+			n++
+			return cut(parts[min(n, len(parts))-1]), nil
+		})
+		d, err := New(Config{Synthesizer: m, Logger: quietLogger()}).Synthesizer.Synthesize(t.Context(), research.SynthesisInput{Plan: testPlan, Evidence: testPool()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(d.Markdown, "It also end") || !strings.Contains(d.Markdown, "Historians disagree [e3].\n\nSome regard it as the birth [e3].") {
+			t.Fatalf("draft %q", d.Markdown)
+		}
+		if n != 1+maxContinuations {
+			t.Fatalf("%d calls, want %d (bounded continuations)", n, 1+maxContinuations)
+		}
+	})
+	t.Run("a cut-off JSON answer is asked again, shorter", func(t *testing.T) {
+		var reqs []*llm.Request
+		m := scripted.New(llm.Info{}, func(_ context.Context, req *llm.Request) (*llm.Response, error) {
+			reqs = append(reqs, req)
+			if len(reqs) == 1 {
+				return cut(`{"language": "en", "sub_questions": [{"question": "When was it sig`), nil
+			}
+			return scripted.Reply(goodPlan), nil
+		})
+		if _, err := New(Config{Planner: m, Logger: quietLogger()}).Planner.Plan(t.Context(), "How did the Treaty of Westphalia change sovereignty?"); err != nil {
+			t.Fatal(err)
+		}
+		if len(reqs) != 2 || !strings.Contains(lastUser(reqs[1]), "cut off by the output token limit") {
+			t.Fatalf("%d calls; second prompt %q", len(reqs), lastUser(reqs[len(reqs)-1]))
+		}
+	})
 }

@@ -12,6 +12,8 @@ import (
 	"log/slog"
 	"reflect"
 	"strings"
+	"sync"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -260,7 +262,9 @@ func run(ctx context.Context, spec RoleSpec, prompt string, jsonMode bool, accep
 	if steps <= 0 {
 		steps = defaultMaxSteps
 	}
+	stop := &stopRecorder{}
 	mw := append([]agent.Middleware(nil), spec.Middleware...)
+	mw = append(mw, stop)
 	if jsonMode {
 		mw = append(mw, jsonHook{})
 	}
@@ -277,7 +281,25 @@ func run(ctx context.Context, spec RoleSpec, prompt string, jsonMode bool, accep
 	for attempt := 0; attempt <= reasks; attempt++ {
 		text, err := a.Run(ctx, msg)
 		if err != nil {
+			// A context-length error is returned as such (errors.As finds *llm.ContextLengthError): the caller
+			// shrinks its material and asks again; resending the same request could only fail the same way.
 			return fmt.Errorf("llmroles: %s: %w", name, err)
+		}
+		// Cut off by the output limit: a text answer is continued where it stopped (bounded); what is still cut
+		// ends at its last complete paragraph. A JSON answer is repaired if it can be, else asked for again,
+		// shorter.
+		for n := 0; stop.cut() && !jsonMode && n < maxContinuations; n++ {
+			log.Warn("role answer cut off by the output limit; asking to continue", "role", name, "continuation", n+1)
+			more, err := a.Run(ctx, continuePrompt)
+			if err != nil {
+				return fmt.Errorf("llmroles: %s: continue a cut-off answer: %w", name, err)
+			}
+			text += more
+		}
+		truncated := stop.cut()
+		if truncated && !jsonMode {
+			log.Warn("role answer still cut off; keeping its complete paragraphs", "role", name)
+			text = completeParagraphs(text)
 		}
 		perr := accept(text, attempt == reasks)
 		if perr == nil {
@@ -287,8 +309,52 @@ func run(ctx context.Context, spec RoleSpec, prompt string, jsonMode bool, accep
 			return nil
 		}
 		lastErr, lastText = perr, text
-		log.Warn("role answer unusable", "role", name, "attempt", attempt+1, "problem", perr.Error())
+		log.Warn("role answer unusable", "role", name, "attempt", attempt+1, "problem", perr.Error(), "cut_off", truncated)
 		msg = fmt.Sprintf(reask, perr)
+		if truncated {
+			msg = "Your previous answer was cut off by the output token limit, so it could not be used (" + perr.Error() +
+				"). Answer again, shorter: fewer items and shorter text, and make sure the answer is complete."
+		}
 	}
 	return &OutputError{Role: name, Attempts: reasks + 1, Err: lastErr, Output: lexical.Clip(lastText, 300)}
+}
+
+// maxContinuations bounds how often a text answer cut off by the output limit is continued.
+const maxContinuations = 2
+
+const continuePrompt = "Your answer was cut off by the output token limit. Continue exactly where it stopped: do not repeat anything, do not start over, no preamble."
+
+// stopRecorder remembers why the last model call of a role run stopped.
+type stopRecorder struct {
+	mu   sync.Mutex
+	last llm.StopReason
+}
+
+func (s *stopRecorder) AfterResponse(_ context.Context, _ *agent.State, resp *llm.Response) error {
+	s.mu.Lock()
+	s.last = resp.StopReason
+	s.mu.Unlock()
+	return nil
+}
+
+func (s *stopRecorder) cut() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.last == llm.StopMaxTokens
+}
+
+var _ agent.ResponseHook = (*stopRecorder)(nil)
+
+// completeParagraphs drops the unfinished tail of a text cut off mid-way: everything after its last blank line,
+// or after its last sentence end when it has a single paragraph.
+func completeParagraphs(text string) string {
+	t := strings.TrimRight(text, " \t")
+	if i := strings.LastIndex(t, "\n\n"); i > 0 {
+		return strings.TrimSpace(t[:i]) + "\n"
+	}
+	if i := strings.LastIndexAny(t, ".!?。！？"); i > 0 {
+		_, n := utf8.DecodeRuneInString(t[i:])
+		return t[:i+n]
+	}
+	return t
 }

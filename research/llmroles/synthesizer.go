@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/deepresearch/deepresearch/lexical"
+	"github.com/deepresearch/deepresearch/llm"
 	"github.com/deepresearch/deepresearch/llm/tokens"
 	"github.com/deepresearch/deepresearch/research"
 )
@@ -19,9 +21,10 @@ var _ research.Synthesizer = (*Synthesizer)(nil)
 const synthesizerSystem = `You are the synthesizer of a deep-research system. Write a research report in Markdown that answers the research question from the evidence pool and nothing else.
 Language: write the whole report in %s (language code %s), whatever the language of the sources.
 Rules:
-- Every factual sentence ends with the ids of the evidence items that support it, in square brackets: [e3] or [e3, e7]. Cite only ids from the pool; a sentence you cannot support with an id does not belong in the report.
-- Where sources disagree, say so openly: "A says X, B says Y; the evidence favours Y because …", citing both sides.
-- Structure: a title, a short summary, one section per sub-question, then conclusions and open questions. Do not add a sources list; it is generated from your citations.
+- Every sentence, list item and table row says only what the evidence items it cites say, and ends with their ids in square brackets: [e3] or [e3, e7]. Cite only ids from the pool. Every number, name, URL, piece of code and quoted phrase must appear in a quote you cite; add nothing from your own knowledge. A sentence you cannot support with an id does not belong in the report: it will be checked against its quotes and removed.
+- Where sources disagree, say so openly: "A says X, B says Y", citing both sides.
+- Structure: a title (# …), a short summary, one section (## …) per sub-question in the order given, with headings in the report's language, then a short conclusion. Write no notes on missing evidence, open questions, caveats or how the research was done: they cannot be cited, and the report's footer states them.
+- A code block only when it is copied verbatim from a quote you cite. Do not add a sources list; it is generated from your citations.
 - Output only the report — no preamble, no code fences.`
 
 var citationRe = regexp.MustCompile(`\[((?:e\d+)(?:\s*[,;，、]\s*e\d+)*)\]`)
@@ -49,61 +52,68 @@ func (s *Synthesizer) Synthesize(ctx context.Context, in research.SynthesisInput
 		lang = detectLanguage(in.Plan.Question, "")
 	}
 	info := m.Info()
-	budget := windowBudget(info.ContextWindow, info.MaxOutput, s.s.lim.PoolTokens, 0)
-	poolText, shown, omitted := renderPool(in.Plan, pool, budget, tokens.ForModel(info.Name))
-	known := map[string]bool{}
-	for _, e := range shown {
-		known[e.ID] = true
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "Research question: %s\nWrite the report in %s (%s).\n\nSub-questions:\n", in.Plan.Question, languageName(lang), lang)
-	for _, sq := range in.Plan.SubQuestions {
-		fmt.Fprintf(&b, "- %s: %s\n", sq.ID, sq.Question)
-	}
-	if in.Verdict != nil && len(in.Verdict.Conflicts) > 0 {
-		b.WriteString("\nConflicts the verifier found (state them openly):\n")
-		for _, c := range in.Verdict.Conflicts {
-			fmt.Fprintf(&b, "- %s [%s]\n", oneLine(c.Description), strings.Join(c.EvidenceIDs, ", "))
+	budget := s.s.windowBudget(info, s.s.lim.PoolTokens, 0)
+	var text string
+	for shrink := 0; ; shrink++ {
+		poolText, shown, omitted := renderPool(in.Plan, pool, budget, tokens.ForModel(info.Name))
+		known := map[string]bool{}
+		for _, e := range shown {
+			known[e.ID] = true
 		}
-	}
-	if in.Verdict != nil && !in.Verdict.Pass && len(in.Verdict.Gaps) > 0 {
-		b.WriteString("\nGaps that remain (name them as open questions):\n")
-		for _, g := range in.Verdict.Gaps {
-			fmt.Fprintf(&b, "- %s: %s\n", g.SubQuestion, oneLine(g.Missing))
+		var b strings.Builder
+		fmt.Fprintf(&b, "Research question: %s\nWrite the report in %s (%s).\n\nSub-questions:\n", in.Plan.Question, languageName(lang), lang)
+		for _, sq := range in.Plan.SubQuestions {
+			fmt.Fprintf(&b, "- %s: %s\n", sq.ID, sq.Question)
 		}
-	}
-	if in.CutShort != "" {
-		fmt.Fprintf(&b, "\nThe research was cut short (%s): say so near the top of the report.\n", in.CutShort)
-	}
-	if len(in.Problems) > 0 {
-		b.WriteString("\nYour previous draft was refused by the integrity check. Fix every one of these problems:\n")
-		for _, p := range in.Problems {
-			fmt.Fprintf(&b, "- %s\n", oneLine(p))
+		if in.Verdict != nil && len(in.Verdict.Conflicts) > 0 {
+			b.WriteString("\nConflicts the verifier found (state them openly):\n")
+			for _, c := range in.Verdict.Conflicts {
+				fmt.Fprintf(&b, "- %s [%s]\n", oneLine(c.Description), strings.Join(c.EvidenceIDs, ", "))
+			}
 		}
-	}
-	fmt.Fprintf(&b, "\nEvidence pool (%d items", len(pool))
-	if omitted > 0 {
-		fmt.Fprintf(&b, "; %d less relevant not shown", omitted)
-	}
-	b.WriteString("):\n")
-	b.WriteString(poolText)
-	system := fmt.Sprintf(synthesizerSystem, languageName(lang), lang)
-	text, err := RunTextCheck(ctx, s.s.spec(RoleSynthesizer, m, system), b.String(), func(t string) (string, error) {
-		t = stripFence(t)
-		if strings.TrimSpace(t) == "" {
-			return "", errors.New("the report is empty")
+		if in.Verdict != nil && !in.Verdict.Pass && len(in.Verdict.Gaps) > 0 {
+			b.WriteString("\nWhere the evidence is thin (write only what it supports; do not speculate):\n")
+			for _, g := range in.Verdict.Gaps {
+				fmt.Fprintf(&b, "- %s: %s\n", g.SubQuestion, oneLine(g.Missing))
+			}
 		}
-		cited, unknown := citedIDs(t, known)
-		if len(unknown) > 0 {
-			return t, Soft(fmt.Errorf("the report cites ids that are not in the evidence pool: %s; cite only ids from the pool", strings.Join(unknown, ", ")))
+		if len(in.Problems) > 0 {
+			b.WriteString("\nYour previous draft was refused by the integrity check. Fix every one of these problems:\n")
+			for _, p := range in.Problems {
+				fmt.Fprintf(&b, "- %s\n", oneLine(p))
+			}
 		}
-		if len(known) > 0 && cited == 0 {
-			return t, Soft(errors.New("the report cites no evidence; every factual sentence needs [eN] citations from the pool"))
+		fmt.Fprintf(&b, "\nEvidence pool (%d items", len(pool))
+		if omitted > 0 {
+			fmt.Fprintf(&b, "; %d less relevant not shown", omitted)
 		}
-		return t, nil
-	})
-	if err != nil {
-		return nil, err
+		b.WriteString("):\n")
+		b.WriteString(poolText)
+		system := fmt.Sprintf(synthesizerSystem, languageName(lang), lang)
+		var err error
+		text, err = RunTextCheck(ctx, s.s.spec(RoleSynthesizer, m, system), b.String(), func(t string) (string, error) {
+			t = stripFence(t)
+			if strings.TrimSpace(t) == "" {
+				return "", errors.New("the report is empty")
+			}
+			cited, unknown := citedIDs(t, known)
+			if len(unknown) > 0 {
+				return t, Soft(fmt.Errorf("the report cites ids that are not in the evidence pool: %s; cite only ids from the pool", strings.Join(unknown, ", ")))
+			}
+			if len(known) > 0 && cited == 0 {
+				return t, Soft(errors.New("the report cites no evidence; every factual sentence needs [eN] citations from the pool"))
+			}
+			return t, Soft(checkShape(t, in.Plan, lang))
+		})
+		if err != nil && llm.IsContextLength(err) && shrink < maxShrink && ctx.Err() == nil {
+			budget /= 2 // the pool did not fit: show less of it, never the same request again
+			s.s.logger.Warn("evidence pool too long for the synthesizer; shrinking", "role", RoleSynthesizer, "budget", budget)
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		break
 	}
 	return &research.Draft{Markdown: strings.TrimSpace(text) + "\n"}, nil
 }
@@ -141,3 +151,47 @@ func stripFence(t string) string {
 	body = strings.TrimSuffix(body, "```")
 	return strings.TrimSpace(body)
 }
+
+var headingLineRe = regexp.MustCompile(`(?m)^#{2,3}\s+\S`)
+
+// checkShape checks a draft against the plan before it is published: written in the plan's language (by
+// script, for the languages a script settles), a section for most sub-questions, and not ending in an empty
+// section (the sign of an answer cut off mid-way).
+func checkShape(md string, plan *research.Plan, lang string) error {
+	var problems []string
+	prose := citationRe.ReplaceAllString(stripCode(md), "")
+	want := scriptOf(lang)
+	if want == "" {
+		want = "en" // lexical.Language's name for any Latin script
+	}
+	if got := lexical.Language(prose); got != want {
+		problems = append(problems, fmt.Sprintf("the report must be written in %s, but its text is in another language; translate every sentence and heading", languageName(lang)))
+	}
+	// A draft with sections must have one for most sub-questions: fewer is what an answer cut off looks like.
+	if plan != nil && len(plan.SubQuestions) > 1 {
+		if n := len(headingLineRe.FindAllString(md, -1)); n > 0 && n < (len(plan.SubQuestions)+1)/2 {
+			problems = append(problems, fmt.Sprintf("the report has %d sections for %d sub-questions; give each sub-question its own ## section", n, len(plan.SubQuestions)))
+		}
+	}
+	lines := strings.Split(strings.TrimSpace(md), "\n")
+	if last := strings.TrimSpace(lines[len(lines)-1]); strings.HasPrefix(last, "#") {
+		problems = append(problems, fmt.Sprintf("the report ends with the heading %q and nothing under it; finish it", last))
+	}
+	if len(problems) == 0 {
+		return nil
+	}
+	return errors.New(strings.Join(problems, "; "))
+}
+
+// scriptOf is the lexical.Language code a report in lang must show: zh, ja or ko, else "" (any Latin script).
+func scriptOf(lang string) string {
+	switch lang {
+	case "zh", "ja", "ko":
+		return lang
+	}
+	return ""
+}
+
+var fenceRe = regexp.MustCompile("(?s)```.*?```")
+
+func stripCode(md string) string { return fenceRe.ReplaceAllString(md, "") }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/deepresearch/deepresearch/llm"
 	"github.com/deepresearch/deepresearch/llm/tokens"
 	"github.com/deepresearch/deepresearch/research"
 )
@@ -284,6 +285,17 @@ func renderPool(plan *research.Plan, pool []research.Evidence, budget int, c tok
 	}
 	b.WriteString("</evidence_pool>")
 	return b.String(), shown, omitted
+}
+
+// windowBudget is windowBudget for a model, warning once when the model's context window is unknown.
+func (s *set) windowBudget(info llm.Info, limit, def int) int {
+	if info.ContextWindow <= 0 {
+		s.unknownWindow.Do(func() {
+			s.logger.Warn("the model's context window is unknown (not in the catalogue or the configuration); assuming 32,000 tokens — set models.<name>.context_window",
+				"model", info.Name)
+		})
+	}
+	return windowBudget(info.ContextWindow, info.MaxOutput, limit, def)
 }
 
 // windowBudget is how many tokens of material fit one call to m: its window less the answer and the prompt's

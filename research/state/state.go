@@ -7,7 +7,11 @@
 // refused with an error that names the field. Evidence writes are idempotent, keyed by the source and the
 // normalised quote, so a step re-run after a crash never duplicates evidence.
 //
-// A DB is safe for concurrent use; writes are serialised on one connection.
+// The state lives in a SQLite file (the default, one per run folder) or, for runs shared by many machines, in a
+// PostgreSQL database (one schema per run; see OpenRun). Schemas are versioned and migrated on open.
+//
+// A DB is safe for concurrent use: reads use a pool of connections, writes one writer that commits concurrent
+// writes together.
 package state
 
 import (
@@ -23,6 +27,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver
@@ -43,118 +48,142 @@ const (
 // ErrNotFound is returned (wrapped) when a looked-up row does not exist.
 var ErrNotFound = errors.New("state: not found")
 
-const schema = `
-CREATE TABLE IF NOT EXISTS meta (
-	key   TEXT PRIMARY KEY,
-	value TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS evidence (
-	seq          INTEGER PRIMARY KEY,
-	id           TEXT NOT NULL UNIQUE,
-	key          TEXT NOT NULL UNIQUE,
-	sub_question TEXT NOT NULL,
-	claim        TEXT NOT NULL,
-	quote        TEXT NOT NULL,
-	source       TEXT NOT NULL,
-	title        TEXT NOT NULL DEFAULT '',
-	confidence   REAL NOT NULL CHECK (confidence >= 0 AND confidence <= 1),
-	round        INTEGER NOT NULL CHECK (round >= 1),
-	status       TEXT NOT NULL CHECK (status IN ('accepted', 'rejected')),
-	reason       TEXT NOT NULL DEFAULT '',
-	created      TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS citations (
-	conclusion_id TEXT NOT NULL,
-	text          TEXT NOT NULL,
-	evidence_id   TEXT NOT NULL REFERENCES evidence(id),
-	source        TEXT NOT NULL,
-	n             INTEGER NOT NULL,
-	PRIMARY KEY (conclusion_id, evidence_id)
-);
-CREATE TABLE IF NOT EXISTS log (
-	seq          INTEGER PRIMARY KEY AUTOINCREMENT,
-	time         TEXT NOT NULL,
-	stage        TEXT NOT NULL CHECK (stage IN ('scope', 'search', 'read', 'verify', 'synth')),
-	round        INTEGER NOT NULL DEFAULT 0,
-	sub_question TEXT NOT NULL DEFAULT '',
-	decision     TEXT NOT NULL,
-	detail       TEXT NOT NULL DEFAULT '',
-	gaps         TEXT NOT NULL DEFAULT '[]',
-	retries      INTEGER NOT NULL DEFAULT 0,
-	duration_ms  INTEGER NOT NULL DEFAULT 0,
-	tokens       INTEGER NOT NULL DEFAULT 0,
-	cost_usd     REAL NOT NULL DEFAULT 0,
-	error        TEXT NOT NULL DEFAULT ''
-);
-CREATE TABLE IF NOT EXISTS steps (
-	name    TEXT PRIMARY KEY,
-	data    TEXT NOT NULL DEFAULT '',
-	done_at TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS documents (
-	norm_url     TEXT PRIMARY KEY,
-	url          TEXT NOT NULL,
-	final_url    TEXT NOT NULL DEFAULT '',
-	title        TEXT NOT NULL DEFAULT '',
-	hash         TEXT NOT NULL,
-	path         TEXT NOT NULL,
-	content_type TEXT NOT NULL DEFAULT '',
-	truncated    INTEGER NOT NULL DEFAULT 0,
-	fetched_at   TEXT NOT NULL
-);
-`
-
-// DB is one run's state database.
+// DB is one run's state: a SQLite file, or the run's schema in a PostgreSQL database. Reads go to a pool of
+// readers; writes go through one writer that commits whatever writes are waiting together in one transaction
+// (group commit), so a wide fan-out of readers and analysts shares a few commits instead of queueing for one each.
+// Statements are prepared once per connection.
 type DB struct {
-	db *sql.DB
+	d      dialect
+	r      *sql.DB // readers
+	w      *sql.DB // the writer; nil when opened read-only
+	closed chan struct{}
+
+	stmtMu sync.Mutex
+	stmts  map[stmtKey]*sql.Stmt
+	wanted map[string]bool // write statements to prepare once the writer is free
+
+	wmu      sync.Mutex
+	pending  []*writeOp
+	flushing bool
 }
 
-// Open opens (creating if needed) the state database at path.
+type stmtKey struct {
+	write bool
+	q     string
+}
+
+// Open opens (creating and migrating if needed) the SQLite state database at path.
 func Open(ctx context.Context, path string) (*DB, error) {
-	return open(ctx, path, false)
+	return openSQLite(ctx, path, false)
 }
 
-// OpenReadOnly opens an existing state database for reading, for viewers of a run that may still be writing.
+// OpenReadOnly opens an existing SQLite state database for reading, for viewers of a run that may still be
+// writing.
 func OpenReadOnly(ctx context.Context, path string) (*DB, error) {
-	return open(ctx, path, true)
+	return openSQLite(ctx, path, true)
 }
 
-func open(ctx context.Context, path string, ro bool) (*DB, error) {
-	dsn, err := sqliteURI(path, ro)
-	if err != nil {
-		return nil, fmt.Errorf("state: open %s: %w", path, err)
+// OpenRun opens run runID's state at location: a postgres:// URL (the run's schema, created and migrated when
+// missing) or else the path of a SQLite file.
+func OpenRun(ctx context.Context, location, runID string) (*DB, error) {
+	if !IsPostgresURL(location) {
+		return Open(ctx, location)
 	}
-	db, err := sql.Open("sqlite", dsn)
+	db, err := openPostgres(ctx, location, runID, true)
 	if err != nil {
-		return nil, fmt.Errorf("state: open %s: %w", path, err)
+		return nil, fmt.Errorf("state: open run %s in PostgreSQL: %w", runID, err)
 	}
-	// One connection serialises writers: SQLite allows one anyway, and this keeps busy errors out.
-	db.SetMaxOpenConns(1)
+	return newDB(postgresDialect, db, db), nil
+}
+
+// OpenRunReadOnly opens an existing run's state for reading; a missing PostgreSQL run is ErrNotFound (wrapped).
+func OpenRunReadOnly(ctx context.Context, location, runID string) (*DB, error) {
+	if !IsPostgresURL(location) {
+		return OpenReadOnly(ctx, location)
+	}
+	db, err := openPostgres(ctx, location, runID, false)
+	if err != nil {
+		return nil, fmt.Errorf("state: open run %s in PostgreSQL: %w", runID, err)
+	}
+	return newDB(postgresDialect, db, nil), nil
+}
+
+func newDB(d dialect, r, w *sql.DB) *DB {
+	return &DB{d: d, r: r, w: w, closed: make(chan struct{}), stmts: map[stmtKey]*sql.Stmt{}}
+}
+
+// readers is the size of SQLite's reader pool (WAL lets readers run beside the one writer).
+const readers = 4
+
+func openSQLite(ctx context.Context, path string, ro bool) (*DB, error) {
 	if ro {
-		if err := db.PingContext(ctx); err != nil {
-			db.Close()
+		dsn, err := sqliteURI(path, sqliteReadOnly)
+		if err != nil {
 			return nil, fmt.Errorf("state: open %s: %w", path, err)
 		}
-	} else if _, err := db.ExecContext(ctx, schema); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("state: create schema in %s: %w", path, err)
+		r, err := sql.Open("sqlite", dsn)
+		if err != nil {
+			return nil, fmt.Errorf("state: open %s: %w", path, err)
+		}
+		r.SetMaxOpenConns(readers)
+		if err := r.PingContext(ctx); err != nil {
+			r.Close()
+			return nil, fmt.Errorf("state: open %s: %w", path, err)
+		}
+		return newDB(sqliteDialect, r, nil), nil
 	}
-	return &DB{db: db}, nil
+	wdsn, err := sqliteURI(path, sqliteWriter)
+	if err != nil {
+		return nil, fmt.Errorf("state: open %s: %w", path, err)
+	}
+	w, err := sql.Open("sqlite", wdsn)
+	if err != nil {
+		return nil, fmt.Errorf("state: open %s: %w", path, err)
+	}
+	// One writer connection: SQLite allows one writer anyway, and this keeps busy errors out.
+	w.SetMaxOpenConns(1)
+	if err := migrate(ctx, w, sqliteDialect, ""); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("state: migrate %s: %w", path, err)
+	}
+	rdsn, _ := sqliteURI(path, sqliteReader)
+	r, err := sql.Open("sqlite", rdsn)
+	if err != nil {
+		w.Close()
+		return nil, fmt.Errorf("state: open %s: %w", path, err)
+	}
+	r.SetMaxOpenConns(readers)
+	return newDB(sqliteDialect, r, w), nil
 }
+
+// How a SQLite connection is opened.
+type sqliteMode int
+
+const (
+	sqliteReadOnly sqliteMode = iota // an existing file, read only
+	sqliteWriter                     // the one writer: WAL, write transactions take the lock when they begin
+	sqliteReader                     // a reader beside the writer
+)
 
 // sqliteURI builds the SQLite address of the database file at path as a file: URI with net/url, so that any
 // character a folder name may hold ('#', '?', '%', spaces, non-ASCII) stays part of the path instead of
 // starting the query or the fragment and sending the database somewhere else.
-func sqliteURI(path string, ro bool) (string, error) {
+func sqliteURI(path string, mode sqliteMode) (string, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return "", err
 	}
 	q := url.Values{"_pragma": {"busy_timeout(10000)", "foreign_keys(1)"}}
-	if ro {
+	switch mode {
+	case sqliteReadOnly:
 		q.Set("mode", "ro")
-	} else {
+	case sqliteWriter:
 		q["_pragma"] = append(q["_pragma"], "journal_mode(WAL)", "synchronous(NORMAL)")
+		// BEGIN IMMEDIATE: a write transaction never starts as a reader that another process's commit could
+		// leave unable to write (SQLITE_BUSY_SNAPSHOT, which no busy timeout cures).
+		q.Set("_txlock", "immediate")
+	case sqliteReader:
+		q["_pragma"] = append(q["_pragma"], "query_only(1)")
 	}
 	u := url.URL{Scheme: "file", Path: filepath.ToSlash(abs), RawQuery: q.Encode()}
 	if !strings.HasPrefix(u.Path, "/") { // a Windows drive path: file:///C:/...
@@ -163,8 +192,204 @@ func sqliteURI(path string, ro bool) (string, error) {
 	return u.String(), nil
 }
 
+// Backend is SQLite or Postgres.
+func (d *DB) Backend() string { return d.d.name }
+
 // Close closes the database.
-func (d *DB) Close() error { return d.db.Close() }
+func (d *DB) Close() error {
+	d.stmtMu.Lock()
+	for _, s := range d.stmts {
+		s.Close()
+	}
+	d.stmts = map[stmtKey]*sql.Stmt{}
+	d.stmtMu.Unlock()
+	err := d.r.Close()
+	if d.w != nil && d.w != d.r {
+		err = errors.Join(err, d.w.Close())
+	}
+	return err
+}
+
+// stmt returns q prepared on the reader pool.
+func (d *DB) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
+	k := stmtKey{false, q}
+	d.stmtMu.Lock()
+	defer d.stmtMu.Unlock()
+	if s, ok := d.stmts[k]; ok {
+		return s, nil
+	}
+	s, err := d.r.PrepareContext(ctx, d.d.rebind(q))
+	if err != nil {
+		return nil, err
+	}
+	d.stmts[k] = s
+	return s, nil
+}
+
+// query runs a read on the reader pool.
+func (d *DB) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	s, err := d.stmt(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	return s.QueryContext(ctx, args...)
+}
+
+func (d *DB) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
+	s, err := d.stmt(ctx, q)
+	if err != nil {
+		// A failed prepare surfaces from Scan, as database/sql does for QueryRow.
+		return d.r.QueryRowContext(ctx, d.d.rebind(q), args...)
+	}
+	return s.QueryRowContext(ctx, args...)
+}
+
+// wtx is one write's view of the group-commit transaction.
+type wtx struct {
+	d  *DB
+	tx *sql.Tx
+}
+
+// The writer has one connection, which a batch's transaction holds: a write statement met for the first time
+// runs unprepared in the transaction and is prepared on the writer once the transaction has ended.
+func (t wtx) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	if s := t.d.prepared(q); s != nil {
+		return t.tx.StmtContext(ctx, s).ExecContext(ctx, args...)
+	}
+	return t.tx.ExecContext(ctx, t.d.d.rebind(q), args...)
+}
+
+func (t wtx) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
+	if s := t.d.prepared(q); s != nil {
+		return t.tx.StmtContext(ctx, s).QueryRowContext(ctx, args...)
+	}
+	return t.tx.QueryRowContext(ctx, t.d.d.rebind(q), args...)
+}
+
+// prepared returns the writer's statement for q, or nil after noting q to be prepared.
+func (d *DB) prepared(q string) *sql.Stmt {
+	d.stmtMu.Lock()
+	defer d.stmtMu.Unlock()
+	if s, ok := d.stmts[stmtKey{true, q}]; ok {
+		return s
+	}
+	if d.wanted == nil {
+		d.wanted = map[string]bool{}
+	}
+	d.wanted[q] = true
+	return nil
+}
+
+// prepareWanted prepares, on the writer, the write statements met since the last call. It runs only between
+// two batches, when the writer's connection is free.
+func (d *DB) prepareWanted(ctx context.Context) {
+	d.stmtMu.Lock()
+	defer d.stmtMu.Unlock()
+	for q := range d.wanted {
+		if s, err := d.w.PrepareContext(ctx, d.d.rebind(q)); err == nil {
+			d.stmts[stmtKey{true, q}] = s
+		}
+	}
+	d.wanted = nil
+}
+
+type writeOp struct {
+	ctx  context.Context
+	fn   func(context.Context, wtx) error
+	done chan struct{}
+	err  error
+}
+
+// maxBatch bounds the writes one transaction commits.
+const maxBatch = 256
+
+// ErrReadOnly is returned (wrapped) by writes to a database opened read-only.
+var ErrReadOnly = errors.New("state: opened read-only")
+
+// write runs fn in a write transaction shared with the other writes waiting at the same moment and returns once
+// that transaction committed (or fn's changes were rolled back). A failing write never takes the others down:
+// each runs inside its own savepoint.
+func (d *DB) write(ctx context.Context, fn func(context.Context, wtx) error) error {
+	if d.w == nil {
+		return ErrReadOnly
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	op := &writeOp{ctx: ctx, fn: fn, done: make(chan struct{})}
+	d.wmu.Lock()
+	d.pending = append(d.pending, op)
+	if d.flushing {
+		d.wmu.Unlock()
+		<-op.done
+		return op.err
+	}
+	d.flushing = true
+	for len(d.pending) > 0 {
+		n := min(len(d.pending), maxBatch)
+		batch := d.pending[:n:n]
+		d.pending = d.pending[n:]
+		d.wmu.Unlock()
+		d.commit(batch)
+		d.wmu.Lock()
+	}
+	d.flushing = false
+	d.wmu.Unlock()
+	<-op.done
+	return op.err
+}
+
+func (d *DB) commit(batch []*writeOp) {
+	finish := func(err error) {
+		for _, op := range batch {
+			if op.err == nil {
+				op.err = err
+			}
+			close(op.done)
+		}
+	}
+	ctx := context.WithoutCancel(batch[0].ctx)
+	tx, err := d.w.BeginTx(ctx, nil)
+	if err != nil {
+		finish(err)
+		return
+	}
+	t := wtx{d: d, tx: tx}
+	savepoints := len(batch) > 1
+	for _, op := range batch {
+		if err := op.ctx.Err(); err != nil {
+			op.err = err
+			continue
+		}
+		if savepoints {
+			if _, err := tx.ExecContext(ctx, "SAVEPOINT w"); err != nil {
+				op.err = err
+				continue
+			}
+		}
+		op.err = op.fn(op.ctx, t)
+		if !savepoints {
+			continue
+		}
+		stmt := "RELEASE SAVEPOINT w"
+		if op.err != nil {
+			stmt = "ROLLBACK TO SAVEPOINT w"
+		}
+		if _, err := tx.ExecContext(ctx, stmt); err != nil && op.err == nil {
+			op.err = err
+		}
+		if op.err != nil {
+			_, _ = tx.ExecContext(ctx, "RELEASE SAVEPOINT w")
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		for _, op := range batch {
+			op.err = err
+		}
+	}
+	d.prepareWanted(ctx)
+	finish(nil)
+}
 
 func now() string { return time.Now().UTC().Format(time.RFC3339Nano) }
 
@@ -177,8 +402,11 @@ func parseTime(s string) time.Time {
 
 // SetMeta stores a key/value pair, replacing an earlier value.
 func (d *DB) SetMeta(ctx context.Context, key, value string) error {
-	_, err := d.db.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES(?, ?)
+	err := d.write(ctx, func(ctx context.Context, t wtx) error {
+		_, err := t.exec(ctx, `INSERT INTO meta(key, value) VALUES(?, ?)
 		ON CONFLICT(key) DO UPDATE SET value = excluded.value`, key, value)
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("state: set %s: %w", key, err)
 	}
@@ -188,7 +416,7 @@ func (d *DB) SetMeta(ctx context.Context, key, value string) error {
 // Meta returns the value stored under key, or "" and false.
 func (d *DB) Meta(ctx context.Context, key string) (string, bool, error) {
 	var v string
-	err := d.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, key).Scan(&v)
+	err := d.queryRow(ctx, `SELECT value FROM meta WHERE key = ?`, key).Scan(&v)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", false, nil
 	}
@@ -205,8 +433,11 @@ func (d *DB) MarkStep(ctx context.Context, name string, data any) error {
 	if err != nil {
 		return fmt.Errorf("state: step %s: encode: %w", name, err)
 	}
-	if _, err := d.db.ExecContext(ctx, `INSERT INTO steps(name, data, done_at) VALUES(?, ?, ?)
-		ON CONFLICT(name) DO NOTHING`, name, string(b), now()); err != nil {
+	if err := d.write(ctx, func(ctx context.Context, t wtx) error {
+		_, err := t.exec(ctx, `INSERT INTO steps(name, data, done_at) VALUES(?, ?, ?)
+		ON CONFLICT(name) DO NOTHING`, name, string(b), now())
+		return err
+	}); err != nil {
 		return fmt.Errorf("state: step %s: %w", name, err)
 	}
 	return nil
@@ -215,7 +446,7 @@ func (d *DB) MarkStep(ctx context.Context, name string, data any) error {
 // Step reports whether the named step completed and, if so, decodes its output into out (which may be nil).
 func (d *DB) Step(ctx context.Context, name string, out any) (bool, error) {
 	var data string
-	err := d.db.QueryRowContext(ctx, `SELECT data FROM steps WHERE name = ?`, name).Scan(&data)
+	err := d.queryRow(ctx, `SELECT data FROM steps WHERE name = ?`, name).Scan(&data)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil
 	}
@@ -232,7 +463,7 @@ func (d *DB) Step(ctx context.Context, name string, out any) (bool, error) {
 
 // StepNames lists completed steps whose name starts with prefix, in completion order.
 func (d *DB) StepNames(ctx context.Context, prefix string) ([]string, error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT name FROM steps WHERE substr(name, 1, ?) = ? ORDER BY rowid`, len(prefix), prefix)
+	rows, err := d.query(ctx, `SELECT name FROM steps WHERE substr(name, 1, ?) = ? ORDER BY `+d.insertOrder(), len(prefix), prefix)
 	if err != nil {
 		return nil, fmt.Errorf("state: steps %s: %w", prefix, err)
 	}
@@ -339,33 +570,38 @@ func (d *DB) AddEvidence(ctx context.Context, e Evidence) (id string, added bool
 		return "", false, err
 	}
 	key := EvidenceKey(e.Source, e.Quote)
-	tx, err := d.db.BeginTx(ctx, nil)
+	err = d.write(ctx, func(ctx context.Context, t wtx) error {
+		if d.d.name == Postgres {
+			// Ids are dense per run: one writer at a time numbers them, whichever process it is.
+			if _, err := t.tx.ExecContext(ctx, `LOCK TABLE evidence IN SHARE ROW EXCLUSIVE MODE`); err != nil {
+				return err
+			}
+		}
+		err := t.queryRow(ctx, `SELECT id FROM evidence WHERE key = ?`, key).Scan(&id)
+		if err == nil {
+			return nil
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		var seq int64
+		if err := t.queryRow(ctx, `SELECT COALESCE(MAX(seq), 0) + 1 FROM evidence`).Scan(&seq); err != nil {
+			return err
+		}
+		id = fmt.Sprintf("e%d", seq)
+		if _, err := t.exec(ctx, `INSERT INTO evidence(seq, id, key, sub_question, claim, quote, source, title,
+		confidence, round, status, reason, created) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			seq, id, key, e.SubQuestion, e.Claim, e.Quote, e.Source, e.Title, e.Confidence, e.Round, e.Status,
+			e.Reason, now()); err != nil {
+			return err
+		}
+		added = true
+		return nil
+	})
 	if err != nil {
 		return "", false, fmt.Errorf("state: add evidence: %w", err)
 	}
-	defer tx.Rollback()
-	err = tx.QueryRowContext(ctx, `SELECT id FROM evidence WHERE key = ?`, key).Scan(&id)
-	if err == nil {
-		return id, false, nil
-	}
-	if !errors.Is(err, sql.ErrNoRows) {
-		return "", false, fmt.Errorf("state: add evidence: %w", err)
-	}
-	var seq int64
-	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) + 1 FROM evidence`).Scan(&seq); err != nil {
-		return "", false, fmt.Errorf("state: add evidence: %w", err)
-	}
-	id = fmt.Sprintf("e%d", seq)
-	if _, err := tx.ExecContext(ctx, `INSERT INTO evidence(seq, id, key, sub_question, claim, quote, source, title,
-		confidence, round, status, reason, created) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		seq, id, key, e.SubQuestion, e.Claim, e.Quote, e.Source, e.Title, e.Confidence, e.Round, e.Status,
-		e.Reason, now()); err != nil {
-		return "", false, fmt.Errorf("state: add evidence: %w", err)
-	}
-	if err := tx.Commit(); err != nil {
-		return "", false, fmt.Errorf("state: add evidence: %w", err)
-	}
-	return id, true, nil
+	return id, added, nil
 }
 
 // SetEvidenceStatus changes an item's status (the verifier's rejections).
@@ -373,12 +609,18 @@ func (d *DB) SetEvidenceStatus(ctx context.Context, id, status, reason string) e
 	if status != Accepted && status != Rejected {
 		return fmt.Errorf("state: evidence %s: status %q is not accepted or rejected", id, status)
 	}
-	res, err := d.db.ExecContext(ctx, `UPDATE evidence SET status = ?, reason = ? WHERE id = ?`, status, reason, id)
+	err := d.write(ctx, func(ctx context.Context, t wtx) error {
+		res, err := t.exec(ctx, `UPDATE evidence SET status = ?, reason = ? WHERE id = ?`, status, reason, id)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return ErrNotFound
+		}
+		return nil
+	})
 	if err != nil {
 		return fmt.Errorf("state: evidence %s: %w", id, err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return fmt.Errorf("state: evidence %s: %w", id, ErrNotFound)
 	}
 	return nil
 }
@@ -392,7 +634,7 @@ func (d *DB) Evidence(ctx context.Context, status string) ([]Evidence, error) {
 		q += ` WHERE status = ?`
 		args = append(args, status)
 	}
-	rows, err := d.db.QueryContext(ctx, q+` ORDER BY seq`, args...)
+	rows, err := d.query(ctx, q+` ORDER BY seq`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("state: evidence: %w", err)
 	}
@@ -424,38 +666,44 @@ type Citation struct {
 
 // SetCitations replaces the citation map. Every row must point to accepted evidence.
 func (d *DB) SetCitations(ctx context.Context, cs []Citation) error {
-	tx, err := d.db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("state: citations: %w", err)
-	}
-	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, `DELETE FROM citations`); err != nil {
-		return fmt.Errorf("state: citations: %w", err)
-	}
-	for _, c := range cs {
-		var status string
-		err := tx.QueryRowContext(ctx, `SELECT status FROM evidence WHERE id = ?`, c.EvidenceID).Scan(&status)
-		if errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("state: citation %s refused: evidence %s does not exist", c.ConclusionID, c.EvidenceID)
+	var refused error
+	err := d.write(ctx, func(ctx context.Context, t wtx) error {
+		if _, err := t.exec(ctx, `DELETE FROM citations`); err != nil {
+			return err
 		}
-		if err != nil {
-			return fmt.Errorf("state: citations: %w", err)
-		}
-		if status != Accepted {
-			return fmt.Errorf("state: citation %s refused: evidence %s is %s", c.ConclusionID, c.EvidenceID, status)
-		}
-		if err := CheckSource(c.Source); err != nil {
-			return fmt.Errorf("state: citation %s refused: %v", c.ConclusionID, err)
-		}
-		if c.N < 1 {
-			return fmt.Errorf("state: citation %s refused: number %d < 1", c.ConclusionID, c.N)
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO citations(conclusion_id, text, evidence_id, source, n)
+		for _, c := range cs {
+			var status string
+			err := t.queryRow(ctx, `SELECT status FROM evidence WHERE id = ?`, c.EvidenceID).Scan(&status)
+			if errors.Is(err, sql.ErrNoRows) {
+				refused = fmt.Errorf("state: citation %s refused: evidence %s does not exist", c.ConclusionID, c.EvidenceID)
+				return refused
+			}
+			if err != nil {
+				return err
+			}
+			if status != Accepted {
+				refused = fmt.Errorf("state: citation %s refused: evidence %s is %s", c.ConclusionID, c.EvidenceID, status)
+				return refused
+			}
+			if err := CheckSource(c.Source); err != nil {
+				refused = fmt.Errorf("state: citation %s refused: %v", c.ConclusionID, err)
+				return refused
+			}
+			if c.N < 1 {
+				refused = fmt.Errorf("state: citation %s refused: number %d < 1", c.ConclusionID, c.N)
+				return refused
+			}
+			if _, err := t.exec(ctx, `INSERT INTO citations(conclusion_id, text, evidence_id, source, n)
 			VALUES(?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`, c.ConclusionID, c.Text, c.EvidenceID, c.Source, c.N); err != nil {
-			return fmt.Errorf("state: citations: %w", err)
+				return err
+			}
 		}
+		return nil
+	})
+	if refused != nil {
+		return refused
 	}
-	if err := tx.Commit(); err != nil {
+	if err != nil {
 		return fmt.Errorf("state: citations: %w", err)
 	}
 	return nil
@@ -463,7 +711,7 @@ func (d *DB) SetCitations(ctx context.Context, cs []Citation) error {
 
 // Citations returns the citation map in conclusion order.
 func (d *DB) Citations(ctx context.Context) ([]Citation, error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT conclusion_id, text, evidence_id, source, n FROM citations
+	rows, err := d.query(ctx, `SELECT conclusion_id, text, evidence_id, source, n FROM citations
 		ORDER BY CAST(substr(conclusion_id, 2) AS INTEGER), n`)
 	if err != nil {
 		return nil, fmt.Errorf("state: citations: %w", err)
@@ -525,10 +773,13 @@ func (d *DB) AddLog(ctx context.Context, e LogEntry) error {
 		e.Time = time.Now()
 	}
 	gaps, _ := json.Marshal(append([]string{}, e.Gaps...))
-	if _, err := d.db.ExecContext(ctx, `INSERT INTO log(time, stage, round, sub_question, decision, detail, gaps,
+	if err := d.write(ctx, func(ctx context.Context, t wtx) error {
+		_, err := t.exec(ctx, `INSERT INTO log(time, stage, round, sub_question, decision, detail, gaps,
 		retries, duration_ms, tokens, cost_usd, error) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		e.Time.UTC().Format(time.RFC3339Nano), e.Stage, e.Round, e.SubQuestion, e.Decision, e.Detail, string(gaps),
-		e.Retries, e.Duration.Milliseconds(), e.Tokens, e.CostUSD, e.Error); err != nil {
+			e.Time.UTC().Format(time.RFC3339Nano), e.Stage, e.Round, e.SubQuestion, e.Decision, e.Detail, string(gaps),
+			e.Retries, e.Duration.Milliseconds(), e.Tokens, e.CostUSD, e.Error)
+		return err
+	}); err != nil {
 		return fmt.Errorf("state: log: %w", err)
 	}
 	return nil
@@ -543,7 +794,7 @@ func (d *DB) Log(ctx context.Context, stage string) ([]LogEntry, error) {
 		q += ` WHERE stage = ?`
 		args = append(args, stage)
 	}
-	rows, err := d.db.QueryContext(ctx, q+` ORDER BY seq`, args...)
+	rows, err := d.query(ctx, q+` ORDER BY seq`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("state: log: %w", err)
 	}
@@ -590,10 +841,13 @@ func (d *DB) PutDocument(ctx context.Context, doc Document) error {
 	if doc.FetchedAt.IsZero() {
 		doc.FetchedAt = time.Now()
 	}
-	if _, err := d.db.ExecContext(ctx, `INSERT INTO documents(norm_url, url, final_url, title, hash, path,
+	if err := d.write(ctx, func(ctx context.Context, t wtx) error {
+		_, err := t.exec(ctx, `INSERT INTO documents(norm_url, url, final_url, title, hash, path,
 		content_type, truncated, fetched_at) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(norm_url) DO NOTHING`,
-		sources.NormalizeURL(doc.URL), doc.URL, doc.FinalURL, doc.Title, doc.Hash, doc.Path, doc.ContentType,
-		doc.Truncated, doc.FetchedAt.UTC().Format(time.RFC3339Nano)); err != nil {
+			sources.NormalizeURL(doc.URL), doc.URL, doc.FinalURL, doc.Title, doc.Hash, doc.Path, doc.ContentType,
+			doc.Truncated, doc.FetchedAt.UTC().Format(time.RFC3339Nano))
+		return err
+	}); err != nil {
 		return fmt.Errorf("state: document %s: %w", doc.URL, err)
 	}
 	return nil
@@ -603,7 +857,7 @@ func (d *DB) PutDocument(ctx context.Context, doc Document) error {
 func (d *DB) Document(ctx context.Context, rawURL string) (*Document, error) {
 	var doc Document
 	var t string
-	err := d.db.QueryRowContext(ctx, `SELECT url, final_url, title, hash, path, content_type, truncated, fetched_at
+	err := d.queryRow(ctx, `SELECT url, final_url, title, hash, path, content_type, truncated, fetched_at
 		FROM documents WHERE norm_url = ?`, sources.NormalizeURL(rawURL)).Scan(&doc.URL, &doc.FinalURL, &doc.Title,
 		&doc.Hash, &doc.Path, &doc.ContentType, &doc.Truncated, &t)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -618,8 +872,8 @@ func (d *DB) Document(ctx context.Context, rawURL string) (*Document, error) {
 
 // Documents lists every fetched document.
 func (d *DB) Documents(ctx context.Context) ([]Document, error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT url, final_url, title, hash, path, content_type, truncated, fetched_at
-		FROM documents ORDER BY rowid`)
+	rows, err := d.query(ctx, `SELECT url, final_url, title, hash, path, content_type, truncated, fetched_at
+		FROM documents ORDER BY `+d.insertOrder())
 	if err != nil {
 		return nil, fmt.Errorf("state: documents: %w", err)
 	}
@@ -636,4 +890,100 @@ func (d *DB) Documents(ctx context.Context) ([]Document, error) {
 		out = append(out, doc)
 	}
 	return out, rows.Err()
+}
+
+// insertOrder is the column that orders rows of steps and documents as they were inserted.
+func (d *DB) insertOrder() string {
+	if d.d.name == Postgres {
+		return "seq"
+	}
+	return "rowid"
+}
+
+// ---- document texts ----
+
+// PutText stores a fetched document's text under its hash (first write wins), so the text is readable wherever
+// the state is — on another worker's machine too.
+func (d *DB) PutText(ctx context.Context, hash, text string) error {
+	if hash == "" {
+		return errors.New("state: text refused: no hash")
+	}
+	if err := d.write(ctx, func(ctx context.Context, t wtx) error {
+		_, err := t.exec(ctx, `INSERT INTO texts(hash, text) VALUES(?, ?) ON CONFLICT(hash) DO NOTHING`, hash, text)
+		return err
+	}); err != nil {
+		return fmt.Errorf("state: text %s: %w", hash, err)
+	}
+	return nil
+}
+
+// Text returns the text stored under hash, or ErrNotFound (wrapped).
+func (d *DB) Text(ctx context.Context, hash string) (string, error) {
+	var text string
+	err := d.queryRow(ctx, `SELECT text FROM texts WHERE hash = ?`, hash).Scan(&text)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", fmt.Errorf("state: text %s: %w", hash, ErrNotFound)
+	}
+	if err != nil {
+		return "", fmt.Errorf("state: text %s: %w", hash, err)
+	}
+	return text, nil
+}
+
+// ---- the spend ledger ----
+
+// Spend is what a run (or one attempt of one of its steps) consumed.
+type Spend struct {
+	Tokens  int
+	CostUSD float64
+	Calls   int
+}
+
+// SetSpend records what the attempt named key has spent so far (its running total, replacing the previous value
+// for key). Every process working on a run writes its own keys; TotalSpend adds them up.
+func (d *DB) SetSpend(ctx context.Context, key string, s Spend) error {
+	if key == "" {
+		return errors.New("state: spend refused: no key")
+	}
+	if s.Tokens < 0 || s.Calls < 0 || s.CostUSD < 0 || math.IsNaN(s.CostUSD) {
+		return fmt.Errorf("state: spend refused: negative tokens, calls or cost (%d, %d, %v)", s.Tokens, s.Calls, s.CostUSD)
+	}
+	if err := d.write(ctx, func(ctx context.Context, t wtx) error {
+		_, err := t.exec(ctx, `INSERT INTO spend(key, tokens, cost_usd, calls, updated) VALUES(?, ?, ?, ?, ?)
+		ON CONFLICT(key) DO UPDATE SET tokens = excluded.tokens, cost_usd = excluded.cost_usd,
+		calls = excluded.calls, updated = excluded.updated`, key, s.Tokens, s.CostUSD, s.Calls, now())
+		return err
+	}); err != nil {
+		return fmt.Errorf("state: spend %s: %w", key, err)
+	}
+	return nil
+}
+
+// TotalSpend adds up the spend of every key except those listed in except (the caller's own, which it counts
+// live).
+func (d *DB) TotalSpend(ctx context.Context, except ...string) (Spend, error) {
+	rows, err := d.query(ctx, `SELECT key, tokens, cost_usd, calls FROM spend`)
+	if err != nil {
+		return Spend{}, fmt.Errorf("state: spend: %w", err)
+	}
+	defer rows.Close()
+	skip := map[string]bool{}
+	for _, k := range except {
+		skip[k] = true
+	}
+	var total Spend
+	for rows.Next() {
+		var k string
+		var s Spend
+		if err := rows.Scan(&k, &s.Tokens, &s.CostUSD, &s.Calls); err != nil {
+			return Spend{}, fmt.Errorf("state: spend: %w", err)
+		}
+		if skip[k] {
+			continue
+		}
+		total.Tokens += s.Tokens
+		total.CostUSD += s.CostUSD
+		total.Calls += s.Calls
+	}
+	return total, rows.Err()
 }

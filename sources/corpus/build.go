@@ -3,6 +3,7 @@ package corpus
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/mapping"
 
 	"github.com/deepresearch/deepresearch/internal/atomicfile"
 	"github.com/deepresearch/deepresearch/sources"
@@ -44,49 +46,46 @@ func (ix *Index) build(ctx context.Context, baseName string, base *manifest, p p
 	if err := os.WriteFile(filepath.Join(gdir, useLockName), nil, 0o644); err != nil {
 		return fmt.Errorf("index %s: %w", ix.dir, err)
 	}
-	bpath := filepath.Join(gdir, bleveName)
-	var idx bleve.Index
-	if baseName != "" {
-		if err := cloneBleve(filepath.Join(ix.dir, baseName, bleveName), bpath); err != nil {
-			return fmt.Errorf("index %s: copy generation %s: %w", ix.dir, baseName, err)
-		}
-		idx, err = bleve.Open(bpath)
-	} else {
-		m, merr := newMapping()
-		if merr != nil {
-			return fmt.Errorf("index %s: mapping: %w", ix.dir, merr)
-		}
-		idx, err = bleve.New(bpath, m)
-	}
+	idx, err := openForBuild(ix.dir, baseName, gdir, bleveName, newMapping)
 	if err != nil {
+		return fmt.Errorf("index %s: %w", ix.dir, err)
+	}
+	texts, err := openForBuild(ix.dir, baseName, gdir, textsName, func() (mapping.IndexMapping, error) { return newTextsMapping(), nil })
+	if err != nil {
+		idx.Close()
 		return fmt.Errorf("index %s: %w", ix.dir, err)
 	}
 	idxOpen := true
 	defer func() {
 		if idxOpen {
 			idx.Close()
+			texts.Close()
 		}
 	}()
 
 	man := &manifest{Roots: slices.Clone(base.Roots), Files: maps.Clone(base.Files)}
-	batch := idx.NewBatch()
+	batch, tbatch := idx.NewBatch(), texts.NewBatch()
 	flush := func() error {
-		if batch.Size() == 0 {
-			return nil
+		if tbatch.Size() > 0 {
+			if err := texts.Batch(tbatch); err != nil {
+				return fmt.Errorf("texts batch: %w", err)
+			}
 		}
-		if err := idx.Batch(batch); err != nil {
-			return fmt.Errorf("index batch: %w", err)
+		if batch.Size() > 0 {
+			if err := idx.Batch(batch); err != nil {
+				return fmt.Errorf("index batch: %w", err)
+			}
 		}
-		// A fresh batch, not Reset: bleve's scorch may still be ranging over the old batch's map in a goroutine
+		// Fresh batches, not Reset: bleve's scorch may still be ranging over the old batch's map in a goroutine
 		// after Batch returns (a data race the race detector reports in bleve v2.6.3).
-		batch = idx.NewBatch()
+		batch, tbatch = idx.NewBatch(), texts.NewBatch()
 		return nil
 	}
 	drop := func(path string, e *fileEntry) {
 		for i := 0; i+1 < len(e.Chunks); i += 2 {
 			batch.Delete(FileURL(path, int(e.Chunks[i]), int(e.Chunks[i+1])))
 		}
-		batch.Delete(FileURL(path, 0, 0))
+		tbatch.Delete(FileURL(path, 0, 0))
 	}
 	for _, path := range p.gone {
 		drop(path, man.Files[path])
@@ -142,7 +141,7 @@ func (ix *Index) build(ctx context.Context, baseName string, base *manifest, p p
 			} else {
 				st.Added++
 			}
-			werr = indexFile(batch, o)
+			werr = indexFile(batch, tbatch, o)
 			man.Files[o.path] = o.entry
 			st.Chunks += len(o.ex.chunks)
 		case Failed:
@@ -185,7 +184,7 @@ func (ix *Index) build(ctx context.Context, baseName string, base *manifest, p p
 		info.Chunks += len(e.Chunks) / 2
 	}
 	idxOpen = false
-	if err := idx.Close(); err != nil {
+	if err := errors.Join(idx.Close(), texts.Close()); err != nil {
 		return fmt.Errorf("index %s: close: %w", ix.dir, err)
 	}
 	if err := writeManifest(filepath.Join(gdir, filesName), man); err != nil {
@@ -206,7 +205,7 @@ func (ix *Index) build(ctx context.Context, baseName string, base *manifest, p p
 }
 
 // indexFile adds one file's chunks and its file document to batch.
-func indexFile(batch *bleve.Batch, o outcome) error {
+func indexFile(batch, tbatch *bleve.Batch, o outcome) error {
 	for _, c := range o.ex.chunks {
 		if err := batch.Index(FileURL(o.path, c.start, c.end), map[string]any{
 			"_type": chunkType, "title": o.ex.title, "text": c.text,
@@ -222,10 +221,27 @@ func indexFile(batch *bleve.Batch, o outcome) error {
 	if err != nil {
 		return err
 	}
-	if err := batch.Index(FileURL(o.path, 0, 0), map[string]any{
+	if err := tbatch.Index(FileURL(o.path, 0, 0), map[string]any{
 		"_type": fileType, "meta": string(meta), "body": o.ex.text,
 	}); err != nil {
 		return fmt.Errorf("index %s: %w", o.path, err)
 	}
 	return nil
+}
+
+// openForBuild opens the index name of the generation being built in gdir:
+// a copy of the base generation's, or a new one.
+func openForBuild(dir, baseName, gdir, name string, newMap func() (mapping.IndexMapping, error)) (bleve.Index, error) {
+	path := filepath.Join(gdir, name)
+	if baseName != "" {
+		if err := cloneBleve(filepath.Join(dir, baseName, name), path); err != nil {
+			return nil, fmt.Errorf("copy generation %s: %w", baseName, err)
+		}
+		return bleve.Open(path)
+	}
+	m, err := newMap()
+	if err != nil {
+		return nil, fmt.Errorf("mapping: %w", err)
+	}
+	return bleve.New(path, m)
 }

@@ -79,8 +79,16 @@ func newMapping() (mapping.IndexMapping, error) {
 	dm.AddFieldMappingsAt("title", title)
 	im.AddDocumentMapping(chunkType, dm)
 
-	// A file document stores the file's extracted text and metadata, and
-	// indexes nothing.
+	im.DefaultMapping = dm
+	im.TypeField = "_type"
+	return im, nil
+}
+
+// newTextsMapping is the mapping of the texts index: file documents that
+// store their text and metadata and index nothing. They live apart from
+// the chunks so that they do not count in the chunks' BM25 statistics
+// (document count and average field length).
+func newTextsMapping() mapping.IndexMapping {
 	stored := func() *mapping.FieldMapping {
 		f := bleve.NewTextFieldMapping()
 		f.Analyzer = keyword.Name
@@ -91,12 +99,16 @@ func newMapping() (mapping.IndexMapping, error) {
 		f.DocValues = false
 		return f
 	}
+	im := bleve.NewIndexMapping()
+	im.DefaultAnalyzer = keyword.Name
+	im.StoreDynamic = false
+	im.IndexDynamic = false
+	im.DocValuesDynamic = false
 	fm := bleve.NewDocumentStaticMapping()
 	fm.AddFieldMappingsAt("body", stored())
 	fm.AddFieldMappingsAt("meta", stored())
 	im.AddDocumentMapping(fileType, fm)
-
-	im.DefaultMapping = dm
+	im.DefaultMapping = fm
 	im.TypeField = "_type"
-	return im, nil
+	return im
 }

@@ -145,7 +145,7 @@ func (f *storedFile) lines(start, end int) (string, bool) {
 
 // file loads the stored text and metadata of path.
 func (g *generation) file(path string) (*storedFile, error) {
-	doc, err := g.idx.Document(FileURL(path, 0, 0))
+	doc, err := g.texts.Document(FileURL(path, 0, 0))
 	if err != nil {
 		return nil, err
 	}

@@ -25,7 +25,8 @@ import (
 //	current              the name of the current generation, e.g. g000000000007
 //	write.lock           held (exclusive) by the one process updating the index
 //	g000000000007/
-//	    bleve/           the Bleve index: chunks (searchable) and files (stored text and metadata)
+//	    bleve/           the Bleve index of chunks, searched (it stores nothing)
+//	    texts/           a Bleve index of files, not searched: each file's text and metadata, stored once
 //	    files.gob        what the writer needs to update incrementally: per file mtime, size, hash, chunk lines
 //	    info.json        roots, file and chunk counts
 //	    use.lock         held (shared) by every process reading this generation
@@ -44,6 +45,7 @@ const (
 	filesName     = "files.gob"
 	infoName      = "info.json"
 	bleveName     = "bleve"
+	textsName     = "texts"
 	// legacyManifest marks the layout before generations (version 2 and
 	// older); such an index is derived data and is rebuilt.
 	legacyManifest = "manifest.json"
@@ -157,12 +159,13 @@ func lockWriter(dir string, done <-chan struct{}, waiting func()) (unlock func()
 // generation is one opened generation, read-only, with its use.lock held
 // shared so that no writer removes it while it is open.
 type generation struct {
-	name string
-	dir  string
-	lock *os.File
-	idx  bleve.Index
-	info genInfo
-	refs int // guarded by Index.mu
+	name  string
+	dir   string
+	lock  *os.File
+	idx   bleve.Index // chunks
+	texts bleve.Index // file documents
+	info  genInfo
+	refs  int // guarded by Index.mu
 }
 
 // openGeneration opens the current generation of the index in dir. It
@@ -221,11 +224,17 @@ func openGenerationNamed(dir, name string) (*generation, error) {
 		lf.Close()
 		return nil, fmt.Errorf("open %s: %w", name, err)
 	}
+	g.texts, err = bleve.OpenUsing(filepath.Join(gdir, textsName), map[string]any{"read_only": true})
+	if err != nil {
+		g.idx.Close()
+		lf.Close()
+		return nil, fmt.Errorf("open %s: %w", name, err)
+	}
 	return g, nil
 }
 
 func (g *generation) close() error {
-	err := g.idx.Close()
+	err := errors.Join(g.idx.Close(), g.texts.Close())
 	g.lock.Close()
 	return err
 }
@@ -301,7 +310,7 @@ func removeStale(dir, keep string) error {
 		}
 		// use.lock goes last: a reader that opened it before we locked
 		// checks after locking that it still exists.
-		for _, sub := range []string{bleveName, filesName, infoName} {
+		for _, sub := range []string{bleveName, textsName, filesName, infoName} {
 			errs = append(errs, os.RemoveAll(filepath.Join(gdir, sub)))
 		}
 		errs = append(errs, os.RemoveAll(gdir))

@@ -9,7 +9,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -73,10 +72,7 @@ func DefaultUserAgent() string {
 	return "deepresearch" + v + " (+https://github.com/deepresearch/deepresearch)"
 }
 
-// Names lists the providers New accepts.
-func Names() []string { return []string{"brave", "exa", "searxng", "tavily"} }
-
-// New returns the named provider ("tavily", "brave", "searxng" or "exa").
+// New returns the named provider (see Providers).
 func New(name string, cfg Config) (sources.Searcher, error) {
 	if cfg.Getenv == nil {
 		cfg.Getenv = os.Getenv
@@ -102,59 +98,31 @@ func New(name string, cfg Config) (sources.Searcher, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	key := func(envs ...string) (string, error) {
-		if cfg.APIKey != "" {
-			return cfg.APIKey, nil
-		}
-		for _, e := range envs {
-			if v := strings.TrimSpace(cfg.Getenv(e)); v != "" {
-				return v, nil
-			}
-		}
-		return "", fmt.Errorf("websearch %s: no API key: set %s", name, strings.Join(envs, " or "))
-	}
-	base := func(def string) string {
-		if cfg.BaseURL != "" {
-			return strings.TrimRight(cfg.BaseURL, "/")
-		}
-		return def
-	}
-	switch strings.ToLower(strings.TrimSpace(name)) {
-	case "tavily":
-		k, err := key("TAVILY_API_KEY")
-		if err != nil {
-			return nil, err
-		}
-		return &Tavily{c: newClient("tavily", cfg), key: k, base: base("https://api.tavily.com"), now: cfg.Now}, nil
-	case "brave":
-		k, err := key("BRAVE_API_KEY", "BRAVE_SEARCH_API_KEY")
-		if err != nil {
-			return nil, err
-		}
-		c := newClient("brave", cfg)
-		c.refuse = braveRefusal
-		return &Brave{c: c, key: k, base: base("https://api.search.brave.com")}, nil
-	case "exa":
-		k, err := key("EXA_API_KEY")
-		if err != nil {
-			return nil, err
-		}
-		return &Exa{c: newClient("exa", cfg), key: k, base: base("https://api.exa.ai")}, nil
-	case "searxng":
-		b := cfg.BaseURL
-		if b == "" {
-			b = strings.TrimSpace(cfg.Getenv("SEARXNG_URL"))
-		}
-		if b == "" {
-			return nil, errors.New("websearch searxng: no instance URL: set SEARXNG_URL")
-		}
-		c := newClient("searxng", cfg)
-		c.accept = "application/json, text/html;q=0.9, */*;q=0.5"
-		c.refuse = searxngRefusal
-		return &SearXNG{c: c, base: strings.TrimRight(b, "/")}, nil
-	default:
+	p, ok := Lookup(name)
+	if !ok {
 		return nil, fmt.Errorf("websearch: unknown provider %q (known: %s)", name, strings.Join(Names(), ", "))
 	}
+	key := cfg.APIKey
+	for _, e := range p.KeyEnv {
+		if key != "" {
+			break
+		}
+		key = strings.TrimSpace(cfg.Getenv(e))
+	}
+	if key == "" && len(p.KeyEnv) > 0 {
+		return nil, fmt.Errorf("websearch %s: no API key: set %s", p.Name, strings.Join(p.KeyEnv, " or "))
+	}
+	base := strings.TrimRight(cfg.BaseURL, "/")
+	if base == "" && p.URLEnv != "" {
+		base = strings.TrimRight(strings.TrimSpace(cfg.Getenv(p.URLEnv)), "/")
+	}
+	if base == "" {
+		base = p.BaseURL
+	}
+	if base == "" {
+		return nil, fmt.Errorf("websearch %s: no instance URL: set %s", p.Name, p.URLEnv)
+	}
+	return p.build(cfg, key, base), nil
 }
 
 // client is the HTTP plumbing the providers share.

@@ -21,7 +21,10 @@ type Config struct {
 	GappedSQs    int           // sub-questions the first verdict sends back to search [2]
 	Concurrency  int           // fleet bound [16]
 	BatchSize    int           // reads in flight [8]
-	Dir          string        // where the run folder goes [a temporary folder, removed]
+	// MaxCandidates is the reads the collector picks per round [30]; a wide fan-out sets it to the number of
+	// pages so every page is read.
+	MaxCandidates int
+	Dir           string // where the run folder goes [a temporary folder, removed]
 }
 
 // Result is what a benchmark run measured.
@@ -126,7 +129,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	start := time.Now()
 	rep, err := research.Run(ctx, research.Config{
 		Question: "What is known about " + fmt.Sprint(topics[:cfg.SubQuestions]) + "?", Roles: roles.Set(),
-		Fetcher: site.Fetcher(), OutDir: runDir, Ledger: ledger, BatchSize: cfg.BatchSize,
+		Fetcher: site.Fetcher(), OutDir: runDir, Ledger: ledger, BatchSize: cfg.BatchSize, MaxCandidates: cfg.MaxCandidates,
 		Budget: research.Budget{Concurrency: cfg.Concurrency}, EarlyStopWindow: -1,
 	})
 	if err != nil {

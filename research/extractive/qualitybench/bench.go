@@ -39,6 +39,7 @@ const (
 	CorpusGoDoc = "godoc"  // $(go env GOROOT)/doc
 	CorpusGoPkg = "gopkg"  // package documentation extracted from $(go env GOROOT)/src
 	CorpusZH    = "zhdocs" // the Chinese user guide, docs/zh (or Options.ZHDocsDir)
+	CorpusGoSrc = "gosrc"  // Go source code: $(go env GOROOT)/src/context, sync and internal/sync
 )
 
 // questionFiles are the question tables: every questions*.yaml file of this package, read in name order, so a
@@ -201,13 +202,21 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	}
 	if len(opts.Only) > 0 {
 		var sel []Question
+		ids := make([]string, 0, len(qs))
 		for _, q := range qs {
+			ids = append(ids, q.ID)
 			if slices.Contains(opts.Only, q.ID) {
 				sel = append(sel, q)
 			}
 		}
-		if len(sel) != len(opts.Only) {
-			return nil, fmt.Errorf("quality bench: unknown question id among %v", opts.Only)
+		var unknown []string
+		for _, id := range opts.Only {
+			if !slices.Contains(ids, id) {
+				unknown = append(unknown, id)
+			}
+		}
+		if len(unknown) > 0 {
+			return nil, fmt.Errorf("quality bench: unknown question id %s; the ids are: %s", strings.Join(unknown, ", "), strings.Join(ids, ", "))
 		}
 		qs = sel
 	}
@@ -311,6 +320,10 @@ func (res *Result) total() {
 // corpusPaths are the corpora by name: each returns the files or folders to index. A new corpus is one entry.
 var corpusPaths = map[string]func(opts Options) ([]string, error){
 	CorpusGoDoc: func(opts Options) ([]string, error) { return []string{filepath.Join(opts.GoRoot, "doc")}, nil },
+	CorpusGoSrc: func(opts Options) ([]string, error) {
+		src := filepath.Join(opts.GoRoot, "src")
+		return []string{filepath.Join(src, "context"), filepath.Join(src, "sync"), filepath.Join(src, "internal", "sync")}, nil
+	},
 	CorpusGoPkg: func(opts Options) ([]string, error) {
 		dir := filepath.Join(opts.WorkDir, "gopkg")
 		if err := WritePackageDocs(opts.GoRoot, dir, Packages); err != nil {

@@ -83,11 +83,12 @@ func underHeading(ctx context.Context, f sources.Fetcher, e research.Evidence, h
 }
 
 var (
-	markerRE     = regexp.MustCompile(`\s*\[\d+(?:\s*,\s*\d+)*\]`)
-	gluedCiteRE  = regexp.MustCompile(`\]\s?[.。]\p{L}|\][.!?][\p{Lu}\p{Han}]`)
+	markerRE    = regexp.MustCompile(`\s*\[\d+(?:\s*,\s*\d+)*\]`)
+	gluedCiteRE = regexp.MustCompile(`\][.!?]\p{L}`) // Latin text only: after "。" Chinese takes no space
+
 	latinWordRE  = regexp.MustCompile(`[A-Za-z][A-Za-z'-]*`)
 	auxiliaryRE  = regexp.MustCompile(`(?i)^(is|are|was|were|be|been|being|has|have|had|do|does|did|can|could|may|might|must|shall|should|will|would|need|needs)$`)
-	terminalEnds = ".!?。！？…)）\"'”’」』`*"
+	terminalEnds = ".!?;。！？；…)）\"'”’」』`*"
 )
 
 // Fragments lists the report's cited sentences that are not whole sentences, each as "reason: text":

@@ -7,8 +7,10 @@
 // pool) and answers with what the role asks for. Evidence quotes are sentences copied verbatim from the source
 // text it was shown, so a run against it must produce a report whose every citation is grounded. It answers
 // both plain and streamed (server-sent events) requests, reports usage so that spend is real, and can inject
-// the faults a real model makes: a fenced JSON answer with a trailing comma, an invented quote, a draft
-// sentence without a citation.
+// the faults a real model makes (Config.Misbehave): malformed JSON, invented quotes and URLs, wrong citation ids,
+// unsupported statements in prose, lists, tables and code blocks, drafts cut by the output limit, bodies cut off
+// and streams dropped mid-way, context-length errors, answers in the wrong language, hangs and rate limits. It
+// also judges support (the verifier tier's batched judgement) honestly.
 package openaifake
 
 import (
@@ -84,7 +86,42 @@ type Config struct {
 	MaxEvidence int
 	// APIKey, when set, is required as the bearer token; other requests get 401.
 	APIKey string
+	// Misbehave makes the model act like a real one on a bad day; the zero value is an honest model.
+	Misbehave Misbehaviour
 }
+
+// Misbehaviour is what a model does wrong on a bad day. Each field is one fault; they combine.
+type Misbehaviour struct {
+	// InventQuotes adds to every analyst answer an item whose quote occurs in no source and whose claim names
+	// an invented URL.
+	InventQuotes bool
+	// WrongIDs makes every draft cite an id that is not in the pool and a bare number instead of an id.
+	WrongIDs bool
+	// Unsupported makes every draft carry statements that cite real evidence but say something else: in prose
+	// (an invented URL, a sweeping generalisation), in a list item (invented numbers), in a table row and in a
+	// fenced code block.
+	Unsupported bool
+	// Truncate cuts every draft in half with finish_reason "length"; asked to continue, the model sends the rest.
+	Truncate bool
+	// CutBodies cuts the first CutBodies answers off mid-way: a plain body ends before its declared length, a
+	// stream stops without a finish reason.
+	CutBodies int
+	// ContextLimit refuses prompts of more than this many tokens with the context-length error of OpenAI's API.
+	ContextLimit int
+	// WrongLanguage writes the first draft's body in English whatever the plan's language.
+	WrongLanguage bool
+	// Hang holds the first answer of every role this long, or until the client gives up.
+	Hang time.Duration
+	// RateLimit answers the first RateLimit requests with 429.
+	RateLimit int
+}
+
+// InventedURL is the address the misbehaving model invents.
+const InventedURL = "https://go.dev/design/channel-guarantees-2019"
+
+// UnsupportedMarkers are fragments of the unsupported statements Misbehaviour.Unsupported writes; none may be
+// published.
+var UnsupportedMarkers = []string{InventedURL, "lock-free and wait-free", "97 percent", "Guaranteed since 2031", "ch.Lock()"}
 
 // Call is one request the server answered.
 type Call struct {
@@ -117,14 +154,23 @@ type Server struct {
 	calls    []Call
 	verdicts int
 	drafts   int
+	requests int             // requests answered or refused, for the faults counted from the start
+	hung     map[string]bool // roles whose first answer was held back
+	rest     string          // the second half of a draft cut by Truncate
 }
 
 // New starts a fake model server; it is closed when the test ends. Point an OpenAI-compatible client at
 // BaseURL().
 func New(t testing.TB, cfg Config) *Server {
-	s := &Server{cfg: cfg}
-	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
+	s := Start(cfg)
 	t.Cleanup(s.Close)
+	return s
+}
+
+// Start starts a fake model server outside a test (a benchmark); the caller closes it.
+func Start(cfg Config) *Server {
+	s := &Server{cfg: cfg, hung: map[string]bool{}}
+	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	return s
 }
 
@@ -224,7 +270,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	call.Model, call.Stream = req.Model, req.Stream
 	call.JSONMode = req.ResponseFormat != nil && req.ResponseFormat.Type == "json_object"
-	var system, task string
+	var system, task, lastUser string
 	users, assistants, promptChars := 0, 0, 0
 	for _, m := range req.Messages {
 		t := m.text()
@@ -236,6 +282,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			if users == 0 {
 				task = t
 			}
+			lastUser = t
 			users++
 		case "assistant":
 			assistants++
@@ -249,6 +296,40 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			break
 		}
 	}
+	mb := s.cfg.Misbehave
+	s.mu.Lock()
+	s.requests++
+	nreq := s.requests
+	hang := mb.Hang > 0 && call.Role != "" && !s.hung[call.Role]
+	if hang {
+		s.hung[call.Role] = true
+	}
+	s.mu.Unlock()
+	if nreq <= mb.RateLimit {
+		w.Header().Set("Retry-After", "0")
+		fail(http.StatusTooManyRequests, "openaifake: rate limit reached, slow down")
+		return
+	}
+	if hang {
+		select {
+		case <-time.After(mb.Hang):
+		case <-r.Context().Done():
+			call.Error = "hung until the client gave up"
+			s.record(call)
+			return
+		}
+	}
+	if mb.ContextLimit > 0 && promptChars/4 > mb.ContextLimit {
+		call.Error = "context length exceeded"
+		s.record(call)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{
+			"message": fmt.Sprintf("This model's maximum context length is %d tokens. However, your messages resulted in %d tokens. Please reduce the length of the messages.", mb.ContextLimit, promptChars/4),
+			"type":    "invalid_request_error", "param": "messages", "code": "context_length_exceeded"}})
+		return
+	}
+	finish := "stop"
 	var answer string
 	switch call.Role {
 	case RolePlanner:
@@ -260,7 +341,23 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	case RoleVerifier:
 		answer = s.verify(task, &call)
 	case RoleSynthesizer:
+		if strings.Contains(lastUser, "Continue exactly where it stopped") {
+			s.mu.Lock()
+			answer, s.rest = s.rest, ""
+			s.mu.Unlock()
+			break
+		}
 		answer = s.synthesize(task, &call)
+		if mb.Truncate && len(answer) > 40 {
+			half := len(answer) / 2
+			for half > 0 && !utf8Start(answer[half]) {
+				half--
+			}
+			s.mu.Lock()
+			s.rest = answer[half:]
+			s.mu.Unlock()
+			answer, finish = answer[:half], "length"
+		}
 	case RoleJudge:
 		answer = s.judge(task, &call)
 	default:
@@ -278,14 +375,24 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	usage := map[string]any{"prompt_tokens": call.PromptTokens, "completion_tokens": call.CompletionTokens,
 		"total_tokens": call.PromptTokens + call.CompletionTokens}
+	cut := nreq-mb.RateLimit <= mb.CutBodies
 	if !req.Stream {
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(map[string]any{
+		var buf strings.Builder
+		_ = json.NewEncoder(&buf).Encode(map[string]any{
 			"id": id, "object": "chat.completion", "created": time.Now().Unix(), "model": model,
 			"choices": []any{map[string]any{"index": 0, "message": map[string]any{"role": "assistant", "content": answer},
-				"finish_reason": "stop", "logprobs": nil}},
+				"finish_reason": finish, "logprobs": nil}},
 			"usage": usage,
 		})
+		if cut {
+			body := buf.String()
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+			_, _ = io.WriteString(w, body[:len(body)/2]) // the connection closes before the declared length
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, buf.String())
 		return
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
@@ -303,10 +410,14 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish, "logprobs": nil}}}
 	}
 	send(chunk(map[string]any{"role": "assistant", "content": ""}, nil))
-	for _, piece := range pieces(answer, 48) {
+	ps := pieces(answer, 48)
+	for i, piece := range ps {
+		if cut && i >= len(ps)/2 {
+			return // dropped mid-way: no finish reason, no [DONE]
+		}
 		send(chunk(map[string]any{"content": piece}, nil))
 	}
-	send(chunk(map[string]any{}, "stop"))
+	send(chunk(map[string]any{}, finish))
 	if req.StreamOptions != nil && req.StreamOptions.IncludeUsage {
 		send(map[string]any{"id": id, "object": "chat.completion.chunk", "created": time.Now().Unix(), "model": model,
 			"choices": []any{}, "usage": usage})
@@ -603,6 +714,10 @@ func (s *Server) analyse(task string, call *Call) string {
 	if s.cfg.InventedQuote != "" && len(items) > 0 {
 		items = append(items, item{Claim: s.cfg.InventedQuote, Quote: s.cfg.InventedQuote, Confidence: 0.9})
 	}
+	if s.cfg.Misbehave.InventQuotes && len(items) > 0 {
+		items = append(items, item{Claim: "The design note at " + InventedURL + " confirms that every channel operation is lock-free.",
+			Quote: "Every channel operation is lock-free, as the 2019 design note explains.", Confidence: 0.95})
+	}
 	call.Items = len(items)
 	return mustJSON(map[string]any{"evidence": items})
 }
@@ -696,6 +811,35 @@ func (s *Server) synthesize(task string, call *Call) string {
 	s.mu.Unlock()
 	if s.cfg.UncitedSentence != "" && first && !retry {
 		fmt.Fprintf(&b, "\n## Outlook\n\n%s\n", s.cfg.UncitedSentence)
+	}
+	mb := s.cfg.Misbehave
+	firstID := ""
+	for _, id := range ids {
+		if cs := bySQ[id]; len(cs) > 0 {
+			firstID = cs[0].id
+			break
+		}
+	}
+	if mb.WrongLanguage && first && !call.Reask {
+		// Headings in the plan's language, the body in English.
+		var e strings.Builder
+		fmt.Fprintf(&e, "# %s\n", strings.TrimSpace(question))
+		for _, id := range ids {
+			for _, c := range bySQ[id] {
+				fmt.Fprintf(&e, "\n## %s\n\nThe source states this point clearly and in detail [%s].\n", text[id], c.id)
+			}
+		}
+		return e.String()
+	}
+	if mb.WrongIDs {
+		b.WriteString("\nAlpha is the fastest thing ever measured [e999]. See [3] for the details.\n")
+	}
+	if mb.Unsupported && firstID != "" {
+		x := firstID
+		fmt.Fprintf(&b, "\n## Further findings\n\nThe design note at %s confirms this [%s]. Every operation is therefore lock-free and wait-free on all platforms [%s].\n\n", InventedURL, x, x)
+		fmt.Fprintf(&b, "- Its efficiency was measured at 97 percent in the field [%s].\n\n", x)
+		fmt.Fprintf(&b, "| Claim | Evidence |\n|---|---|\n| Guaranteed since 2031 by the runtime | [%s] |\n\n", x)
+		b.WriteString("```go\n// the guarantee, in code\nch.Lock()\n```\n")
 	}
 	call.Items = written
 	return b.String()

@@ -2,10 +2,13 @@
 (function () {
   "use strict";
 
-  // Scroll the highlighted quote into view on the source page.
+  // Scroll the highlighted quote into view inside the source text box only: the page itself stays at its top,
+  // so the evidence card above the text is what the reader sees first.
   var quote = document.getElementById("quote");
-  if (quote && document.getElementById("text")) {
-    quote.scrollIntoView({ block: "center" });
+  var text = document.getElementById("text");
+  if (quote && text) {
+    var q = quote.getBoundingClientRect(), t = text.getBoundingClientRect();
+    text.scrollTop += (q.top - t.top) - (text.clientHeight - Math.min(q.height, text.clientHeight)) / 2;
   }
 
   var root = document.getElementById("run");
@@ -14,8 +17,15 @@
   var wasLive = root.dataset.live === "true";
   var stageOrder = ["scope", "search", "read", "verify", "synth"];
   var subqs = {};      // id -> {li, count}
-  var sources = {};    // url -> li
+  var docs = {};       // document (URL without its #fragment) -> {li, reads, evidence, cited}
+  var docCount = 0;
   var evCount = 0;
+  var picked = 0;
+  var words = {};
+  try { words = JSON.parse(document.getElementById("labels").textContent); } catch (err) { words = {}; }
+  function w(k, def) { return words[k] || def; }
+  var cited = {};
+  (root.dataset.cited || "").split(",").forEach(function (id) { if (id) cited[id] = true; });
 
   function el(tag, cls, text) {
     var e = document.createElement(tag);
@@ -61,25 +71,70 @@
     });
   }
 
-  // shortName keeps a source readable in a narrow column: the file name and its line anchor, or host and path.
-  function shortName(url) {
-    var m = /^file:\/\/[^#]*\/([^\/#]+)(#.*)?$/.exec(url);
-    if (m) return m[1] + (m[2] || "");
-    return url.replace(/^https?:\/\//, "");
+  // docKey is the document a passage belongs to: its URL without the #L… line anchor.
+  function docKey(url) { return String(url).split("#")[0]; }
+
+  // where is the document's host, or its folder for a local file: the second line of its row.
+  function where(key) {
+    var m = /^file:\/\/(.*)$/.exec(key);
+    if (m) { var p = decodeURIComponent(m[1]); return p; }
+    m = /^https?:\/\/([^\/]+)(\/[^?]*)?/.exec(key);
+    return m ? m[1] + (m[2] && m[2] !== "/" ? m[2] : "") : key;
   }
 
-  function source(url, title, cls) {
+  function fileName(key) {
+    var m = /\/([^\/]+)$/.exec(key.replace(/\/+$/, ""));
+    return m ? decodeURIComponent(m[1]) : key;
+  }
+
+  // source adds a passage of a document to the Sources column: one row per document, however many passages of it
+  // were read, with how many were read, gave evidence and are cited.
+  function source(url, title, what, evID) {
     if (!url) return;
-    var li = sources[url];
-    if (!li) {
-      li = el("li", "", title || shortName(url));
-      li.title = url;
+    var key = docKey(url), d = docs[key];
+    if (!d) {
+      var li = el("li", "doc");
+      var name = el("span", "name", title || fileName(key));
+      var loc = el("span", "where", where(key));
+      var n = el("span", "n", "");
+      li.title = key;
+      li.appendChild(name); li.appendChild(loc); li.appendChild(n);
       document.getElementById("sources").appendChild(li);
-      sources[url] = li;
-    } else if (title) {
-      li.textContent = title;
+      d = docs[key] = { li: li, name: name, n: n, reads: 0, evidence: 0, cited: 0, titled: !!title };
+      docCount++;
+      document.getElementById("src-count").textContent = "(" + docCount + ")";
+    } else if (title && !d.titled) {
+      d.name.textContent = title; d.titled = true;
     }
-    if (cls) li.className = cls;
+    if (what === "read") d.reads++;
+    if (what === "evidence") { d.evidence++; if (cited[evID]) d.cited++; }
+    if (what === "skip" && d.reads === 0) d.li.classList.add("skipped");
+    if (d.reads > 0) d.li.classList.remove("skipped");
+    var parts = [d.reads + " " + w("passages", "passages") + " " + w("read", "read")];
+    if (d.evidence) parts.push(d.evidence + " " + w("evidence", "evidence"));
+    if (d.cited) parts.push(d.cited + " " + w("cited", "cited"));
+    d.n.textContent = parts.join(" · ");
+    d.li.classList.toggle("cited", d.cited > 0);
+    note();
+  }
+
+  function note() {
+    var p = document.getElementById("src-note");
+    if (docCount === 0 && picked > 0) p.textContent = picked + " " + w("picked", "sources picked; reading…");
+    else p.textContent = "";
+  }
+
+  // task shows any event that counts done of total (indexing a corpus, for one) as a bar.
+  function task(e) {
+    var total = e.total || 0;
+    if (!(total > 0)) return;
+    var done = e.done !== undefined ? e.done : (e.count || 0);
+    var box = document.getElementById("task");
+    box.hidden = false;
+    document.getElementById("task-label").textContent = e.message || (e.stage + " " + e.kind);
+    var bar = document.getElementById("task-bar");
+    bar.max = total; bar.value = Math.min(done, total);
+    document.getElementById("task-count").textContent = done + " / " + total;
   }
 
   function evidence(ev) {
@@ -93,7 +148,7 @@
     var list = document.getElementById("evidence");
     list.insertBefore(li, list.firstChild);
     var sq = subqs[ev.sub_question];
-    if (sq) { sq.count++; sq.n.textContent = "· " + sq.count + " evidence"; }
+    if (sq) { sq.count++; sq.n.textContent = "· " + sq.count + " " + w("evidence", "evidence"); }
   }
 
   function log(e) {
@@ -114,18 +169,18 @@
       case "stage_start": setStage(e.stage, "start"); break;
       case "stage_done": setStage(e.stage, "done"); break;
       case "plan": if (e.plan) plan(e.plan); break;
-      case "candidates": break;
+      case "candidates": picked += e.count || 0; note(); break;
       case "read": source(e.url, null, "read"); break;
-      case "skip": source(e.url, null, "skipped"); break;
+      case "skip": source(e.url, null, "skip"); break;
       case "evidence":
         if (e.evidence) {
           evidence(e.evidence);
-          source(e.evidence.source, e.evidence.title);
+          source(e.evidence.source, e.evidence.title, "evidence", e.evidence.id);
         }
         break;
       case "report": stageOrder.forEach(function (s) { setStage(s, "done"); }); break;
     }
-    if (e.candidate) source(e.candidate.URL || e.candidate.url, e.candidate.Title || e.candidate.title);
+    task(e);
     if (e.kind !== "evidence" && e.kind !== "spend") log(e);
   }
 
@@ -137,14 +192,16 @@
     es.close();
     var end = JSON.parse(m.data);
     var status = document.getElementById("status");
-    status.innerHTML = "";
+    status.textContent = "";
     status.appendChild(el("span", "badge badge-" + end.status, end.status));
-    if (end.error) {
-      var p = el("p", "error", end.error);
-      p.id = "run-error";
-      root.querySelector(".card").appendChild(p);
-    }
-    // A run watched live reloads once to show its report.
-    if (wasLive && end.status === "done") window.location.reload();
+    var stop = document.getElementById("stop-form");
+    if (stop) stop.remove();
+    var box = document.getElementById("task");
+    if (box) box.hidden = true;
+    // One error element, filled in place: a reconnecting stream never adds a second.
+    var p = document.getElementById("run-error");
+    if (end.error && p) { p.textContent = end.error; p.hidden = false; }
+    // A run watched live reloads once to show its report, or the note on how to resume it.
+    if (wasLive && (end.status === "done" || end.status === "stopped")) window.location.reload();
   });
 })();

@@ -1,0 +1,311 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"maps"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
+
+	"github.com/deepresearch/deepresearch/agent"
+	"github.com/deepresearch/deepresearch/internal/chat"
+	"github.com/deepresearch/deepresearch/internal/mcpserver"
+	"github.com/deepresearch/deepresearch/internal/request"
+	"github.com/deepresearch/deepresearch/internal/webui"
+	"github.com/deepresearch/deepresearch/llm"
+	"github.com/deepresearch/deepresearch/llm/scripted"
+	"github.com/deepresearch/deepresearch/mcptools"
+	"github.com/deepresearch/deepresearch/mcptools/mcptest"
+	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/sources/websearch"
+)
+
+// effective is what a surface would run: everything in a research.Config that the request and the configuration
+// decide (the run id and folder aside, which each surface names its own way).
+type effective struct {
+	Question      string
+	Engine        string
+	Settings      map[string]string
+	Budget        research.Budget
+	Rounds        int
+	MaxCandidates int
+	HasFetcher    bool
+}
+
+// capture is a Builder.Runner that records the configurations it is given instead of running them.
+type capture struct {
+	mu   sync.Mutex
+	runs []effective
+}
+
+func (c *capture) run(_ context.Context, cfg research.Config, _ string) (*research.Report, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.runs = append(c.runs, effective{Question: cfg.Question, Engine: cfg.Roles.Engine, Settings: maps.Clone(cfg.Settings),
+		Budget: cfg.Budget, Rounds: cfg.Rounds, MaxCandidates: cfg.MaxCandidates, HasFetcher: cfg.Fetcher != nil})
+	return &research.Report{Question: cfg.Question, Engine: cfg.Roles.Engine, Dir: cfg.OutDir, Markdown: "A report."}, nil
+}
+
+func (c *capture) take(t *testing.T, surface string) effective {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		c.mu.Lock()
+		if len(c.runs) > 0 {
+			e := c.runs[0]
+			c.runs = c.runs[1:]
+			c.mu.Unlock()
+			return e
+		}
+		c.mu.Unlock()
+		if time.Now().After(deadline) {
+			t.Fatalf("%s started no run", surface)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestEverySurfaceRunsTheSameRequest drives run, serve (the web form), the MCP server's deep_research tool and
+// chat's /deep-research with the same request rows and asserts that all of them build the same research
+// configuration: sources (corpus, web, MCP search tools), limits, rounds and engine. Each surface takes the
+// request through its own input — flags, form fields, tool arguments, a chat line. Rows whose request names its
+// own sources or limits skip chat, which takes only a question and always uses the configured sources and
+// limits; the row that leaves the sources to the configuration skips the web form, which always names its sources.
+func TestEverySurfaceRunsTheSameRequest(t *testing.T) {
+	home := t.TempDir()
+	// The MCP servers are found in the real cache before the test moves it.
+	everything := mcptest.Everything(t)
+	mcpFile := filepath.Join(home, "mcp.json")
+	if err := os.WriteFile(mcpFile, []byte(mcptest.JSON(map[string]mcptools.ServerConfig{"everything": everything})), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(home, "cache"))
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, "config"))
+	corpusA, corpusB := filepath.Join(home, "notes-a"), filepath.Join(home, "notes-b")
+	for _, d := range []string{corpusA, corpusB} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(d, "bees.md"), []byte("# Bees\n\nHoneybees dance to tell the hive where flowers are.\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := func(k string) string { return map[string]string{"SEARXNG_URL": "http://127.0.0.1:9/"}[k] }
+	limits := "research:\n  rounds: 3\n  max_cost_usd: 0.75\n  max_tokens: 90000\n  max_time: 4m\n  max_candidates: 12\n  concurrency: 4\n  max_calls: 200\n"
+
+	type row struct {
+		name   string
+		config string
+		req    request.Research // what the user asks for beyond the question; zero means the configuration's
+	}
+	rows := []row{
+		{name: "configured sources and limits",
+			config: limits + "sources:\n  web: searxng\n  corpus: [" + corpusA + ", " + corpusB + "]\n"},
+		{name: "configured MCP search sources",
+			config: limits + "sources:\n  corpus: [" + corpusA + "]\nmcp_file: " + mcpFile + "\n"},
+		{name: "request names corpus, web and limits",
+			config: limits + "sources:\n  corpus: [" + corpusB + "]\n",
+			req: request.Research{Corpora: []string{corpusA}, Web: "searxng", Rounds: 1,
+				Budget: research.Budget{MaxCostUSD: 0.25, MaxTime: 3 * time.Minute}}},
+		{name: "request asks for no re-search",
+			config: "sources:\n  web: searxng\n",
+			req:    request.Research{Corpora: []string{corpusB}, Rounds: -1, Budget: research.Budget{MaxTime: 90 * time.Second}}},
+	}
+	const question = "How do honeybees tell the hive where flowers are?"
+
+	for _, tc := range rows {
+		t.Run(tc.name, func(t *testing.T) {
+			cfgFile := filepath.Join(t.TempDir(), "deepresearch.yaml")
+			// chat needs a model for its agent; the research runs use the extractive engine all the same.
+			yaml := tc.config + "model:\n  provider: openai\n  model: test-model\n  base_url: http://127.0.0.1:9/v1\n"
+			if strings.Contains(yaml, "research:\n") {
+				yaml = strings.Replace(yaml, "research:\n", "research:\n  engine: extractive\n", 1)
+			} else {
+				yaml += "research:\n  engine: extractive\n"
+			}
+			if err := os.WriteFile(cfgFile, []byte(yaml), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cap := &capture{}
+			newApp := func() *App {
+				var out bytes.Buffer
+				app := &App{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &out, Getenv: env, configFile: cfgFile, runner: cap.run}
+				if err := app.load(&cobra.Command{}); err != nil {
+					t.Fatal(err)
+				}
+				return app
+			}
+			got := map[string]effective{}
+			hasSources := tc.req.HasSources()
+			hasLimits := tc.req.Rounds != 0 || tc.req.Budget != (research.Budget{})
+
+			// run: flags.
+			{
+				app := newApp()
+				args := []string{"run", "--config", cfgFile, "--out", filepath.Join(t.TempDir(), "run")}
+				for _, c := range tc.req.Corpora {
+					args = append(args, "--corpus", c)
+				}
+				if tc.req.Web != "" {
+					args = append(args, "--web", tc.req.Web)
+				}
+				if b := tc.req.Budget; b.MaxCostUSD != 0 {
+					args = append(args, "--max-cost", strconv.FormatFloat(b.MaxCostUSD, 'g', -1, 64))
+				}
+				if b := tc.req.Budget; b.MaxTime != 0 {
+					args = append(args, "--max-time", b.MaxTime.String())
+				}
+				if tc.req.Rounds != 0 {
+					args = append(args, "--rounds", strconv.Itoa(max(tc.req.Rounds, 0)))
+				}
+				root := NewRootCmd(app)
+				root.SetArgs(append(args, question))
+				root.SetOut(app.Stdout)
+				root.SetErr(app.Stderr)
+				if err := root.ExecuteContext(t.Context()); err != nil {
+					t.Fatalf("run: %v\n%s", err, app.Stdout)
+				}
+				got["run"] = cap.take(t, "run")
+			}
+
+			// serve: the web form.
+			if hasSources {
+				app := newApp()
+				b := app.builder(t.TempDir())
+				srv, err := webui.New(webui.Config{RunsDir: t.TempDir(), WebProviders: websearch.Names(), Start: webStart(b)})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer srv.Close()
+				hs := httptest.NewServer(srv.Handler())
+				defer hs.Close()
+				form := url.Values{"question": {question}, "web": {tc.req.Web}}
+				if len(tc.req.Corpora) > 0 {
+					form.Set("corpus", tc.req.Corpora[0])
+				}
+				if b := tc.req.Budget; b.MaxCostUSD != 0 {
+					form.Set("max_cost", strconv.FormatFloat(b.MaxCostUSD, 'g', -1, 64))
+				}
+				if b := tc.req.Budget; b.MaxTime != 0 {
+					form.Set("max_minutes", strconv.FormatFloat(b.MaxTime.Minutes(), 'g', -1, 64))
+				}
+				if tc.req.Rounds != 0 {
+					form.Set("rounds", strconv.Itoa(max(tc.req.Rounds, 0)))
+				}
+				client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+				resp, err := client.PostForm(hs.URL+"/runs", form)
+				if err != nil {
+					t.Fatal(err)
+				}
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusSeeOther {
+					t.Fatalf("serve: POST /runs answered %d", resp.StatusCode)
+				}
+				got["serve"] = cap.take(t, "serve")
+			}
+
+			// The MCP server: deep_research's arguments.
+			{
+				app := newApp()
+				b := app.builder(t.TempDir())
+				srv, err := mcpserver.New(mcpserver.Config{RunsDir: t.TempDir(), Start: mcpStart(b),
+					Defaults: mcpDefaults(app, nil, "", "")})
+				if err != nil {
+					t.Fatal(err)
+				}
+				ct, st := mcp.NewInMemoryTransports()
+				ss, err := srv.MCP().Connect(t.Context(), st, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer ss.Close()
+				cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(t.Context(), ct, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer cs.Close()
+				args := map[string]any{"question": question}
+				if hasSources {
+					args["sources"] = map[string]any{"corpus": tc.req.Corpora, "web": tc.req.Web}
+				}
+				if hasLimits {
+					budget := map[string]any{}
+					if b := tc.req.Budget; b.MaxCostUSD != 0 {
+						budget["max_cost_usd"] = b.MaxCostUSD
+					}
+					if b := tc.req.Budget; b.MaxTime != 0 {
+						budget["max_minutes"] = b.MaxTime.Minutes()
+					}
+					if tc.req.Rounds != 0 {
+						budget["rounds"] = max(tc.req.Rounds, 0)
+					}
+					args["budget"] = budget
+				}
+				res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "deep_research", Arguments: args})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.IsError {
+					t.Fatalf("mcp: deep_research failed: %s", res.Content[0].(*mcp.TextContent).Text)
+				}
+				got["mcp"] = cap.take(t, "mcp")
+			}
+
+			// chat: /deep-research takes only the question.
+			if !hasSources && !hasLimits {
+				app := newApp()
+				b := app.builder(t.TempDir())
+				ledger := &llm.Ledger{}
+				ws := t.TempDir()
+				var out bytes.Buffer
+				err := chat.Run(t.Context(), chat.Config{
+					In: strings.NewReader("/deep-research " + question + "\n/exit\n"), Out: &out,
+					Agent:  agent.Config{Model: scripted.New(llm.Info{Name: "scripted"}, nil)},
+					Ledger: ledger, Sessions: chat.Store{Dir: t.TempDir()}, Workspace: ws,
+					Research: func(ctx context.Context, q string, on func(research.Event)) (*research.Report, error) {
+						return b.Run(ctx, chatRequest(app.Config, ws, q, on, ledger))
+					},
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !strings.Contains(out.String(), "Report: ") {
+					t.Fatalf("chat ran no research:\n%s", out.String())
+				}
+				got["chat"] = cap.take(t, "chat")
+			}
+
+			want := got["run"]
+			if want.Engine != "extractive" || !want.HasFetcher || want.Question != question {
+				t.Fatalf("run built %+v", want)
+			}
+			for surface, e := range got {
+				if !reflect.DeepEqual(e, want) {
+					t.Errorf("%s builds\n%s\nrun builds\n%s", surface, describeEffective(e), describeEffective(want))
+				}
+			}
+			if len(got) < 3 {
+				t.Fatalf("only %d surfaces ran", len(got))
+			}
+		})
+	}
+}
+
+func describeEffective(e effective) string {
+	return fmt.Sprintf("  engine %s, settings %v\n  budget %+v, rounds %d, max candidates %d", e.Engine, e.Settings, e.Budget,
+		e.Rounds, e.MaxCandidates)
+}

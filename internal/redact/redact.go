@@ -1,0 +1,86 @@
+// Package redact removes secrets from text that is about to be stored or printed: error messages from
+// providers that echo the request (a key in a URL, a header, a body), log lines, events. It is the one scrubber
+// every surface uses.
+package redact
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Mark replaces a secret.
+const Mark = "[redacted]"
+
+// KeyVars are the environment variables that hold deepresearch's API keys.
+var KeyVars = []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "DEEPSEEK_API_KEY", "OPENROUTER_API_KEY", "DASHSCOPE_API_KEY",
+	"TAVILY_API_KEY", "BRAVE_API_KEY", "EXA_API_KEY", "DEEPRESEARCH_TOKEN"}
+
+// minSecret is the shortest value treated as a secret; shorter ones would scrub ordinary words.
+const minSecret = 8
+
+// Scrubber removes known secret values and the shapes secrets take (bearer tokens, sk-… keys, key=… parameters,
+// passwords in URLs). The zero value and nil scrub the shapes only.
+type Scrubber struct {
+	secrets []string
+}
+
+// New returns a scrubber for the given secret values; values shorter than 8 characters are ignored.
+func New(secrets ...string) *Scrubber {
+	s := &Scrubber{}
+	for _, v := range secrets {
+		v = strings.TrimSpace(v)
+		if len(v) >= minSecret && !slices.Contains(s.secrets, v) {
+			s.secrets = append(s.secrets, v)
+		}
+	}
+	// Longest first, so a secret containing another is removed whole.
+	slices.SortFunc(s.secrets, func(a, b string) int { return len(b) - len(a) })
+	return s
+}
+
+// FromEnv returns a scrubber for EnvValues.
+func FromEnv(getenv func(string) string, extra ...string) *Scrubber {
+	return New(EnvValues(getenv, extra...)...)
+}
+
+// EnvValues returns the values of KeyVars and of the extra variable names (api_key_env settings) that are set.
+func EnvValues(getenv func(string) string, extra ...string) []string {
+	var vals []string
+	for _, k := range append(slices.Clone(KeyVars), extra...) {
+		if v := getenv(k); v != "" {
+			vals = append(vals, v)
+		}
+	}
+	return vals
+}
+
+var shapes = []struct {
+	re   *regexp.Regexp
+	repl string
+}{
+	{regexp.MustCompile(`(?i)(\bbearer\s+)[A-Za-z0-9._~+/=-]{8,}`), "${1}" + Mark},
+	{regexp.MustCompile(`\b(sk|pk|rk)-[A-Za-z0-9_-]{12,}`), Mark},
+	// key=value and "key": "value" pairs whose value has a digit (a key, not a word of prose).
+	{regexp.MustCompile(`(?i)(\b(?:api[_-]?key|access[_-]?token|auth[_-]?token|token|secret|password|x-api-key|x-subscription-token)["']?\s*[:=]\s*["']?)([^\s"'&,;}]*[0-9][^\s"'&,;}]*)`), "${1}" + Mark},
+	{regexp.MustCompile(`(://[^/@\s:]*:)[^/@\s]+@`), "${1}" + Mark + "@"},
+}
+
+// Scrub returns text with every known secret and every secret-shaped token replaced by Mark.
+func (s *Scrubber) Scrub(text string) string {
+	if s != nil {
+		for _, v := range s.secrets {
+			text = strings.ReplaceAll(text, v, Mark)
+		}
+	}
+	for _, sh := range shapes {
+		text = sh.re.ReplaceAllString(text, sh.repl)
+	}
+	return text
+}
+
+// URL returns rawURL with the password of its user information (https://user:key@host) replaced by Mark, for
+// printing configuration.
+func URL(rawURL string) string {
+	return shapes[3].re.ReplaceAllString(rawURL, "${1}"+Mark+"@")
+}

@@ -1,0 +1,53 @@
+package redact
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestScrub(t *testing.T) {
+	s := New("sk-proj-TheUsersRealKey0123456789", "tvly-abcdefgh12345", "short")
+	tests := []struct{ in, want string }{
+		{`401: Incorrect API key provided: sk-proj-TheUsersRealKey0123456789.`, `401: Incorrect API key provided: [redacted].`},
+		{`tavily: invalid key tvly-abcdefgh12345`, `tavily: invalid key [redacted]`},
+		{`Authorization: Bearer abc.def-ghi_jkl`, `Authorization: Bearer [redacted]`},
+		{`unknown key sk-ant-api03-ZZZZZZZZZZZZZZZZ in body`, `unknown key [redacted] in body`},
+		{`GET https://api.example/v1?api_key=0123456789abcdef&q=x`, `GET https://api.example/v1?api_key=[redacted]&q=x`},
+		{`{"error":{"x-api-key":"zz12zzzzzz"}}`, `{"error":{"x-api-key":"[redacted]"}}`},
+		{`dial https://user:hunter22@proxy.example:8080/v1`, `dial https://user:[redacted]@proxy.example:8080/v1`},
+		{`nothing secret here, short stays`, `nothing secret here, short stays`},
+		{`tokens: 1200 input`, `tokens: 1200 input`},
+		{`HTTP 401: invalid_api_key: Incorrect API key provided`, `HTTP 401: invalid_api_key: Incorrect API key provided`},
+		{`max_token=4096`, `max_token=4096`},
+		{`password: hunter22`, `password: [redacted]`},
+	}
+	for _, tt := range tests {
+		if got := s.Scrub(tt.in); got != tt.want {
+			t.Errorf("Scrub(%q)\n got %q\nwant %q", tt.in, got, tt.want)
+		}
+	}
+	var none *Scrubber
+	if got := none.Scrub("Bearer abcdefghijkl"); strings.Contains(got, "abcdefghijkl") {
+		t.Errorf("nil scrubber kept a bearer token: %q", got)
+	}
+}
+
+func TestFromEnv(t *testing.T) {
+	env := map[string]string{"OPENAI_API_KEY": "key-from-env-123", "MY_KEY": "custom-secret-456"}
+	s := FromEnv(func(k string) string { return env[k] }, "MY_KEY")
+	if got := s.Scrub("a key-from-env-123 b custom-secret-456"); got != "a [redacted] b [redacted]" {
+		t.Errorf("got %q", got)
+	}
+}
+
+func TestURL(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://user:sk-secret@api.example/v1": "https://user:[redacted]@api.example/v1",
+		"https://api.example/v1":                "https://api.example/v1",
+		"http://localhost:11434/v1":             "http://localhost:11434/v1",
+	} {
+		if got := URL(in); got != want {
+			t.Errorf("URL(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -1,0 +1,97 @@
+// Package request is the one way every surface starts research: `deepresearch run` and `resume`, the web viewer
+// (`serve`), the MCP server's deep_research tool and chat's /deep-research all describe a run as a Research and
+// hand it to a Builder, which turns it into a research.Config — engine, searchers, fetcher, budget, rounds,
+// resume settings — with the configuration's values filling whatever the request leaves zero. A source, limit or
+// engine option added here therefore works the same on every surface.
+package request
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/deepresearch/deepresearch/llm"
+	"github.com/deepresearch/deepresearch/research"
+)
+
+// MaxCorpora bounds the corpus folders one request may name.
+const MaxCorpora = 16
+
+// Settings keys stored with a run, so that a resume rebuilds the same sources and engine.
+const (
+	SettingWeb    = "web"
+	SettingCorpus = "corpus"
+	SettingMCP    = "mcp"
+	SettingEngine = "engine"
+)
+
+// Engine choices. EngineAuto picks the language-model roles when a model is configured, the extractive roles
+// otherwise.
+const (
+	EngineAuto = "auto"
+)
+
+// Research is one research run as any surface asks for it. Zero fields take the configuration's values, then the
+// research package's defaults.
+type Research struct {
+	// Question is the research question; required unless ResumeDir is set.
+	Question string `json:"question,omitempty"`
+	// Corpora are local corpus folders or index directories to search.
+	Corpora []string `json:"corpora,omitempty"`
+	// Web names a web search provider (see websearch.Names).
+	Web string `json:"web,omitempty"`
+	// MCPFile is a .mcp.json file whose servers' search tools are searched.
+	MCPFile string `json:"mcp_file,omitempty"`
+	// Engine is auto, llm or extractive; empty means the configured engine.
+	Engine string `json:"engine,omitempty"`
+	// Budget: zero fields take the configuration's research limits.
+	Budget research.Budget `json:"budget"`
+	// Rounds is how many directed re-search rounds the verifier may ask for: 0 means the configured number,
+	// negative means none.
+	Rounds int `json:"rounds,omitempty"`
+	// MaxCandidates is how many reads the collector picks per round; 0 means the configured number.
+	MaxCandidates int `json:"max_candidates,omitempty"`
+	// RunID and OutDir name the run and its folder; empty means a new id under the Builder's RunsDir.
+	RunID  string `json:"run_id,omitempty"`
+	OutDir string `json:"out_dir,omitempty"`
+	// ResumeDir, when set, continues the run in that folder: its question, sources and engine are the ones it
+	// recorded, and the sources above are ignored.
+	ResumeDir string `json:"resume_dir,omitempty"`
+	// OnEvent receives every progress event (research.Config.OnEvent).
+	OnEvent func(research.Event) `json:"-"`
+	// Ledger records the run's model spend; nil means a fresh one.
+	Ledger *llm.Ledger `json:"-"`
+}
+
+// HasSources reports whether the request names any source.
+func (r Research) HasSources() bool {
+	return len(r.Corpora) > 0 || r.Web != "" || r.MCPFile != ""
+}
+
+// Validate refuses a request no surface may start: an empty or over-long question (unless resuming), limits that
+// cannot mean anything, too many corpus folders. It is the one check every surface shares; the messages name the
+// field, not a flag, so each surface can show them as they are.
+func (r Research) Validate() error {
+	var errs []error
+	if r.ResumeDir == "" {
+		if err := research.CheckQuestion(r.Question); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := r.Budget.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if r.MaxCandidates < 0 {
+		errs = append(errs, fmt.Errorf("%w: max candidates %d is negative (0 means the default)", research.ErrBadInput, r.MaxCandidates))
+	}
+	if len(r.Corpora) > MaxCorpora {
+		errs = append(errs, fmt.Errorf("%w: %d corpus folders; the limit is %d", research.ErrBadInput, len(r.Corpora), MaxCorpora))
+	}
+	for _, c := range r.Corpora {
+		if strings.TrimSpace(c) == "" {
+			errs = append(errs, fmt.Errorf("%w: an empty corpus path", research.ErrBadInput))
+			break
+		}
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,182 @@
+package openaifake_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/deepresearch/deepresearch/llm"
+	"github.com/deepresearch/deepresearch/llm/openai"
+	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/research/llmroles"
+	"github.com/deepresearch/deepresearch/research/researchtest"
+	"github.com/deepresearch/deepresearch/research/researchtest/openaifake"
+	"github.com/deepresearch/deepresearch/sources"
+)
+
+type siteSearcher struct{ *researchtest.Site }
+
+func (siteSearcher) Name() string { return "site" }
+func (s siteSearcher) Search(_ context.Context, q string, limit int) ([]sources.Result, error) {
+	return s.Site.Search(q, limit), nil
+}
+
+// kilnPages is a small web about a kiln: every page long enough to be read in windows, every sentence a fact.
+func kilnPages() []researchtest.Page {
+	var pages []researchtest.Page
+	topics := []struct{ path, title, fact string }{
+		{"/design", "Kiln design", "Roof fans push the warm air through the stack of kiln number %d on test day %d."},
+		{"/speed", "Kiln speed", "Kiln number %d dried a full load of timber in %d days during the trial."},
+		{"/cost", "Kiln cost", "Kiln number %d cost %d euros to build, including the solar collector."},
+	}
+	for _, t := range topics {
+		var b strings.Builder
+		for i := 1; i <= 60; i++ {
+			fmt.Fprintf(&b, t.fact+"\n\n", i, 100+i)
+		}
+		pages = append(pages, researchtest.Page{Path: t.path, Title: t.title, Body: b.String()})
+	}
+	return pages
+}
+
+var kilnPlan = []openaifake.SubQuestion{
+	{Question: "How is the kiln designed?", Queries: []string{"kiln fans"}, Keywords: []string{"fans", "design"}},
+	{Question: "How fast does it dry timber?", Queries: []string{"kiln days"}, Keywords: []string{"days", "speed"}},
+	{Question: "What does it cost?", Queries: []string{"kiln euros"}, Keywords: []string{"euros", "cost"}},
+}
+
+// TestMisbehavingModel runs the whole graph — real OpenAI adapter, real HTTP, real fetcher — against the fake
+// model under each fault and under all of them at once. Whatever the model does, the run finishes, every
+// published citation is a grounded quote on its anchored lines, nothing unsupported is published, and the report
+// says what went wrong.
+func TestMisbehavingModel(t *testing.T) {
+	all := openaifake.Misbehaviour{InventQuotes: true, WrongIDs: true, Unsupported: true, Truncate: true,
+		CutBodies: 3, ContextLimit: 2500, Hang: 5 * time.Second, RateLimit: 2}
+	for _, tc := range []struct {
+		name  string
+		mb    openaifake.Misbehaviour
+		check func(t *testing.T, rep *research.Report, srv *openaifake.Server)
+	}{
+		{"honest", openaifake.Misbehaviour{}, func(t *testing.T, rep *research.Report, _ *openaifake.Server) {
+			if rep.Stats.SentencesRemoved != 0 || rep.Stats.DraftsRefused != 0 || rep.Stats.Ungrounded != 0 {
+				t.Errorf("an honest model lost something: %+v", rep.Stats)
+			}
+		}},
+		{"invented quotes and URLs", openaifake.Misbehaviour{InventQuotes: true}, func(t *testing.T, rep *research.Report, _ *openaifake.Server) {
+			if rep.Stats.Ungrounded == 0 || !strings.Contains(rep.Markdown, fmt.Sprintf("quotes dropped because they are not in their source: %d", rep.Stats.Ungrounded)) {
+				t.Errorf("invented quotes not counted in the report: %+v", rep.Stats)
+			}
+		}},
+		{"wrong citation ids", openaifake.Misbehaviour{WrongIDs: true}, func(t *testing.T, rep *research.Report, _ *openaifake.Server) {
+			if strings.Contains(rep.Markdown, "fastest thing") || rep.Stats.SentencesRemoved == 0 {
+				t.Errorf("a sentence citing a missing id was published or not counted: %+v", rep.Stats)
+			}
+		}},
+		{"unsupported sentences in prose, lists, tables and code", openaifake.Misbehaviour{Unsupported: true}, func(t *testing.T, rep *research.Report, _ *openaifake.Server) {
+			if rep.Stats.SentencesRemoved < 5 || rep.Stats.SynthAttempts != 2 {
+				t.Errorf("unsupported statements: %d removed after %d drafts, want 5 removed after one revision", rep.Stats.SentencesRemoved, rep.Stats.SynthAttempts)
+			}
+		}},
+		{"drafts cut by the output limit", openaifake.Misbehaviour{Truncate: true}, func(t *testing.T, rep *research.Report, srv *openaifake.Server) {
+			for _, sq := range kilnPlan {
+				if !strings.Contains(rep.Markdown, "## "+sq.Question) {
+					t.Errorf("section %q lost to truncation", sq.Question)
+				}
+			}
+		}},
+		{"bodies cut off and streams dropped", openaifake.Misbehaviour{CutBodies: 4}, nil},
+		{"context-length errors", openaifake.Misbehaviour{ContextLimit: 1400}, func(t *testing.T, rep *research.Report, srv *openaifake.Server) {
+			overflows := 0
+			for _, c := range srv.Calls() {
+				if c.Error == "context length exceeded" {
+					overflows++
+				}
+			}
+			if overflows == 0 || overflows > 20 {
+				t.Errorf("%d context-length errors; want a few, each followed by a smaller request", overflows)
+			}
+		}},
+		{"hangs", openaifake.Misbehaviour{Hang: 5 * time.Second}, nil},
+		{"rate limits", openaifake.Misbehaviour{RateLimit: 3}, nil},
+		{"all together", all, func(t *testing.T, rep *research.Report, _ *openaifake.Server) {
+			if rep.Stats.Ungrounded == 0 || rep.Stats.SentencesRemoved == 0 {
+				t.Errorf("stats %+v", rep.Stats)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			site := researchtest.NewSite(kilnPages())
+			defer site.Close()
+			srv := openaifake.New(t, openaifake.Config{SubQuestions: kilnPlan, GapSubQuestion: -1, Misbehave: tc.mb})
+			m, err := openai.New(openai.Config{Model: "fake-research", BaseURL: srv.BaseURL(), APIKey: "k"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			model := llm.WithRetry(m, llm.RetryConfig{CallTimeout: 500 * time.Millisecond,
+				Sleep: func(context.Context, time.Duration) error { return nil }})
+			roles := llmroles.New(llmroles.Config{Planner: model, Searcher: model, Analyst: model, Verifier: model,
+				Synthesizer: model, Sources: []sources.Searcher{siteSearcher{site}},
+				Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+			dir := filepath.Join(t.TempDir(), "run")
+			rep, err := research.Run(t.Context(), research.Config{Question: "How good is the solar kiln?", Roles: roles,
+				Fetcher: site.Fetcher(), OutDir: dir})
+			if err != nil {
+				t.Fatalf("the run failed: %v", err)
+			}
+			md, err := os.ReadFile(filepath.Join(dir, research.ReportMarkdownFile))
+			if err != nil || string(md) != rep.Markdown {
+				t.Fatalf("report.md not written: %v", err)
+			}
+			if len(rep.Citations) == 0 {
+				t.Fatalf("nothing cited:\n%s", rep.Markdown)
+			}
+			for _, bad := range openaifake.UnsupportedMarkers {
+				if strings.Contains(rep.Markdown, bad) {
+					t.Errorf("unsupported %q published:\n%s", bad, rep.Markdown)
+				}
+			}
+			if !strings.Contains(rep.Markdown, "## How this report was made") {
+				t.Error("the report does not say how it was made")
+			}
+			checkCitations(t, dir, rep)
+			if tc.check != nil {
+				tc.check(t, rep, srv)
+			}
+		})
+	}
+}
+
+// checkCitations: every cited evidence item is unique per (document, quote), and its quote stands on the lines
+// its anchor names — or, for a web page, in the text the run stored.
+func checkCitations(t *testing.T, dir string, rep *research.Report) {
+	t.Helper()
+	byID := map[string]research.Evidence{}
+	seen := map[string]bool{}
+	for _, e := range rep.Evidence {
+		byID[e.ID] = e
+		key := strings.SplitN(e.Source, "#", 2)[0] + "\x00" + strings.Join(strings.Fields(e.Quote), " ")
+		if seen[key] {
+			t.Errorf("quote %q of %s pooled twice", e.Quote, e.Source)
+		}
+		seen[key] = true
+	}
+	for _, c := range rep.Citations {
+		for _, id := range c.EvidenceIDs {
+			e := byID[id]
+			text, err := research.LoadSourceText(dir, e.Source)
+			if err != nil {
+				t.Errorf("[%d] %s: %v", c.N, id, err)
+				continue
+			}
+			if !research.Grounded(text, e.Quote) {
+				t.Errorf("[%d] %s: quote %q not in the text read", c.N, id, e.Quote)
+			}
+		}
+	}
+}
