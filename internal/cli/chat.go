@@ -103,16 +103,14 @@ with --resume ID.`,
 					Model: model, System: chatSystemPrompt(ws.Root()), Tools: rt.Tools, Middleware: rt.Middleware, MaxSteps: maxSteps,
 				},
 				Ledger: ledger, Sessions: chat.Store{Dir: sessions}, Resume: resume, Workspace: ws.Root(), Interrupt: interrupt,
-				Bind: rt.bindAgent,
+				Bind: rt.Bind,
 				Research: func(ctx context.Context, q string, on func(research.Event)) (*research.Report, error) {
 					return b.Run(ctx, chatRequest(app.Config, ws.Root(), q, on, ledger))
 				},
 			}
-			if contextManagerOf(rt) != nil {
-				cfg.Compact = func(ctx context.Context, st *agent.State, instr string) (string, error) {
-					return compactCommand(ctx, rt, st, instr)
-				}
-				cfg.Context = func(st *agent.State) string { return contextCommand(rt, st) }
+			if rt.ContextManager() != nil {
+				cfg.Compact = rt.Compact
+				cfg.Context = rt.ContextReport
 			}
 			err = chat.Run(ctx, cfg)
 			if errors.Is(err, context.Canceled) {
