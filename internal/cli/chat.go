@@ -48,9 +48,13 @@ with --resume ID.`,
 				app.Log = slog.New(slog.NewTextHandler(app.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
 			}
 			ledger := &llm.Ledger{}
-			model, err := app.buildModel("agent", ledger)
-			if err != nil {
-				return fmt.Errorf("chat needs a model: %w", err)
+			var model llm.Model
+			if app.hasModel("agent") {
+				m, err := app.buildModel("agent", ledger)
+				if err != nil {
+					return fmt.Errorf("chat needs a model: %w", err)
+				}
+				model = m
 			}
 			ws, err := openWorkspace(dir)
 			if err != nil {
@@ -81,11 +85,13 @@ with --resume ID.`,
 					}
 				}
 			}()
-			rt, err := app.newRuntime(ctx, runtimeOptions{Model: model, Workspace: ws, Ledger: ledger})
-			if err != nil {
-				return err
+			rt := &runtime{}
+			if model != nil {
+				if rt, err = app.newRuntime(ctx, runtimeOptions{Model: model, Workspace: ws, Ledger: ledger}); err != nil {
+					return err
+				}
+				defer rt.Close()
 			}
-			defer rt.Close()
 			if sessions == "" {
 				sessions = filepath.Join(ws.Root(), ".deepresearch", "sessions")
 			}
@@ -103,12 +109,12 @@ with --resume ID.`,
 					Model: model, System: chatSystemPrompt(ws.Root()), Tools: rt.Tools, Middleware: rt.Middleware, MaxSteps: maxSteps,
 				},
 				Ledger: ledger, Sessions: chat.Store{Dir: sessions}, Resume: resume, Workspace: ws.Root(), Interrupt: interrupt,
-				Bind: rt.bindAgent,
+				Bind: rt.bindAgent, NoModel: noModelHint("chat"),
 				Research: func(ctx context.Context, q string, on func(research.Event)) (*research.Report, error) {
 					return b.Run(ctx, chatRequest(app.Config, ws.Root(), q, on, ledger))
 				},
 			}
-			if contextManagerOf(rt) != nil {
+			if model != nil && contextManagerOf(rt) != nil {
 				cfg.Compact = func(ctx context.Context, st *agent.State, instr string) (string, error) {
 					return compactCommand(ctx, rt, st, instr)
 				}
