@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/deepresearch/deepresearch/agent"
+	"github.com/deepresearch/deepresearch/harness"
 	"github.com/deepresearch/deepresearch/internal/config"
 	"github.com/deepresearch/deepresearch/llm"
 	"github.com/deepresearch/deepresearch/llm/providers"
@@ -123,7 +124,7 @@ func newAskCmd(app *App) *cobra.Command {
 				Tools:      rt.Tools,
 				Middleware: rt.Middleware,
 				MaxSteps:   maxSteps,
-				Observer:   rt.Observer(app.Stderr, app.verbose),
+				Observer:   harness.Observer(app.Stderr, app.verbose),
 			})
 			if err != nil {
 				return err

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/deepresearch/deepresearch/agent"
+	"github.com/deepresearch/deepresearch/harness"
 	"github.com/deepresearch/deepresearch/internal/chat"
 	"github.com/deepresearch/deepresearch/internal/config"
 	"github.com/deepresearch/deepresearch/internal/request"
@@ -85,7 +86,7 @@ with --resume ID.`,
 					}
 				}
 			}()
-			rt := &runtime{}
+			rt := &harness.Runtime{}
 			if model != nil {
 				if rt, err = app.newRuntime(ctx, runtimeOptions{Model: model, Workspace: ws, Ledger: ledger}); err != nil {
 					return err
@@ -109,16 +110,14 @@ with --resume ID.`,
 					Model: model, System: chatSystemPrompt(ws.Root()), Tools: rt.Tools, Middleware: rt.Middleware, MaxSteps: maxSteps,
 				},
 				Ledger: ledger, Sessions: chat.Store{Dir: sessions}, Resume: resume, Workspace: ws.Root(), Interrupt: interrupt,
-				Bind: rt.bindAgent, NoModel: noModelHint("chat"),
+				Bind: rt.Bind, NoModel: noModelHint("chat"),
 				Research: func(ctx context.Context, q string, on func(research.Event)) (*research.Report, error) {
 					return b.Run(ctx, chatRequest(app.Config, ws.Root(), q, on, ledger))
 				},
 			}
-			if model != nil && contextManagerOf(rt) != nil {
-				cfg.Compact = func(ctx context.Context, st *agent.State, instr string) (string, error) {
-					return compactCommand(ctx, rt, st, instr)
-				}
-				cfg.Context = func(st *agent.State) string { return contextCommand(rt, st) }
+			if model != nil && rt.ContextManager() != nil {
+				cfg.Compact = rt.Compact
+				cfg.Context = rt.ContextReport
 			}
 			err = chat.Run(ctx, cfg)
 			if errors.Is(err, context.Canceled) {

@@ -3,6 +3,7 @@ package cli_test
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -19,6 +21,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/deepresearch/deepresearch/internal/webui/researchtest"
+	"github.com/deepresearch/deepresearch/research"
 	"github.com/deepresearch/deepresearch/sources/corpus"
 )
 
@@ -94,8 +97,9 @@ func startServer(t *testing.T, bin string, env []string, args ...string) string 
 	return ""
 }
 
-// waitRun follows a viewer run's event stream to its end and returns the final status.
-func waitRun(t *testing.T, base, loc string) string {
+// waitRun follows a viewer run's event stream to its end and returns the final frame's data and the kinds of the
+// progress events seen, in order.
+func waitRun(t *testing.T, base, loc string) (string, []string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
 	defer cancel()
@@ -109,7 +113,14 @@ func waitRun(t *testing.T, base, loc string) string {
 	if err != nil || len(frames) == 0 {
 		t.Fatalf("event stream: %v (%d frames)", err, len(frames))
 	}
-	return frames[len(frames)-1].data
+	var kinds []string
+	for _, f := range frames {
+		var e research.Event
+		if f.event == "progress" && json.Unmarshal([]byte(f.data), &e) == nil {
+			kinds = append(kinds, e.Kind)
+		}
+	}
+	return frames[len(frames)-1].data, kinds
 }
 
 // TestCorpusSharedByProcesses: after a viewer and an MCP server have each run research over a folder and sit idle,
@@ -127,8 +138,13 @@ func TestCorpusSharedByProcesses(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	if end := waitRun(t, base, resp.Header.Get("Location")); !strings.Contains(end, `"done"`) {
+	end, kinds := waitRun(t, base, resp.Header.Get("Location"))
+	if !strings.Contains(end, `"done"`) {
 		t.Fatalf("viewer run did not finish: %s", end)
+	}
+	// Indexing the fresh folder showed as run events before the run started searching.
+	if i := slices.Index(kinds, research.EventIndexProgress); i < 0 || i > slices.Index(kinds, research.EventRunStart) {
+		t.Errorf("no index_progress event before run_start: %v", kinds)
 	}
 
 	mcpBase := startServer(t, bin, env, "mcp", "--http", "127.0.0.1:0", "--runs", filepath.Join(t.TempDir(), "mcpruns"), "--config", config)
@@ -170,7 +186,7 @@ func TestCorpusSharedByProcesses(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	if end := waitRun(t, base, resp.Header.Get("Location")); !strings.Contains(end, `"done"`) {
+	if end, _ := waitRun(t, base, resp.Header.Get("Location")); !strings.Contains(end, `"done"`) {
 		t.Fatalf("second viewer run did not finish: %s", end)
 	}
 }

@@ -4,12 +4,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"sync"
 
 	"github.com/deepresearch/deepresearch/agent"
+	"github.com/deepresearch/deepresearch/contextmgr"
+	"github.com/deepresearch/deepresearch/harness"
+	"github.com/deepresearch/deepresearch/internal/config"
+	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/llm"
+	"github.com/deepresearch/deepresearch/mcptools"
+	"github.com/deepresearch/deepresearch/subagent"
 	"github.com/deepresearch/deepresearch/workspace"
 )
 
@@ -23,15 +30,11 @@ type runtimeOptions struct {
 	ListsFailures bool
 }
 
-// runtime is the assembled tool set and middleware an interactive agent runs with: file tools, context
-// management, MCP tools and subagents. Each mechanism's package plugs in here.
-type runtime struct {
-	Tools      []agent.Tool
-	Middleware []agent.Middleware
-	// mcp is what attachMCP leaves for the later steps (subagents, the tools listing, agent binding).
-	mcp     *mcpAttachment
-	closers []func() error
-}
+// defaultMCPFile is looked for in the working directory when no file is configured.
+const defaultMCPFile = config.LocalMCPFile
+
+// mcpFlagHelp documents --mcp on the agent commands (ask, chat).
+const mcpFlagHelp = "a .mcp.json file of MCP servers (default: mcp_file from the configuration, else ./.mcp.json in a trusted folder)"
 
 // openWorkspace opens the --workspace folder of an agent command ("" means the current directory). Unlike a
 // run's own workspace it must exist already: a mistyped path would otherwise become a new, empty folder that the
@@ -54,33 +57,110 @@ func openWorkspace(dir string) (*workspace.Workspace, error) {
 	return workspace.New(dir, workspace.Config{})
 }
 
-func (a *App) newRuntime(ctx context.Context, o runtimeOptions) (*runtime, error) {
-	rt := &runtime{Tools: o.Workspace.Tools()}
-	// Order matters: MCP tools join the file tools, subagents get that tool set, and context management wraps
-	// everything last so it sees every tool's output.
-	steps := []func(context.Context, *runtime, runtimeOptions) error{a.attachMCP, a.attachSubagents, a.attachContext}
-	for _, step := range steps {
-		if err := step(ctx, rt, o); err != nil {
-			rt.Close()
+// newRuntime assembles the agent runtime (harness.New) from the configuration: context settings, the .mcp.json
+// file, subagent types and tier models.
+func (a *App) newRuntime(ctx context.Context, o runtimeOptions) (*harness.Runtime, error) {
+	cc, err := a.contextManagerConfig(a.Config.Context)
+	if err != nil {
+		return nil, err
+	}
+	hc := harness.Config{
+		Model: o.Model, Workspace: o.Workspace, Context: &cc, Logger: a.Log,
+		MCPOptions: mcptools.Options{Logger: a.Log, ClientVersion: Version},
+		SubagentContext: func(typ subagent.Type, tools []agent.Tool) (*contextmgr.Manager, error) {
+			return a.subagentContext(o.Workspace, typ.Context, tools)
+		},
+		SubagentObserver: subagentObserver(a),
+	}
+	if !o.ListsFailures {
+		hc.Warn = a.Stderr
+	}
+	if hc.MCP, err = a.loadMCPFile(); err != nil {
+		return nil, err
+	}
+	if o.Model != nil {
+		types, err := loadSubagentTypes()
+		if err != nil {
 			return nil, err
 		}
+		hc.Subagents = append(types, a.Config.Subagents...)
+		hc.TierModel = func(tier string) (llm.Model, error) { return a.tierModel(tier, o.Ledger) }
 	}
-	return rt, nil
+	return harness.New(ctx, hc)
 }
 
-// Close releases what the runtime started (MCP server processes).
-func (r *runtime) Close() error {
-	var first error
-	for _, c := range r.closers {
-		if err := c(); err != nil && first == nil {
-			first = err
+// mcpFile returns the .mcp.json to use: the configured one (--mcp, mcp_file), else ./.mcp.json when present
+// and the working folder is trusted. explicit reports whether the user named it.
+func (a *App) mcpFile() (path string, explicit bool) {
+	if a.Config != nil && a.Config.MCPFile != "" {
+		return a.Config.MCPFile, true
+	}
+	if !a.localTrusted {
+		return "", false
+	}
+	if _, err := os.Stat(defaultMCPFile); err == nil {
+		return defaultMCPFile, false
+	}
+	return "", false
+}
+
+// loadMCPFile reads the .mcp.json to use, nil when there is none. A file the user named that cannot be read is
+// an error; a ./.mcp.json found by default that cannot be read is a warning.
+func (a *App) loadMCPFile() (*mcptools.File, error) {
+	path, explicit := a.mcpFile()
+	if path == "" {
+		return nil, nil
+	}
+	f, err := mcptools.Load(path, a.getenv)
+	if err != nil {
+		if !explicit {
+			fmt.Fprintf(a.Stderr, "warning: %v; continuing without MCP servers\n", err)
+			return nil, nil
 		}
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("--mcp %s: no such file", path)
+		}
+		return nil, err
 	}
-	return first
+	return f, nil
 }
 
-// Observer prints tool activity to w: one line per tool call, with details when verbose.
-func (r *runtime) Observer(w io.Writer, verbose bool) agent.Observer {
+// subagentDirs are where subagent types are read from, in increasing precedence: the user's, then the project's.
+func subagentDirs() []string {
+	var dirs []string
+	if dir, err := os.UserConfigDir(); err == nil {
+		dirs = append(dirs, filepath.Join(dir, "deepresearch", "agents"))
+	}
+	return append(dirs, filepath.Join(".deepresearch", "agents"))
+}
+
+func loadSubagentTypes() ([]subagent.Type, error) {
+	var types []subagent.Type
+	for _, dir := range subagentDirs() {
+		ts, err := subagent.LoadDir(dir)
+		if err != nil {
+			return nil, err
+		}
+		types = append(types, ts...)
+	}
+	return types, nil
+}
+
+// tierModel builds the model for a subagent type's tier, or returns nil (the parent's model) when the
+// configuration names no model of its own for that tier.
+func (a *App) tierModel(tier string, ledger *llm.Ledger) (llm.Model, error) {
+	if a.Config.Tiers[tier].Model == "" {
+		return nil, nil
+	}
+	m, err := a.modelFromSpec(a.Config.ModelForTier(tier), ledger, "subagent-"+tier)
+	if err != nil {
+		return nil, fmt.Errorf("model for tier %s: %w", tier, err)
+	}
+	return m, nil
+}
+
+// subagentObserver prints subagents' tool calls and failures to stderr, indented under the parent's task call.
+func subagentObserver(a *App) agent.Observer {
 	var mu sync.Mutex
 	return func(e agent.Event) {
 		mu.Lock()
@@ -88,32 +168,14 @@ func (r *runtime) Observer(w io.Writer, verbose bool) agent.Observer {
 		switch e.Kind {
 		case agent.EventToolCall:
 			args := e.Call.Arguments
-			if !verbose && len(args) > 120 {
-				args = args[:120] + "…"
+			if !a.verbose {
+				args = lexical.Clip(args, 100)
 			}
-			fmt.Fprintf(w, "→ %s %s\n", e.Call.Name, args)
+			fmt.Fprintf(a.Stderr, "    ↳ [%s] %s %s\n", e.Session, e.Call.Name, args)
 		case agent.EventToolResult:
 			if e.Result.IsError {
-				fmt.Fprintf(w, "  ✗ %s: %s\n", e.Call.Name, firstLine(e.Result.Content))
-			}
-		case agent.EventCompaction:
-			fmt.Fprintf(w, "  ⟲ %s\n", e.Text)
-		case agent.EventError:
-			if verbose {
-				fmt.Fprintf(w, "  ! %s\n", e.Err)
+				fmt.Fprintf(a.Stderr, "    ↳ [%s] ✗ %s: %s\n", e.Session, e.Call.Name, harness.FirstLine(e.Result.Content))
 			}
 		}
 	}
-}
-
-func firstLine(s string) string {
-	for i, c := range s {
-		if c == '\n' {
-			return s[:i]
-		}
-	}
-	if len(s) > 200 {
-		return s[:200] + "…"
-	}
-	return s
 }

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -15,30 +14,6 @@ import (
 	"github.com/deepresearch/deepresearch/workspace"
 )
 
-// attachContext builds the context manager from the configuration for the runtime's workspace, adds the
-// persistent memory tools and appends the manager as middleware (last, so that it sees every tool's output).
-func (a *App) attachContext(_ context.Context, rt *runtime, o runtimeOptions) error {
-	m, err := a.newContextManager(o.Workspace, a.Config.Context, rt.Tools)
-	if err != nil {
-		return err
-	}
-	have := map[string]bool{}
-	for _, t := range rt.Tools {
-		have[t.Spec().Name] = true
-	}
-	for _, t := range m.Tools() {
-		if name := t.Spec().Name; have[name] {
-			if a.Log != nil {
-				a.Log.Warn("memory tool shadowed by another tool of the same name; not adding it", "tool", name)
-			}
-			continue
-		}
-		rt.Tools = append(rt.Tools, t)
-	}
-	rt.Middleware = append(rt.Middleware, m)
-	return nil
-}
-
 // subagentContext builds a dedicated context manager for a subagent type whose `context:` block tunes
 // compaction (a research scout may compact earlier than the main agent); the block's keys are those of the
 // configuration's context section, laid over it.
@@ -51,19 +26,29 @@ func (a *App) subagentContext(ws *workspace.Workspace, settings map[string]any, 
 	if err := yaml.Unmarshal(raw, &cc); err != nil {
 		return nil, fmt.Errorf("subagent context settings: %w", err)
 	}
-	return a.newContextManager(ws, cc, tools)
-}
-
-// newContextManager builds a context manager over ws from context settings.
-func (a *App) newContextManager(ws *workspace.Workspace, cc config.Context, tools []agent.Tool) (*contextmgr.Manager, error) {
-	cfg, err := contextConfig(cc)
+	cfg, err := a.contextManagerConfig(cc)
 	if err != nil {
 		return nil, err
+	}
+	cfg.ExemptTools = append(cfg.ExemptTools, contextmgr.BoundedNames(tools)...)
+	m, err := contextmgr.New(ws, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("context management: %w", err)
+	}
+	return m, nil
+}
+
+// contextManagerConfig is the context manager's configuration from context settings: the preset with the
+// overrides laid over it, the working folder's AGENTS.md, and the persistent memory store in the user config
+// directory unless configured elsewhere.
+func (a *App) contextManagerConfig(cc config.Context) (contextmgr.Config, error) {
+	cfg, err := contextConfig(cc)
+	if err != nil {
+		return cfg, err
 	}
 	if wd, err := os.Getwd(); err == nil {
 		cfg.ProjectDirs = append(cfg.ProjectDirs, wd)
 	}
-	cfg.ExemptTools = append(cfg.ExemptTools, contextmgr.BoundedNames(tools)...)
 	cfg.Logger = a.Log
 	if !cfg.NoMemory && cfg.MemoryDir == "" {
 		dir, err := os.UserConfigDir()
@@ -77,11 +62,7 @@ func (a *App) newContextManager(ws *workspace.Workspace, cc config.Context, tool
 			cfg.MemoryDir = filepath.Join(dir, "deepresearch", "memories")
 		}
 	}
-	m, err := contextmgr.New(ws, cfg)
-	if err != nil {
-		return nil, fmt.Errorf("context management: %w", err)
-	}
-	return m, nil
+	return cfg, nil
 }
 
 // contextConfig lays the configuration's overrides over the chosen preset.
@@ -147,43 +128,4 @@ func contextConfig(c config.Context) (contextmgr.Config, error) {
 	cfg.MemoryDir = c.MemoryDir
 	cfg.Window = c.Window
 	return cfg, nil
-}
-
-// contextManagerOf returns the runtime's context manager, nil when context management is not attached.
-// Interactive surfaces use it for /compact and /context.
-func contextManagerOf(rt *runtime) *contextmgr.Manager {
-	for _, m := range rt.Middleware {
-		if cm, ok := m.(*contextmgr.Manager); ok {
-			return cm
-		}
-	}
-	return nil
-}
-
-// compactCommand runs `/compact [instructions]` on an agent's state between runs and returns the line to show.
-func compactCommand(ctx context.Context, rt *runtime, st *agent.State, instructions string) (string, error) {
-	m := contextManagerOf(rt)
-	if m == nil {
-		return "", errors.New("context management is not enabled")
-	}
-	r, err := m.Compact(ctx, st, instructions)
-	if err != nil {
-		return "", err
-	}
-	if !r.Changed() {
-		if r.Line != "" {
-			return r.Line, nil // there was something, but compacting it would not have made the context smaller
-		}
-		return "nothing to compact yet", nil
-	}
-	return r.Line, nil
-}
-
-// contextCommand renders `/context` for an agent's state.
-func contextCommand(rt *runtime, st *agent.State) string {
-	m := contextManagerOf(rt)
-	if m == nil {
-		return "context management is not enabled"
-	}
-	return m.Report(st).String()
 }

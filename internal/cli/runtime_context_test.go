@@ -1,13 +1,10 @@
 package cli
 
 import (
-	"strings"
+	"io"
 	"testing"
 
-	"github.com/deepresearch/deepresearch/agent"
 	"github.com/deepresearch/deepresearch/internal/config"
-	"github.com/deepresearch/deepresearch/llm"
-	"github.com/deepresearch/deepresearch/llm/scripted"
 	"github.com/deepresearch/deepresearch/workspace"
 )
 
@@ -31,44 +28,28 @@ func TestContextConfigOverridesPreset(t *testing.T) {
 	}
 }
 
-func TestAttachContext(t *testing.T) {
+func TestRuntimeAttachesContext(t *testing.T) {
 	ws, err := workspace.New(t.TempDir(), workspace.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg := config.Defaults()
 	cfg.Context.MemoryDir = t.TempDir()
-	app := &App{Config: cfg}
-	rt := &runtime{Tools: ws.Tools()}
-	if err := app.attachContext(t.Context(), rt, runtimeOptions{Workspace: ws}); err != nil {
+	app := &App{Config: cfg, Stderr: io.Discard}
+	rt, err := app.newRuntime(t.Context(), runtimeOptions{Workspace: ws})
+	if err != nil {
 		t.Fatal(err)
 	}
-	m := contextManagerOf(rt)
-	if m == nil || m.MemoryDir() == "" {
-		t.Fatal("manager not attached or memory store off")
+	defer rt.Close()
+	m := rt.ContextManager()
+	if m == nil || m.MemoryDir() != cfg.Context.MemoryDir {
+		t.Fatal("manager not attached or memory store not the configured one")
 	}
 	names := map[string]bool{}
 	for _, tl := range rt.Tools {
 		names[tl.Spec().Name] = true
 	}
-	if !names["memory_read"] || !names["memory_write"] || !names["read_file"] {
+	if !names["memory_read"] || !names["memory_write"] || !names["read_file"] || !names["tool_search"] {
 		t.Errorf("tools = %v", names)
-	}
-	model := scripted.New(llm.Info{Name: "scripted"}, scripted.Sequence(scripted.Reply("hi")))
-	ag, err := agent.New(agent.Config{Model: model, System: "sys", Tools: rt.Tools, Middleware: rt.Middleware})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := ag.Run(t.Context(), "hello"); err != nil {
-		t.Fatal(err)
-	}
-	if got := contextCommand(rt, ag.State()); !strings.Contains(got, "Context: ") || !strings.Contains(got, "tool schemas") {
-		t.Errorf("/context = %q", got)
-	}
-	if got, err := compactCommand(t.Context(), rt, ag.State(), ""); err != nil || got != "nothing to compact yet" {
-		t.Errorf("/compact = %q, %v", got, err)
-	}
-	if contextManagerOf(&runtime{}) != nil {
-		t.Error("manager found in an empty runtime")
 	}
 }

@@ -124,11 +124,10 @@ func (a *App) listTools(ctx context.Context, dir string, listsFailures bool) (*t
 	for i, t := range rt.Tools {
 		specs[i] = t.Spec()
 	}
-	att := rt.mcp
-	var plan mcptools.Plan
-	if att != nil {
-		plan = mcptools.NewLazy(mcptools.LazyConfig{Counter: counter}).Plan(specs, info.ContextWindow, nil)
-		l.MCPFile = att.file
+	mgr := rt.MCP()
+	plan := mcptools.NewLazy(mcptools.LazyConfig{Counter: counter}).Plan(specs, info.ContextWindow, nil)
+	if mgr != nil {
+		l.MCPFile, _ = a.mcpFile()
 	}
 	deferred := map[string]bool{}
 	for _, n := range plan.Deferred {
@@ -147,11 +146,11 @@ func (a *App) listTools(ctx context.Context, dir string, listsFailures bool) (*t
 	for _, t := range rt.Tools {
 		l.Tools = append(l.Tools, row(t, false))
 	}
-	if att != nil && att.mgr != nil {
-		for _, t := range att.mgr.SubagentTools() {
+	if mgr != nil {
+		for _, t := range mgr.SubagentTools() {
 			l.Tools = append(l.Tools, row(t, true))
 		}
-		for _, f := range att.mgr.Failures() {
+		for _, f := range mgr.Failures() {
 			l.Failed = append(l.Failed, failedServer{Server: f.Server, Error: strings.TrimPrefix(f.Err.Error(), "mcp server "+f.Server+": ")})
 		}
 	}
