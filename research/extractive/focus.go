@@ -83,7 +83,8 @@ func (p *poolIndex) focus(variants []variant, i int) float64 {
 			absent := true
 			for _, t := range unit {
 				df := float64(p.df[t])
-				w := math.Log(1 + (n-df+0.5)/(df+0.5))
+				// 1 + IDF: a unit every item shares (the subject of an on-topic pool) still counts.
+				w := 1 + math.Log(1+(n-df+0.5)/(df+0.5))
 				uw = math.Max(uw, w)
 				uall += w
 				if p.terms[i][t] {
@@ -114,7 +115,7 @@ func (p *poolIndex) focus(variants []variant, i int) float64 {
 // ("errgroup" over the standard library's sync documentation). A word the pool lacks but a source has is a
 // difference of wording, not an absence. Words of a Chinese question are checked as asked and in their English
 // rendering: absent only when both are.
-func (s *Synthesizer) absentTerms(ctx context.Context, p *poolIndex, units []string, bestOfRest float64) []string {
+func (s *Synthesizer) absentTerms(ctx context.Context, p *poolIndex, units []string, bestOfRest func(unit string) float64) []string {
 	if len(s.cfg.Searchers) == 0 {
 		return nil
 	}
@@ -132,7 +133,7 @@ func (s *Synthesizer) absentTerms(ctx context.Context, p *poolIndex, units []str
 		}
 		// An everyday word ("contract" in "the io.Reader contract") that the sources word differently is forgiven
 		// when one item answers the rest of the question closely; a name (capitals, digits, CJK) never is.
-		if commonWord(u) && bestOfRest >= forgiveCover {
+		if commonWord(u) && bestOfRest(u) >= forgiveCover {
 			continue
 		}
 		queries := []string{u}
@@ -175,7 +176,7 @@ func keyUnits(question string) []string {
 
 // forgiveCover is how much of the question's other key units one item must cover for an everyday word missing
 // from every source to count as a difference of wording.
-const forgiveCover = 0.75
+const forgiveCover = 0.9
 
 // commonWord reports a lower-case Latin word of letters only: not a name, an acronym, a version or a Chinese
 // phrase.

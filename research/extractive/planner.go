@@ -121,7 +121,10 @@ func (p *Planner) Plan(ctx context.Context, question string) (*research.Plan, er
 	add := func(question string, queries ...string) {
 		for _, s := range sqs {
 			// Templates share most words, so only an (almost) identical question is a duplicate.
-			if lexical.NearDuplicate(s.Question, question, 0.95) {
+			// Only an (almost) identical question with the same first query is a duplicate: "How is a GODEBUG
+			// setting configured?" shares every content word with the question it was cut from, not its query.
+			if strings.EqualFold(s.Question, question) || lexical.NearDuplicate(s.Question, question, 0.95) &&
+				len(s.Queries) > 0 && len(queries) > 0 && strings.EqualFold(s.Queries[0], lexical.NormalizeSpace(queries[0])) {
 				return
 			}
 		}

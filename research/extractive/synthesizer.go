@@ -162,12 +162,21 @@ func (s *Synthesizer) Synthesize(ctx context.Context, in research.SynthesisInput
 			missing = append(missing, u)
 		}
 	}
-	bestOfRest := 0.0
-	if len(missing) > 0 {
-		rest := without(variants, missing)
-		for i := range ranked {
-			bestOfRest = math.Max(bestOfRest, pool.focus(rest, i))
+	// How closely one item answers the question without the word u (the other missing words still count).
+	head := ""
+	if f := strings.Fields(subjectOf(in.Plan.Question)); len(f) > 0 {
+		head = f[0]
+	}
+	bestOfRest := func(u string) float64 {
+		if strings.EqualFold(u, head) {
+			return 0 // the first word of the subject is what the question is about: never a matter of wording
 		}
+		rest := without(variants, []string{u})
+		b := 0.0
+		for i := range ranked {
+			b = math.Max(b, pool.focus(rest, i))
+		}
+		return b
 	}
 	absent := s.absentTerms(ctx, pool, missing, bestOfRest)
 	if len(absent) > 0 || len(answer) == 0 {

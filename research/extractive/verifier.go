@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -77,6 +78,7 @@ func (v *Verifier) Verify(ctx context.Context, plan *research.Plan, pool []resea
 		case e.Confidence < v.cfg.MinConfidence:
 			reason = fmt.Sprintf("relevance %.2f is below the floor %.2f", e.Confidence, v.cfg.MinConfidence)
 		default:
+			var superseded []string
 			for _, k := range kept[e.SubQuestion] {
 				// A claim that holds another (a sentence claimed once alone and once with the sentence it refers
 				// back to) repeats it. Quotes are not compared: a short sentence is quoted with its neighbour for
@@ -86,10 +88,26 @@ func (v *Verifier) Verify(ctx context.Context, plan *research.Plan, pool []resea
 					continue
 				}
 				kc, ec := lexical.NormalizeSpace(k.Claim), lexical.NormalizeSpace(e.Claim)
-				if lexical.SameClaim(kc, ec, sameClaim) || strings.Contains(kc, ec) || strings.Contains(ec, kc) {
+				// The more complete claim stays: "Within a constant declaration, iota represents … . Its value is the
+				// index …, starting at zero." over its first sentence alone, however they rank.
+				if strings.Contains(ec, kc) && len(ec) > len(kc) {
+					superseded = append(superseded, k.ID)
+					continue
+				}
+				if lexical.SameClaim(kc, ec, sameClaim) || strings.Contains(kc, ec) {
 					reason = "repeats " + k.ID
 					break
 				}
+			}
+			if reason == "" && len(superseded) > 0 {
+				for _, id := range superseded {
+					verdict.Rejected = append(verdict.Rejected, research.Rejection{EvidenceID: id, Reason: "contained in " + e.ID})
+				}
+				drop := func(ev []research.Evidence) []research.Evidence {
+					return slices.DeleteFunc(ev, func(x research.Evidence) bool { return slices.Contains(superseded, x.ID) })
+				}
+				kept[e.SubQuestion] = drop(kept[e.SubQuestion])
+				all = drop(all)
 			}
 		}
 		if reason != "" {

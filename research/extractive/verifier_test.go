@@ -35,7 +35,7 @@ func TestVerifierCoverageGapsAndPass(t *testing.T) {
 		// A short sentence quoted with its neighbour (e3) for context claims only itself: not a repeat of e3.
 		{ID: "e8", SubQuestion: "q2", Claim: "It is formal.", Quote: "The Go memory model specifies the conditions under which reads of a variable in one goroutine can observe writes. It is formal.",
 			Source: "file:///go/doc/go_mem.html#L1-L19", Confidence: 0.7, Status: research.StatusAccepted},
-		// The same claim with the sentence it refers back to holds e1's claim: a repeat.
+		// The same claim with the sentence that refers back to it holds e1's claim and more: it replaces e1.
 		ev("e9", "q1", "file:///go/doc/go_mem.html#L131-L163", "A send on a channel is synchronized before the completion of the corresponding receive from that channel. This rule is central.", 0.6),
 	}
 	verdict, err := v.Verify(t.Context(), plan, pool)
@@ -46,8 +46,8 @@ func TestVerifierCoverageGapsAndPass(t *testing.T) {
 	for _, r := range verdict.Rejected {
 		rejected[r.EvidenceID] = r.Reason
 	}
-	if !strings.Contains(rejected["e4"], "e3") || !strings.Contains(rejected["e5"], "q9") || !strings.Contains(rejected["e6"], "floor") || rejected["e1"] != "" ||
-		rejected["e7"] != "" || rejected["e8"] != "" || !strings.Contains(rejected["e9"], "e1") {
+	if !strings.Contains(rejected["e4"], "e3") || !strings.Contains(rejected["e5"], "q9") || !strings.Contains(rejected["e6"], "floor") || rejected["e9"] != "" ||
+		rejected["e7"] != "" || rejected["e8"] != "" || !strings.Contains(rejected["e1"], "contained in e9") {
 		t.Errorf("rejections %v", rejected)
 	}
 	if verdict.Pass || len(verdict.Gaps) != 1 || verdict.Gaps[0].SubQuestion != "q2" {
@@ -119,5 +119,24 @@ func TestVerifierFlagsConflictsBetweenSources(t *testing.T) {
 func TestVerifierNeedsAPlan(t *testing.T) {
 	if _, err := New(Config{}).Verifier.Verify(t.Context(), nil, nil); err == nil {
 		t.Error("want an error without a plan")
+	}
+}
+
+// Of a sentence claimed alone and again with the sentence that refers back to it, the more complete claim stays,
+// even when it ranks lower.
+func TestVerifierKeepsTheMoreCompleteClaim(t *testing.T) {
+	plan := &research.Plan{Question: "What does iota represent?", SubQuestions: []research.SubQuestion{{ID: "q1", Question: "What does iota represent?"}}}
+	first := "Within a constant declaration, the predeclared identifier iota represents successive untyped integer constants."
+	pool := []research.Evidence{
+		{ID: "e1", SubQuestion: "q1", Claim: first, Quote: first, Source: "file:///spec.html#L1-L1", Confidence: 0.9, Status: research.StatusAccepted},
+		{ID: "e2", SubQuestion: "q1", Claim: first + " Its value is the index of the respective ConstSpec, starting at zero.",
+			Quote: first + " Its value is …", Source: "file:///spec.html#L1-L2", Confidence: 0.7, Status: research.StatusAccepted},
+	}
+	v, err := New(Config{}).Verifier.Verify(t.Context(), plan, pool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(v.Rejected) != 1 || v.Rejected[0].EvidenceID != "e1" {
+		t.Errorf("rejected %+v, want e1 (contained in e2)", v.Rejected)
 	}
 }

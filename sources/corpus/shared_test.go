@@ -251,3 +251,68 @@ func TestAddReportsEveryOutcome(t *testing.T) {
 		t.Fatalf("after doc.md turned binary: %+v %v (%d documents)", st, err, ix.DocCount())
 	}
 }
+
+// Readers never see a broken index: while one index handle keeps updating a folder (as another process would),
+// searches through a second handle all succeed, and each sees a whole generation — the documents of one update,
+// never a part of one.
+func TestSearchesDuringUpdatesSeeWholeGenerations(t *testing.T) {
+	root := t.TempDir()
+	dir := t.TempDir()
+	w := openIndex(t, dir)
+	r := openIndex(t, dir)
+	const updates, perUpdate = 8, 5
+	write := func(u int) {
+		for i := range perUpdate {
+			writeFile(t, filepath.Join(root, fmt.Sprintf("u%02d-%d.md", u, i)), fmt.Sprintf("# Update %d\n\nThe wombat note %d of update %d.\n", u, i, u))
+		}
+	}
+	write(0)
+	if _, err := w.Add(t.Context(), root); err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	errc := make(chan error, 1)
+	var searches int
+	go func() {
+		defer close(errc)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			rs, err := r.Search(t.Context(), "wombat note", 1000)
+			if err != nil {
+				errc <- err
+				return
+			}
+			if len(rs)%perUpdate != 0 || len(rs) == 0 {
+				errc <- fmt.Errorf("a search saw %d documents: not a whole number of updates", len(rs))
+				return
+			}
+			for _, res := range rs[:1] {
+				if _, err := r.Fetch(t.Context(), res.URL); err != nil {
+					errc <- err
+					return
+				}
+			}
+			searches++
+		}
+	}()
+	for u := 1; u < updates; u++ {
+		write(u)
+		if _, err := w.Add(t.Context(), root); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(stop)
+	if err := <-errc; err != nil {
+		t.Fatal(err)
+	}
+	if searches == 0 {
+		t.Fatal("no search ran during the updates")
+	}
+	if rs, err := r.Search(t.Context(), "wombat note", 1000); err != nil || len(rs) != updates*perUpdate {
+		t.Fatalf("after the updates: %d results, %v", len(rs), err)
+	}
+}

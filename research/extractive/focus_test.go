@@ -1,0 +1,66 @@
+package extractive
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/sources"
+)
+
+// The not-covered heuristic against a real corpus index: a name no source mentions makes the report say so and
+// cite nothing; an everyday word the sources phrase differently ("contract") does not, when an item answers the
+// rest of the question; a Chinese question gets the line in Chinese.
+func TestNotCovered(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "io.md"), []byte("# Package io\n\n## type Reader\n\n"+
+		"A Reader returns 0, EOF at the end of the input stream, and callers should process the bytes read before the error.\n\n"+
+		"## type WaitGroup\n\nA WaitGroup waits for a collection of goroutines to finish; the number of active goroutines is counted.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ix := buildIndex(t, dir)
+	file := "file://" + filepath.ToSlash(filepath.Join(dir, "io.md"))
+	pool := []research.Evidence{
+		ev("e1", "q1", file+"#L5-L5", "A Reader returns 0, EOF at the end of the input stream, and callers should process the bytes read before the error.", 0.9),
+		ev("e2", "q1", file+"#L9-L9", "A WaitGroup waits for a collection of goroutines to finish; the number of active goroutines is counted.", 0.8),
+	}
+	pool[0].Title, pool[1].Title = "Package io", "Package io"
+	tests := []struct {
+		q, notCovered string
+		cites         bool
+	}{
+		{"How does errgroup limit the number of active goroutines?", "Not covered: the sources searched never mention errgroup", false},
+		{"What does the io.Reader contract say about EOF?", "", true},
+		{"如何用 GOGC 调整读取？", "未涵盖：所检索的来源没有提到 GOGC。", false},
+	}
+	for _, tt := range tests {
+		roles := New(Config{Searchers: []sources.Searcher{ix}})
+		plan, err := roles.Planner.Plan(t.Context(), tt.q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := roles.Synthesizer.Synthesize(t.Context(), research.SynthesisInput{Plan: plan, Evidence: pool})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tt.notCovered != "" && !strings.Contains(d.Markdown, tt.notCovered) {
+			t.Errorf("%q: no %q in\n%s", tt.q, tt.notCovered, d.Markdown)
+		}
+		if tt.notCovered == "" && strings.Contains(d.Markdown, "Not covered") {
+			t.Errorf("%q: wrongly not covered:\n%s", tt.q, d.Markdown)
+		}
+		if got := strings.Contains(d.Markdown, "[e"); got != tt.cites {
+			t.Errorf("%q: cites = %v, want %v:\n%s", tt.q, got, tt.cites, d.Markdown)
+		}
+	}
+}
+
+func TestCommonWord(t *testing.T) {
+	for in, want := range map[string]bool{"contract": true, "push": true, "errgroup": true, "Kafka": false, "GOGC": false, "http2": false, "导出": false} {
+		if got := commonWord(in); got != want {
+			t.Errorf("commonWord(%q) = %v", in, got)
+		}
+	}
+}
