@@ -183,14 +183,9 @@ func checkShape(md string, plan *research.Plan, lang string) error {
 	return errors.New(strings.Join(problems, "; "))
 }
 
-// scriptOf is the lexical.Language code a report in lang must show: zh, ja or ko, else "" (any Latin script).
-func scriptOf(lang string) string {
-	switch lang {
-	case "zh", "ja", "ko":
-		return lang
-	}
-	return ""
-}
+// scriptOf is the lexical.Language code a report in lang must show: zh, ja, ko, ru or ar, else "" (any Latin
+// script).
+func scriptOf(lang string) string { return langScript[lang] }
 
 var fenceRe = regexp.MustCompile("(?s)```.*?```")
 
