@@ -78,9 +78,11 @@ func isDigit(s string) bool {
 	return s != ""
 }
 
-// Language guesses the main language of a text: "zh", "ja", "ko" or "en" (anything Latin).
+// Language guesses the main language of a text from its script: "ja" (any kana), "ko", "zh" (Han characters,
+// even among Latin product names), "ru" (mostly Cyrillic), "ar" (mostly Arabic script), else "en" for anything
+// Latin. It is the project's one language detector: a Latin-script text's language is not settled by its script.
 func Language(text string) string {
-	var han, kana, hangul, latin int
+	var han, kana, hangul, cyr, arabic, latin int
 	for _, r := range text {
 		switch {
 		case unicode.Is(unicode.Hiragana, r) || unicode.Is(unicode.Katakana, r):
@@ -89,6 +91,10 @@ func Language(text string) string {
 			hangul++
 		case unicode.Is(unicode.Han, r):
 			han++
+		case unicode.Is(unicode.Cyrillic, r):
+			cyr++
+		case unicode.Is(unicode.Arabic, r):
+			arabic++
 		case unicode.IsLetter(r):
 			latin++
 		}
@@ -100,6 +106,10 @@ func Language(text string) string {
 		return "ko"
 	case han > 0 && han*3 >= latin/4:
 		return "zh"
+	case cyr > 0 && cyr >= latin+arabic:
+		return "ru"
+	case arabic > 0 && arabic >= latin+cyr:
+		return "ar"
 	}
 	return "en"
 }

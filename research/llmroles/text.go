@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/llm"
 	"github.com/deepresearch/deepresearch/llm/tokens"
 	"github.com/deepresearch/deepresearch/research"
@@ -76,45 +77,7 @@ func hardSplit(line string, budget int, c tokens.Counter) []string {
 	return out
 }
 
-// scriptLanguage returns the language a question's script implies when the script settles it ("" otherwise).
-func scriptLanguage(s string) string {
-	var han, kana, hangul, cyr, arabic, letters int
-	for _, r := range s {
-		if !unicode.IsLetter(r) {
-			continue
-		}
-		letters++
-		switch {
-		case unicode.Is(unicode.Hiragana, r) || unicode.Is(unicode.Katakana, r):
-			kana++
-		case unicode.Is(unicode.Hangul, r):
-			hangul++
-		case unicode.Is(unicode.Han, r):
-			han++
-		case unicode.Is(unicode.Cyrillic, r):
-			cyr++
-		case unicode.Is(unicode.Arabic, r):
-			arabic++
-		}
-	}
-	if letters == 0 {
-		return ""
-	}
-	switch {
-	case kana > 0:
-		return "ja"
-	case hangul*5 >= letters:
-		return "ko"
-	case han*5 >= letters: // Chinese questions often carry Latin product names
-		return "zh"
-	case cyr*2 >= letters:
-		return "ru"
-	case arabic*2 >= letters:
-		return "ar"
-	}
-	return ""
-}
-
+// langScript maps a language to the script lexical.Language reports for it, for the languages a script settles.
 var langScript = map[string]string{"zh": "zh", "ja": "ja", "ko": "ko", "ru": "ru", "uk": "ru", "bg": "ru", "sr": "ru", "ar": "ar", "fa": "ar", "ur": "ar"}
 
 var langTag = regexp.MustCompile(`^[a-z]{2,3}$`)
@@ -129,7 +92,10 @@ func detectLanguage(question, modelSaid string) string {
 	if !langTag.MatchString(l) {
 		l = ""
 	}
-	script := scriptLanguage(question)
+	script := lexical.Language(question)
+	if script == "en" {
+		script = "" // a Latin script does not settle the language
+	}
 	switch {
 	case script != "" && langScript[l] != script:
 		return script

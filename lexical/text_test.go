@@ -58,3 +58,23 @@ func TestThousands(t *testing.T) {
 		}
 	}
 }
+
+// Language is the one detector: the script settles CJK, Cyrillic and Arabic; Latin text is "en".
+func TestLanguage(t *testing.T) {
+	for text, want := range map[string]string{
+		"What is the state of quantum computing?":       "en",
+		"Quel est l'état de l'informatique quantique ?": "en",
+		"量子计算的现状如何？":                                    "zh",
+		"OpenAI 的 GPT-5 与 Claude 相比有哪些优势？":              "zh",
+		"量子コンピュータの現状は？":                                 "ja",
+		"양자 컴퓨터의 현황은?":                                  "ko",
+		"Как работает квантовый компьютер?":             "ru",
+		"Как работает Kubernetes?":                      "ru",
+		"كيف يعمل الحاسوب الكمومي؟":                     "ar",
+		"": "en",
+	} {
+		if got := Language(text); got != want {
+			t.Errorf("Language(%q) = %q, want %q", text, got, want)
+		}
+	}
+}
