@@ -45,9 +45,6 @@ func lineAnchor(raw string) (first, last int, ok bool) {
 // documentKey is a URL's document identity: its normalised form without the fragment.
 func documentKey(raw string) string { return stripFragment(sources.NormalizeURL(raw)) }
 
-// sameDocument reports whether two URLs name the same document, whatever their fragments.
-func sameDocument(a, b string) bool { return documentKey(a) == documentKey(b) }
-
 // lineSpan returns the byte offsets of lines first..last (1-based, inclusive) of text.
 func lineSpan(text string, first, last int) (lo, hi int, ok bool) {
 	line, off := 1, 0

@@ -139,7 +139,7 @@ func (r *runner) evidenceCheck(ctx context.Context, byID map[string]Evidence) Ev
 // i18n holds the few fixed strings of a rendered report.
 type i18n struct {
 	engine, extractive, cutShort, sources, citations, citedAs, removed, empty, partial string
-	howMade                                                                            string
+	howMade, textRead                                                                  string
 	howLines                                                                           [7]string
 }
 
@@ -155,6 +155,7 @@ var texts = map[string]i18n{
 		empty:      "No statement could be supported by grounded evidence.",
 		partial:    "Partial report: the synthesis failed, so this report lists the grounded evidence the run gathered, unedited.",
 		howMade:    "How this report was made",
+		textRead:   "text read, lines",
 		howLines: [7]string{
 			"%d sources read for %d sub-questions in %d round(s); %d quotes grounded in their sources; %d model calls, %s tokens",
 			"model calls that failed after retries: %d",
@@ -176,6 +177,7 @@ var texts = map[string]i18n{
 		empty:      "没有任何陈述能得到可溯源证据的支持。",
 		partial:    "不完整的报告：综合撰写失败，本报告仅列出本次运行收集到的可溯源证据，未经整理。",
 		howMade:    "本报告的生成方式",
+		textRead:   "所读文本，行",
 		howLines: [7]string{
 			"为 %[2]d 个子问题阅读了 %[1]d 个来源，共 %[3]d 轮；%[4]d 条引文可在来源中逐字找到；模型调用 %[5]d 次，%[6]s 个 token",
 			"重试后仍失败的模型调用：%d",
@@ -316,7 +318,7 @@ func (r *runner) render(ctx context.Context, plan *Plan, body string, removed []
 		b.WriteString("\n## " + tx.citations + "\n\n")
 		for i, id := range order {
 			e := byID[id]
-			fmt.Fprintf(&b, "- [%d] “%s” — %s (%s)\n", i+1, oneLine(e.Quote), e.Source, id)
+			fmt.Fprintf(&b, "- [%d] “%s” — %s (%s)%s\n", i+1, oneLine(e.Quote), e.Source, id, r.storedTextLink(ctx, e, tx))
 		}
 	}
 	rep.Stats = r.stats(ctx)
@@ -325,6 +327,26 @@ func (r *runner) render(ctx context.Context, plan *Plan, body string, removed []
 	writeHowMade(&b, tx, rep.Stats)
 	rep.Markdown = strings.TrimRight(b.String(), "\n") + "\n"
 	return rep
+}
+
+// storedTextLink links a quote of a web page, an HTML or a PDF document to the lines where it stands in the text
+// the run read and kept in its folder (a relative link from report.md); a Markdown or text file's own line anchor
+// already names them, and gets nothing.
+func (r *runner) storedTextLink(ctx context.Context, e Evidence, tx i18n) string {
+	d, err := r.storedDocument(ctx, e.Source)
+	if err != nil || d.idx == nil {
+		return ""
+	}
+	ct := strings.ToLower(d.doc.ContentType)
+	if isFileURL(e.Source) && (ct == "" || strings.Contains(ct, "markdown") || strings.Contains(ct, "text/plain")) {
+		return ""
+	}
+	first, last, ok := d.idx.quoteLines(d.doc.Text, e.Quote)
+	if !ok {
+		return ""
+	}
+	rel := filepath.ToSlash(filepath.Join(DocsDir, d.doc.Hash+".txt"))
+	return fmt.Sprintf(" · [%s %d–%d](%s#L%d-L%d)", tx.textRead, first, last, rel, first, last)
 }
 
 func escapeLinkText(s string) string {

@@ -66,6 +66,10 @@ type Config struct {
 	Interrupt <-chan struct{}
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// NoModel, when Agent.Model is nil, says how to configure a model. The chat then still starts: /deep-research
+	// runs (with the engine Research picks, the extractive one when there is no model), and anything that needs
+	// the conversation model prints this instead.
+	NoModel string
 }
 
 // Prompt is printed when the chat waits for input.
@@ -85,6 +89,23 @@ type Chat struct {
 	streamed bool
 	// compactions counts the compaction lines printed, so /compact does not print its outcome twice.
 	compactions atomic.Int64
+	// bare is the conversation state when there is no model (and so no agent).
+	bare *agent.State
+}
+
+// state is the conversation: the agent's, or the bare one of a chat without a model.
+func (c *Chat) state() *agent.State {
+	if c.ag == nil {
+		return c.bare
+	}
+	return c.ag.State()
+}
+
+func (c *Chat) modelName() string {
+	if c.cfg.Agent.Model == nil {
+		return ""
+	}
+	return c.cfg.Agent.Model.Info().Name
 }
 
 // Run starts (or resumes) a session and serves commands until /exit, end of input or ctx ends.
@@ -98,7 +119,7 @@ func Run(ctx context.Context, cfg Config) error {
 
 // New prepares a chat: it loads the resumed session or creates a new one.
 func New(cfg Config) (*Chat, error) {
-	if cfg.Agent.Model == nil {
+	if cfg.Agent.Model == nil && cfg.NoModel == "" {
 		return nil, errors.New("chat: no model configured")
 	}
 	if cfg.Sessions.Dir == "" {
@@ -119,7 +140,11 @@ func New(cfg Config) (*Chat, error) {
 		c.sess = sess
 	} else {
 		now := cfg.Now()
-		c.sess = &Session{ID: newSessionID(now), Created: now, Updated: now, Workspace: cfg.Workspace, Model: cfg.Agent.Model.Info().Name}
+		c.sess = &Session{ID: newSessionID(now), Created: now, Updated: now, Workspace: cfg.Workspace, Model: c.modelName()}
+	}
+	if cfg.Agent.Model == nil {
+		c.bare = &agent.State{SessionID: c.sess.ID, Messages: llm.CloneMessages(c.sess.Messages)}
+		return c, nil
 	}
 	ac := cfg.Agent
 	ac.SessionID = c.sess.ID
@@ -163,7 +188,7 @@ func restoreSystem(saved, fresh []llm.Message) []llm.Message {
 func (c *Chat) Session() *Session { return c.sess }
 
 // State returns the agent's conversation state (between turns only).
-func (c *Chat) State() *agent.State { return c.ag.State() }
+func (c *Chat) State() *agent.State { return c.state() }
 
 func (c *Chat) printf(format string, args ...any) { fmt.Fprintf(c.out, format, args...) }
 
@@ -233,7 +258,12 @@ func (c *Chat) banner() {
 	if c.cfg.Workspace != "" {
 		ws = " in " + c.cfg.Workspace
 	}
-	c.printf("deepresearch chat — session %s%s, model %s. Type /help for commands.\n", c.sess.ID, ws, c.cfg.Agent.Model.Info().Name)
+	if c.ag == nil {
+		c.printf("deepresearch chat — session %s%s, no model: /deep-research <question> works (extractive engine, no API key); "+
+			"conversation needs a model. %s Type /help for commands.\n", c.sess.ID, ws, c.cfg.NoModel)
+		return
+	}
+	c.printf("deepresearch chat — session %s%s, model %s. Type /help for commands.\n", c.sess.ID, ws, c.modelName())
 }
 
 func (c *Chat) exit() error {
@@ -267,6 +297,10 @@ func (c *Chat) withInterrupt(ctx context.Context) (context.Context, func()) {
 func (c *Chat) turn(ctx context.Context, prompt string) {
 	if c.sess.Title == "" {
 		c.sess.Title = lexical.Clip(lexical.NormalizeSpace(prompt), 80)
+	}
+	if c.ag == nil {
+		c.printf("%s\n", c.noModel())
+		return
 	}
 	tctx, done := c.withInterrupt(ctx)
 	c.streamed = false
@@ -311,7 +345,7 @@ func (c *Chat) observe(e agent.Event) {
 }
 
 func (c *Chat) save() {
-	st := c.ag.State()
+	st := c.state()
 	c.sess.Messages = llm.CloneMessages(st.Messages)
 	c.sess.Updated = c.cfg.Now()
 	if err := c.cfg.Sessions.Save(c.sessionWithSpend()); err != nil {
@@ -364,7 +398,7 @@ func (c *Chat) command(ctx context.Context, line string) (quit bool, err error) 
 		old := c.sess.ID
 		now := c.cfg.Now()
 		c.sess = &Session{ID: newSessionID(now), Created: now, Updated: now, Workspace: c.cfg.Workspace, Model: c.sess.Model}
-		st := c.ag.State()
+		st := c.state()
 		var kept []llm.Message
 		for _, m := range st.Messages {
 			if m.Pinned {
@@ -381,23 +415,26 @@ func (c *Chat) command(ctx context.Context, line string) (quit bool, err error) 
 		return false, c.sessions()
 	case "/context":
 		if c.cfg.Context != nil {
-			c.printf("%s\n", strings.TrimRight(c.cfg.Context(c.ag.State()), "\n"))
+			c.printf("%s\n", strings.TrimRight(c.cfg.Context(c.state()), "\n"))
 		} else {
-			c.printf("%s", contextReport(c.ag.State()))
+			c.printf("%s", contextReport(c.state()))
 		}
 	case "/compact":
+		if c.ag == nil {
+			return false, errors.New(c.noModel())
+		}
 		if c.cfg.Compact == nil {
 			return false, errors.New("/compact is not available: no context manager is configured")
 		}
-		before := tokens.CountMessages(tokens.Approx{}, c.ag.State().Messages)
+		before := tokens.CountMessages(tokens.Approx{}, c.state().Messages)
 		shown := c.compactions.Load()
 		tctx, done := c.withInterrupt(ctx)
-		msg, err := c.cfg.Compact(tctx, c.ag.State(), arg)
+		msg, err := c.cfg.Compact(tctx, c.state(), arg)
 		done()
 		if err != nil {
 			return false, fmt.Errorf("compact: %w", err)
 		}
-		after := tokens.CountMessages(tokens.Approx{}, c.ag.State().Messages)
+		after := tokens.CountMessages(tokens.Approx{}, c.state().Messages)
 		switch {
 		case c.compactions.Load() != shown:
 			// The context manager's own line (with its token figures) is already on screen.
@@ -564,19 +601,24 @@ func (c *Chat) deepResearch(ctx context.Context, question string) {
 	path := filepath.Join(rep.Dir, research.ReportMarkdownFile)
 	sum := Summary(rep.Markdown, 900)
 	c.printf("\nReport: %s\n", path)
-	c.printf("%d sources read, %d evidence items cited, %d citations", rep.Stats.SourcesRead, len(rep.Evidence), len(rep.Citations))
+	c.printf("%d sources read, %d evidence items cited (of %d gathered), %d citations", rep.Stats.SourcesRead, len(rep.CitedEvidence()), len(rep.Evidence), len(rep.Citations))
 	if rep.CutShort != "" {
 		c.printf(" — cut short: %s", rep.CutShort)
 	}
 	c.printf("\n\n%s\n", sum)
 	c.sess.Reports = append(c.sess.Reports, path)
 	// The agent learns about the report so follow-up questions can use it (it can read the file with its tools).
-	st := c.ag.State()
+	st := c.state()
 	st.Messages = append(st.Messages,
 		llm.Message{Role: llm.RoleUser, Content: "/deep-research " + question},
 		llm.Message{Role: llm.RoleAssistant, Content: fmt.Sprintf("I ran deep research on %q. The full cited report is at %s (citations and verbatim quotes in %s). Summary:\n\n%s",
 			question, path, filepath.Join(rep.Dir, research.ReportJSONFile), sum)})
 	c.save()
+}
+
+// noModel is what the chat says when something needs the conversation model and there is none.
+func (c *Chat) noModel() string {
+	return "Conversation needs a model (/deep-research works without one). " + c.cfg.NoModel
 }
 
 // progress prints the run's milestones, one line each.

@@ -366,7 +366,7 @@ func TestChatThroughPTY(t *testing.T) {
 // a summary with a line of prose that carries a citation marker.
 func expectReportSummary(t *testing.T, term *terminal) {
 	t.Helper()
-	m := term.expect(`(?s)\d+ sources read, [1-9]\d* evidence items cited, [1-9]\d* citations[^\n]*\n(.*?)` + regexp.QuoteMeta(Prompt))
+	m := term.expect(`(?s)\d+ sources read, [1-9]\d* evidence items cited \(of [1-9]\d* gathered\), [1-9]\d* citations[^\n]*\n(.*?)` + regexp.QuoteMeta(Prompt))
 	if !regexp.MustCompile(`(?m)^[^\r\n]*\pL[^\r\n]*\[\d+\]`).MatchString(m[1]) {
 		t.Errorf("the summary has no line with a citation marker [n]:\n%s", m[1])
 	}

@@ -18,13 +18,30 @@ import (
 func (a *App) buildModel(role string, ledger *llm.Ledger) (llm.Model, error) {
 	spec := a.Config.ModelFor(role)
 	if spec.Provider == "" || spec.Model == "" {
-		return nil, errors.New("no model configured: pass --provider and --model (and --base-url for a local server), or set them in the config file")
+		return nil, errors.New("no model configured. " + noModelHint(""))
 	}
 	m, err := a.modelFromSpec(spec, ledger, role)
 	if err != nil {
 		return nil, fmt.Errorf("model for %s: %w", role, err)
 	}
 	return m, nil
+}
+
+// hasModel says whether a model is configured for the role.
+func (a *App) hasModel(role string) bool {
+	spec := a.Config.ModelFor(role)
+	return spec.Provider != "" && spec.Model != ""
+}
+
+// noModelHint says how to configure a model, with a local (Ollama) and a hosted example, for the command named.
+func noModelHint(command string) string {
+	if command == "" {
+		command = "ask"
+	}
+	return fmt.Sprintf("Configure one with flags, e.g. a local model with Ollama: deepresearch %s --provider ollama --model qwen3 "+
+		"(after ollama pull qwen3), or a hosted one: OPENAI_API_KEY=… deepresearch %s --provider openai --model gpt-4.1; "+
+		"or once for all commands in deepresearch.yaml: model: {provider: ollama, model: qwen3}. "+
+		"Without a model, deepresearch run \"question\" researches with the extractive engine.", command, command)
 }
 
 // modelFromSpec builds a retrying model, metered into ledger (when non-nil) under label.

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/deepresearch/deepresearch/agent"
+	"github.com/deepresearch/deepresearch/harness"
 	"github.com/deepresearch/deepresearch/internal/chat"
 	"github.com/deepresearch/deepresearch/internal/config"
 	"github.com/deepresearch/deepresearch/internal/request"
@@ -48,9 +49,13 @@ with --resume ID.`,
 				app.Log = slog.New(slog.NewTextHandler(app.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
 			}
 			ledger := &llm.Ledger{}
-			model, err := app.buildModel("agent", ledger)
-			if err != nil {
-				return fmt.Errorf("chat needs a model: %w", err)
+			var model llm.Model
+			if app.hasModel("agent") {
+				m, err := app.buildModel("agent", ledger)
+				if err != nil {
+					return fmt.Errorf("chat needs a model: %w", err)
+				}
+				model = m
 			}
 			ws, err := openWorkspace(dir)
 			if err != nil {
@@ -81,11 +86,13 @@ with --resume ID.`,
 					}
 				}
 			}()
-			rt, err := app.newRuntime(ctx, runtimeOptions{Model: model, Workspace: ws, Ledger: ledger})
-			if err != nil {
-				return err
+			rt := &harness.Runtime{}
+			if model != nil {
+				if rt, err = app.newRuntime(ctx, runtimeOptions{Model: model, Workspace: ws, Ledger: ledger}); err != nil {
+					return err
+				}
+				defer rt.Close()
 			}
-			defer rt.Close()
 			if sessions == "" {
 				sessions = filepath.Join(ws.Root(), ".deepresearch", "sessions")
 			}
@@ -103,12 +110,12 @@ with --resume ID.`,
 					Model: model, System: chatSystemPrompt(ws.Root()), Tools: rt.Tools, Middleware: rt.Middleware, MaxSteps: maxSteps,
 				},
 				Ledger: ledger, Sessions: chat.Store{Dir: sessions}, Resume: resume, Workspace: ws.Root(), Interrupt: interrupt,
-				Bind: rt.Bind,
+				Bind: rt.Bind, NoModel: noModelHint("chat"),
 				Research: func(ctx context.Context, q string, on func(research.Event)) (*research.Report, error) {
 					return b.Run(ctx, chatRequest(app.Config, ws.Root(), q, on, ledger))
 				},
 			}
-			if rt.ContextManager() != nil {
+			if model != nil && rt.ContextManager() != nil {
 				cfg.Compact = rt.Compact
 				cfg.Context = rt.ContextReport
 			}

@@ -250,3 +250,40 @@ func TestModelFailureAndUnknownModelSaidOnce(t *testing.T) {
 		t.Errorf("raw log lines on the terminal:\n%s", stderr)
 	}
 }
+
+// chat with no model still starts: /deep-research runs with the extractive engine, conversation says how to
+// configure a model, and the run it started is listed by `runs` in that folder. ask explains the same.
+func TestChatAndAskWithoutAModel(t *testing.T) {
+	ws := t.TempDir()
+	for name, text := range map[string]string{
+		"waggle.md": "# Waggle dance\n\nHoneybees communicate the location of distant food sources with the waggle dance.\n",
+		"scent.md":  "# Scent\n\nBesides dancing, honeybees use scent to communicate where food is.\n",
+	} {
+		if err := os.WriteFile(filepath.Join(ws, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(ws)
+	cfg := emptyConfig(t)
+	var out, errb bytes.Buffer
+	in := strings.NewReader("hello there\n/deep-research How do honeybees communicate the location of food?\n/exit\n")
+	code := cli.Main(t.Context(), []string{"chat", "--config", cfg}, in, &out, &errb, fakeEnv(nil))
+	stdout := out.String()
+	if code != 0 {
+		t.Fatalf("chat without a model: exit %d\n%s\n%s", code, stdout, errb.String())
+	}
+	for _, want := range []string{"no model: /deep-research <question> works", "Conversation needs a model",
+		"--provider ollama --model qwen3", "Report: ", "evidence items cited"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("chat output lacks %q:\n%s", want, stdout)
+		}
+	}
+	code, listed, stderr := runCLI(t, nil, "runs", "--config", cfg)
+	if code != 0 || !strings.Contains(listed, "How do honeybees communicate the location of food?") {
+		t.Errorf("runs does not list the chat's run (exit %d):\n%s%s", code, listed, stderr)
+	}
+	code, _, stderr = runCLI(t, nil, "ask", "--config", cfg, "hi")
+	if code == 0 || !strings.Contains(stderr, "--provider ollama --model qwen3") {
+		t.Errorf("ask without a model: exit %d, %s", code, stderr)
+	}
+}

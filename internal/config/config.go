@@ -181,22 +181,49 @@ func Load(path string, getenv func(string) string) (*Config, error) {
 		c.env = getenv
 	}
 	if path != "" {
+		fi, err := os.Stat(path)
+		if err != nil {
+			return nil, fmt.Errorf("config: read %s: %w", path, err)
+		}
+		if !fi.Mode().IsRegular() || fi.Size() > MaxFileBytes {
+			return nil, fmt.Errorf("config: %s is not a regular file of at most %d bytes", path, MaxFileBytes)
+		}
 		data, err := os.ReadFile(path)
 		if err != nil {
 			return nil, fmt.Errorf("config: read %s: %w", path, err)
 		}
-		dec := yaml.NewDecoder(strings.NewReader(string(data)))
-		dec.KnownFields(true)
-		if err := dec.Decode(c); err != nil && !errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("config: parse %s: %w", path, err)
-		}
-		c.File = path
-		if err := c.Research.Validate(); err != nil {
-			return nil, fmt.Errorf("config: %s: %w", path, err)
+		if err := c.parse(data, path); err != nil {
+			return nil, err
 		}
 	}
 	c.applyEnv()
 	return c, nil
+}
+
+// MaxFileBytes bounds a configuration file.
+const MaxFileBytes = 1 << 20
+
+// Parse reads configuration file content over the defaults, as Load does for a file named name, without the
+// environment.
+func Parse(data []byte, name string) (*Config, error) {
+	c := Defaults()
+	if err := c.parse(data, name); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *Config) parse(data []byte, name string) error {
+	dec := yaml.NewDecoder(strings.NewReader(string(data)))
+	dec.KnownFields(true)
+	if err := dec.Decode(c); err != nil && !errors.Is(err, io.EOF) {
+		return fmt.Errorf("config: parse %s: %w", name, err)
+	}
+	c.File = name
+	if err := c.Research.Validate(); err != nil {
+		return fmt.Errorf("config: %s: %w", name, err)
+	}
+	return nil
 }
 
 // Validate refuses research limits that cannot mean anything (negative, not a number, infinite, too large);

@@ -88,15 +88,3 @@ func TestRepairDeepNestingIsBounded(t *testing.T) {
 		t.Fatalf("invalid output for deep nesting")
 	}
 }
-
-func FuzzRepair(f *testing.F) {
-	for _, s := range []string{`{"a":1}`, `{'a': [1, 2,`, "```json\n{a: b}\n```", `[{"x": "y\"`, `{"a": tru`} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		res, err := RepairKind(s, Any)
-		if err == nil && !json.Valid([]byte(res.JSON)) {
-			t.Fatalf("RepairKind(%q) returned invalid JSON %q", s, res.JSON)
-		}
-	})
-}

@@ -91,6 +91,13 @@ func (b *Builder) Resolve(r Research) (Research, error) {
 				return r, fmt.Errorf("run %s: stored corpus setting: %w", r.ResumeDir, err)
 			}
 		}
+		// A run folder is untrusted input: the .mcp.json it names starts programs, so only one the user has
+		// configured or whose folder they trust is started again.
+		if f := r.MCPFile; f != "" && f != b.Config.MCPFile && !config.NewTrust(b.getenv).Trusted(filepath.Dir(f)) {
+			fmt.Fprintf(b.warn(), "note: not starting the MCP servers of %s, which run folder %s names: that folder is not trusted (deepresearch trust %s)\n",
+				f, r.ResumeDir, filepath.Dir(f))
+			r.MCPFile = ""
+		}
 	} else {
 		cfg := b.Config
 		if !r.HasSources() {

@@ -73,9 +73,9 @@ func TestDescribeRemoteAndOverride(t *testing.T) {
 	if !e.Known || e.Price.Input != 3 || e.Price.Output != 15 {
 		t.Errorf("remote model: %+v", e)
 	}
-	// "openai" pointed at DeepSeek is priced from DeepSeek's catalogue.
+	// "openai" pointed at DeepSeek is priced from DeepSeek's own price sheet.
 	e = Describe(Spec{Provider: "openai", Model: "deepseek-v4-flash", BaseURL: "https://api.deepseek.com/v1"})
-	if e.Source != "deepseek" || e.Price.Input != 0.14 {
+	if e.Source != "deepseek" || e.Price.Input != 0.2817 || e.Reference == "" {
 		t.Errorf("deepseek via openai: %+v", e)
 	}
 	e = Describe(Spec{Provider: "ollama", Model: "qwen3:8b", Override: &llm.Info{ContextWindow: 40_960}})

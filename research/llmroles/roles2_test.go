@@ -386,3 +386,20 @@ func TestCutOffAnswers(t *testing.T) {
 		}
 	})
 }
+
+func TestInScript(t *testing.T) {
+	for _, tc := range []struct {
+		md, want string
+		ok       bool
+	}{
+		{"# 通道\n\n## 保证\n\nThe source states this point clearly and in detail [e1].", "cjk", false},
+		{"# 通道\n\nGo 的通道发送在相应的接收完成之前同步 [e1]。使用 `sync.Mutex` 保护共享变量 [e2]。", "cjk", true},
+		{"# Каналы\n\nОтправка в канал синхронизирована до завершения приёма [e1].", "ru", true},
+		{"# Channels\n\nA send on a channel is synchronized before the receive completes [e1].", "", true},
+		{"# Channels\n\n通道发送在相应的接收完成之前同步 [e1]。", "", false},
+	} {
+		if got := inScript(tc.md, tc.want); got != tc.ok {
+			t.Errorf("inScript(%q, %q) = %v, want %v", tc.md, tc.want, got, tc.ok)
+		}
+	}
+}

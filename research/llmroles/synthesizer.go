@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode"
 
 	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/llm"
@@ -159,12 +160,11 @@ var headingLineRe = regexp.MustCompile(`(?m)^#{2,3}\s+\S`)
 // section (the sign of an answer cut off mid-way).
 func checkShape(md string, plan *research.Plan, lang string) error {
 	var problems []string
-	prose := citationRe.ReplaceAllString(stripCode(md), "")
 	want := scriptOf(lang)
-	if want == "" {
-		want = "en" // lexical.Language's name for any Latin script
+	if want == "zh" || want == "ja" || want == "ko" {
+		want = "cjk"
 	}
-	if got := lexical.Language(prose); got != want {
+	if !inScript(md, want) {
 		problems = append(problems, fmt.Sprintf("the report must be written in %s, but its text is in another language; translate every sentence and heading", languageName(lang)))
 	}
 	// A draft with sections must have one for most sub-questions: fewer is what an answer cut off looks like.
@@ -181,6 +181,47 @@ func checkShape(md string, plan *research.Plan, lang string) error {
 		return nil
 	}
 	return errors.New(strings.Join(problems, "; "))
+}
+
+// inScript reports whether the body text of a draft — headings, code and citations aside — is mostly written in
+// the script want names (as letterScript names them). Headings are left out because a model that drifts into another language often keeps the headings it
+// was given. A CJK character weighs as three letters; product names and code stay Latin in any report.
+func inScript(md, want string) bool {
+	target, other := 0, 0
+	for _, line := range strings.Split(citationRe.ReplaceAllString(stripCode(md), ""), "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "#") {
+			continue
+		}
+		for _, r := range line {
+			if !unicode.IsLetter(r) {
+				continue
+			}
+			w := 1
+			if lexical.IsCJK(r) {
+				w = 3
+			}
+			if letterScript(r) == want {
+				target += w
+			} else {
+				other += w
+			}
+		}
+	}
+	return other <= target
+}
+
+// letterScript names the script of a letter: "cjk" for Chinese, Japanese and Korean (which share Han
+// characters), "ru" for Cyrillic, "ar" for Arabic, "" for Latin and the rest.
+func letterScript(r rune) string {
+	switch {
+	case lexical.IsCJK(r):
+		return "cjk"
+	case unicode.Is(unicode.Cyrillic, r):
+		return "ru"
+	case unicode.Is(unicode.Arabic, r):
+		return "ar"
+	}
+	return ""
 }
 
 // scriptOf is the lexical.Language code a report in lang must show: zh, ja, ko, ru or ar, else "" (any Latin

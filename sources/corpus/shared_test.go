@@ -147,8 +147,9 @@ func TestCancelMidwayLeavesIndexConsistent(t *testing.T) {
 	if st.Added == 0 || st.Added >= n || ix.DocCount() != st.Added {
 		t.Fatalf("added %d, index holds %d", st.Added, ix.DocCount())
 	}
+	// Every indexed document is found, up to the search's result cap.
 	rs, err := ix.Search(t.Context(), "okapi", 1000)
-	if err != nil || len(rs) != st.Added {
+	if err != nil || len(rs) != min(st.Added, 1000) {
 		t.Fatalf("%d results for %d documents: %v", len(rs), st.Added, err)
 	}
 	st2, err := ix.Add(t.Context(), root)

@@ -147,7 +147,7 @@ func runQuestion(ctx context.Context, cfg Config, ix *corpus.Index, q qualityben
 		qr.Error = err.Error()
 		return qr
 	}
-	var model llm.Model = llm.WithRetry(m, llm.RetryConfig{})
+	model := llm.WithRetry(m, llm.RetryConfig{})
 	roles := llmroles.New(llmroles.Config{Planner: model, Searcher: model, Analyst: model, Verifier: model,
 		Synthesizer: model, Sources: []sources.Searcher{ix}, Logger: cfg.Log})
 	rep, err := research.Run(ctx, research.Config{Question: q.Question, Roles: roles, Fetcher: ix, RunID: q.ID,

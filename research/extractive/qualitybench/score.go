@@ -141,11 +141,7 @@ func cutInSource(text, quote string) bool {
 	if i < 0 {
 		return false
 	}
-	rest := text[i+len(quote):]
-	rest = strings.TrimLeft(rest, " \t")
-	if strings.HasPrefix(rest, "\n") {
-		rest = rest[1:]
-	}
+	rest := strings.TrimPrefix(strings.TrimLeft(text[i+len(quote):], " \t"), "\n")
 	r, _ := utf8.DecodeRuneInString(rest)
 	return unicode.IsLetter(r) || unicode.IsDigit(r)
 }

@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -166,6 +168,23 @@ func checkCitations(t *testing.T, dir string, rep *research.Report) {
 		}
 		seen[key] = true
 	}
+	// Web quotes link to the lines of the stored text the run read, and those lines hold the quote.
+	links := storedLinkRe.FindAllStringSubmatch(rep.Markdown, -1)
+	if len(links) != len(rep.Citations) {
+		t.Errorf("%d stored-text links for %d citations of web pages", len(links), len(rep.Citations))
+	}
+	for _, l := range links {
+		b, err := os.ReadFile(filepath.Join(dir, l[2]))
+		if err != nil {
+			t.Errorf("link %s: %v", l[2], err)
+			continue
+		}
+		lines := strings.Split(string(b), "\n")
+		a, z := atoi(l[3]), atoi(l[4])
+		if a < 1 || z > len(lines) || !research.Grounded(strings.Join(lines[a-1:z], "\n"), l[1]) {
+			t.Errorf("quote %q is not on lines %d-%d of %s", l[1], a, z, l[2])
+		}
+	}
 	for _, c := range rep.Citations {
 		for _, id := range c.EvidenceIDs {
 			e := byID[id]
@@ -179,4 +198,63 @@ func checkCitations(t *testing.T, dir string, rep *research.Report) {
 			}
 		}
 	}
+}
+
+var storedLinkRe = regexp.MustCompile(`“([^”]*)” — \S+ \(e\d+\) · \[[^\]]*\]\((docs/[0-9a-f]+\.txt)#L(\d+)-L(\d+)\)`)
+
+func atoi(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
+}
+
+// A Chinese question answered with an English body under Chinese headings is asked for again; the published
+// report is Chinese, its footer too.
+func TestWrongLanguageIsAskedAgain(t *testing.T) {
+	var pages []researchtest.Page
+	for _, p := range []struct{ path, title, fact string }{
+		{"/design", "窑的设计", "第%d号窑的屋顶风扇在第%d个测试日推动热空气穿过木材堆。"},
+		{"/cost", "窑的成本", "第%d号窑的建造成本为%d欧元，包括太阳能集热器。"},
+	} {
+		var b strings.Builder
+		for i := 1; i <= 20; i++ {
+			fmt.Fprintf(&b, p.fact+"\n\n", i, 100+i)
+		}
+		pages = append(pages, researchtest.Page{Path: p.path, Title: p.title, Body: b.String()})
+	}
+	site := researchtest.NewSite(pages)
+	defer site.Close()
+	plan := []openaifake.SubQuestion{
+		{Question: "窑是如何设计的？", Queries: []string{"风扇"}, Keywords: []string{"风扇", "design"}},
+		{Question: "窑的成本是多少？", Queries: []string{"欧元"}, Keywords: []string{"欧元", "cost"}},
+	}
+	srv := openaifake.New(t, openaifake.Config{Language: "zh", SubQuestions: plan, GapSubQuestion: -1,
+		Misbehave: openaifake.Misbehaviour{WrongLanguage: true}})
+	m, err := openai.New(openai.Config{Model: "fake-research", BaseURL: srv.BaseURL(), APIKey: "k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	roles := llmroles.New(llmroles.Config{Planner: m, Searcher: m, Analyst: m, Verifier: m, Synthesizer: m,
+		Sources: []sources.Searcher{siteSearcher{site}}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	dir := filepath.Join(t.TempDir(), "run")
+	rep, err := research.Run(t.Context(), research.Config{Question: "太阳能干燥窑好用吗？", Roles: roles,
+		Fetcher: site.Fetcher(), OutDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(rep.Markdown, "The source states") || len(rep.Citations) == 0 {
+		t.Fatalf("English body published, or nothing cited:\n%s", rep.Markdown)
+	}
+	if !strings.Contains(rep.Markdown, "## 本报告的生成方式") {
+		t.Errorf("the footer is not in the question's language:\n%s", rep.Markdown)
+	}
+	reasks := 0
+	for _, c := range srv.Calls() {
+		if c.Role == openaifake.RoleSynthesizer && c.Reask {
+			reasks++
+		}
+	}
+	if reasks == 0 {
+		t.Error("the wrong-language draft was not sent back")
+	}
+	checkCitations(t, dir, rep)
 }

@@ -580,6 +580,12 @@ func hasKeyword(text string, keywords []string) bool {
 		if k == "" {
 			continue
 		}
+		if strings.IndexFunc(k, func(r rune) bool { return unicode.Is(unicode.Han, r) }) >= 0 {
+			if strings.Contains(low, k) {
+				return true // Chinese has no spaces between words: a substring is a word
+			}
+			continue
+		}
 		for i := 0; ; {
 			j := strings.Index(low[i:], k)
 			if j < 0 {

@@ -1,0 +1,83 @@
+package research
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// FuzzIntegrity feeds arbitrary drafts (model output) to citation parsing and the integrity check: no panic,
+// and what RemoveUnsupported keeps cites, outside code blocks, no evidence the check refuses.
+func FuzzIntegrity(f *testing.F) {
+	for _, s := range []string{
+		"Bees dance [e1]. Ants march [e9].\n\n## Sources\n",
+		"# Title\n\nA claim [e1, e2]. Another [3]. Uncited sentence.\n- item [e2]\n| a | b |\n|---|---|\n| x [e1] | y |\n",
+		"中文句子[e1]。没有引用的句子。\n", "```\ncode [e7]\n```\nText [e1；e2]", "[e1][e2][e", "[ e1 ,e2 ]", "",
+		"Lead-in:\n1. first [e1]\n2. second [e404]\n",
+	} {
+		f.Add(s)
+	}
+	check := func(id string) error {
+		if id == "e1" || id == "e2" {
+			return nil
+		}
+		return errors.New("unknown evidence " + id)
+	}
+	f.Fuzz(func(t *testing.T, md string) {
+		_ = CheckIntegrity(md, check)
+		_ = SplitSentences(md)
+		kept, _ := RemoveUnsupported(md, check)
+		for _, id := range citedIDs(outsideCode(kept)) {
+			if check(id) != nil {
+				t.Fatalf("RemoveUnsupported(%q) kept a citation of %s:\n%s", md, id, kept)
+			}
+		}
+	})
+}
+
+// outsideCode drops fenced code blocks, whose brackets are code, not citations.
+func outsideCode(md string) string {
+	var b strings.Builder
+	in := false
+	for _, l := range strings.Split(md, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), "```") {
+			in = !in
+			continue
+		}
+		if !in {
+			b.WriteString(l + "\n")
+		}
+	}
+	return b.String()
+}
+
+// FuzzGrounded feeds arbitrary source texts and quotes to the quote-grounding matcher: no panic, a quote is
+// grounded in any text that contains it with different spacing, and a quote shorter than MinQuoteRunes never is.
+func FuzzGrounded(f *testing.F) {
+	for _, p := range [][2]string{
+		{"The waggle dance encodes direction.", "waggle dance encodes"},
+		{"line one\nline   two", "one line two"},
+		{"蜜蜂通过摇摆舞\n传递方向。", "摇摆舞传递方向"},
+		{"short", "short"},
+		{"", ""},
+		{"a\u00a0b\tc  d e f g h", "a b c d e f"},
+	} {
+		f.Add(p[0], p[1])
+	}
+	f.Fuzz(func(t *testing.T, text, quote string) {
+		got := Grounded(text, quote)
+		if got && len([]rune(NormalizeQuote(quote))) < MinQuoteRunes {
+			t.Fatalf("Grounded(%q, %q): a quote shorter than %d characters was accepted", text, quote, MinQuoteRunes)
+		}
+		if got != groundedIn(NormalizeQuote(text), quote) {
+			t.Fatalf("Grounded and groundedIn disagree on (%q, %q)", text, quote)
+		}
+		// The quote itself, with its words spread over lines, inside a longer text, is grounded.
+		if Grounded(quote, quote) {
+			spread := "Intro words. " + strings.Join(strings.Fields(quote), "\n  ") + " trailing words."
+			if !Grounded(spread, quote) {
+				t.Fatalf("quote %q is not grounded in %q", quote, spread)
+			}
+		}
+	})
+}
