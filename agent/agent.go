@@ -93,6 +93,18 @@ type Agent struct {
 	// State.Tools without locking even when another goroutine changes the tool set.
 	pending []llm.ToolSpec
 	st      *State
+
+	// The middleware sorted by hook, and the tool handler wrapped by every ToolWrapper, computed once.
+	toolsHooks    []ToolsHook
+	historyHooks  []HistoryHook
+	requestHooks  []RequestHook
+	responseHooks []ResponseHook
+	overflowHooks []OverflowHook
+	handler       ToolHandler
+
+	// args holds the current step's calls with their arguments decoded once, for loop detection, schema
+	// validation and the typed tool alike. Only the loop writes it, between steps.
+	args []decodedCall
 }
 
 // New builds an agent.
@@ -114,6 +126,29 @@ func New(cfg Config) (*Agent, error) {
 	}
 	a := &Agent{cfg: cfg}
 	a.st = &State{SessionID: cfg.SessionID, Model: cfg.Model, emit: a.emit}
+	for _, m := range cfg.Middleware {
+		if h, ok := m.(ToolsHook); ok {
+			a.toolsHooks = append(a.toolsHooks, h)
+		}
+		if h, ok := m.(HistoryHook); ok {
+			a.historyHooks = append(a.historyHooks, h)
+		}
+		if h, ok := m.(RequestHook); ok {
+			a.requestHooks = append(a.requestHooks, h)
+		}
+		if h, ok := m.(ResponseHook); ok {
+			a.responseHooks = append(a.responseHooks, h)
+		}
+		if h, ok := m.(OverflowHook); ok {
+			a.overflowHooks = append(a.overflowHooks, h)
+		}
+	}
+	a.handler = a.baseHandler
+	for i := len(cfg.Middleware) - 1; i >= 0; i-- {
+		if w, ok := cfg.Middleware[i].(ToolWrapper); ok {
+			a.handler = w.WrapTool(a.handler)
+		}
+	}
 	if cfg.System != "" {
 		a.st.Messages = append(a.st.Messages, llm.Message{Role: llm.RoleSystem, Content: cfg.System, Pinned: true})
 	}
@@ -164,10 +199,8 @@ func (a *Agent) applyPendingTools() {
 // showTools sets State.RequestTools from State.Tools through every ToolsHook.
 func (a *Agent) showTools() {
 	shown := a.st.Tools
-	for _, m := range a.cfg.Middleware {
-		if h, ok := m.(ToolsHook); ok {
-			shown = h.ShowTools(a.st, shown)
-		}
+	for _, h := range a.toolsHooks {
+		shown = h.ShowTools(a.st, shown)
 	}
 	a.st.RequestTools = shown
 }
@@ -185,6 +218,9 @@ func (a *Agent) State() *State { return a.st }
 
 // Config returns the agent's effective configuration.
 func (a *Agent) Config() Config { return a.cfg }
+
+// observed reports whether anyone listens to events; the loop builds them only then.
+func (a *Agent) observed() bool { return a.cfg.Observer != nil }
 
 func (a *Agent) emit(e Event) {
 	if a.cfg.Observer == nil {
@@ -223,36 +259,34 @@ func (a *Agent) Continue(ctx context.Context) (string, error) {
 		st.Step++
 		a.applyPendingTools()
 		a.showTools()
-		for _, m := range a.cfg.Middleware {
-			if h, ok := m.(HistoryHook); ok {
-				if err := h.BeforeHistory(ctx, st); err != nil {
-					return lastText, fmt.Errorf("agent: before model call: %w", err)
-				}
+		for _, h := range a.historyHooks {
+			if err := h.BeforeHistory(ctx, st); err != nil {
+				return lastText, fmt.Errorf("agent: before model call: %w", err)
 			}
 		}
-		req := &llm.Request{Messages: llm.CloneMessages(st.Messages), Tools: st.RequestTools, MaxTokens: a.cfg.MaxTokens}
+		// The request shares the history (capacity clipped, so that a hook appending to it gets a new array);
+		// RequestHooks copy what they edit.
+		req := &llm.Request{Messages: st.Messages[:len(st.Messages):len(st.Messages)], Tools: st.RequestTools, MaxTokens: a.cfg.MaxTokens}
 		if a.cfg.Stream {
 			step := st.Step
 			req.OnText = func(d string) { a.emit(Event{Kind: EventText, Step: step, Text: d}) }
 		}
-		for _, m := range a.cfg.Middleware {
-			if h, ok := m.(RequestHook); ok {
-				if err := h.BeforeRequest(ctx, st, req); err != nil {
-					return lastText, fmt.Errorf("agent: prepare request: %w", err)
-				}
+		for _, h := range a.requestHooks {
+			if err := h.BeforeRequest(ctx, st, req); err != nil {
+				return lastText, fmt.Errorf("agent: prepare request: %w", err)
 			}
 		}
-		a.emit(Event{Kind: EventStep, Step: st.Step})
+		if a.observed() {
+			a.emit(Event{Kind: EventStep, Step: st.Step})
+		}
 		resp, err := a.cfg.Model.Generate(ctx, req)
 		if err != nil {
-			if llm.IsContextLength(err) && !overflowRetried && a.hasOverflowHook() {
+			if llm.IsContextLength(err) && !overflowRetried && len(a.overflowHooks) > 0 {
 				overflowRetried = true
 				a.emit(Event{Kind: EventError, Step: st.Step, Err: err.Error()})
-				for _, m := range a.cfg.Middleware {
-					if h, ok := m.(OverflowHook); ok {
-						if herr := h.OnOverflow(ctx, st, err); herr != nil {
-							return lastText, fmt.Errorf("agent: recover from overflow: %w (after %w)", herr, err)
-						}
+				for _, h := range a.overflowHooks {
+					if herr := h.OnOverflow(ctx, st, err); herr != nil {
+						return lastText, fmt.Errorf("agent: recover from overflow: %w (after %w)", herr, err)
 					}
 				}
 				steps--
@@ -262,14 +296,13 @@ func (a *Agent) Continue(ctx context.Context) (string, error) {
 			return lastText, fmt.Errorf("agent: model call: %w", err)
 		}
 		overflowRetried = false
-		info := a.cfg.Model.Info()
-		usage := resp.Usage
-		a.emit(Event{Kind: EventUsage, Step: st.Step, Usage: &usage, CostUSD: info.Price.Cost(usage)})
-		for _, m := range a.cfg.Middleware {
-			if h, ok := m.(ResponseHook); ok {
-				if err := h.AfterResponse(ctx, st, resp); err != nil {
-					return lastText, fmt.Errorf("agent: after model call: %w", err)
-				}
+		if a.observed() {
+			usage := resp.Usage
+			a.emit(Event{Kind: EventUsage, Step: st.Step, Usage: &usage, CostUSD: a.cfg.Model.Info().Price.Cost(usage)})
+		}
+		for _, h := range a.responseHooks {
+			if err := h.AfterResponse(ctx, st, resp); err != nil {
+				return lastText, fmt.Errorf("agent: after model call: %w", err)
 			}
 		}
 		msg := resp.Message
@@ -287,63 +320,99 @@ func (a *Agent) Continue(ctx context.Context) (string, error) {
 			a.emit(Event{Kind: EventDone, Step: st.Step, Text: msg.Content})
 			return msg.Content, nil
 		}
-		results, err := a.runTools(ctx, st, msg.ToolCalls, &repeat)
-		if err != nil {
+		if err := a.runTools(ctx, st, msg.ToolCalls, &repeat); err != nil {
 			return lastText, err
 		}
-		st.Messages = append(st.Messages, results...)
 	}
 }
 
-func (a *Agent) hasOverflowHook() bool {
-	for _, m := range a.cfg.Middleware {
-		if _, ok := m.(OverflowHook); ok {
-			return true
+// decodedCall is a tool call with its arguments decoded once.
+type decodedCall struct {
+	id, raw string
+	value   any
+	err     error
+}
+
+// runTools executes one step's tool calls and appends their messages to the history in call order. A single
+// call runs on the loop's goroutine; several run concurrently under MaxParallelTools.
+func (a *Agent) runTools(ctx context.Context, st *State, calls []llm.ToolCall, repeat *repeatTracker) error {
+	a.args = a.args[:0]
+	for _, c := range calls {
+		d := decodedCall{id: c.ID, raw: c.Arguments}
+		d.value, d.err = decodeArgs(c.Arguments)
+		a.args = append(a.args, d)
+	}
+	var verdictBuf [4]repeatVerdict
+	verdicts := verdictBuf[:0]
+	for i, c := range calls {
+		v := repeat.observe(c.Name, a.args[i], a.cfg.RepeatLimit)
+		if v == repeatStop {
+			return fmt.Errorf("%w: %s %s", ErrLoop, c.Name, lexical.Clip(c.Arguments, 200))
 		}
+		verdicts = append(verdicts, v)
 	}
-	return false
-}
-
-// runTools executes one step's tool calls concurrently (bounded) and returns their messages in call order.
-func (a *Agent) runTools(ctx context.Context, st *State, calls []llm.ToolCall, repeat *repeatTracker) ([]llm.Message, error) {
-	handler := a.baseHandler
-	for i := len(a.cfg.Middleware) - 1; i >= 0; i-- {
-		if w, ok := a.cfg.Middleware[i].(ToolWrapper); ok {
-			handler = w.WrapTool(handler)
+	if a.observed() {
+		for i := range calls {
+			a.emit(Event{Kind: EventToolCall, Step: st.Step, Call: &calls[i]})
 		}
 	}
 	out := make([]llm.Message, len(calls))
-	verdicts := make([]repeatVerdict, len(calls))
-	for i, c := range calls {
-		verdicts[i] = repeat.observe(c, a.cfg.RepeatLimit)
-		if verdicts[i] == repeatStop {
-			return nil, fmt.Errorf("%w: %s %s", ErrLoop, c.Name, lexical.Clip(c.Arguments, 200))
+	run := func(ctx context.Context, i int) error {
+		call := calls[i]
+		var res Result
+		if verdicts[i] == repeatWarn {
+			res = ErrorResult("you have called %s with these exact arguments %d times in a row; the answer will not change. Use what you have or try different arguments.", call.Name, a.cfg.RepeatLimit)
+		} else {
+			var err error
+			res, err = a.handler(ctx, st, call)
+			if err != nil {
+				return fmt.Errorf("agent: tool %s: %w", call.Name, err)
+			}
+		}
+		if a.observed() {
+			a.emit(Event{Kind: EventToolResult, Step: st.Step, Call: &call, Result: &res})
+		}
+		out[i] = llm.Message{Role: llm.RoleTool, ToolCallID: call.ID, ToolName: call.Name, Content: res.Content, IsError: res.IsError, Meta: res.Meta}
+		return nil
+	}
+	if len(calls) == 1 {
+		if err := run(ctx, 0); err != nil {
+			return err
+		}
+	} else {
+		g, gctx := errgroup.WithContext(ctx)
+		g.SetLimit(a.cfg.MaxParallelTools)
+		for i := range calls {
+			g.Go(func() error { return run(gctx, i) })
+		}
+		if err := g.Wait(); err != nil {
+			return err
 		}
 	}
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(a.cfg.MaxParallelTools)
-	for i, call := range calls {
-		a.emit(Event{Kind: EventToolCall, Step: st.Step, Call: &call})
-		g.Go(func() error {
-			var res Result
-			if verdicts[i] == repeatWarn {
-				res = ErrorResult("you have called %s with these exact arguments %d times in a row; the answer will not change. Use what you have or try different arguments.", call.Name, a.cfg.RepeatLimit)
-			} else {
-				var err error
-				res, err = handler(gctx, st, call)
-				if err != nil {
-					return fmt.Errorf("agent: tool %s: %w", call.Name, err)
-				}
-			}
-			a.emit(Event{Kind: EventToolResult, Step: st.Step, Call: &call, Result: &res})
-			out[i] = llm.Message{Role: llm.RoleTool, ToolCallID: call.ID, ToolName: call.Name, Content: res.Content, IsError: res.IsError, Meta: res.Meta}
-			return nil
-		})
+	st.Messages = append(st.Messages, out...)
+	return nil
+}
+
+// decodeArgs decodes a call's JSON arguments; empty arguments are the empty object.
+func decodeArgs(raw string) (any, error) {
+	if strings.TrimSpace(raw) == "" {
+		return map[string]any{}, nil
 	}
-	if err := g.Wait(); err != nil {
+	var v any
+	if err := json.Unmarshal([]byte(raw), &v); err != nil {
 		return nil, err
 	}
-	return out, nil
+	return v, nil
+}
+
+// argsOf returns the decoded arguments of call when the loop decoded them (and no wrapper changed them since).
+func (a *Agent) argsOf(call llm.ToolCall) (decodedCall, bool) {
+	for _, d := range a.args {
+		if d.id == call.ID && d.raw == call.Arguments {
+			return d, true
+		}
+	}
+	return decodedCall{}, false
 }
 
 // baseHandler finds and runs the tool, converting panics into error results so one bad tool cannot kill a run.
@@ -357,6 +426,11 @@ func (a *Agent) baseHandler(ctx context.Context, _ *State, call llm.ToolCall) (r
 			res, err = ErrorResult("tool %s panicked: %v", call.Name, p), nil
 		}
 	}()
+	if dt, ok := t.(decodedRunner); ok {
+		if d, ok := a.argsOf(call); ok {
+			return dt.runDecoded(ctx, json.RawMessage(call.Arguments), d.value, d.err)
+		}
+	}
 	return t.Run(ctx, json.RawMessage(call.Arguments))
 }
 
@@ -379,19 +453,26 @@ const (
 	repeatStop
 )
 
-// repeatTracker counts consecutive identical tool calls across steps.
+// repeatTracker counts consecutive identical tool calls across steps. Arguments compare by their canonical JSON
+// (key order and spacing do not matter); the same raw text needs no canonical form.
 type repeatTracker struct {
-	last  string
-	count int
+	name, raw, canon string
+	count            int
 }
 
-func (r *repeatTracker) observe(c llm.ToolCall, limit int) repeatVerdict {
-	sig := c.Name + "\x00" + canonicalJSON(c.Arguments)
-	if sig == r.last {
+func (r *repeatTracker) observe(name string, d decodedCall, limit int) repeatVerdict {
+	same := r.count > 0 && name == r.name && d.raw == r.raw
+	if !same {
+		canon := canonicalJSON(d)
+		same = r.count > 0 && name == r.name && canon == r.canon
+		r.canon = canon
+	}
+	if same {
 		r.count++
 	} else {
-		r.last, r.count = sig, 1
+		r.name, r.count = name, 1
 	}
+	r.raw = d.raw
 	switch {
 	case r.count > 2*limit:
 		return repeatStop
@@ -403,14 +484,13 @@ func (r *repeatTracker) observe(c llm.ToolCall, limit int) repeatVerdict {
 }
 
 // canonicalJSON makes argument order and spacing irrelevant to loop detection.
-func canonicalJSON(s string) string {
-	var v any
-	if err := json.Unmarshal([]byte(s), &v); err != nil {
-		return strings.TrimSpace(s)
+func canonicalJSON(d decodedCall) string {
+	if d.err != nil {
+		return strings.TrimSpace(d.raw)
 	}
-	b, err := json.Marshal(v)
+	b, err := json.Marshal(d.value)
 	if err != nil {
-		return s
+		return d.raw
 	}
 	return string(b)
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -364,5 +365,54 @@ func TestLoopErrorClipsOnRuneBoundary(t *testing.T) {
 	}
 	if !utf8.ValidString(err.Error()) {
 		t.Errorf("loop error is not valid UTF-8: %q", err.Error())
+	}
+}
+
+// goroutineID reads the current goroutine's number from its stack header.
+func goroutineID() string {
+	buf := make([]byte, 64)
+	buf = buf[:runtime.Stack(buf, false)]
+	return strings.Fields(string(buf))[1]
+}
+
+// The loop is flat in the history's length: the request shares the history instead of copying it, and a single
+// tool call runs on the loop's own goroutine (several still run in parallel).
+func TestRequestSharesHistoryAndALoneCallRunsInline(t *testing.T) {
+	var mu sync.Mutex
+	var modelG, toolG []string
+	shared := true
+	var a *agent.Agent
+	tool := agent.NewTool("where", "Report the goroutine.", func(context.Context, struct{}) (string, error) {
+		mu.Lock()
+		toolG = append(toolG, goroutineID())
+		mu.Unlock()
+		return "ok", nil
+	})
+	m := scripted.New(llm.Info{}, func(_ context.Context, req *llm.Request) (*llm.Response, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		modelG = append(modelG, goroutineID())
+		hist := a.State().Messages
+		shared = shared && len(req.Messages) == len(hist) && &req.Messages[0] == &hist[0]
+		switch len(modelG) {
+		case 1:
+			return scripted.Reply("", call("c1", "where", `{}`)), nil
+		case 2:
+			return scripted.Reply("", call("c2", "where", `{}`), call("c3", "where", ` {} `)), nil
+		}
+		return scripted.Reply("done"), nil
+	})
+	a, _ = agent.New(agent.Config{Model: m, Tools: []agent.Tool{tool}})
+	if _, err := a.Run(t.Context(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	if !shared {
+		t.Error("a request copied the history instead of sharing it")
+	}
+	if len(toolG) != 3 || toolG[0] != modelG[0] {
+		t.Errorf("the lone call ran on goroutine %v, the loop is on %s", toolG, modelG[0])
+	}
+	if toolG[1] == modelG[0] && toolG[2] == modelG[0] {
+		t.Errorf("two calls of one step did not run on their own goroutines: %v", toolG)
 	}
 }

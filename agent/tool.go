@@ -48,6 +48,7 @@ type Func[In any] func(ctx context.Context, in In) (string, error)
 type TypedTool[In any] struct {
 	spec     llm.ToolSpec
 	resolved *jsonschema.Resolved
+	flat     *flatSchema // nil: the general validator checks the input
 	fn       Func[In]
 	bounded  bool
 }
@@ -66,7 +67,8 @@ func NewTool[In any](name, description string, fn Func[In]) *TypedTool[In] {
 	if err != nil {
 		panic(fmt.Sprintf("agent.NewTool %s: marshal schema: %v", name, err))
 	}
-	return &TypedTool[In]{spec: llm.ToolSpec{Name: name, Description: description, Schema: raw}, resolved: resolved, fn: fn}
+	return &TypedTool[In]{spec: llm.ToolSpec{Name: name, Description: description, Schema: raw}, resolved: resolved,
+		flat: compileFlat(schema), fn: fn}
 }
 
 // Bounded marks the tool as bounding its own output (see BoundedOutput) and returns it.
@@ -78,21 +80,38 @@ func (t *TypedTool[In]) BoundsOwnOutput() bool { return t.bounded }
 // Spec implements Tool.
 func (t *TypedTool[In]) Spec() llm.ToolSpec { return t.spec }
 
+// decodedRunner is a tool that can use arguments the loop has already decoded (into their generic JSON form), so
+// that one call's arguments are parsed once for loop detection and schema validation.
+type decodedRunner interface {
+	runDecoded(ctx context.Context, args json.RawMessage, generic any, decodeErr error) (Result, error)
+}
+
 // Run implements Tool.
 func (t *TypedTool[In]) Run(ctx context.Context, args json.RawMessage) (Result, error) {
 	if len(strings.TrimSpace(string(args))) == 0 {
 		args = json.RawMessage("{}")
 	}
 	var generic any
-	if err := json.Unmarshal(args, &generic); err != nil {
-		return ErrorResult("invalid JSON arguments for %s: %v. Send a single JSON object matching the tool's schema.", t.spec.Name, err), nil
+	err := json.Unmarshal(args, &generic)
+	return t.runDecoded(ctx, args, generic, err)
+}
+
+func (t *TypedTool[In]) runDecoded(ctx context.Context, args json.RawMessage, generic any, decodeErr error) (Result, error) {
+	if decodeErr != nil {
+		return ErrorResult("invalid JSON arguments for %s: %v. Send a single JSON object matching the tool's schema.", t.spec.Name, decodeErr), nil
 	}
-	if err := t.resolved.Validate(generic); err != nil {
+	validate := t.resolved.Validate
+	if t.flat != nil {
+		validate = t.flat.validate
+	}
+	if err := validate(generic); err != nil {
 		return ErrorResult("arguments for %s do not match its schema: %v", t.spec.Name, err), nil
 	}
 	var in In
-	if err := json.Unmarshal(args, &in); err != nil {
-		return ErrorResult("arguments for %s: %v", t.spec.Name, err), nil
+	if len(strings.TrimSpace(string(args))) > 0 {
+		if err := json.Unmarshal(args, &in); err != nil {
+			return ErrorResult("arguments for %s: %v", t.spec.Name, err), nil
+		}
 	}
 	out, err := t.fn(ctx, in)
 	if err != nil {

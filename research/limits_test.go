@@ -73,3 +73,31 @@ func TestCheckQuestion(t *testing.T) {
 		}
 	}
 }
+
+// A runaway plan (model output) is bounded: at most MaxSubQuestions sub-questions of MaxQueries queries each,
+// every query and sub-question clipped.
+func TestRunawayPlanIsBounded(t *testing.T) {
+	var in Plan
+	long, query := strings.Repeat("why ", 5000), strings.Repeat("term ", 10000)
+	for range 50 {
+		sq := SubQuestion{Question: long}
+		for range 1000 {
+			sq.Queries = append(sq.Queries, query)
+		}
+		in.SubQuestions = append(in.SubQuestions, sq)
+	}
+	p, notes := normalizePlan(&in, "Why?")
+	if len(p.SubQuestions) != MaxSubQuestions || len(notes) == 0 {
+		t.Fatalf("%d sub-questions, notes %v", len(p.SubQuestions), notes)
+	}
+	for _, sq := range p.SubQuestions {
+		if len(sq.Queries) != MaxQueries || len([]rune(sq.Question)) > MaxQuestionRunes+1 {
+			t.Fatalf("sub-question %s: %d queries, %d characters", sq.ID, len(sq.Queries), len([]rune(sq.Question)))
+		}
+		for _, q := range sq.Queries {
+			if len([]rune(q)) > maxQueryRunes+1 {
+				t.Fatalf("a query of %d characters", len([]rune(q)))
+			}
+		}
+	}
+}

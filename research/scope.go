@@ -65,6 +65,13 @@ func (r *runner) scope(ctx context.Context) (*Plan, error) {
 // MaxSubQuestions bounds the search fan-out of a plan.
 const MaxSubQuestions = 8
 
+// MaxQueries bounds the search queries of one sub-question, and maxQueryRunes the length of each: a plan is
+// model output, and a runaway one must not turn into thousands of searches or megabyte queries.
+const (
+	MaxQueries    = 8
+	maxQueryRunes = 300
+)
+
 // normalizePlan makes a plan usable: ids unique and present, queries present, language set, at most
 // MaxSubQuestions. It returns what it changed.
 func normalizePlan(in *Plan, question string) (*Plan, []string) {
@@ -91,11 +98,15 @@ func normalizePlan(in *Plan, question string) (*Plan, []string) {
 			sq.ID = id
 		}
 		seen[sq.ID] = true
+		sq.Question = lexical.Clip(sq.Question, MaxQuestionRunes)
 		var qs []string
 		for _, q := range sq.Queries {
-			if q = strings.TrimSpace(q); q != "" {
-				qs = append(qs, q)
+			if q = strings.TrimSpace(q); q != "" && len(qs) < MaxQueries {
+				qs = append(qs, lexical.Clip(q, maxQueryRunes))
 			}
+		}
+		if len(sq.Queries) > MaxQueries {
+			notes = append(notes, fmt.Sprintf("%s: %d queries trimmed to %d", sq.ID, len(sq.Queries), MaxQueries))
 		}
 		if len(qs) == 0 {
 			qs = []string{sq.Question}

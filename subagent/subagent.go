@@ -3,9 +3,10 @@
 // tools and its own context management, and returns only its final answer. Bulky tool output (raw MCP results,
 // long pages) thus stays in the subagent's context and never reaches the parent's.
 //
-// A Fleet bounds what one run may spawn: concurrent subagents, subagents in total and nesting depth. Going over a
-// bound is a clear error result for the model, never a hang or a crash, and one subagent failing never cancels
-// its siblings: its error comes back as its result.
+// A Fleet bounds what one run may spawn: concurrent subagents, subagents in total and nesting depth. Tasks beyond
+// the concurrency cap wait their turn in a queue (bounded by the total cap, honouring the caller's context);
+// only the total cap and the depth refuse, with a clear error result for the model, never a hang or a crash. One
+// subagent failing never cancels its siblings: its error comes back as its result.
 package subagent
 
 import (
@@ -18,6 +19,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -66,7 +68,9 @@ type Config struct {
 	Types []Type
 	// Middleware builds each subagent's middleware; nil means none.
 	Middleware MiddlewareFactory
-	// MaxConcurrent bounds subagents running at once across the whole tree; default 16.
+	// MaxConcurrent bounds subagents running at once across the whole tree; default 16. Tasks over it wait in
+	// a queue until a subagent finishes (or the caller's context ends). A subagent waiting for its own subagents
+	// lends its place to them, so nested delegation cannot deadlock the fleet.
 	MaxConcurrent int
 	// MaxTotal bounds subagents started by one Fleet (one run); default 1,000.
 	MaxTotal int
@@ -97,9 +101,11 @@ type Fleet struct {
 	types map[string]Type
 	names []string
 
+	slots   chan struct{} // one token per running subagent
 	running atomic.Int64
 	total   atomic.Int64
 	peak    atomic.Int64
+	queued  atomic.Int64
 	seq     atomic.Int64
 }
 
@@ -135,7 +141,7 @@ func New(cfg Config) (*Fleet, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	f := &Fleet{cfg: cfg, types: map[string]Type{}}
+	f := &Fleet{cfg: cfg, types: map[string]Type{}, slots: make(chan struct{}, cfg.MaxConcurrent)}
 	for _, t := range append([]Type{DefaultGeneralPurpose()}, cfg.Types...) {
 		if err := t.Validate(); err != nil {
 			return nil, fmt.Errorf("subagent: %w", err)
@@ -158,14 +164,15 @@ func (f *Fleet) Types() []Type {
 	return out
 }
 
-// Stats are a Fleet's counters.
+// Stats are a Fleet's counters. Started counts tasks admitted (running, waiting or done); Queued those waiting
+// for a place now.
 type Stats struct {
-	Running, Started, PeakRunning int
+	Running, Started, PeakRunning, Queued int
 }
 
 // Stats returns the fleet's counters.
 func (f *Fleet) Stats() Stats {
-	return Stats{Running: int(f.running.Load()), Started: int(f.total.Load()), PeakRunning: int(f.peak.Load())}
+	return Stats{Running: int(f.running.Load()), Started: int(f.total.Load()), PeakRunning: int(f.peak.Load()), Queued: int(f.queued.Load())}
 }
 
 // Tool returns the task tool for the top-level agent (its subagents are level 1).
@@ -234,9 +241,8 @@ func (t *taskTool) Run(ctx context.Context, args json.RawMessage) (agent.Result,
 
 // Limit errors, wrapped in the task tool's error results.
 var (
-	ErrConcurrency = errors.New("too many subagents running")
-	ErrTotal       = errors.New("subagent budget of this run used up")
-	ErrDepth       = errors.New("subagent nesting too deep")
+	ErrTotal = errors.New("subagent budget of this run used up")
+	ErrDepth = errors.New("subagent nesting too deep")
 )
 
 // Run runs one subagent of the given type on a task at level 1, as the task tool does, and returns its answer.
@@ -256,18 +262,21 @@ func (f *Fleet) run(ctx context.Context, level int, typeName, description string
 	if level > f.cfg.MaxDepth {
 		return "", nil, fmt.Errorf("task: %w: subagents may nest %d levels and this one would be level %d; do the work yourself with your tools", ErrDepth, f.cfg.MaxDepth, level)
 	}
-	if !acquire(&f.running, int64(f.cfg.MaxConcurrent)) {
-		return "", nil, fmt.Errorf("task: %w: %d subagents are already running, the limit; wait for their results before starting more, or do this yourself", ErrConcurrency, f.cfg.MaxConcurrent)
-	}
-	defer f.running.Add(-1)
 	if !acquire(&f.total, int64(f.cfg.MaxTotal)) {
 		return "", nil, fmt.Errorf("task: %w: this run has already started %d subagents, the limit; finish with what you have", ErrTotal, f.cfg.MaxTotal)
 	}
-	for n := f.running.Load(); ; n = f.running.Load() {
-		if p := f.peak.Load(); n <= p || f.peak.CompareAndSwap(p, n) {
-			break
-		}
+	if parent := holderOf(ctx); parent != nil {
+		// The calling subagent waits for this one: it lends its place meanwhile.
+		parent.lend(f)
+		defer parent.reclaim(ctx, f)
 	}
+	if err := f.acquireSlot(ctx); err != nil {
+		f.total.Add(-1) // never started
+		return "", nil, fmt.Errorf("task: gave up waiting for one of the %d subagent places: %w", f.cfg.MaxConcurrent, err)
+	}
+	self := &slotHolder{held: true}
+	defer self.release(f)
+	ctx = context.WithValue(ctx, holderKey{}, self)
 
 	session := fmt.Sprintf("%s-%d-%s-%s", f.cfg.SessionPrefix, f.seq.Add(1), sanitize(typ.Name), agent.NewID())
 	meta = map[string]string{"subagent_session": session, "subagent_type": typ.Name}
@@ -302,6 +311,76 @@ func (f *Fleet) run(ctx context.Context, level int, typeName, description string
 		return "", meta, fmt.Errorf("task: subagent %s (%s) finished without an answer", typ.Name, session)
 	}
 	return answer, meta, nil
+}
+
+// acquireSlot waits for a place among the MaxConcurrent running subagents, or for ctx to end.
+func (f *Fleet) acquireSlot(ctx context.Context) error {
+	select {
+	case f.slots <- struct{}{}:
+	default:
+		f.queued.Add(1)
+		defer f.queued.Add(-1)
+		select {
+		case f.slots <- struct{}{}:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	n := f.running.Add(1)
+	for {
+		if p := f.peak.Load(); n <= p || f.peak.CompareAndSwap(p, n) {
+			return nil
+		}
+	}
+}
+
+func (f *Fleet) releaseSlot() {
+	f.running.Add(-1)
+	<-f.slots
+}
+
+// slotHolder is a running subagent's place in the fleet. While it waits for subagents of its own it lends the
+// place to them (it is not running meanwhile), and takes a place again before it goes on.
+type slotHolder struct {
+	mu   sync.Mutex
+	held bool
+	lent int // its subagents being started or running
+}
+
+type holderKey struct{}
+
+func holderOf(ctx context.Context) *slotHolder {
+	h, _ := ctx.Value(holderKey{}).(*slotHolder)
+	return h
+}
+
+func (h *slotHolder) lend(f *Fleet) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.lent == 0 && h.held {
+		f.releaseSlot()
+		h.held = false
+	}
+	h.lent++
+}
+
+func (h *slotHolder) reclaim(ctx context.Context, f *Fleet) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.lent--
+	if h.lent == 0 && !h.held {
+		// A cancelled context leaves it without a place; the run is ending anyway.
+		h.held = f.acquireSlot(ctx) == nil
+	}
+}
+
+func (h *slotHolder) release(f *Fleet) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.held {
+		f.releaseSlot()
+		h.held = false
+	}
 }
 
 // acquire increments c unless that would exceed max.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -221,7 +222,9 @@ func TestStructuredAnswer(t *testing.T) {
 
 // Four tasks in one step under a cap of two: two run, two get a clear error at once (no waiting), and the two
 // that run finish normally.
-func TestConcurrencyCap(t *testing.T) {
+// Tasks over the concurrency cap wait for a place instead of failing: four tasks under a cap of two all
+// finish, two of them after waiting in the queue.
+func TestConcurrencyCapQueues(t *testing.T) {
 	release := make(chan struct{})
 	model := scripted.New(llm.Info{}, func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
 		if isParent(req) {
@@ -242,29 +245,146 @@ func TestConcurrencyCap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rejected atomic.Int32
-	obs := func(e agent.Event) {
-		if e.Kind == agent.EventToolResult && e.Result.IsError && rejected.Add(1) == 2 {
-			close(release)
+	go func() {
+		// Let the subagents go once two run and two wait.
+		for s := fleet.Stats(); s.Running < 2 || s.Queued < 2; s = fleet.Stats() {
+			time.Sleep(time.Millisecond)
 		}
-	}
-	parent := newParent(t, model, fleet, nil, obs)
+		close(release)
+	}()
+	parent := newParent(t, model, fleet, nil, nil)
 	if _, err := parent.Run(t.Context(), "go"); err != nil {
 		t.Fatal(err)
 	}
-	var ok, capped int
+	ok := 0
 	for _, m := range toolMessages(parent.State().Messages) {
-		switch {
-		case !m.IsError && strings.HasPrefix(m.Content, "finished t"):
+		if !m.IsError && strings.HasPrefix(m.Content, "finished t") {
 			ok++
-		case m.IsError && strings.Contains(m.Content, "2 subagents are already running, the limit"):
-			capped++
-		default:
+		} else {
 			t.Errorf("unexpected result %q", m.Content)
 		}
 	}
-	if ok != 2 || capped != 2 || fleet.Stats().PeakRunning != 2 || fleet.Stats().Running != 0 {
-		t.Fatalf("ok %d, capped %d, stats %+v", ok, capped, fleet.Stats())
+	if s := fleet.Stats(); ok != 4 || s.PeakRunning != 2 || s.Running != 0 || s.Queued != 0 || s.Started != 4 {
+		t.Fatalf("ok %d, stats %+v", ok, s)
+	}
+}
+
+// A parent launching 1,000 tasks at once: all complete, never more than 16 run at a time.
+func TestThousandTasksAtOnce(t *testing.T) {
+	const n = 1000
+	model := scripted.New(llm.Info{}, func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+		if isParent(req) {
+			if countTools(req) == 0 {
+				calls := make([]llm.ToolCall, n)
+				for i := range calls {
+					calls[i] = taskCall(fmt.Sprintf("t%d", i), subagent.GeneralPurpose)
+				}
+				return scripted.Reply("", calls...), nil
+			}
+			return scripted.Reply("done"), nil
+		}
+		return scripted.Reply("finished " + task(req)), nil
+	}, scripted.WithLatency(time.Millisecond))
+	fleet, err := subagent.New(subagent.Config{Model: model})
+	if err != nil {
+		t.Fatal(err)
+	}
+	parent, err := agent.New(agent.Config{Model: model, System: parentSystem, Tools: []agent.Tool{fleet.Tool()}, MaxParallelTools: n})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	start := time.Now()
+	if _, err := parent.Run(t.Context(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	elapsed := time.Since(start)
+	runtime.ReadMemStats(&after)
+	ok := 0
+	for _, m := range toolMessages(parent.State().Messages) {
+		if !m.IsError && strings.HasPrefix(m.Content, "finished t") {
+			ok++
+		}
+	}
+	s := fleet.Stats()
+	if ok != n || s.Started != n || s.PeakRunning != subagent.DefaultMaxConcurrent || s.Running != 0 || s.Queued != 0 {
+		t.Fatalf("%d of %d tasks finished; stats %+v", ok, n, s)
+	}
+	t.Logf("%d subagents in %v, peak %d running; heap in use %.1f MB after (%.1f MB before), %.1f MB allocated in all, %.1f MB from the OS",
+		n, elapsed.Round(time.Millisecond), s.PeakRunning, float64(after.HeapInuse)/(1<<20), float64(before.HeapInuse)/(1<<20),
+		float64(after.TotalAlloc-before.TotalAlloc)/(1<<20), float64(after.Sys)/(1<<20))
+}
+
+// A task waiting for a place gives up when its caller's context ends, and leaves no place taken.
+func TestQueuedTaskHonoursContext(t *testing.T) {
+	block := make(chan struct{})
+	model := scripted.New(llm.Info{}, func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+		select {
+		case <-block:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		return scripted.Reply("finished"), nil
+	})
+	fleet, err := subagent.New(subagent.Config{Model: model, MaxConcurrent: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	busy := make(chan error, 1)
+	go func() { _, err := fleet.Run(t.Context(), subagent.GeneralPurpose, "holds the only place"); busy <- err }()
+	for fleet.Stats().Running == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Millisecond)
+	defer cancel()
+	if _, err := fleet.Run(ctx, subagent.GeneralPurpose, "waits"); err == nil || !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "gave up waiting") {
+		t.Fatalf("queued task: %v", err)
+	}
+	close(block)
+	if err := <-busy; err != nil {
+		t.Fatal(err)
+	}
+	if s := fleet.Stats(); s.Running != 0 || s.Queued != 0 || s.Started != 1 {
+		t.Fatalf("stats %+v", s)
+	}
+}
+
+// With a single place, a subagent that delegates lends it to its own subagent instead of deadlocking.
+func TestNestedDelegationUnderACapOfOne(t *testing.T) {
+	model := scripted.New(llm.Info{}, func(_ context.Context, req *llm.Request) (*llm.Response, error) {
+		if isParent(req) {
+			if countTools(req) == 0 {
+				return scripted.Reply("", taskCall("LEVEL1 a", subagent.GeneralPurpose), taskCall("LEVEL1 b", subagent.GeneralPurpose)), nil
+			}
+			return scripted.Reply("done"), nil
+		}
+		if strings.HasPrefix(task(req), "LEVEL1") && countTools(req) == 0 {
+			return scripted.Reply("", taskCall("LEVEL2 of "+task(req), subagent.GeneralPurpose)), nil
+		}
+		if strings.HasPrefix(task(req), "LEVEL1") {
+			return scripted.Reply("relayed " + lastTool(req).Content), nil
+		}
+		return scripted.Reply("leaf"), nil
+	})
+	fleet, err := subagent.New(subagent.Config{Model: model, MaxConcurrent: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	parent := newParent(t, model, fleet, nil, nil)
+	if _, err := parent.Run(ctx, "go"); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range toolMessages(parent.State().Messages) {
+		if m.IsError || m.Content != "relayed leaf" {
+			t.Errorf("result %q", m.Content)
+		}
+	}
+	if s := fleet.Stats(); s.Started != 4 || s.PeakRunning != 1 || s.Running != 0 {
+		t.Fatalf("stats %+v", s)
 	}
 }
 
