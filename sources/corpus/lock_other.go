@@ -1,4 +1,4 @@
-//go:build !unix
+//go:build !unix && !windows
 
 package corpus
 
@@ -6,9 +6,8 @@ import (
 	"os"
 )
 
-// lockFile is a no-op where advisory file locks are not implemented: the
-// index then relies on its atomic generation swap alone, and two writers at
-// once may each build a generation (the last one wins; both are complete).
+// lockFile is a no-op where file locks are not implemented (Plan 9,
+// WebAssembly): there, only one process at a time may update an index.
 func lockFile(*os.File, bool, bool) error { return nil }
 
 func openNoBlock(path string) (*os.File, error) { return os.Open(path) }
