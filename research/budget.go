@@ -29,6 +29,13 @@ func (r *runner) saveSpend(ctx context.Context) {
 	if err := r.db.SetMeta(context.WithoutCancel(ctx), "spend", string(b)); err != nil {
 		r.log.Error("save spend", "err", err)
 	}
+	if r.spendKey != "" {
+		// A step of a durable run: this attempt's own spend, under its own key, beside every other attempt's.
+		own := state.Spend{Tokens: max(t-r.base.Tokens, 0), CostUSD: max(c-r.base.CostUSD, 0), Calls: max(n-r.base.Calls, 0)}
+		if err := r.db.SetSpend(context.WithoutCancel(ctx), r.spendKey, own); err != nil {
+			r.log.Error("save spend", "err", err)
+		}
+	}
 }
 
 func (r *runner) fused() bool {

@@ -58,8 +58,8 @@ func isContextErr(err error) bool {
 // load reads url's text from the run folder, or fetches and stores it.
 func (r *runner) load(ctx context.Context, rawURL string) (*sources.Document, error) {
 	if meta, err := r.db.Document(ctx, rawURL); err == nil {
-		text, err := ReadRunFile(r.dir, meta.Path)
-		if err == nil && sources.HashText(string(text)) == meta.Hash {
+		text, err := r.storedText(ctx, meta)
+		if err == nil {
 			return &sources.Document{URL: meta.URL, FinalURL: meta.FinalURL, Title: meta.Title,
 				Text: string(text), ContentType: meta.ContentType, Hash: meta.Hash, FetchedAt: meta.FetchedAt,
 				Truncated: meta.Truncated}, nil
@@ -82,7 +82,38 @@ func (r *runner) load(ctx context.Context, rawURL string) (*sources.Document, er
 		FetchedAt: doc.FetchedAt}); err != nil {
 		return nil, err
 	}
+	if r.db.Backend() == state.Postgres {
+		// Shared state: the text goes there too, so a step on another machine reads it without fetching again.
+		if err := r.db.PutText(ctx, doc.Hash, doc.Text); err != nil {
+			return nil, err
+		}
+	}
 	return doc, nil
+}
+
+// storedText returns the text stored for a fetched document: the run folder's copy or, when the state is
+// shared, the state's (cached in the run folder); its hash must be the one recorded when it was read.
+func (r *runner) storedText(ctx context.Context, meta *state.Document) ([]byte, error) {
+	text, err := ReadRunFile(r.dir, meta.Path)
+	if err == nil && sources.HashText(string(text)) != meta.Hash {
+		err = fmt.Errorf("stored text of %s was modified after it was read", meta.URL)
+	}
+	if err == nil || r.db.Backend() != state.Postgres {
+		return text, err
+	}
+	shared, serr := r.db.Text(ctx, meta.Hash)
+	if serr != nil {
+		return nil, fmt.Errorf("stored text of %s: %w", meta.URL, errors.Join(err, serr))
+	}
+	if sources.HashText(shared) != meta.Hash {
+		return nil, fmt.Errorf("stored text of %s was modified after it was read", meta.URL)
+	}
+	if rel := filepath.Join(DocsDir, meta.Hash+".txt"); meta.Path == rel {
+		if werr := writeFileAtomic(filepath.Join(r.dir, rel), []byte(shared)); werr != nil {
+			r.log.Warn("cache stored text", "url", meta.URL, "err", werr)
+		}
+	}
+	return []byte(shared), nil
 }
 
 // storedDocument returns the stored text an evidence source names — the document fetched under that URL, or,
@@ -116,12 +147,9 @@ func (r *runner) storedDocument(ctx context.Context, source string) (*docEntry, 
 			return d, nil
 		}
 	}
-	text, err := ReadRunFile(r.dir, meta.Path)
+	text, err := r.storedText(ctx, meta)
 	if err != nil {
-		return nil, fmt.Errorf("stored text of %s: %w", meta.URL, err)
-	}
-	if sources.HashText(string(text)) != meta.Hash {
-		return nil, fmt.Errorf("stored text of %s was modified after it was read", meta.URL)
+		return nil, err
 	}
 	idx := newNormIndex(string(text))
 	d = &docEntry{ready: make(chan struct{}), norm: idx.norm, idx: idx,

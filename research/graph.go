@@ -82,6 +82,9 @@ type runner struct {
 	started  time.Time
 	deadline time.Time
 	base     spend
+	// spendKey, for one step of a durable run, names this attempt's row in the run's spend ledger; base is then
+	// every other attempt's spend.
+	spendKey string
 
 	mu       sync.Mutex
 	prog     Progress
@@ -329,73 +332,6 @@ func (r *runner) saveMeta(ctx context.Context, fresh bool) error {
 		return err
 	}
 	return set("error", "")
-}
-
-func (r *runner) execute(ctx context.Context) (*Report, error) {
-	plan, err := r.scope(ctx)
-	if err != nil {
-		return nil, err
-	}
-	r.mu.Lock()
-	r.plan = plan
-	r.prog.SubQuestions = len(plan.SubQuestions)
-	r.mu.Unlock()
-	if err := r.restoreProgress(ctx); err != nil {
-		return nil, err
-	}
-
-	targets := make([]target, len(plan.SubQuestions))
-	for i, sq := range plan.SubQuestions {
-		targets[i] = target{sq: sq, queries: sq.Queries}
-	}
-	var verdict *Verdict
-	for round := 1; ; round++ {
-		r.mu.Lock()
-		r.rounds, r.prog.Round = round, round
-		r.mu.Unlock()
-		if err := r.rebuildNovelty(ctx, round); err != nil {
-			return nil, err
-		}
-		if r.fused() {
-			break
-		}
-		if err := r.searchAndRead(ctx, round, targets); err != nil {
-			return nil, err
-		}
-		if r.fused() {
-			r.logf(ctx, StageVerify, round, "", "skipped", "cut short: going to synthesis with the evidence at hand", nil)
-			r.snapshotEvidence(ctx, round)
-			break
-		}
-		v, err := r.verify(ctx, round)
-		if err != nil {
-			return nil, err
-		}
-		r.snapshotEvidence(ctx, round)
-		if v == nil {
-			break // the verifier failed; logged and visible — synthesise with the unverified pool
-		}
-		verdict = v
-		if v.Pass {
-			break
-		}
-		if round > r.rc.Rounds {
-			r.logf(ctx, StageVerify, round, "", "rounds exhausted",
-				fmt.Sprintf("the verifier still reports %d gaps after %d extra rounds", len(v.Gaps), max(r.rc.Rounds, 0)), nil)
-			break
-		}
-		targets = r.gapTargets(ctx, round, v)
-		if len(targets) == 0 {
-			break
-		}
-		var ids []string
-		for _, t := range targets {
-			ids = append(ids, t.sq.ID)
-		}
-		r.emit(Event{Stage: StageVerify, Kind: EventResearch, Round: round + 1,
-			Message: "directed re-search for " + strings.Join(ids, ", ")})
-	}
-	return r.synthesize(ctx, verdict)
 }
 
 // scrubbedError shows a run's error with its secrets removed while errors.Is and errors.As still see the cause.

@@ -46,7 +46,11 @@ func (a *App) runsDir() string {
 }
 
 func newRunCmd(app *App) *cobra.Command {
-	var fl researchFlags
+	var (
+		fl     researchFlags
+		tf     temporalFlags
+		detach bool
+	)
 	cmd := &cobra.Command{
 		Use:   `run [flags] "question"`,
 		Short: "Research a question and write a cited report",
@@ -78,10 +82,15 @@ An interrupted run continues with "deepresearch resume".`,
 					fl.rounds = -1 // the graph reads 0 as "default"; the user asked for none
 				}
 			}
+			if tf.hostPort != "" {
+				return app.researchDurable(cmd, fl, tf, detach, question)
+			}
 			return app.research(cmd, fl, question, "")
 		},
 	}
 	addResearchFlags(cmd, &fl, true)
+	addTemporalFlags(cmd, &tf)
+	cmd.Flags().BoolVar(&detach, "detach", false, "with --temporal: submit, print the run id and return; Ctrl-C no longer cancels")
 	return cmd
 }
 
@@ -101,7 +110,10 @@ func addResearchFlags(cmd *cobra.Command, fl *researchFlags, sources bool) {
 }
 
 func newResumeCmd(app *App) *cobra.Command {
-	var fl researchFlags
+	var (
+		fl researchFlags
+		tf temporalFlags
+	)
 	cmd := &cobra.Command{
 		Use:   "resume [RUN]",
 		Short: "Continue an interrupted run from its last completed step",
@@ -112,6 +124,12 @@ is duplicated. The run's sources and engine are rebuilt from what the run folder
 RUN is a run folder, a run id or any unique prefix of one; without it, the latest run.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if tf.hostPort != "" {
+				if len(args) == 0 {
+					return errors.New("resume --temporal needs the run id")
+				}
+				return app.describeDurable(cmd, tf, args[0])
+			}
 			dir, err := app.findRun(runArg(args))
 			if err != nil {
 				return err
@@ -120,6 +138,7 @@ RUN is a run folder, a run id or any unique prefix of one; without it, the lates
 		},
 	}
 	addResearchFlags(cmd, &fl, false)
+	addTemporalFlags(cmd, &tf)
 	return cmd
 }
 

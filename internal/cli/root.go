@@ -144,6 +144,7 @@ and with Anthropic; with no model configured it runs its extractive engine, whic
 		newFetchCmd(app),
 		newRunCmd(app),
 		newResumeCmd(app),
+		newWorkerCmd(app),
 		newRunsCmd(app),
 		newShowCmd(app),
 		newBenchCmd(app),

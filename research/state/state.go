@@ -987,3 +987,21 @@ func (d *DB) TotalSpend(ctx context.Context, except ...string) (Spend, error) {
 	}
 	return total, rows.Err()
 }
+
+// SpendKeys lists the keys of the spend ledger (one per step attempt of a durable run).
+func (d *DB) SpendKeys(ctx context.Context) ([]string, error) {
+	rows, err := d.query(ctx, `SELECT key FROM spend ORDER BY key`)
+	if err != nil {
+		return nil, fmt.Errorf("state: spend: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var k string
+		if err := rows.Scan(&k); err != nil {
+			return nil, fmt.Errorf("state: spend: %w", err)
+		}
+		out = append(out, k)
+	}
+	return out, rows.Err()
+}

@@ -86,6 +86,8 @@ type Config struct {
 	MaxEvidence int
 	// APIKey, when set, is required as the bearer token; other requests get 401.
 	APIKey string
+	// Latency is how long every answer takes (a real model's time to answer); 0 answers at once.
+	Latency time.Duration
 	// Misbehave makes the model act like a real one on a bad day; the zero value is an honest model.
 	Misbehave Misbehaviour
 }
@@ -244,6 +246,13 @@ func (m wireMessage) text() string {
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	if s.cfg.Latency > 0 {
+		select {
+		case <-time.After(s.cfg.Latency):
+		case <-r.Context().Done():
+			return
+		}
+	}
 	call := Call{Auth: r.Header.Get("Authorization")}
 	fail := func(status int, msg string) {
 		call.Error = msg

@@ -1,0 +1,418 @@
+package scaletest
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/deepresearch/deepresearch/internal/pgtest"
+	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/research/researchtest/openaifake"
+	"github.com/deepresearch/deepresearch/research/state"
+	"github.com/deepresearch/deepresearch/sources"
+)
+
+// repoRoot is the main module's folder (this module lives in internal/scaletest).
+func repoRoot(t testing.TB) string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
+}
+
+// build compiles a main package with its own module's dependencies.
+func build(t testing.TB, moduleDir, pkg, name string) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), name)
+	cmd := exec.CommandContext(t.Context(), "go", "build", "-o", bin, pkg)
+	cmd.Dir = moduleDir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build %s: %v\n%s", pkg, err, out)
+	}
+	return bin
+}
+
+// temporalServer starts the in-process Temporal server (cmd/temporal-dev) as a separate process and returns its
+// frontend address and namespace.
+func temporalServer(t testing.TB) (hostPort, namespace string) {
+	t.Helper()
+	here := filepath.Join(repoRoot(t), "internal", "scaletest")
+	bin := build(t, here, "./cmd/temporal-dev", "temporal-dev")
+	cmd := exec.Command(bin)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+	})
+	lines := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		if sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+		_, _ = io.Copy(io.Discard, stdout)
+	}()
+	select {
+	case l, ok := <-lines:
+		f := strings.Fields(l)
+		if !ok || len(f) != 2 {
+			t.Fatalf("temporal-dev said %q\n%s", l, stderr.String())
+		}
+		return f[0], f[1]
+	case <-time.After(2 * time.Minute):
+		t.Fatalf("temporal-dev did not start\n%s", stderr.String())
+	}
+	return "", ""
+}
+
+const question = "How does the Kestrel solar kiln work, how fast does it dry timber, and what does it cost?"
+
+var docs = map[string]string{
+	"kiln-design.md": "# Kestrel kiln design: absorber, glazing, fans and vent\n\n" +
+		"The Kestrel kiln heats its chamber with a black absorber plate behind polycarbonate glazing. " +
+		"Two roof fans push the warm air through the timber stack and out through a humidity vent.\n\n" +
+		"At night the vent closes so that the boards can even out inside.\n",
+	"drying-speed.md": "# Kestrel kiln drying days in the summer trial\n\n" +
+		"In the summer trial, oak boards 25 mm thick dried from 60 to 12 percent moisture content in 38 days. " +
+		"Pine boards of the same thickness reached 12 percent in 19 days.\n",
+	"costs.md": "# Kestrel kiln cost in euros\n\n" +
+		"The materials for one Kestrel kiln cost about 2,400 euros in 2024. " +
+		"Running the kiln uses roughly 1.1 kilowatt-hours of electricity per day, which costs about 30 cents.\n",
+	"winter.md": "# Winter season results: December and January\n\n" +
+		"During December and January a batch of oak planks needed 71 days before a moisture meter read 12 percent. " +
+		"Low sun angles in December cut chamber temperature by about 15 degrees.\n",
+}
+
+func fakeModel(t testing.TB, latency time.Duration) *openaifake.Server {
+	return openaifake.New(t, openaifake.Config{
+		APIKey:  "fake-key",
+		Latency: latency,
+		SubQuestions: []openaifake.SubQuestion{
+			{Question: "How does the Kestrel solar kiln work?", Queries: []string{"Kestrel solar kiln design", "absorber glazing fans"},
+				Keywords: []string{"absorber", "glazing", "fans"}},
+			{Question: "How fast does the Kestrel kiln dry timber?", Queries: []string{"Kestrel kiln drying speed", "summer trial boards dried"},
+				Keywords: []string{"days"}},
+			{Question: "What does a Kestrel kiln cost?", Queries: []string{"Kestrel kiln cost", "materials electricity euros"},
+				Keywords: []string{"euros", "cents"}},
+		},
+		GapSubQuestion: 2,
+		GapQueries:     []string{"winter season December January", "oak planks moisture meter"},
+	})
+}
+
+// proc is one deepresearch process.
+type proc struct {
+	cmd    *exec.Cmd
+	stderr bytes.Buffer
+	stdout bytes.Buffer
+}
+
+type deployment struct {
+	bin, home, docs, config string
+	temporal, namespace     string
+	state                   string
+	model                   *openaifake.Server
+}
+
+func (d *deployment) command(ctx context.Context, args ...string) *proc {
+	p := &proc{}
+	full := append([]string{"--config", d.config, "--provider", "openai", "--base-url", d.model.BaseURL(), "--model", "fake-research"}, args...)
+	p.cmd = exec.CommandContext(ctx, d.bin, full...)
+	p.cmd.Env = append(os.Environ(), "HOME="+d.home, "XDG_CACHE_HOME="+filepath.Join(d.home, "cache"),
+		"XDG_CONFIG_HOME="+filepath.Join(d.home, "config"), "OPENAI_API_KEY=fake-key")
+	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
+	return p
+}
+
+func setup(t *testing.T, latency time.Duration) *deployment {
+	t.Helper()
+	d := &deployment{home: t.TempDir()}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		d.bin = build(t, repoRoot(t), "./cmd/deepresearch", "deepresearch")
+	}()
+	pg := pgtest.New(t)
+	d.state = pg.URL
+	d.temporal, d.namespace = temporalServer(t)
+	wg.Wait()
+	if d.bin == "" {
+		t.FailNow()
+	}
+	d.model = fakeModel(t, latency)
+	d.docs = filepath.Join(t.TempDir(), "docs")
+	if err := os.MkdirAll(d.docs, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range docs {
+		if err := os.WriteFile(filepath.Join(d.docs, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d.config = filepath.Join(t.TempDir(), "deepresearch.yaml")
+	if err := os.WriteFile(d.config, []byte("models:\n  fake-research:\n    context_window: 32000\n    input_price: 2.5\n    output_price: 10\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func (d *deployment) startWorker(t *testing.T, ctx context.Context, i int, concurrency int) (*proc, string) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), fmt.Sprintf("worker%d", i))
+	w := d.command(ctx, "worker", "--temporal", d.temporal, "--namespace", d.namespace, "--state", d.state,
+		"--dir", dir, "--concurrency", fmt.Sprint(concurrency))
+	w.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := w.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = w.cmd.Process.Signal(syscall.SIGTERM)
+		_ = w.cmd.Wait()
+	})
+	return w, dir
+}
+
+// busy reports whether a worker wrote to one of its runs' files in the last window: a step is in flight there.
+func busy(dir string, window time.Duration) bool {
+	found := false
+	_ = filepath.Walk(dir, func(_ string, fi os.FileInfo, err error) error {
+		if err == nil && !fi.IsDir() && time.Since(fi.ModTime()) < window {
+			found = true
+		}
+		return nil
+	})
+	return found
+}
+
+// Three workers, ten concurrent runs, one worker killed with SIGKILL while it holds steps: every run completes,
+// every report passes the integrity check against the texts in the shared state, no evidence is duplicated and
+// no step is lost.
+func TestTenRunsSurviveAWorkerKilled(t *testing.T) {
+	d := setup(t, 200*time.Millisecond)
+	ctx, cancel := context.WithTimeout(t.Context(), 8*time.Minute)
+	defer cancel()
+	var workers []*proc
+	var dirs []string
+	for i := range 3 {
+		w, dir := d.startWorker(t, ctx, i, 4)
+		workers = append(workers, w)
+		dirs = append(dirs, dir)
+	}
+	const runs = 10
+	outs := make([]string, runs)
+	subs := make([]*proc, runs)
+	for i := range runs {
+		outs[i] = filepath.Join(t.TempDir(), fmt.Sprintf("run%d", i))
+		subs[i] = d.command(ctx, "run", "--temporal", d.temporal, "--namespace", d.namespace, "--corpus", d.docs,
+			"--out", outs[i], question)
+		if err := subs[i].cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Kill worker 0 once it is in the middle of steps.
+	killed := false
+	for deadline := time.Now().Add(3 * time.Minute); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if busy(dirs[0], 150*time.Millisecond) {
+			if err := syscall.Kill(-workers[0].cmd.Process.Pid, syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			killed = true
+			break
+		}
+	}
+	if !killed {
+		t.Fatalf("worker 0 never took a step\n%s", workers[0].stderr.String())
+	}
+	for i, p := range subs {
+		if err := p.cmd.Wait(); err != nil {
+			t.Fatalf("run %d: %v\nstderr:\n%s\nworker 1:\n%s", i, err, p.stderr.String(), workers[1].stderr.String())
+		}
+	}
+	runIDs, err := state.ListRuns(ctx, d.state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runIDs) != runs {
+		t.Fatalf("%d runs in the shared state, want %d", len(runIDs), runs)
+	}
+	retried := 0
+	for i, out := range outs {
+		rep, err := research.LoadReport(out)
+		if err != nil {
+			t.Fatalf("run %d: %v", i, err)
+		}
+		if len(rep.Citations) == 0 || len(rep.Evidence) == 0 {
+			t.Errorf("run %d: %d citations, %d evidence", i, len(rep.Citations), len(rep.Evidence))
+		}
+		db, err := state.OpenRunReadOnly(ctx, d.state, rep.RunID)
+		if err != nil {
+			t.Fatalf("run %d: %v", i, err)
+		}
+		checkRun(t, ctx, db, rep)
+		if n, err := attempts(ctx, db); err != nil {
+			t.Fatal(err)
+		} else if n > 1 {
+			retried++
+		}
+		db.Close()
+	}
+	if retried == 0 {
+		t.Errorf("no step was retried after the kill: the test did not exercise recovery")
+	}
+	t.Logf("%d runs completed with one of three workers killed; %d runs had a step retried", runs, retried)
+}
+
+// checkRun verifies one finished run against the shared state.
+func checkRun(t *testing.T, ctx context.Context, db *state.DB, rep *research.Report) {
+	t.Helper()
+	pool, err := db.Evidence(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// No duplicate evidence: one row per (source, quote), ids dense.
+	seen := map[string]bool{}
+	byID := map[string]state.Evidence{}
+	for i, e := range pool {
+		k := state.EvidenceKey(e.Source, e.Quote)
+		if seen[k] {
+			t.Errorf("%s: evidence %s duplicates another row", rep.RunID, e.ID)
+		}
+		seen[k] = true
+		if e.ID != fmt.Sprintf("e%d", i+1) {
+			t.Errorf("%s: row %d has id %s", rep.RunID, i, e.ID)
+		}
+		byID[e.ID] = e
+	}
+	// Integrity: every [n] of the published report → its evidence in the shared pool, accepted → a quote found
+	// verbatim in the text the run read (from the shared state, not the submitter's disk).
+	byN := map[int][]string{}
+	for _, c := range rep.Citations {
+		byN[c.N] = c.EvidenceIDs
+	}
+	body := rep.Markdown
+	if i := strings.Index(body, "\n## Sources"); i >= 0 {
+		body = body[:i]
+	}
+	used := 0
+	for _, m := range citeRe.FindAllStringSubmatch(body, -1) {
+		for _, s := range strings.Split(m[1], ", ") {
+			n, _ := strconv.Atoi(s)
+			ids, ok := byN[n]
+			if !ok {
+				t.Errorf("%s: [%d] resolves to no citation", rep.RunID, n)
+			}
+			for _, id := range ids {
+				if err := grounded(ctx, db, byID, id); err != nil {
+					t.Errorf("%s: [%d] → %s: %v", rep.RunID, n, id, err)
+				}
+				used++
+			}
+		}
+	}
+	if used == 0 {
+		t.Errorf("%s: the report cites nothing:\n%s", rep.RunID, rep.Markdown)
+	}
+	// No step lost: scope, every round's searches and pick, every picked read (done or logged as not read),
+	// every verification, the synthesis.
+	for _, s := range []string{"scope", "pick:r1", "verify:r1", "synth"} {
+		if ok, err := db.Step(ctx, s, nil); err != nil || !ok {
+			t.Errorf("%s: step %s missing (%v)", rep.RunID, s, err)
+		}
+	}
+	for round := 1; round <= rep.Stats.Rounds; round++ {
+		var picked []research.Candidate
+		if ok, _ := db.Step(ctx, fmt.Sprintf("pick:r%d", round), &picked); !ok {
+			continue
+		}
+		for _, c := range picked {
+			if ok, _ := db.Step(ctx, "read:"+c.SubQuestion+":"+sources.NormalizeURL(c.URL), nil); !ok {
+				t.Errorf("%s: round %d: the read of %s for %s was lost", rep.RunID, round, c.URL, c.SubQuestion)
+			}
+		}
+	}
+	if status, _, _ := db.Meta(ctx, "status"); status != research.RunDone {
+		t.Errorf("%s: status %q", rep.RunID, status)
+	}
+}
+
+var citeRe = regexp.MustCompile(`\[(\d+(?:, \d+)*)\]`)
+
+func grounded(ctx context.Context, db *state.DB, byID map[string]state.Evidence, id string) error {
+	e, ok := byID[id]
+	if !ok {
+		return fmt.Errorf("no evidence %s in the shared pool", id)
+	}
+	if e.Status != state.Accepted {
+		return fmt.Errorf("evidence %s is %s", id, e.Status)
+	}
+	docs, err := db.Documents(ctx)
+	if err != nil {
+		return err
+	}
+	// The document read under this source's URL (a corpus file may have been read under another line anchor).
+	for _, d := range docs {
+		if stripFragment(d.URL) != stripFragment(e.Source) {
+			continue
+		}
+		text, err := db.Text(ctx, d.Hash)
+		if err != nil {
+			return err
+		}
+		if research.Grounded(text, e.Quote) {
+			return nil
+		}
+	}
+	return fmt.Errorf("quote %q not in any stored text of %s", e.Quote, e.Source)
+}
+
+func stripFragment(u string) string {
+	if i := strings.IndexByte(u, '#'); i >= 0 {
+		return u[:i]
+	}
+	return u
+}
+
+// attempts is the largest attempt number any step of the run was executed with (from the spend ledger's keys).
+func attempts(ctx context.Context, db *state.DB) (int, error) {
+	var n int
+	keys, err := db.SpendKeys(ctx)
+	if err != nil {
+		return 0, err
+	}
+	for _, k := range keys {
+		var a int
+		if i := strings.LastIndexByte(k, '#'); i >= 0 {
+			_, _ = fmt.Sscan(k[i+1:], &a)
+		}
+		n = max(n, a)
+	}
+	return n, nil
+}

@@ -1,0 +1,251 @@
+package research
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/deepresearch/deepresearch/llm"
+	"github.com/deepresearch/deepresearch/research/state"
+)
+
+// Session is one process's hold on a run whose state is shared (a PostgreSQL state, see state.OpenRun), for
+// executing single steps of it: durable execution runs each step as an activity, each perhaps on another machine
+// than the last, and every activity opens a session, runs its step and closes it. Everything a step needs from
+// earlier steps — the plan, the pool, step markers, fetched texts, spend, the fuse — is read from the state.
+type Session struct {
+	r *runner
+}
+
+// SessionConfig names the run and this attempt.
+type SessionConfig struct {
+	// State is the run's state: a postgres:// URL, or empty for a SQLite file in Config.OutDir (one machine).
+	State string
+	// SpendKey names this attempt in the run's spend ledger (an activity id and attempt); required.
+	SpendKey string
+}
+
+// fuseState is what a step leaves for the next about the fuse.
+type fuseState struct {
+	Fused    bool     `json:"fused"`
+	CutShort []string `json:"cut_short"`
+	Round    int      `json:"round"`
+}
+
+// OpenSession opens run cfg.RunID for one step. cfg.OutDir is this process's folder for the run (fetched texts
+// cached, events, snapshots); default runs/<RunID>. The first session of a run creates its state from
+// cfg.Question and the budget; later ones read them from the state.
+func OpenSession(ctx context.Context, cfg Config, sc SessionConfig) (*Session, error) {
+	if cfg.Roles.Planner == nil || cfg.Roles.Searcher == nil || cfg.Roles.Analyst == nil ||
+		cfg.Roles.Verifier == nil || cfg.Roles.Synthesizer == nil {
+		return nil, errors.New("research: Config.Roles must set all five roles")
+	}
+	if cfg.Fetcher == nil {
+		return nil, errors.New("research: Config.Fetcher is required")
+	}
+	if strings.TrimSpace(cfg.RunID) == "" {
+		return nil, errors.New("research: a session needs Config.RunID")
+	}
+	if sc.SpendKey == "" {
+		return nil, errors.New("research: a session needs SessionConfig.SpendKey")
+	}
+	if err := cfg.Budget.Validate(); err != nil {
+		return nil, fmt.Errorf("research: %w", err)
+	}
+	r := &runner{cfg: cfg, id: cfg.RunID, started: time.Now(), ledger: cfg.Ledger, log: cfg.Log,
+		novelty: map[string]*novelty{}, docs: map[string]*docEntry{}, spendKey: sc.SpendKey}
+	if r.ledger == nil {
+		r.ledger = &llm.Ledger{}
+	}
+	if r.log == nil {
+		r.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	r.dir = cfg.OutDir
+	if r.dir == "" {
+		r.dir = filepath.Join("runs", r.id)
+	}
+	if err := os.MkdirAll(filepath.Join(r.dir, DocsDir), 0o755); err != nil {
+		return nil, fmt.Errorf("research: run folder: %w", err)
+	}
+	location := sc.State
+	if location == "" {
+		location = filepath.Join(r.dir, StateFile)
+	}
+	db, err := state.OpenRun(ctx, location, r.id)
+	if err != nil {
+		return nil, err
+	}
+	r.db = db
+	ok := false
+	defer func() {
+		if !ok {
+			db.Close()
+		}
+	}()
+	rc := runConfig{Budget: cfg.Budget, Rounds: cfg.Rounds, MaxCandidates: cfg.MaxCandidates,
+		BatchSize: cfg.BatchSize, EarlyStopWindow: cfg.EarlyStopWindow}
+	_, known, err := db.Meta(ctx, "run_id")
+	if err != nil {
+		return nil, err
+	}
+	if known {
+		info, err := readInfo(ctx, db, r.dir)
+		if err != nil {
+			return nil, err
+		}
+		r.question, r.created = info.Question, info.Created
+		var stored runConfig
+		if v, ok, _ := db.Meta(ctx, "config"); ok {
+			_ = json.Unmarshal([]byte(v), &stored)
+		}
+		rc = merge(stored, rc) // the run's own bounds win over this worker's
+	} else {
+		if err := CheckQuestion(cfg.Question); err != nil {
+			return nil, fmt.Errorf("research: %w", err)
+		}
+		r.question, r.created = strings.TrimSpace(cfg.Question), r.started
+	}
+	r.rc = defaults(rc)
+	others, err := db.TotalSpend(ctx, sc.SpendKey)
+	if err != nil {
+		return nil, err
+	}
+	r.base = spend{Tokens: others.Tokens, CostUSD: others.CostUSD, Calls: others.Calls}
+	r.fleet = NewFleet(r.rc.Budget.Concurrency, max(r.rc.Budget.MaxCalls-r.base.Calls, 1))
+	var fs fuseState
+	if v, ok, _ := db.Meta(ctx, "fuse"); ok {
+		_ = json.Unmarshal([]byte(v), &fs)
+	}
+	r.fuse, r.cutShort, r.rounds = fs.Fused, fs.CutShort, fs.Round
+	if r.rc.Budget.MaxCalls-r.base.Calls <= 0 {
+		r.tripFuse("", fmt.Sprintf("fleet call cap of %d calls reached", r.rc.Budget.MaxCalls))
+	}
+	if r.rc.Budget.MaxTime > 0 {
+		r.deadline = r.created.Add(r.rc.Budget.MaxTime)
+	}
+	if r.events, err = openEventSink(filepath.Join(r.dir, EventsFile), r.id, cfg.OnEvent, r.progress); err != nil {
+		return nil, err
+	}
+	if err := r.saveMeta(ctx, !known); err != nil {
+		r.events.Close()
+		return nil, err
+	}
+	var plan Plan
+	if done, err := db.Step(ctx, "scope", &plan); err != nil {
+		r.events.Close()
+		return nil, err
+	} else if done {
+		r.plan = &plan
+		r.prog.SubQuestions = len(plan.SubQuestions)
+		_ = r.restoreProgress(ctx)
+	}
+	ok = true
+	return &Session{r: r}, nil
+}
+
+// Close saves what the step leaves for the next (spend, fuse) and closes the state.
+func (s *Session) Close() error {
+	r := s.r
+	ctx := context.Background()
+	r.saveSpend(ctx)
+	r.mu.Lock()
+	b, _ := json.Marshal(fuseState{Fused: r.fuse, CutShort: r.cutShort, Round: r.rounds})
+	r.mu.Unlock()
+	err := r.db.SetMeta(ctx, "fuse", string(b))
+	err = errors.Join(err, r.events.Close())
+	return errors.Join(err, r.db.Close())
+}
+
+// Dir is this process's folder for the run.
+func (s *Session) Dir() string { return s.r.dir }
+
+// Progress is the run's progress as this session sees it.
+func (s *Session) Progress() Progress { return s.r.progress() }
+
+func (s *Session) enter(ctx context.Context) { s.r.stopped = ctx.Done() }
+
+func (s *Session) needPlan() error {
+	if s.r.plan == nil {
+		return errors.New("research: the run has no plan yet (scope has not run)")
+	}
+	return nil
+}
+
+// Scope runs the scope step.
+func (s *Session) Scope(ctx context.Context) (*Plan, error) {
+	s.enter(ctx)
+	return s.r.scopeStep(ctx)
+}
+
+// SearchRead runs one round's search and read step.
+func (s *Session) SearchRead(ctx context.Context, round int, targets []Target) (bool, error) {
+	s.enter(ctx)
+	if err := s.needPlan(); err != nil {
+		return false, err
+	}
+	return s.r.searchReadStep(ctx, round, targets)
+}
+
+// Verify runs one round's verification step.
+func (s *Session) Verify(ctx context.Context, round int) (*Verdict, error) {
+	s.enter(ctx)
+	if err := s.needPlan(); err != nil {
+		return nil, err
+	}
+	return s.r.verifyStep(ctx, round)
+}
+
+// Next routes a verdict's gaps to the next round's targets.
+func (s *Session) Next(ctx context.Context, round int, v *Verdict) ([]Target, error) {
+	s.enter(ctx)
+	if err := s.needPlan(); err != nil {
+		return nil, err
+	}
+	return s.r.nextStep(ctx, round, v)
+}
+
+// Synthesize runs the synthesis step; a run already published returns its stored report.
+func (s *Session) Synthesize(ctx context.Context, v *Verdict) (*Report, error) {
+	s.enter(ctx)
+	if err := s.needPlan(); err != nil {
+		return nil, err
+	}
+	if v, ok, _ := s.r.db.Meta(ctx, "report"); ok && v != "" {
+		var rep Report
+		if err := json.Unmarshal([]byte(v), &rep); err == nil {
+			rep.Dir = s.r.dir
+			return &rep, nil
+		}
+	}
+	rep, err := s.r.synthesizeStep(ctx, v)
+	if err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(rep)
+	if err != nil {
+		return nil, fmt.Errorf("research: encode report: %w", err)
+	}
+	if err := s.r.db.SetMeta(ctx, "report", string(b)); err != nil {
+		return nil, err
+	}
+	return rep, nil
+}
+
+// WriteReport writes a report's report.md and report.json into dir (created if needed), as a finished run
+// leaves them; durable runs use it to put a report from the engine where the user asked for it.
+func WriteReport(dir string, rep *Report) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("research: %w", err)
+	}
+	if err := writeFileAtomic(filepath.Join(dir, ReportMarkdownFile), []byte(rep.Markdown)); err != nil {
+		return fmt.Errorf("research: write report: %w", err)
+	}
+	return writeJSONAtomic(filepath.Join(dir, ReportJSONFile), rep)
+}
