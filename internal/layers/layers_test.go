@@ -26,7 +26,7 @@ var layers = []layer{
 	{"entry", []string{"cmd/...", "examples/...", "internal/layers"}},
 	{"surfaces", []string{"internal/cli", "internal/webui", "internal/mcpserver", "internal/chat"}},
 	{"benchmarks", []string{"internal/bench/..."}},
-	{"assembly", []string{"internal/request", "internal/config", "harness/..."}},
+	{"assembly", []string{"internal/request", "internal/config", "internal/durable", "harness/..."}},
 	{"research", []string{"research/..."}},
 	{"runtime", []string{"agent/...", "contextmgr/...", "mcptools/...", "subagent/...", "workspace/..."}},
 	{"sources", []string{"sources/..."}},
