@@ -151,7 +151,7 @@ func (d *deployment) command(ctx context.Context, args ...string) *proc {
 	return p
 }
 
-func setup(t *testing.T, latency time.Duration) *deployment {
+func setup(t testing.TB, latency time.Duration) *deployment {
 	t.Helper()
 	d := &deployment{home: t.TempDir()}
 	var wg sync.WaitGroup
