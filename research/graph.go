@@ -218,27 +218,8 @@ func run(ctx context.Context, cfg Config, resumeDir string) (rep *Report, err er
 		if _, err := os.Stat(filepath.Join(r.dir, StateFile)); err != nil {
 			return nil, fmt.Errorf("research: resume %s: not a run folder (no %s)", r.dir, StateFile)
 		}
-	} else {
-		if err := CheckQuestion(cfg.Question); err != nil {
-			return nil, fmt.Errorf("research: %w", err)
-		}
-		r.id = cfg.RunID
-		if r.id == "" && cfg.OutDir != "" {
-			r.id = filepath.Base(filepath.Clean(cfg.OutDir)) // so show <id> and the viewer find it by its folder
-		}
-		if r.id == "" || r.id == "." || r.id == string(filepath.Separator) {
-			r.id = NewRunID()
-		}
-		r.dir = cfg.OutDir
-		if r.dir == "" {
-			r.dir = filepath.Join("runs", r.id)
-		}
-		if _, err := os.Stat(filepath.Join(r.dir, StateFile)); err == nil {
-			return nil, fmt.Errorf("research: %s already holds a run; resume it or choose another --out", r.dir)
-		}
-		if err := os.MkdirAll(filepath.Join(r.dir, DocsDir), 0o755); err != nil {
-			return nil, fmt.Errorf("research: create run folder: %w", err)
-		}
+	} else if err := r.newRunFolder(); err != nil {
+		return nil, err
 	}
 	db, err := state.Open(ctx, filepath.Join(r.dir, StateFile))
 	if err != nil {
@@ -248,28 +229,12 @@ func run(ctx context.Context, cfg Config, resumeDir string) (rep *Report, err er
 	r.db = db
 
 	if resumeDir != "" {
-		info, err := readInfo(ctx, db, r.dir)
-		if err != nil {
+		var done bool
+		if rc, done, err = r.loadResumed(ctx, rc); err != nil {
 			return nil, err
 		}
-		if info.Status == RunDone {
+		if done {
 			return LoadReport(r.dir)
-		}
-		if cfg.Roles.Engine != "" && info.Engine != "" && cfg.Roles.Engine != info.Engine {
-			return nil, fmt.Errorf("research: resume %s: the run was started with the %s engine, not %s",
-				r.dir, info.Engine, cfg.Roles.Engine)
-		}
-		r.id, r.question, r.created = info.ID, info.Question, info.Created
-		var stored runConfig
-		if v, ok, _ := db.Meta(ctx, "config"); ok {
-			_ = json.Unmarshal([]byte(v), &stored)
-		}
-		rc = merge(rc, stored)
-		if v, ok, _ := db.Meta(ctx, "spend"); ok {
-			_ = json.Unmarshal([]byte(v), &r.base)
-		}
-		if err := os.MkdirAll(filepath.Join(r.dir, DocsDir), 0o755); err != nil {
-			return nil, fmt.Errorf("research: run folder: %w", err)
 		}
 	} else {
 		r.question = strings.TrimSpace(cfg.Question)
@@ -311,6 +276,62 @@ func run(ctx context.Context, cfg Config, resumeDir string) (rep *Report, err er
 	}
 	r.emit(Event{Stage: StageRun, Kind: EventRunDone, Message: filepath.Join(r.dir, ReportMarkdownFile)})
 	return rep, nil
+}
+
+// newRunFolder sets up a fresh run: it checks the question, names the run and creates its folder, refusing one
+// that already holds a run.
+func (r *runner) newRunFolder() error {
+	cfg := r.cfg
+	if err := CheckQuestion(cfg.Question); err != nil {
+		return fmt.Errorf("research: %w", err)
+	}
+	r.id = cfg.RunID
+	if r.id == "" && cfg.OutDir != "" {
+		r.id = filepath.Base(filepath.Clean(cfg.OutDir)) // so show <id> and the viewer find it by its folder
+	}
+	if r.id == "" || r.id == "." || r.id == string(filepath.Separator) {
+		r.id = NewRunID()
+	}
+	r.dir = cfg.OutDir
+	if r.dir == "" {
+		r.dir = filepath.Join("runs", r.id)
+	}
+	if _, err := os.Stat(filepath.Join(r.dir, StateFile)); err == nil {
+		return fmt.Errorf("research: %s already holds a run; resume it or choose another --out", r.dir)
+	}
+	if err := os.MkdirAll(filepath.Join(r.dir, DocsDir), 0o755); err != nil {
+		return fmt.Errorf("research: create run folder: %w", err)
+	}
+	return nil
+}
+
+// loadResumed reads what an interrupted run recorded — its id, question, engine, settings and spend so far — and
+// returns the caller's settings merged over the stored ones. done reports a run that already finished.
+func (r *runner) loadResumed(ctx context.Context, rc runConfig) (_ runConfig, done bool, _ error) {
+	info, err := readInfo(ctx, r.db, r.dir)
+	if err != nil {
+		return rc, false, err
+	}
+	if info.Status == RunDone {
+		return rc, true, nil
+	}
+	if engine := r.cfg.Roles.Engine; engine != "" && info.Engine != "" && engine != info.Engine {
+		return rc, false, fmt.Errorf("research: resume %s: the run was started with the %s engine, not %s",
+			r.dir, info.Engine, engine)
+	}
+	r.id, r.question, r.created = info.ID, info.Question, info.Created
+	var stored runConfig
+	if v, ok, _ := r.db.Meta(ctx, "config"); ok {
+		_ = json.Unmarshal([]byte(v), &stored)
+	}
+	rc = merge(rc, stored)
+	if v, ok, _ := r.db.Meta(ctx, "spend"); ok {
+		_ = json.Unmarshal([]byte(v), &r.base)
+	}
+	if err := os.MkdirAll(filepath.Join(r.dir, DocsDir), 0o755); err != nil {
+		return rc, false, fmt.Errorf("research: run folder: %w", err)
+	}
+	return rc, false, nil
 }
 
 func (r *runner) saveMeta(ctx context.Context, fresh bool) error {

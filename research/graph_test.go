@@ -467,11 +467,11 @@ func TestMalformedJSONBeyondRepairIsReported(t *testing.T) {
 		f := newFixture(t, testPages())
 		f.roles.Malformed = map[string]int{"planner": 100}
 		_, err := research.Run(t.Context(), f.config("What about alpha?"))
-		if err == nil || !strings.Contains(err.Error(), "scope") || !strings.Contains(err.Error(), "not valid JSON") {
+		if err == nil || !strings.Contains(err.Error(), "scope") || !strings.Contains(err.Error(), "no usable answer") {
 			t.Fatalf("err = %v", err)
 		}
 		info, ierr := research.LoadRunInfo(f.dir)
-		if ierr != nil || info.Status != research.RunFailed || !strings.Contains(info.Error, "not valid JSON") {
+		if ierr != nil || info.Status != research.RunFailed || !strings.Contains(info.Error, "no usable answer") {
 			t.Fatalf("info = %+v, %v", info, ierr)
 		}
 	})

@@ -2,16 +2,11 @@ package research
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime/debug"
-	"strings"
 	"sync"
 	"sync/atomic"
-
-	"github.com/deepresearch/deepresearch/agent"
-	"github.com/deepresearch/deepresearch/llm"
 )
 
 // ErrCallCap is returned (wrapped) by a Fleet when a call would pass its MaxCalls cap. The call is refused at
@@ -169,99 +164,4 @@ func Loop(ctx context.Context, maxRounds int, step func(ctx context.Context, rou
 		}
 	}
 	return false, maxRounds, nil
-}
-
-// AgentSpec describes one role's agent for Ask: the model of its tier, its instructions, tools and output
-// schema.
-type AgentSpec struct {
-	// Role labels the agent in the ledger and logs ("planner", "analyst", …).
-	Role   string
-	Model  llm.Model
-	System string
-	Tools  []agent.Tool
-	// Middleware is the context management the agent runs with.
-	Middleware []agent.Middleware
-	// Schema, when set, is a JSON Schema the answer must follow; it is appended to the system prompt.
-	Schema json.RawMessage
-	// Repairs is how many times a malformed JSON answer is sent back with the decoding error; default 2.
-	// Negative means none.
-	Repairs int
-	// MaxSteps bounds model calls per attempt; default the agent's default.
-	MaxSteps int
-	// Fleet, when set, runs the whole Ask as one fleet call.
-	Fleet *Fleet
-	// Ledger, when set, records the agent's model calls under Role.
-	Ledger   *llm.Ledger
-	Observer agent.Observer
-}
-
-// Ask runs a fresh agent for spec on prompt and decodes its final answer as JSON into T. A malformed answer is
-// sent back with the decoding error, up to spec.Repairs times; the last error is returned if it never decodes.
-// Each Ask is a fresh conversation: roles share state through the evidence tables, never through history.
-func Ask[T any](ctx context.Context, spec AgentSpec, prompt string) (T, error) {
-	return Call(ctx, spec.Fleet, func(ctx context.Context) (T, error) {
-		var zero T
-		model := spec.Model
-		if model == nil {
-			return zero, fmt.Errorf("ask %s: no model", spec.Role)
-		}
-		if spec.Ledger != nil {
-			model = llm.Metered(model, spec.Ledger, spec.Role)
-		}
-		system := spec.System
-		if len(spec.Schema) > 0 {
-			system = strings.TrimSpace(system + "\n\nAnswer with a single JSON value that follows this JSON Schema, and nothing else:\n" + string(spec.Schema))
-		}
-		a, err := agent.New(agent.Config{
-			Model: model, System: system, Tools: spec.Tools, Middleware: spec.Middleware,
-			MaxSteps: spec.MaxSteps, Observer: spec.Observer, SessionID: spec.Role + "-" + agent.NewID(),
-		})
-		if err != nil {
-			return zero, fmt.Errorf("ask %s: %w", spec.Role, err)
-		}
-		repairs := spec.Repairs
-		if repairs == 0 {
-			repairs = 2
-		}
-		out, err := a.Run(ctx, prompt)
-		for attempt := 0; ; attempt++ {
-			if err != nil {
-				return zero, fmt.Errorf("ask %s: %w", spec.Role, err)
-			}
-			v, derr := DecodeJSON[T](out)
-			if derr == nil {
-				return v, nil
-			}
-			if attempt >= repairs {
-				return zero, fmt.Errorf("ask %s: answer is not valid JSON after %d repairs: %w", spec.Role, max(repairs, 0), derr)
-			}
-			out, err = a.Run(ctx, "Your answer could not be decoded as JSON ("+derr.Error()+
-				"). Reply again with only the corrected JSON value — no prose, no code fences.")
-		}
-	})
-}
-
-// DecodeJSON decodes the first JSON value found in a model's answer into T: code fences and prose around the
-// value are ignored.
-func DecodeJSON[T any](text string) (T, error) {
-	var v T
-	s := strings.TrimSpace(text)
-	if i := strings.Index(s, "```"); i >= 0 {
-		rest := s[i+3:]
-		if nl := strings.IndexByte(rest, '\n'); nl >= 0 {
-			rest = rest[nl+1:]
-		}
-		if j := strings.Index(rest, "```"); j >= 0 {
-			s = strings.TrimSpace(rest[:j])
-		}
-	}
-	start := strings.IndexAny(s, "{[")
-	if start < 0 {
-		return v, errors.New("no JSON object or array in the answer")
-	}
-	dec := json.NewDecoder(strings.NewReader(s[start:]))
-	if err := dec.Decode(&v); err != nil {
-		return v, fmt.Errorf("decode JSON: %w", err)
-	}
-	return v, nil
 }

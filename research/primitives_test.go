@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/deepresearch/deepresearch/llm"
-	"github.com/deepresearch/deepresearch/llm/scripted"
 	"github.com/deepresearch/deepresearch/research"
 )
 
@@ -115,38 +113,5 @@ func TestLoopUntilVerdict(t *testing.T) {
 	boom := errors.New("boom")
 	if _, rounds, err = research.Loop(t.Context(), 3, func(context.Context, int) (bool, error) { return false, boom }); !errors.Is(err, boom) || rounds != 1 {
 		t.Fatalf("err %v rounds %d", err, rounds)
-	}
-}
-
-func TestAskRepairsMalformedJSON(t *testing.T) {
-	type plan struct {
-		Queries []string `json:"queries"`
-	}
-	m := scripted.New(llm.Info{}, scripted.Sequence(
-		scripted.Reply("Here you go: {\"queries\": [\"a\","),
-		scripted.Reply("```json\n{\"queries\": [\"a\", \"b\"]}\n```"),
-	), scripted.WithRecording())
-	ledger := &llm.Ledger{}
-	got, err := research.Ask[plan](t.Context(), research.AgentSpec{Role: "planner", Model: m, Ledger: ledger,
-		Schema: []byte(`{"type":"object"}`)}, "plan it")
-	if err != nil || len(got.Queries) != 2 {
-		t.Fatalf("got %+v, %v", got, err)
-	}
-	reqs := m.Requests()
-	if len(reqs) != 2 || !strings.Contains(llm.Text(reqs[1].Messages, llm.RoleUser), "could not be decoded") {
-		t.Fatalf("repair prompt not sent: %d requests", len(reqs))
-	}
-	if !strings.Contains(reqs[0].Messages[0].Content, "JSON Schema") {
-		t.Fatal("schema not in the system prompt")
-	}
-	if _, _, n := ledger.Totals(); n != 2 {
-		t.Fatalf("ledger has %d calls", n)
-	}
-	bad := scripted.New(llm.Info{}, func(context.Context, *llm.Request) (*llm.Response, error) {
-		return scripted.Reply("no json here"), nil
-	})
-	if _, err := research.Ask[plan](t.Context(), research.AgentSpec{Role: "planner", Model: bad, Repairs: 1}, "x"); err == nil ||
-		!strings.Contains(err.Error(), "not valid JSON after 1 repairs") {
-		t.Fatalf("err = %v", err)
 	}
 }

@@ -20,6 +20,7 @@ func offlineModel() llm.Model {
 	}
 	return scripted.New(llm.Info{Name: "offline"}, func(_ context.Context, req *llm.Request) (*llm.Response, error) {
 		prompt := llm.Text(req.Messages, llm.RoleUser)
+		prompt, _, _ = strings.Cut(prompt, "\n\nReply with a single JSON") // the schema llmroles.RunRole appends
 		var out any
 		switch {
 		case strings.HasPrefix(prompt, "Split into"):

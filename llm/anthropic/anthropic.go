@@ -451,6 +451,11 @@ func (m *Model) stream(ctx context.Context, p sdk.MessageNewParams, opts []optio
 	if err := s.Err(); err != nil {
 		return nil, m.wrap(err)
 	}
+	if stop == "" {
+		// A finished stream always carries the stop reason in message_delta; without it the stream was dropped
+		// mid-way and what arrived is not the answer.
+		return nil, fmt.Errorf("anthropic %s: %w: the stream ended without a stop reason", m.info.Name, llm.ErrIncompleteAnswer)
+	}
 	out := llm.Message{Role: llm.RoleAssistant}
 	var text strings.Builder
 	for _, b := range blocks {

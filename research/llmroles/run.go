@@ -21,6 +21,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/jsonfix"
 	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/llm"
+	"github.com/deepresearch/deepresearch/research"
 )
 
 // DefaultMaxReasks is how many times a role is asked again after an unusable answer.
@@ -47,6 +48,9 @@ type RoleSpec struct {
 	MaxTokens int
 	Observer  agent.Observer
 	Logger    *slog.Logger
+	// Fleet, when set, runs the whole role call (every attempt) as one call of the fleet: it waits for a slot
+	// and counts against the fleet's total.
+	Fleet *research.Fleet
 }
 
 // ErrInvalidOutput matches (errors.Is) every *OutputError.
@@ -240,6 +244,15 @@ func (jsonHook) BeforeRequest(_ context.Context, _ *agent.State, req *llm.Reques
 
 // run drives one role agent: each attempt's answer goes to accept; a refusal is sent back (reask formats it).
 func run(ctx context.Context, spec RoleSpec, prompt string, jsonMode bool, accept func(text string, final bool) error, reask string) error {
+	if spec.Fleet != nil {
+		return spec.Fleet.Do(ctx, func(ctx context.Context) error {
+			return runUnbounded(ctx, spec, prompt, jsonMode, accept, reask)
+		})
+	}
+	return runUnbounded(ctx, spec, prompt, jsonMode, accept, reask)
+}
+
+func runUnbounded(ctx context.Context, spec RoleSpec, prompt string, jsonMode bool, accept func(text string, final bool) error, reask string) error {
 	name := spec.Name
 	if name == "" {
 		name = "role"

@@ -4,8 +4,8 @@
 // The roles decide their answers in Go (the planner returns a given plan, the searcher matches queries against
 // the site's pages, the analyst quotes sentences of the fetched text, the verifier and synthesizer follow
 // functions the test supplies), and then each role call goes through a real agent on a scripted model via
-// research.Ask: the answer travels as the model's reply, is decoded from JSON, repaired when malformed, and
-// metered in the ledger. Faults — malformed JSON, role errors, invented quotes — are injected per role.
+// llmroles.RunRole, the one typed-answer primitive: the answer travels as the model's reply, is repaired when
+// malformed, validated against the schema of its type, and metered in the ledger. Faults — malformed JSON, role errors, invented quotes — are injected per role.
 package researchtest
 
 import (
@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"sort"
@@ -24,6 +25,7 @@ import (
 	"github.com/deepresearch/deepresearch/llm"
 	"github.com/deepresearch/deepresearch/llm/scripted"
 	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/research/llmroles"
 	"github.com/deepresearch/deepresearch/sources"
 	"github.com/deepresearch/deepresearch/sources/fetch"
 )
@@ -177,6 +179,9 @@ func (r *Roles) NewModel(latency time.Duration) *scripted.Model {
 
 const answerMark = "\nANSWER:\n"
 
+// schemaMark starts the JSON Schema llmroles.RunRole appends to every prompt.
+const schemaMark = "\n\nReply with a single JSON"
+
 func (r *Roles) reply(_ context.Context, req *llm.Request) (*llm.Response, error) {
 	var first string
 	for _, m := range req.Messages {
@@ -193,7 +198,7 @@ func (r *Roles) reply(_ context.Context, req *llm.Request) (*llm.Response, error
 	if i < 0 {
 		return nil, errors.New("researchtest: prompt has no scripted answer")
 	}
-	answer := first[i+len(answerMark):]
+	answer, _, _ := strings.Cut(first[i+len(answerMark):], schemaMark) // the schema RunRole appends
 	r.mu.Lock()
 	bad := r.Malformed[role] > 0
 	if bad {
@@ -264,8 +269,12 @@ func ask[T any](ctx context.Context, r *Roles, role, key string, answer any) (T,
 		return zero, err
 	}
 	prompt := "ROLE: " + role + "\nKEY: " + key + answerMark + string(b)
-	return research.Ask[T](ctx, research.AgentSpec{Role: role, Model: r.Model, Ledger: r.Ledger,
-		System: "You are the " + role + " of a research team. Answer in JSON."}, prompt)
+	var model llm.Model = r.Model
+	if r.Ledger != nil {
+		model = llm.Metered(model, r.Ledger, role)
+	}
+	return llmroles.RunRole[T](ctx, llmroles.RoleSpec{Name: role, Model: model,
+		System: "You are the " + role + " of a research team. Answer in JSON.", Logger: slog.New(slog.DiscardHandler)}, prompt)
 }
 
 type planner struct{ r *Roles }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/sources"
 )
 
@@ -139,7 +140,7 @@ func joinSnippets(first string, more []string) string {
 		parts = append(parts, p)
 	}
 	out := strings.Join(parts, " … ")
-	return truncate(out, maxSnippet)
+	return lexical.Clip(out, maxSnippet)
 }
 
 // braveRefusal explains a spent monthly quota instead of retrying into it. Brave's rate-limit headers list one
@@ -301,19 +302,11 @@ func (e *Exa) Search(ctx context.Context, query string, limit int) ([]sources.Re
 		case len(r.Highlights) > 0:
 			snip = joinSnippets(r.Highlights[0], r.Highlights[1:])
 		case r.Summary != "":
-			snip = truncate(r.Summary, maxSnippet)
+			snip = lexical.Clip(r.Summary, maxSnippet)
 		default:
-			snip = truncate(r.Text, 600)
+			snip = lexical.Clip(r.Text, 600)
 		}
 		rs = append(rs, sources.Result{Title: r.Title, URL: r.URL, Snippet: snip, Score: r.Score, Date: parseDate(r.PublishedDate)})
 	}
 	return finish("exa", rs, n), nil
-}
-
-func truncate(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n]) + "…"
 }
