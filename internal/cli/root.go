@@ -145,6 +145,7 @@ and with Anthropic; with no model configured it runs its extractive engine, whic
 		newRunCmd(app),
 		newResumeCmd(app),
 		newWorkerCmd(app),
+		newBatchCmd(app),
 		newRunsCmd(app),
 		newShowCmd(app),
 		newBenchCmd(app),

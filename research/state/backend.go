@@ -276,8 +276,7 @@ func RunSchema(runID string) string {
 			break
 		}
 	}
-	h := sha256.Sum256([]byte(runID))
-	return "run_" + b.String() + "_" + hex.EncodeToString(h[:4])
+	return "run_" + b.String() + "_" + RunSchemaSuffix(runID)
 }
 
 // openPostgres opens a pool whose connections see the run's schema first on their search path, creating and
@@ -378,4 +377,10 @@ func ListRuns(ctx context.Context, url string) ([]string, error) {
 		out = append(out, id)
 	}
 	return out, rows.Err()
+}
+
+// RunSchemaSuffix is the short hash RunSchema ends with: a stable, distinct suffix for any id.
+func RunSchemaSuffix(id string) string {
+	h := sha256.Sum256([]byte(id))
+	return hex.EncodeToString(h[:4])
 }
