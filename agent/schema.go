@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"reflect"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -147,4 +149,118 @@ func jsonType(v any) string {
 		return "object"
 	}
 	return fmt.Sprintf("%T", v)
+}
+
+// flatFields fills a struct from the decoded arguments of a flat, closed schema, so that a typed tool's input is
+// not parsed a second time. It covers structs whose fields are strings, booleans, numbers or pointers to them,
+// each named by its json tag; any other struct (embedded fields, custom unmarshalling, other kinds) is decoded
+// by encoding/json instead.
+type flatFields struct {
+	fields map[string]flatField
+}
+
+type flatField struct {
+	index int
+	ptr   bool
+	kind  reflect.Kind
+}
+
+var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+
+func compileFields[In any](f *flatSchema) *flatFields {
+	t := reflect.TypeFor[In]()
+	if f == nil || !f.closed || t.Kind() != reflect.Struct || t.Implements(unmarshalerType) || reflect.PointerTo(t).Implements(unmarshalerType) {
+		return nil
+	}
+	out := &flatFields{fields: map[string]flatField{}}
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		if sf.Anonymous {
+			return nil
+		}
+		if !sf.IsExported() {
+			continue
+		}
+		name, opts, _ := strings.Cut(sf.Tag.Get("json"), ",")
+		if name == "-" && opts == "" {
+			continue
+		}
+		if strings.Contains(opts, "string") {
+			return nil
+		}
+		if name == "" {
+			name = sf.Name
+		}
+		ft, ptr := sf.Type, false
+		if ft.Kind() == reflect.Pointer {
+			ft, ptr = ft.Elem(), true
+		}
+		if ft.Implements(unmarshalerType) || reflect.PointerTo(ft).Implements(unmarshalerType) {
+			return nil
+		}
+		switch ft.Kind() {
+		case reflect.String, reflect.Bool, reflect.Float32, reflect.Float64,
+			reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+			reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		default:
+			return nil
+		}
+		if _, dup := out.fields[name]; dup {
+			return nil
+		}
+		out.fields[name] = flatField{index: i, ptr: ptr, kind: ft.Kind()}
+	}
+	for name := range f.props {
+		if _, ok := out.fields[name]; !ok {
+			return nil
+		}
+	}
+	return out
+}
+
+// fill sets the fields of *dst from a validated object; false means it cannot be sure to match encoding/json (a
+// number for an integer or float32 field), and the caller decodes the bytes instead.
+func (ff *flatFields) fill(dst any, v any) bool {
+	obj, _ := v.(map[string]any)
+	rv := reflect.ValueOf(dst).Elem()
+	for name, val := range obj {
+		fd, ok := ff.fields[name]
+		if !ok {
+			return false
+		}
+		field := rv.Field(fd.index)
+		if val == nil {
+			if fd.ptr {
+				field.SetZero()
+			}
+			continue
+		}
+		if fd.ptr {
+			p := reflect.New(field.Type().Elem())
+			field.Set(p)
+			field = p.Elem()
+		}
+		switch x := val.(type) {
+		case string:
+			if fd.kind != reflect.String {
+				return false
+			}
+			field.SetString(x)
+		case bool:
+			if fd.kind != reflect.Bool {
+				return false
+			}
+			field.SetBool(x)
+		case float64:
+			// Only float64 fields: encoding/json reads an integer field from the literal ("1.0" and "1e3" fail)
+			// and a float32 one with its own rounding, which the decoded value no longer shows.
+			if fd.kind != reflect.Float64 {
+				return false
+			}
+			field.SetFloat(x)
+		default:
+			return false
+		}
+	}
+	return true
 }

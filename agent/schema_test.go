@@ -82,3 +82,56 @@ func FuzzFlatSchemaAgrees(f *testing.F) {
 		}
 	})
 }
+
+type fieldsIn struct {
+	Name  string  `json:"name"`
+	Small int     `json:"small,omitempty"`
+	Big   int64   `json:"big,omitempty"`
+	Ratio float64 `json:"ratio,omitempty"`
+	On    bool    `json:"on,omitempty"`
+	Note  *string `json:"note,omitempty"`
+	Limit *int    `json:"limit,omitempty"`
+	Skip  string  `json:"-"`
+	Other string  `json:"other_name,omitempty"`
+}
+
+// FuzzFlatFieldsAgree checks that filling a typed input from the value decoded once gives what encoding/json gives
+// from the bytes, for every input the flat schema accepts.
+func FuzzFlatFieldsAgree(f *testing.F) {
+	for _, s := range []string{`{"name":"a"}`, `{"name":"a","small":127}`, `{"name":"a","small":128}`, `{"name":"a","small":-129}`,
+		`{"name":"a","small":1e300}`, `{"name":"a","big":9223372036854775808}`, `{"name":"a","big":9223372036854775807}`,
+		`{"name":"a","big":-9223372036854775808}`, `{"name":"a","ratio":3.5e38}`, `{"name":"a","ratio":1e39}`, `{"name":"a","note":null}`,
+		`{"name":"a","note":"x","limit":3}`, `{"name":"a","limit":null}`, `{"name":"a","other_name":"o","on":true}`, `{"name":"a","name":"b"}`,
+		`{"name":"\u00e9\ud83d\ude00"}`, `{"name":"a","small":1.0}`, `{"name":"a","big":1e18}`} {
+		f.Add(s)
+	}
+	schema, err := jsonschema.For[fieldsIn](nil)
+	if err != nil {
+		f.Fatal(err)
+	}
+	flat := compileFlat(schema)
+	fields := compileFields[fieldsIn](flat)
+	if flat == nil || fields == nil {
+		f.Fatal("fieldsIn should take the flat path")
+	}
+	f.Fuzz(func(t *testing.T, input string) {
+		var v any
+		if json.Unmarshal([]byte(input), &v) != nil || flat.validate(v) != nil {
+			return
+		}
+		var want fieldsIn
+		wantErr := json.Unmarshal([]byte(input), &want)
+		var got fieldsIn
+		if !fields.fill(&got, v) {
+			return // the tool falls back to encoding/json
+		}
+		if wantErr != nil {
+			t.Fatalf("%s: filled %+v where encoding/json fails: %v", input, got, wantErr)
+		}
+		a, _ := json.Marshal(got)
+		b, _ := json.Marshal(want)
+		if string(a) != string(b) {
+			t.Fatalf("%s: filled %s, encoding/json %s", input, a, b)
+		}
+	})
+}

@@ -49,6 +49,7 @@ type TypedTool[In any] struct {
 	spec     llm.ToolSpec
 	resolved *jsonschema.Resolved
 	flat     *flatSchema // nil: the general validator checks the input
+	fields   *flatFields // nil: encoding/json decodes the input into In
 	fn       Func[In]
 	bounded  bool
 }
@@ -67,8 +68,9 @@ func NewTool[In any](name, description string, fn Func[In]) *TypedTool[In] {
 	if err != nil {
 		panic(fmt.Sprintf("agent.NewTool %s: marshal schema: %v", name, err))
 	}
+	flat := compileFlat(schema)
 	return &TypedTool[In]{spec: llm.ToolSpec{Name: name, Description: description, Schema: raw}, resolved: resolved,
-		flat: compileFlat(schema), fn: fn}
+		flat: flat, fields: compileFields[In](flat), fn: fn}
 }
 
 // Bounded marks the tool as bounding its own output (see BoundedOutput) and returns it.
@@ -108,7 +110,9 @@ func (t *TypedTool[In]) runDecoded(ctx context.Context, args json.RawMessage, ge
 		return ErrorResult("arguments for %s do not match its schema: %v", t.spec.Name, err), nil
 	}
 	var in In
-	if len(strings.TrimSpace(string(args))) > 0 {
+	// A flat input is filled from the value decoded once; anything else is decoded from the bytes.
+	if (t.fields == nil || !t.fields.fill(&in, generic)) && len(strings.TrimSpace(string(args))) > 0 {
+		in = *new(In)
 		if err := json.Unmarshal(args, &in); err != nil {
 			return ErrorResult("arguments for %s: %v", t.spec.Name, err), nil
 		}

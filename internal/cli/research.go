@@ -31,6 +31,7 @@ type researchFlags struct {
 	corpora  []string
 	mcpFile  string
 	maxCost  float64
+	maxToks  int
 	maxTime  time.Duration
 	rounds   int
 	out      string
@@ -105,6 +106,7 @@ func addResearchFlags(cmd *cobra.Command, fl *researchFlags, sources bool) {
 		f.StringVar(&fl.engine, "engine", "", "auto, llm or extractive (auto: extractive when no model is configured)")
 	}
 	f.Float64Var(&fl.maxCost, "max-cost", 0, "cost fuse in USD: past it no new search or reading starts")
+	f.IntVar(&fl.maxToks, "max-tokens", 0, "token fuse (input + output): works without prices, for local or unpriced models")
 	f.DurationVar(&fl.maxTime, "max-time", 0, "time limit for searching and reading (e.g. 5m)")
 	f.BoolVar(&fl.noColour, "plain", false, "plain progress lines even on a terminal")
 }
@@ -251,7 +253,7 @@ func (a *App) builder(runsDir string) *request.Builder {
 func (fl researchFlags) request(question, resumeDir string) request.Research {
 	return request.Research{
 		Question: question, Corpora: fl.corpora, Web: fl.web, MCPFile: fl.mcpFile, Engine: fl.engine,
-		Budget: research.Budget{MaxCostUSD: fl.maxCost, MaxTime: fl.maxTime}, Rounds: fl.rounds, OutDir: fl.out,
+		Budget: research.Budget{MaxCostUSD: fl.maxCost, MaxTokens: fl.maxToks, MaxTime: fl.maxTime}, Rounds: fl.rounds, OutDir: fl.out,
 		ResumeDir: resumeDir,
 	}
 }
@@ -261,6 +263,9 @@ func (a *App) research(cmd *cobra.Command, fl researchFlags, question, resumeDir
 	ctx := cmd.Context()
 	if err := research.CheckCost(fl.maxCost); err != nil {
 		return fmt.Errorf("--max-cost: %w", err)
+	}
+	if fl.maxToks < 0 {
+		return fmt.Errorf("--max-tokens: %d is negative; give a token count, or 0 for no token fuse", fl.maxToks)
 	}
 	if err := research.CheckTime(fl.maxTime); err != nil {
 		return fmt.Errorf("--max-time: %w", err)

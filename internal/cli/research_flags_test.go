@@ -49,3 +49,10 @@ func TestRoundsZeroMeansNoReSearchAndRunsListsAHeader(t *testing.T) {
 		t.Errorf("empty listing should say how to start a run: %q", empty)
 	}
 }
+
+func TestMaxTokensFlagIsTheTokenFuse(t *testing.T) {
+	fl := researchFlags{maxCost: 0.5, maxToks: 40_000}
+	if b := fl.request("q", "").Budget; b.MaxTokens != 40_000 || b.MaxCostUSD != 0.5 {
+		t.Fatalf("budget %+v", b)
+	}
+}

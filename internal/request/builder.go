@@ -346,7 +346,7 @@ func (b *Builder) warnUnpriced(models []llm.Model, budget research.Budget) {
 			continue
 		}
 		seen[info.Name] = true
-		hint := "no token fuse is set: add research.max_tokens to the configuration (or --max-tokens)"
+		hint := "no token fuse is set: pass --max-tokens or set research.max_tokens in the configuration"
 		if budget.MaxTokens > 0 {
 			hint = fmt.Sprintf("the token fuse of %d tokens still applies", budget.MaxTokens)
 		}
