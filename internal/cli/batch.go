@@ -11,9 +11,12 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
+	"go.temporal.io/sdk/client"
 
+	"github.com/deepresearch/deepresearch/internal/durable"
 	"github.com/deepresearch/deepresearch/research"
 	"github.com/deepresearch/deepresearch/research/state"
 	"github.com/deepresearch/deepresearch/sources/websearch"
@@ -140,6 +143,7 @@ func batchDir(runs, id string) string {
 func newBatchCmd(app *App) *cobra.Command {
 	var (
 		fl          researchFlags
+		tf          temporalFlags
 		out         string
 		concurrency int
 	)
@@ -187,10 +191,17 @@ already in --out and resumes their interrupted runs.`,
 			if err := endTornLine(out, w); err != nil {
 				return err
 			}
+			var c client.Client
+			if tf.hostPort != "" {
+				if c, err = app.temporalClient(tf); err != nil {
+					return err
+				}
+				defer c.Close()
+			}
 			var mu sync.Mutex
 			finished, failed := len(qs)-len(todo), 0
 			_, errs := research.FanOut(cmd.Context(), todo, concurrency, func(ctx context.Context, q batchQuestion) (struct{}, error) {
-				rep, err := app.batchOne(ctx, fl, q)
+				rep, err := app.batchOne(ctx, fl, q, c, tf)
 				mu.Lock()
 				defer mu.Unlock()
 				if err != nil {
@@ -228,13 +239,37 @@ already in --out and resumes their interrupted runs.`,
 	f.Float64Var(&fl.maxCost, "max-cost", 0, "cost fuse per run in USD")
 	f.DurationVar(&fl.maxTime, "max-time", 0, "time limit per run for searching and reading")
 	f.StringVar(&out, "out", "", "results file (JSON lines, appended)")
+	addTemporalFlags(cmd, &tf)
 	cmd.Flags().IntVar(&concurrency, "concurrency", 2, "runs at once")
 	return cmd
 }
 
-// batchOne runs (or resumes) one batch question quietly.
-func (a *App) batchOne(ctx context.Context, fl researchFlags, q batchQuestion) (*research.Report, error) {
+// batchOne runs (or resumes) one batch question quietly: in this process, or on Temporal when c is set (under a
+// run id derived from the question's id, so a batch started again attaches to the run already there).
+func (a *App) batchOne(ctx context.Context, fl researchFlags, q batchQuestion, c client.Client, tf temporalFlags) (*research.Report, error) {
 	dir := batchDir(a.runsDir(), q.ID)
+	if c != nil {
+		req := fl.request(q.Prompt, "")
+		req.RunID = "batch-" + filepath.Base(dir)
+		raw, err := json.Marshal(req)
+		if err != nil {
+			return nil, err
+		}
+		run, err := durable.Submit(ctx, c, durable.Input{RunID: req.RunID, Question: q.Prompt, Request: raw,
+			Budget: req.Budget, TaskQueue: tf.taskQueue})
+		if err != nil {
+			return nil, err
+		}
+		rep, err := durable.Follow(ctx, c, run, time.Second, nil)
+		if err != nil {
+			return nil, err
+		}
+		if err := research.WriteReport(dir, rep); err != nil {
+			return nil, err
+		}
+		rep.Dir = dir
+		return rep, nil
+	}
 	resume := ""
 	if _, err := os.Stat(filepath.Join(dir, research.StateFile)); err == nil {
 		resume = dir
