@@ -249,3 +249,59 @@ func WriteReport(dir string, rep *Report) error {
 	}
 	return writeJSONAtomic(filepath.Join(dir, ReportJSONFile), rep)
 }
+
+// ListSharedRuns lists the runs a shared (PostgreSQL) state holds, oldest first, for any machine to see.
+func ListSharedRuns(ctx context.Context, stateURL string) ([]RunSummary, error) {
+	ids, err := state.ListRuns(ctx, stateURL)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]RunSummary, 0, len(ids))
+	for _, id := range ids {
+		s := RunSummary{ID: id, Dir: stateURL}
+		db, err := state.OpenRunReadOnly(ctx, stateURL, id)
+		if err != nil {
+			s.Status, s.Error = RunUnreadable, err.Error()
+			out = append(out, s)
+			continue
+		}
+		get := func(k string) string {
+			v, _, _ := db.Meta(ctx, k)
+			return v
+		}
+		s.Question, s.Engine, s.Status, s.Error, s.CutShort = get("question"), get("engine"), get("status"), get("error"), get("cut_short")
+		s.Created, _ = time.Parse(time.RFC3339Nano, get("created"))
+		s.Updated = s.Created
+		if f, err := time.Parse(time.RFC3339Nano, get("finished")); err == nil {
+			s.Updated = f
+		}
+		if pool, err := db.Evidence(ctx, state.Accepted); err == nil {
+			s.Evidence = len(pool)
+		}
+		db.Close()
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// LoadSharedReport returns the published report of a run in a shared (PostgreSQL) state.
+func LoadSharedReport(ctx context.Context, stateURL, runID string) (*Report, error) {
+	db, err := state.OpenRunReadOnly(ctx, stateURL, runID)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	v, ok, err := db.Meta(ctx, "report")
+	if err != nil {
+		return nil, err
+	}
+	if !ok || v == "" {
+		status, _, _ := db.Meta(ctx, "status")
+		return nil, fmt.Errorf("research: run %s has no report yet (status %s)", runID, status)
+	}
+	var rep Report
+	if err := json.Unmarshal([]byte(v), &rep); err != nil {
+		return nil, fmt.Errorf("research: run %s: stored report: %w", runID, err)
+	}
+	return &rep, nil
+}

@@ -145,20 +145,27 @@ RUN is a run folder, a run id or any unique prefix of one; without it, the lates
 }
 
 func newRunsCmd(app *App) *cobra.Command {
-	var dir string
+	var dir, shared string
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "runs",
 		Short: "List research runs (also those chat started here); runs rm, runs prune",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			dirs := app.runFolders()
-			if dir != "" {
-				dirs = []string{dir}
+			var runs []research.RunSummary
+			var err error
+			if shared != "" {
+				dir = "the shared state"
+				runs, err = research.ListSharedRuns(cmd.Context(), shared)
 			} else {
-				dir = app.runsDir()
+				dirs := app.runFolders()
+				if dir != "" {
+					dirs = []string{dir}
+				} else {
+					dir = app.runsDir()
+				}
+				runs, err = app.allRuns(dirs)
 			}
-			runs, err := app.allRuns(dirs)
 			if err != nil {
 				return err
 			}
@@ -195,6 +202,7 @@ func newRunsCmd(app *App) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&dir, "dir", "", "folder holding the runs (default runs/, and .deepresearch/runs/ of chat)")
+	cmd.Flags().StringVar(&shared, "state", "", "list the runs of a shared state instead (postgres://…, as workers use)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
 	cmd.AddCommand(newRunsRmCmd(app), newRunsPruneCmd(app))
 	return cmd
@@ -202,11 +210,28 @@ func newRunsCmd(app *App) *cobra.Command {
 
 func newShowCmd(app *App) *cobra.Command {
 	var asJSON, open bool
+	var shared string
 	cmd := &cobra.Command{
 		Use:   "show [RUN]",
 		Short: "Print a run's report (RUN: folder, id or unique id prefix; default the latest run)",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if shared != "" {
+				if len(args) == 0 {
+					return errors.New("show --state needs the run id")
+				}
+				rep, err := research.LoadSharedReport(cmd.Context(), shared, args[0])
+				if err != nil {
+					return err
+				}
+				if asJSON {
+					enc := json.NewEncoder(app.Stdout)
+					enc.SetIndent("", "  ")
+					return enc.Encode(rep)
+				}
+				fmt.Fprint(app.Stdout, rep.Markdown)
+				return nil
+			}
 			dir, err := app.findRun(runArg(args))
 			if err != nil {
 				return err
@@ -233,6 +258,7 @@ func newShowCmd(app *App) *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print report.json")
 	cmd.Flags().BoolVar(&open, "open", false, "open the run in the web viewer (served on 127.0.0.1 until Ctrl-C)")
+	cmd.Flags().StringVar(&shared, "state", "", "read the run from a shared state (postgres://…, as workers use)")
 	return cmd
 }
 

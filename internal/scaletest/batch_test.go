@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/deepresearch/deepresearch/research"
 	"github.com/deepresearch/deepresearch/research/state"
 )
 
@@ -68,5 +69,36 @@ func TestBatchOnTemporal(t *testing.T) {
 	}
 	if stderr := batch(); !strings.Contains(stderr, "3 already answered, 0 to run") {
 		t.Errorf("second batch:\n%s", stderr)
+	}
+	// Any machine sees the runs and their reports through the shared state.
+	p := d.command(ctx, "runs", "--state", d.state, "--json")
+	if err := p.cmd.Run(); err != nil {
+		t.Fatalf("runs --state: %v\n%s", err, p.stderr.String())
+	}
+	var listed []research.RunSummary
+	if err := json.Unmarshal(p.stdout.Bytes(), &listed); err != nil || len(listed) != 3 {
+		t.Fatalf("runs --state listed %d (%v):\n%s", len(listed), err, p.stdout.String())
+	}
+	for _, r := range listed {
+		if r.Status != research.RunDone || r.Question != question || r.Evidence == 0 {
+			t.Errorf("listed %+v", r)
+		}
+	}
+	var first struct{ Article string }
+	_ = json.Unmarshal([]byte(got[0]), &first)
+	found := false
+	for _, r := range listed {
+		p := d.command(ctx, "show", "--state", d.state, r.ID)
+		if err := p.cmd.Run(); err != nil {
+			t.Fatalf("show --state %s: %v\n%s", r.ID, err, p.stderr.String())
+		}
+		found = found || p.stdout.String() == first.Article
+	}
+	if !found {
+		t.Error("no show --state printed the article the batch wrote")
+	}
+	p = d.command(ctx, "show", "--state", d.state, "no-such-run")
+	if err := p.cmd.Run(); err == nil || !strings.Contains(p.stderr.String(), "not found") {
+		t.Errorf("show of a missing run: %v %s", err, p.stderr.String())
 	}
 }
