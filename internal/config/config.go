@@ -14,6 +14,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/deepresearch/deepresearch/contextmgr"
 	"github.com/deepresearch/deepresearch/internal/redact"
 	"github.com/deepresearch/deepresearch/research"
 	"github.com/deepresearch/deepresearch/sources/websearch"
@@ -94,49 +95,9 @@ type Config struct {
 	env  func(string) string
 }
 
-// Context selects the context-engineering preset and overrides single knobs of it; see package contextmgr for
-// their meaning. Unset fields keep the preset's value. For the token and character thresholds 0 switches the
-// mechanism off.
-type Context struct {
-	// Preset is hybrid (default), deepagents or claude-code.
-	Preset string `yaml:"preset,omitempty" json:"preset,omitempty"`
-	// Trigger is the share of the window above which compaction runs (hybrid 0.80).
-	Trigger *float64 `yaml:"trigger,omitempty" json:"trigger,omitempty"`
-	// ClearBelow: compaction stops after clearing old tool results under this share (0.60).
-	ClearBelow *float64 `yaml:"clear_below,omitempty" json:"clear_below,omitempty"`
-	// KeepShare is the share of the newest messages a summary keeps (0.10).
-	KeepShare *float64 `yaml:"keep_share,omitempty" json:"keep_share,omitempty"`
-	// KeepToolCalls is how many recent tool calls keep their results when old ones are cleared (3).
-	KeepToolCalls *int `yaml:"keep_tool_calls,omitempty" json:"keep_tool_calls,omitempty"`
-	// Clearing is recoverable, unrecoverable or off.
-	Clearing string `yaml:"clearing,omitempty" json:"clearing,omitempty"`
-	// Summary switches the summary tier.
-	Summary *bool `yaml:"summary,omitempty" json:"summary,omitempty"`
-	// History appends compacted messages to conversation_history/<session>.md.
-	History *bool `yaml:"history,omitempty" json:"history,omitempty"`
-	// EvictTokens: tool results above this go to large_tool_results/ with a preview (5000; 0 off).
-	EvictTokens *int `yaml:"evict_tokens,omitempty" json:"evict_tokens,omitempty"`
-	// GateTokens: tool results above this pass the relevance gate (2000; 0 off).
-	GateTokens *int `yaml:"gate_tokens,omitempty" json:"gate_tokens,omitempty"`
-	// GateBudget is how many tokens of relevant chunks the gate keeps inline (1500).
-	GateBudget *int `yaml:"gate_budget,omitempty" json:"gate_budget,omitempty"`
-	// OutputCapTokens cuts tool output above this, unrecoverably (0 off).
-	OutputCapTokens *int `yaml:"output_cap_tokens,omitempty" json:"output_cap_tokens,omitempty"`
-	// ArgTruncateChars: old write_file/edit_file string arguments above this are truncated (2000; 0 off).
-	ArgTruncateChars *int `yaml:"arg_truncate_chars,omitempty" json:"arg_truncate_chars,omitempty"`
-	// DropReasoning drops reasoning blocks of all but the latest assistant turn.
-	DropReasoning *bool `yaml:"drop_reasoning,omitempty" json:"drop_reasoning,omitempty"`
-	// OffloadQuotaMiB bounds large_tool_results/ (256; 0 unlimited).
-	OffloadQuotaMiB *int `yaml:"offload_quota_mib,omitempty" json:"offload_quota_mib,omitempty"`
-	// ProjectMemory pins AGENTS.md into the context.
-	ProjectMemory *bool `yaml:"project_memory,omitempty" json:"project_memory,omitempty"`
-	// Memory switches the persistent memories/ store and its memory_* tools.
-	Memory *bool `yaml:"memory,omitempty" json:"memory,omitempty"`
-	// MemoryDir is the persistent store; default <user config dir>/deepresearch/memories.
-	MemoryDir string `yaml:"memory_dir,omitempty" json:"memory_dir,omitempty"`
-	// Window overrides the model's context window in tokens.
-	Window int `yaml:"window,omitempty" json:"window,omitempty"`
-}
+// Context selects the context-engineering preset and overrides single knobs of it: contextmgr.Settings, the one
+// user-facing form of those settings (unset keeps the preset's value; 0 or false switches a mechanism off).
+type Context = contextmgr.Settings
 
 // Defaults returns the built-in configuration.
 func Defaults() *Config {
