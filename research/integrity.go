@@ -11,9 +11,9 @@ import (
 	"github.com/deepresearch/deepresearch/lexical"
 )
 
-// markerRe matches a citation marker: evidence ids ("[e3]", "[e3, e7]") and, so that they can be refused,
+// markerRe matches a citation marker on one line: evidence ids ("[e3]", "[e3, e7]") and, so that they can be refused,
 // bare numbers ("[3]") that a model may write instead.
-var markerRe = regexp.MustCompile(`\[\s*(e?\d+(?:\s*[,;，、]\s*e?\d+)*)\s*\]`)
+var markerRe = regexp.MustCompile(`\[[^\S\n]*(e?\d+(?:[^\S\n]*[,;，、][^\S\n]*e?\d+)*)[^\S\n]*\]`)
 
 var markerSplitRe = regexp.MustCompile(`\s*[,;，、]\s*`)
 
@@ -289,7 +289,8 @@ func walkDraft(markdown string, keep func(sentence string) bool) string {
 				skipLevel = level
 				continue
 			}
-			out = append(out, line)
+			// A heading names a part of the report; it states nothing, so it cites nothing.
+			out = append(out, strings.TrimRight(markerRe.ReplaceAllString(line, ""), " \t"))
 			continue
 		}
 		if skipLevel > 0 {
@@ -306,8 +307,8 @@ func walkDraft(markdown string, keep func(sentence string) bool) string {
 		case strings.HasPrefix(trimmed, "|"):
 			flush()
 			tableRow++
-			if tableRow == 1 || tableSepRe.MatchString(trimmed) {
-				out = append(out, line) // header row and separator carry no facts
+			if (tableRow == 1 && len(citedIDs(trimmed)) == 0) || tableSepRe.MatchString(trimmed) {
+				out = append(out, line) // a header row that cites nothing and the separator carry no facts
 				continue
 			}
 			if keep(trimmed) {
