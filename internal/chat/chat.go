@@ -78,7 +78,7 @@ const Prompt = "› "
 // Chat is one interactive session.
 type Chat struct {
 	cfg   Config
-	out   *syncWriter
+	out   *SyncWriter
 	ag    *agent.Agent
 	sess  *Session
 	led   *llm.Ledger
@@ -131,7 +131,7 @@ func New(cfg Config) (*Chat, error) {
 	if cfg.Ledger == nil {
 		cfg.Ledger = &llm.Ledger{}
 	}
-	c := &Chat{cfg: cfg, out: &syncWriter{w: cfg.Out}, led: cfg.Ledger}
+	c := &Chat{cfg: cfg, out: NewSyncWriter(cfg.Out), led: cfg.Ledger}
 	if cfg.Resume != "" {
 		sess, err := cfg.Sessions.Load(cfg.Resume)
 		if err != nil {
@@ -677,13 +677,17 @@ func randHex(n int) string {
 	return hex.EncodeToString(b)
 }
 
-// syncWriter serialises writes: the agent's observer runs on tool goroutines.
-type syncWriter struct {
+// SyncWriter serialises writes to w, for output that several goroutines share (the agent's observer runs on
+// tool goroutines; batch runs questions in parallel).
+type SyncWriter struct {
 	mu sync.Mutex
 	w  io.Writer
 }
 
-func (s *syncWriter) Write(p []byte) (int, error) {
+// NewSyncWriter wraps w.
+func NewSyncWriter(w io.Writer) *SyncWriter { return &SyncWriter{w: w} }
+
+func (s *SyncWriter) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.w.Write(p)
