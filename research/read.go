@@ -18,23 +18,19 @@ func (r *runner) saturated(sq string) bool {
 	return nv != nil && nv.saturated
 }
 
-// read reads one candidate and returns how its items enter the pool: admit, to be called in candidate order
-// (so evidence ids, the sub-question a shared quote is pooled under and early stops do not depend on which read
-// finished first), or nil when there is nothing to admit. The read itself — fetch and analyst — runs in
-// parallel with others; admitting does not hold its place in the fan-out.
-func (r *runner) read(ctx context.Context, round int, c Candidate) (admit func(context.Context)) {
+func (r *runner) read(ctx context.Context, round int, c Candidate) {
 	name := readStep(c.SubQuestion, c.URL)
 	if done, _ := r.db.Step(ctx, name, nil); done {
-		return nil
+		return
 	}
 	if r.saturated(c.SubQuestion) {
 		r.emit(Event{Stage: StageRead, Kind: EventSkip, Round: round, SubQuestion: c.SubQuestion, URL: c.URL,
 			Message: "not read: early stop"})
 		r.logf(ctx, StageRead, round, c.SubQuestion, "skipped", "early stop: "+c.URL, nil)
-		return nil
+		return
 	}
 	if ctx.Err() != nil {
-		return nil
+		return
 	}
 	sq := r.subQuestion(c.SubQuestion)
 	var doc *docEntry
@@ -77,37 +73,34 @@ func (r *runner) read(ctx context.Context, round int, c Candidate) (admit func(c
 	case errors.Is(err, errFuse):
 		r.emit(Event{Stage: StageRead, Kind: EventSkip, Round: round, SubQuestion: c.SubQuestion, URL: c.URL,
 			Message: "not read: cut short"})
-		return nil
+		return
 	case errors.Is(err, errSaturated):
 		r.emit(Event{Stage: StageRead, Kind: EventSkip, Round: round, SubQuestion: c.SubQuestion, URL: c.URL,
 			Message: "not read: early stop"})
 		r.logf(ctx, StageRead, round, c.SubQuestion, "skipped", "early stop: "+c.URL, nil)
-		return nil
+		return
 	case err != nil:
 		if ctx.Err() == nil && !isContextErr(err) {
 			// Not read again in a later round, for this or any sub-question.
 			_ = r.db.MarkStep(ctx, unreadableStep(c.URL), map[string]string{"error": lexical.Clip(r.scrub.Scrub(err.Error()), 300)})
 		}
-		return nil // logged and emitted by roleCall, or the context ended
+		return // logged and emitted by roleCall, or the context ended
 	}
-	elapsed := time.Since(start)
-	return func(ctx context.Context) {
-		if ctx.Err() != nil {
-			return
-		}
-		// A sub-question saturated by the reads admitted before this one takes none.
-		if r.saturated(c.SubQuestion) {
-			items = nil
-		}
-		accepted := r.admit(ctx, round, c, doc, items)
-		if err := r.db.MarkStep(ctx, name, map[string]int{"evidence": accepted, "items": len(items)}); err != nil {
-			r.log.Error("mark read", "err", err)
-		}
-		r.logf(ctx, StageRead, round, c.SubQuestion, "read", fmt.Sprintf("%s: %d items, %d accepted", c.URL, len(items), accepted), nil,
-			func(e *state.LogEntry) { e.Duration = elapsed })
-		r.update(func(p *Progress) { p.SourcesRead++ })
-		r.emit(Event{Stage: StageRead, Kind: EventRead, Round: round, SubQuestion: c.SubQuestion, URL: c.URL, Count: accepted})
+	// Items enter the pool in candidate order; a sub-question saturated by the reads before this one takes none.
+	if awaitTurn(ctx) != nil {
+		return
 	}
+	if r.saturated(c.SubQuestion) {
+		items = nil
+	}
+	accepted := r.admit(ctx, round, c, doc, items)
+	if err := r.db.MarkStep(ctx, name, map[string]int{"evidence": accepted, "items": len(items)}); err != nil {
+		r.log.Error("mark read", "err", err)
+	}
+	r.logf(ctx, StageRead, round, c.SubQuestion, "read", fmt.Sprintf("%s: %d items, %d accepted", c.URL, len(items), accepted), nil,
+		func(e *state.LogEntry) { e.Duration = time.Since(start) })
+	r.update(func(p *Progress) { p.SourcesRead++ })
+	r.emit(Event{Stage: StageRead, Kind: EventRead, Round: round, SubQuestion: c.SubQuestion, URL: c.URL, Count: accepted})
 }
 
 var errSaturated = errors.New("early stop")

@@ -39,37 +39,19 @@ func (r *runner) searchAndRead(ctx context.Context, round int, targets []target)
 	start, t0, c0 = r.stageStart(StageRead, round)
 	rctx, rcancel := r.stageCtx(ctx, StageRead)
 	r.update(func(p *Progress) { p.ReadsPending = len(picked) })
-	// Reads run in parallel; one admitter takes their results into the pool in the collector's order, so
-	// evidence ids, the sub-question a shared quote is pooled under and early stops do not depend on which read
-	// finished first — and a finished read frees its place in the fan-out at once instead of waiting its turn.
-	admits := make([]chan func(context.Context), len(picked))
+	// Reads run in parallel but enter the pool in the collector's order (a turnstile), so evidence ids, the
+	// sub-question a shared quote is pooled under and early stops do not depend on which read finished first.
+	turns := newTurnstile(len(picked))
 	idx := make([]int, len(picked))
 	for i := range idx {
 		idx[i] = i
-		admits[i] = make(chan func(context.Context), 1)
 	}
-	admitted := make(chan struct{})
-	go func() {
-		defer close(admitted)
-		for _, ch := range admits {
-			if admit := <-ch; admit != nil {
-				admit(rctx)
-			}
-		}
-	}()
 	FanOut(rctx, idx, r.rc.BatchSize, func(ctx context.Context, i int) (struct{}, error) {
 		defer r.update(func(p *Progress) { p.ReadsPending-- })
-		admits[i] <- r.read(ctx, round, picked[i])
+		defer turns.done(i)
+		r.read(withTurn(ctx, turns, i), round, picked[i])
 		return struct{}{}, nil
 	})
-	// Reads the fan-out never started (its context ended) have nothing to admit.
-	for _, ch := range admits {
-		select {
-		case ch <- nil:
-		default:
-		}
-	}
-	<-admitted
 	rcancel()
 	r.update(func(p *Progress) { p.ReadsPending = 0 })
 	if err := r.stageEnded(ctx, rctx, StageRead, round); err != nil {
@@ -220,3 +202,58 @@ func (r *runner) collect(ctx context.Context, round int, targets []target, found
 // Fetcher, stored in the folder before it is used. Each source is fetched once per run, also when several
 // sub-questions read it at the same time; a failed fetch is remembered (the reads that wanted it report it),
 // except when it failed because its context ended.
+
+// turnstile lets parallel reads enter the pool one at a time, in candidate order: wait(i) returns once every
+// read before i is done (admitted, skipped or failed).
+type turnstile struct {
+	gates []chan struct{}
+}
+
+func newTurnstile(n int) *turnstile {
+	t := &turnstile{gates: make([]chan struct{}, n)}
+	for i := range t.gates {
+		t.gates[i] = make(chan struct{})
+	}
+	return t
+}
+
+// done marks read i finished; it is safe to call more than once.
+func (t *turnstile) done(i int) {
+	select {
+	case <-t.gates[i]:
+	default:
+		close(t.gates[i])
+	}
+}
+
+// wait blocks until reads 0..i-1 are done or ctx ends.
+func (t *turnstile) wait(ctx context.Context, i int) error {
+	for j := 0; j < i; j++ {
+		select {
+		case <-t.gates[j]:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+type turnKey struct{}
+
+type turn struct {
+	t *turnstile
+	i int
+}
+
+func withTurn(ctx context.Context, t *turnstile, i int) context.Context {
+	return context.WithValue(ctx, turnKey{}, turn{t, i})
+}
+
+// awaitTurn waits for the read's turn to enter the pool; a read outside a turnstile (resume, tests) has it at
+// once.
+func awaitTurn(ctx context.Context) error {
+	if tn, ok := ctx.Value(turnKey{}).(turn); ok {
+		return tn.t.wait(ctx, tn.i)
+	}
+	return nil
+}
