@@ -24,43 +24,18 @@ import (
 // answers one sub-question; the winter results answer the gap the verifier reports, and share no word with the
 // first round's queries (nor their sub-questions, which the planner adds as queries), so only the directed
 // re-search can find them.
-const kilnQuestion = "How does the Kestrel solar kiln work, how fast does it dry timber, and what does it cost?"
+const kilnQuestion = openaifake.KilnQuestion
 
 const inventedQuote = "The Kestrel kiln was first built on the Moon in 1802."
 
-var kilnDocs = map[string]string{
-	"kiln-design.md": "# Kestrel kiln design: absorber, glazing, fans and vent\n\n" +
-		"The Kestrel kiln heats its chamber with a black absorber plate behind polycarbonate glazing. " +
-		"Two roof fans push the warm air through the timber stack and out through a humidity vent.\n\n" +
-		"At night the vent closes so that the boards can even out inside.\n",
-	"drying-speed.md": "# Kestrel kiln drying days in the summer trial\n\n" +
-		"In the summer trial, oak boards 25 mm thick dried from 60 to 12 percent moisture content in 38 days. " +
-		"Pine boards of the same thickness reached 12 percent in 19 days.\n",
-	"costs.md": "# Kestrel kiln cost in euros\n\n" +
-		"The materials for one Kestrel kiln cost about 2,400 euros in 2024. " +
-		"Running the kiln uses roughly 1.1 kilowatt-hours of electricity per day, which costs about 30 cents.\n",
-	"winter.md": "# Winter season results: December and January\n\n" +
-		"During December and January a batch of oak planks needed 71 days before a moisture meter read 12 percent. " +
-		"Low sun angles in December cut chamber temperature by about 15 degrees.\n",
-}
+var kilnDocs = openaifake.KilnDocs
 
 func kilnFake(t *testing.T) *openaifake.Server {
-	return openaifake.New(t, openaifake.Config{
-		APIKey: "fake-key",
-		SubQuestions: []openaifake.SubQuestion{
-			{Question: "How does the Kestrel solar kiln work?", Queries: []string{"Kestrel solar kiln design", "absorber glazing fans"},
-				Keywords: []string{"absorber", "glazing", "fans"}},
-			{Question: "How fast does the Kestrel kiln dry timber?", Queries: []string{"Kestrel kiln drying speed", "summer trial boards dried"},
-				Keywords: []string{"days"}},
-			{Question: "What does a Kestrel kiln cost?", Queries: []string{"Kestrel kiln cost", "materials electricity euros"},
-				Keywords: []string{"euros", "cents"}},
-		},
-		GapSubQuestion:  2,
-		GapQueries:      []string{"winter season December January", "oak planks moisture meter"},
-		MalformedPlan:   true,
-		InventedQuote:   inventedQuote,
-		UncitedSentence: "Solar kilns like this one will surely replace every electric kiln within ten years.",
-	})
+	cfg := openaifake.Kiln()
+	cfg.MalformedPlan = true
+	cfg.InventedQuote = inventedQuote
+	cfg.UncitedSentence = "Solar kilns like this one will surely replace every electric kiln within ten years."
+	return openaifake.New(t, cfg)
 }
 
 // isolateHome keeps the corpus index cache and any user configuration out of the real home directory.
