@@ -248,22 +248,44 @@ func (d *DB) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
 type wtx struct {
 	d  *DB
 	tx *sql.Tx
+	// stmts are this transaction's statements by query, for the writes that run a statement many times.
+	stmts map[string]*sql.Stmt
 }
 
 // The writer has one connection, which a batch's transaction holds: a write statement met for the first time
-// runs unprepared in the transaction and is prepared on the writer once the transaction has ended.
-func (t wtx) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
-	if s := t.d.prepared(q); s != nil {
-		return t.tx.StmtContext(ctx, s).ExecContext(ctx, args...)
+// is prepared in the transaction (closed when it ends) and prepared on the writer once the transaction has ended.
+func (t wtx) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
+	if s, ok := t.stmts[q]; ok {
+		return s, nil
 	}
-	return t.tx.ExecContext(ctx, t.d.d.rebind(q), args...)
+	var s *sql.Stmt
+	if p := t.d.prepared(q); p != nil {
+		s = t.tx.StmtContext(ctx, p)
+	} else {
+		var err error
+		if s, err = t.tx.PrepareContext(ctx, t.d.d.rebind(q)); err != nil {
+			return nil, err
+		}
+	}
+	t.stmts[q] = s
+	return s, nil
+}
+
+func (t wtx) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	s, err := t.stmt(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	return s.ExecContext(ctx, args...)
 }
 
 func (t wtx) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
-	if s := t.d.prepared(q); s != nil {
-		return t.tx.StmtContext(ctx, s).QueryRowContext(ctx, args...)
+	s, err := t.stmt(ctx, q)
+	if err != nil {
+		// A failed prepare surfaces from Scan, as database/sql does for QueryRow.
+		return t.tx.QueryRowContext(ctx, t.d.d.rebind(q), args...)
 	}
-	return t.tx.QueryRowContext(ctx, t.d.d.rebind(q), args...)
+	return s.QueryRowContext(ctx, args...)
 }
 
 // prepared returns the writer's statement for q, or nil after noting q to be prepared.
@@ -354,7 +376,7 @@ func (d *DB) commit(batch []*writeOp) {
 		finish(err)
 		return
 	}
-	t := wtx{d: d, tx: tx}
+	t := wtx{d: d, tx: tx, stmts: map[string]*sql.Stmt{}}
 	savepoints := len(batch) > 1
 	for _, op := range batch {
 		if err := op.ctx.Err(); err != nil {
