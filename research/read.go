@@ -107,12 +107,6 @@ var errSaturated = errors.New("early stop")
 
 func unreadableStep(u string) string { return "unreadable:" + documentKey(u) }
 
-// unreadable reports whether the document (by documentKey) failed for good earlier in the run.
-func (r *runner) unreadable(ctx context.Context, key string) bool {
-	done, _ := r.db.Step(ctx, "unreadable:"+key, nil)
-	return done
-}
-
 func (r *runner) subQuestion(id string) SubQuestion {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -185,21 +179,21 @@ func (r *runner) admit(ctx context.Context, round int, c Candidate, doc *docEntr
 // nearDuplicateThreshold is the token-set Jaccard similarity above which two claims say the same thing.
 const nearDuplicateThreshold = 0.8
 
-func (nv *novelty) isNew(claim string) (bool, []string) {
+func (nv *novelty) isNew(claim string) (bool, lexical.TokenSet) {
 	key := strings.ToLower(lexical.NormalizeSpace(claim))
-	toks := lexical.Tokenize(claim)
+	toks := lexical.NewTokenSet(lexical.Tokenize(claim))
 	if nv.normed[key] {
 		return false, toks
 	}
 	for _, c := range nv.claims {
-		if lexical.Jaccard(c, toks) >= nearDuplicateThreshold {
+		if c.Jaccard(toks) >= nearDuplicateThreshold {
 			return false, toks
 		}
 	}
 	return true, toks
 }
 
-func (nv *novelty) add(claim string, toks []string) {
+func (nv *novelty) add(claim string, toks lexical.TokenSet) {
 	nv.claims = append(nv.claims, toks)
 	nv.normed[strings.ToLower(lexical.NormalizeSpace(claim))] = true
 }
