@@ -115,6 +115,12 @@ func (r *runner) cutShortText() string {
 	return strings.Join(r.cutShort, "; ")
 }
 
+// roleFailure is a role call that failed for good, after its retries; it has been logged and emitted.
+type roleFailure struct{ err error }
+
+func (e *roleFailure) Error() string { return e.err.Error() }
+func (e *roleFailure) Unwrap() error { return e.err }
+
 // roleCall runs one role call as a fleet call, with the retry cap. Searches and reads pass a gate that checks
 // the fuse inside their fleet slot, right before they start, so spend passes the fuse by at most the calls
 // already in flight. A failure after the last retry is logged and emitted — never a silent skip.
@@ -149,7 +155,7 @@ func (r *runner) roleCall(ctx context.Context, stage string, round int, sq, what
 				e.Retries, e.Duration = attempt, time.Since(start)
 			})
 			r.emit(Event{Stage: stage, Kind: EventError, Round: round, SubQuestion: sq, Message: what, Err: err.Error()})
-			return err
+			return &roleFailure{err}
 		}
 		r.logf(ctx, stage, round, sq, "retry", what, err, func(e *state.LogEntry) { e.Retries = attempt + 1 })
 		r.emit(Event{Stage: stage, Kind: EventRetry, Round: round, SubQuestion: sq, Message: what, Err: err.Error()})
