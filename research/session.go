@@ -144,6 +144,7 @@ func OpenSession(ctx context.Context, cfg Config, sc SessionConfig) (*Session, e
 	if r.events, err = openEventSink(filepath.Join(r.dir, EventsFile), r.id, cfg.OnEvent, r.progress); err != nil {
 		return nil, err
 	}
+	r.events.shared = db
 	// A run another step has marked running already is not written again.
 	if status, _, _ := db.Meta(ctx, "status"); !known || status != RunRunning {
 		if err := r.saveMeta(ctx, !known); err != nil {

@@ -156,6 +156,24 @@ func TestWorkflowMatchesLocalRun(t *testing.T) {
 	if fmt.Sprint(queues) != fmt.Sprint(want) {
 		t.Errorf("activities per queue:\n got %v\nwant %v", queues, want)
 	}
+	// The steps' events are in the run's state, in one sequence, for whoever follows the run.
+	feed := research.NewEventFeed(filepath.Join(acts.Dir, "wf1", research.StateFile), "wf1")
+	defer feed.Close()
+	evs, err := feed.Next(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]int{}
+	for i, e := range evs {
+		kinds[e.Kind]++
+		if i > 0 && e.Seq <= evs[i-1].Seq || e.RunID != "wf1" {
+			t.Fatalf("event %d: seq %d after %d, run %q", i, e.Seq, evs[i-1].Seq, e.RunID)
+		}
+	}
+	if kinds[research.EventSearch] != 4 || kinds[research.EventRead] != rep.Stats.SourcesRead ||
+		kinds[research.EventEvidence] != rep.Stats.EvidenceAccepted || kinds[research.EventStageStart] == 0 {
+		t.Errorf("events in the state by kind: %v", kinds)
+	}
 	if len(statuses) == 0 || statuses[0].RunID != "wf1" {
 		t.Errorf("progress query answered %+v", statuses)
 	}
@@ -260,5 +278,42 @@ func TestStepRetriedAfterDyingHalfway(t *testing.T) {
 	sp, _ := db.TotalSpend(t.Context())
 	if sp.Calls != int(localCalls) {
 		t.Errorf("ledger calls %d, want %d", sp.Calls, localCalls)
+	}
+}
+
+// The run's call cap holds across steps running at once: reads in parallel reserve their calls in the shared
+// ledger, and the run stops at the cap exactly, cut short, with a report.
+func TestCallCapHoldsAcrossParallelSteps(t *testing.T) {
+	f := newFixture(t)
+	var calls atomic.Int32
+	f.onCall = func(string, string) error { calls.Add(1); return nil }
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	acts := f.activities(t)
+	register(env, acts, nil)
+	const limit = 10 // scope, 3 searches, then 6 of the 12 reads the round wants
+	env.ExecuteWorkflow(WorkflowName, Input{RunID: "wf3", Question: question, Budget: research.Budget{MaxCalls: limit}})
+	if !env.IsWorkflowCompleted() || env.GetWorkflowError() != nil {
+		t.Fatalf("workflow: completed %v, error %v", env.IsWorkflowCompleted(), env.GetWorkflowError())
+	}
+	var rep research.Report
+	if err := env.GetWorkflowResult(&rep); err != nil {
+		t.Fatal(err)
+	}
+	db, err := state.OpenReadOnly(t.Context(), filepath.Join(acts.Dir, "wf3", research.StateFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	sp, err := db.TotalSpend(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The synthesis after the cut is the report's own (the extractive fallback when no call is left).
+	if sp.Calls != limit || int(calls.Load()) != limit {
+		t.Errorf("ledger %d calls, roles asked %d times; want exactly %d", sp.Calls, calls.Load(), limit)
+	}
+	if !strings.Contains(rep.CutShort, "call cap") {
+		t.Errorf("report not cut short by the call cap: %q", rep.CutShort)
 	}
 }
