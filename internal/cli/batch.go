@@ -16,8 +16,8 @@ import (
 	"github.com/spf13/cobra"
 	"go.temporal.io/sdk/client"
 
-	"github.com/deepresearch/deepresearch/internal/chat"
 	"github.com/deepresearch/deepresearch/internal/durable"
+	"github.com/deepresearch/deepresearch/internal/syncio"
 	"github.com/deepresearch/deepresearch/research"
 	"github.com/deepresearch/deepresearch/research/state"
 	"github.com/deepresearch/deepresearch/sources/websearch"
@@ -200,7 +200,7 @@ already in --out and resumes their interrupted runs.`,
 				defer c.Close()
 			}
 			// Questions run in parallel and each reports on the terminal (corpus indexing, errors): one writer at a time.
-			app.Stderr = chat.NewSyncWriter(app.Stderr)
+			app.Stderr = syncio.NewWriter(app.Stderr)
 			var mu sync.Mutex
 			finished, failed := len(qs)-len(todo), 0
 			_, errs := research.FanOut(cmd.Context(), todo, concurrency, func(ctx context.Context, q batchQuestion) (struct{}, error) {

@@ -140,6 +140,18 @@ func (s *Synthesizer) Synthesize(ctx context.Context, in research.SynthesisInput
 			}
 		}
 	}
+	// Named subject: when the question names an API the pool mentions ("sync.Mutex"), an item that mentions none
+	// of the question's names is about a neighbour ("A Value must not be copied …"), however much of the rest of
+	// the question it repeats.
+	required := pool.requiredNames(in.Plan.Question)
+	if len(required) > 0 {
+		for i, e := range ranked {
+			if !pool.hasAny(i, required) {
+				onTopic[e.ID] = false
+				scores[i] = 0
+			}
+		}
+	}
 	var answer []research.Evidence
 	for i, e := range ranked {
 		if !onTopic[e.ID] && scores[i] >= sectionShare*best && answerSection[docKey(e.Source)+"\x00"+s.sections.get(e.Source, e.Quote)] {
@@ -178,7 +190,7 @@ func (s *Synthesizer) Synthesize(ctx context.Context, in research.SynthesisInput
 		}
 		return b
 	}
-	absent := s.absentTerms(ctx, pool, missing, bestOfRest)
+	absent := s.absentTerms(ctx, pool, in.Plan.Question, missing, bestOfRest)
 	if len(absent) > 0 || len(answer) == 0 {
 		what := lb.notCoveredAll
 		if len(absent) > 0 {
