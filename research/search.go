@@ -194,23 +194,3 @@ func (t *turnstile) wait(ctx context.Context, i int) error {
 	}
 	return nil
 }
-
-type turnKey struct{}
-
-type turn struct {
-	t *turnstile
-	i int
-}
-
-func withTurn(ctx context.Context, t *turnstile, i int) context.Context {
-	return context.WithValue(ctx, turnKey{}, turn{t, i})
-}
-
-// awaitTurn waits for the read's turn to enter the pool; a read outside a turnstile (resume, tests) has it at
-// once.
-func awaitTurn(ctx context.Context) error {
-	if tn, ok := ctx.Value(turnKey{}).(turn); ok {
-		return tn.t.wait(ctx, tn.i)
-	}
-	return nil
-}
