@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/deepresearch/deepresearch/internal/redact"
+	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/llm"
 	"github.com/deepresearch/deepresearch/research/state"
 	"github.com/deepresearch/deepresearch/sources"
@@ -58,7 +59,7 @@ type docEntry struct {
 }
 
 type novelty struct {
-	claims    [][]string // token lists of the sub-question's claims so far
+	claims    []lexical.TokenSet // token sets of the sub-question's claims so far
 	normed    map[string]bool
 	stale     int
 	saturated bool

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/deepresearch/deepresearch/lexical"
+	"github.com/deepresearch/deepresearch/research/state"
 	"github.com/deepresearch/deepresearch/sources"
 )
 
@@ -125,10 +126,16 @@ func (r *runner) admitStep(ctx context.Context, round int, c Candidate, rd Readi
 		return Admission{}, fmt.Errorf("research: admit %s: %w", c.URL, err)
 	}
 	accepted := r.admit(ctx, round, c, doc, items)
-	if err := r.db.MarkStep(ctx, name, map[string]int{"evidence": accepted, "items": len(items)}); err != nil {
+	// The step marker and its log row commit together: one commit per read, not one per row, while the next
+	// read waits for its turn.
+	b := r.db.Batch()
+	if err := b.MarkStep(name, map[string]int{"evidence": accepted, "items": len(items)}); err != nil {
 		return Admission{}, err
 	}
-	r.logf(ctx, StageRead, round, c.SubQuestion, "read", fmt.Sprintf("%s: %d items, %d accepted", c.URL, len(items), accepted), nil)
+	r.logTo(b, StageRead, round, c.SubQuestion, "read", fmt.Sprintf("%s: %d items, %d accepted", c.URL, len(items), accepted), nil)
+	if err := b.Commit(ctx); err != nil {
+		return Admission{}, err
+	}
 	r.update(func(p *Progress) { p.SourcesRead++ })
 	r.emit(Event{Stage: StageRead, Kind: EventRead, Round: round, SubQuestion: c.SubQuestion, URL: c.URL, Count: accepted})
 	return Admission{Accepted: accepted}, nil
@@ -139,12 +146,6 @@ func earlyStopStep(round int, sq string) string { return fmt.Sprintf("earlystop:
 var errSaturated = errors.New("early stop")
 
 func unreadableStep(u string) string { return "unreadable:" + documentKey(u) }
-
-// unreadable reports whether the document (by documentKey) failed for good earlier in the run.
-func (r *runner) unreadable(ctx context.Context, key string) bool {
-	done, _ := r.db.Step(ctx, "unreadable:"+key, nil)
-	return done
-}
 
 func (r *runner) subQuestion(id string) SubQuestion {
 	r.mu.Lock()
@@ -163,7 +164,13 @@ func (r *runner) subQuestion(id string) SubQuestion {
 // report links the stored text's lines). So evidence is one item per (document, normalised quote), whichever
 // sub-question, hit chunk or round found it.
 func (r *runner) admit(ctx context.Context, round int, c Candidate, doc *docEntry, items []Evidence) int {
-	accepted := 0
+	// The read's items and its log rows are written in one batch: one commit for the read, not one per item.
+	b := r.db.Batch()
+	type queued struct {
+		it  Evidence
+		res state.AddedEvidence
+	}
+	var grounded []*queued
 	for _, it := range items {
 		it.SubQuestion = c.SubQuestion
 		it.Source = c.URL
@@ -178,7 +185,7 @@ func (r *runner) admit(ctx context.Context, round int, c Candidate, doc *docEntr
 		it.Reason = ""
 		first, last, ok := doc.idx.quoteLines(doc.doc.Text, it.Quote)
 		if !ok {
-			r.logf(ctx, StageRead, round, c.SubQuestion, "ungrounded",
+			r.logTo(b, StageRead, round, c.SubQuestion, "ungrounded",
 				fmt.Sprintf("quote not found verbatim in %s: %q", c.URL, lexical.Clip(it.Quote, 200)), nil)
 			cp := it
 			r.emit(Event{Stage: StageRead, Kind: EventUngrounded, Round: round, SubQuestion: c.SubQuestion, URL: c.URL,
@@ -190,20 +197,27 @@ func (r *runner) admit(ctx context.Context, round int, c Candidate, doc *docEntr
 		} else {
 			it.Source = stripFragment(c.URL)
 		}
-		id, added, err := r.db.AddEvidence(ctx, toState(it))
-		if err != nil {
-			r.logf(ctx, StageRead, round, c.SubQuestion, "refused", c.URL, err)
-			r.emit(Event{Stage: StageRead, Kind: EventError, Round: round, SubQuestion: c.SubQuestion, URL: c.URL, Err: err.Error()})
+		q := &queued{it: it}
+		if err := b.AddEvidence(toState(it), &q.res); err != nil {
+			r.refused(ctx, b, round, c, err)
 			continue
 		}
-		if !added {
+		grounded = append(grounded, q)
+	}
+	if err := b.Commit(ctx); err != nil {
+		r.refused(ctx, nil, round, c, err)
+		return 0
+	}
+	accepted := 0
+	for _, q := range grounded {
+		if !q.res.Added {
 			continue // the same quote of the same document is already in the pool, shared by every sub-question
 		}
-		it.ID = id
+		it := q.it
+		it.ID = q.res.ID
 		accepted++
 		r.update(func(p *Progress) { p.Evidence++ })
-		cp := it
-		r.emit(Event{Stage: StageRead, Kind: EventEvidence, Round: round, SubQuestion: c.SubQuestion, URL: c.URL, Evidence: &cp})
+		r.emit(Event{Stage: StageRead, Kind: EventEvidence, Round: round, SubQuestion: c.SubQuestion, URL: c.URL, Evidence: &it})
 		if r.observeClaim(c.SubQuestion, it.Claim) {
 			r.logf(ctx, StageRead, round, c.SubQuestion, "early stop",
 				fmt.Sprintf("the last %d new items added no new claim", r.rc.EarlyStopWindow), nil)
@@ -215,24 +229,34 @@ func (r *runner) admit(ctx context.Context, round int, c Candidate, doc *docEntr
 	return accepted
 }
 
+// refused reports evidence of candidate c the state did not take: in batch b when given, else at once.
+func (r *runner) refused(ctx context.Context, b *state.Batch, round int, c Candidate, err error) {
+	if b != nil {
+		r.logTo(b, StageRead, round, c.SubQuestion, "refused", c.URL, err)
+	} else {
+		r.logf(ctx, StageRead, round, c.SubQuestion, "refused", c.URL, err)
+	}
+	r.emit(Event{Stage: StageRead, Kind: EventError, Round: round, SubQuestion: c.SubQuestion, URL: c.URL, Err: err.Error()})
+}
+
 // nearDuplicateThreshold is the token-set Jaccard similarity above which two claims say the same thing.
 const nearDuplicateThreshold = 0.8
 
-func (nv *novelty) isNew(claim string) (bool, []string) {
+func (nv *novelty) isNew(claim string) (bool, lexical.TokenSet) {
 	key := strings.ToLower(lexical.NormalizeSpace(claim))
-	toks := lexical.Tokenize(claim)
+	toks := lexical.NewTokenSet(lexical.Tokenize(claim))
 	if nv.normed[key] {
 		return false, toks
 	}
 	for _, c := range nv.claims {
-		if lexical.Jaccard(c, toks) >= nearDuplicateThreshold {
+		if c.Jaccard(toks) >= nearDuplicateThreshold {
 			return false, toks
 		}
 	}
 	return true, toks
 }
 
-func (nv *novelty) add(claim string, toks []string) {
+func (nv *novelty) add(claim string, toks lexical.TokenSet) {
 	nv.claims = append(nv.claims, toks)
 	nv.normed[strings.ToLower(lexical.NormalizeSpace(claim))] = true
 }

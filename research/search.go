@@ -95,6 +95,17 @@ func (r *runner) collect(ctx context.Context, round int, targets []target, found
 		c     Candidate
 		score float64
 	}
+	// What was read or failed for good before, looked up once for all the candidates.
+	done := map[string]bool{}
+	for _, prefix := range []string{"read:", "unreadable:"} {
+		names, err := r.db.StepNames(ctx, prefix)
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range names {
+			done[n] = true
+		}
+	}
 	perSQ := make([][]scored, len(targets))
 	unique := map[string]bool{}
 	for i, cs := range found {
@@ -115,10 +126,10 @@ func (r *runner) collect(ctx context.Context, round int, targets []target, found
 		}
 		for _, n := range order {
 			s := byURL[n]
-			if done, _ := r.db.Step(ctx, readStep(targets[i].sq.ID, s.c.URL), nil); done {
+			if done[readStep(targets[i].sq.ID, s.c.URL)] {
 				continue
 			}
-			if r.unreadable(ctx, documentKey(n)) {
+			if done[unreadableStep(n)] {
 				continue // its fetch or its reading failed for good earlier in the run
 			}
 			unique[n] = true

@@ -217,7 +217,7 @@ func hasWord(low, w string) bool {
 			return false
 		}
 		a, b := i+j, i+j+len(w)
-		if (a == 0 || !isWordRune(lastRuneOf(low[:a]))) && (b == len(low) || !isWordRune(firstRuneOf(low[b:]))) {
+		if (a == 0 || !isWordRune(lastRune(low[:a]))) && (b == len(low) || !isWordRune(firstRuneOf(low[b:]))) {
 			return true
 		}
 		i = a + 1
@@ -225,14 +225,6 @@ func hasWord(low, w string) bool {
 }
 
 func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' }
-
-func lastRuneOf(s string) rune {
-	r := []rune(s)
-	if len(r) == 0 {
-		return 0
-	}
-	return r[len(r)-1]
-}
 
 func firstRuneOf(s string) rune {
 	for _, r := range s {
