@@ -252,7 +252,7 @@ func (a *App) batchOne(ctx context.Context, fl researchFlags, q batchQuestion, c
 	if c != nil {
 		req := fl.request(q.Prompt, "")
 		req.RunID = "batch-" + filepath.Base(dir)
-		d, err := submitDurable(ctx, c, tf, req)
+		d, err := submitDurable(ctx, c, tf, "", req)
 		if err != nil {
 			return nil, err
 		}

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -171,7 +172,7 @@ func (a *App) durableBuild(ctx context.Context, in durable.Input) (research.Conf
 }
 
 // researchDurable submits a run to Temporal, follows it and writes its report locally.
-func (a *App) researchDurable(cmd *cobra.Command, fl researchFlags, tf temporalFlags, detach bool, question string) error {
+func (a *App) researchDurable(cmd *cobra.Command, fl researchFlags, tf temporalFlags, detach bool, shared, question string) error {
 	ctx := cmd.Context()
 	req := fl.request(question, "")
 	if err := req.Validate(); err != nil {
@@ -182,7 +183,7 @@ func (a *App) researchDurable(cmd *cobra.Command, fl researchFlags, tf temporalF
 		return err
 	}
 	defer c.Close()
-	d, err := submitDurable(ctx, c, tf, req)
+	d, err := submitDurable(ctx, c, tf, a.stateURL(shared), req)
 	if err != nil {
 		return err
 	}
@@ -195,11 +196,20 @@ func (a *App) researchDurable(cmd *cobra.Command, fl researchFlags, tf temporalF
 	if out == "" {
 		out = filepath.Join(a.runsDir(), d.id)
 	}
-	rep, err := d.follow(ctx, out, true, func(e research.Event) {
-		if e.Kind == research.EventStageStart {
-			fmt.Fprintf(a.Stderr, "%s: %s\n", e.RunID, e.Message)
+	var onEvent func(research.Event)
+	if d.feed != "" {
+		// The workers write the run's events to the shared state: show them as a local run shows its own.
+		disp := newProgressDisplay(a.Stderr, "", fl.noColour)
+		defer disp.Finish()
+		onEvent = disp.Event
+	} else {
+		onEvent = func(e research.Event) {
+			if e.Kind == research.EventStageStart {
+				fmt.Fprintf(a.Stderr, "%s: %s\n", e.RunID, e.Message)
+			}
 		}
-	})
+	}
+	rep, err := d.follow(ctx, out, true, onEvent)
 	if err != nil {
 		return err
 	}
@@ -218,12 +228,16 @@ type durableRun struct {
 	c   client.Client
 	run client.WorkflowRun
 	id  string
+	// feed is the shared state the workers write the run's events to; empty: progress comes from the
+	// workflow's progress query.
+	feed string
 }
 
 // submitDurable validates req and starts it on Temporal under req.RunID (a new id when empty). Submitting an id
 // the engine already runs attaches to that run. The workers build the run from req with their own keys; its
-// OutDir stays here (follow writes the report there).
-func submitDurable(ctx context.Context, c client.Client, tf temporalFlags, req request.Research) (*durableRun, error) {
+// OutDir stays here (follow writes the report there). sharedState, when a postgres:// URL, is where follow reads
+// the run's events.
+func submitDurable(ctx context.Context, c client.Client, tf temporalFlags, sharedState string, req request.Research) (*durableRun, error) {
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
@@ -240,36 +254,37 @@ func submitDurable(ctx context.Context, c client.Client, tf temporalFlags, req r
 	if err != nil {
 		return nil, err
 	}
-	return &durableRun{c: c, run: run, id: req.RunID}, nil
+	d := &durableRun{c: c, run: run, id: req.RunID}
+	if state.IsPostgresURL(sharedState) {
+		d.feed = sharedState
+	}
+	return d, nil
 }
 
-// followInterval is how often follow asks the engine for the run's progress.
-const followInterval = time.Second
+// followInterval is how often follow asks the engine for the run's progress; feedInterval how often it reads
+// new events from the shared state.
+const (
+	followInterval = time.Second
+	feedInterval   = 500 * time.Millisecond
+)
 
-// follow waits for the run's report and writes report.md and report.json into out (when set). The engine's
-// progress reaches onEvent (when set) as research events: run_start, then a stage_start for every change of stage
-// or round, then run_done. If ctx ends first, the workflow is cancelled when cancel is set (Ctrl-C, the viewer's
-// Stop, an MCP client's cancellation) and left running otherwise (a batch that will attach again).
+// follow waits for the run's report and writes report.md and report.json into out (when set). Progress reaches
+// onEvent (when set) as research events: with a shared state, the very events the workers store there (as a
+// local run's OnEvent receives them); without one, run_start, a stage_start for every change of stage or round
+// the workflow's progress query reports, and run_done. If ctx ends first, the workflow is cancelled when cancel
+// is set (Ctrl-C, the viewer's Stop, an MCP client's cancellation) and left running otherwise (a batch that will
+// attach again).
 func (d *durableRun) follow(ctx context.Context, out string, cancel bool, onEvent func(research.Event)) (*research.Report, error) {
-	var seq int64
-	emit := func(kind, stage string, round int, msg string) {
-		if onEvent == nil {
-			return
-		}
-		seq++
-		onEvent(research.Event{Seq: seq, Time: time.Now(), RunID: d.id, Stage: stage, Kind: kind, Round: round,
-			Message: msg, Progress: research.Progress{Round: round}})
+	var rep *research.Report
+	var err error
+	switch {
+	case onEvent != nil && d.feed != "":
+		rep, err = d.followFeed(ctx, onEvent)
+	case onEvent != nil:
+		rep, err = d.followQuery(ctx, onEvent)
+	default:
+		rep, err = durable.Follow(ctx, d.c, d.run, followInterval, nil)
 	}
-	emit(research.EventRunStart, research.StageRun, 0, "submitted to Temporal as workflow "+d.run.GetID())
-	last := ""
-	rep, err := durable.Follow(ctx, d.c, d.run, followInterval, func(st durable.Status) {
-		key := fmt.Sprintf("%s/%d", st.Stage, st.Round)
-		if key == last || st.Stage == "" {
-			return
-		}
-		last = key
-		emit(research.EventStageStart, st.Stage, st.Round, fmt.Sprintf("stage %s, round %d, %d steps done", st.Stage, st.Round, st.Steps))
-	})
 	if err != nil {
 		if ctx.Err() == nil {
 			return nil, fmt.Errorf("run %s: %w", d.id, err)
@@ -290,15 +305,78 @@ func (d *durableRun) follow(ctx context.Context, out string, cancel bool, onEven
 		}
 		rep.Dir = out
 	}
-	emit(research.EventRunDone, research.StageRun, 0, "report ready")
 	return rep, nil
 }
 
+// followFeed follows the run to its end, passing on the events its workers store in the shared state.
+func (d *durableRun) followFeed(ctx context.Context, onEvent func(research.Event)) (*research.Report, error) {
+	feed := research.NewEventFeed(d.feed, d.id)
+	defer feed.Close()
+	var mu sync.Mutex // the poller and the last read after the result deliver in order, never at once
+	show := func(ctx context.Context) {
+		mu.Lock()
+		defer mu.Unlock()
+		evs, err := feed.Next(ctx)
+		if err != nil {
+			return // the state is read again on the next tick; the run's result does not depend on it
+		}
+		for _, e := range evs {
+			onEvent(e)
+		}
+	}
+	fctx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(feedInterval)
+		defer t.Stop()
+		for {
+			select {
+			case <-fctx.Done():
+				return
+			case <-t.C:
+				show(fctx)
+			}
+		}
+	}()
+	rep, err := durable.Follow(ctx, d.c, d.run, followInterval, nil)
+	stop()
+	<-done
+	if err == nil {
+		show(ctx) // the last events, written before the result
+	}
+	return rep, err
+}
+
+// followQuery follows the run to its end through the workflow's progress query.
+func (d *durableRun) followQuery(ctx context.Context, onEvent func(research.Event)) (*research.Report, error) {
+	var seq int64
+	emit := func(kind, stage string, round int, msg string) {
+		seq++
+		onEvent(research.Event{Seq: seq, Time: time.Now(), RunID: d.id, Stage: stage, Kind: kind, Round: round,
+			Message: msg, Progress: research.Progress{Round: round}})
+	}
+	emit(research.EventRunStart, research.StageRun, 0, "submitted to Temporal as workflow "+d.run.GetID())
+	last := ""
+	rep, err := durable.Follow(ctx, d.c, d.run, followInterval, func(st durable.Status) {
+		key := fmt.Sprintf("%s/%d", st.Stage, st.Round)
+		if key == last || st.Stage == "" {
+			return
+		}
+		last = key
+		emit(research.EventStageStart, st.Stage, st.Round, fmt.Sprintf("stage %s, round %d, %d steps done", st.Stage, st.Round, st.Steps))
+	})
+	if err == nil {
+		emit(research.EventRunDone, research.StageRun, 0, "report ready")
+	}
+	return rep, err
+}
+
 // durableRunner runs the requests of a long-lived surface (the viewer, the MCP server) on Temporal through the
-// one client it dialled at start.
-func durableRunner(c client.Client, tf temporalFlags) func(ctx context.Context, req request.Research) (*research.Report, error) {
+// one client it dialled at start, following each run's events in the shared state.
+func durableRunner(c client.Client, tf temporalFlags, sharedState string) func(ctx context.Context, req request.Research) (*research.Report, error) {
 	return func(ctx context.Context, req request.Research) (*research.Report, error) {
-		d, err := submitDurable(ctx, c, tf, req)
+		d, err := submitDurable(ctx, c, tf, sharedState, req)
 		if err != nil {
 			return nil, err
 		}

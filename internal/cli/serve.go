@@ -164,6 +164,6 @@ func (app *App) backend(ctx context.Context, tf temporalFlags, stateFlag string)
 	if err != nil {
 		return be, err
 	}
-	be.run, be.close = durableRunner(c, tf), c.Close
+	be.run, be.close = durableRunner(c, tf, url), c.Close
 	return be, nil
 }

@@ -39,7 +39,7 @@ func TestBenchScaleCommand(t *testing.T) {
 		t.Fatalf("bench scale: %v\n%s", err, p.stderr.String())
 	}
 	var res scalebench.Result
-	if err := json.Unmarshal(p.stdout.Bytes(), &res); err != nil {
+	if err := json.Unmarshal([]byte(p.stdout.String()), &res); err != nil {
 		t.Fatalf("bench scale printed %q: %v", p.stdout.String(), err)
 	}
 	if len(res.Rows) != 2 || res.Rows[0].Workers != 1 || res.Rows[1].Workers != 2 || res.Calls == 0 || res.LocalWall <= 0 {
