@@ -86,6 +86,8 @@ type runner struct {
 	// spendKey, for one step of a durable run, names this attempt's row in the run's spend ledger; base is then
 	// every other attempt's spend.
 	spendKey string
+	// spendSaves coalesces the writes of the running spend.
+	spendSaves spendSaves
 
 	mu       sync.Mutex
 	prog     Progress
