@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/deepresearch/deepresearch/internal/redact"
@@ -88,6 +89,8 @@ type runner struct {
 	spendKey string
 	// spendSaves coalesces the writes of the running spend.
 	spendSaves spendSaves
+	// reserved counts the calls this attempt reserved in the run's shared ledger.
+	reserved atomic.Int64
 
 	mu       sync.Mutex
 	prog     Progress

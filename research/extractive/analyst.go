@@ -401,7 +401,8 @@ func (a *Analyst) quoteBounds(ix *docIndex, i, lo int) (int, int) {
 	steps := 0
 	if refersBack(sp.Text) && !table {
 		steps = backSteps
-	} else if short && i > 0 && !refersBack(ix.spans[i-1].Text) {
+	} else if short && i > 0 && !refersBack(ix.spans[i-1].Text) && !listItemRE.MatchString(ix.text[lineStart(ix.text, sp.Start):sp.End]) {
+		// A list item's neighbour is a sibling item, not its context.
 		steps = 1
 	}
 	for j := i; j > 0 && steps > 0; steps-- {

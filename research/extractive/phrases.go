@@ -37,6 +37,9 @@ var (
 	// Single characters are separators only where they are rarely part of a word ("上" would cut 上下文).
 	zhSeparators = []string{"什么时候", "为什么", "是什么", "是否", "能否", "应该", "代替", "有什么", "有哪些", "什么", "如何", "怎么样", "怎么",
 		"怎样", "哪些", "哪个", "多少", "关于", "对于", "针对", "如何做", "怎么做", "做到", "做", "之间", "方面", "分别", "可以", "请问", "请", "的", "吗", "呢"}
+	// zhWhichRE is "which/how many" with its numeral and classifier ("有哪五个", "哪几层", "几种"): a question word,
+	// not part of the phrase it asks about.
+	zhWhichRE      = regexp.MustCompile(`^(?:有?哪[一二三四五六七八九十两几0-9]*[些个种类层步项条件点里儿]?|几[个种类层步项条件点])`)
 	zhConjunctions = []string{"以及", "还是", "或者", "和", "与", "及", "或", "、"}
 	// zhRelationVerbs are the question's facet words: "有什么保证" asks for guarantees of its subject.
 	zhRelationVerbs = toSet(`保证 规定 要求 区别 不同 差异 作用 影响 定义 原因 优势 局限 方法 做法 机制 策略 处理 说明 建议 含义 意思`)
@@ -153,6 +156,11 @@ func splitZH(q string) (out []phrase, verbs []string) {
 			}
 		}
 		if matched {
+			continue
+		}
+		if m := zhWhichRE.FindString(rs); m != "" {
+			flush()
+			rs = rs[len(m):]
 			continue
 		}
 		for _, s := range zhSeparators {

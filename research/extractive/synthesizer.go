@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -114,6 +115,15 @@ func (s *Synthesizer) Synthesize(ctx context.Context, in research.SynthesisInput
 	for _, sq := range in.Plan.SubQuestions {
 		all = append(all, bySQ[sq.ID]...)
 		facets[sq.ID] = facetOf(sq.Question)
+	}
+	// Nested claims across sub-questions: a claim another item states in full (a sentence quoted once alone and
+	// once with its neighbour) is left to the fuller item, as the verifier does within one sub-question.
+	nested := nestedClaims(all)
+	if len(nested) > 0 {
+		all = slices.DeleteFunc(all, func(e research.Evidence) bool { return nested[e.ID] })
+		for k := range bySQ {
+			bySQ[k] = slices.DeleteFunc(bySQ[k], func(e research.Evidence) bool { return nested[e.ID] })
+		}
 	}
 	ranked := rankFor(core, all, facets)
 
@@ -345,6 +355,34 @@ func rankFor(sq research.SubQuestion, ev []research.Evidence, facets map[string]
 		res[i] = x.e
 	}
 	return res
+}
+
+// nestedClaims returns the items whose claim is part of another item's longer claim (whole sentences, not
+// a word inside a sentence).
+func nestedClaims(ev []research.Evidence) map[string]bool {
+	out := map[string]bool{}
+	norm := make([]string, len(ev))
+	for i, e := range ev {
+		norm[i] = lexical.NormalizeSpace(e.Claim)
+	}
+	for i := range ev {
+		for j := range ev {
+			if i == j || len(norm[i]) >= len(norm[j]) || norm[i] == "" {
+				continue
+			}
+			k := strings.Index(norm[j], norm[i])
+			if k < 0 {
+				continue
+			}
+			// Only at a sentence boundary: "A Mutex is …" inside "… says: A Mutex is …" is still a whole claim.
+			before, _ := utf8.DecodeLastRuneInString(strings.TrimRight(norm[j][:k], " "))
+			if k == 0 || strings.ContainsRune(".!?;:。！？；：", before) {
+				out[ev[i].ID] = true
+				break
+			}
+		}
+	}
+	return out
 }
 
 func containsNear(ev []research.Evidence, claim string) bool {

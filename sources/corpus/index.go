@@ -31,6 +31,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -56,6 +57,9 @@ type Index struct {
 	PerFile int
 
 	addMu sync.Mutex // one Add at a time in this process
+
+	depth                          depth // zero: the defaults
+	rescoredSearches, fullSearches atomic.Int64
 
 	mu     sync.Mutex
 	cur    *generation // the generation searched; nil until first use
