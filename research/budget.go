@@ -31,7 +31,8 @@ func (r *runner) saveSpend(ctx context.Context) {
 	}
 	if r.spendKey != "" {
 		// A step of a durable run: this attempt's own spend, under its own key, beside every other attempt's.
-		own := state.Spend{Tokens: max(t-r.base.Tokens, 0), CostUSD: max(c-r.base.CostUSD, 0), Calls: max(n-r.base.Calls, 0)}
+		// Its calls are the ones it reserved (reserveGate), counted in the ledger as they were reserved.
+		own := state.Spend{Tokens: max(t-r.base.Tokens, 0), CostUSD: max(c-r.base.CostUSD, 0), Calls: int(r.reserved.Load())}
 		if err := r.db.SetSpend(context.WithoutCancel(ctx), r.spendKey, own); err != nil {
 			r.log.Error("save spend", "err", err)
 		}
@@ -115,11 +116,42 @@ func (r *runner) cutShortText() string {
 	return strings.Join(r.cutShort, "; ")
 }
 
+// reserveGate runs gate, then reserves the call in the run's shared ledger; a refusal is the call cap.
+func (r *runner) reserveGate(ctx context.Context, gate func() error) func() error {
+	return func() error {
+		if gate != nil {
+			if err := gate(); err != nil {
+				return err
+			}
+		}
+		ok, err := r.db.ReserveCall(context.WithoutCancel(ctx), r.spendKey, r.rc.Budget.MaxCalls)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return fmt.Errorf("%w (%d calls)", ErrCallCap, r.rc.Budget.MaxCalls)
+		}
+		r.reserved.Add(1)
+		return nil
+	}
+}
+
+// roleFailure is a role call that failed for good, after its retries; it has been logged and emitted.
+type roleFailure struct{ err error }
+
+func (e *roleFailure) Error() string { return e.err.Error() }
+func (e *roleFailure) Unwrap() error { return e.err }
+
 // roleCall runs one role call as a fleet call, with the retry cap. Searches and reads pass a gate that checks
 // the fuse inside their fleet slot, right before they start, so spend passes the fuse by at most the calls
 // already in flight. A failure after the last retry is logged and emitted — never a silent skip.
 func (r *runner) roleCall(ctx context.Context, stage string, round int, sq, what string, gate func() error, fn func(context.Context) error) error {
 	retries := max(r.rc.Budget.Retries, 0)
+	if r.spendKey != "" {
+		// A step of a durable run: other steps of the run call at the same time on other workers, so each call
+		// reserves its place under the run's cap in the shared ledger.
+		gate = r.reserveGate(ctx, gate)
+	}
 	for attempt := 0; ; attempt++ {
 		start := time.Now()
 		err := r.fleet.DoGated(ctx, gate, fn)
@@ -149,7 +181,7 @@ func (r *runner) roleCall(ctx context.Context, stage string, round int, sq, what
 				e.Retries, e.Duration = attempt, time.Since(start)
 			})
 			r.emit(Event{Stage: stage, Kind: EventError, Round: round, SubQuestion: sq, Message: what, Err: err.Error()})
-			return err
+			return &roleFailure{err}
 		}
 		r.logf(ctx, stage, round, sq, "retry", what, err, func(e *state.LogEntry) { e.Retries = attempt + 1 })
 		r.emit(Event{Stage: stage, Kind: EventRetry, Round: round, SubQuestion: sq, Message: what, Err: err.Error()})

@@ -128,7 +128,7 @@ func (a *App) durableBuild(ctx context.Context, in durable.Input) (research.Conf
 }
 
 // researchDurable submits a run to Temporal, follows it and writes its report locally.
-func (a *App) researchDurable(cmd *cobra.Command, fl researchFlags, tf temporalFlags, detach bool, question string) error {
+func (a *App) researchDurable(cmd *cobra.Command, fl researchFlags, tf temporalFlags, detach bool, shared, question string) error {
 	ctx := cmd.Context()
 	req := fl.request(question, "")
 	if err := req.Validate(); err != nil {
@@ -159,14 +159,20 @@ func (a *App) researchDurable(cmd *cobra.Command, fl researchFlags, tf temporalF
 		fmt.Fprintln(a.Stdout, req.RunID)
 		return nil
 	}
-	last := ""
-	rep, err := durable.Follow(ctx, c, run, time.Second, func(st durable.Status) {
-		line := fmt.Sprintf("%s: stage %s, round %d, %d steps done", st.RunID, st.Stage, st.Round, st.Steps)
-		if line != last {
-			fmt.Fprintln(a.Stderr, line)
-			last = line
-		}
-	})
+	var rep *research.Report
+	if url := a.stateURL(shared); state.IsPostgresURL(url) {
+		// The workers write the run's events to the shared state: show them as a local run shows its own.
+		rep, err = a.followEvents(ctx, c, run, research.NewEventFeed(url, req.RunID), fl.noColour)
+	} else {
+		last := ""
+		rep, err = durable.Follow(ctx, c, run, time.Second, func(st durable.Status) {
+			line := fmt.Sprintf("%s: stage %s, round %d, %d steps done", st.RunID, st.Stage, st.Round, st.Steps)
+			if line != last {
+				fmt.Fprintln(a.Stderr, line)
+				last = line
+			}
+		})
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
@@ -204,4 +210,46 @@ func (a *App) describeDurable(cmd *cobra.Command, tf temporalFlags, runID string
 	status := strings.ToLower(strings.TrimPrefix(d.GetWorkflowExecutionInfo().GetStatus().String(), "WORKFLOW_EXECUTION_STATUS_"))
 	fmt.Fprintf(a.Stdout, "run %s is on Temporal (%s): the engine resumes it after any failure; nothing to do\n", runID, status)
 	return nil
+}
+
+// followEvents follows a durable run to its end, showing the events its workers store in the shared state
+// with the local run's progress display.
+func (a *App) followEvents(ctx context.Context, c client.Client, run client.WorkflowRun, feed *research.EventFeed, plain bool) (*research.Report, error) {
+	defer feed.Close()
+	disp := newProgressDisplay(a.Stderr, "", plain)
+	defer disp.Finish()
+	show := func() {
+		evs, err := feed.Next(ctx)
+		if err != nil {
+			if a.Log != nil {
+				a.Log.Debug("follow events", "err", err)
+			}
+			return
+		}
+		for _, e := range evs {
+			disp.Event(e)
+		}
+	}
+	fctx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(500 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-fctx.Done():
+				return
+			case <-t.C:
+				show()
+			}
+		}
+	}()
+	rep, err := durable.Follow(ctx, c, run, time.Second, nil)
+	stop()
+	<-done
+	if err == nil {
+		show() // the last events, written before the result
+	}
+	return rep, err
 }

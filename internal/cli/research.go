@@ -51,6 +51,7 @@ func newRunCmd(app *App) *cobra.Command {
 		fl     researchFlags
 		tf     temporalFlags
 		detach bool
+		shared string
 	)
 	cmd := &cobra.Command{
 		Use:   `run [flags] "question"`,
@@ -84,7 +85,7 @@ An interrupted run continues with "deepresearch resume".`,
 				}
 			}
 			if tf.hostPort != "" {
-				return app.researchDurable(cmd, fl, tf, detach, question)
+				return app.researchDurable(cmd, fl, tf, detach, shared, question)
 			}
 			return app.research(cmd, fl, question, "")
 		},
@@ -92,6 +93,7 @@ An interrupted run continues with "deepresearch resume".`,
 	addResearchFlags(cmd, &fl, true)
 	addTemporalFlags(cmd, &tf)
 	cmd.Flags().BoolVar(&detach, "detach", false, "with --temporal: submit, print the run id and return; Ctrl-C no longer cancels")
+	cmd.Flags().StringVar(&shared, "state", "", "with --temporal: the workers' shared state, to follow the run's progress live (default $DEEPRESEARCH_STATE)")
 	return cmd
 }
 
@@ -209,7 +211,7 @@ func newRunsCmd(app *App) *cobra.Command {
 }
 
 func newShowCmd(app *App) *cobra.Command {
-	var asJSON, open bool
+	var asJSON, open, events bool
 	var shared string
 	cmd := &cobra.Command{
 		Use:   "show [RUN]",
@@ -219,6 +221,9 @@ func newShowCmd(app *App) *cobra.Command {
 			if shared != "" {
 				if len(args) == 0 {
 					return errors.New("show --state needs the run id")
+				}
+				if events {
+					return app.showSharedEvents(cmd.Context(), shared, args[0])
 				}
 				rep, err := research.LoadSharedReport(cmd.Context(), shared, args[0])
 				if err != nil {
@@ -238,6 +243,13 @@ func newShowCmd(app *App) *cobra.Command {
 			}
 			if open {
 				return app.openInViewer(cmd, dir)
+			}
+			if events {
+				evs, err := research.LoadEvents(dir)
+				if err != nil {
+					return err
+				}
+				return writeEvents(app.Stdout, evs)
 			}
 			rep, err := research.LoadReport(dir)
 			if err != nil {
@@ -259,7 +271,39 @@ func newShowCmd(app *App) *cobra.Command {
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print report.json")
 	cmd.Flags().BoolVar(&open, "open", false, "open the run in the web viewer (served on 127.0.0.1 until Ctrl-C)")
 	cmd.Flags().StringVar(&shared, "state", "", "read the run from a shared state (postgres://…, as workers use)")
+	cmd.Flags().BoolVar(&events, "events", false, "print the run's events (its progress so far), one JSON object a line")
 	return cmd
+}
+
+// showSharedEvents prints the events every worker stored for a run in a shared state.
+func (a *App) showSharedEvents(ctx context.Context, url, runID string) error {
+	feed := research.NewEventFeed(url, runID)
+	defer feed.Close()
+	var all []research.Event
+	for {
+		evs, err := feed.Next(ctx)
+		if err != nil {
+			return err
+		}
+		if len(evs) == 0 {
+			break
+		}
+		all = append(all, evs...)
+	}
+	if len(all) == 0 {
+		return fmt.Errorf("run %s: no events in the shared state (is the run id right?)", runID)
+	}
+	return writeEvents(a.Stdout, all)
+}
+
+func writeEvents(w io.Writer, evs []research.Event) error {
+	enc := json.NewEncoder(w)
+	for _, e := range evs {
+		if err := enc.Encode(e); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // builder returns the request builder every research surface uses, over runsDir ("" means the configured runs

@@ -4,6 +4,8 @@ go 1.26.8
 
 require (
 	github.com/deepresearch/deepresearch v0.0.0-00010101000000-000000000000
+	go.temporal.io/api v1.62.2
+	go.temporal.io/sdk v1.40.0
 	go.temporal.io/server v1.30.4
 )
 
@@ -119,8 +121,6 @@ require (
 	go.opentelemetry.io/otel/sdk/metric v1.44.0 // indirect
 	go.opentelemetry.io/otel/trace v1.44.0 // indirect
 	go.opentelemetry.io/proto/otlp v1.9.0 // indirect
-	go.temporal.io/api v1.62.2 // indirect
-	go.temporal.io/sdk v1.40.0 // indirect
 	go.uber.org/atomic v1.11.0 // indirect
 	go.uber.org/dig v1.19.0 // indirect
 	go.uber.org/fx v1.24.0 // indirect
