@@ -424,15 +424,18 @@ func parseTime(s string) time.Time {
 
 // SetMeta stores a key/value pair, replacing an earlier value.
 func (d *DB) SetMeta(ctx context.Context, key, value string) error {
-	err := d.write(ctx, func(ctx context.Context, t wtx) error {
-		_, err := t.exec(ctx, `INSERT INTO meta(key, value) VALUES(?, ?)
-		ON CONFLICT(key) DO UPDATE SET value = excluded.value`, key, value)
-		return err
-	})
-	if err != nil {
+	if err := d.write(ctx, setMeta(key, value)); err != nil {
 		return fmt.Errorf("state: set %s: %w", key, err)
 	}
 	return nil
+}
+
+func setMeta(key, value string) func(context.Context, wtx) error {
+	return func(ctx context.Context, t wtx) error {
+		_, err := t.exec(ctx, `INSERT INTO meta(key, value) VALUES(?, ?)
+		ON CONFLICT(key) DO UPDATE SET value = excluded.value`, key, value)
+		return err
+	}
 }
 
 // Meta returns the value stored under key, or "" and false.
@@ -876,6 +879,11 @@ func (b *Batch) MarkStep(name string, data any) error {
 	return err
 }
 
+// SetMeta queues the write of SetMeta.
+func (b *Batch) SetMeta(key, value string) {
+	b.ops = append(b.ops, setMeta(key, value))
+}
+
 // AddLog queues the write of AddLog.
 func (b *Batch) AddLog(e LogEntry) error {
 	op, err := addLog(e)
@@ -1076,15 +1084,55 @@ func (d *DB) SetSpend(ctx context.Context, key string, s Spend) error {
 	if s.Tokens < 0 || s.Calls < 0 || s.CostUSD < 0 || math.IsNaN(s.CostUSD) {
 		return fmt.Errorf("state: spend refused: negative tokens, calls or cost (%d, %d, %v)", s.Tokens, s.Calls, s.CostUSD)
 	}
+	greatest := "MAX"
+	if d.d.name == Postgres {
+		greatest = "GREATEST"
+	}
 	if err := d.write(ctx, func(ctx context.Context, t wtx) error {
+		// An attempt's calls only grow; ReserveCall counts them up while the attempt runs.
 		_, err := t.exec(ctx, `INSERT INTO spend(key, tokens, cost_usd, calls, updated) VALUES(?, ?, ?, ?, ?)
 		ON CONFLICT(key) DO UPDATE SET tokens = excluded.tokens, cost_usd = excluded.cost_usd,
-		calls = excluded.calls, updated = excluded.updated`, key, s.Tokens, s.CostUSD, s.Calls, now())
+		calls = `+greatest+`(spend.calls, excluded.calls), updated = excluded.updated`, key, s.Tokens, s.CostUSD, s.Calls, now())
 		return err
 	}); err != nil {
 		return fmt.Errorf("state: spend %s: %w", key, err)
 	}
 	return nil
+}
+
+// ReserveCall counts one more call for the attempt named key if the run's calls, all keys together, are below
+// limit, and reports whether it did. Reservations are serialised per run across processes, so concurrent
+// steps on many workers never pass the run's call cap together.
+func (d *DB) ReserveCall(ctx context.Context, key string, limit int) (bool, error) {
+	if key == "" {
+		return false, errors.New("state: call refused: no key")
+	}
+	ok := false
+	err := d.write(ctx, func(ctx context.Context, t wtx) error {
+		ok = false
+		if d.d.name == Postgres {
+			if _, err := t.tx.ExecContext(ctx, `LOCK TABLE spend IN SHARE ROW EXCLUSIVE MODE`); err != nil {
+				return err
+			}
+		}
+		var total int
+		if err := t.queryRow(ctx, `SELECT COALESCE(SUM(calls), 0) FROM spend`).Scan(&total); err != nil {
+			return err
+		}
+		if total >= limit {
+			return nil
+		}
+		if _, err := t.exec(ctx, `INSERT INTO spend(key, calls, updated) VALUES(?, 1, ?)
+		ON CONFLICT(key) DO UPDATE SET calls = spend.calls + 1, updated = excluded.updated`, key, now()); err != nil {
+			return err
+		}
+		ok = true
+		return nil
+	})
+	if err != nil {
+		return false, fmt.Errorf("state: reserve a call: %w", err)
+	}
+	return ok, nil
 }
 
 // TotalSpend adds up the spend of every key except those listed in except (the caller's own, which it counts
@@ -1130,6 +1178,61 @@ func (d *DB) SpendKeys(ctx context.Context) ([]string, error) {
 			return nil, fmt.Errorf("state: spend: %w", err)
 		}
 		out = append(out, k)
+	}
+	return out, rows.Err()
+}
+
+// ---- events ----
+
+// StoredEvent is one event of a run as stored: its place in the run's sequence and its JSON.
+type StoredEvent struct {
+	Seq  int64
+	Data string
+}
+
+// maxEventBytes bounds one stored event.
+const maxEventBytes = 1 << 20
+
+// AddEvents appends events (JSON documents) to the run's sequence, in order.
+func (d *DB) AddEvents(ctx context.Context, data ...[]byte) error {
+	for _, b := range data {
+		if len(b) > maxEventBytes || !json.Valid(b) {
+			return fmt.Errorf("state: event refused: not a JSON document of at most %d bytes", maxEventBytes)
+		}
+	}
+	if err := d.write(ctx, func(ctx context.Context, t wtx) error {
+		for _, b := range data {
+			if _, err := t.exec(ctx, `INSERT INTO events(data) VALUES(?)`, string(b)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		return fmt.Errorf("state: events: %w", err)
+	}
+	return nil
+}
+
+// Events returns up to limit events after seq after (limit ≤ 0: all), oldest first.
+func (d *DB) Events(ctx context.Context, after int64, limit int) ([]StoredEvent, error) {
+	q := `SELECT seq, data FROM events WHERE seq > ? ORDER BY seq`
+	args := []any{after}
+	if limit > 0 {
+		q += ` LIMIT ?`
+		args = append(args, limit)
+	}
+	rows, err := d.query(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("state: events: %w", err)
+	}
+	defer rows.Close()
+	var out []StoredEvent
+	for rows.Next() {
+		var e StoredEvent
+		if err := rows.Scan(&e.Seq, &e.Data); err != nil {
+			return nil, fmt.Errorf("state: events: %w", err)
+		}
+		out = append(out, e)
 	}
 	return out, rows.Err()
 }
