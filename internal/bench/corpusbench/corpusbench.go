@@ -48,6 +48,10 @@ type Row struct {
 	NoopReindexMs float64 `json:"noop_reindex_ms"`
 	SearchP50Ms   float64 `json:"search_p50_ms"`
 	SearchP95Ms   float64 `json:"search_p95_ms"`
+	// NoopCPUMs and SearchCPUMs are the CPU time (user + system, all threads) of a no-op re-index and of one
+	// search: what the wall-clock figures come to on an idle machine.
+	NoopCPUMs   float64 `json:"noop_reindex_cpu_ms"`
+	SearchCPUMs float64 `json:"search_cpu_ms"`
 	// FullQueries counts the timed searches whose two-pass ranking could not be certified and that ran the full
 	// query over the whole index instead.
 	FullQueries  int     `json:"full_queries"`
@@ -159,6 +163,15 @@ func queries(n int) []string {
 	return out
 }
 
+// cpuTime is the process's CPU time so far (user and system).
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
 // Run measures each corpus size in turn.
 func Run(ctx context.Context, opts Options) ([]Row, error) {
 	if len(opts.Docs) == 0 {
@@ -240,6 +253,7 @@ func Run(ctx context.Context, opts Options) ([]Row, error) {
 			return nil, err
 		}
 		var noops []time.Duration
+		c0 := cpuTime()
 		for range 3 {
 			t0 := time.Now()
 			st, err = ix.Add(ctx, src)
@@ -250,6 +264,7 @@ func Run(ctx context.Context, opts Options) ([]Row, error) {
 			noops = append(noops, time.Since(t0))
 		}
 		row.NoopReindexMs = percentile(noops, 0.5)
+		row.NoopCPUMs = float64((cpuTime() - c0).Microseconds()) / 1000 / 3
 
 		say("searching (%d queries)", len(qs))
 		var lat []time.Duration
@@ -260,6 +275,7 @@ func Run(ctx context.Context, opts Options) ([]Row, error) {
 				return nil, err
 			}
 		}
+		c0 = cpuTime()
 		for _, q := range qs {
 			t0 := time.Now()
 			if _, err := ix.Search(ctx, q, 10); err != nil {
@@ -268,6 +284,7 @@ func Run(ctx context.Context, opts Options) ([]Row, error) {
 			}
 			lat = append(lat, time.Since(t0))
 		}
+		row.SearchCPUMs = float64((cpuTime() - c0).Microseconds()) / 1000 / float64(len(qs))
 		ss := ix.SearchStats()
 		ix.Close()
 		row.SearchP50Ms, row.SearchP95Ms = percentile(lat, 0.5), percentile(lat, 0.95)
@@ -314,7 +331,7 @@ func Run(ctx context.Context, opts Options) ([]Row, error) {
 func FormatTable(rows []Row) string {
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "docs\tsource MB\tindex s\tdocs/s\tindex MB\tpeak RSS MB\topen ms\tno-op re-index ms\tsearch p50 ms\tsearch p95 ms\tfull-query searches\tCLI search p50 ms\tripgrep p50 ms")
+	fmt.Fprintln(tw, "docs\tsource MB\tindex s\tdocs/s\tindex MB\tpeak RSS MB\topen ms\tno-op re-index ms (CPU)\tsearch p50 ms\tsearch p95 ms\tsearch CPU ms\tfull-query searches\tCLI search p50 ms\tripgrep p50 ms")
 	na := func(v float64) string {
 		if v == 0 {
 			return "n/a"
@@ -322,8 +339,9 @@ func FormatTable(rows []Row) string {
 		return fmt.Sprintf("%.1f", v)
 	}
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%d\t%.0f\t%.1f\t%.0f\t%.0f\t%.0f\t%.1f\t%.0f\t%.1f\t%.1f\t%d/%d\t%s\t%s\n", r.Docs, r.SourceMB, r.IndexSecs,
-			r.DocsPerSec, r.DiskMB, r.PeakRSSMB, r.OpenMs, r.NoopReindexMs, r.SearchP50Ms, r.SearchP95Ms, r.FullQueries, r.Queries,
+		fmt.Fprintf(tw, "%d\t%.0f\t%.1f\t%.0f\t%.0f\t%.0f\t%.1f\t%.0f (%.0f)\t%.1f\t%.1f\t%.1f\t%d/%d\t%s\t%s\n", r.Docs, r.SourceMB,
+			r.IndexSecs, r.DocsPerSec, r.DiskMB, r.PeakRSSMB, r.OpenMs, r.NoopReindexMs, r.NoopCPUMs, r.SearchP50Ms, r.SearchP95Ms,
+			r.SearchCPUMs, r.FullQueries, r.Queries,
 			na(r.CLISearchP50), na(r.RipgrepP50Ms))
 	}
 	tw.Flush()
