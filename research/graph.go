@@ -87,6 +87,8 @@ type runner struct {
 	// spendKey, for one step of a durable run, names this attempt's row in the run's spend ledger; base is then
 	// every other attempt's spend.
 	spendKey string
+	// spendSaves coalesces the writes of the running spend.
+	spendSaves spendSaves
 	// reserved counts the calls this attempt reserved in the run's shared ledger.
 	reserved atomic.Int64
 
