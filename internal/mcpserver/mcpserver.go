@@ -156,6 +156,7 @@ type Server struct {
 
 	mu        sync.Mutex
 	published map[string]bool
+	refreshed time.Time // when the shared state's finished runs were last published
 	subs      subscriptions
 }
 
@@ -207,6 +208,9 @@ func New(cfg Config) (*Server, error) {
 		UnsubscribeHandler: s.subs.unsubscribe,
 	})
 	s.srv.AddReceivingMiddleware(checkRequests)
+	if cfg.State != "" {
+		s.srv.AddReceivingMiddleware(s.refreshShared)
+	}
 	s.addPrompt()
 	mcp.AddTool(s.srv, &mcp.Tool{
 		Name:  "deep_research",
@@ -234,6 +238,7 @@ func New(cfg Config) (*Server, error) {
 			s.publish(r.ID, r.Question)
 		}
 	}
+	s.refreshed = time.Now()
 	return s, nil
 }
 
@@ -314,6 +319,36 @@ func (s *Server) publish(id, question string) {
 		Description: "Research report: " + lexical.Clip(question, 200)}, s.readResource)
 	s.srv.AddResource(&mcp.Resource{URI: ReportJSONURI(id), Name: id + "/report.json", Title: title + " (JSON)", MIMEType: "application/json",
 		Description: "Citations and evidence of: " + lexical.Clip(question, 200)}, s.readResource)
+}
+
+// refreshInterval bounds how often a resource listing reads the shared state for runs finished elsewhere.
+const refreshInterval = 10 * time.Second
+
+// refreshShared publishes, before a resource listing, the runs of the shared state that other machines finished
+// since the last look.
+func (s *Server) refreshShared(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method == "resources/list" {
+			s.mu.Lock()
+			due := time.Since(s.refreshed) >= refreshInterval
+			if due {
+				s.refreshed = time.Now()
+			}
+			s.mu.Unlock()
+			if due {
+				runs, err := research.Runs{State: s.cfg.State}.List(ctx)
+				if err != nil {
+					s.log.Warn("list the shared state's runs", "err", err)
+				}
+				for _, r := range runs {
+					if r.Status == research.RunDone {
+						s.publish(r.ID, r.Question)
+					}
+				}
+			}
+		}
+		return next(ctx, method, req)
+	}
 }
 
 var runIDRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
