@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"github.com/deepresearch/deepresearch/llm"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/deepresearch/deepresearch/research/state"
@@ -23,7 +24,45 @@ func (r *runner) spendNow() (tokens int, cost float64, calls int) {
 	return r.base.Tokens + u.InputTokens + u.OutputTokens, r.base.CostUSD + c, r.base.Calls + n
 }
 
+// spendSaves coalesces the saves of the running spend: a save asked for while another is being written waits
+// for that write and at most one more, which covers every save asked for meanwhile, instead of writing its own.
+// Wide fan-out asks for one after every role call; the state needs only the latest figures.
+type spendSaves struct {
+	mu     sync.Mutex
+	asked  uint64        // saves asked for
+	saved  uint64        // saves covered by the last finished write
+	active chan struct{} // closed when the write in progress ends; nil when none is
+}
+
+// saveSpend writes the run's spend so far (and this attempt's own, for a step of a durable run) and returns once
+// a write that started after the call has finished.
 func (r *runner) saveSpend(ctx context.Context) {
+	w := &r.spendSaves
+	w.mu.Lock()
+	w.asked++
+	mine := w.asked
+	for w.saved < mine && w.active != nil {
+		ch := w.active
+		w.mu.Unlock()
+		<-ch
+		w.mu.Lock()
+	}
+	if w.saved >= mine {
+		w.mu.Unlock()
+		return
+	}
+	ch := make(chan struct{})
+	w.active = ch
+	upto := w.asked
+	w.mu.Unlock()
+	r.writeSpend(ctx)
+	w.mu.Lock()
+	w.saved, w.active = upto, nil
+	close(ch)
+	w.mu.Unlock()
+}
+
+func (r *runner) writeSpend(ctx context.Context) {
 	t, c, n := r.spendNow()
 	b, _ := json.Marshal(spend{Tokens: t, CostUSD: c, Calls: n})
 	if err := r.db.SetMeta(context.WithoutCancel(ctx), "spend", string(b)); err != nil {

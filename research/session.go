@@ -370,7 +370,7 @@ func ListSharedRuns(ctx context.Context, stateURL string) ([]RunSummary, error) 
 	}
 	out := make([]RunSummary, 0, len(ids))
 	for _, id := range ids {
-		s := RunSummary{ID: id, Dir: stateURL}
+		s := RunSummary{ID: id, Dir: SharedLabel(stateURL)}
 		db, err := state.OpenRunReadOnly(ctx, stateURL, id)
 		if err != nil {
 			s.Status, s.Error = RunUnreadable, err.Error()

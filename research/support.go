@@ -70,7 +70,11 @@ var (
 func supportProblem(sentence string, base supportBase) string {
 	quotes := NormalizeQuote(strings.Join(base.quotes, "\n"))
 	// Extracted text keeps Markdown emphasis (*k*th); facts are looked for with and without it.
-	lowQuotes := strings.ToLower(quotes + "\n" + emphasisRe.ReplaceAllString(quotes, ""))
+	plain := quotes
+	if strings.ContainsAny(quotes, "*_`") {
+		plain = emphasisRe.ReplaceAllString(quotes, "")
+	}
+	lowQuotes := strings.ToLower(quotes + "\n" + plain)
 	s := markerRe.ReplaceAllString(sentence, " ")
 	var missing []string
 	squeezed := squeeze(lowQuotes)
@@ -80,27 +84,35 @@ func supportProblem(sentence string, base supportBase) string {
 			missing = append(missing, fmt.Sprintf("%s %q", kind, v))
 		}
 	}
-	// Links: the URL is a fact, the link text is prose.
-	for _, m := range mdLinkRe.FindAllStringSubmatch(s, -1) {
-		need("URL", strings.TrimRight(m[2], ".,;:"), lowQuotes)
+	// Links: the URL is a fact, the link text is prose. (Each pattern runs only on text holding what it needs.)
+	if strings.Contains(s, "](") {
+		for _, m := range mdLinkRe.FindAllStringSubmatch(s, -1) {
+			need("URL", strings.TrimRight(m[2], ".,;:"), lowQuotes)
+		}
+		s = mdLinkRe.ReplaceAllString(s, "$1")
 	}
-	s = mdLinkRe.ReplaceAllString(s, "$1")
-	for _, u := range urlRe.FindAllString(s, -1) {
-		need("URL", strings.TrimRight(u, ".,;:!?"), lowQuotes)
+	if strings.Contains(s, "://") {
+		for _, u := range urlRe.FindAllString(s, -1) {
+			need("URL", strings.TrimRight(u, ".,;:!?"), lowQuotes)
+		}
+		s = urlRe.ReplaceAllString(s, " ")
 	}
-	s = urlRe.ReplaceAllString(s, " ")
 	for _, d := range domainRe.FindAllString(s, -1) {
 		need("address", strings.TrimRight(d, ".,;:!?"), lowQuotes)
 	}
 	s = domainRe.ReplaceAllString(s, " ")
-	for _, m := range codeSpanRe.FindAllStringSubmatch(s, -1) {
-		need("code", m[1], lowQuotes)
+	if strings.Contains(s, "`") {
+		for _, m := range codeSpanRe.FindAllStringSubmatch(s, -1) {
+			need("code", m[1], lowQuotes)
+		}
+		s = codeSpanRe.ReplaceAllString(s, " $1 ")
 	}
-	s = codeSpanRe.ReplaceAllString(s, " $1 ")
-	for _, m := range quotedRe.FindAllStringSubmatch(s, -1) {
-		for _, g := range m[1:] {
-			if g != "" {
-				need("quoted text", g, lowQuotes)
+	if strings.ContainsAny(s, "\"“「『") {
+		for _, m := range quotedRe.FindAllStringSubmatch(s, -1) {
+			for _, g := range m[1:] {
+				if g != "" {
+					need("quoted text", g, lowQuotes)
+				}
 			}
 		}
 	}

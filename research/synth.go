@@ -11,6 +11,7 @@ import (
 
 	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/research/state"
+	"github.com/deepresearch/deepresearch/sources"
 )
 
 // ---- ⑤ synthesize, integrity check, render ----
@@ -111,26 +112,50 @@ func (r *runner) synthesize(ctx context.Context, verdict *Verdict) (*Report, err
 
 // storedDocuments returns storedDocument remembered by source for one synthesis: the integrity check and the
 // renderer look every cited source up once per citation of it, and what the run stored does not change while
-// it synthesises. A lookup its context ended is not remembered.
+// it synthesises. The documents' records are read once, in one query, on the first lookup. A lookup its
+// context ended is not remembered.
 func (r *runner) storedDocuments(ctx context.Context) func(source string) (*docEntry, error) {
 	type found struct {
 		d   *docEntry
 		err error
 	}
-	var mu sync.Mutex
-	memo := map[string]found{}
+	var (
+		mu     sync.Mutex
+		memo   = map[string]found{}
+		listed bool
+		docs   []state.Document
+		byNorm map[string]*state.Document
+	)
 	return func(source string) (*docEntry, error) {
 		mu.Lock()
-		f, ok := memo[source]
-		mu.Unlock()
-		if ok {
+		defer mu.Unlock()
+		if f, ok := memo[source]; ok {
 			return f.d, f.err
 		}
-		d, err := r.storedDocument(ctx, source)
+		if !listed {
+			listed = true
+			if all, err := r.db.Documents(ctx); err == nil {
+				docs, byNorm = all, make(map[string]*state.Document, len(all))
+				for i := range docs {
+					if n := sources.NormalizeURL(docs[i].URL); byNorm[n] == nil {
+						byNorm[n] = &docs[i]
+					}
+				}
+			}
+		}
+		var d *docEntry
+		var err error
+		if byNorm == nil {
+			d, err = r.storedDocument(ctx, source) // the list failed: one lookup per source
+		} else if meta := byNorm[sources.NormalizeURL(source)]; meta != nil {
+			d, err = r.storedEntry(ctx, meta)
+		} else if meta := pickDocument(docs, source); meta != nil {
+			d, err = r.storedEntry(ctx, meta)
+		} else {
+			err = fmt.Errorf("state: document %s: %w", source, state.ErrNotFound)
+		}
 		if ctx.Err() == nil {
-			mu.Lock()
 			memo[source] = found{d, err}
-			mu.Unlock()
 		}
 		return d, err
 	}
@@ -507,20 +532,16 @@ func (r *runner) publish(ctx context.Context, rep *Report) error {
 	if err := writeJSONAtomic(filepath.Join(r.dir, ReportJSONFile), rep); err != nil {
 		return fmt.Errorf("research: %w", err)
 	}
-	if err := r.db.MarkStep(ctx, "synth", map[string]int{"citations": len(rep.Citations)}); err != nil {
+	// The step marker, the run's status and the log row commit together.
+	b := r.db.Batch()
+	if err := b.MarkStep("synth", map[string]int{"citations": len(rep.Citations)}); err != nil {
 		return err
 	}
-	if err := r.db.SetMeta(ctx, "cut_short", rep.CutShort); err != nil {
-		return err
-	}
-	if err := r.db.SetMeta(ctx, "finished", rep.Finished.UTC().Format(time.RFC3339Nano)); err != nil {
-		return err
-	}
-	if err := r.db.SetMeta(ctx, "status", RunDone); err != nil {
-		return err
-	}
-	r.logf(ctx, StageSynth, r.currentRound(), "", "published", filepath.Join(r.dir, ReportMarkdownFile), nil)
-	return nil
+	b.SetMeta("cut_short", rep.CutShort)
+	b.SetMeta("finished", rep.Finished.UTC().Format(time.RFC3339Nano))
+	b.SetMeta("status", RunDone)
+	r.logTo(b, StageSynth, r.currentRound(), "", "published", filepath.Join(r.dir, ReportMarkdownFile), nil)
+	return b.Commit(ctx)
 }
 
 // judgeSupport asks the verifier tier, in one batched call, whether the draft's sentences that pass the

@@ -424,15 +424,18 @@ func parseTime(s string) time.Time {
 
 // SetMeta stores a key/value pair, replacing an earlier value.
 func (d *DB) SetMeta(ctx context.Context, key, value string) error {
-	err := d.write(ctx, func(ctx context.Context, t wtx) error {
-		_, err := t.exec(ctx, `INSERT INTO meta(key, value) VALUES(?, ?)
-		ON CONFLICT(key) DO UPDATE SET value = excluded.value`, key, value)
-		return err
-	})
-	if err != nil {
+	if err := d.write(ctx, setMeta(key, value)); err != nil {
 		return fmt.Errorf("state: set %s: %w", key, err)
 	}
 	return nil
+}
+
+func setMeta(key, value string) func(context.Context, wtx) error {
+	return func(ctx context.Context, t wtx) error {
+		_, err := t.exec(ctx, `INSERT INTO meta(key, value) VALUES(?, ?)
+		ON CONFLICT(key) DO UPDATE SET value = excluded.value`, key, value)
+		return err
+	}
 }
 
 // Meta returns the value stored under key, or "" and false.
@@ -874,6 +877,11 @@ func (b *Batch) MarkStep(name string, data any) error {
 		b.ops = append(b.ops, op)
 	}
 	return err
+}
+
+// SetMeta queues the write of SetMeta.
+func (b *Batch) SetMeta(key, value string) {
+	b.ops = append(b.ops, setMeta(key, value))
 }
 
 // AddLog queues the write of AddLog.
