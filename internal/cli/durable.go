@@ -136,6 +136,10 @@ DEEPRESEARCH_STATE): a step that a dead worker left is retried on another one fr
 			if !state.IsPostgresURL(url) {
 				return errors.New("worker needs a shared state: --state postgres://… (or DEEPRESEARCH_STATE)")
 			}
+			// A database that is down is an error now, not a retry storm of every step this worker takes.
+			if _, err := app.sharedState(cmd.Context(), url); err != nil {
+				return err
+			}
 			if dir == "" {
 				dir = filepath.Join(app.runsDir(), "worker")
 			}

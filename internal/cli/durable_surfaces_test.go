@@ -115,6 +115,39 @@ func TestSurfacesRefuseUnreachableBackends(t *testing.T) {
 	}
 }
 
+// A worker refuses to start against a cluster or a database it cannot reach, naming it; and a shared state from
+// the environment that is down does not keep runs from listing the local runs.
+func TestWorkerAndRunsWithUnreachableBackends(t *testing.T) {
+	pg := pgtest.New(t)
+	dead := closedPort(t)
+	deadPG := "postgres://research:hunter2secret@" + closedPort(t) + "/research?sslmode=disable"
+	run := func(env map[string]string, args ...string) (int, string, string) {
+		ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+		defer cancel()
+		var out, errb bytes.Buffer
+		code := cli.Main(ctx, append([]string{"--config", emptyConfig(t)}, args...), strings.NewReader(""), &out, &errb, fakeEnv(env))
+		return code, out.String(), errb.String()
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"worker", "--temporal", dead, "--state", deadPG}, "cannot be read"},
+		{[]string{"worker", "--temporal", dead, "--state", pg.URL}, "connect to Temporal at " + dead},
+		{[]string{"runs", "--state", deadPG}, "cannot"},
+	} {
+		code, _, stderr := run(nil, tc.args...)
+		if code == 0 || !strings.Contains(stderr, tc.want) || strings.Contains(stderr, "hunter2secret") {
+			t.Errorf("%v: exit %d, stderr %q, want %q", tc.args, code, stderr, tc.want)
+		}
+	}
+	runs := t.TempDir()
+	code, stdout, stderr := run(map[string]string{"DEEPRESEARCH_STATE": deadPG}, "runs", "--dir", runs)
+	if code != 0 || !strings.Contains(stderr, "listing local runs only") || !strings.Contains(stdout, "no runs in") {
+		t.Errorf("runs with a dead state from the environment: exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+}
+
 // bench scale measures the user's own cluster: without one, or with one that cannot be reached, it says so before
 // starting any process.
 func TestBenchScaleRefusesWithoutACluster(t *testing.T) {

@@ -172,7 +172,14 @@ func newRunsCmd(app *App) *cobra.Command {
 				dir += " or the shared state"
 				more, err := research.Runs{State: url}.List(cmd.Context())
 				if err != nil {
+					err = fmt.Errorf("shared state %s cannot be read: %w", research.SharedLabel(url), err)
+				}
+				if err != nil && shared != "" {
 					return err
+				}
+				if err != nil {
+					// From the environment or configuration: the local runs are still worth listing.
+					fmt.Fprintf(app.Stderr, "warning: the shared state cannot be read, listing local runs only: %v\n", err)
 				}
 				have := map[string]bool{}
 				for _, r := range runs {

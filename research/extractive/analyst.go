@@ -609,7 +609,8 @@ func (a *Analyst) index(doc *sources.Document) *docIndex {
 		}
 		if ix.leadOf[i] >= 0 && ix.usable[i] {
 			followers++
-			ix.within[i] = strings.TrimSpace(ix.within[i] + " " + plainText(ix.spans[ix.leadOf[i]].Text))
+			// After a line break: the lead is context for the item's terms, not part of its section's identity.
+			ix.within[i] = ix.within[i] + "\n" + plainText(ix.spans[ix.leadOf[i]].Text)
 		}
 		if leadSentence(doc.Text, sp) {
 			// A list the lead's own quote takes along (listEnd) is quoted with it, not item by item.

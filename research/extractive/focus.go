@@ -261,20 +261,12 @@ func subjectOf(question string) string {
 // heuristic speaks).
 func (p *poolIndex) requiredNames(question string) []string {
 	var out []string
-	for _, w := range wordRE.FindAllString(question, -1) {
-		w = strings.TrimRight(w, ".")
-		if !nameLike(w) || hasCJK(w) {
-			continue
-		}
-		ts := lexical.Tokenize(identSplitter.Replace(w))
-		if len(ts) == 0 {
-			continue
-		}
-		if t := ts[len(ts)-1]; p.df[t] > 0 {
+	for _, t := range nameTerms(question) {
+		if p.df[t] > 0 {
 			out = append(out, t)
 		}
 	}
-	return uniq(out)
+	return out
 }
 
 func (p *poolIndex) hasAny(i int, terms []string) bool {

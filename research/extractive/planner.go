@@ -22,6 +22,7 @@ type Planner struct{ cfg Config }
 // facet wording per language. %[1]s is the subject, %[2]s the focus.
 type wording struct {
 	definition, member, memberAlone, examples, caveats string
+	section                                            string // %[1]s a corpus heading, %[2]s its document
 	defQuery, exQueries, cavQueries                    []string
 	join                                               string
 }
@@ -33,6 +34,7 @@ var wordings = map[string]wording{
 		memberAlone: "What is %[1]s and how is it used?",
 		examples:    "What rules or examples illustrate %[2]s?",
 		caveats:     "What caveats, limits or exceptions apply to %[2]s?",
+		section:     "What does %[2]s say under “%[1]s”?",
 		defQuery:    []string{"%s", "%s is defined"},
 		exQueries:   []string{"%s rule", "%s example"},
 		cavQueries:  []string{"%s not guaranteed", "%s unless except limit"},
@@ -44,6 +46,7 @@ var wordings = map[string]wording{
 		memberAlone: "%[1]s是什么，如何使用？",
 		examples:    "%[2]s有哪些规则和示例？",
 		caveats:     "%[2]s有哪些限制或例外？",
+		section:     "%[2]s的“%[1]s”部分讲了什么？",
 		defQuery:    []string{"%s", "%s 定义"},
 		exQueries:   []string{"%s 规则", "%s 示例"},
 		cavQueries:  []string{"%s 不", "%s 限制 问题"},
@@ -195,6 +198,14 @@ func (p *Planner) Plan(ctx context.Context, question string) (*research.Plan, er
 			add(fmt.Sprintf(w.memberAlone, m), m, format(w.defQuery[1], m)[0])
 		}
 	}
+	// The corpus's own facets: the sections the question's search lands in, asked about by their headings.
+	for _, f := range p.corpusFacets(ctx, q, strings.Join(all, " "), keyTerms(all)) {
+		qs := []string{f.Heading}
+		if !strings.Contains(strings.ToLower(f.Heading), strings.ToLower(subject)) {
+			qs = append(qs, f.Heading+" "+subject)
+		}
+		add(fmt.Sprintf(w.section, f.Heading, f.Title), qs...)
+	}
 	// Rules and caveats are asked of the question's topic: a named subject ("sync.Map") itself, else what is asked
 	// about it ("channel communication" for the Go memory model).
 	topic := subject
@@ -230,7 +241,7 @@ var identSplitter = strings.NewReplacer(".", " ", "/", " ", "_", " ")
 var facetTerms = func() map[string]bool {
 	m := map[string]bool{}
 	for _, w := range wordings {
-		parts := []string{w.definition, w.member, w.memberAlone, w.examples, w.caveats}
+		parts := []string{w.definition, w.member, w.memberAlone, w.examples, w.caveats, w.section}
 		parts = append(parts, w.defQuery...)
 		parts = append(parts, w.exQueries...)
 		parts = append(parts, w.cavQueries...)

@@ -145,7 +145,7 @@ func (s *Synthesizer) Synthesize(ctx context.Context, in research.SynthesisInput
 	for i, e := range ranked {
 		if best > 0 && scores[i] >= focusShare*best {
 			onTopic[e.ID] = true
-			if h := s.sections.get(e.Source, e.Quote); h != "" {
+			if h := s.sections.section(e.Source, e.Quote); h != "" {
 				answerSection[docKey(e.Source)+"\x00"+h] = true
 			}
 		}
@@ -164,7 +164,7 @@ func (s *Synthesizer) Synthesize(ctx context.Context, in research.SynthesisInput
 	}
 	var answer []research.Evidence
 	for i, e := range ranked {
-		if !onTopic[e.ID] && scores[i] >= sectionShare*best && answerSection[docKey(e.Source)+"\x00"+s.sections.get(e.Source, e.Quote)] {
+		if !onTopic[e.ID] && scores[i] >= sectionShare*best && answerSection[docKey(e.Source)+"\x00"+s.sections.section(e.Source, e.Quote)] {
 			onTopic[e.ID] = true
 		}
 		if onTopic[e.ID] {
