@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -328,7 +329,14 @@ func (c *Config) Secrets() []string {
 	for _, t := range c.Tiers {
 		extra = append(extra, t.APIKeyEnv)
 	}
-	return redact.EnvValues(c.env, extra...)
+	out := redact.EnvValues(c.env, extra...)
+	// The shared state's password, from the file or DEEPRESEARCH_STATE.
+	if u, err := url.Parse(c.State); err == nil && u.User != nil {
+		if pw, ok := u.User.Password(); ok && pw != "" {
+			out = append(out, pw)
+		}
+	}
+	return out
 }
 
 // Env returns an environment variable through the configuration's environment source.

@@ -71,7 +71,8 @@ type Status struct {
 // Activity names. Model calls are activities of their own on their tier's task queue: searches on fast, reads
 // (one analyst call over one document) on mid, scope, verification and synthesis on strong. The bookkeeping
 // between them — begin and end a round, collect the reads, admit a read's items to the pool, route gaps — only
-// touches the state and runs on the base queue, which every worker serves.
+// touches the state and runs as local activities of whichever worker runs the workflow (every worker serves the
+// base queue's workflows).
 const (
 	actScope      = "deepresearch.Scope"
 	actBeginRound = "deepresearch.BeginRound"
@@ -122,18 +123,15 @@ func (w *workflowSteps) stageTimeout() time.Duration {
 	return 10 * time.Minute
 }
 
-// exec runs one step as an activity on queue: a model tier's queue, or "" for the base queue. A step of a
-// stage with a deadline (a search, a read) is scheduled to close by it.
+// exec runs one step as an activity on its model tier's queue, or ("" tier) as a local activity of the workflow's
+// worker. A step of a stage with a deadline (a search, a read) is scheduled to close by it.
 func (w *workflowSteps) exec(stage, tier, name string, staged bool, out any, args ...any) error {
 	w.run.st.Stage = stage
 	base := w.run.in.TaskQueue
 	if base == "" {
 		base = DefaultTaskQueue
 	}
-	queue := base
-	if tier != "" {
-		queue = TierQueue(base, tier)
-	}
+	queue := TierQueue(base, tier)
 	opts := workflow.ActivityOptions{
 		TaskQueue: queue,
 		// A step is at most a stage plus its bookkeeping.
@@ -147,8 +145,17 @@ func (w *workflowSteps) exec(stage, tier, name string, staged bool, out any, arg
 	if staged && !w.run.stageEnd.IsZero() {
 		opts.ScheduleToCloseTimeout = max(w.run.stageEnd.Sub(workflow.Now(w.ctx)), time.Second)
 	}
-	ctx := workflow.WithActivityOptions(w.ctx, opts)
-	err := workflow.ExecuteActivity(ctx, name, append([]any{w.run.in}, args...)...).Get(ctx, out)
+	var f workflow.Future
+	if tier == "" {
+		// Bookkeeping is a local activity: run by the worker that runs the workflow, recorded in its history,
+		// with no trip through a task queue.
+		ctx := workflow.WithLocalActivityOptions(w.ctx, workflow.LocalActivityOptions{
+			StartToCloseTimeout: 2 * time.Minute, RetryPolicy: opts.RetryPolicy})
+		f = workflow.ExecuteLocalActivity(ctx, name, append([]any{w.run.in}, args...)...)
+	} else {
+		f = workflow.ExecuteActivity(workflow.WithActivityOptions(w.ctx, opts), name, append([]any{w.run.in}, args...)...)
+	}
+	err := f.Get(w.ctx, out)
 	if err == nil {
 		w.run.st.Steps++
 	}
@@ -297,6 +304,7 @@ type Activities struct {
 }
 
 func (a *Activities) session(ctx context.Context, in Input) (*research.Session, func(), error) {
+	t0 := time.Now()
 	cfg, cleanup, err := a.Build(ctx, in)
 	if err != nil {
 		return nil, nil, temporal.NewNonRetryableApplicationError("build the run's roles: "+err.Error(), errConfig, err)
@@ -317,6 +325,7 @@ func (a *Activities) session(ctx context.Context, in Input) (*research.Session, 
 		cleanup()
 		return nil, nil, err
 	}
+	t1 := time.Now()
 	key := fmt.Sprintf("%s/%s/%s#%d", info.WorkflowExecution.ID, info.WorkflowExecution.RunID, info.ActivityID, info.Attempt)
 	s, err := research.OpenSession(ctx, cfg, research.SessionConfig{State: a.State, SpendKey: key, DB: db})
 	if err != nil {
@@ -324,6 +333,7 @@ func (a *Activities) session(ctx context.Context, in Input) (*research.Session, 
 		cleanup()
 		return nil, nil, err
 	}
+	t2 := time.Now()
 	// Heartbeats tell the engine this worker is alive (a dead one's step is retried elsewhere) and deliver
 	// cancellation.
 	hctx, stop := context.WithCancel(ctx)
@@ -342,6 +352,7 @@ func (a *Activities) session(ctx context.Context, in Input) (*research.Session, 
 		}
 	}()
 	return s, func() {
+		t3 := time.Now()
 		stop()
 		<-done
 		if err := s.Close(); err != nil && a.Log != nil {
@@ -349,6 +360,10 @@ func (a *Activities) session(ctx context.Context, in Input) (*research.Session, 
 		}
 		release()
 		cleanup()
+		if a.Log != nil {
+			a.Log.Debug("step", "run", in.RunID, "activity", info.ActivityType.Name, "attempt", info.Attempt,
+				"build", t1.Sub(t0), "open", t2.Sub(t1), "step", t3.Sub(t2), "close", time.Since(t3))
+		}
 	}, nil
 }
 

@@ -118,6 +118,12 @@ func TestWorkflowMatchesLocalRun(t *testing.T) {
 		}
 		queues[info.TaskQueue][info.ActivityType.Name]++
 	})
+	env.SetOnLocalActivityStartedListener(func(info *activity.Info, _ context.Context, _ []any) {
+		if queues["local"] == nil {
+			queues["local"] = map[string]int{}
+		}
+		queues["local"][info.ActivityType.Name]++
+	})
 	var statuses []Status
 	env.RegisterDelayedCallback(func() {
 		v, err := env.QueryWorkflow(QueryProgress)
@@ -146,12 +152,12 @@ func TestWorkflowMatchesLocalRun(t *testing.T) {
 		t.Errorf("rounds = %d, want 2 (one directed re-search)", rep.Stats.Rounds)
 	}
 	// Every model call went to its tier's queue: one search per sub-question and round on fast, one read per
-	// source on mid, scope, verifications and synthesis on strong; the bookkeeping on the base queue.
+	// source on mid, scope, verifications and synthesis on strong; the bookkeeping ran as local activities.
 	want := map[string]map[string]int{
 		TierQueue(DefaultTaskQueue, TierFast):   {actSearch: 4},
 		TierQueue(DefaultTaskQueue, TierMid):    {actRead: rep.Stats.SourcesRead},
 		TierQueue(DefaultTaskQueue, TierStrong): {actScope: 1, actVerify: 2, actSynthesize: 1},
-		DefaultTaskQueue:                        {actBeginRound: 2, actCollect: 2, actAdmit: rep.Stats.SourcesRead, actEndRound: 2, actNext: 1},
+		"local":                                 {actBeginRound: 2, actCollect: 2, actAdmit: rep.Stats.SourcesRead, actEndRound: 2, actNext: 1},
 	}
 	if fmt.Sprint(queues) != fmt.Sprint(want) {
 		t.Errorf("activities per queue:\n got %v\nwant %v", queues, want)

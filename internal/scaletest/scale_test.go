@@ -454,6 +454,15 @@ func checkRun(t *testing.T, ctx context.Context, db *state.DB, rep *research.Rep
 			t.Errorf("%s: step %s missing (%v)", rep.RunID, s, err)
 		}
 	}
+	var plan research.Plan
+	if ok, err := db.Step(ctx, "scope", &plan); err != nil || !ok || len(plan.SubQuestions) == 0 {
+		t.Errorf("%s: no plan stored (%v)", rep.RunID, err)
+	}
+	for _, sq := range plan.SubQuestions {
+		if ok, err := db.Step(ctx, "search:r1:"+sq.ID, nil); err != nil || !ok {
+			t.Errorf("%s: the first round's search for %s was lost (%v)", rep.RunID, sq.ID, err)
+		}
+	}
 	for round := 1; round <= rep.Stats.Rounds; round++ {
 		var picked []research.Candidate
 		if ok, _ := db.Step(ctx, fmt.Sprintf("pick:r%d", round), &picked); !ok {
