@@ -20,7 +20,11 @@ import (
 // a file except .gitignore files, and those only when they are regular.
 func (ix *Index) scan(ctx context.Context, roots []root, st *Stats) ([]found, error) {
 	var out []found
-	seen := map[string]bool{}
+	// A walk meets each path once; only overlapping roots meet one twice.
+	var seen map[string]bool
+	if len(roots) > 1 {
+		seen = map[string]bool{}
+	}
 	note := func(path string, o Outcome, detail string) {
 		switch o {
 		case SkippedType:
@@ -45,10 +49,12 @@ func (ix *Index) scan(ctx context.Context, roots []root, st *Stats) ([]found, er
 	}
 	var items []item
 	consider := func(p string) {
-		if seen[p] {
-			return
+		if seen != nil {
+			if seen[p] {
+				return
+			}
+			seen[p] = true
 		}
-		seen[p] = true
 		items = append(items, item{path: p, consider: true})
 	}
 	for _, r := range roots {
