@@ -30,17 +30,16 @@ type headFacet struct {
 var headingAnchorRE = regexp.MustCompile(`\s*\{#[^}]*\}\s*$`)
 
 // corpusFacets is the corpus-facet heuristic: the section headings under which the question's own search finds
-// its best hits are the facets the sources themselves give the topic ("Channel communication" in the memory
-// model for a question about channels, "第四阶段：对抗验证" for one about the research stages). A heading counts
-// when it shares a content term other than the document title's with the question (a Latin word, or a Chinese
-// word of two characters), adds a term of its own, and is short enough to be a topic. Only sources that can also fetch what they find (a local
-// corpus index) are asked; a failing source adds nothing.
-func (p *Planner) corpusFacets(ctx context.Context, question, query string, keys map[string]bool) []headFacet {
+// its best hits are the facets the sources themselves give the topic ("Select statements" in the specification
+// for a question about select, "三种预设" for one about the presets). A heading counts when it names a facet of the
+// question (facetHeading) and, when the question names an API, that API (namesOne). Only sources that can also
+// fetch what they find (a local corpus index) are asked; a failing source adds nothing. It also returns every
+// heading of the documents it read, the corpus's own names for topics (see corpusTopic).
+func (p *Planner) corpusFacets(ctx context.Context, question, query string, keys map[string]bool) (out []headFacet, heads []string) {
 	if len(keys) == 0 || strings.TrimSpace(query) == "" {
-		return nil
+		return nil, nil
 	}
 	names := nameTerms(question)
-	var out []headFacet
 	seen := map[string]bool{}
 	for _, src := range p.cfg.Searchers {
 		f, ok := src.(sources.Fetcher)
@@ -53,6 +52,13 @@ func (p *Planner) corpusFacets(ctx context.Context, question, query string, keys
 			continue
 		}
 		docs := map[string]*sources.Document{}
+		// The titles of all the documents found: their words are the corpus's domain ("Go" over the Go
+		// documentation), not a facet of the question.
+		var titles []string
+		for _, h := range hits {
+			titles = append(titles, h.Title)
+		}
+		domain := strings.Join(titles, " ")
 		for _, h := range hits {
 			// Only the strong hits: a section the search ranks far below the best is a passing mention.
 			if len(hits) > 0 && h.Score < facetScoreShare*hits[0].Score {
@@ -65,22 +71,72 @@ func (p *Planner) corpusFacets(ctx context.Context, question, query string, keys
 					p.cfg.Log.Debug("corpus facets: fetch failed", "url", h.URL, "err", err)
 				}
 				docs[base] = doc
+				if doc != nil {
+					for _, hd := range headings(doc.Text) {
+						heads = append(heads, plainText(headingAnchorRE.ReplaceAllString(hd.Text, "")))
+					}
+				}
 			}
 			if doc == nil {
 				continue
 			}
 			head := sectionHeading(h.URL, doc.Text, keys)
-			if head == "" || seen[head] || !facetHeading(head, doc.Title, keys) || !namesOne(head, names) {
+			if head == "" || seen[head] || !facetHeading(head, doc.Title+" "+domain, keys) || !namesOne(head, names) {
 				continue
 			}
 			seen[head] = true
 			out = append(out, headFacet{Heading: head, Title: strings.TrimSpace(doc.Title)})
 			if len(out) >= maxHeadFacets {
-				return out
+				return out, heads
 			}
 		}
 	}
-	return out
+	return out, heads
+}
+
+// corpusTopic is the defined-term heuristic: the topic a facet sub-question asks about, cut to the longest
+// leading words that a heading of the corpus names ("select statement" of "select statement choose", under
+// "Select statements"; "iota" of "iota represent", under "Iota"), since the grammar cannot tell a verb from a
+// noun and the corpus's headings are its names for its topics. A single word counts only when a heading is that
+// word alone. The topic stays whole when a heading names all of it, or none names a part.
+func corpusTopic(topic string, heads []string) string {
+	words := strings.Fields(topic)
+	if len(words) < 2 || hasCJK(topic) {
+		return topic
+	}
+	var headTerms []map[string]bool
+	for _, h := range heads {
+		m := map[string]bool{}
+		for _, t := range lexical.Tokenize(h) {
+			m[t] = true
+		}
+		headTerms = append(headTerms, m)
+	}
+	named := func(ws []string) bool {
+		ts := lexical.Tokenize(strings.Join(ws, " "))
+		if len(ts) == 0 {
+			return false
+		}
+		for _, m := range headTerms {
+			all := true
+			for _, t := range ts {
+				all = all && m[t]
+			}
+			if all && (len(ws) > 1 || len(m) == len(uniq(ts))) {
+				return true
+			}
+		}
+		return false
+	}
+	if named(words) {
+		return topic
+	}
+	for n := len(words) - 1; n >= 1; n-- {
+		if named(words[:n]) {
+			return strings.Join(words[:n], " ")
+		}
+	}
+	return topic
 }
 
 // sectionHeading is the text of the heading of the section the hit is about: of the sections the URL's #Lx-Ly
@@ -132,7 +188,7 @@ var apiHeadingRE = regexp.MustCompile(`^(?:func|type)\s+(?:\([^)]*\)\s*)?([\pL\p
 // documentation says only its name ("Go" of "func (WaitGroup) Go"). A heading longer than a topic, or the title
 // itself, is no facet.
 func facetHeading(head, title string, keys map[string]bool) bool {
-	if utf8.RuneCountInString(head) > maxFacetHeadRs || strings.EqualFold(strings.TrimSpace(title), head) {
+	if utf8.RuneCountInString(head) > maxFacetHeadRs || strings.HasPrefix(strings.ToLower(strings.TrimSpace(title)), strings.ToLower(head)) {
 		return false
 	}
 	topic := head

@@ -143,3 +143,22 @@ func TestNamesOne(t *testing.T) {
 		}
 	}
 }
+
+// The defined-term heuristic: a facet's topic is cut to the words a corpus heading names.
+func TestCorpusTopic(t *testing.T) {
+	heads := []string{"Select statements", "Iota", "Goroutine creation", "Initialization", "Defer statements", "The Go Memory Model"}
+	for topic, want := range map[string]string{
+		"select statement choose":     "select statement",
+		"iota represent":              "iota",
+		"initialization synchronized": "initialization",
+		"goroutine created exits":     "goroutine created exits", // "Goroutine creation" is more than "goroutine"
+		"deferred functions executed": "deferred functions executed",
+		"Go memory model":             "Go memory model", // named whole
+		"channel communication":       "channel communication",
+		"上下文压缩":                       "上下文压缩",
+	} {
+		if got := corpusTopic(topic, heads); got != want {
+			t.Errorf("corpusTopic(%q) = %q, want %q", topic, got, want)
+		}
+	}
+}

@@ -29,6 +29,8 @@ var (
 		rule rules program programs way ways thing things kind kinds sort sorts difference differences example examples
 		part parts aspect aspects someone something anything follow follows instead whether`)
 	enConjunctions = toSet(`and or vs versus nor`)
+	// enHowWords complete "how" into a question word: how long, how many, how much, how often, how far.
+	enHowWords = toSet(`long many much often far`)
 	// relationVerbs name what the question asks of its subject; they are facets, not topics.
 	enRelationVerbs = toSet(`say says said guarantee guarantees guaranteed promise promises ensure ensures
 		require requires specify specifies define defines mean means allow allows permit permits provide provides
@@ -82,9 +84,15 @@ func splitEN(q string) (out []phrase, verbs []string) {
 		}
 		cur = nil
 	}
+	prev := ""
 	for _, w := range wordRE.FindAllString(q, -1) {
 		lw := strings.ToLower(w)
+		after := prev
+		prev = lw
 		switch {
+		case after == "how" && enHowWords[lw]:
+			// "How long", "how many": one question word, not a topic.
+			flush()
 		case enConjunctions[lw]:
 			flush()
 			conj = len(out) > 0

@@ -169,6 +169,9 @@ func (p *Planner) Plan(ctx context.Context, question string) (*research.Plan, er
 	if subject != focus {
 		core = append(core, focus)
 	}
+	if rest := withoutProperModifier(all); rest != "" {
+		core = append(core, rest)
+	}
 	add(q, core...)
 	// Each clause of a compound question ("What is a data race and how should programs avoid it?") is a question
 	// of its own, with the subject put back where the clause only points at it.
@@ -199,7 +202,8 @@ func (p *Planner) Plan(ctx context.Context, question string) (*research.Plan, er
 		}
 	}
 	// The corpus's own facets: the sections the question's search lands in, asked about by their headings.
-	for _, f := range p.corpusFacets(ctx, q, strings.Join(all, " "), keyTerms(all)) {
+	facets, heads := p.corpusFacets(ctx, q, strings.Join(all, " "), keyTerms(all))
+	for _, f := range facets {
 		qs := []string{f.Heading}
 		if !strings.Contains(strings.ToLower(f.Heading), strings.ToLower(subject)) {
 			qs = append(qs, f.Heading+" "+subject)
@@ -212,6 +216,12 @@ func (p *Planner) Plan(ctx context.Context, question string) (*research.Plan, er
 	if verb != "" && members == nil && !nameLike(subject) {
 		topic = focus
 	}
+	// A lone past participle ("canceled" of "What happens when a Go context is canceled?") is what happens to the
+	// subject, not a topic of its own.
+	if f := strings.Fields(topic); len(f) == 1 && commonWord(f[0]) && strings.HasSuffix(f[0], "ed") {
+		topic = subject
+	}
+	topic = corpusTopic(topic, heads)
 	add(fmt.Sprintf(w.examples, subject, topic), append(format(w.exQueries[0], topic), format(w.exQueries[1], topic)...)...)
 	add(fmt.Sprintf(w.caveats, subject, topic), append(format(w.cavQueries[0], topic), format(w.cavQueries[1], topic)...)...)
 	if len(sqs) < 3 {
@@ -376,4 +386,28 @@ func possessive(q, word string) bool {
 	}
 	rest := strings.TrimLeft(q[i+len(word):], " ")
 	return strings.HasPrefix(rest, "的") || strings.HasPrefix(rest, "'s ") || strings.HasPrefix(rest, "’s ")
+}
+
+// withoutProperModifier is the proper-modifier heuristic: a phrase that opens with a capitalised word before
+// other words ("Go context", "Go HTTP server") names its thing by the maker or language it belongs to, which the
+// sources about it rarely repeat ("When a Context is canceled, …" in the context package's own documentation). It
+// returns the key phrases without that word, as one more query variant (the analyst takes the best one), or "" when
+// no phrase opens so. A name (HTTP, GODEBUG, sync.Map) is no modifier.
+func withoutProperModifier(phrases []string) string {
+	changed := false
+	var out []string
+	for _, ph := range phrases {
+		f := strings.Fields(ph)
+		if len(f) >= 2 && !hasCJK(f[0]) && !nameLike(f[0]) {
+			if r, _ := utf8.DecodeRuneInString(f[0]); unicode.IsUpper(r) {
+				f = f[1:]
+				changed = true
+			}
+		}
+		out = append(out, strings.Join(f, " "))
+	}
+	if !changed {
+		return ""
+	}
+	return strings.Join(out, " ")
 }
