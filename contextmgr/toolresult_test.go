@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/deepresearch/deepresearch/agent"
+	"github.com/deepresearch/deepresearch/internal/syncio"
 	"github.com/deepresearch/deepresearch/llm"
 	"github.com/deepresearch/deepresearch/llm/tokens"
 )
@@ -294,7 +295,7 @@ func TestOutputCapClaudeCode(t *testing.T) {
 }
 
 func TestOffloadQuota(t *testing.T) {
-	logs := &syncBuffer{}
+	logs := &syncio.Buffer{}
 	m, ws := newManager(t, Config{GateTokens: -1, EvictTokens: 100, OffloadQuota: 2_500,
 		Logger: slog.New(slog.NewTextHandler(logs, nil))})
 	st := state(noCallModel(t, 128_000), "s", nil)

@@ -60,6 +60,9 @@ type Config struct {
 	Warn io.Writer
 	// Logger receives diagnostics; nil discards them.
 	Logger *slog.Logger
+	// Redact rewrites the text of every failed tool call before the model or the stored history sees it (keys
+	// echoed in an error message); nil keeps error texts as they are.
+	Redact func(string) string
 }
 
 // Runtime is the assembled tool set and middleware. Pass Tools and Middleware to agent.Config.
@@ -121,7 +124,10 @@ func attachMCP(ctx context.Context, rt *Runtime, cfg Config) error {
 		counter = tokens.ForModel(cfg.Model.Info().Name)
 	}
 	// The task tool bounds its own run time (subagent.Config.Timeout); a 5-minute tool timeout would cut it.
-	rt.guard = mcptools.NewGuard(mcptools.GuardConfig{Timeouts: map[string]time.Duration{subagent.ToolName: mcptools.NoTimeout}})
+	rt.guard = mcptools.NewGuard(mcptools.GuardConfig{
+		Timeouts: map[string]time.Duration{subagent.ToolName: mcptools.NoTimeout},
+		Redact:   cfg.Redact,
+	})
 	rt.lazy = mcptools.NewLazy(mcptools.LazyConfig{Counter: counter})
 	rt.Middleware = append([]agent.Middleware{rt.guard, rt.lazy}, rt.Middleware...)
 	rt.Tools = append(rt.Tools, rt.lazy.Tool())

@@ -134,29 +134,37 @@ func MMR(relevance []float64, sim func(i, j int) float64, k int, lambda float64)
 
 // Jaccard is the Jaccard similarity of two token sets.
 func Jaccard(a, b []string) float64 {
-	if len(a) == 0 && len(b) == 0 {
+	return NewTokenSet(a).Jaccard(NewTokenSet(b))
+}
+
+// TokenSet is a set of tokens, built once for a text compared with many others.
+type TokenSet map[string]struct{}
+
+// NewTokenSet returns the set of toks.
+func NewTokenSet(toks []string) TokenSet {
+	s := make(TokenSet, len(toks))
+	for _, t := range toks {
+		s[t] = struct{}{}
+	}
+	return s
+}
+
+// Jaccard is the Jaccard similarity of s and o: 1 for two empty sets.
+func (s TokenSet) Jaccard(o TokenSet) float64 {
+	if len(s) == 0 && len(o) == 0 {
 		return 1
 	}
-	sa := map[string]bool{}
-	for _, t := range a {
-		sa[t] = true
+	small, large := s, o
+	if len(small) > len(large) {
+		small, large = large, small
 	}
-	sb := map[string]bool{}
 	inter := 0
-	for _, t := range b {
-		if sb[t] {
-			continue
-		}
-		sb[t] = true
-		if sa[t] {
+	for t := range small {
+		if _, ok := large[t]; ok {
 			inter++
 		}
 	}
-	union := len(sa) + len(sb) - inter
-	if union == 0 {
-		return 0
-	}
-	return float64(inter) / float64(union)
+	return float64(inter) / float64(len(s)+len(o)-inter)
 }
 
 // NormalizeSpace collapses every run of white space to one space and trims the ends; quotes are compared in this

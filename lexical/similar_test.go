@@ -35,3 +35,23 @@ func TestShingleJaccardAndSameClaim(t *testing.T) {
 		t.Errorf("one-token texts: %v, want 1", got)
 	}
 }
+
+func TestJaccardCountsEachTokenOnce(t *testing.T) {
+	for _, tt := range []struct {
+		a, b []string
+		want float64
+	}{
+		{nil, nil, 1},
+		{[]string{"a"}, nil, 0},
+		{[]string{"a", "a", "b"}, []string{"b", "c", "c"}, 1.0 / 3},
+		{[]string{"x", "y"}, []string{"y", "x", "x"}, 1},
+		{[]string{"a", "b", "c", "d"}, []string{"d"}, 0.25},
+	} {
+		if got := Jaccard(tt.a, tt.b); got != tt.want {
+			t.Errorf("Jaccard(%v, %v) = %v, want %v", tt.a, tt.b, got, tt.want)
+		}
+		if got := NewTokenSet(tt.b).Jaccard(NewTokenSet(tt.a)); got != tt.want {
+			t.Errorf("TokenSet Jaccard(%v, %v) = %v, want %v", tt.b, tt.a, got, tt.want)
+		}
+	}
+}

@@ -36,6 +36,10 @@ type GuardConfig struct {
 	// AbandonAfter is how long a tool that ignores cancellation gets after its deadline before Guard gives up
 	// waiting and answers with a timeout error; default 5s.
 	AbandonAfter time.Duration
+	// Redact, when set, rewrites the text of every error result before it enters the history: a failing call's
+	// message may echo a request with a key in its URL or headers, and the history is sent to the model and kept
+	// on disk. Nil keeps error texts as they are.
+	Redact func(string) string
 }
 
 var _ agent.ToolWrapper = (*Guard)(nil)
@@ -120,15 +124,23 @@ func (g *Guard) WrapTool(next agent.ToolHandler) agent.ToolHandler {
 				return hr.res, hr.err
 			}
 			if errors.Is(cctx.Err(), context.DeadlineExceeded) {
-				return agent.ErrorResult("tool %s timed out after %s: %v", call.Name, d, hr.err), nil
+				return g.finish(agent.ErrorResult("tool %s timed out after %s: %v", call.Name, d, hr.err)), nil
 			}
-			return agent.ErrorResult("tool %s failed: %v", call.Name, hr.err), nil
+			return g.finish(agent.ErrorResult("tool %s failed: %v", call.Name, hr.err)), nil
 		}
 		if ctx.Err() == nil && errors.Is(cctx.Err(), context.DeadlineExceeded) && hr.res.IsError {
 			hr.res.Content = fmt.Sprintf("Error: tool %s timed out after %s. %s", call.Name, d, hr.res.Content)
 		}
-		return g.cap(hr.res), nil
+		return g.finish(hr.res), nil
 	}
+}
+
+// finish applies the result ceiling and, to error results, Redact.
+func (g *Guard) finish(res agent.Result) agent.Result {
+	if res.IsError && g.cfg.Redact != nil {
+		res.Content = g.cfg.Redact(res.Content)
+	}
+	return g.cap(res)
 }
 
 func (g *Guard) cap(res agent.Result) agent.Result {

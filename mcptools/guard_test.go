@@ -77,6 +77,30 @@ func TestGuard(t *testing.T) {
 			},
 			want: "the tool returned 5000 characters; only the first 1000 are shown", maxRunes: 1000 + 200,
 		},
+		{
+			name: "redact rewrites a failed call's message",
+			cfg:  mcptools.GuardConfig{Redact: func(s string) string { return strings.ReplaceAll(s, "sk-live-123456", "[redacted]") }},
+			handler: func(context.Context, *agent.State, llm.ToolCall) (agent.Result, error) {
+				return agent.Result{}, errors.New("GET https://api.example.com/?key=sk-live-123456: 401")
+			},
+			want: "tool probe failed: GET https://api.example.com/?key=[redacted]: 401", isError: true,
+		},
+		{
+			name: "redact rewrites an error result the tool returned",
+			cfg:  mcptools.GuardConfig{Redact: func(s string) string { return strings.ReplaceAll(s, "sk-live-123456", "[redacted]") }},
+			handler: func(context.Context, *agent.State, llm.ToolCall) (agent.Result, error) {
+				return agent.Result{Content: "upstream said: bad key sk-live-123456", IsError: true}, nil
+			},
+			want: "upstream said: bad key [redacted]", isError: true,
+		},
+		{
+			name: "redact leaves a successful result alone",
+			cfg:  mcptools.GuardConfig{Redact: func(string) string { return "[redacted]" }},
+			handler: func(context.Context, *agent.State, llm.ToolCall) (agent.Result, error) {
+				return agent.Result{Content: "token = abc123 in the file being edited"}, nil
+			},
+			want: "token = abc123 in the file being edited",
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"github.com/deepresearch/deepresearch/llm"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/deepresearch/deepresearch/research/state"
@@ -23,7 +24,45 @@ func (r *runner) spendNow() (tokens int, cost float64, calls int) {
 	return r.base.Tokens + u.InputTokens + u.OutputTokens, r.base.CostUSD + c, r.base.Calls + n
 }
 
+// spendSaves coalesces the saves of the running spend: a save asked for while another is being written waits
+// for that write and at most one more, which covers every save asked for meanwhile, instead of writing its own.
+// Wide fan-out asks for one after every role call; the state needs only the latest figures.
+type spendSaves struct {
+	mu     sync.Mutex
+	asked  uint64        // saves asked for
+	saved  uint64        // saves covered by the last finished write
+	active chan struct{} // closed when the write in progress ends; nil when none is
+}
+
+// saveSpend writes the run's spend so far (and this attempt's own, for a step of a durable run) and returns once
+// a write that started after the call has finished.
 func (r *runner) saveSpend(ctx context.Context) {
+	w := &r.spendSaves
+	w.mu.Lock()
+	w.asked++
+	mine := w.asked
+	for w.saved < mine && w.active != nil {
+		ch := w.active
+		w.mu.Unlock()
+		<-ch
+		w.mu.Lock()
+	}
+	if w.saved >= mine {
+		w.mu.Unlock()
+		return
+	}
+	ch := make(chan struct{})
+	w.active = ch
+	upto := w.asked
+	w.mu.Unlock()
+	r.writeSpend(ctx)
+	w.mu.Lock()
+	w.saved, w.active = upto, nil
+	close(ch)
+	w.mu.Unlock()
+}
+
+func (r *runner) writeSpend(ctx context.Context) {
 	t, c, n := r.spendNow()
 	b, _ := json.Marshal(spend{Tokens: t, CostUSD: c, Calls: n})
 	if err := r.db.SetMeta(context.WithoutCancel(ctx), "spend", string(b)); err != nil {
@@ -31,7 +70,8 @@ func (r *runner) saveSpend(ctx context.Context) {
 	}
 	if r.spendKey != "" {
 		// A step of a durable run: this attempt's own spend, under its own key, beside every other attempt's.
-		own := state.Spend{Tokens: max(t-r.base.Tokens, 0), CostUSD: max(c-r.base.CostUSD, 0), Calls: max(n-r.base.Calls, 0)}
+		// Its calls are the ones it reserved (reserveGate), counted in the ledger as they were reserved.
+		own := state.Spend{Tokens: max(t-r.base.Tokens, 0), CostUSD: max(c-r.base.CostUSD, 0), Calls: int(r.reserved.Load())}
 		if err := r.db.SetSpend(context.WithoutCancel(ctx), r.spendKey, own); err != nil {
 			r.log.Error("save spend", "err", err)
 		}
@@ -115,11 +155,42 @@ func (r *runner) cutShortText() string {
 	return strings.Join(r.cutShort, "; ")
 }
 
+// reserveGate runs gate, then reserves the call in the run's shared ledger; a refusal is the call cap.
+func (r *runner) reserveGate(ctx context.Context, gate func() error) func() error {
+	return func() error {
+		if gate != nil {
+			if err := gate(); err != nil {
+				return err
+			}
+		}
+		ok, err := r.db.ReserveCall(context.WithoutCancel(ctx), r.spendKey, r.rc.Budget.MaxCalls)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return fmt.Errorf("%w (%d calls)", ErrCallCap, r.rc.Budget.MaxCalls)
+		}
+		r.reserved.Add(1)
+		return nil
+	}
+}
+
+// roleFailure is a role call that failed for good, after its retries; it has been logged and emitted.
+type roleFailure struct{ err error }
+
+func (e *roleFailure) Error() string { return e.err.Error() }
+func (e *roleFailure) Unwrap() error { return e.err }
+
 // roleCall runs one role call as a fleet call, with the retry cap. Searches and reads pass a gate that checks
 // the fuse inside their fleet slot, right before they start, so spend passes the fuse by at most the calls
 // already in flight. A failure after the last retry is logged and emitted — never a silent skip.
 func (r *runner) roleCall(ctx context.Context, stage string, round int, sq, what string, gate func() error, fn func(context.Context) error) error {
 	retries := max(r.rc.Budget.Retries, 0)
+	if r.spendKey != "" {
+		// A step of a durable run: other steps of the run call at the same time on other workers, so each call
+		// reserves its place under the run's cap in the shared ledger.
+		gate = r.reserveGate(ctx, gate)
+	}
 	for attempt := 0; ; attempt++ {
 		start := time.Now()
 		err := r.fleet.DoGated(ctx, gate, fn)
@@ -149,7 +220,7 @@ func (r *runner) roleCall(ctx context.Context, stage string, round int, sq, what
 				e.Retries, e.Duration = attempt, time.Since(start)
 			})
 			r.emit(Event{Stage: stage, Kind: EventError, Round: round, SubQuestion: sq, Message: what, Err: err.Error()})
-			return err
+			return &roleFailure{err}
 		}
 		r.logf(ctx, stage, round, sq, "retry", what, err, func(e *state.LogEntry) { e.Retries = attempt + 1 })
 		r.emit(Event{Stage: stage, Kind: EventRetry, Round: round, SubQuestion: sq, Message: what, Err: err.Error()})

@@ -133,6 +133,11 @@ func (r *runner) storedDocument(ctx context.Context, source string) (*docEntry, 
 	if err != nil {
 		return nil, err
 	}
+	return r.storedEntry(ctx, meta)
+}
+
+// storedEntry returns the text stored for the fetched document meta describes, indexed for quote lookups.
+func (r *runner) storedEntry(ctx context.Context, meta *state.Document) (*docEntry, error) {
 	n := documentKey(meta.URL)
 	r.mu.Lock()
 	d, ok := r.docs[n]

@@ -2,11 +2,15 @@ package research
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"sync"
 	"time"
+
+	"github.com/deepresearch/deepresearch/research/state"
 )
 
 // eventSink numbers events, appends them to events.jsonl and hands them to the caller's callback, one at a time.
@@ -17,6 +21,9 @@ type eventSink struct {
 	runID    string
 	on       func(Event)
 	progress func() Progress
+	// shared, when set, also receives every event: the run's state, for whoever follows a run whose steps run
+	// in other processes.
+	shared *state.DB
 }
 
 func openEventSink(path, runID string, on func(Event), progress func() Progress) (*eventSink, error) {
@@ -45,6 +52,9 @@ func (s *eventSink) emit(e Event) {
 	e.Progress = p
 	if b, err := json.Marshal(e); err == nil {
 		_, _ = s.f.Write(append(b, '\n'))
+		if s.shared != nil {
+			_ = s.shared.AddEvents(context.Background(), b) // progress only: a lost event loses nothing else
+		}
 	}
 	if s.on != nil {
 		s.on(e)
@@ -74,4 +84,54 @@ func readEvents(path string) ([]Event, error) {
 		}
 	}
 	return out, sc.Err()
+}
+
+// EventFeed follows the events of a run kept in a shared state, written by every process working on it.
+type EventFeed struct {
+	location, runID string
+	db              *state.DB
+	after           int64
+}
+
+// NewEventFeed follows run runID in the state at location (a postgres:// URL or a run's state file).
+func NewEventFeed(location, runID string) *EventFeed {
+	return &EventFeed{location: location, runID: runID}
+}
+
+// Next returns the events stored since the last call, oldest first, each with its place in the run's sequence
+// as Seq. Before the run's state exists it returns none.
+func (f *EventFeed) Next(ctx context.Context) ([]Event, error) {
+	if f.db == nil {
+		db, err := state.OpenRunReadOnly(ctx, f.location, f.runID)
+		if errors.Is(err, state.ErrNotFound) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		f.db = db
+	}
+	rows, err := f.db.Events(ctx, f.after, 1000)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Event, 0, len(rows))
+	for _, row := range rows {
+		f.after = row.Seq
+		var e Event
+		if json.Unmarshal([]byte(row.Data), &e) != nil {
+			continue
+		}
+		e.Seq = row.Seq
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// Close releases the feed's hold on the state.
+func (f *EventFeed) Close() error {
+	if f.db == nil {
+		return nil
+	}
+	return f.db.Close()
 }

@@ -13,9 +13,11 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/deepresearch/deepresearch/internal/redact"
+	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/llm"
 	"github.com/deepresearch/deepresearch/research/state"
 	"github.com/deepresearch/deepresearch/sources"
@@ -57,7 +59,7 @@ type docEntry struct {
 }
 
 type novelty struct {
-	claims    [][]string // token lists of the sub-question's claims so far
+	claims    []lexical.TokenSet // token sets of the sub-question's claims so far
 	normed    map[string]bool
 	stale     int
 	saturated bool
@@ -85,6 +87,10 @@ type runner struct {
 	// spendKey, for one step of a durable run, names this attempt's row in the run's spend ledger; base is then
 	// every other attempt's spend.
 	spendKey string
+	// spendSaves coalesces the writes of the running spend.
+	spendSaves spendSaves
+	// reserved counts the calls this attempt reserved in the run's shared ledger.
+	reserved atomic.Int64
 
 	mu       sync.Mutex
 	prog     Progress
@@ -335,7 +341,7 @@ func (r *runner) loadResumed(ctx context.Context, rc runConfig) (_ runConfig, do
 }
 
 func (r *runner) saveMeta(ctx context.Context, fresh bool) error {
-	set := func(k, v string) error { return r.db.SetMeta(ctx, k, v) }
+	b := r.db.Batch() // one commit for all of them
 	if fresh {
 		cfgJSON, _ := json.Marshal(r.rc)
 		settings, _ := json.Marshal(r.cfg.Settings)
@@ -344,15 +350,12 @@ func (r *runner) saveMeta(ctx context.Context, fresh bool) error {
 			{"created", r.created.UTC().Format(time.RFC3339Nano)}, {"config", string(cfgJSON)},
 			{"settings", string(settings)},
 		} {
-			if err := set(kv[0], kv[1]); err != nil {
-				return err
-			}
+			b.SetMeta(kv[0], kv[1])
 		}
 	}
-	if err := set("status", RunRunning); err != nil {
-		return err
-	}
-	return set("error", "")
+	b.SetMeta("status", RunRunning)
+	b.SetMeta("error", "")
+	return b.Commit(ctx)
 }
 
 // scrubbedError shows a run's error with its secrets removed while errors.Is and errors.As still see the cause.

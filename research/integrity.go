@@ -6,7 +6,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/deepresearch/deepresearch/lexical"
 )
@@ -67,6 +69,31 @@ type Checker struct {
 	Question string
 	// Judged holds the verdicts of a SupportJudge by sentence: a reason for each sentence judged unsupported.
 	Judged map[string]string
+	// memo, when set, keeps each sentence's deterministic verdict (everything but Judged), so that the passes
+	// over one draft — the judge's claims, the check, the removal — and the next draft's repeated sentences
+	// check each sentence once. Only for a Checker whose Evidence and Quote answer the same for its lifetime.
+	memo *sentenceMemo
+}
+
+// sentenceMemo is a Checker's memory of the sentences it has checked; safe for concurrent use.
+type sentenceMemo struct {
+	mu sync.Mutex
+	m  map[string]sentenceVerdict
+}
+
+// sentenceVerdict is the deterministic part of a sentence's check.
+type sentenceVerdict struct {
+	problems []string
+	// judgeable: the sentence cites quotes and passed the deterministic checks, so a SupportJudge's verdict
+	// on it (under key) counts.
+	judgeable bool
+	key       string
+}
+
+// withMemo returns c remembering each sentence's deterministic verdict (see Checker.memo).
+func (c Checker) withMemo() Checker {
+	c.memo = &sentenceMemo{m: map[string]sentenceVerdict{}}
+	return c
 }
 
 // CheckIntegrity returns every problem of a draft: citations of evidence that is unknown, rejected or
@@ -168,6 +195,35 @@ func (c Checker) problems(s string, draftQuotes []string) []string {
 		}
 		return nil
 	}
+	v := c.sentence(s)
+	if !v.judgeable {
+		return v.problems
+	}
+	if reason, judged := c.Judged[v.key]; judged {
+		return []string{"unsupported by the quotes it cites: " + reason}
+	}
+	return nil
+}
+
+// sentence returns the deterministic verdict on one sentence, from the memo when there is one.
+func (c Checker) sentence(s string) sentenceVerdict {
+	if c.memo == nil {
+		return c.checkSentence(s)
+	}
+	c.memo.mu.Lock()
+	v, ok := c.memo.m[s]
+	c.memo.mu.Unlock()
+	if ok {
+		return v
+	}
+	v = c.checkSentence(s)
+	c.memo.mu.Lock()
+	c.memo.m[s] = v
+	c.memo.mu.Unlock()
+	return v
+}
+
+func (c Checker) checkSentence(s string) sentenceVerdict {
 	var problems []string
 	ms := markerRe.FindAllStringSubmatch(s, -1)
 	base := supportBase{question: c.Question}
@@ -194,16 +250,13 @@ func (c Checker) problems(s string, draftQuotes []string) []string {
 		problems = append(problems, "factual sentence without a citation")
 	}
 	if len(problems) > 0 || c.Quote == nil || len(base.quotes) == 0 {
-		return problems
+		return sentenceVerdict{problems: problems}
 	}
 	base.titles = strings.Join(titles, "\n")
 	if p := supportProblem(s, base); p != "" {
-		return []string{p}
+		return sentenceVerdict{problems: []string{p}}
 	}
-	if reason, judged := c.Judged[strings.TrimSpace(markerRe.ReplaceAllString(s, ""))]; judged {
-		return []string{"unsupported by the quotes it cites: " + reason}
-	}
-	return nil
+	return sentenceVerdict{judgeable: true, key: strings.TrimSpace(markerRe.ReplaceAllString(s, ""))}
 }
 
 // needsCitation decides whether an uncited sentence is a problem: anything with words in it, except a lead-in
@@ -366,67 +419,76 @@ func joinSentences(ss []string) string {
 	return b.String()
 }
 
+// lastRune returns the last rune of s, or 0 when s is empty.
 func lastRune(s string) rune {
-	r := []rune(s)
-	if len(r) == 0 {
+	if s == "" {
 		return 0
 	}
-	return r[len(r)-1]
+	r, _ := utf8.DecodeLastRuneInString(s)
+	return r
 }
 
 // SplitSentences splits a paragraph into sentences. A citation marker that follows the full stop ("… end. [e3]")
-// stays with the sentence it follows.
+// stays with the sentence it follows. It is linear in the paragraph's length: a synthesizer may write a whole
+// section as one paragraph of hundreds of cited sentences.
 func SplitSentences(text string) []string {
 	text = strings.TrimSpace(text)
+	if !utf8.ValidString(text) {
+		text = string([]rune(text)) // each invalid byte reads as U+FFFD, as a rune conversion has it
+	}
 	var out []string
-	runes := []rune(text)
 	start := 0
-	for i := 0; i < len(runes); i++ {
-		r := runes[i]
+	for i := 0; i < len(text); {
+		r, size := utf8.DecodeRuneInString(text[i:])
+		stop := i
+		i += size
 		cjkEnd := r == '。' || r == '！' || r == '？' || r == '；'
 		latinEnd := r == '.' || r == '!' || r == '?'
 		if !cjkEnd && !latinEnd {
 			continue
 		}
-		j := i + 1
-		for j < len(runes) && strings.ContainsRune(`"'”’)）」』`, runes[j]) {
-			j++
+		j := i
+		for j < len(text) {
+			c, n := utf8.DecodeRuneInString(text[j:])
+			if !strings.ContainsRune(`"'”’)）」』`, c) {
+				break
+			}
+			j += n
 		}
 		// Markers right after the stop belong to this sentence.
 		k := j
 		for {
-			for k < len(runes) && runes[k] == ' ' {
+			for k < len(text) && text[k] == ' ' {
 				k++
 			}
-			if loc := markerRe.FindStringIndex(string(runes[k:])); loc != nil && loc[0] == 0 {
-				k += len([]rune(string(runes[k:])[:loc[1]]))
+			if loc := markerAtStartRe.FindStringIndex(text[k:]); loc != nil {
+				k += loc[1]
 				j = k
 				continue
 			}
 			break
 		}
 		if latinEnd {
-			if j < len(runes) && runes[j] != ' ' {
+			if j < len(text) && text[j] != ' ' {
 				continue // "1.5", "e.g.x", "example.com"
 			}
 			n := j
-			for n < len(runes) && runes[n] == ' ' {
+			for n < len(text) && text[n] == ' ' {
 				n++
 			}
-			if n < len(runes) && unicode.IsLower(runes[n]) {
+			if c, _ := utf8.DecodeRuneInString(text[n:]); n < len(text) && unicode.IsLower(c) {
 				continue // "e.g. the"
 			}
-			if r == '.' && i > 0 && isAbbrev(runes[start:i]) {
+			if r == '.' && stop > start && isAbbrev(text[start:stop]) {
 				continue
 			}
 		}
-		s := strings.TrimSpace(string(runes[start:j]))
-		if s != "" {
+		if s := strings.TrimSpace(text[start:j]); s != "" {
 			out = append(out, s)
 		}
 		start = j
 	}
-	if rest := strings.TrimSpace(string(runes[start:])); rest != "" {
+	if rest := strings.TrimSpace(text[start:]); rest != "" {
 		if len(out) > 0 && markerOnly(rest) {
 			out[len(out)-1] += " " + rest
 		} else {
@@ -436,6 +498,9 @@ func SplitSentences(text string) []string {
 	return out
 }
 
+// markerAtStartRe matches a citation marker at the start of a string only.
+var markerAtStartRe = regexp.MustCompile(`^(?:` + markerRe.String() + `)`)
+
 func markerOnly(s string) bool {
 	return strings.TrimSpace(markerRe.ReplaceAllString(s, "")) == ""
 }
@@ -443,17 +508,22 @@ func markerOnly(s string) bool {
 var abbrevs = map[string]bool{"e.g": true, "i.e": true, "etc": true, "vs": true, "mr": true, "mrs": true,
 	"dr": true, "prof": true, "fig": true, "no": true, "cf": true, "al": true, "st": true, "jr": true, "sr": true}
 
-func isAbbrev(before []rune) bool {
+func isAbbrev(before string) bool {
 	i := len(before)
-	for i > 0 && (unicode.IsLetter(before[i-1]) || before[i-1] == '.') {
-		i--
+	for i > 0 {
+		r, n := utf8.DecodeLastRuneInString(before[:i])
+		if !unicode.IsLetter(r) && r != '.' {
+			break
+		}
+		i -= n
 	}
-	w := strings.ToLower(string(before[i:]))
+	w := strings.ToLower(before[i:])
 	if abbrevs[w] {
 		return true
 	}
 	// Single capital initial ("J. Smith").
-	return len([]rune(w)) == 1 && unicode.IsUpper(before[len(before)-1])
+	last, _ := utf8.DecodeLastRuneInString(before)
+	return utf8.RuneCountInString(w) == 1 && unicode.IsUpper(last)
 }
 
 func collapseBlankLines(s string) string {

@@ -70,6 +70,20 @@ func (r *runner) restoreProgress(ctx context.Context) error {
 
 // logf appends to the research log; a failure to log is itself logged, never fatal.
 func (r *runner) logf(ctx context.Context, stage string, round int, sq, decision, detail string, err error, opts ...func(*state.LogEntry)) {
+	e := r.logEntry(stage, round, sq, decision, detail, err, opts...)
+	if lerr := r.db.AddLog(context.WithoutCancel(ctx), e); lerr != nil {
+		r.log.Error("research log", "err", lerr)
+	}
+}
+
+// logTo queues a research-log row in b, written when b commits; a refused row is logged, never fatal.
+func (r *runner) logTo(b *state.Batch, stage string, round int, sq, decision, detail string, err error, opts ...func(*state.LogEntry)) {
+	if lerr := b.AddLog(r.logEntry(stage, round, sq, decision, detail, err, opts...)); lerr != nil {
+		r.log.Error("research log", "err", lerr)
+	}
+}
+
+func (r *runner) logEntry(stage string, round int, sq, decision, detail string, err error, opts ...func(*state.LogEntry)) state.LogEntry {
 	e := state.LogEntry{Stage: stage, Round: round, SubQuestion: sq, Decision: decision, Detail: detail}
 	if err != nil {
 		e.Error = err.Error()
@@ -78,8 +92,6 @@ func (r *runner) logf(ctx context.Context, stage string, round int, sq, decision
 		o(&e)
 	}
 	e.Error, e.Detail = r.scrub.Scrub(e.Error), r.scrub.Scrub(e.Detail)
-	if lerr := r.db.AddLog(context.WithoutCancel(ctx), e); lerr != nil {
-		r.log.Error("research log", "err", lerr)
-	}
 	r.log.Debug("research", "stage", stage, "round", round, "sq", sq, "decision", decision, "detail", e.Detail, "err", e.Error)
+	return e
 }

@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/research/state"
+	"github.com/deepresearch/deepresearch/sources"
 )
 
 func (r *runner) saturated(sq string) bool {
@@ -18,24 +18,38 @@ func (r *runner) saturated(sq string) bool {
 	return nv != nil && nv.saturated
 }
 
-func (r *runner) read(ctx context.Context, round int, c Candidate) {
+func analysisStep(sq, u string) string { return "analysis:" + sq + ":" + sources.NormalizeURL(u) }
+
+// readStep is one read: fetch the source (once per run) and have the analyst read it for its sub-question. What
+// the analyst found is stored under the read's analysis key, so a read run again (a retry, a second delivery)
+// returns it without a second model call; it enters the pool through admitStep.
+func (r *runner) readStep(ctx context.Context, round int, c Candidate) (Reading, error) {
 	name := readStep(c.SubQuestion, c.URL)
-	if done, _ := r.db.Step(ctx, name, nil); done {
-		return
+	if done, err := r.db.Step(ctx, name, nil); err != nil {
+		return Reading{}, err
+	} else if done {
+		return Reading{Skipped: "done"}, nil
+	}
+	var items []Evidence
+	if done, err := r.db.Step(ctx, analysisStep(c.SubQuestion, c.URL), &items); err != nil {
+		return Reading{}, err
+	} else if done {
+		return Reading{Items: items}, nil
+	}
+	skip := func(why string) (Reading, error) {
+		r.update(func(p *Progress) { p.ReadsPending = max(p.ReadsPending-1, 0) })
+		return Reading{Skipped: why}, nil
 	}
 	if r.saturated(c.SubQuestion) {
 		r.emit(Event{Stage: StageRead, Kind: EventSkip, Round: round, SubQuestion: c.SubQuestion, URL: c.URL,
 			Message: "not read: early stop"})
 		r.logf(ctx, StageRead, round, c.SubQuestion, "skipped", "early stop: "+c.URL, nil)
-		return
+		return skip("early stop")
 	}
-	if ctx.Err() != nil {
-		return
+	if err := ctx.Err(); err != nil {
+		return Reading{}, err
 	}
 	sq := r.subQuestion(c.SubQuestion)
-	var doc *docEntry
-	var items []Evidence
-	start := time.Now()
 	gate := func() error {
 		if err := r.checkFuse(StageRead); err != nil {
 			return err
@@ -47,11 +61,9 @@ func (r *runner) read(ctx context.Context, round int, c Candidate) {
 	}
 	var partial error
 	err := r.roleCall(ctx, StageRead, round, c.SubQuestion, "read "+c.URL, gate, func(ctx context.Context) error {
-		var err error
-		if doc == nil {
-			if doc, err = r.document(ctx, c.URL); err != nil {
-				return &permanentError{err}
-			}
+		doc, err := r.document(ctx, c.URL)
+		if err != nil {
+			return &permanentError{err}
 		}
 		// The document is fetched once per run; the analyst reads it at this candidate's URL (its line anchor
 		// names the passage the search found), not at whichever URL fetched it first.
@@ -73,45 +85,67 @@ func (r *runner) read(ctx context.Context, round int, c Candidate) {
 	case errors.Is(err, errFuse):
 		r.emit(Event{Stage: StageRead, Kind: EventSkip, Round: round, SubQuestion: c.SubQuestion, URL: c.URL,
 			Message: "not read: cut short"})
-		return
+		return skip("cut short")
 	case errors.Is(err, errSaturated):
 		r.emit(Event{Stage: StageRead, Kind: EventSkip, Round: round, SubQuestion: c.SubQuestion, URL: c.URL,
 			Message: "not read: early stop"})
 		r.logf(ctx, StageRead, round, c.SubQuestion, "skipped", "early stop: "+c.URL, nil)
-		return
+		return skip("early stop")
 	case err != nil:
-		if ctx.Err() == nil && !isContextErr(err) {
-			// Not read again in a later round, for this or any sub-question.
-			_ = r.db.MarkStep(ctx, unreadableStep(c.URL), map[string]string{"error": lexical.Clip(r.scrub.Scrub(err.Error()), 300)})
+		if ctx.Err() != nil || isContextErr(err) {
+			return Reading{}, err
 		}
-		return // logged and emitted by roleCall, or the context ended
+		// Not read again in a later round, for this or any sub-question.
+		_ = r.db.MarkStep(ctx, unreadableStep(c.URL), map[string]string{"error": lexical.Clip(r.scrub.Scrub(err.Error()), 300)})
+		return skip("failed") // logged and emitted by roleCall
 	}
-	// Items enter the pool in candidate order; a sub-question saturated by the reads before this one takes none.
-	if awaitTurn(ctx) != nil {
-		return
+	if items == nil {
+		items = []Evidence{}
 	}
+	if err := r.db.MarkStep(ctx, analysisStep(c.SubQuestion, c.URL), items); err != nil {
+		return Reading{}, err
+	}
+	return Reading{Items: items}, nil
+}
+
+// admitStep grounds a read's items and writes them to the pool, then marks the read done. Reads are admitted in
+// candidate order; a sub-question saturated by the reads before this one takes none. Admitting again (a retry)
+// adds nothing twice: evidence is unique per (source, quote).
+func (r *runner) admitStep(ctx context.Context, round int, c Candidate, rd Reading) (Admission, error) {
+	defer r.update(func(p *Progress) { p.ReadsPending = max(p.ReadsPending-1, 0) })
+	name := readStep(c.SubQuestion, c.URL)
+	if done, err := r.db.Step(ctx, name, nil); err != nil || done {
+		return Admission{}, err
+	}
+	items := rd.Items
 	if r.saturated(c.SubQuestion) {
 		items = nil
 	}
-	accepted := r.admit(ctx, round, c, doc, items)
-	if err := r.db.MarkStep(ctx, name, map[string]int{"evidence": accepted, "items": len(items)}); err != nil {
-		r.log.Error("mark read", "err", err)
+	doc, err := r.document(ctx, c.URL)
+	if err != nil {
+		return Admission{}, fmt.Errorf("research: admit %s: %w", c.URL, err)
 	}
-	r.logf(ctx, StageRead, round, c.SubQuestion, "read", fmt.Sprintf("%s: %d items, %d accepted", c.URL, len(items), accepted), nil,
-		func(e *state.LogEntry) { e.Duration = time.Since(start) })
+	accepted := r.admit(ctx, round, c, doc, items)
+	// The step marker and its log row commit together: one commit per read, not one per row, while the next
+	// read waits for its turn.
+	b := r.db.Batch()
+	if err := b.MarkStep(name, map[string]int{"evidence": accepted, "items": len(items)}); err != nil {
+		return Admission{}, err
+	}
+	r.logTo(b, StageRead, round, c.SubQuestion, "read", fmt.Sprintf("%s: %d items, %d accepted", c.URL, len(items), accepted), nil)
+	if err := b.Commit(ctx); err != nil {
+		return Admission{}, err
+	}
 	r.update(func(p *Progress) { p.SourcesRead++ })
 	r.emit(Event{Stage: StageRead, Kind: EventRead, Round: round, SubQuestion: c.SubQuestion, URL: c.URL, Count: accepted})
+	return Admission{Accepted: accepted}, nil
 }
+
+func earlyStopStep(round int, sq string) string { return fmt.Sprintf("earlystop:r%d:%s", round, sq) }
 
 var errSaturated = errors.New("early stop")
 
 func unreadableStep(u string) string { return "unreadable:" + documentKey(u) }
-
-// unreadable reports whether the document (by documentKey) failed for good earlier in the run.
-func (r *runner) unreadable(ctx context.Context, key string) bool {
-	done, _ := r.db.Step(ctx, "unreadable:"+key, nil)
-	return done
-}
 
 func (r *runner) subQuestion(id string) SubQuestion {
 	r.mu.Lock()
@@ -130,7 +164,13 @@ func (r *runner) subQuestion(id string) SubQuestion {
 // report links the stored text's lines). So evidence is one item per (document, normalised quote), whichever
 // sub-question, hit chunk or round found it.
 func (r *runner) admit(ctx context.Context, round int, c Candidate, doc *docEntry, items []Evidence) int {
-	accepted := 0
+	// The read's items and its log rows are written in one batch: one commit for the read, not one per item.
+	b := r.db.Batch()
+	type queued struct {
+		it  Evidence
+		res state.AddedEvidence
+	}
+	var grounded []*queued
 	for _, it := range items {
 		it.SubQuestion = c.SubQuestion
 		it.Source = c.URL
@@ -145,7 +185,7 @@ func (r *runner) admit(ctx context.Context, round int, c Candidate, doc *docEntr
 		it.Reason = ""
 		first, last, ok := doc.idx.quoteLines(doc.doc.Text, it.Quote)
 		if !ok {
-			r.logf(ctx, StageRead, round, c.SubQuestion, "ungrounded",
+			r.logTo(b, StageRead, round, c.SubQuestion, "ungrounded",
 				fmt.Sprintf("quote not found verbatim in %s: %q", c.URL, lexical.Clip(it.Quote, 200)), nil)
 			cp := it
 			r.emit(Event{Stage: StageRead, Kind: EventUngrounded, Round: round, SubQuestion: c.SubQuestion, URL: c.URL,
@@ -157,24 +197,31 @@ func (r *runner) admit(ctx context.Context, round int, c Candidate, doc *docEntr
 		} else {
 			it.Source = stripFragment(c.URL)
 		}
-		id, added, err := r.db.AddEvidence(ctx, toState(it))
-		if err != nil {
-			r.logf(ctx, StageRead, round, c.SubQuestion, "refused", c.URL, err)
-			r.emit(Event{Stage: StageRead, Kind: EventError, Round: round, SubQuestion: c.SubQuestion, URL: c.URL, Err: err.Error()})
+		q := &queued{it: it}
+		if err := b.AddEvidence(toState(it), &q.res); err != nil {
+			r.refused(ctx, b, round, c, err)
 			continue
 		}
-		if !added {
+		grounded = append(grounded, q)
+	}
+	if err := b.Commit(ctx); err != nil {
+		r.refused(ctx, nil, round, c, err)
+		return 0
+	}
+	accepted := 0
+	for _, q := range grounded {
+		if !q.res.Added {
 			continue // the same quote of the same document is already in the pool, shared by every sub-question
 		}
-		it.ID = id
+		it := q.it
+		it.ID = q.res.ID
 		accepted++
 		r.update(func(p *Progress) { p.Evidence++ })
-		cp := it
-		r.emit(Event{Stage: StageRead, Kind: EventEvidence, Round: round, SubQuestion: c.SubQuestion, URL: c.URL, Evidence: &cp})
+		r.emit(Event{Stage: StageRead, Kind: EventEvidence, Round: round, SubQuestion: c.SubQuestion, URL: c.URL, Evidence: &it})
 		if r.observeClaim(c.SubQuestion, it.Claim) {
 			r.logf(ctx, StageRead, round, c.SubQuestion, "early stop",
 				fmt.Sprintf("the last %d new items added no new claim", r.rc.EarlyStopWindow), nil)
-			_ = r.db.MarkStep(ctx, fmt.Sprintf("earlystop:r%d:%s", round, c.SubQuestion), nil)
+			_ = r.db.MarkStep(ctx, earlyStopStep(round, c.SubQuestion), nil)
 			r.emit(Event{Stage: StageRead, Kind: EventEarlyStop, Round: round, SubQuestion: c.SubQuestion,
 				Message: fmt.Sprintf("the last %d new items added no new claim", r.rc.EarlyStopWindow)})
 		}
@@ -182,24 +229,34 @@ func (r *runner) admit(ctx context.Context, round int, c Candidate, doc *docEntr
 	return accepted
 }
 
+// refused reports evidence of candidate c the state did not take: in batch b when given, else at once.
+func (r *runner) refused(ctx context.Context, b *state.Batch, round int, c Candidate, err error) {
+	if b != nil {
+		r.logTo(b, StageRead, round, c.SubQuestion, "refused", c.URL, err)
+	} else {
+		r.logf(ctx, StageRead, round, c.SubQuestion, "refused", c.URL, err)
+	}
+	r.emit(Event{Stage: StageRead, Kind: EventError, Round: round, SubQuestion: c.SubQuestion, URL: c.URL, Err: err.Error()})
+}
+
 // nearDuplicateThreshold is the token-set Jaccard similarity above which two claims say the same thing.
 const nearDuplicateThreshold = 0.8
 
-func (nv *novelty) isNew(claim string) (bool, []string) {
+func (nv *novelty) isNew(claim string) (bool, lexical.TokenSet) {
 	key := strings.ToLower(lexical.NormalizeSpace(claim))
-	toks := lexical.Tokenize(claim)
+	toks := lexical.NewTokenSet(lexical.Tokenize(claim))
 	if nv.normed[key] {
 		return false, toks
 	}
 	for _, c := range nv.claims {
-		if lexical.Jaccard(c, toks) >= nearDuplicateThreshold {
+		if c.Jaccard(toks) >= nearDuplicateThreshold {
 			return false, toks
 		}
 	}
 	return true, toks
 }
 
-func (nv *novelty) add(claim string, toks []string) {
+func (nv *novelty) add(claim string, toks lexical.TokenSet) {
 	nv.claims = append(nv.claims, toks)
 	nv.normed[strings.ToLower(lexical.NormalizeSpace(claim))] = true
 }
@@ -253,7 +310,7 @@ func (r *runner) rebuildNovelty(ctx context.Context, round int) error {
 		}
 	}
 	for sq, nv := range fresh {
-		done, _ := r.db.Step(ctx, fmt.Sprintf("earlystop:r%d:%s", round, sq), nil)
+		done, _ := r.db.Step(ctx, earlyStopStep(round, sq), nil)
 		nv.saturated = done || (r.rc.EarlyStopWindow > 0 && nv.stale >= r.rc.EarlyStopWindow)
 	}
 	r.mu.Lock()

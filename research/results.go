@@ -120,18 +120,9 @@ func LoadSourceText(runDir, url string) (string, error) {
 		return "", fmt.Errorf("research: %s is not a run folder: %w", runDir, err)
 	}
 	defer db.Close()
-	doc, err := db.Document(ctx, url)
-	if errors.Is(err, state.ErrNotFound) {
-		docs, lerr := db.Documents(ctx)
-		if lerr != nil {
-			return "", lerr
-		}
-		if d := pickDocument(docs, url); d != nil {
-			doc, err = d, nil
-		}
-	}
+	doc, err := findDocument(ctx, db, url)
 	if err != nil {
-		return "", fmt.Errorf("research: source %s was not read in this run: %w", url, err)
+		return "", err
 	}
 	b, err := ReadRunFile(runDir, doc.Path)
 	if err != nil {
@@ -145,6 +136,24 @@ func stripFragment(u string) string {
 		return u[:i]
 	}
 	return u
+}
+
+// findDocument looks up the document read for url, resolving a file anchor as LoadSourceText describes.
+func findDocument(ctx context.Context, db *state.DB, url string) (*state.Document, error) {
+	doc, err := db.Document(ctx, url)
+	if errors.Is(err, state.ErrNotFound) {
+		docs, lerr := db.Documents(ctx)
+		if lerr != nil {
+			return nil, lerr
+		}
+		if d := pickDocument(docs, url); d != nil {
+			doc, err = d, nil
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("research: source %s was not read in this run: %w", url, err)
+	}
+	return doc, nil
 }
 
 // LoadEvents reads a run's events.jsonl, skipping a torn last line.

@@ -18,49 +18,6 @@ type target struct {
 	queries []string
 }
 
-func (r *runner) searchAndRead(ctx context.Context, round int, targets []target) error {
-	// ② Parallel search: one searcher per targeted sub-question.
-	start, t0, c0 := r.stageStart(StageSearch, round)
-	sctx, cancel := r.stageCtx(ctx, StageSearch)
-	found, _ := FanOut(sctx, targets, 0, func(ctx context.Context, t target) ([]Candidate, error) {
-		return r.search(ctx, round, t)
-	})
-	cancel()
-	if err := r.stageEnded(ctx, sctx, StageSearch, round); err != nil {
-		return err
-	}
-	picked, err := r.collect(ctx, round, targets, found)
-	if err != nil {
-		return err
-	}
-	r.stageDone(ctx, StageSearch, round, start, t0, c0, fmt.Sprintf("%d sub-questions searched, %d candidates picked", len(targets), len(picked)))
-
-	// ③ Fetch & read: one analyst per source, at most BatchSize in flight, inside the fleet bound.
-	start, t0, c0 = r.stageStart(StageRead, round)
-	rctx, rcancel := r.stageCtx(ctx, StageRead)
-	r.update(func(p *Progress) { p.ReadsPending = len(picked) })
-	// Reads run in parallel but enter the pool in the collector's order (a turnstile), so evidence ids, the
-	// sub-question a shared quote is pooled under and early stops do not depend on which read finished first.
-	turns := newTurnstile(len(picked))
-	idx := make([]int, len(picked))
-	for i := range idx {
-		idx[i] = i
-	}
-	FanOut(rctx, idx, r.rc.BatchSize, func(ctx context.Context, i int) (struct{}, error) {
-		defer r.update(func(p *Progress) { p.ReadsPending-- })
-		defer turns.done(i)
-		r.read(withTurn(ctx, turns, i), round, picked[i])
-		return struct{}{}, nil
-	})
-	rcancel()
-	r.update(func(p *Progress) { p.ReadsPending = 0 })
-	if err := r.stageEnded(ctx, rctx, StageRead, round); err != nil {
-		return err
-	}
-	r.stageDone(ctx, StageRead, round, start, t0, c0, fmt.Sprintf("%d candidates", len(picked)))
-	return nil
-}
-
 func searchStep(round int, sq string) string { return fmt.Sprintf("search:r%d:%s", round, sq) }
 func readStep(sq, u string) string           { return "read:" + sq + ":" + sources.NormalizeURL(u) }
 
@@ -138,6 +95,17 @@ func (r *runner) collect(ctx context.Context, round int, targets []target, found
 		c     Candidate
 		score float64
 	}
+	// What was read or failed for good before, looked up once for all the candidates.
+	done := map[string]bool{}
+	for _, prefix := range []string{"read:", "unreadable:"} {
+		names, err := r.db.StepNames(ctx, prefix)
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range names {
+			done[n] = true
+		}
+	}
 	perSQ := make([][]scored, len(targets))
 	unique := map[string]bool{}
 	for i, cs := range found {
@@ -158,10 +126,10 @@ func (r *runner) collect(ctx context.Context, round int, targets []target, found
 		}
 		for _, n := range order {
 			s := byURL[n]
-			if done, _ := r.db.Step(ctx, readStep(targets[i].sq.ID, s.c.URL), nil); done {
+			if done[readStep(targets[i].sq.ID, s.c.URL)] {
 				continue
 			}
-			if r.unreadable(ctx, documentKey(n)) {
+			if done[unreadableStep(n)] {
 				continue // its fetch or its reading failed for good earlier in the run
 			}
 			unique[n] = true
@@ -234,26 +202,6 @@ func (t *turnstile) wait(ctx context.Context, i int) error {
 		case <-ctx.Done():
 			return ctx.Err()
 		}
-	}
-	return nil
-}
-
-type turnKey struct{}
-
-type turn struct {
-	t *turnstile
-	i int
-}
-
-func withTurn(ctx context.Context, t *turnstile, i int) context.Context {
-	return context.WithValue(ctx, turnKey{}, turn{t, i})
-}
-
-// awaitTurn waits for the read's turn to enter the pool; a read outside a turnstile (resume, tests) has it at
-// once.
-func awaitTurn(ctx context.Context) error {
-	if tn, ok := ctx.Value(turnKey{}).(turn); ok {
-		return tn.t.wait(ctx, tn.i)
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -22,6 +23,9 @@ import (
 // earlier steps — the plan, the pool, step markers, fetched texts, spend, the fuse — is read from the state.
 type Session struct {
 	r *runner
+	// fuse is the fuse state the session opened with; Close writes it back only if the step changed it.
+	fuse  fuseState
+	ownDB bool
 }
 
 // SessionConfig names the run and this attempt.
@@ -30,6 +34,9 @@ type SessionConfig struct {
 	State string
 	// SpendKey names this attempt in the run's spend ledger (an activity id and attempt); required.
 	SpendKey string
+	// DB, when set, is the run's state already open (state.OpenRun of State and the run id), kept open by the
+	// session's Close: a worker running many steps of a run opens it once.
+	DB *state.DB
 }
 
 // fuseState is what a step leaves for the next about the fuse.
@@ -78,14 +85,18 @@ func OpenSession(ctx context.Context, cfg Config, sc SessionConfig) (*Session, e
 	if location == "" {
 		location = filepath.Join(r.dir, StateFile)
 	}
-	db, err := state.OpenRun(ctx, location, r.id)
-	if err != nil {
-		return nil, err
+	db, owned := sc.DB, false
+	if db == nil {
+		var err error
+		if db, err = state.OpenRun(ctx, location, r.id); err != nil {
+			return nil, err
+		}
+		owned = true
 	}
 	r.db = db
 	ok := false
 	defer func() {
-		if !ok {
+		if !ok && owned {
 			db.Close()
 		}
 	}()
@@ -133,9 +144,13 @@ func OpenSession(ctx context.Context, cfg Config, sc SessionConfig) (*Session, e
 	if r.events, err = openEventSink(filepath.Join(r.dir, EventsFile), r.id, cfg.OnEvent, r.progress); err != nil {
 		return nil, err
 	}
-	if err := r.saveMeta(ctx, !known); err != nil {
-		r.events.Close()
-		return nil, err
+	r.events.shared = db
+	// A run another step has marked running already is not written again.
+	if status, _, _ := db.Meta(ctx, "status"); !known || status != RunRunning {
+		if err := r.saveMeta(ctx, !known); err != nil {
+			r.events.Close()
+			return nil, err
+		}
 	}
 	var plan Plan
 	if done, err := db.Step(ctx, "scope", &plan); err != nil {
@@ -147,7 +162,7 @@ func OpenSession(ctx context.Context, cfg Config, sc SessionConfig) (*Session, e
 		_ = r.restoreProgress(ctx)
 	}
 	ok = true
-	return &Session{r: r}, nil
+	return &Session{r: r, fuse: fs, ownDB: owned}, nil
 }
 
 // Close saves what the step leaves for the next (spend, fuse) and closes the state.
@@ -155,12 +170,40 @@ func (s *Session) Close() error {
 	r := s.r
 	ctx := context.Background()
 	r.saveSpend(ctx)
-	r.mu.Lock()
-	b, _ := json.Marshal(fuseState{Fused: r.fuse, CutShort: r.cutShort, Round: r.rounds})
-	r.mu.Unlock()
-	err := r.db.SetMeta(ctx, "fuse", string(b))
+	err := s.saveFuse(ctx)
 	err = errors.Join(err, r.events.Close())
-	return errors.Join(err, r.db.Close())
+	if s.ownDB {
+		err = errors.Join(err, r.db.Close())
+	}
+	return err
+}
+
+// saveFuse merges what this step changed about the fuse (fired, reasons, round) into the stored state. Steps
+// of one run close concurrently, so a step that changed nothing writes nothing, and one that did adds to what
+// is stored rather than replacing it.
+func (s *Session) saveFuse(ctx context.Context) error {
+	r := s.r
+	r.mu.Lock()
+	mine := fuseState{Fused: r.fuse, CutShort: append([]string(nil), r.cutShort...), Round: r.rounds}
+	r.mu.Unlock()
+	if mine.Fused == s.fuse.Fused && mine.Round == s.fuse.Round && len(mine.CutShort) == len(s.fuse.CutShort) {
+		return nil
+	}
+	var stored fuseState
+	if v, ok, err := r.db.Meta(ctx, "fuse"); err != nil {
+		return err
+	} else if ok {
+		_ = json.Unmarshal([]byte(v), &stored)
+	}
+	stored.Fused = stored.Fused || mine.Fused
+	stored.Round = max(stored.Round, mine.Round)
+	for _, c := range mine.CutShort {
+		if !slices.Contains(stored.CutShort, c) {
+			stored.CutShort = append(stored.CutShort, c)
+		}
+	}
+	b, _ := json.Marshal(stored)
+	return r.db.SetMeta(ctx, "fuse", string(b))
 }
 
 // Dir is this process's folder for the run.
@@ -184,13 +227,82 @@ func (s *Session) Scope(ctx context.Context) (*Plan, error) {
 	return s.r.scopeStep(ctx)
 }
 
-// SearchRead runs one round's search and read step.
-func (s *Session) SearchRead(ctx context.Context, round int, targets []Target) (bool, error) {
+// BeginRound starts a round of search and read.
+func (s *Session) BeginRound(ctx context.Context, round int) (RoundPlan, error) {
+	s.enter(ctx)
+	if err := s.needPlan(); err != nil {
+		return RoundPlan{}, err
+	}
+	rp, err := s.r.beginRound(ctx, round)
+	if err != nil || rp.Fused {
+		return rp, err
+	}
+	s.r.stageStart(StageSearch, round)
+	return rp, nil
+}
+
+// Search runs one sub-question's searches.
+func (s *Session) Search(ctx context.Context, round int, t Target) ([]Candidate, error) {
+	s.enter(ctx)
+	if err := s.needPlan(); err != nil {
+		return nil, err
+	}
+	return s.r.searchStep(ctx, round, t)
+}
+
+// Collect picks the round's reads from the searches' results.
+func (s *Session) Collect(ctx context.Context, round int, targets []Target, found [][]Candidate) ([]Candidate, error) {
+	s.enter(ctx)
+	if err := s.needPlan(); err != nil {
+		return nil, err
+	}
+	picked, err := s.r.collectStep(ctx, round, targets, found)
+	if err != nil {
+		return nil, err
+	}
+	s.r.stageDone(ctx, StageSearch, round, time.Now(), 0, 0,
+		fmt.Sprintf("%d sub-questions searched, %d candidates picked", len(targets), len(picked)))
+	s.r.stageStart(StageRead, round)
+	return picked, nil
+}
+
+// Read runs one read (fetch and analyst call); its sub-question's early stop is read from the state.
+func (s *Session) Read(ctx context.Context, round int, c Candidate) (Reading, error) {
+	s.enter(ctx)
+	if err := s.needPlan(); err != nil {
+		return Reading{}, err
+	}
+	if done, err := s.r.db.Step(ctx, earlyStopStep(round, c.SubQuestion), nil); err != nil {
+		return Reading{}, err
+	} else if done {
+		s.r.mu.Lock()
+		s.r.novelty[c.SubQuestion] = &novelty{normed: map[string]bool{}, saturated: true}
+		s.r.mu.Unlock()
+	}
+	return s.r.readStep(ctx, round, c)
+}
+
+// Admit admits one read's items to the pool; the round's early-stop state is rebuilt from the pool first (the
+// reads before this one were admitted by other sessions).
+func (s *Session) Admit(ctx context.Context, round int, c Candidate, rd Reading) (Admission, error) {
+	s.enter(ctx)
+	if err := s.needPlan(); err != nil {
+		return Admission{}, err
+	}
+	if err := s.r.rebuildNovelty(ctx, round); err != nil {
+		return Admission{}, err
+	}
+	return s.r.admitStep(ctx, round, c, rd)
+}
+
+// EndRound closes a round's reading; fused reports that the budget fuse fired.
+func (s *Session) EndRound(ctx context.Context, round int) (bool, error) {
 	s.enter(ctx)
 	if err := s.needPlan(); err != nil {
 		return false, err
 	}
-	return s.r.searchReadStep(ctx, round, targets)
+	s.r.stageDone(ctx, StageRead, round, time.Now(), 0, 0, fmt.Sprintf("%d candidates", s.r.picked(round)))
+	return s.r.endRound(ctx, round), nil
 }
 
 // Verify runs one round's verification step.
@@ -258,7 +370,7 @@ func ListSharedRuns(ctx context.Context, stateURL string) ([]RunSummary, error) 
 	}
 	out := make([]RunSummary, 0, len(ids))
 	for _, id := range ids {
-		s := RunSummary{ID: id, Dir: stateURL}
+		s := RunSummary{ID: id, Dir: SharedLabel(stateURL)}
 		db, err := state.OpenRunReadOnly(ctx, stateURL, id)
 		if err != nil {
 			s.Status, s.Error = RunUnreadable, err.Error()

@@ -2,6 +2,7 @@ package research
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/deepresearch/deepresearch/llm"
 	"github.com/deepresearch/deepresearch/research/state"
 )
 
@@ -135,5 +137,40 @@ func TestStageEndedReportsWhatEnded(t *testing.T) {
 				t.Fatalf("fuse %v, want %v", r.fused(), tc.tripped)
 			}
 		})
+	}
+}
+
+// Spend saves asked for at once share writes, yet each returns only once the stored spend holds everything
+// recorded before it was asked for.
+func TestSpendSavesCoalesceWithoutLosingAny(t *testing.T) {
+	r := testRunner(t)
+	r.ledger = &llm.Ledger{}
+	ctx := t.Context()
+	var wg sync.WaitGroup
+	for i := range 64 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r.ledger.Record(llm.Entry{Usage: llm.Usage{InputTokens: 1 + i}})
+			before, _, _ := r.spendNow()
+			r.saveSpend(ctx)
+			v, ok, err := r.db.Meta(ctx, "spend")
+			var got spend
+			if err == nil && ok {
+				err = json.Unmarshal([]byte(v), &got)
+			}
+			if err != nil || !ok || got.Tokens < before {
+				t.Errorf("after a save asked for at %d tokens the stored spend is %q (%v)", before, v, err)
+			}
+		}()
+	}
+	wg.Wait()
+	v, _, _ := r.db.Meta(ctx, "spend")
+	var got spend
+	if err := json.Unmarshal([]byte(v), &got); err != nil || got.Tokens != 64*65/2 {
+		t.Fatalf("final stored spend %q, want %d tokens (%v)", v, 64*65/2, err)
+	}
+	if r.spendSaves.active != nil || r.spendSaves.saved != 64 {
+		t.Fatalf("saves left: active %v, covered %d of 64", r.spendSaves.active != nil, r.spendSaves.saved)
 	}
 }

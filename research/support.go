@@ -70,7 +70,11 @@ var (
 func supportProblem(sentence string, base supportBase) string {
 	quotes := NormalizeQuote(strings.Join(base.quotes, "\n"))
 	// Extracted text keeps Markdown emphasis (*k*th); facts are looked for with and without it.
-	lowQuotes := strings.ToLower(quotes + "\n" + emphasisRe.ReplaceAllString(quotes, ""))
+	plain := quotes
+	if strings.ContainsAny(quotes, "*_`") {
+		plain = emphasisRe.ReplaceAllString(quotes, "")
+	}
+	lowQuotes := strings.ToLower(quotes + "\n" + plain)
 	s := markerRe.ReplaceAllString(sentence, " ")
 	var missing []string
 	squeezed := squeeze(lowQuotes)
@@ -80,27 +84,35 @@ func supportProblem(sentence string, base supportBase) string {
 			missing = append(missing, fmt.Sprintf("%s %q", kind, v))
 		}
 	}
-	// Links: the URL is a fact, the link text is prose.
-	for _, m := range mdLinkRe.FindAllStringSubmatch(s, -1) {
-		need("URL", strings.TrimRight(m[2], ".,;:"), lowQuotes)
+	// Links: the URL is a fact, the link text is prose. (Each pattern runs only on text holding what it needs.)
+	if strings.Contains(s, "](") {
+		for _, m := range mdLinkRe.FindAllStringSubmatch(s, -1) {
+			need("URL", strings.TrimRight(m[2], ".,;:"), lowQuotes)
+		}
+		s = mdLinkRe.ReplaceAllString(s, "$1")
 	}
-	s = mdLinkRe.ReplaceAllString(s, "$1")
-	for _, u := range urlRe.FindAllString(s, -1) {
-		need("URL", strings.TrimRight(u, ".,;:!?"), lowQuotes)
+	if strings.Contains(s, "://") {
+		for _, u := range urlRe.FindAllString(s, -1) {
+			need("URL", strings.TrimRight(u, ".,;:!?"), lowQuotes)
+		}
+		s = urlRe.ReplaceAllString(s, " ")
 	}
-	s = urlRe.ReplaceAllString(s, " ")
 	for _, d := range domainRe.FindAllString(s, -1) {
 		need("address", strings.TrimRight(d, ".,;:!?"), lowQuotes)
 	}
 	s = domainRe.ReplaceAllString(s, " ")
-	for _, m := range codeSpanRe.FindAllStringSubmatch(s, -1) {
-		need("code", m[1], lowQuotes)
+	if strings.Contains(s, "`") {
+		for _, m := range codeSpanRe.FindAllStringSubmatch(s, -1) {
+			need("code", m[1], lowQuotes)
+		}
+		s = codeSpanRe.ReplaceAllString(s, " $1 ")
 	}
-	s = codeSpanRe.ReplaceAllString(s, " $1 ")
-	for _, m := range quotedRe.FindAllStringSubmatch(s, -1) {
-		for _, g := range m[1:] {
-			if g != "" {
-				need("quoted text", g, lowQuotes)
+	if strings.ContainsAny(s, "\"“「『") {
+		for _, m := range quotedRe.FindAllStringSubmatch(s, -1) {
+			for _, g := range m[1:] {
+				if g != "" {
+					need("quoted text", g, lowQuotes)
+				}
 			}
 		}
 	}
@@ -217,7 +229,7 @@ func hasWord(low, w string) bool {
 			return false
 		}
 		a, b := i+j, i+j+len(w)
-		if (a == 0 || !isWordRune(lastRuneOf(low[:a]))) && (b == len(low) || !isWordRune(firstRuneOf(low[b:]))) {
+		if (a == 0 || !isWordRune(lastRune(low[:a]))) && (b == len(low) || !isWordRune(firstRuneOf(low[b:]))) {
 			return true
 		}
 		i = a + 1
@@ -225,14 +237,6 @@ func hasWord(low, w string) bool {
 }
 
 func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' }
-
-func lastRuneOf(s string) rune {
-	r := []rune(s)
-	if len(r) == 0 {
-		return 0
-	}
-	return r[len(r)-1]
-}
 
 func firstRuneOf(s string) rune {
 	for _, r := range s {

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/research/state"
+	"github.com/deepresearch/deepresearch/sources"
 )
 
 // ---- ⑤ synthesize, integrity check, render ----
@@ -30,7 +32,8 @@ func (r *runner) synthesize(ctx context.Context, verdict *Verdict) (*Report, err
 			accepted = append(accepted, e)
 		}
 	}
-	check := r.evidenceCheck(ctx, byID)
+	docs := r.storedDocuments(ctx)
+	check := evidenceCheck(byID, docs)
 	r.mu.Lock()
 	plan := r.plan
 	r.mu.Unlock()
@@ -39,7 +42,7 @@ func (r *runner) synthesize(ctx context.Context, verdict *Verdict) (*Report, err
 		Quote: func(id string) (string, string, bool) {
 			e, ok := byID[id]
 			return e.Quote, e.Title, ok
-		}}
+		}}.withMemo()
 	judged := map[string]bool{}
 	var draft string
 	var synthErr error
@@ -96,7 +99,7 @@ func (r *runner) synthesize(ctx context.Context, verdict *Verdict) (*Report, err
 	r.synthN = attempts
 	r.mu.Unlock()
 
-	rep := r.render(ctx, plan, body, removed, all, synthOutcome{partial: partial, refused: refused})
+	rep := r.render(ctx, plan, body, removed, all, docs, synthOutcome{partial: partial, refused: refused})
 	rep.Stats.SynthAttempts = attempts
 	if err := r.publish(ctx, rep); err != nil {
 		return nil, err
@@ -107,33 +110,101 @@ func (r *runner) synthesize(ctx context.Context, verdict *Verdict) (*Report, err
 	return rep, nil
 }
 
-// evidenceCheck is the integrity rule for one citation: the evidence exists, is accepted, and its quote is
-// found verbatim in the stored text of its source.
-func (r *runner) evidenceCheck(ctx context.Context, byID map[string]Evidence) EvidenceCheck {
-	return func(id string) error {
-		e, ok := byID[id]
-		if !ok {
-			return errors.New("no such evidence in the pool")
+// storedDocuments returns storedDocument remembered by source for one synthesis: the integrity check and the
+// renderer look every cited source up once per citation of it, and what the run stored does not change while
+// it synthesises. The documents' records are read once, in one query, on the first lookup. A lookup its
+// context ended is not remembered.
+func (r *runner) storedDocuments(ctx context.Context) func(source string) (*docEntry, error) {
+	type found struct {
+		d   *docEntry
+		err error
+	}
+	var (
+		mu     sync.Mutex
+		memo   = map[string]found{}
+		listed bool
+		docs   []state.Document
+		byNorm map[string]*state.Document
+	)
+	return func(source string) (*docEntry, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if f, ok := memo[source]; ok {
+			return f.d, f.err
 		}
-		if e.Status != StatusAccepted {
-			return fmt.Errorf("the verifier rejected it (%s)", e.Reason)
-		}
-		d, err := r.storedDocument(ctx, e.Source)
-		if err != nil {
-			return fmt.Errorf("the text of its source is not available: %v", err)
-		}
-		if !groundedIn(d.norm, e.Quote) {
-			return errors.New("its quote is not found in the source text")
-		}
-		// A quote cited by lines must stand on exactly those lines of the text that was read.
-		if first, last, ok := lineAnchor(e.Source); ok && d.idx != nil {
-			a, b, found := d.idx.quoteLines(d.doc.Text, e.Quote)
-			if !found || !quoteInLines(d.doc.Text, e.Source, e.Quote) || last-first > b-a {
-				return fmt.Errorf("its quote is not on the lines %s cites (it stands on lines %d-%d)", e.Source, a, b)
+		if !listed {
+			listed = true
+			if all, err := r.db.Documents(ctx); err == nil {
+				docs, byNorm = all, make(map[string]*state.Document, len(all))
+				for i := range docs {
+					if n := sources.NormalizeURL(docs[i].URL); byNorm[n] == nil {
+						byNorm[n] = &docs[i]
+					}
+				}
 			}
 		}
-		return nil
+		var d *docEntry
+		var err error
+		if byNorm == nil {
+			d, err = r.storedDocument(ctx, source) // the list failed: one lookup per source
+		} else if meta := byNorm[sources.NormalizeURL(source)]; meta != nil {
+			d, err = r.storedEntry(ctx, meta)
+		} else if meta := pickDocument(docs, source); meta != nil {
+			d, err = r.storedEntry(ctx, meta)
+		} else {
+			err = fmt.Errorf("state: document %s: %w", source, state.ErrNotFound)
+		}
+		if ctx.Err() == nil {
+			memo[source] = found{d, err}
+		}
+		return d, err
 	}
+}
+
+// evidenceCheck is the integrity rule for one citation: the evidence exists, is accepted, and its quote is
+// found verbatim in the stored text of its source. The verdict on each id is kept: a draft cites an item many
+// times, and the pool does not change while the run synthesises.
+func evidenceCheck(byID map[string]Evidence, docs func(source string) (*docEntry, error)) EvidenceCheck {
+	var mu sync.Mutex
+	memo := map[string]error{}
+	return func(id string) error {
+		mu.Lock()
+		err, ok := memo[id]
+		mu.Unlock()
+		if ok {
+			return err
+		}
+		err = checkEvidence(byID, docs, id)
+		mu.Lock()
+		memo[id] = err
+		mu.Unlock()
+		return err
+	}
+}
+
+func checkEvidence(byID map[string]Evidence, docs func(source string) (*docEntry, error), id string) error {
+	e, ok := byID[id]
+	if !ok {
+		return errors.New("no such evidence in the pool")
+	}
+	if e.Status != StatusAccepted {
+		return fmt.Errorf("the verifier rejected it (%s)", e.Reason)
+	}
+	d, err := docs(e.Source)
+	if err != nil {
+		return fmt.Errorf("the text of its source is not available: %v", err)
+	}
+	if !groundedIn(d.norm, e.Quote) {
+		return errors.New("its quote is not found in the source text")
+	}
+	// A quote cited by lines must stand on exactly those lines of the text that was read.
+	if first, last, ok := lineAnchor(e.Source); ok && d.idx != nil {
+		a, b, found := d.idx.quoteLines(d.doc.Text, e.Quote)
+		if !found || !quoteInLines(d.doc.Text, e.Source, e.Quote) || last-first > b-a {
+			return fmt.Errorf("its quote is not on the lines %s cites (it stands on lines %d-%d)", e.Source, a, b)
+		}
+	}
+	return nil
 }
 
 // i18n holds the few fixed strings of a rendered report.
@@ -205,7 +276,8 @@ type synthOutcome struct {
 	refused int  // drafts the integrity check refused
 }
 
-func (r *runner) render(ctx context.Context, plan *Plan, body string, removed []string, all []Evidence, out synthOutcome) *Report {
+func (r *runner) render(ctx context.Context, plan *Plan, body string, removed []string, all []Evidence,
+	docs func(source string) (*docEntry, error), out synthOutcome) *Report {
 	lang := plan.Language
 	tx := textsFor(lang)
 	byID := map[string]Evidence{}
@@ -318,7 +390,7 @@ func (r *runner) render(ctx context.Context, plan *Plan, body string, removed []
 		b.WriteString("\n## " + tx.citations + "\n\n")
 		for i, id := range order {
 			e := byID[id]
-			fmt.Fprintf(&b, "- [%d] “%s” — %s (%s)%s\n", i+1, oneLine(e.Quote), e.Source, id, r.storedTextLink(ctx, e, tx))
+			fmt.Fprintf(&b, "- [%d] “%s” — %s (%s)%s\n", i+1, oneLine(e.Quote), e.Source, id, storedTextLink(docs, e, tx))
 		}
 	}
 	rep.Stats = r.stats(ctx)
@@ -332,8 +404,8 @@ func (r *runner) render(ctx context.Context, plan *Plan, body string, removed []
 // storedTextLink links a quote of a web page, an HTML or a PDF document to the lines where it stands in the text
 // the run read and kept in its folder (a relative link from report.md); a Markdown or text file's own line anchor
 // already names them, and gets nothing.
-func (r *runner) storedTextLink(ctx context.Context, e Evidence, tx i18n) string {
-	d, err := r.storedDocument(ctx, e.Source)
+func storedTextLink(docs func(source string) (*docEntry, error), e Evidence, tx i18n) string {
+	d, err := docs(e.Source)
 	if err != nil || d.idx == nil {
 		return ""
 	}
@@ -437,22 +509,18 @@ func (r *runner) stats(ctx context.Context) Stats {
 // publish writes report.md, report.json and the citation map, then marks the run done. The step marker comes
 // last, so a crash before it simply re-synthesises on resume.
 func (r *runner) publish(ctx context.Context, rep *Report) error {
+	num := make(map[string]int, len(rep.Citations))
+	for _, ci := range rep.Citations {
+		num[ci.EvidenceIDs[0]] = ci.N
+	}
+	source := make(map[string]string, len(rep.Evidence))
+	for _, e := range rep.Evidence {
+		source[e.ID] = e.Source
+	}
 	var rows []state.Citation
 	for _, c := range rep.CitationMap {
 		for _, id := range c.EvidenceIDs {
-			n := 0
-			for _, ci := range rep.Citations {
-				if ci.EvidenceIDs[0] == id {
-					n = ci.N
-				}
-			}
-			src := ""
-			for _, e := range rep.Evidence {
-				if e.ID == id {
-					src = e.Source
-				}
-			}
-			rows = append(rows, state.Citation{ConclusionID: c.ID, Text: c.Text, EvidenceID: id, Source: src, N: n})
+			rows = append(rows, state.Citation{ConclusionID: c.ID, Text: c.Text, EvidenceID: id, Source: source[id], N: num[id]})
 		}
 	}
 	if err := r.db.SetCitations(ctx, rows); err != nil {
@@ -464,20 +532,16 @@ func (r *runner) publish(ctx context.Context, rep *Report) error {
 	if err := writeJSONAtomic(filepath.Join(r.dir, ReportJSONFile), rep); err != nil {
 		return fmt.Errorf("research: %w", err)
 	}
-	if err := r.db.MarkStep(ctx, "synth", map[string]int{"citations": len(rep.Citations)}); err != nil {
+	// The step marker, the run's status and the log row commit together.
+	b := r.db.Batch()
+	if err := b.MarkStep("synth", map[string]int{"citations": len(rep.Citations)}); err != nil {
 		return err
 	}
-	if err := r.db.SetMeta(ctx, "cut_short", rep.CutShort); err != nil {
-		return err
-	}
-	if err := r.db.SetMeta(ctx, "finished", rep.Finished.UTC().Format(time.RFC3339Nano)); err != nil {
-		return err
-	}
-	if err := r.db.SetMeta(ctx, "status", RunDone); err != nil {
-		return err
-	}
-	r.logf(ctx, StageSynth, r.currentRound(), "", "published", filepath.Join(r.dir, ReportMarkdownFile), nil)
-	return nil
+	b.SetMeta("cut_short", rep.CutShort)
+	b.SetMeta("finished", rep.Finished.UTC().Format(time.RFC3339Nano))
+	b.SetMeta("status", RunDone)
+	r.logTo(b, StageSynth, r.currentRound(), "", "published", filepath.Join(r.dir, ReportMarkdownFile), nil)
+	return b.Commit(ctx)
 }
 
 // judgeSupport asks the verifier tier, in one batched call, whether the draft's sentences that pass the

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/deepresearch/deepresearch/agent"
+	"github.com/deepresearch/deepresearch/internal/syncio"
 	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/llm"
 	"github.com/deepresearch/deepresearch/llm/tokens"
@@ -78,7 +79,7 @@ const Prompt = "› "
 // Chat is one interactive session.
 type Chat struct {
 	cfg   Config
-	out   *SyncWriter
+	out   *syncio.Writer
 	ag    *agent.Agent
 	sess  *Session
 	led   *llm.Ledger
@@ -131,7 +132,7 @@ func New(cfg Config) (*Chat, error) {
 	if cfg.Ledger == nil {
 		cfg.Ledger = &llm.Ledger{}
 	}
-	c := &Chat{cfg: cfg, out: NewSyncWriter(cfg.Out), led: cfg.Ledger}
+	c := &Chat{cfg: cfg, out: syncio.NewWriter(cfg.Out), led: cfg.Ledger}
 	if cfg.Resume != "" {
 		sess, err := cfg.Sessions.Load(cfg.Resume)
 		if err != nil {
@@ -675,20 +676,4 @@ func randHex(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
-}
-
-// SyncWriter serialises writes to w, for output that several goroutines share (the agent's observer runs on
-// tool goroutines; batch runs questions in parallel).
-type SyncWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-// NewSyncWriter wraps w.
-func NewSyncWriter(w io.Writer) *SyncWriter { return &SyncWriter{w: w} }
-
-func (s *SyncWriter) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.Write(p)
 }

@@ -177,3 +177,32 @@ func toolResultText(v any) string {
 	}
 	return b.String()
 }
+
+// A failing tool call whose message echoes a key (here the model asks for a file named after it) reaches the
+// model and the terminal with the key replaced.
+func TestAskScrubsKeysFromToolErrors(t *testing.T) {
+	const key = "sk-fake-openai-0123456789"
+	workspace, configFile := askEnv(t)
+	var toolText string
+	srv := llmtest.NewFuncServer(t, func(_ int, req llmtest.Request) llmtest.Reply {
+		msgs := llmtest.Messages(t, req)
+		if last := msgs[len(msgs)-1]; last["role"] == "tool" {
+			toolText, _ = last["content"].(string)
+			return llmtest.OpenAIText("That file does not exist.")
+		}
+		return llmtest.OpenAICalls(llmtest.ToolCall{ID: "call_1", Name: "read_file", Arguments: `{"path":"` + key + `.txt"}`})
+	})
+	var stdout, stderr bytes.Buffer
+	code := cli.Main(t.Context(), []string{"ask", "--config", configFile, "--provider", "openai", "--base-url", srv.URL + "/v1",
+		"--model", "m", "--workspace", workspace, "Read the file."},
+		strings.NewReader(""), &stdout, &stderr, fakeEnv(map[string]string{"OPENAI_API_KEY": key}))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if toolText == "" {
+		t.Fatal("the model never received the tool result")
+	}
+	if strings.Contains(toolText, key) || !strings.Contains(toolText, "[redacted]") {
+		t.Errorf("tool error sent to the model is not scrubbed: %q", toolText)
+	}
+}

@@ -11,13 +11,11 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/spf13/cobra"
 	"go.temporal.io/sdk/client"
 
-	"github.com/deepresearch/deepresearch/internal/chat"
-	"github.com/deepresearch/deepresearch/internal/durable"
+	"github.com/deepresearch/deepresearch/internal/syncio"
 	"github.com/deepresearch/deepresearch/research"
 	"github.com/deepresearch/deepresearch/research/state"
 	"github.com/deepresearch/deepresearch/sources/websearch"
@@ -193,14 +191,14 @@ already in --out and resumes their interrupted runs.`,
 				return err
 			}
 			var c client.Client
-			if tf.hostPort != "" {
+			if tf = app.temporal(tf); tf.hostPort != "" {
 				if c, err = app.temporalClient(tf); err != nil {
 					return err
 				}
 				defer c.Close()
 			}
 			// Questions run in parallel and each reports on the terminal (corpus indexing, errors): one writer at a time.
-			app.Stderr = chat.NewSyncWriter(app.Stderr)
+			app.Stderr = syncio.NewWriter(app.Stderr)
 			var mu sync.Mutex
 			finished, failed := len(qs)-len(todo), 0
 			_, errs := research.FanOut(cmd.Context(), todo, concurrency, func(ctx context.Context, q batchQuestion) (struct{}, error) {
@@ -254,24 +252,12 @@ func (a *App) batchOne(ctx context.Context, fl researchFlags, q batchQuestion, c
 	if c != nil {
 		req := fl.request(q.Prompt, "")
 		req.RunID = "batch-" + filepath.Base(dir)
-		raw, err := json.Marshal(req)
+		d, err := submitDurable(ctx, c, tf, "", req)
 		if err != nil {
 			return nil, err
 		}
-		run, err := durable.Submit(ctx, c, durable.Input{RunID: req.RunID, Question: q.Prompt, Request: raw,
-			Budget: req.Budget, TaskQueue: tf.taskQueue})
-		if err != nil {
-			return nil, err
-		}
-		rep, err := durable.Follow(ctx, c, run, time.Second, nil)
-		if err != nil {
-			return nil, err
-		}
-		if err := research.WriteReport(dir, rep); err != nil {
-			return nil, err
-		}
-		rep.Dir = dir
-		return rep, nil
+		// Not cancelled when the batch is interrupted: the same batch started again attaches to the run.
+		return d.follow(ctx, dir, false, nil)
 	}
 	resume := ""
 	if _, err := os.Stat(filepath.Join(dir, research.StateFile)); err == nil {

@@ -22,9 +22,10 @@ func newBenchCorpusCmd(app *App) *cobra.Command {
 		Short: "The corpus index at scale: indexing rate, disk, open, no-op re-index, search latency, beside ripgrep",
 		Long: `Generates synthetic Markdown folders (about 2.3 KB a document, Zipf-distributed vocabulary) of each size,
 indexes them and prints: indexing time and rate, index size on disk, the benchmark's peak RSS, the time to open
-the index (what every command-line search and run pays first), a no-op re-index, in-process search p50/p95 over
-50 queries of two to four words, the command-line "deepresearch search --corpus INDEX" p50, and a ripgrep scan of
-the same files for the same words (when rg is installed).`,
+the index (what every command-line search and run pays first), a no-op re-index (median of three), in-process
+search p50/p95 over 50 queries of two to four words and how many of them had to run the full ranking query over
+the whole index (the others are ranked by rescoring candidates), the command-line "deepresearch search --corpus
+INDEX" p50, and a ripgrep scan of the same files for the same words (when rg is installed).`,
 		Example: `  deepresearch bench corpus --docs 10000
   deepresearch bench corpus --docs 10000,100000 --keep /tmp/corpusbench`,
 		Args: cobra.NoArgs,

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/deepresearch/deepresearch/internal/bench/graphbench"
+	"github.com/deepresearch/deepresearch/research"
 )
 
 func newBenchGraphCmd(app *App) *cobra.Command {
@@ -51,6 +52,13 @@ exceed the fleet bound.`,
 				results = append(results, r)
 			}
 			if format == "json" {
+				type stage struct {
+					Round  int    `json:"round"`
+					Stage  string `json:"stage"`
+					WallMS int64  `json:"wall_ms"`
+					Chain  int    `json:"critical_path_calls"`
+					OverMS int64  `json:"over_ms"`
+				}
 				type row struct {
 					Concurrency  int     `json:"concurrency"`
 					BatchSize    int     `json:"batch_size"`
@@ -64,12 +72,18 @@ exceed the fleet bound.`,
 					Peak         int     `json:"peak_concurrency"`
 					Searches     []int   `json:"searches_per_round"`
 					Reads        []int   `json:"reads_per_round"`
+					CPUMS        int64   `json:"cpu_ms"`
+					Stages       []stage `json:"stages"`
 				}
 				var rows []row
 				for _, r := range results {
-					rows = append(rows, row{r.Config.Concurrency, r.Config.BatchSize, r.Config.Latency.Milliseconds(), r.Calls,
+					rw := row{r.Config.Concurrency, r.Config.BatchSize, r.Config.Latency.Milliseconds(), r.Calls,
 						r.Chain, r.Wall.Milliseconds(), r.Bound.Milliseconds(), r.Sequential.Milliseconds(), r.Ratio(), r.Peak,
-						r.Searches, r.Reads})
+						r.Searches, r.Reads, r.CPU.Milliseconds(), []stage{}}
+					for _, st := range r.Stages {
+						rw.Stages = append(rw.Stages, stage{st.Round, st.Stage, st.Wall.Milliseconds(), st.Chain, st.Over.Milliseconds()})
+					}
+					rows = append(rows, rw)
 				}
 				enc := json.NewEncoder(app.Stdout)
 				enc.SetIndent("", "  ")
@@ -81,6 +95,21 @@ exceed the fleet bound.`,
 				fmt.Fprintf(app.Stdout, "| %d | %d | %d | %v | %v | %d calls | %.2fs | %.2fs | %.3f× | %.2fs | %.1f× | %d |\n",
 					r.Config.Concurrency, r.Config.BatchSize, r.Calls, r.Searches, r.Reads, r.Chain, r.Wall.Seconds(),
 					r.Bound.Seconds(), r.Ratio(), r.Sequential.Seconds(), float64(r.Sequential)/float64(r.Wall), r.Peak)
+			}
+			// Where the time over the bound went: each stage's wall time beyond its model calls on the critical
+			// path (summed over the rounds), the rest between stages, and the process's CPU time for the run.
+			fmt.Fprintf(app.Stdout, "\n| fleet bound | batch | over the bound | scope | search | read | verify | synth | between stages | CPU |\n")
+			fmt.Fprintf(app.Stdout, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+			for _, r := range results {
+				over := map[string]time.Duration{}
+				for _, st := range r.Stages {
+					over[st.Stage] += st.Over
+				}
+				ms := func(d time.Duration) string { return fmt.Sprintf("%d ms", d.Milliseconds()) }
+				fmt.Fprintf(app.Stdout, "| %d | %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.Config.Concurrency, r.Config.BatchSize,
+					ms(r.Wall-r.Bound), ms(over[research.StageScope]), ms(over[research.StageSearch]), ms(over[research.StageRead]),
+					ms(over[research.StageVerify]), ms(over[research.StageSynth]),
+					ms(r.Wall-r.Bound-r.Overhead()), ms(r.CPU))
 			}
 			return nil
 		},

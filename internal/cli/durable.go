@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -8,6 +9,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -15,6 +17,7 @@ import (
 	tlog "go.temporal.io/sdk/log"
 
 	"github.com/deepresearch/deepresearch/internal/durable"
+	"github.com/deepresearch/deepresearch/internal/redact"
 	"github.com/deepresearch/deepresearch/internal/request"
 	"github.com/deepresearch/deepresearch/research"
 	"github.com/deepresearch/deepresearch/research/state"
@@ -29,9 +32,24 @@ type temporalFlags struct {
 
 func addTemporalFlags(cmd *cobra.Command, fl *temporalFlags) {
 	f := cmd.Flags()
-	f.StringVar(&fl.hostPort, "temporal", "", "Temporal frontend HOST:PORT: run on Temporal workers instead of in this process")
-	f.StringVar(&fl.namespace, "namespace", "default", "Temporal namespace")
-	f.StringVar(&fl.taskQueue, "task-queue", durable.DefaultTaskQueue, "base task queue (tiers poll BASE-strong, BASE-mid, BASE-fast)")
+	f.StringVar(&fl.hostPort, "temporal", "", "Temporal frontend HOST:PORT: run on Temporal workers instead of in this process (default temporal.host_port, $DEEPRESEARCH_TEMPORAL)")
+	f.StringVar(&fl.namespace, "namespace", "", `Temporal namespace (default temporal.namespace, else "default")`)
+	f.StringVar(&fl.taskQueue, "task-queue", "", "base task queue; tiers poll BASE-strong, BASE-mid, BASE-fast (default temporal.task_queue, else "+durable.DefaultTaskQueue+")")
+}
+
+// temporal fills what the flags leave empty from the configuration (its temporal section, DEEPRESEARCH_TEMPORAL),
+// then from the defaults.
+func (a *App) temporal(fl temporalFlags) temporalFlags {
+	if a.Config != nil {
+		c := a.Config.Temporal
+		fl.hostPort = cmp.Or(fl.hostPort, c.HostPort)
+		fl.namespace = cmp.Or(fl.namespace, c.Namespace)
+		fl.taskQueue = cmp.Or(fl.taskQueue, c.TaskQueue)
+	}
+	fl.hostPort = cmp.Or(fl.hostPort, a.getenv("DEEPRESEARCH_TEMPORAL"))
+	fl.namespace = cmp.Or(fl.namespace, "default")
+	fl.taskQueue = cmp.Or(fl.taskQueue, durable.DefaultTaskQueue)
+	return fl
 }
 
 func (a *App) temporalClient(fl temporalFlags) (client.Client, error) {
@@ -60,12 +78,37 @@ func (l levelFilter) Enabled(ctx context.Context, lv slog.Level) bool {
 	return lv >= l.min && l.Handler.Enabled(ctx, lv)
 }
 
-// stateURL is the shared state: --state, else DEEPRESEARCH_STATE.
+// stateURL is the shared state: --state, else DEEPRESEARCH_STATE, else the configuration's state.
 func (a *App) stateURL(flag string) string {
 	if flag != "" {
 		return flag
 	}
-	return a.getenv("DEEPRESEARCH_STATE")
+	if v := a.getenv("DEEPRESEARCH_STATE"); v != "" {
+		return v
+	}
+	if a.Config != nil {
+		return a.Config.State
+	}
+	return ""
+}
+
+// sharedState is the shared state a surface reads runs from (and, with Temporal, the one its workers write):
+// empty when none is configured. A configured one must be a postgres:// URL and reachable now, so that a wrong
+// URL or a database that is down is an error at start, not an empty run list later.
+func (a *App) sharedState(ctx context.Context, flag string) (string, error) {
+	url := a.stateURL(flag)
+	if url == "" {
+		return "", nil
+	}
+	if !state.IsPostgresURL(url) {
+		return "", fmt.Errorf("shared state %q: not a postgres:// URL (SQLite is per run, in its folder)", redact.URL(url))
+	}
+	cctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	if _, err := state.ListRuns(cctx, url); err != nil {
+		return "", fmt.Errorf("shared state %s cannot be read: %w", research.SharedLabel(url), err)
+	}
+	return url, nil
 }
 
 func newWorkerCmd(app *App) *cobra.Command {
@@ -88,9 +131,14 @@ DEEPRESEARCH_STATE): a step that a dead worker left is retried on another one fr
   deepresearch worker --temporal temporal:7233 --tiers mid,fast --concurrency 16 --state "$DEEPRESEARCH_STATE"`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			tf = app.temporal(tf)
 			url := app.stateURL(stateFlag)
 			if !state.IsPostgresURL(url) {
 				return errors.New("worker needs a shared state: --state postgres://… (or DEEPRESEARCH_STATE)")
+			}
+			// A database that is down is an error now, not a retry storm of every step this worker takes.
+			if _, err := app.sharedState(cmd.Context(), url); err != nil {
+				return err
 			}
 			if dir == "" {
 				dir = filepath.Join(app.runsDir(), "worker")
@@ -128,20 +176,10 @@ func (a *App) durableBuild(ctx context.Context, in durable.Input) (research.Conf
 }
 
 // researchDurable submits a run to Temporal, follows it and writes its report locally.
-func (a *App) researchDurable(cmd *cobra.Command, fl researchFlags, tf temporalFlags, detach bool, question string) error {
+func (a *App) researchDurable(cmd *cobra.Command, fl researchFlags, tf temporalFlags, detach bool, shared, question string) error {
 	ctx := cmd.Context()
 	req := fl.request(question, "")
 	if err := req.Validate(); err != nil {
-		return err
-	}
-	req.RunID = research.NewRunID()
-	out := fl.out
-	if out == "" {
-		out = filepath.Join(a.runsDir(), req.RunID)
-	}
-	req.OutDir = ""
-	raw, err := json.Marshal(req)
-	if err != nil {
 		return err
 	}
 	c, err := a.temporalClient(tf)
@@ -149,36 +187,34 @@ func (a *App) researchDurable(cmd *cobra.Command, fl researchFlags, tf temporalF
 		return err
 	}
 	defer c.Close()
-	in := durable.Input{RunID: req.RunID, Question: question, Request: raw, Budget: req.Budget, TaskQueue: tf.taskQueue}
-	run, err := durable.Submit(ctx, c, in)
+	d, err := submitDurable(ctx, c, tf, a.stateURL(shared), req)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(a.Stderr, "run %s submitted to Temporal (workflow %s)\n", req.RunID, run.GetID())
+	fmt.Fprintf(a.Stderr, "run %s submitted to Temporal (workflow %s)\n", d.id, d.run.GetID())
 	if detach {
-		fmt.Fprintln(a.Stdout, req.RunID)
+		fmt.Fprintln(a.Stdout, d.id)
 		return nil
 	}
-	last := ""
-	rep, err := durable.Follow(ctx, c, run, time.Second, func(st durable.Status) {
-		line := fmt.Sprintf("%s: stage %s, round %d, %d steps done", st.RunID, st.Stage, st.Round, st.Steps)
-		if line != last {
-			fmt.Fprintln(a.Stderr, line)
-			last = line
-		}
-	})
-	if err != nil {
-		if ctx.Err() != nil {
-			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-			defer cancel()
-			if cerr := durable.Cancel(cctx, c, req.RunID); cerr != nil {
-				return fmt.Errorf("interrupted, and cancelling the run failed: %w", cerr)
-			}
-			return fmt.Errorf("interrupted: run %s cancelled", req.RunID)
-		}
-		return fmt.Errorf("run %s: %w", req.RunID, err)
+	out := fl.out
+	if out == "" {
+		out = filepath.Join(a.runsDir(), d.id)
 	}
-	if err := research.WriteReport(out, rep); err != nil {
+	var onEvent func(research.Event)
+	if d.feed != "" {
+		// The workers write the run's events to the shared state: show them as a local run shows its own.
+		disp := newProgressDisplay(a.Stderr, "", fl.noColour)
+		defer disp.Finish()
+		onEvent = disp.Event
+	} else {
+		onEvent = func(e research.Event) {
+			if e.Kind == research.EventStageStart {
+				fmt.Fprintf(a.Stderr, "%s: %s\n", e.RunID, e.Message)
+			}
+		}
+	}
+	rep, err := d.follow(ctx, out, true, onEvent)
+	if err != nil {
 		return err
 	}
 	if rep.CutShort != "" {
@@ -188,6 +224,168 @@ func (a *App) researchDurable(cmd *cobra.Command, fl researchFlags, tf temporalF
 		rep.Stats.EvidenceAccepted, spendLine(rep.Stats.Calls, rep.Stats.Tokens, rep.Stats.CostUSD))
 	fmt.Fprintln(a.Stdout, filepath.Join(out, research.ReportMarkdownFile))
 	return nil
+}
+
+// durableRun is one run submitted to Temporal. submitDurable and follow are the one way every surface — run,
+// batch, the web viewer, the MCP server — submits a durable run, follows it and gets its report.
+type durableRun struct {
+	c   client.Client
+	run client.WorkflowRun
+	id  string
+	// feed is the shared state the workers write the run's events to; empty: progress comes from the
+	// workflow's progress query.
+	feed string
+}
+
+// submitDurable validates req and starts it on Temporal under req.RunID (a new id when empty). Submitting an id
+// the engine already runs attaches to that run. The workers build the run from req with their own keys; its
+// OutDir stays here (follow writes the report there). sharedState, when a postgres:// URL, is where follow reads
+// the run's events.
+func submitDurable(ctx context.Context, c client.Client, tf temporalFlags, sharedState string, req request.Research) (*durableRun, error) {
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	if req.RunID == "" {
+		req.RunID = research.NewRunID()
+	}
+	req.OutDir, req.ResumeDir = "", ""
+	raw, err := json.Marshal(req)
+	if err != nil {
+		return nil, err
+	}
+	run, err := durable.Submit(ctx, c, durable.Input{RunID: req.RunID, Question: req.Question, Request: raw,
+		Budget: req.Budget, TaskQueue: tf.taskQueue})
+	if err != nil {
+		return nil, err
+	}
+	d := &durableRun{c: c, run: run, id: req.RunID}
+	if state.IsPostgresURL(sharedState) {
+		d.feed = sharedState
+	}
+	return d, nil
+}
+
+// followInterval is how often follow asks the engine for the run's progress; feedInterval how often it reads
+// new events from the shared state.
+const (
+	followInterval = time.Second
+	feedInterval   = 500 * time.Millisecond
+)
+
+// follow waits for the run's report and writes report.md and report.json into out (when set). Progress reaches
+// onEvent (when set) as research events: with a shared state, the very events the workers store there (as a
+// local run's OnEvent receives them); without one, run_start, a stage_start for every change of stage or round
+// the workflow's progress query reports, and run_done. If ctx ends first, the workflow is cancelled when cancel
+// is set (Ctrl-C, the viewer's Stop, an MCP client's cancellation) and left running otherwise (a batch that will
+// attach again).
+func (d *durableRun) follow(ctx context.Context, out string, cancel bool, onEvent func(research.Event)) (*research.Report, error) {
+	var rep *research.Report
+	var err error
+	switch {
+	case onEvent != nil && d.feed != "":
+		rep, err = d.followFeed(ctx, onEvent)
+	case onEvent != nil:
+		rep, err = d.followQuery(ctx, onEvent)
+	default:
+		rep, err = durable.Follow(ctx, d.c, d.run, followInterval, nil)
+	}
+	if err != nil {
+		if ctx.Err() == nil {
+			return nil, fmt.Errorf("run %s: %w", d.id, err)
+		}
+		if !cancel {
+			return nil, fmt.Errorf("run %s: stopped following: %w", d.id, ctx.Err())
+		}
+		cctx, stop := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer stop()
+		if cerr := durable.Cancel(cctx, d.c, d.id); cerr != nil {
+			return nil, fmt.Errorf("interrupted, and cancelling run %s failed: %w", d.id, cerr)
+		}
+		return nil, fmt.Errorf("interrupted: run %s cancelled", d.id)
+	}
+	if out != "" {
+		if err := research.WriteReport(out, rep); err != nil {
+			return nil, err
+		}
+		rep.Dir = out
+	}
+	return rep, nil
+}
+
+// followFeed follows the run to its end, passing on the events its workers store in the shared state.
+func (d *durableRun) followFeed(ctx context.Context, onEvent func(research.Event)) (*research.Report, error) {
+	feed := research.NewEventFeed(d.feed, d.id)
+	defer feed.Close()
+	var mu sync.Mutex // the poller and the last read after the result deliver in order, never at once
+	show := func(ctx context.Context) {
+		mu.Lock()
+		defer mu.Unlock()
+		evs, err := feed.Next(ctx)
+		if err != nil {
+			return // the state is read again on the next tick; the run's result does not depend on it
+		}
+		for _, e := range evs {
+			onEvent(e)
+		}
+	}
+	fctx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(feedInterval)
+		defer t.Stop()
+		for {
+			select {
+			case <-fctx.Done():
+				return
+			case <-t.C:
+				show(fctx)
+			}
+		}
+	}()
+	rep, err := durable.Follow(ctx, d.c, d.run, followInterval, nil)
+	stop()
+	<-done
+	if err == nil {
+		show(ctx) // the last events, written before the result
+	}
+	return rep, err
+}
+
+// followQuery follows the run to its end through the workflow's progress query.
+func (d *durableRun) followQuery(ctx context.Context, onEvent func(research.Event)) (*research.Report, error) {
+	var seq int64
+	emit := func(kind, stage string, round int, msg string) {
+		seq++
+		onEvent(research.Event{Seq: seq, Time: time.Now(), RunID: d.id, Stage: stage, Kind: kind, Round: round,
+			Message: msg, Progress: research.Progress{Round: round}})
+	}
+	emit(research.EventRunStart, research.StageRun, 0, "submitted to Temporal as workflow "+d.run.GetID())
+	last := ""
+	rep, err := durable.Follow(ctx, d.c, d.run, followInterval, func(st durable.Status) {
+		key := fmt.Sprintf("%s/%d", st.Stage, st.Round)
+		if key == last || st.Stage == "" {
+			return
+		}
+		last = key
+		emit(research.EventStageStart, st.Stage, st.Round, fmt.Sprintf("stage %s, round %d, %d steps done", st.Stage, st.Round, st.Steps))
+	})
+	if err == nil {
+		emit(research.EventRunDone, research.StageRun, 0, "report ready")
+	}
+	return rep, err
+}
+
+// durableRunner runs the requests of a long-lived surface (the viewer, the MCP server) on Temporal through the
+// one client it dialled at start, following each run's events in the shared state.
+func durableRunner(c client.Client, tf temporalFlags, sharedState string) func(ctx context.Context, req request.Research) (*research.Report, error) {
+	return func(ctx context.Context, req request.Research) (*research.Report, error) {
+		d, err := submitDurable(ctx, c, tf, sharedState, req)
+		if err != nil {
+			return nil, err
+		}
+		return d.follow(ctx, req.OutDir, true, req.OnEvent)
+	}
 }
 
 // describeDurable answers resume for a run on Temporal: the engine resumes it, so there is nothing to do.

@@ -11,16 +11,16 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/deepresearch/deepresearch/internal/mcpserver"
-	"github.com/deepresearch/deepresearch/internal/request"
 	"github.com/deepresearch/deepresearch/research"
 	"github.com/deepresearch/deepresearch/sources/websearch"
 )
 
 func newMCPCmd(app *App) *cobra.Command {
 	var (
-		httpAddr, runs, token, web, mcpFile string
-		corpora                             []string
-		sessionTimeout                      time.Duration
+		httpAddr, runs, token, web, mcpFile, stateFlag string
+		corpora                                        []string
+		sessionTimeout                                 time.Duration
+		tf                                             temporalFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "mcp [--http 127.0.0.1:PORT] [--corpus DIR] [--web PROVIDER]",
@@ -34,19 +34,33 @@ Streamable HTTP transport at http://ADDR/mcp instead; a non-loopback address req
 DEEPRESEARCH_TOKEN), sent by clients as "Authorization: Bearer TOKEN".
 
 --corpus, --web and --mcp set the sources used when a call names none (default: the configuration's sources,
-including the search tools of mcp_file's servers).`,
+including the search tools of mcp_file's servers).
+
+With --temporal (or temporal.host_port in the configuration) deep_research submits the run to a Temporal cluster,
+sends its progress as notifications, cancels the workflow when the client cancels the call, and writes the report
+into the runs folder as usual. --state postgres://… (or DEEPRESEARCH_STATE) publishes every finished run of that
+shared state as a resource, whichever machine ran it; --temporal needs it.`,
 		Example: `  claude mcp add deepresearch -- deepresearch mcp --corpus ~/notes
-  deepresearch mcp --http 127.0.0.1:8788 --web tavily`,
+  deepresearch mcp --http 127.0.0.1:8788 --web tavily
+  deepresearch mcp --temporal temporal:7233 --state postgres://research@db/research --corpus /shared/notes`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runs == "" {
 				runs = app.runsDir()
 			}
 			def := mcpDefaults(app, corpora, web, mcpFile)
-			b := app.builder(runs)
+			be, err := app.backend(cmd.Context(), tf, stateFlag)
+			if err != nil {
+				return err
+			}
+			defer be.close()
+			run := be.run
+			if run == nil {
+				run = app.builder(runs).Run
+			}
 			srv, err := mcpserver.New(mcpserver.Config{
-				RunsDir: runs, Defaults: def, Version: Version, Log: app.Log, WebProviders: websearch.Names(),
-				Start: mcpStart(b),
+				RunsDir: runs, State: be.state, Defaults: def, Version: Version, Log: app.Log, WebProviders: websearch.Names(),
+				Start: mcpStart(run),
 			})
 			if err != nil {
 				return err
@@ -76,13 +90,15 @@ including the search tools of mcp_file's servers).`,
 	f.StringArrayVar(&corpora, "corpus", nil, "default local corpus: an index directory or a folder (repeatable)")
 	f.StringVar(&web, "web", "", "default web search provider: "+strings.Join(websearch.Names(), ", "))
 	f.StringVar(&mcpFile, "mcp", "", `default MCP search sources: a .mcp.json file whose servers' search tools are searched`)
+	f.StringVar(&stateFlag, "state", "", "shared state whose finished runs are published: postgres://… (default $DEEPRESEARCH_STATE, or state in the configuration)")
+	addTemporalFlags(cmd, &tf)
 	return cmd
 }
 
-// mcpStart runs the deep_research tool's requests through the one request builder.
-func mcpStart(b *request.Builder) mcpserver.StartFunc {
+// mcpStart runs the deep_research tool's requests through run.
+func mcpStart(run runFunc) mcpserver.StartFunc {
 	return func(ctx context.Context, req mcpserver.RunRequest) (*research.Report, error) {
-		return b.Run(ctx, req.Research())
+		return run(ctx, req.Research())
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -51,6 +52,7 @@ func newRunCmd(app *App) *cobra.Command {
 		fl     researchFlags
 		tf     temporalFlags
 		detach bool
+		shared string
 	)
 	cmd := &cobra.Command{
 		Use:   `run [flags] "question"`,
@@ -83,8 +85,8 @@ An interrupted run continues with "deepresearch resume".`,
 					fl.rounds = -1 // the graph reads 0 as "default"; the user asked for none
 				}
 			}
-			if tf.hostPort != "" {
-				return app.researchDurable(cmd, fl, tf, detach, question)
+			if tf = app.temporal(tf); tf.hostPort != "" {
+				return app.researchDurable(cmd, fl, tf, detach, shared, question)
 			}
 			return app.research(cmd, fl, question, "")
 		},
@@ -92,6 +94,7 @@ An interrupted run continues with "deepresearch resume".`,
 	addResearchFlags(cmd, &fl, true)
 	addTemporalFlags(cmd, &tf)
 	cmd.Flags().BoolVar(&detach, "detach", false, "with --temporal: submit, print the run id and return; Ctrl-C no longer cancels")
+	cmd.Flags().StringVar(&shared, "state", "", "with --temporal: the workers' shared state, to follow the run's progress live (default $DEEPRESEARCH_STATE)")
 	return cmd
 }
 
@@ -126,7 +129,9 @@ is duplicated. The run's sources and engine are rebuilt from what the run folder
 RUN is a run folder, a run id or any unique prefix of one; without it, the latest run.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			// Only the flag: a configured cluster does not make every local run folder a durable run.
 			if tf.hostPort != "" {
+				tf = app.temporal(tf)
 				if len(args) == 0 {
 					return errors.New("resume --temporal needs the run id")
 				}
@@ -152,22 +157,40 @@ func newRunsCmd(app *App) *cobra.Command {
 		Short: "List research runs (also those chat started here); runs rm, runs prune",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var runs []research.RunSummary
-			var err error
-			if shared != "" {
-				dir = "the shared state"
-				runs, err = research.ListSharedRuns(cmd.Context(), shared)
+			dirs := app.runFolders()
+			if dir != "" {
+				dirs = []string{dir}
 			} else {
-				dirs := app.runFolders()
-				if dir != "" {
-					dirs = []string{dir}
-				} else {
-					dir = app.runsDir()
-				}
-				runs, err = app.allRuns(dirs)
+				dir = app.runsDir()
 			}
+			runs, err := app.allRuns(dirs)
 			if err != nil {
 				return err
+			}
+			// A shared state adds every run in it that is not here already, whichever machine ran it.
+			if url := app.stateURL(shared); url != "" {
+				dir += " or the shared state"
+				more, err := research.Runs{State: url}.List(cmd.Context())
+				if err != nil {
+					err = fmt.Errorf("shared state %s cannot be read: %w", research.SharedLabel(url), err)
+				}
+				if err != nil && shared != "" {
+					return err
+				}
+				if err != nil {
+					// From the environment or configuration: the local runs are still worth listing.
+					fmt.Fprintf(app.Stderr, "warning: the shared state cannot be read, listing local runs only: %v\n", err)
+				}
+				have := map[string]bool{}
+				for _, r := range runs {
+					have[r.ID] = true
+				}
+				for _, r := range more {
+					if !have[r.ID] {
+						runs = append(runs, r)
+					}
+				}
+				sort.SliceStable(runs, func(i, j int) bool { return runs[i].Created.After(runs[j].Created) })
 			}
 			if asJSON {
 				enc := json.NewEncoder(app.Stdout)
@@ -202,25 +225,30 @@ func newRunsCmd(app *App) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&dir, "dir", "", "folder holding the runs (default runs/, and .deepresearch/runs/ of chat)")
-	cmd.Flags().StringVar(&shared, "state", "", "list the runs of a shared state instead (postgres://…, as workers use)")
+	cmd.Flags().StringVar(&shared, "state", "", "also list the runs of a shared state (postgres://…, as workers use; default $DEEPRESEARCH_STATE, or state in the configuration)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
 	cmd.AddCommand(newRunsRmCmd(app), newRunsPruneCmd(app))
 	return cmd
 }
 
 func newShowCmd(app *App) *cobra.Command {
-	var asJSON, open bool
+	var asJSON, open, events bool
 	var shared string
 	cmd := &cobra.Command{
 		Use:   "show [RUN]",
 		Short: "Print a run's report (RUN: folder, id or unique id prefix; default the latest run)",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if shared != "" {
-				if len(args) == 0 {
-					return errors.New("show --state needs the run id")
+			if shared != "" && len(args) == 0 {
+				return errors.New("show --state needs the run id")
+			}
+			// The shared state (--state first; from the environment or configuration, after the local runs).
+			_, ferr := app.findRun(runArg(args))
+			if url := app.stateURL(shared); url != "" && len(args) == 1 && (shared != "" || ferr != nil) {
+				if events {
+					return app.showSharedEvents(cmd.Context(), url, args[0])
 				}
-				rep, err := research.LoadSharedReport(cmd.Context(), shared, args[0])
+				rep, err := research.Runs{State: url}.Report(cmd.Context(), args[0])
 				if err != nil {
 					return err
 				}
@@ -238,6 +266,13 @@ func newShowCmd(app *App) *cobra.Command {
 			}
 			if open {
 				return app.openInViewer(cmd, dir)
+			}
+			if events {
+				evs, err := research.LoadEvents(dir)
+				if err != nil {
+					return err
+				}
+				return writeEvents(app.Stdout, evs)
 			}
 			rep, err := research.LoadReport(dir)
 			if err != nil {
@@ -259,7 +294,39 @@ func newShowCmd(app *App) *cobra.Command {
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print report.json")
 	cmd.Flags().BoolVar(&open, "open", false, "open the run in the web viewer (served on 127.0.0.1 until Ctrl-C)")
 	cmd.Flags().StringVar(&shared, "state", "", "read the run from a shared state (postgres://…, as workers use)")
+	cmd.Flags().BoolVar(&events, "events", false, "print the run's events (its progress so far), one JSON object a line")
 	return cmd
+}
+
+// showSharedEvents prints the events every worker stored for a run in a shared state.
+func (a *App) showSharedEvents(ctx context.Context, url, runID string) error {
+	feed := research.NewEventFeed(url, runID)
+	defer feed.Close()
+	var all []research.Event
+	for {
+		evs, err := feed.Next(ctx)
+		if err != nil {
+			return err
+		}
+		if len(evs) == 0 {
+			break
+		}
+		all = append(all, evs...)
+	}
+	if len(all) == 0 {
+		return fmt.Errorf("run %s: no events in the shared state (is the run id right?)", runID)
+	}
+	return writeEvents(a.Stdout, all)
+}
+
+func writeEvents(w io.Writer, evs []research.Event) error {
+	enc := json.NewEncoder(w)
+	for _, e := range evs {
+		if err := enc.Encode(e); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // builder returns the request builder every research surface uses, over runsDir ("" means the configured runs

@@ -270,7 +270,7 @@ func newConfigCmd(app *App) *cobra.Command {
 
 func newBenchCmd(app *App) *cobra.Command {
 	cmd := &cobra.Command{Use: "bench", Short: "Reproducible benchmarks that print figures"}
-	cmd.AddCommand(newBenchContextCmd(app), newBenchQualityCmd(app), newBenchGraphCmd(app), newBenchTokensCmd(app), newBenchCorpusCmd(app), newBenchRuntimeCmd(app))
+	cmd.AddCommand(newBenchContextCmd(app), newBenchQualityCmd(app), newBenchGraphCmd(app), newBenchTokensCmd(app), newBenchCorpusCmd(app), newBenchRuntimeCmd(app), newBenchScaleCmd(app))
 	return cmd
 }
 

@@ -239,5 +239,5 @@ func (a *App) openInViewer(cmd *cobra.Command, dir string) error {
 			return
 		}
 		go func() { _ = c.Wait() }()
-	})
+	}, backend{})
 }

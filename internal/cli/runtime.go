@@ -13,6 +13,7 @@ import (
 	"github.com/deepresearch/deepresearch/contextmgr"
 	"github.com/deepresearch/deepresearch/harness"
 	"github.com/deepresearch/deepresearch/internal/config"
+	"github.com/deepresearch/deepresearch/internal/redact"
 	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/llm"
 	"github.com/deepresearch/deepresearch/mcptools"
@@ -71,6 +72,7 @@ func (a *App) newRuntime(ctx context.Context, o runtimeOptions) (*harness.Runtim
 			return a.subagentContext(o.Workspace, typ.Context, tools)
 		},
 		SubagentObserver: subagentObserver(a),
+		Redact:           redact.New(a.secrets()...).Scrub,
 	}
 	if !o.ListsFailures {
 		hc.Warn = a.Stderr

@@ -13,32 +13,14 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/deepresearch/deepresearch/internal/cli"
+	"github.com/deepresearch/deepresearch/internal/syncio"
 	"github.com/deepresearch/deepresearch/internal/webui/researchtest"
 	"github.com/deepresearch/deepresearch/research"
 )
-
-// lockedBuffer is a writer the test can read while the command is still writing to it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // serveEnv keeps the corpus index cache and any user configuration out of the developer's home and returns an
 // empty configuration file, so the extractive engine runs with no model.
@@ -118,7 +100,7 @@ func TestServeCommandEndToEnd(t *testing.T) {
 	runs := filepath.Join(t.TempDir(), "runs")
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	var stdout, stderr lockedBuffer
+	var stdout, stderr syncio.Buffer
 	exited := make(chan int, 1)
 	go func() {
 		exited <- cli.Main(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--runs", runs, "--config", cfg},
@@ -294,7 +276,7 @@ func TestServeRefusesOpenBindWithoutToken(t *testing.T) {
 	// the printed link carries it, and requests without it are refused.
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	var stdout, stderr lockedBuffer
+	var stdout, stderr syncio.Buffer
 	exited := make(chan int, 1)
 	go func() {
 		exited <- cli.Main(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--runs", t.TempDir(), "--config", cfg},

@@ -186,7 +186,7 @@ func TestEverySurfaceRunsTheSameRequest(t *testing.T) {
 			if hasSources {
 				app := newApp()
 				b := app.builder(t.TempDir())
-				srv, err := webui.New(webui.Config{RunsDir: t.TempDir(), WebProviders: websearch.Names(), Start: webStart(b)})
+				srv, err := webui.New(webui.Config{RunsDir: t.TempDir(), WebProviders: websearch.Names(), Start: webStart(b.Run)})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -222,7 +222,7 @@ func TestEverySurfaceRunsTheSameRequest(t *testing.T) {
 			{
 				app := newApp()
 				b := app.builder(t.TempDir())
-				srv, err := mcpserver.New(mcpserver.Config{RunsDir: t.TempDir(), Start: mcpStart(b),
+				srv, err := mcpserver.New(mcpserver.Config{RunsDir: t.TempDir(), Start: mcpStart(b.Run),
 					Defaults: mcpDefaults(app, nil, "", "")})
 				if err != nil {
 					t.Fatal(err)

@@ -9,11 +9,11 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/deepresearch/deepresearch/internal/cli"
+	"github.com/deepresearch/deepresearch/internal/syncio"
 	"github.com/deepresearch/deepresearch/llm/providers"
 	"github.com/deepresearch/deepresearch/research"
 )
@@ -156,23 +156,6 @@ func commonPrefix(a, b string) string {
 	return a[:i]
 }
 
-type syncBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuf) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuf) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // show --open serves the run in the web viewer and hands the link to the browser.
 func TestShowOpen(t *testing.T) {
 	cfg, _, ids := runsFixture(t)
@@ -183,7 +166,7 @@ func TestShowOpen(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	var out syncBuf
+	var out syncio.Buffer
 	done := make(chan int, 1)
 	go func() {
 		done <- cli.Main(ctx, []string{"show", "--open", ids[0][:len(ids[0])-1], "--config", cfg}, strings.NewReader(""), &out, io.Discard,

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -89,10 +90,22 @@ type Config struct {
 	MCPFile string `yaml:"mcp_file,omitempty" json:"mcp_file,omitempty"`
 	// Subagents adds subagent types for the task tool, besides those in agents/*.md files.
 	Subagents []subagent.Type `yaml:"subagents,omitempty" json:"subagents,omitempty"`
+	// Temporal is the cluster durable runs go to (run, batch, serve, mcp, worker); empty runs in this process.
+	Temporal Temporal `yaml:"temporal,omitempty" json:"temporal"`
+	// State is the shared state of durable runs (postgres://…; env DEEPRESEARCH_STATE): runs, show, serve and mcp
+	// list and show every run in it.
+	State string `yaml:"state,omitempty" json:"state,omitempty"`
 
 	// File is where the configuration was read from, if anywhere.
 	File string `yaml:"-" json:"file,omitempty"`
 	env  func(string) string
+}
+
+// Temporal names a Temporal cluster (env DEEPRESEARCH_TEMPORAL sets HostPort).
+type Temporal struct {
+	HostPort  string `yaml:"host_port,omitempty" json:"host_port,omitempty"`
+	Namespace string `yaml:"namespace,omitempty" json:"namespace,omitempty"`
+	TaskQueue string `yaml:"task_queue,omitempty" json:"task_queue,omitempty"`
 }
 
 // Context selects the context-engineering preset and overrides single knobs of it: contextmgr.Settings, the one
@@ -225,6 +238,12 @@ func (c *Config) applyEnv() {
 	if v := c.env("DEEPRESEARCH_ENGINE"); v != "" {
 		c.Research.Engine = v
 	}
+	if v := c.env("DEEPRESEARCH_TEMPORAL"); v != "" {
+		c.Temporal.HostPort = v
+	}
+	if v := c.env("DEEPRESEARCH_STATE"); v != "" {
+		c.State = v
+	}
 }
 
 // Overrides are flag values; empty strings leave the configuration alone.
@@ -310,7 +329,14 @@ func (c *Config) Secrets() []string {
 	for _, t := range c.Tiers {
 		extra = append(extra, t.APIKeyEnv)
 	}
-	return redact.EnvValues(c.env, extra...)
+	out := redact.EnvValues(c.env, extra...)
+	// The shared state's password, from the file or DEEPRESEARCH_STATE.
+	if u, err := url.Parse(c.State); err == nil && u.User != nil {
+		if pw, ok := u.User.Password(); ok && pw != "" {
+			out = append(out, pw)
+		}
+	}
+	return out
 }
 
 // Env returns an environment variable through the configuration's environment source.
@@ -331,6 +357,7 @@ func Mask(secret string) string {
 func (c *Config) Show() (string, error) {
 	shown := *c // base URLs may carry user:key@
 	shown.Default.BaseURL = redact.URL(c.Default.BaseURL)
+	shown.State = redact.URL(c.State) // postgres://user:password@…
 	shown.Tiers = make(map[string]ModelSpec, len(c.Tiers))
 	for k, v := range c.Tiers {
 		v.BaseURL = redact.URL(v.BaseURL)

@@ -3,6 +3,7 @@ package config_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -169,5 +170,35 @@ func TestHasModelSeesTierModelsInheritingTheProvider(t *testing.T) {
 	c.Tiers["fast"] = config.ModelSpec{Model: "small"}
 	if !c.HasModel() {
 		t.Error("a tier model with the default provider is a configured model")
+	}
+}
+
+// The shared state and the Temporal cluster come from the file or the environment; the state's password is a
+// secret no printed error may show, and config show masks it.
+func TestScaleOutSettings(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "c.yaml")
+	if err := os.WriteFile(f, []byte("temporal:\n  host_port: t.internal:7233\n  namespace: research\nstate: postgres://u:filepw12345@db/x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := config.Load(f, env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Temporal.HostPort != "t.internal:7233" || c.Temporal.Namespace != "research" || c.State != "postgres://u:filepw12345@db/x" {
+		t.Errorf("from the file: %+v %q", c.Temporal, c.State)
+	}
+	if !slices.Contains(c.Secrets(), "filepw12345") {
+		t.Errorf("secrets %v lack the state's password", c.Secrets())
+	}
+	if shown, err := c.Show(); err != nil || strings.Contains(shown, "filepw12345") {
+		t.Errorf("config show: %v\n%s", err, shown)
+	}
+	vars := map[string]string{"DEEPRESEARCH_TEMPORAL": "env:7233", "DEEPRESEARCH_STATE": "postgres://v:envpw67890@db/y"}
+	c, err = config.Load(f, env(vars))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Temporal.HostPort != "env:7233" || c.State != vars["DEEPRESEARCH_STATE"] || !slices.Contains(c.Secrets(), "envpw67890") {
+		t.Errorf("from the environment: %+v %q %v", c.Temporal, c.State, c.Secrets())
 	}
 }

@@ -68,10 +68,19 @@ type Status struct {
 	Failed string `json:"failed,omitempty"`
 }
 
-// Activity names.
+// Activity names. Model calls are activities of their own on their tier's task queue: searches on fast, reads
+// (one analyst call over one document) on mid, scope, verification and synthesis on strong. The bookkeeping
+// between them — begin and end a round, collect the reads, admit a read's items to the pool, route gaps — only
+// touches the state and runs as local activities of whichever worker runs the workflow (every worker serves the
+// base queue's workflows).
 const (
 	actScope      = "deepresearch.Scope"
-	actSearchRead = "deepresearch.SearchRead"
+	actBeginRound = "deepresearch.BeginRound"
+	actSearch     = "deepresearch.Search"
+	actCollect    = "deepresearch.Collect"
+	actRead       = "deepresearch.Read"
+	actAdmit      = "deepresearch.Admit"
+	actEndRound   = "deepresearch.EndRound"
 	actVerify     = "deepresearch.Verify"
 	actNext       = "deepresearch.Next"
 	actSynthesize = "deepresearch.Synthesize"
@@ -83,7 +92,7 @@ func Workflow(ctx workflow.Context, in Input) (*research.Report, error) {
 	if err := workflow.SetQueryHandler(ctx, QueryProgress, func() (Status, error) { return *st, nil }); err != nil {
 		return nil, err
 	}
-	rep, err := research.Drive(&workflowSteps{ctx: ctx, in: in, st: st})
+	rep, err := research.Drive(&workflowSteps{ctx: ctx, run: &workflowRun{in: in, st: st}})
 	if err != nil {
 		st.Failed = err.Error()
 		return nil, err
@@ -92,73 +101,187 @@ func Workflow(ctx workflow.Context, in Input) (*research.Report, error) {
 	return rep, nil
 }
 
-// workflowSteps runs each step as an activity on its tier's task queue.
-type workflowSteps struct {
-	ctx workflow.Context
-	in  Input
-	st  *Status
+// workflowRun is what the lanes of one workflow share.
+type workflowRun struct {
+	in Input
+	st *Status
+	// stageEnd is when the stage in progress (search, read) times out: its steps are scheduled to close by then,
+	// retries included.
+	stageEnd time.Time
 }
 
-func (w *workflowSteps) exec(stage, tier, name string, out any, args ...any) error {
-	w.st.Stage = stage
-	base := w.in.TaskQueue
+// workflowSteps runs each step as an activity; ctx is its lane's (a coroutine's) context.
+type workflowSteps struct {
+	ctx workflow.Context
+	run *workflowRun
+}
+
+func (w *workflowSteps) stageTimeout() time.Duration {
+	if t := w.run.in.Budget.StageTimeout; t > 0 {
+		return t
+	}
+	return 10 * time.Minute
+}
+
+// exec runs one step as an activity on its model tier's queue, or ("" tier) as a local activity of the workflow's
+// worker. A step of a stage with a deadline (a search, a read) is scheduled to close by it.
+func (w *workflowSteps) exec(stage, tier, name string, staged bool, out any, args ...any) error {
+	w.run.st.Stage = stage
+	base := w.run.in.TaskQueue
 	if base == "" {
 		base = DefaultTaskQueue
 	}
-	stageTimeout := w.in.Budget.StageTimeout
-	if stageTimeout <= 0 {
-		stageTimeout = 10 * time.Minute
-	}
-	ctx := workflow.WithActivityOptions(w.ctx, workflow.ActivityOptions{
-		TaskQueue: TierQueue(base, tier),
-		// A step is at most a stage (two for search and read) plus its bookkeeping.
-		StartToCloseTimeout: 2*stageTimeout + time.Minute,
+	queue := TierQueue(base, tier)
+	opts := workflow.ActivityOptions{
+		TaskQueue: queue,
+		// A step is at most a stage plus its bookkeeping.
+		StartToCloseTimeout: w.stageTimeout() + time.Minute,
 		// A worker that dies is noticed within the heartbeat timeout and the step is retried elsewhere.
 		HeartbeatTimeout: 15 * time.Second,
 		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2,
 			MaximumInterval: 30 * time.Second, MaximumAttempts: 10,
 			NonRetryableErrorTypes: []string{errConfig}},
-	})
-	err := workflow.ExecuteActivity(ctx, name, append([]any{w.in}, args...)...).Get(ctx, out)
+	}
+	if staged && !w.run.stageEnd.IsZero() {
+		opts.ScheduleToCloseTimeout = max(w.run.stageEnd.Sub(workflow.Now(w.ctx)), time.Second)
+	}
+	var f workflow.Future
+	if tier == "" {
+		// Bookkeeping is a local activity: run by the worker that runs the workflow, recorded in its history,
+		// with no trip through a task queue.
+		ctx := workflow.WithLocalActivityOptions(w.ctx, workflow.LocalActivityOptions{
+			StartToCloseTimeout: 2 * time.Minute, RetryPolicy: opts.RetryPolicy})
+		f = workflow.ExecuteLocalActivity(ctx, name, append([]any{w.run.in}, args...)...)
+	} else {
+		f = workflow.ExecuteActivity(workflow.WithActivityOptions(w.ctx, opts), name, append([]any{w.run.in}, args...)...)
+	}
+	err := f.Get(w.ctx, out)
 	if err == nil {
-		w.st.Steps++
+		w.run.st.Steps++
 	}
 	return err
 }
 
 func (w *workflowSteps) Scope() (*research.Plan, error) {
 	var p research.Plan
-	if err := w.exec(research.StageScope, TierStrong, actScope, &p); err != nil {
+	if err := w.exec(research.StageScope, TierStrong, actScope, false, &p); err != nil {
 		return nil, err
 	}
 	return &p, nil
 }
 
-func (w *workflowSteps) SearchRead(round int, targets []research.Target) (bool, error) {
-	w.st.Round = round
+func (w *workflowSteps) BeginRound(round int) (research.RoundPlan, error) {
+	w.run.st.Round = round
+	var rp research.RoundPlan
+	err := w.exec(research.StageSearch, "", actBeginRound, false, &rp, round)
+	w.run.stageEnd = workflow.Now(w.ctx).Add(w.stageTimeout())
+	return rp, err
+}
+
+func (w *workflowSteps) Search(round int, t research.Target) ([]research.Candidate, error) {
+	var cs []research.Candidate
+	err := w.exec(research.StageSearch, TierFast, actSearch, true, &cs, round, t)
+	return cs, err
+}
+
+func (w *workflowSteps) Collect(round int, targets []research.Target, found [][]research.Candidate) ([]research.Candidate, error) {
+	var picked []research.Candidate
+	err := w.exec(research.StageSearch, "", actCollect, false, &picked, round, targets, found)
+	w.run.stageEnd = workflow.Now(w.ctx).Add(w.stageTimeout())
+	return picked, err
+}
+
+func (w *workflowSteps) Read(round int, c research.Candidate) (research.Reading, error) {
+	var rd research.Reading
+	err := w.exec(research.StageRead, TierMid, actRead, true, &rd, round, c)
+	return rd, err
+}
+
+func (w *workflowSteps) Admit(round int, c research.Candidate, rd research.Reading) (research.Admission, error) {
+	var a research.Admission
+	err := w.exec(research.StageRead, "", actAdmit, false, &a, round, c, rd)
+	return a, err
+}
+
+func (w *workflowSteps) EndRound(round int) (bool, error) {
+	w.run.stageEnd = time.Time{}
 	var fused bool
-	err := w.exec(research.StageRead, TierMid, actSearchRead, &fused, round, targets)
+	err := w.exec(research.StageRead, "", actEndRound, false, &fused, round)
 	return fused, err
 }
 
 func (w *workflowSteps) Verify(round int) (*research.Verdict, error) {
 	var v *research.Verdict
-	err := w.exec(research.StageVerify, TierStrong, actVerify, &v, round)
+	err := w.exec(research.StageVerify, TierStrong, actVerify, false, &v, round)
 	return v, err
 }
 
 func (w *workflowSteps) Next(round int, v *research.Verdict) ([]research.Target, error) {
 	var ts []research.Target
-	err := w.exec(research.StageVerify, TierStrong, actNext, &ts, round, v)
+	err := w.exec(research.StageVerify, "", actNext, false, &ts, round, v)
 	return ts, err
 }
 
 func (w *workflowSteps) Synthesize(v *research.Verdict) (*research.Report, error) {
 	var rep research.Report
-	if err := w.exec(research.StageSynth, TierStrong, actSynthesize, &rep, v); err != nil {
+	if err := w.exec(research.StageSynth, TierStrong, actSynthesize, false, &rep, v); err != nil {
 		return nil, err
 	}
 	return &rep, nil
+}
+
+// FanOut runs the lanes as workflow coroutines, at most limit at once.
+func (w *workflowSteps) FanOut(n, limit int, fn func(research.Steps, int)) {
+	if n == 0 {
+		return
+	}
+	if limit <= 0 || limit > n {
+		limit = n
+	}
+	sem := workflow.NewSemaphore(w.ctx, int64(limit))
+	wg := workflow.NewWaitGroup(w.ctx)
+	for i := range n {
+		if err := sem.Acquire(w.ctx, 1); err != nil {
+			break // the workflow is cancelled: start no more lanes
+		}
+		wg.Add(1)
+		workflow.Go(w.ctx, func(ctx workflow.Context) {
+			defer wg.Done()
+			defer sem.Release(1)
+			fn(&workflowSteps{ctx: ctx, run: w.run}, i)
+		})
+	}
+	wg.Wait(w.ctx)
+}
+
+// Turnstile returns n gates as settable futures.
+func (w *workflowSteps) Turnstile(n int) research.Turnstile {
+	t := &workflowTurnstile{gates: make([]workflow.Future, n), set: make([]workflow.Settable, n)}
+	for i := range n {
+		t.gates[i], t.set[i] = workflow.NewFuture(w.ctx)
+	}
+	return t
+}
+
+type workflowTurnstile struct {
+	gates []workflow.Future
+	set   []workflow.Settable
+}
+
+func (t *workflowTurnstile) Wait(lane research.Steps, i int) error {
+	ctx := lane.(*workflowSteps).ctx
+	for j := range i {
+		if err := t.gates[j].Get(ctx, nil); err != nil {
+			return err
+		}
+	}
+	return ctx.Err()
+}
+
+func (t *workflowTurnstile) Done(i int) {
+	if !t.gates[i].IsReady() {
+		t.set[i].SetValue(nil)
+	}
 }
 
 // errConfig is the error type of failures no retry can fix (a worker that cannot build the run's roles).
@@ -171,14 +294,17 @@ type BuildFunc func(ctx context.Context, in Input) (cfg research.Config, cleanup
 // Activities executes the steps.
 type Activities struct {
 	Build BuildFunc
-	// State is the shared state: a postgres:// URL.
+	// State is the shared state: a postgres:// URL (empty: a SQLite file per run under Dir, for one process).
 	State string
 	// Dir is this worker's folder for runs (cached texts, events), one sub-folder per run.
 	Dir string
 	Log *slog.Logger
+
+	dbs stateCache
 }
 
 func (a *Activities) session(ctx context.Context, in Input) (*research.Session, func(), error) {
+	t0 := time.Now()
 	cfg, cleanup, err := a.Build(ctx, in)
 	if err != nil {
 		return nil, nil, temporal.NewNonRetryableApplicationError("build the run's roles: "+err.Error(), errConfig, err)
@@ -190,12 +316,24 @@ func (a *Activities) session(ctx context.Context, in Input) (*research.Session, 
 	if a.Log != nil {
 		cfg.Log = a.Log
 	}
-	key := fmt.Sprintf("%s/%s/%s#%d", info.WorkflowExecution.ID, info.WorkflowExecution.RunID, info.ActivityID, info.Attempt)
-	s, err := research.OpenSession(ctx, cfg, research.SessionConfig{State: a.State, SpendKey: key})
+	location := a.State
+	if location == "" {
+		location = filepath.Join(cfg.OutDir, research.StateFile)
+	}
+	db, release, err := a.dbs.acquire(ctx, location, in.RunID)
 	if err != nil {
 		cleanup()
 		return nil, nil, err
 	}
+	t1 := time.Now()
+	key := fmt.Sprintf("%s/%s/%s#%d", info.WorkflowExecution.ID, info.WorkflowExecution.RunID, info.ActivityID, info.Attempt)
+	s, err := research.OpenSession(ctx, cfg, research.SessionConfig{State: a.State, SpendKey: key, DB: db})
+	if err != nil {
+		release()
+		cleanup()
+		return nil, nil, err
+	}
+	t2 := time.Now()
 	// Heartbeats tell the engine this worker is alive (a dead one's step is retried elsewhere) and deliver
 	// cancellation.
 	hctx, stop := context.WithCancel(ctx)
@@ -214,63 +352,112 @@ func (a *Activities) session(ctx context.Context, in Input) (*research.Session, 
 		}
 	}()
 	return s, func() {
+		t3 := time.Now()
 		stop()
 		<-done
 		if err := s.Close(); err != nil && a.Log != nil {
 			a.Log.Error("close session", "run", in.RunID, "err", err)
 		}
+		release()
 		cleanup()
+		if a.Log != nil {
+			a.Log.Debug("step", "run", in.RunID, "activity", info.ActivityType.Name, "attempt", info.Attempt,
+				"build", t1.Sub(t0), "open", t2.Sub(t1), "step", t3.Sub(t2), "close", time.Since(t3))
+		}
 	}, nil
+}
+
+// step opens a session for one activity, runs fn in it and closes it.
+func step[R any](a *Activities, ctx context.Context, in Input, fn func(*research.Session) (R, error)) (R, error) {
+	s, done, err := a.session(ctx, in)
+	if err != nil {
+		var zero R
+		return zero, err
+	}
+	defer done()
+	return fn(s)
 }
 
 // Scope is the scope step.
 func (a *Activities) Scope(ctx context.Context, in Input) (*research.Plan, error) {
-	s, done, err := a.session(ctx, in)
-	if err != nil {
-		return nil, err
-	}
-	defer done()
-	return s.Scope(ctx)
+	return step(a, ctx, in, func(s *research.Session) (*research.Plan, error) { return s.Scope(ctx) })
 }
 
-// SearchRead is one round's search and read step.
-func (a *Activities) SearchRead(ctx context.Context, in Input, round int, targets []research.Target) (bool, error) {
-	s, done, err := a.session(ctx, in)
-	if err != nil {
-		return false, err
-	}
-	defer done()
-	return s.SearchRead(ctx, round, targets)
+// BeginRound starts a round.
+func (a *Activities) BeginRound(ctx context.Context, in Input, round int) (research.RoundPlan, error) {
+	return step(a, ctx, in, func(s *research.Session) (research.RoundPlan, error) { return s.BeginRound(ctx, round) })
+}
+
+// Search is one sub-question's searches.
+func (a *Activities) Search(ctx context.Context, in Input, round int, t research.Target) ([]research.Candidate, error) {
+	return step(a, ctx, in, func(s *research.Session) ([]research.Candidate, error) { return s.Search(ctx, round, t) })
+}
+
+// Collect picks a round's reads.
+func (a *Activities) Collect(ctx context.Context, in Input, round int, targets []research.Target, found [][]research.Candidate) ([]research.Candidate, error) {
+	return step(a, ctx, in, func(s *research.Session) ([]research.Candidate, error) {
+		return s.Collect(ctx, round, targets, found)
+	})
+}
+
+// Read is one read: a fetch and one analyst call over the document.
+func (a *Activities) Read(ctx context.Context, in Input, round int, c research.Candidate) (research.Reading, error) {
+	return step(a, ctx, in, func(s *research.Session) (research.Reading, error) { return s.Read(ctx, round, c) })
+}
+
+// Admit admits one read's items to the pool.
+func (a *Activities) Admit(ctx context.Context, in Input, round int, c research.Candidate, rd research.Reading) (research.Admission, error) {
+	return step(a, ctx, in, func(s *research.Session) (research.Admission, error) { return s.Admit(ctx, round, c, rd) })
+}
+
+// EndRound closes a round's reading.
+func (a *Activities) EndRound(ctx context.Context, in Input, round int) (bool, error) {
+	return step(a, ctx, in, func(s *research.Session) (bool, error) { return s.EndRound(ctx, round) })
 }
 
 // Verify is one round's verification step.
 func (a *Activities) Verify(ctx context.Context, in Input, round int) (*research.Verdict, error) {
-	s, done, err := a.session(ctx, in)
-	if err != nil {
-		return nil, err
-	}
-	defer done()
-	return s.Verify(ctx, round)
+	return step(a, ctx, in, func(s *research.Session) (*research.Verdict, error) { return s.Verify(ctx, round) })
 }
 
 // Next routes a verdict's gaps to the next round.
 func (a *Activities) Next(ctx context.Context, in Input, round int, v *research.Verdict) ([]research.Target, error) {
-	s, done, err := a.session(ctx, in)
-	if err != nil {
-		return nil, err
-	}
-	defer done()
-	return s.Next(ctx, round, v)
+	return step(a, ctx, in, func(s *research.Session) ([]research.Target, error) { return s.Next(ctx, round, v) })
 }
 
-// Synthesize is the synthesis step.
+// Synthesize is the synthesis step; the run's state handle is released afterwards (the run is over).
 func (a *Activities) Synthesize(ctx context.Context, in Input, v *research.Verdict) (*research.Report, error) {
-	s, done, err := a.session(ctx, in)
-	if err != nil {
-		return nil, err
+	rep, err := step(a, ctx, in, func(s *research.Session) (*research.Report, error) { return s.Synthesize(ctx, v) })
+	if err == nil {
+		a.dbs.forget(in.RunID)
 	}
-	defer done()
-	return s.Synthesize(ctx, v)
+	return rep, err
+}
+
+// Close closes the run states the activities hold open.
+func (a *Activities) Close() { a.dbs.closeAll() }
+
+// register registers the activities of a queue on a worker ("" is the base queue's bookkeeping).
+func (a *Activities) register(w interface {
+	RegisterActivityWithOptions(any, activity.RegisterOptions)
+}, tier string) {
+	reg := func(fn any, name string) { w.RegisterActivityWithOptions(fn, activity.RegisterOptions{Name: name}) }
+	switch tier {
+	case "":
+		reg(a.BeginRound, actBeginRound)
+		reg(a.Collect, actCollect)
+		reg(a.Admit, actAdmit)
+		reg(a.EndRound, actEndRound)
+		reg(a.Next, actNext)
+	case TierFast:
+		reg(a.Search, actSearch)
+	case TierMid:
+		reg(a.Read, actRead)
+	case TierStrong:
+		reg(a.Scope, actScope)
+		reg(a.Verify, actVerify)
+		reg(a.Synthesize, actSynthesize)
+	}
 }
 
 // WorkerOptions configures a worker process.
@@ -300,8 +487,10 @@ func Serve(ctx context.Context, c client.Client, opts WorkerOptions, acts *Activ
 	if n <= 0 {
 		n = 8
 	}
-	wf := worker.New(c, base, worker.Options{})
+	defer acts.Close()
+	wf := worker.New(c, base, worker.Options{MaxConcurrentActivityExecutionSize: n})
 	wf.RegisterWorkflowWithOptions(Workflow, workflowRegisterOptions())
+	acts.register(wf, "")
 	ws := []worker.Worker{wf}
 	for _, tier := range tiers {
 		known := false
@@ -312,11 +501,7 @@ func Serve(ctx context.Context, c client.Client, opts WorkerOptions, acts *Activ
 			return fmt.Errorf("durable: unknown tier %q (want %s)", tier, strings.Join(Tiers, ", "))
 		}
 		w := worker.New(c, TierQueue(base, tier), worker.Options{MaxConcurrentActivityExecutionSize: n})
-		w.RegisterActivityWithOptions(acts.Scope, activity.RegisterOptions{Name: actScope})
-		w.RegisterActivityWithOptions(acts.SearchRead, activity.RegisterOptions{Name: actSearchRead})
-		w.RegisterActivityWithOptions(acts.Verify, activity.RegisterOptions{Name: actVerify})
-		w.RegisterActivityWithOptions(acts.Next, activity.RegisterOptions{Name: actNext})
-		w.RegisterActivityWithOptions(acts.Synthesize, activity.RegisterOptions{Name: actSynthesize})
+		acts.register(w, tier)
 		ws = append(ws, w)
 	}
 	for i, w := range ws {

@@ -29,6 +29,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/request"
 	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/research/state"
 	"github.com/deepresearch/deepresearch/sources/websearch"
 )
 
@@ -131,6 +132,9 @@ type StartFunc func(ctx context.Context, req RunRequest) (*research.Report, erro
 type Config struct {
 	// RunsDir holds one folder per run; default "runs".
 	RunsDir string
+	// State, when set, is a shared state (postgres://…): the finished runs in it are published as resources too,
+	// whichever machine ran them.
+	State string
 	// Start executes runs. Required.
 	Start StartFunc
 	// Defaults are the sources used when a call names none.
@@ -145,12 +149,14 @@ type Config struct {
 
 // Server is deepresearch's MCP server.
 type Server struct {
-	cfg Config
-	log *slog.Logger
-	srv *mcp.Server
+	cfg   Config
+	log   *slog.Logger
+	srv   *mcp.Server
+	store research.Runs
 
 	mu        sync.Mutex
 	published map[string]bool
+	refreshed time.Time // when the shared state's finished runs were last published
 	subs      subscriptions
 }
 
@@ -191,7 +197,7 @@ func New(cfg Config) (*Server, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	log = slog.New(quietGone{log.Handler()})
-	s := &Server{cfg: cfg, log: log, published: map[string]bool{}}
+	s := &Server{cfg: cfg, log: log, published: map[string]bool{}, store: research.Runs{Dir: abs, State: cfg.State}}
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: "deepresearch", Title: "deepresearch", Version: cfg.Version}, &mcp.ServerOptions{
 		Instructions: "deep_research answers a research question with a Markdown report in which every factual sentence cites a verbatim quote from a source. " +
 			"It takes minutes; progress notifications report each step. Past reports are resources deepresearch://runs/<id>/report.md and report.json; " +
@@ -202,6 +208,9 @@ func New(cfg Config) (*Server, error) {
 		UnsubscribeHandler: s.subs.unsubscribe,
 	})
 	s.srv.AddReceivingMiddleware(checkRequests)
+	if cfg.State != "" {
+		s.srv.AddReceivingMiddleware(s.refreshShared)
+	}
 	s.addPrompt()
 	mcp.AddTool(s.srv, &mcp.Tool{
 		Name:  "deep_research",
@@ -220,7 +229,7 @@ func New(cfg Config) (*Server, error) {
 		Name: "report.json", Title: "Research report (JSON)", URITemplate: uriPrefix + "{id}" + reportJSONSufix,
 		MIMEType: "application/json", Description: "A finished run's report with its citations and evidence (verbatim quotes and sources)",
 	}, s.readResource)
-	runs, err := research.ListRuns(abs)
+	runs, err := s.store.List(context.Background())
 	if err != nil {
 		log.Warn("list past runs", "dir", abs, "err", err)
 	}
@@ -229,6 +238,7 @@ func New(cfg Config) (*Server, error) {
 			s.publish(r.ID, r.Question)
 		}
 	}
+	s.refreshed = time.Now()
 	return s, nil
 }
 
@@ -311,9 +321,39 @@ func (s *Server) publish(id, question string) {
 		Description: "Citations and evidence of: " + lexical.Clip(question, 200)}, s.readResource)
 }
 
+// refreshInterval bounds how often a resource listing reads the shared state for runs finished elsewhere.
+const refreshInterval = 10 * time.Second
+
+// refreshShared publishes, before a resource listing, the runs of the shared state that other machines finished
+// since the last look.
+func (s *Server) refreshShared(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method == "resources/list" {
+			s.mu.Lock()
+			due := time.Since(s.refreshed) >= refreshInterval
+			if due {
+				s.refreshed = time.Now()
+			}
+			s.mu.Unlock()
+			if due {
+				runs, err := research.Runs{State: s.cfg.State}.List(ctx)
+				if err != nil {
+					s.log.Warn("list the shared state's runs", "err", err)
+				}
+				for _, r := range runs {
+					if r.Status == research.RunDone {
+						s.publish(r.ID, r.Question)
+					}
+				}
+			}
+		}
+		return next(ctx, method, req)
+	}
+}
+
 var runIDRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
 
-func (s *Server) readResource(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	uri := req.Params.URI
 	rest, ok := strings.CutPrefix(uri, uriPrefix)
 	if !ok {
@@ -332,9 +372,9 @@ func (s *Server) readResource(_ context.Context, req *mcp.ReadResourceRequest) (
 	default:
 		return nil, resourceNotFound(uri)
 	}
-	data, err := research.ReadRunFile(filepath.Join(s.cfg.RunsDir, id), file)
+	data, err := s.store.ReportFile(ctx, id, file)
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
+		if errors.Is(err, os.ErrNotExist) || errors.Is(err, state.ErrNotFound) {
 			return nil, resourceNotFound(uri)
 		}
 		return nil, fmt.Errorf("read %s: %w", uri, err)

@@ -149,7 +149,7 @@ const maxCompletions = 100
 // complete offers values for the arguments that have a known set: the prompt's and tool's web provider, the
 // report templates' run id (finished runs, newest first). Anything else gets an empty list: completion is a hint,
 // never an error.
-func (s *Server) complete(_ context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+func (s *Server) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
 	res := &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{}}}
 	if req.Params == nil || req.Params.Ref == nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "completion/complete needs ref and argument"}
@@ -162,7 +162,7 @@ func (s *Server) complete(_ context.Context, req *mcp.CompleteRequest) (*mcp.Com
 	case ref.Type == "ref/prompt" && ref.Name == promptName && arg.Name == "corpus":
 		candidates = s.cfg.Defaults.Corpus
 	case ref.Type == "ref/resource" && strings.HasPrefix(ref.URI, uriPrefix) && arg.Name == "id":
-		candidates = s.finishedRunIDs()
+		candidates = s.finishedRunIDs(ctx)
 	}
 	prefix := strings.ToLower(arg.Value)
 	var vals []string
@@ -182,8 +182,8 @@ func (s *Server) complete(_ context.Context, req *mcp.CompleteRequest) (*mcp.Com
 }
 
 // finishedRunIDs lists the runs whose reports can be read, newest first.
-func (s *Server) finishedRunIDs() []string {
-	runs, err := research.ListRuns(s.cfg.RunsDir)
+func (s *Server) finishedRunIDs(ctx context.Context) []string {
+	runs, err := s.store.List(ctx)
 	if err != nil {
 		s.log.Debug("list runs for completion", "err", err)
 	}

@@ -14,13 +14,13 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/deepresearch/deepresearch/internal/syncio"
 	"github.com/deepresearch/deepresearch/internal/webui/researchtest"
 	"github.com/deepresearch/deepresearch/research"
 )
@@ -119,28 +119,10 @@ func TestHTTPRefusalsAreJSONRPC(t *testing.T) {
 	}
 }
 
-// syncBuffer collects log output written from several goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // TestIdleSessionsExpireQuietly: a client that goes away without a goodbye loses its session after the idle
 // timeout, and announcing a new report to the sessions that remain warns about no one.
 func TestIdleSessionsExpireQuietly(t *testing.T) {
-	var logs syncBuffer
+	var logs syncio.Buffer
 	s := newTestServer(t, slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelInfo})))
 	ts := httptest.NewServer(s.HTTPHandler(HTTPConfig{SessionTimeout: 2 * time.Second}))
 	defer ts.Close()

@@ -11,8 +11,8 @@ import (
 	"log/slog"
 	"math"
 	"os"
-	"sync"
 
+	"github.com/deepresearch/deepresearch/internal/syncio"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -63,26 +63,12 @@ func (t *StdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	w := &lockedWriter{w: out}
+	// The SDK's frames and the transport's error frames share the output, each written with one Write call.
+	w := syncio.NewWriter(out)
 	pr, pw := io.Pipe()
 	go filterFrames(in, pw, w, limit, log)
 	return (&mcp.IOTransport{Reader: pr, Writer: w, MaxLineLength: -1}).Connect(ctx)
 }
-
-// lockedWriter lets the SDK's frames and the transport's error frames share the output without interleaving:
-// each is written with one Write call.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
-}
-
-func (l *lockedWriter) Close() error { return nil }
 
 // filterFrames reads lines from in, passes checked frames to pw and answers the others on out.
 func filterFrames(in io.Reader, pw *io.PipeWriter, out io.Writer, limit int, log *slog.Logger) {

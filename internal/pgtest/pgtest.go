@@ -4,6 +4,7 @@
 package pgtest
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -24,9 +25,10 @@ import (
 // Server is one running PostgreSQL server.
 type Server struct {
 	// URL reaches the server's postgres database as its superuser (trust authentication on loopback).
-	URL string
-	dir string
-	cmd *exec.Cmd
+	URL    string
+	dir    string
+	cmd    *exec.Cmd
+	exited chan struct{} // closed when cmd has exited
 }
 
 // New starts a server for the test and stops it (removing its data) when the test ends.
@@ -92,39 +94,80 @@ func Start(ctx context.Context) (*Server, error) {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("pgtest: initdb: %w\n%s", err, out)
 	}
+	// The port is free when chosen but may be taken before the server binds it (other tests start servers
+	// too): a server that could not bind, or a port that answers with another server's data directory, is a
+	// collision, and the next attempt takes another port.
+	var lastErr error
+	for range 5 {
+		err := s.listen(ctx, asUser, bin, data)
+		if err == nil {
+			return s, nil
+		}
+		lastErr = err
+		if !errors.Is(err, errPortTaken) {
+			break
+		}
+	}
+	s.Stop()
+	return nil, lastErr
+}
+
+var errPortTaken = errors.New("pgtest: port taken")
+
+// listen starts the server on a free port and waits until it accepts connections.
+func (s *Server) listen(ctx context.Context, asUser []string, bin, data string) error {
 	port, err := freePort()
 	if err != nil {
-		os.RemoveAll(dir)
-		return nil, err
+		return err
 	}
-	logf, err := os.Create(filepath.Join(dir, "server.log"))
+	logPath := filepath.Join(s.dir, "server.log")
+	logf, err := os.Create(logPath)
 	if err != nil {
-		os.RemoveAll(dir)
-		return nil, fmt.Errorf("pgtest: %w", err)
+		return fmt.Errorf("pgtest: %w", err)
 	}
 	defer logf.Close()
 	full := append(append([]string{}, asUser...), filepath.Join(bin, "postgres"), "-D", data, "-p", strconv.Itoa(port),
-		"-k", dir, "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "synchronous_commit=off",
+		"-k", s.dir, "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "synchronous_commit=off",
 		"-c", "full_page_writes=off", "-c", "max_connections=300")
-	s.cmd = exec.Command(full[0], full[1:]...)
-	s.cmd.Stdout, s.cmd.Stderr = logf, logf
-	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := s.cmd.Start(); err != nil {
-		os.RemoveAll(dir)
-		return nil, fmt.Errorf("pgtest: start postgres: %w", err)
+	cmd := exec.Command(full[0], full[1:]...)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("pgtest: start postgres: %w", err)
 	}
+	s.cmd = cmd
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	s.exited = exited
 	s.URL = fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", port)
 	deadline := time.Now().Add(60 * time.Second)
 	for {
+		select {
+		case <-exited:
+			s.cmd = nil
+			log, _ := os.ReadFile(logPath)
+			if bytes.Contains(log, []byte("could not bind")) || bytes.Contains(log, []byte("already in use")) {
+				return fmt.Errorf("%w: %d", errPortTaken, port)
+			}
+			return fmt.Errorf("pgtest: postgres exited:\n%s", log)
+		default:
+		}
 		conn, err := pgx.Connect(ctx, s.URL)
 		if err == nil {
+			var dir string
+			err = conn.QueryRow(ctx, "SHOW data_directory").Scan(&dir)
 			conn.Close(ctx)
-			return s, nil
+			if err == nil && filepath.Clean(dir) != filepath.Clean(data) {
+				s.stopProcess()
+				return fmt.Errorf("%w: %d answers with another server", errPortTaken, port)
+			}
+			if err == nil {
+				return nil
+			}
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
-			log, _ := os.ReadFile(filepath.Join(dir, "server.log"))
-			s.Stop()
-			return nil, fmt.Errorf("pgtest: server did not accept connections: %w\n%s", err, log)
+			log, _ := os.ReadFile(logPath)
+			return fmt.Errorf("pgtest: server did not accept connections: %w\n%s", err, log)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -149,20 +192,23 @@ func (s *Server) NewDatabase(ctx context.Context, name string) (string, error) {
 
 // Stop shuts the server down (fast shutdown: sessions are disconnected) and removes its data directory.
 func (s *Server) Stop() {
-	if s.cmd != nil && s.cmd.Process != nil {
-		// runuser forwards the signal to postgres; signal the group so nothing is left behind either way.
-		_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGINT)
-		done := make(chan struct{})
-		go func() { _ = s.cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(30 * time.Second):
-			_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
-			<-done
-		}
-		s.cmd = nil
-	}
+	s.stopProcess()
 	os.RemoveAll(s.dir)
+}
+
+func (s *Server) stopProcess() {
+	if s.cmd == nil || s.cmd.Process == nil {
+		return
+	}
+	// runuser forwards the signal to postgres; signal the group so nothing is left behind either way.
+	_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGINT)
+	select {
+	case <-s.exited:
+	case <-time.After(30 * time.Second):
+		_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+		<-s.exited
+	}
+	s.cmd = nil
 }
 
 func freePort() (int, error) {

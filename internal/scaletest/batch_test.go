@@ -76,7 +76,7 @@ func TestBatchOnTemporal(t *testing.T) {
 		t.Fatalf("runs --state: %v\n%s", err, p.stderr.String())
 	}
 	var listed []research.RunSummary
-	if err := json.Unmarshal(p.stdout.Bytes(), &listed); err != nil || len(listed) != 3 {
+	if err := json.Unmarshal([]byte(p.stdout.String()), &listed); err != nil || len(listed) != 3 {
 		t.Fatalf("runs --state listed %d (%v):\n%s", len(listed), err, p.stdout.String())
 	}
 	for _, r := range listed {

@@ -1,110 +1,60 @@
 package scaletest
 
 import (
-	"context"
+	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/internal/bench/scalebench"
+	"github.com/deepresearch/deepresearch/research/state"
 )
 
-// BenchmarkScale measures durable runs on Temporal: runs completed per minute with 1, 2 and 4 workers (each
-// worker runs at most 2 steps at once), the scale-out efficiency against one worker, and the latency a role call
-// gains on Temporal against the same run in one process. It prints a Markdown table; run it with
+// BenchmarkScale measures durable runs on Temporal with the code of `deepresearch bench scale`
+// (internal/bench/scalebench), here against the in-process Temporal server: runs completed per minute with 1, 2
+// and 4 workers (each worker runs at most 2 steps at once), the scale-out efficiency against one worker, and the
+// latency a role call gains on Temporal against the same run in one process. It prints a Markdown table; run it
+// with
 //
 //	cd internal/scaletest && go test -run '^$' -bench Scale -benchtime 1x .
 func BenchmarkScale(b *testing.B) {
 	d := setup(b, 200*time.Millisecond)
-	const runs = 8
-	ctx := b.Context()
-
-	// In one process: the same question, the same fake model.
-	local := func() (time.Duration, int) {
-		out := filepath.Join(b.TempDir(), "local")
-		start := time.Now()
-		p := d.command(ctx, "run", "--corpus", d.docs, "--out", out, question)
-		if err := p.cmd.Run(); err != nil {
-			b.Fatalf("local run: %v\n%s", err, p.stderr.String())
-		}
-		rep, err := research.LoadReport(out)
-		if err != nil {
-			b.Fatal(err)
-		}
-		return time.Since(start), rep.Stats.Calls
-	}
-	local() // warm: the corpus index is built once and cached, as on a worker
-	localWall, calls := local()
-
-	type row struct {
-		workers   int
-		wall      time.Duration
-		perMinute float64
-		single    time.Duration
-	}
-	var rows []row
-	for _, n := range []int{1, 2, 4} {
-		wctx, stop := context.WithCancel(ctx)
-		var ws []*proc
-		for i := range n {
-			w, _ := d.startWorkerB(b, wctx, fmt.Sprintf("w%d-%d", n, i), 2)
-			ws = append(ws, w)
-		}
-		// A run alone (the better of two, the first warming the workers): its latency against the local run.
-		single := time.Duration(1 << 62)
-		for range 2 {
-			t0 := time.Now()
-			p := d.command(ctx, "run", "--temporal", d.temporal, "--namespace", d.namespace, "--corpus", d.docs,
-				"--out", filepath.Join(b.TempDir(), "single"), question)
-			if err := p.cmd.Run(); err != nil {
-				b.Fatalf("durable run: %v\n%s", err, p.stderr.String())
-			}
-			single = min(single, time.Since(t0))
-		}
-		start := time.Now()
-		var wg sync.WaitGroup
-		for i := range runs {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				p := d.command(ctx, "run", "--temporal", d.temporal, "--namespace", d.namespace, "--corpus", d.docs,
-					"--out", filepath.Join(b.TempDir(), fmt.Sprintf("r%d", i)), question)
-				if err := p.cmd.Run(); err != nil {
-					b.Errorf("run %d: %v\n%s", i, err, p.stderr.String())
-				}
-			}()
-		}
-		wg.Wait()
-		wall := time.Since(start)
-		rows = append(rows, row{n, wall, float64(runs) / wall.Minutes(), single})
-		stop()
-		for _, w := range ws {
-			_ = w.cmd.Wait()
-		}
-	}
-	var sb strings.Builder
-	fmt.Fprintf(&sb, "\n%d runs per configuration; a local run: %.2fs, %d role calls\n\n", runs, localWall.Seconds(), calls)
-	fmt.Fprintln(&sb, "| workers | wall | runs/minute | scale-out efficiency | one run alone | added per role call |")
-	fmt.Fprintln(&sb, "|---:|---:|---:|---:|---:|---:|")
-	for _, r := range rows {
-		eff := r.perMinute / (rows[0].perMinute * float64(r.workers))
-		added := (r.single - localWall) / time.Duration(max(calls, 1))
-		fmt.Fprintf(&sb, "| %d | %.1fs | %.1f | %.0f%% | %.2fs | %d ms |\n", r.workers, r.wall.Seconds(), r.perMinute, 100*eff,
-			r.single.Seconds(), added.Milliseconds())
-	}
-	fmt.Fprint(os.Stdout, sb.String())
-}
-
-func (d *deployment) startWorkerB(b *testing.B, ctx context.Context, name string, concurrency int) (*proc, string) {
-	dir := filepath.Join(b.TempDir(), name)
-	w := d.command(ctx, "worker", "--temporal", d.temporal, "--namespace", d.namespace, "--state", d.state,
-		"--dir", dir, "--concurrency", fmt.Sprint(concurrency))
-	if err := w.cmd.Start(); err != nil {
+	res, err := scalebench.Run(b.Context(), scalebench.Config{Binary: d.bin, Temporal: d.temporal, Namespace: d.namespace,
+		State: d.state, Dir: b.TempDir(), Log: os.Stderr})
+	if err != nil {
 		b.Fatal(err)
 	}
-	return w, dir
+	fmt.Fprint(os.Stdout, "\n"+res.Markdown())
+}
+
+// `deepresearch bench scale` against a real cluster: its workers are processes of the binary, its runs go through
+// the engine to the shared state (two configurations × (two runs alone + two at once) = eight runs there), and it
+// reports a row per worker count.
+func TestBenchScaleCommand(t *testing.T) {
+	d := setup(t, 0)
+	p := d.command(t.Context(), "bench", "scale", "--temporal", d.temporal, "--namespace", d.namespace, "--state", d.state,
+		"--workers", "1,2", "--runs", "2", "--latency", "20ms", "--format", "json")
+	if err := p.cmd.Run(); err != nil {
+		t.Fatalf("bench scale: %v\n%s", err, p.stderr.String())
+	}
+	var res scalebench.Result
+	if err := json.Unmarshal([]byte(p.stdout.String()), &res); err != nil {
+		t.Fatalf("bench scale printed %q: %v", p.stdout.String(), err)
+	}
+	if len(res.Rows) != 2 || res.Rows[0].Workers != 1 || res.Rows[1].Workers != 2 || res.Calls == 0 || res.LocalWall <= 0 {
+		t.Fatalf("result %+v", res)
+	}
+	for _, r := range res.Rows {
+		if r.PerMinute <= 0 || r.Wall <= 0 || r.Single <= 0 || r.Efficiency <= 0 {
+			t.Errorf("row %+v", r)
+		}
+	}
+	ids, err := state.ListRuns(t.Context(), d.state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ids) != 8 {
+		t.Errorf("%d runs in the shared state, want 8: %v", len(ids), ids)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +19,11 @@ import (
 	"testing"
 	"time"
 
+	enums "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/log"
+
+	"github.com/deepresearch/deepresearch/internal/durable"
 	"github.com/deepresearch/deepresearch/internal/pgtest"
 	"github.com/deepresearch/deepresearch/research"
 	"github.com/deepresearch/deepresearch/research/researchtest/openaifake"
@@ -44,32 +50,46 @@ func build(t testing.TB, moduleDir, pkg, name string) string {
 }
 
 // temporalServer starts the in-process Temporal server (cmd/temporal-dev) as a separate process and returns its
-// frontend address and namespace.
+// frontend address and namespace. The server picks its own free ports; one taken by another process between
+// its choice and its bind makes it exit, and it is started again.
 func temporalServer(t testing.TB) (hostPort, namespace string) {
 	t.Helper()
 	here := filepath.Join(repoRoot(t), "internal", "scaletest")
 	bin := build(t, here, "./cmd/temporal-dev", "temporal-dev")
+	var failures []string
+	for range 3 {
+		hp, ns, err := startTemporal(t, bin)
+		if err == nil {
+			return hp, ns
+		}
+		failures = append(failures, err.Error())
+	}
+	t.Fatalf("temporal-dev did not start:\n%s", strings.Join(failures, "\n---\n"))
+	return "", ""
+}
+
+func startTemporal(t testing.TB, bin string) (hostPort, namespace string, _ error) {
 	cmd := exec.Command(bin)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		t.Fatal(err)
+		return "", "", err
 	}
-	var stderr bytes.Buffer
+	var stderr syncBuffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+		return "", "", err
 	}
-	t.Cleanup(func() {
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	stop := func() {
 		_ = cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
 		select {
-		case <-done:
+		case <-exited:
 		case <-time.After(20 * time.Second):
 			_ = cmd.Process.Kill()
-			<-done
+			<-exited
 		}
-	})
+	}
 	lines := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(stdout)
@@ -83,13 +103,33 @@ func temporalServer(t testing.TB) (hostPort, namespace string) {
 	case l, ok := <-lines:
 		f := strings.Fields(l)
 		if !ok || len(f) != 2 {
-			t.Fatalf("temporal-dev said %q\n%s", l, stderr.String())
+			stop()
+			return "", "", fmt.Errorf("temporal-dev said %q\n%s", l, stderr.String())
 		}
-		return f[0], f[1]
-	case <-time.After(2 * time.Minute):
-		t.Fatalf("temporal-dev did not start\n%s", stderr.String())
+		t.Cleanup(stop)
+		return f[0], f[1], nil
+	case <-time.After(3 * time.Minute):
+		stop()
+		return "", "", fmt.Errorf("temporal-dev did not answer in 3 minutes\n%s", stderr.String())
 	}
-	return "", ""
+}
+
+// syncBuffer is a buffer a process writes while the test reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 const question = openaifake.KilnQuestion
@@ -105,8 +145,8 @@ func fakeModel(t testing.TB, latency time.Duration) *openaifake.Server {
 // proc is one deepresearch process.
 type proc struct {
 	cmd    *exec.Cmd
-	stderr bytes.Buffer
-	stdout bytes.Buffer
+	stderr syncBuffer
+	stdout syncBuffer
 }
 
 type deployment struct {
@@ -175,18 +215,6 @@ func (d *deployment) startWorker(t *testing.T, ctx context.Context, i int, concu
 	return w, dir
 }
 
-// busy reports whether a worker wrote to one of its runs' files in the last window: a step is in flight there.
-func busy(dir string, window time.Duration) bool {
-	found := false
-	_ = filepath.Walk(dir, func(_ string, fi os.FileInfo, err error) error {
-		if err == nil && !fi.IsDir() && time.Since(fi.ModTime()) < window {
-			found = true
-		}
-		return nil
-	})
-	return found
-}
-
 // Three workers, ten concurrent runs, one worker killed with SIGKILL while it holds steps: every run completes,
 // every report passes the integrity check against the texts in the shared state, no evidence is duplicated and
 // no step is lost.
@@ -195,40 +223,50 @@ func TestTenRunsSurviveAWorkerKilled(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 8*time.Minute)
 	defer cancel()
 	var workers []*proc
-	var dirs []string
 	for i := range 3 {
-		w, dir := d.startWorker(t, ctx, i, 4)
+		w, _ := d.startWorker(t, ctx, i, 4)
 		workers = append(workers, w)
-		dirs = append(dirs, dir)
 	}
+	c, err := client.Dial(client.Options{HostPort: d.temporal, Namespace: d.namespace,
+		Logger: log.NewStructuredLogger(slog.New(slog.DiscardHandler))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
 	const runs = 10
 	outs := make([]string, runs)
 	subs := make([]*proc, runs)
 	for i := range runs {
 		outs[i] = filepath.Join(t.TempDir(), fmt.Sprintf("run%d", i))
-		subs[i] = d.command(ctx, "run", "--temporal", d.temporal, "--namespace", d.namespace, "--corpus", d.docs,
-			"--out", outs[i], question)
+		// Following with --state: the progress the workers store in the shared state.
+		subs[i] = d.command(ctx, "run", "--temporal", d.temporal, "--namespace", d.namespace, "--state", d.state,
+			"--corpus", d.docs, "--out", outs[i], question)
 		if err := subs[i].cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
 	}
-	// Kill worker 0 once it is in the middle of steps.
-	killed := false
-	for deadline := time.Now().Add(3 * time.Minute); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if busy(dirs[0], 150*time.Millisecond) {
+	// Kill worker 0 once the engine sees it holding reads (model calls) in flight.
+	var held []heldStep
+	for deadline := time.Now().Add(3 * time.Minute); time.Now().Before(deadline) && len(held) == 0; time.Sleep(100 * time.Millisecond) {
+		if held, err = stepsHeldBy(ctx, c, subs, workers[0].cmd.Process.Pid, "deepresearch.Read"); err != nil {
+			t.Fatal(err)
+		}
+		if len(held) > 0 {
 			if err := syscall.Kill(-workers[0].cmd.Process.Pid, syscall.SIGKILL); err != nil {
 				t.Fatal(err)
 			}
-			killed = true
-			break
 		}
 	}
-	if !killed {
-		t.Fatalf("worker 0 never took a step\n%s", workers[0].stderr.String())
+	if len(held) == 0 {
+		t.Fatalf("worker 0 never held a read\n%s", workers[0].stderr.String())
 	}
 	for i, p := range subs {
 		if err := p.cmd.Wait(); err != nil {
 			t.Fatalf("run %d: %v\nstderr:\n%s\nworker 1:\n%s", i, err, p.stderr.String(), workers[1].stderr.String())
+		}
+		// The submitter showed the steps' events as they happened, whichever worker ran them.
+		if out := p.stderr.String(); !strings.Contains(out, " search ") || !strings.Contains(out, " read ") {
+			t.Errorf("run %d: no search or read events followed:\n%s", i, out)
 		}
 	}
 	runIDs, err := state.ListRuns(ctx, d.state)
@@ -262,7 +300,101 @@ func TestTenRunsSurviveAWorkerKilled(t *testing.T) {
 	if retried == 0 {
 		t.Errorf("no step was retried after the kill: the test did not exercise recovery")
 	}
-	t.Logf("%d runs completed with one of three workers killed; %d runs had a step retried", runs, retried)
+	// A step the killed worker held was executed again elsewhere (its next attempt is in the run's ledger).
+	recovered := 0
+	for _, h := range held {
+		db, err := state.OpenRunReadOnly(ctx, d.state, h.runID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys, err := db.SpendKeys(ctx)
+		db.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range keys {
+			var a int
+			if i := strings.LastIndexByte(k, '#'); i >= 0 && strings.HasPrefix(k, durable.WorkflowID(h.runID)+"/") &&
+				strings.HasSuffix(k[:i], "/"+h.activityID) {
+				_, _ = fmt.Sscan(k[i+1:], &a)
+			}
+			if a > h.attempt {
+				recovered++
+				break
+			}
+		}
+	}
+	if recovered == 0 {
+		t.Errorf("none of the %d reads the killed worker held was run again: %+v", len(held), held)
+	}
+	// Every model call went to its tier's queue: each run's history shows searches scheduled on the fast queue,
+	// reads on mid, scope, verification and synthesis on strong.
+	total := map[string]int{}
+	for _, id := range runIDs {
+		perQueue, err := scheduledPerQueue(ctx, c, durable.WorkflowID(id))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tier := range durable.Tiers {
+			if perQueue[durable.TierQueue(durable.DefaultTaskQueue, tier)] == 0 {
+				t.Errorf("%s: no step on the %s queue: %v", id, tier, perQueue)
+			}
+		}
+		for q, n := range perQueue {
+			total[q] += n
+		}
+	}
+	t.Logf("activities scheduled per task queue: %v", total)
+	t.Logf("%d runs completed with one of three workers killed holding %d reads (%d run again); %d runs had a step retried",
+		runs, len(held), recovered, retried)
+}
+
+// heldStep is an activity a worker held when it was killed.
+type heldStep struct {
+	runID, activityID string
+	attempt           int
+}
+
+var submittedRe = regexp.MustCompile(`run (\S+) submitted to Temporal`)
+
+// stepsHeldBy lists the activities of type activityType that the worker process pid holds (started, not
+// finished) in the runs the submitters have announced, as the engine sees them.
+func stepsHeldBy(ctx context.Context, c client.Client, subs []*proc, pid int, activityType string) ([]heldStep, error) {
+	var out []heldStep
+	identity := fmt.Sprintf("%d@", pid)
+	for _, p := range subs {
+		m := submittedRe.FindStringSubmatch(p.stderr.String())
+		if m == nil {
+			continue
+		}
+		d, err := c.DescribeWorkflowExecution(ctx, durable.WorkflowID(m[1]), "")
+		if err != nil {
+			return nil, err
+		}
+		for _, a := range d.GetPendingActivities() {
+			if a.GetState() == enums.PENDING_ACTIVITY_STATE_STARTED && a.GetActivityType().GetName() == activityType &&
+				strings.HasPrefix(a.GetLastWorkerIdentity(), identity) {
+				out = append(out, heldStep{runID: m[1], activityID: a.GetActivityId(), attempt: int(a.GetAttempt())})
+			}
+		}
+	}
+	return out, nil
+}
+
+// scheduledPerQueue counts the activities a workflow scheduled, by task queue, from its history.
+func scheduledPerQueue(ctx context.Context, c client.Client, workflowID string) (map[string]int, error) {
+	out := map[string]int{}
+	it := c.GetWorkflowHistory(ctx, workflowID, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	for it.HasNext() {
+		ev, err := it.Next()
+		if err != nil {
+			return nil, fmt.Errorf("history of %s: %w", workflowID, err)
+		}
+		if a := ev.GetActivityTaskScheduledEventAttributes(); a != nil {
+			out[a.GetTaskQueue().GetName()]++
+		}
+	}
+	return out, nil
 }
 
 // checkRun verifies one finished run against the shared state.
@@ -320,6 +452,15 @@ func checkRun(t *testing.T, ctx context.Context, db *state.DB, rep *research.Rep
 	for _, s := range []string{"scope", "pick:r1", "verify:r1", "synth"} {
 		if ok, err := db.Step(ctx, s, nil); err != nil || !ok {
 			t.Errorf("%s: step %s missing (%v)", rep.RunID, s, err)
+		}
+	}
+	var plan research.Plan
+	if ok, err := db.Step(ctx, "scope", &plan); err != nil || !ok || len(plan.SubQuestions) == 0 {
+		t.Errorf("%s: no plan stored (%v)", rep.RunID, err)
+	}
+	for _, sq := range plan.SubQuestions {
+		if ok, err := db.Step(ctx, "search:r1:"+sq.ID, nil); err != nil || !ok {
+			t.Errorf("%s: the first round's search for %s was lost (%v)", rep.RunID, sq.ID, err)
 		}
 	}
 	for round := 1; round <= rep.Stats.Rounds; round++ {

@@ -1,6 +1,7 @@
 package webui
 
 import (
+	"context"
 	"crypto/subtle"
 	"embed"
 	"encoding/json"
@@ -140,12 +141,12 @@ type formValues struct {
 }
 
 func (s *Server) handleIndex(w http.ResponseWriter, r *http.Request) {
-	s.renderIndex(w, http.StatusOK, formValues{Corpus: s.cfg.DefaultCorpus}, "")
+	s.renderIndex(r.Context(), w, http.StatusOK, formValues{Corpus: s.cfg.DefaultCorpus}, "")
 }
 
-func (s *Server) renderIndex(w http.ResponseWriter, code int, f formValues, msg string) {
+func (s *Server) renderIndex(ctx context.Context, w http.ResponseWriter, code int, f formValues, msg string) {
 	p := indexPage{Form: f, Error: msg, Providers: s.cfg.WebProviders, L: labelsEN}
-	runs, err := s.runs()
+	runs, err := s.runs(ctx)
 	if err != nil {
 		p.RunsErr = err.Error()
 	}
@@ -250,12 +251,12 @@ func (s *Server) handleStart(w http.ResponseWriter, r *http.Request) {
 	}
 	p, f, err := s.parseForm(r)
 	if err != nil {
-		s.renderIndex(w, http.StatusBadRequest, f, err.Error())
+		s.renderIndex(r.Context(), w, http.StatusBadRequest, f, err.Error())
 		return
 	}
 	id, err := s.startRun(p)
 	if err != nil {
-		s.renderIndex(w, http.StatusServiceUnavailable, f, err.Error())
+		s.renderIndex(r.Context(), w, http.StatusServiceUnavailable, f, err.Error())
 		return
 	}
 	http.Redirect(w, r, "/runs/"+id, http.StatusSeeOther)
@@ -296,14 +297,14 @@ func (s *Server) handleRun(w http.ResponseWriter, r *http.Request) {
 		sum := lr.summary()
 		p.Question, p.Status, p.Error = sum.Question, sum.Status, sum.Error
 		p.Params = &lr.params
-	} else if info, err := research.LoadRunInfo(s.runDir(id)); err == nil {
+	} else if info, err := s.store.Info(r.Context(), id); err == nil {
 		p.Question, p.Status, p.Error = info.Question, info.Status, info.Error
 	} else if _, serr := os.Stat(s.runDir(id)); serr != nil {
 		s.renderNotFound(w, "No run named "+id+".")
 		return
 	}
 	if p.Status != research.RunRunning {
-		if rep, err := research.LoadReport(s.runDir(id)); err == nil {
+		if rep, err := s.store.Report(r.Context(), id); err == nil {
 			p.Report = rep
 			p.Question = rep.Question
 			p.Status = research.RunDone
@@ -367,10 +368,13 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 	lr := s.liveRun(id)
 	var stored []research.Event
 	if lr == nil {
-		evs, err := research.LoadEvents(s.runDir(id))
+		evs, err := s.store.Events(r.Context(), id)
 		if err != nil {
-			http.Error(w, "no events for run "+id+": "+err.Error(), http.StatusNotFound)
-			return
+			// A run of the shared state that ran elsewhere has no events here: its stream is only its end.
+			if _, ierr := s.store.Info(r.Context(), id); ierr != nil {
+				http.Error(w, "no events for run "+id+": "+err.Error(), http.StatusNotFound)
+				return
+			}
 		}
 		stored = evs
 	}
@@ -411,7 +415,7 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 		}
 		status := research.RunDone
 		var runErr error
-		if info, err := research.LoadRunInfo(s.runDir(id)); err == nil {
+		if info, err := s.store.Info(r.Context(), id); err == nil {
 			status = info.Status
 			if info.Error != "" && status != research.RunStopped {
 				runErr = errors.New(info.Error)
@@ -457,7 +461,7 @@ func (s *Server) handleDownload(file, ctype string) http.HandlerFunc {
 		if !ok {
 			return
 		}
-		data, err := research.ReadRunFile(s.runDir(id), file)
+		data, err := s.store.ReportFile(r.Context(), id, file)
 		if err != nil {
 			http.Error(w, fmt.Sprintf("run %s has no %s yet", id, file), http.StatusNotFound)
 			return
@@ -469,7 +473,7 @@ func (s *Server) handleDownload(file, ctype string) http.HandlerFunc {
 }
 
 func (s *Server) handleAPIRuns(w http.ResponseWriter, r *http.Request) {
-	runs, err := s.runs()
+	runs, err := s.runs(r.Context())
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return

@@ -66,6 +66,9 @@ type StartFunc func(ctx context.Context, req RunRequest) (*research.Report, erro
 type Config struct {
 	// RunsDir holds one folder per run; default "runs".
 	RunsDir string
+	// State, when set, is a shared state (postgres://…): every run in it is listed and shown besides the run
+	// folders, whichever machine ran it.
+	State string
 	// Start executes runs. Required.
 	Start StartFunc
 	// Token, when set, is required on every request (Authorization: Bearer, X-Deepresearch-Token, or the cookie
@@ -93,6 +96,8 @@ type Server struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
+	store research.Runs // past runs: the run folders, and the shared state when configured
+
 	mu   sync.Mutex
 	live map[string]*liveRun
 }
@@ -118,7 +123,8 @@ func New(cfg Config) (*Server, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &Server{cfg: cfg, log: log, ctx: ctx, cancel: cancel, live: map[string]*liveRun{}, csrf: http.NewCrossOriginProtection()}
+	s := &Server{cfg: cfg, log: log, ctx: ctx, cancel: cancel, live: map[string]*liveRun{}, csrf: http.NewCrossOriginProtection(),
+		store: research.Runs{Dir: cfg.RunsDir, State: cfg.State}}
 	s.routes()
 	return s, nil
 }
@@ -221,8 +227,8 @@ func (s *Server) liveRun(id string) *liveRun {
 
 // runs lists past and current runs, newest first. Runs started by this server that have not yet written their
 // folder still appear.
-func (s *Server) runs() ([]research.RunSummary, error) {
-	list, err := research.ListRuns(s.cfg.RunsDir)
+func (s *Server) runs(ctx context.Context) ([]research.RunSummary, error) {
+	list, err := s.store.List(ctx)
 	if err != nil {
 		return nil, err
 	}

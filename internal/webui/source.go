@@ -1,6 +1,7 @@
 package webui
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -36,8 +37,8 @@ type sourcePage struct {
 	L        labels
 }
 
-func (s *Server) loadReport(w http.ResponseWriter, id string) (*research.Report, bool) {
-	rep, err := research.LoadReport(s.runDir(id))
+func (s *Server) loadReport(ctx context.Context, w http.ResponseWriter, id string) (*research.Report, bool) {
+	rep, err := s.store.Report(ctx, id)
 	if err != nil {
 		s.renderNotFound(w, fmt.Sprintf("Run %s has no report yet (%v).", id, err))
 		return nil, false
@@ -55,7 +56,7 @@ func (s *Server) handleCite(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "bad citation number", http.StatusBadRequest)
 		return
 	}
-	rep, ok := s.loadReport(w, id)
+	rep, ok := s.loadReport(r.Context(), w, id)
 	if !ok {
 		return
 	}
@@ -78,7 +79,7 @@ func (s *Server) handleCite(w http.ResponseWriter, r *http.Request) {
 		s.renderNotFound(w, fmt.Sprintf("Citation [%d] points to evidence %s, which the report does not contain.", n, cit.EvidenceIDs[i]))
 		return
 	}
-	p := s.sourcePage(id, rep, ev)
+	p := s.sourcePage(r.Context(), id, rep, ev)
 	p.Citation, p.Index, p.Count = n, i+1, len(cit.EvidenceIDs)
 	base := fmt.Sprintf("/runs/%s/cite/%d", id, n)
 	if i > 0 {
@@ -95,7 +96,7 @@ func (s *Server) handleEvidence(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	rep, ok := s.loadReport(w, id)
+	rep, ok := s.loadReport(r.Context(), w, id)
 	if !ok {
 		return
 	}
@@ -104,7 +105,7 @@ func (s *Server) handleEvidence(w http.ResponseWriter, r *http.Request) {
 		s.renderNotFound(w, fmt.Sprintf("The report of run %s has no evidence %s.", id, r.PathValue("eid")))
 		return
 	}
-	s.render(w, http.StatusOK, "source.html", s.sourcePage(id, rep, ev))
+	s.render(w, http.StatusOK, "source.html", s.sourcePage(r.Context(), id, rep, ev))
 }
 
 // lineLabel turns a corpus anchor ("L52-L61", "L69-L69", "L7") into what a reader expects: "lines 52–61",
@@ -130,7 +131,7 @@ func findEvidence(rep *research.Report, eid string) (research.Evidence, bool) {
 	return research.Evidence{}, false
 }
 
-func (s *Server) sourcePage(id string, rep *research.Report, ev research.Evidence) sourcePage {
+func (s *Server) sourcePage(ctx context.Context, id string, rep *research.Report, ev research.Evidence) sourcePage {
 	p := sourcePage{Title: "Source · " + sourceName(ev), ID: id, Question: rep.Question, Ev: ev, Index: 1, Count: 1, L: labelsFor(rep.Language, rep.Question)}
 	if u, err := url.Parse(ev.Source); err == nil {
 		switch u.Scheme {
@@ -141,7 +142,7 @@ func (s *Server) sourcePage(id string, rep *research.Report, ev research.Evidenc
 			p.Lines = lineLabel(u.Fragment)
 		}
 	}
-	text, err := research.LoadSourceText(s.runDir(id), ev.Source)
+	text, err := s.store.SourceText(ctx, id, ev.Source)
 	if err != nil {
 		p.TextErr = err.Error()
 		p.Quote = ev.Quote

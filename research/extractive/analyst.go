@@ -53,6 +53,7 @@ type docIndex struct {
 	head   [][]string // the terms of the passage's own section heading
 	within []string   // the passage's section headings as text: the one above its own, and its own
 	lead   []int      // the passage's position in its section (0 for the first)
+	leadOf []int      // the lead sentence the passage stands under (leadSentence), -1 for none
 	heads  []lexical.Span
 	usable []bool
 	bm25   *lexical.BM25
@@ -139,6 +140,10 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 			continue
 		}
 		s := ix.bm25.Score(union, i)
+		if l := ix.leadOf[i]; l >= 0 {
+			// A paragraph or list item under a lead sentence shares its relevance (see leadShare).
+			s = math.Max(s, leadShare*ix.bm25.Score(union, l))
+		}
 		if s <= 0 {
 			continue
 		}
@@ -148,6 +153,9 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 	declMemo := map[int]float64{}
 	for i := range scores {
 		c := a.coverage(ix, variants, i)
+		if l := ix.leadOf[i]; l >= 0 {
+			c = math.Max(c, leadShare*a.coverage(ix, variants, l))
+		}
 		// A section heading made of the question's terms ("### Once" for sync.Once) states the topic of every
 		// sentence under it, which need not repeat the question's other words: it covers half of what is missing.
 		c += (1 - c) * 0.5 * headingMatch(ix.head[i], hmQuery)
@@ -236,9 +244,25 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 		maxRel = math.Max(maxRel, r)
 	}
 	var picked []int
+	leads := map[int]bool{}
 	for n, k := range ranked {
 		if n < a.cfg.EvidencePerSource || rel[k] >= 0.7*maxRel {
 			picked = append(picked, k)
+			leads[ix.leadOf[cand[k]]] = true
+		}
+	}
+	// An enumeration is taken whole: the other items under the lead sentence of a picked item ("these rules:")
+	// are what it announces, so they come along, in document order (at most maxFollowers of them).
+	delete(leads, -1)
+	if len(leads) > 0 {
+		in := map[int]bool{}
+		for _, k := range picked {
+			in[k] = true
+		}
+		for k, i := range cand {
+			if !in[k] && leads[ix.leadOf[i]] {
+				picked = append(picked, k)
+			}
 		}
 	}
 
@@ -257,8 +281,10 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 			claim = ix.claims[i]
 		} else if qe > ix.spans[i].End && endsInColon(ix.spans[i].Text) {
 			claim = listClaim(ix.text[qs:qe])
-		} else if qs < ix.spans[i].Start && refersBack(ix.spans[i].Text) {
-			// "This rule generalizes the previous rule …" says nothing without the sentence it points back to.
+		} else if qs < ix.spans[i].Start && (refersBack(ix.spans[i].Text) || !commentLineRE.MatchString(ix.text[qs:qe])) {
+			// "This rule generalizes the previous rule …" says nothing without the sentence it points back to, and a
+			// short sentence quoted with its neighbour for context ("For the hardware register, use R13.") is
+			// stated with it: the report's sentence must make sense where it stands.
 			claim = plainText(ix.text[qs:qe])
 		}
 		source := raw
@@ -388,7 +414,8 @@ func (a *Analyst) quoteBounds(ix *docIndex, i, lo int) (int, int) {
 	steps := 0
 	if refersBack(sp.Text) && !table {
 		steps = backSteps
-	} else if short && i > 0 && !refersBack(ix.spans[i-1].Text) {
+	} else if short && i > 0 && !refersBack(ix.spans[i-1].Text) && !listItemRE.MatchString(ix.text[lineStart(ix.text, sp.Start):sp.End]) {
+		// A list item's neighbour is a sibling item, not its context.
 		steps = 1
 	}
 	for j := i; j > 0 && steps > 0; steps-- {
@@ -551,6 +578,8 @@ func (a *Analyst) index(doc *sources.Document) *docIndex {
 	ix.heads = heads
 	h := 0
 	var headTokens, prevHead, curHead []string
+	ix.leadOf = make([]int, len(ix.spans))
+	leadAt, followers, leadList := -1, 0, 0
 	// The document's title is the context of every passage, as its section heading is.
 	titleTokens := lexical.Tokenize(doc.Title)
 	for i, sp := range ix.spans {
@@ -564,6 +593,11 @@ func (a *Analyst) index(doc *sources.Document) *docIndex {
 			headTokens = append(append([]string(nil), prevHead...), curHead...)
 			h++
 			pos = 0
+			leadAt = -1 // a lead sentence speaks for its own section only
+		}
+		ix.leadOf[i] = -1
+		if leadAt >= 0 && followers < maxFollowers && sp.Start-ix.spans[leadAt].End <= maxSection {
+			ix.leadOf[i] = leadAt
 		}
 		ix.head[i] = curHead
 		ix.within[i] = strings.TrimSpace(prevHeadText + " " + curHeadText)
@@ -591,6 +625,25 @@ func (a *Analyst) index(doc *sources.Document) *docIndex {
 			all = append(all, headTokens...)
 		}
 		ix.tokens[i] = append(all, titleTokens...)
+		inList := ix.leadOf[i] >= 0 && sp.Start < leadList
+		if ix.leadOf[i] >= 0 && completesLead(ix.spans[ix.leadOf[i]].Text) && listItemRE.MatchString(text[lineStart(text, sp.Start):sp.End]) {
+			// "- Give an error if unable to represent …" under "every implementation must:" is the end of the lead's
+			// sentence, not a sentence: only the lead's quote with its list states it.
+			ix.usable[i] = false
+		}
+		if inList {
+			// A list the lead's own quote takes along (listEnd) is quoted with it, not item by item.
+			ix.leadOf[i] = -1
+		}
+		if ix.leadOf[i] >= 0 && ix.usable[i] {
+			followers++
+			// After a line break: the lead is context for the item's terms, not part of its section's identity.
+			ix.within[i] = ix.within[i] + "\n" + plainText(ix.spans[ix.leadOf[i]].Text)
+		}
+		if leadSentence(text, sp) {
+			// A list the lead's own quote takes along (listEnd) is quoted with it, not item by item.
+			leadAt, followers, leadList = i, 0, listEnd(text, sp.Start, sp.End)
+		}
 	}
 	ix.bm25 = lexical.NewBM25(ix.tokens)
 	// BM25 keeps its document frequencies private; coverage needs them too.
@@ -828,7 +881,60 @@ func startsLower(s string) bool {
 	return unicode.IsLower(r)
 }
 
+// commentLineRE is a line of a source-code comment: its sentences are stated one by one.
+var commentLineRE = regexp.MustCompile(`(?m)^\s*//`)
+
 var listItemRE = regexp.MustCompile(`^\s*(?:[-*+•]|\d+[.)])\s+\S`)
+
+// Lead-sentence bounds: the paragraphs and list items after a sentence that ends its paragraph with a colon
+// ("Programs that use Contexts should follow these rules …:") are what it announces; up to maxFollowers of them,
+// within its section, take leadShare of its relevance and coverage.
+const (
+	maxFollowers = 8
+	leadShare    = 0.9
+)
+
+// leadSentence is the lead-sentence heuristic: a passage that ends its paragraph with a colon and is followed by
+// prose or a list (not code) introduces what follows, so what follows is about what it says even when it does not
+// repeat its words ("Do not store Contexts inside a struct type" under "… should follow these rules …:").
+func leadSentence(text string, sp lexical.Span) bool {
+	if !endsInColon(sp.Text) || isHeading(text, sp) {
+		return false
+	}
+	rest := text[sp.End:]
+	nl := strings.IndexByte(rest, '\n')
+	if nl < 0 || strings.TrimSpace(rest[:nl]) != "" {
+		return false // the paragraph goes on
+	}
+	for _, l := range strings.Split(rest[nl+1:], "\n") {
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		return !strings.HasPrefix(l, "\t") && !strings.HasPrefix(l, "    ") && !strings.HasPrefix(l, "```") && !strings.HasPrefix(l, "#")
+	}
+	return false
+}
+
+// completesLead is the continuation heuristic: a lead whose last word before the colon is a modal, an auxiliary,
+// a preposition or an article ("every implementation must:", "… is one of:") is a sentence its list items
+// finish, so an item alone ("Give an error if …") is no sentence. A lead ending in a noun ("… these rules:",
+// "… for all architectures:") is complete, and so are items that are sentences of their own.
+func completesLead(lead string) bool {
+	t := strings.TrimRight(strings.TrimSpace(plainText(lead)), ":：")
+	f := strings.Fields(t)
+	if len(f) == 0 {
+		return false
+	}
+	return continuationWords[strings.ToLower(f[len(f)-1])]
+}
+
+var continuationWords = toSet(`must should shall can could may might will would is are be include includes including
+	to of for with by as from in on into the a an and or either than`)
+
+// lineStart is the offset of the start of the line holding offset i.
+func lineStart(text string, i int) int {
+	return strings.LastIndexByte(text[:i], '\n') + 1
+}
 
 // maxListItems bounds the list a colon's quote takes along.
 const maxListItems = 8

@@ -11,6 +11,7 @@ package extractive
 
 import (
 	"log/slog"
+	"strings"
 	"sync"
 
 	"github.com/deepresearch/deepresearch/research"
@@ -127,6 +128,13 @@ func (s *sectionMemo) put(source, quote, heads string) {
 		s.m = map[string]string{}
 	}
 	s.m[docKey(source)+"\x00"+quote] = heads
+}
+
+// section is the headings alone, without the lead sentence an item may stand under (see leadSentence): the
+// identity of the item's section.
+func (s *sectionMemo) section(source, quote string) string {
+	h, _, _ := strings.Cut(s.get(source, quote), "\n")
+	return h
 }
 
 func (s *sectionMemo) get(source, quote string) string {

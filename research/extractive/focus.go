@@ -115,10 +115,11 @@ func (p *poolIndex) focus(variants []variant, i int) float64 {
 // ("errgroup" over the standard library's sync documentation). A word the pool lacks but a source has is a
 // difference of wording, not an absence. Words of a Chinese question are checked as asked and in their English
 // rendering: absent only when both are.
-func (s *Synthesizer) absentTerms(ctx context.Context, p *poolIndex, units []string, bestOfRest func(unit string) float64) []string {
+func (s *Synthesizer) absentTerms(ctx context.Context, p *poolIndex, question string, units []string, bestOfRest func(unit string) float64) []string {
 	if len(s.cfg.Searchers) == 0 {
 		return nil
 	}
+	heads := headNouns(question)
 	var out []string
 	for _, u := range units {
 		inPool := false
@@ -133,7 +134,7 @@ func (s *Synthesizer) absentTerms(ctx context.Context, p *poolIndex, units []str
 		}
 		// An everyday word ("contract" in "the io.Reader contract") that the sources word differently is forgiven
 		// when one item answers the rest of the question closely; a name (capitals, digits, CJK) never is.
-		if commonWord(u) && bestOfRest(u) >= forgiveCover {
+		if commonWord(u) && !heads[u] && bestOfRest(u) >= forgiveCover {
 			continue
 		}
 		queries := []string{u}
@@ -172,6 +173,22 @@ func keyUnits(question string) []string {
 		out = append(out, strings.Fields(ph.Text)...)
 	}
 	return dedupe(out)
+}
+
+// headNouns is the head-noun heuristic: the last word of each key phrase of two or more Latin words ("push" in
+// "HTTP/2 server push", "pacing" in "garbage collector pacing"). An English compound names a kind of its last
+// word, so when the sources have its modifiers ("HTTP/2", "server") but never the head, they speak of something
+// else: the head is what the question asks about and is never forgiven as a difference of wording. A lone word
+// ("contract" beside "io.Reader") may be.
+func headNouns(question string) map[string]bool {
+	phrases, _ := splitPhrases(question)
+	out := map[string]bool{}
+	for _, ph := range phrases {
+		if f := strings.Fields(ph.Text); len(f) >= 2 && !hasCJK(ph.Text) {
+			out[f[len(f)-1]] = true
+		}
+	}
+	return out
 }
 
 // forgiveCover is how much of the question's other key units one item must cover for an everyday word missing
@@ -236,4 +253,27 @@ func subjectOf(question string) string {
 		out = append(out, p.Text)
 	}
 	return strings.Join(out, " ")
+}
+
+// requiredNames is the named-subject heuristic: the terms that name the APIs the question asks about — the last
+// part of each name of the domain in it ("mutex" for sync.Mutex, "godebug" for GODEBUG) — that some pooled item
+// contains. Empty when the question names nothing or the pool never mentions its names (then the not-covered
+// heuristic speaks).
+func (p *poolIndex) requiredNames(question string) []string {
+	var out []string
+	for _, t := range nameTerms(question) {
+		if p.df[t] > 0 {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func (p *poolIndex) hasAny(i int, terms []string) bool {
+	for _, t := range terms {
+		if p.terms[i][t] {
+			return true
+		}
+	}
+	return false
 }

@@ -3,6 +3,7 @@ package extractive
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -33,6 +34,8 @@ func TestNotCovered(t *testing.T) {
 	}{
 		{"How does errgroup limit the number of active goroutines?", "Not covered: the sources searched never mention errgroup", false},
 		{"What does the io.Reader contract say about EOF?", "", true},
+		// The head of a compound the sources never complete ("Reader stream" without "rewind") is what is asked.
+		{"How does the Reader stream rewind work?", "Not covered: the sources searched never mention rewind", false},
 		{"如何用 GOGC 调整读取？", "未涵盖：所检索的来源没有提到 GOGC。", false},
 	}
 	for _, tt := range tests {
@@ -57,10 +60,75 @@ func TestNotCovered(t *testing.T) {
 	}
 }
 
+func TestHeadNouns(t *testing.T) {
+	tests := []struct {
+		q    string
+		want []string
+	}{
+		{"How does the Go HTTP server support HTTP/2 server push?", []string{"push", "server"}},
+		{"What does the io.Reader contract say about EOF?", nil},
+		{"How does garbage collector pacing work?", []string{"pacing"}},
+		{"如何用 GOGC 调整读取？", nil},
+	}
+	for _, tt := range tests {
+		got := headNouns(tt.q)
+		var keys []string
+		for k := range got {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		if !slices.Equal(keys, tt.want) {
+			t.Errorf("headNouns(%q) = %v, want %v", tt.q, keys, tt.want)
+		}
+	}
+}
+
 func TestCommonWord(t *testing.T) {
 	for in, want := range map[string]bool{"contract": true, "push": true, "errgroup": true, "Kafka": false, "GOGC": false, "http2": false, "导出": false} {
 		if got := commonWord(in); got != want {
 			t.Errorf("commonWord(%q) = %v", in, got)
 		}
+	}
+}
+
+// The named-subject heuristic: a question naming an API keeps to items that mention it.
+func TestRequiredNames(t *testing.T) {
+	pool := indexPool([]research.Evidence{
+		ev("e1", "q1", "file:///sync.md#L1-L1", "A Mutex must not be copied after first use.", 0.9),
+		ev("e2", "q1", "file:///atomic.md#L1-L1", "A Value must not be copied after first use.", 0.9),
+	}, nil)
+	tests := []struct {
+		q    string
+		want []string
+	}{
+		{"What is the zero value of a sync.Mutex and may it be copied?", []string{"mutex"}},
+		{"May a sync.Once be copied?", nil}, // no item names it: the not-covered heuristic speaks
+		{"What is the zero value of a mutex?", nil},
+		{"互斥锁的零值是什么？", nil},
+	}
+	for _, tt := range tests {
+		if got := pool.requiredNames(tt.q); !slices.Equal(got, tt.want) {
+			t.Errorf("requiredNames(%q) = %v, want %v", tt.q, got, tt.want)
+		}
+	}
+}
+
+func TestNamedSubjectKeepsToItsName(t *testing.T) {
+	pool := []research.Evidence{
+		ev("e1", "q1", "file:///sync.md#L3-L3", "The zero value for a Mutex is an unlocked mutex.", 0.9),
+		ev("e2", "q1", "file:///sync.md#L5-L5", "A Mutex must not be copied after first use.", 0.9),
+		ev("e3", "q1", "file:///atomic.md#L7-L7", "The zero value for a Value returns nil from Load. A Value must not be copied after first use.", 0.95),
+	}
+	roles := New(Config{})
+	plan, err := roles.Planner.Plan(t.Context(), "What is the zero value of a sync.Mutex and may it be copied?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := roles.Synthesizer.Synthesize(t.Context(), research.SynthesisInput{Plan: plan, Evidence: pool})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(d.Markdown, "[e3]") || !strings.Contains(d.Markdown, "[e1]") {
+		t.Errorf("want e1 cited, not e3:\n%s", d.Markdown)
 	}
 }

@@ -52,8 +52,9 @@ var (
 		"(program|example|snippet|listing|code)s?\\b|\\bfor (example|instance)\\b|" +
 		`例如|比如|示例|上例|下例|这段代码|该程序|此程序|以下代码|上面的代码`)
 	// … or its local variables, short names in code spans. One such name can be a rule's placeholder ("once.Do(f)
-	// for a particular `f`"); two different ones ("the write to `a` … the receive on `c`") are the example's.
-	codeVarRE = regexp.MustCompile("`([A-Za-z][A-Za-z0-9]?)`")
+	// for a particular `f`"); two different ones ("the write to `a` … the receive on `c`") are the example's. A
+	// name of two capitals (`FP`, `SB`: registers, acronyms) is a name of the domain, not a variable.
+	codeVarRE = regexp.MustCompile("`([A-Za-z][a-z0-9]?)`")
 	// Normative wording: obligation, guarantee, prohibition, universality.
 	ruleRE = regexp.MustCompile(`(?i)\b(must|shall|should|is guaranteed|are guaranteed|guarantees?|is required|are required|` +
 		`never|always|cannot|can ?not|may not|is not allowed|are not allowed|is forbidden|is undefined|is safe|are safe|only if)\b|` +

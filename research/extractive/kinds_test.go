@@ -16,6 +16,7 @@ func TestPassageKind(t *testing.T) {
 		{"The write to `a` is sequenced before the receive on `c`, which is synchronized before the corresponding send on `c` completes.", kindExample},
 		{"Multiple threads can execute `once.Do(f)` for a particular `f`, but only one will run `f()`.", kindPlain},
 		{"In the previous example, replacing `c <- 0` with `close(c)` yields a program with the same guaranteed behavior.", kindExample},
+		{"The set of pseudo-registers is the same for all architectures:\n\n- `FP`: Frame pointer.\n- `SB`: Static base pointer.", kindDefinition},
 		{"This program starts a goroutine for every entry in the work list.", kindExample},
 		{"For example, a Reader may return a non-zero number of bytes at the end of the input stream.", kindExample},
 		{"If you must read the rest of this document to understand the behavior of your program, you are being too clever.", kindMeta},

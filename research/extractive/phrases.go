@@ -29,6 +29,8 @@ var (
 		rule rules program programs way ways thing things kind kinds sort sorts difference differences example examples
 		part parts aspect aspects someone something anything follow follows instead whether`)
 	enConjunctions = toSet(`and or vs versus nor`)
+	// enHowWords complete "how" into a question word: how long, how many, how much, how often, how far.
+	enHowWords = toSet(`long many much often far`)
 	// relationVerbs name what the question asks of its subject; they are facets, not topics.
 	enRelationVerbs = toSet(`say says said guarantee guarantees guaranteed promise promises ensure ensures
 		require requires specify specifies define defines mean means allow allows permit permits provide provides
@@ -37,6 +39,9 @@ var (
 	// Single characters are separators only where they are rarely part of a word ("上" would cut 上下文).
 	zhSeparators = []string{"什么时候", "为什么", "是什么", "是否", "能否", "应该", "代替", "有什么", "有哪些", "什么", "如何", "怎么样", "怎么",
 		"怎样", "哪些", "哪个", "多少", "关于", "对于", "针对", "如何做", "怎么做", "做到", "做", "之间", "方面", "分别", "可以", "请问", "请", "的", "吗", "呢"}
+	// zhWhichRE is "which/how many" with its numeral and classifier ("有哪五个", "哪几层", "几种"): a question word,
+	// not part of the phrase it asks about.
+	zhWhichRE      = regexp.MustCompile(`^(?:有?哪[一二三四五六七八九十两几0-9]*[些个种类层步项条件点里儿]?|几[个种类层步项条件点])`)
 	zhConjunctions = []string{"以及", "还是", "或者", "和", "与", "及", "或", "、"}
 	// zhRelationVerbs are the question's facet words: "有什么保证" asks for guarantees of its subject.
 	zhRelationVerbs = toSet(`保证 规定 要求 区别 不同 差异 作用 影响 定义 原因 优势 局限 方法 做法 机制 策略 处理 说明 建议 含义 意思`)
@@ -79,9 +84,15 @@ func splitEN(q string) (out []phrase, verbs []string) {
 		}
 		cur = nil
 	}
+	prev := ""
 	for _, w := range wordRE.FindAllString(q, -1) {
 		lw := strings.ToLower(w)
+		after := prev
+		prev = lw
 		switch {
+		case after == "how" && enHowWords[lw]:
+			// "How long", "how many": one question word, not a topic.
+			flush()
 		case enConjunctions[lw]:
 			flush()
 			conj = len(out) > 0
@@ -153,6 +164,11 @@ func splitZH(q string) (out []phrase, verbs []string) {
 			}
 		}
 		if matched {
+			continue
+		}
+		if m := zhWhichRE.FindString(rs); m != "" {
+			flush()
+			rs = rs[len(m):]
 			continue
 		}
 		for _, s := range zhSeparators {

@@ -22,6 +22,7 @@ type Planner struct{ cfg Config }
 // facet wording per language. %[1]s is the subject, %[2]s the focus.
 type wording struct {
 	definition, member, memberAlone, examples, caveats string
+	section                                            string // %[1]s a corpus heading, %[2]s its document
 	defQuery, exQueries, cavQueries                    []string
 	join                                               string
 }
@@ -33,6 +34,7 @@ var wordings = map[string]wording{
 		memberAlone: "What is %[1]s and how is it used?",
 		examples:    "What rules or examples illustrate %[2]s?",
 		caveats:     "What caveats, limits or exceptions apply to %[2]s?",
+		section:     "What does %[2]s say under “%[1]s”?",
 		defQuery:    []string{"%s", "%s is defined"},
 		exQueries:   []string{"%s rule", "%s example"},
 		cavQueries:  []string{"%s not guaranteed", "%s unless except limit"},
@@ -44,6 +46,7 @@ var wordings = map[string]wording{
 		memberAlone: "%[1]s是什么，如何使用？",
 		examples:    "%[2]s有哪些规则和示例？",
 		caveats:     "%[2]s有哪些限制或例外？",
+		section:     "%[2]s的“%[1]s”部分讲了什么？",
 		defQuery:    []string{"%s", "%s 定义"},
 		exQueries:   []string{"%s 规则", "%s 示例"},
 		cavQueries:  []string{"%s 不", "%s 限制 问题"},
@@ -166,6 +169,9 @@ func (p *Planner) Plan(ctx context.Context, question string) (*research.Plan, er
 	if subject != focus {
 		core = append(core, focus)
 	}
+	if rest := withoutProperModifier(all); rest != "" {
+		core = append(core, rest)
+	}
 	add(q, core...)
 	// Each clause of a compound question ("What is a data race and how should programs avoid it?") is a question
 	// of its own, with the subject put back where the clause only points at it.
@@ -195,12 +201,27 @@ func (p *Planner) Plan(ctx context.Context, question string) (*research.Plan, er
 			add(fmt.Sprintf(w.memberAlone, m), m, format(w.defQuery[1], m)[0])
 		}
 	}
+	// The corpus's own facets: the sections the question's search lands in, asked about by their headings.
+	facets, heads := p.corpusFacets(ctx, q, strings.Join(all, " "), keyTerms(all))
+	for _, f := range facets {
+		qs := []string{f.Heading}
+		if !strings.Contains(strings.ToLower(f.Heading), strings.ToLower(subject)) {
+			qs = append(qs, f.Heading+" "+subject)
+		}
+		add(fmt.Sprintf(w.section, f.Heading, f.Title), qs...)
+	}
 	// Rules and caveats are asked of the question's topic: a named subject ("sync.Map") itself, else what is asked
 	// about it ("channel communication" for the Go memory model).
 	topic := subject
 	if verb != "" && members == nil && !nameLike(subject) {
 		topic = focus
 	}
+	// A lone past participle ("canceled" of "What happens when a Go context is canceled?") is what happens to the
+	// subject, not a topic of its own.
+	if f := strings.Fields(topic); len(f) == 1 && commonWord(f[0]) && strings.HasSuffix(f[0], "ed") {
+		topic = subject
+	}
+	topic = corpusTopic(topic, heads)
 	add(fmt.Sprintf(w.examples, subject, topic), append(format(w.exQueries[0], topic), format(w.exQueries[1], topic)...)...)
 	add(fmt.Sprintf(w.caveats, subject, topic), append(format(w.cavQueries[0], topic), format(w.cavQueries[1], topic)...)...)
 	if len(sqs) < 3 {
@@ -230,7 +251,7 @@ var identSplitter = strings.NewReplacer(".", " ", "/", " ", "_", " ")
 var facetTerms = func() map[string]bool {
 	m := map[string]bool{}
 	for _, w := range wordings {
-		parts := []string{w.definition, w.member, w.memberAlone, w.examples, w.caveats}
+		parts := []string{w.definition, w.member, w.memberAlone, w.examples, w.caveats, w.section}
 		parts = append(parts, w.defQuery...)
 		parts = append(parts, w.exQueries...)
 		parts = append(parts, w.cavQueries...)
@@ -365,4 +386,28 @@ func possessive(q, word string) bool {
 	}
 	rest := strings.TrimLeft(q[i+len(word):], " ")
 	return strings.HasPrefix(rest, "的") || strings.HasPrefix(rest, "'s ") || strings.HasPrefix(rest, "’s ")
+}
+
+// withoutProperModifier is the proper-modifier heuristic: a phrase that opens with a capitalised word before
+// other words ("Go context", "Go HTTP server") names its thing by the maker or language it belongs to, which the
+// sources about it rarely repeat ("When a Context is canceled, …" in the context package's own documentation). It
+// returns the key phrases without that word, as one more query variant (the analyst takes the best one), or "" when
+// no phrase opens so. A name (HTTP, GODEBUG, sync.Map) is no modifier.
+func withoutProperModifier(phrases []string) string {
+	changed := false
+	var out []string
+	for _, ph := range phrases {
+		f := strings.Fields(ph)
+		if len(f) >= 2 && !hasCJK(f[0]) && !nameLike(f[0]) {
+			if r, _ := utf8.DecodeRuneInString(f[0]); unicode.IsUpper(r) {
+				f = f[1:]
+				changed = true
+			}
+		}
+		out = append(out, strings.Join(f, " "))
+	}
+	if !changed {
+		return ""
+	}
+	return strings.Join(out, " ")
 }

@@ -57,6 +57,11 @@ func TestPlannerSubQuestionsFollowTheQuestion(t *testing.T) {
 		{"上下文压缩在什么时候触发，分为哪几层？",
 			[]string{"上下文压缩在什么时候触发？", "上下文压缩分为哪几层？", "上下文压缩有哪些规则和示例？"}, []string{"上下文压缩是什么？"}},
 		{"Go 的 context 包如何传播取消信号？", []string{"context 包有哪些规则和示例？"}, []string{"Go是什么？", "Go有哪些"}},
+		// "How long" is a question word; a lone participle is no topic.
+		{"How long are GODEBUG settings maintained for compatibility?", nil, []string{"illustrate long", "apply to long"}},
+		{"What happens when a Go context is canceled?", []string{"What rules or examples illustrate Go context?"}, []string{"illustrate canceled"}},
+		// "有哪五个" is a question word with its numeral, not part of the subject.
+		{"deepresearch 的研究流程有哪五个阶段？", []string{"研究流程有哪些规则和示例？"}, []string{"有哪五个阶段有哪些", "五个阶段有哪些"}},
 	} {
 		plan, err := New(Config{}).Planner.Plan(t.Context(), tt.q)
 		if err != nil {
@@ -163,3 +168,18 @@ func TestTranslateOnlyWhenFullyCovered(t *testing.T) {
 }
 
 var _ research.Planner = (*Planner)(nil)
+
+func TestWithoutProperModifier(t *testing.T) {
+	for in, want := range map[string]string{
+		"Go context|canceled":               "context canceled",
+		"Go HTTP server|HTTP/2 server push": "HTTP server HTTP/2 server push",
+		"sync.Map|plain Go map":             "",
+		"GODEBUG setting":                   "",
+		"select statement":                  "",
+		"Go":                                "",
+	} {
+		if got := withoutProperModifier(strings.Split(in, "|")); got != want {
+			t.Errorf("withoutProperModifier(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

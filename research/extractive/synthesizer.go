@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -115,6 +116,15 @@ func (s *Synthesizer) Synthesize(ctx context.Context, in research.SynthesisInput
 		all = append(all, bySQ[sq.ID]...)
 		facets[sq.ID] = facetOf(sq.Question)
 	}
+	// Nested claims across sub-questions: a claim another item states in full (a sentence quoted once alone and
+	// once with its neighbour) is left to the fuller item, as the verifier does within one sub-question.
+	nested := nestedClaims(all)
+	if len(nested) > 0 {
+		all = slices.DeleteFunc(all, func(e research.Evidence) bool { return nested[e.ID] })
+		for k := range bySQ {
+			bySQ[k] = slices.DeleteFunc(bySQ[k], func(e research.Evidence) bool { return nested[e.ID] })
+		}
+	}
 	ranked := rankFor(core, all, facets)
 
 	// Topic anchor: only items about what the question asks enter the report; the rest were relevant to a facet's
@@ -135,14 +145,26 @@ func (s *Synthesizer) Synthesize(ctx context.Context, in research.SynthesisInput
 	for i, e := range ranked {
 		if best > 0 && scores[i] >= focusShare*best {
 			onTopic[e.ID] = true
-			if h := s.sections.get(e.Source, e.Quote); h != "" {
+			if h := s.sections.section(e.Source, e.Quote); h != "" {
 				answerSection[docKey(e.Source)+"\x00"+h] = true
+			}
+		}
+	}
+	// Named subject: when the question names an API the pool mentions ("sync.Mutex"), an item that mentions none
+	// of the question's names is about a neighbour ("A Value must not be copied …"), however much of the rest of
+	// the question it repeats.
+	required := pool.requiredNames(in.Plan.Question)
+	if len(required) > 0 {
+		for i, e := range ranked {
+			if !pool.hasAny(i, required) {
+				onTopic[e.ID] = false
+				scores[i] = 0
 			}
 		}
 	}
 	var answer []research.Evidence
 	for i, e := range ranked {
-		if !onTopic[e.ID] && scores[i] >= sectionShare*best && answerSection[docKey(e.Source)+"\x00"+s.sections.get(e.Source, e.Quote)] {
+		if !onTopic[e.ID] && scores[i] >= sectionShare*best && answerSection[docKey(e.Source)+"\x00"+s.sections.section(e.Source, e.Quote)] {
 			onTopic[e.ID] = true
 		}
 		if onTopic[e.ID] {
@@ -178,7 +200,7 @@ func (s *Synthesizer) Synthesize(ctx context.Context, in research.SynthesisInput
 		}
 		return b
 	}
-	absent := s.absentTerms(ctx, pool, missing, bestOfRest)
+	absent := s.absentTerms(ctx, pool, in.Plan.Question, missing, bestOfRest)
 	if len(absent) > 0 || len(answer) == 0 {
 		what := lb.notCoveredAll
 		if len(absent) > 0 {
@@ -333,6 +355,34 @@ func rankFor(sq research.SubQuestion, ev []research.Evidence, facets map[string]
 		res[i] = x.e
 	}
 	return res
+}
+
+// nestedClaims returns the items whose claim is part of another item's longer claim (whole sentences, not
+// a word inside a sentence).
+func nestedClaims(ev []research.Evidence) map[string]bool {
+	out := map[string]bool{}
+	norm := make([]string, len(ev))
+	for i, e := range ev {
+		norm[i] = lexical.NormalizeSpace(e.Claim)
+	}
+	for i := range ev {
+		for j := range ev {
+			if i == j || len(norm[i]) >= len(norm[j]) || norm[i] == "" {
+				continue
+			}
+			k := strings.Index(norm[j], norm[i])
+			if k < 0 {
+				continue
+			}
+			// Only at a sentence boundary: "A Mutex is …" inside "… says: A Mutex is …" is still a whole claim.
+			before, _ := utf8.DecodeLastRuneInString(strings.TrimRight(norm[j][:k], " "))
+			if k == 0 || strings.ContainsRune(".!?;:。！？；：", before) {
+				out[ev[i].ID] = true
+				break
+			}
+		}
+	}
+	return out
 }
 
 func containsNear(ev []research.Evidence, claim string) bool {

@@ -82,3 +82,21 @@ func TestCitePlacesMarkerInsideEverySentence(t *testing.T) {
 		t.Errorf("zh cite = %q", got)
 	}
 }
+
+// Nested claims across sub-questions: the fuller claim stays, a claim that merely contains a shorter one's words
+// mid-sentence does not supersede it.
+func TestNestedClaims(t *testing.T) {
+	pool := []research.Evidence{
+		ev("e1", "q1", "file:///s.md#L3-L3", "deepresearch run 调用 research.Run，按顺序执行五个阶段。", 0.9),
+		ev("e2", "q2", "file:///s.md#L3-L3", "deepresearch run 调用 research.Run，按顺序执行五个阶段。五个阶段依次是范围界定和综合成文。", 0.8),
+		ev("e3", "q1", "file:///a.md#L1-L1", "The name SP refers to the stack pointer.", 0.9),
+		ev("e4", "q2", "file:///a.md#L1-L2", "The name SP refers to the stack pointer. For the hardware register, use R13.", 0.8),
+		ev("e5", "q1", "file:///b.md#L1-L1", "A Mutex is a lock.", 0.9),
+		ev("e6", "q1", "file:///b.md#L4-L4", "Not every A Mutex is a lock.", 0.9),
+	}
+	got := nestedClaims(pool)
+	want := map[string]bool{"e1": true, "e3": true}
+	if len(got) != len(want) || !got["e1"] || !got["e3"] {
+		t.Errorf("nestedClaims = %v, want %v", got, want)
+	}
+}

@@ -134,19 +134,11 @@ func RunRole[T any](ctx context.Context, spec RoleSpec, prompt string) (T, error
 // the last attempt anyway.
 func RunRoleCheck[T any](ctx context.Context, spec RoleSpec, prompt string, check func(*T) error) (T, error) {
 	var zero T
-	schema, err := jsonschema.For[T](nil)
+	rs, err := schemaFor[T]()
 	if err != nil {
-		return zero, fmt.Errorf("llmroles: %s: schema for %T: %w", spec.Name, zero, err)
+		return zero, fmt.Errorf("llmroles: %s: %w", spec.Name, err)
 	}
-	relax(schema)
-	resolved, err := schema.Resolve(nil)
-	if err != nil {
-		return zero, fmt.Errorf("llmroles: %s: resolve schema for %T: %w", spec.Name, zero, err)
-	}
-	rawSchema, err := json.Marshal(schema)
-	if err != nil {
-		return zero, fmt.Errorf("llmroles: %s: marshal schema: %w", spec.Name, err)
-	}
+	resolved, rawSchema := rs.resolved, rs.raw
 	kind := kindOf(reflect.TypeFor[T]())
 	what := "JSON object"
 	if kind == jsonfix.Array {
@@ -169,6 +161,39 @@ func RunRoleCheck[T any](ctx context.Context, spec RoleSpec, prompt string, chec
 		return nil
 	}, "Your previous answer could not be used: %v\nReply again with only the corrected "+what+", conforming to the schema given above.")
 	return out, err
+}
+
+// roleSchema is the JSON schema a role's answer type is shown and checked against.
+type roleSchema struct {
+	resolved *jsonschema.Resolved
+	raw      []byte
+}
+
+// schemas holds each answer type's schema, built on first use: a pure function of the type (like encoding/json's
+// encoders), and generating, resolving and encoding it on every role call cost more than the call's own work.
+// A resolved schema is only read when validating, so calls share it.
+var schemas sync.Map // reflect.Type → roleSchema
+
+func schemaFor[T any]() (roleSchema, error) {
+	t := reflect.TypeFor[T]()
+	if rs, ok := schemas.Load(t); ok {
+		return rs.(roleSchema), nil
+	}
+	schema, err := jsonschema.For[T](nil)
+	if err != nil {
+		return roleSchema{}, fmt.Errorf("schema for %v: %w", t, err)
+	}
+	relax(schema)
+	resolved, err := schema.Resolve(nil)
+	if err != nil {
+		return roleSchema{}, fmt.Errorf("resolve schema for %v: %w", t, err)
+	}
+	raw, err := json.Marshal(schema)
+	if err != nil {
+		return roleSchema{}, fmt.Errorf("marshal schema for %v: %w", t, err)
+	}
+	rs, _ := schemas.LoadOrStore(t, roleSchema{resolved: resolved, raw: raw})
+	return rs.(roleSchema), nil
 }
 
 // Decode repairs text (see package jsonfix), validates it against resolved (when not nil) and unmarshals it.

@@ -54,9 +54,9 @@ func (d dialect) rebind(q string) string {
 	return b.String()
 }
 
-var sqliteDialect = dialect{name: SQLite, migrations: []string{sqliteV1, sqliteV2}}
+var sqliteDialect = dialect{name: SQLite, migrations: []string{sqliteV1, sqliteV2, sqliteV3}}
 
-var postgresDialect = dialect{name: Postgres, migrations: []string{postgresV1, postgresV2}}
+var postgresDialect = dialect{name: Postgres, migrations: []string{postgresV1, postgresV2, postgresV3}}
 
 // Version 1: the tables of a run (kept as they were before migrations were versioned, so older run folders
 // migrate in place).
@@ -211,6 +211,22 @@ CREATE TABLE spend (
 	cost_usd DOUBLE PRECISION NOT NULL DEFAULT 0 CHECK (cost_usd >= 0),
 	calls    BIGINT NOT NULL DEFAULT 0 CHECK (calls >= 0),
 	updated  TEXT NOT NULL
+);
+`
+
+// Version 3: a run's events (its progress), so that whoever follows a run sees what every process working on it
+// did.
+const sqliteV3 = `
+CREATE TABLE IF NOT EXISTS events (
+	seq  INTEGER PRIMARY KEY AUTOINCREMENT,
+	data TEXT NOT NULL
+);
+`
+
+const postgresV3 = `
+CREATE TABLE events (
+	seq  BIGSERIAL PRIMARY KEY,
+	data TEXT NOT NULL
 );
 `
 

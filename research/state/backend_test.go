@@ -3,6 +3,7 @@ package state_test
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -376,5 +377,66 @@ func TestRunSchemaNames(t *testing.T) {
 			t.Errorf("RunSchema(%q) = %q", id, s)
 		}
 		seen[s] = true
+	}
+}
+
+// Events written by two processes working on one run form one sequence any reader follows in pieces; a document
+// that is not JSON, or too large, is refused and leaves the sequence as it was.
+func TestBackendsShareEvents(t *testing.T) {
+	for name, open := range backends(t) {
+		t.Run(name, func(t *testing.T) {
+			a, b := open(t, "events-"+name)
+			ctx := t.Context()
+			var wg sync.WaitGroup
+			for w, db := range []*state.DB{a, b} {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for i := range 30 {
+						if err := db.AddEvents(ctx, fmt.Appendf(nil, `{"writer":%d,"n":%d}`, w, i)); err != nil {
+							t.Error(err)
+							return
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			for _, bad := range [][]byte{[]byte(`{"torn":`), []byte(strings.Repeat(" ", 1<<20) + "{}")} {
+				if err := a.AddEvents(ctx, bad); err == nil {
+					t.Errorf("event %.20q accepted", bad)
+				}
+			}
+			var got []state.StoredEvent
+			var after int64
+			for {
+				page, err := b.Events(ctx, after, 7)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(page) == 0 {
+					break
+				}
+				got = append(got, page...)
+				after = page[len(page)-1].Seq
+			}
+			if len(got) != 60 {
+				t.Fatalf("%d events, want 60", len(got))
+			}
+			next := map[string]int{}
+			for i, e := range got {
+				if i > 0 && e.Seq <= got[i-1].Seq {
+					t.Fatalf("event %d: seq %d after %d", i, e.Seq, got[i-1].Seq)
+				}
+				var v struct{ Writer, N int }
+				if err := json.Unmarshal([]byte(e.Data), &v); err != nil {
+					t.Fatal(err)
+				}
+				// Each writer's events keep their order.
+				if k := fmt.Sprint(v.Writer); v.N != next[k] {
+					t.Fatalf("writer %d: event %d after %d", v.Writer, v.N, next[k]-1)
+				}
+				next[fmt.Sprint(v.Writer)]++
+			}
+		})
 	}
 }

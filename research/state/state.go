@@ -248,22 +248,44 @@ func (d *DB) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
 type wtx struct {
 	d  *DB
 	tx *sql.Tx
+	// stmts are this transaction's statements by query, for the writes that run a statement many times.
+	stmts map[string]*sql.Stmt
 }
 
 // The writer has one connection, which a batch's transaction holds: a write statement met for the first time
-// runs unprepared in the transaction and is prepared on the writer once the transaction has ended.
-func (t wtx) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
-	if s := t.d.prepared(q); s != nil {
-		return t.tx.StmtContext(ctx, s).ExecContext(ctx, args...)
+// is prepared in the transaction (closed when it ends) and prepared on the writer once the transaction has ended.
+func (t wtx) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
+	if s, ok := t.stmts[q]; ok {
+		return s, nil
 	}
-	return t.tx.ExecContext(ctx, t.d.d.rebind(q), args...)
+	var s *sql.Stmt
+	if p := t.d.prepared(q); p != nil {
+		s = t.tx.StmtContext(ctx, p)
+	} else {
+		var err error
+		if s, err = t.tx.PrepareContext(ctx, t.d.d.rebind(q)); err != nil {
+			return nil, err
+		}
+	}
+	t.stmts[q] = s
+	return s, nil
+}
+
+func (t wtx) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	s, err := t.stmt(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	return s.ExecContext(ctx, args...)
 }
 
 func (t wtx) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
-	if s := t.d.prepared(q); s != nil {
-		return t.tx.StmtContext(ctx, s).QueryRowContext(ctx, args...)
+	s, err := t.stmt(ctx, q)
+	if err != nil {
+		// A failed prepare surfaces from Scan, as database/sql does for QueryRow.
+		return t.tx.QueryRowContext(ctx, t.d.d.rebind(q), args...)
 	}
-	return t.tx.QueryRowContext(ctx, t.d.d.rebind(q), args...)
+	return s.QueryRowContext(ctx, args...)
 }
 
 // prepared returns the writer's statement for q, or nil after noting q to be prepared.
@@ -354,7 +376,7 @@ func (d *DB) commit(batch []*writeOp) {
 		finish(err)
 		return
 	}
-	t := wtx{d: d, tx: tx}
+	t := wtx{d: d, tx: tx, stmts: map[string]*sql.Stmt{}}
 	savepoints := len(batch) > 1
 	for _, op := range batch {
 		if err := op.ctx.Err(); err != nil {
@@ -402,15 +424,18 @@ func parseTime(s string) time.Time {
 
 // SetMeta stores a key/value pair, replacing an earlier value.
 func (d *DB) SetMeta(ctx context.Context, key, value string) error {
-	err := d.write(ctx, func(ctx context.Context, t wtx) error {
-		_, err := t.exec(ctx, `INSERT INTO meta(key, value) VALUES(?, ?)
-		ON CONFLICT(key) DO UPDATE SET value = excluded.value`, key, value)
-		return err
-	})
-	if err != nil {
+	if err := d.write(ctx, setMeta(key, value)); err != nil {
 		return fmt.Errorf("state: set %s: %w", key, err)
 	}
 	return nil
+}
+
+func setMeta(key, value string) func(context.Context, wtx) error {
+	return func(ctx context.Context, t wtx) error {
+		_, err := t.exec(ctx, `INSERT INTO meta(key, value) VALUES(?, ?)
+		ON CONFLICT(key) DO UPDATE SET value = excluded.value`, key, value)
+		return err
+	}
 }
 
 // Meta returns the value stored under key, or "" and false.
@@ -429,18 +454,26 @@ func (d *DB) Meta(ctx context.Context, key string) (string, bool, error) {
 // MarkStep records that the named step completed, with its output (JSON-encoded). Marking a step twice keeps
 // the first record: a completed step's output never changes.
 func (d *DB) MarkStep(ctx context.Context, name string, data any) error {
-	b, err := json.Marshal(data)
+	op, err := markStep(name, data)
 	if err != nil {
-		return fmt.Errorf("state: step %s: encode: %w", name, err)
-	}
-	if err := d.write(ctx, func(ctx context.Context, t wtx) error {
-		_, err := t.exec(ctx, `INSERT INTO steps(name, data, done_at) VALUES(?, ?, ?)
-		ON CONFLICT(name) DO NOTHING`, name, string(b), now())
 		return err
-	}); err != nil {
+	}
+	if err := d.write(ctx, op); err != nil {
 		return fmt.Errorf("state: step %s: %w", name, err)
 	}
 	return nil
+}
+
+func markStep(name string, data any) (func(context.Context, wtx) error, error) {
+	b, err := json.Marshal(data)
+	if err != nil {
+		return nil, fmt.Errorf("state: step %s: encode: %w", name, err)
+	}
+	return func(ctx context.Context, t wtx) error {
+		_, err := t.exec(ctx, `INSERT INTO steps(name, data, done_at) VALUES(?, ?, ?)
+		ON CONFLICT(name) DO NOTHING`, name, string(b), now())
+		return err
+	}, nil
 }
 
 // Step reports whether the named step completed and, if so, decodes its output into out (which may be nil).
@@ -566,19 +599,40 @@ func EvidenceKey(source, quote string) string {
 // AddEvidence writes e to the pool and returns its id ("e1", "e2", …). If the same evidence (same EvidenceKey)
 // is already there, nothing is written and the existing id is returned with added false.
 func (d *DB) AddEvidence(ctx context.Context, e Evidence) (id string, added bool, err error) {
-	if err := CheckEvidence(e); err != nil {
+	var res AddedEvidence
+	op, err := d.addEvidence(e, &res)
+	if err != nil {
 		return "", false, err
 	}
+	if err := d.write(ctx, op); err != nil {
+		return "", false, fmt.Errorf("state: add evidence: %w", err)
+	}
+	return res.ID, res.Added, nil
+}
+
+// AddedEvidence is what writing one evidence item did: its id, and whether it was new to the pool.
+type AddedEvidence struct {
+	ID    string
+	Added bool
+}
+
+// addEvidence checks e and returns the write that adds it, which sets *res.
+func (d *DB) addEvidence(e Evidence, res *AddedEvidence) (func(context.Context, wtx) error, error) {
+	if err := CheckEvidence(e); err != nil {
+		return nil, err
+	}
 	key := EvidenceKey(e.Source, e.Quote)
-	err = d.write(ctx, func(ctx context.Context, t wtx) error {
+	return func(ctx context.Context, t wtx) error {
 		if d.d.name == Postgres {
 			// Ids are dense per run: one writer at a time numbers them, whichever process it is.
 			if _, err := t.tx.ExecContext(ctx, `LOCK TABLE evidence IN SHARE ROW EXCLUSIVE MODE`); err != nil {
 				return err
 			}
 		}
+		var id string
 		err := t.queryRow(ctx, `SELECT id FROM evidence WHERE key = ?`, key).Scan(&id)
 		if err == nil {
+			*res = AddedEvidence{ID: id}
 			return nil
 		}
 		if !errors.Is(err, sql.ErrNoRows) {
@@ -595,13 +649,9 @@ func (d *DB) AddEvidence(ctx context.Context, e Evidence) (id string, added bool
 			e.Reason, now()); err != nil {
 			return err
 		}
-		added = true
+		*res = AddedEvidence{ID: id, Added: true}
 		return nil
-	})
-	if err != nil {
-		return "", false, fmt.Errorf("state: add evidence: %w", err)
-	}
-	return id, added, nil
+	}, nil
 }
 
 // SetEvidenceStatus changes an item's status (the verifier's rejections).
@@ -760,27 +810,113 @@ func CheckStage(s string) error {
 
 // AddLog appends a research-log row.
 func (d *DB) AddLog(ctx context.Context, e LogEntry) error {
+	op, err := addLog(e)
+	if err != nil {
+		return err
+	}
+	if err := d.write(ctx, op); err != nil {
+		return fmt.Errorf("state: log: %w", err)
+	}
+	return nil
+}
+
+func addLog(e LogEntry) (func(context.Context, wtx) error, error) {
 	if err := CheckStage(e.Stage); err != nil {
-		return fmt.Errorf("state: log entry refused: %v", err)
+		return nil, fmt.Errorf("state: log entry refused: %v", err)
 	}
 	if strings.TrimSpace(e.Decision) == "" {
-		return errors.New("state: log entry refused: decision is empty")
+		return nil, errors.New("state: log entry refused: decision is empty")
 	}
 	if e.Retries < 0 || e.Tokens < 0 || e.CostUSD < 0 || math.IsNaN(e.CostUSD) {
-		return fmt.Errorf("state: log entry refused: negative retries, tokens or cost (%d, %d, %v)", e.Retries, e.Tokens, e.CostUSD)
+		return nil, fmt.Errorf("state: log entry refused: negative retries, tokens or cost (%d, %d, %v)", e.Retries, e.Tokens, e.CostUSD)
 	}
 	if e.Time.IsZero() {
 		e.Time = time.Now()
 	}
 	gaps, _ := json.Marshal(append([]string{}, e.Gaps...))
-	if err := d.write(ctx, func(ctx context.Context, t wtx) error {
+	return func(ctx context.Context, t wtx) error {
 		_, err := t.exec(ctx, `INSERT INTO log(time, stage, round, sub_question, decision, detail, gaps,
 		retries, duration_ms, tokens, cost_usd, error) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			e.Time.UTC().Format(time.RFC3339Nano), e.Stage, e.Round, e.SubQuestion, e.Decision, e.Detail, string(gaps),
 			e.Retries, e.Duration.Milliseconds(), e.Tokens, e.CostUSD, e.Error)
 		return err
-	}); err != nil {
-		return fmt.Errorf("state: log: %w", err)
+	}, nil
+}
+
+// ---- batches ----
+
+// A Batch is writes that commit together, in the order they were queued, in one transaction: a caller with
+// several rows to write at once waits for one commit instead of one per row. Each write is checked when it is
+// queued (a refused one is not queued); Commit writes all of them or, when one fails, none. A Batch is used by
+// one goroutine.
+type Batch struct {
+	d   *DB
+	ops []func(context.Context, wtx) error
+}
+
+// Batch returns an empty batch of writes to d.
+func (d *DB) Batch() *Batch { return &Batch{d: d} }
+
+// Len is the number of writes queued.
+func (b *Batch) Len() int { return len(b.ops) }
+
+// AddEvidence queues the write of AddEvidence; once Commit has returned nil, *res holds its id and whether it
+// was new to the pool.
+func (b *Batch) AddEvidence(e Evidence, res *AddedEvidence) error {
+	op, err := b.d.addEvidence(e, res)
+	if err == nil {
+		b.ops = append(b.ops, op)
+	}
+	return err
+}
+
+// MarkStep queues the write of MarkStep.
+func (b *Batch) MarkStep(name string, data any) error {
+	op, err := markStep(name, data)
+	if err == nil {
+		b.ops = append(b.ops, op)
+	}
+	return err
+}
+
+// SetMeta queues the write of SetMeta.
+func (b *Batch) SetMeta(key, value string) {
+	b.ops = append(b.ops, setMeta(key, value))
+}
+
+// AddLog queues the write of AddLog.
+func (b *Batch) AddLog(e LogEntry) error {
+	op, err := addLog(e)
+	if err == nil {
+		b.ops = append(b.ops, op)
+	}
+	return err
+}
+
+// Commit writes the queued writes and empties the batch.
+func (b *Batch) Commit(ctx context.Context) error {
+	ops := b.ops
+	b.ops = nil
+	if len(ops) == 0 {
+		return nil
+	}
+	err := b.d.write(ctx, func(ctx context.Context, t wtx) error {
+		// Its own savepoint: the group commit rolls a failed write back only when it shares the transaction.
+		if _, err := t.tx.ExecContext(ctx, "SAVEPOINT batch"); err != nil {
+			return err
+		}
+		for _, op := range ops {
+			if err := op(ctx, t); err != nil {
+				_, _ = t.tx.ExecContext(ctx, "ROLLBACK TO SAVEPOINT batch")
+				_, _ = t.tx.ExecContext(ctx, "RELEASE SAVEPOINT batch")
+				return err
+			}
+		}
+		_, err := t.tx.ExecContext(ctx, "RELEASE SAVEPOINT batch")
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("state: batch of %d writes: %w", len(ops), err)
 	}
 	return nil
 }
@@ -948,15 +1084,55 @@ func (d *DB) SetSpend(ctx context.Context, key string, s Spend) error {
 	if s.Tokens < 0 || s.Calls < 0 || s.CostUSD < 0 || math.IsNaN(s.CostUSD) {
 		return fmt.Errorf("state: spend refused: negative tokens, calls or cost (%d, %d, %v)", s.Tokens, s.Calls, s.CostUSD)
 	}
+	greatest := "MAX"
+	if d.d.name == Postgres {
+		greatest = "GREATEST"
+	}
 	if err := d.write(ctx, func(ctx context.Context, t wtx) error {
+		// An attempt's calls only grow; ReserveCall counts them up while the attempt runs.
 		_, err := t.exec(ctx, `INSERT INTO spend(key, tokens, cost_usd, calls, updated) VALUES(?, ?, ?, ?, ?)
 		ON CONFLICT(key) DO UPDATE SET tokens = excluded.tokens, cost_usd = excluded.cost_usd,
-		calls = excluded.calls, updated = excluded.updated`, key, s.Tokens, s.CostUSD, s.Calls, now())
+		calls = `+greatest+`(spend.calls, excluded.calls), updated = excluded.updated`, key, s.Tokens, s.CostUSD, s.Calls, now())
 		return err
 	}); err != nil {
 		return fmt.Errorf("state: spend %s: %w", key, err)
 	}
 	return nil
+}
+
+// ReserveCall counts one more call for the attempt named key if the run's calls, all keys together, are below
+// limit, and reports whether it did. Reservations are serialised per run across processes, so concurrent
+// steps on many workers never pass the run's call cap together.
+func (d *DB) ReserveCall(ctx context.Context, key string, limit int) (bool, error) {
+	if key == "" {
+		return false, errors.New("state: call refused: no key")
+	}
+	ok := false
+	err := d.write(ctx, func(ctx context.Context, t wtx) error {
+		ok = false
+		if d.d.name == Postgres {
+			if _, err := t.tx.ExecContext(ctx, `LOCK TABLE spend IN SHARE ROW EXCLUSIVE MODE`); err != nil {
+				return err
+			}
+		}
+		var total int
+		if err := t.queryRow(ctx, `SELECT COALESCE(SUM(calls), 0) FROM spend`).Scan(&total); err != nil {
+			return err
+		}
+		if total >= limit {
+			return nil
+		}
+		if _, err := t.exec(ctx, `INSERT INTO spend(key, calls, updated) VALUES(?, 1, ?)
+		ON CONFLICT(key) DO UPDATE SET calls = spend.calls + 1, updated = excluded.updated`, key, now()); err != nil {
+			return err
+		}
+		ok = true
+		return nil
+	})
+	if err != nil {
+		return false, fmt.Errorf("state: reserve a call: %w", err)
+	}
+	return ok, nil
 }
 
 // TotalSpend adds up the spend of every key except those listed in except (the caller's own, which it counts
@@ -1002,6 +1178,61 @@ func (d *DB) SpendKeys(ctx context.Context) ([]string, error) {
 			return nil, fmt.Errorf("state: spend: %w", err)
 		}
 		out = append(out, k)
+	}
+	return out, rows.Err()
+}
+
+// ---- events ----
+
+// StoredEvent is one event of a run as stored: its place in the run's sequence and its JSON.
+type StoredEvent struct {
+	Seq  int64
+	Data string
+}
+
+// maxEventBytes bounds one stored event.
+const maxEventBytes = 1 << 20
+
+// AddEvents appends events (JSON documents) to the run's sequence, in order.
+func (d *DB) AddEvents(ctx context.Context, data ...[]byte) error {
+	for _, b := range data {
+		if len(b) > maxEventBytes || !json.Valid(b) {
+			return fmt.Errorf("state: event refused: not a JSON document of at most %d bytes", maxEventBytes)
+		}
+	}
+	if err := d.write(ctx, func(ctx context.Context, t wtx) error {
+		for _, b := range data {
+			if _, err := t.exec(ctx, `INSERT INTO events(data) VALUES(?)`, string(b)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		return fmt.Errorf("state: events: %w", err)
+	}
+	return nil
+}
+
+// Events returns up to limit events after seq after (limit ≤ 0: all), oldest first.
+func (d *DB) Events(ctx context.Context, after int64, limit int) ([]StoredEvent, error) {
+	q := `SELECT seq, data FROM events WHERE seq > ? ORDER BY seq`
+	args := []any{after}
+	if limit > 0 {
+		q += ` LIMIT ?`
+		args = append(args, limit)
+	}
+	rows, err := d.query(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("state: events: %w", err)
+	}
+	defer rows.Close()
+	var out []StoredEvent
+	for rows.Next() {
+		var e StoredEvent
+		if err := rows.Scan(&e.Seq, &e.Data); err != nil {
+			return nil, fmt.Errorf("state: events: %w", err)
+		}
+		out = append(out, e)
 	}
 	return out, rows.Err()
 }

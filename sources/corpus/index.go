@@ -31,6 +31,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -56,6 +57,9 @@ type Index struct {
 	PerFile int
 
 	addMu sync.Mutex // one Add at a time in this process
+
+	depth                          depth // zero: the defaults
+	rescoredSearches, fullSearches atomic.Int64
 
 	mu     sync.Mutex
 	cur    *generation // the generation searched; nil until first use
@@ -367,11 +371,27 @@ func (ix *Index) Add(ctx context.Context, paths ...string) (Stats, error) {
 		return st, err
 	}
 
-	baseName, base, err := ix.loadManifest()
-	if err != nil {
-		return finish(err)
+	// The manifest is decoded while the folders are scanned.
+	type loaded struct {
+		name string
+		m    *manifest
+		err  error
 	}
-	roots, err := resolveRoots(paths, base)
+	manCh := make(chan loaded, 1)
+	go func() {
+		name, m, err := ix.loadManifest()
+		manCh <- loaded{name, m, err}
+	}()
+	var man *loaded
+	loadBase := func() (*manifest, error) {
+		if man == nil {
+			l := <-manCh
+			man = &l
+		}
+		return man.m, man.err
+	}
+	defer func() { _, _ = loadBase() }() // never leave the loader behind
+	roots, err := resolveRoots(paths, loadBase)
 	if err != nil {
 		return finish(err)
 	}
@@ -380,6 +400,11 @@ func (ix *Index) Add(ctx context.Context, paths ...string) (Stats, error) {
 	if err != nil {
 		return finish(err)
 	}
+	base, err := loadBase()
+	if err != nil {
+		return finish(err)
+	}
+	baseName := man.name
 	p := makePlan(base, roots, found)
 	if p.empty() {
 		st.Unchanged = len(p.unchanged)
@@ -435,8 +460,9 @@ type root struct {
 }
 
 // resolveRoots checks every argument before touching the index: a typo
-// must not cost a half-finished update.
-func resolveRoots(paths []string, base *manifest) ([]root, error) {
+// must not cost a half-finished update. loadBase returns the current
+// manifest, which is needed only for paths that no longer exist.
+func resolveRoots(paths []string, loadBase func() (*manifest, error)) ([]root, error) {
 	var roots []root
 	for _, p := range paths {
 		abs, err := filepath.Abs(p)
@@ -445,9 +471,15 @@ func resolveRoots(paths []string, base *manifest) ([]root, error) {
 		}
 		info, err := os.Stat(abs)
 		if err != nil {
-			if _, known := base.Files[abs]; errors.Is(err, fs.ErrNotExist) && known {
-				roots = append(roots, root{path: abs}) // removed file
-				continue
+			if errors.Is(err, fs.ErrNotExist) {
+				base, lerr := loadBase()
+				if lerr != nil {
+					return nil, lerr
+				}
+				if _, known := base.Files[abs]; known {
+					roots = append(roots, root{path: abs}) // removed file
+					continue
+				}
 			}
 			return nil, fmt.Errorf("index %s: %w", p, err)
 		}
@@ -488,10 +520,12 @@ type job struct {
 
 func makePlan(base *manifest, roots []root, files []found) plan {
 	var p plan
-	seen := make(map[string]bool, len(files))
+	known := 0 // files found that the manifest holds
 	for _, f := range files {
-		seen[f.path] = true
 		prev := base.Files[f.path]
+		if prev != nil {
+			known++
+		}
 		if prev != nil && prev.ModTime == f.mod.UnixNano() && prev.Size == f.size {
 			p.unchanged = append(p.unchanged, f.path)
 			continue
@@ -499,8 +533,19 @@ func makePlan(base *manifest, roots []root, files []found) plan {
 		p.jobs = append(p.jobs, job{found: f, prev: prev})
 	}
 	// Files that were indexed under a walked root (or named directly) and
-	// are not there any more (or are no longer indexable).
+	// are not there any more (or are no longer indexable): none when every
+	// file of the manifest was found.
+	var seen map[string]bool
+	if known < len(base.Files) {
+		seen = make(map[string]bool, len(files))
+		for _, f := range files {
+			seen[f.path] = true
+		}
+	}
 	for path := range base.Files {
+		if seen == nil {
+			break
+		}
 		if seen[path] {
 			continue
 		}

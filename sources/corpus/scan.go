@@ -6,8 +6,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	gitignore "github.com/sabhiram/go-gitignore"
 )
@@ -17,7 +20,11 @@ import (
 // a file except .gitignore files, and those only when they are regular.
 func (ix *Index) scan(ctx context.Context, roots []root, st *Stats) ([]found, error) {
 	var out []found
-	seen := map[string]bool{}
+	// A walk meets each path once; only overlapping roots meet one twice.
+	var seen map[string]bool
+	if len(roots) > 1 {
+		seen = map[string]bool{}
+	}
 	note := func(path string, o Outcome, detail string) {
 		switch o {
 		case SkippedType:
@@ -29,39 +36,26 @@ func (ix *Index) scan(ctx context.Context, roots []root, st *Stats) ([]found, er
 		}
 		st.Files = append(st.Files, FileOutcome{Path: path, Outcome: o, Detail: detail})
 	}
-	// consider checks one file (following a symlink) and adds it to out.
+	// The walk only lists: files to look at (stat, following a symlink) and
+	// excluded entries, in walk order. The files are then looked at in
+	// parallel (a no-op re-index is mostly these stat calls) and the
+	// outcomes recorded in walk order.
+	type item struct {
+		path     string
+		consider bool   // else excluded (for detail) or failed (err)
+		detail   string // why excluded
+		info     os.FileInfo
+		err      error // the walk's or the stat's
+	}
+	var items []item
 	consider := func(p string) {
-		if seen[p] {
-			return
-		}
-		seen[p] = true
-		info, err := os.Stat(p)
-		if err != nil {
-			st.Failed = append(st.Failed, FileError{Path: p, Err: err})
-			st.Files = append(st.Files, FileOutcome{Path: p, Outcome: Failed, Detail: err.Error()})
-			return
-		}
-		if info.IsDir() {
-			return // a symlinked folder: not followed
-		}
-		if !info.Mode().IsRegular() {
-			note(p, Excluded, "not a regular file ("+info.Mode().Type().String()+")")
-			return
-		}
-		f, ok := formatOf(p)
-		if !ok {
-			ext := filepath.Ext(p)
-			if ext == "" {
-				ext = "no extension"
+		if seen != nil {
+			if seen[p] {
+				return
 			}
-			note(p, SkippedType, ext)
-			return
+			seen[p] = true
 		}
-		if info.Size() > maxFileSize {
-			note(p, TooLarge, fmt.Sprintf("%d MiB", info.Size()>>20))
-			return
-		}
-		out = append(out, found{path: p, size: info.Size(), mod: info.ModTime(), f: f})
+		items = append(items, item{path: p, consider: true})
 	}
 	for _, r := range roots {
 		if !r.dir {
@@ -76,8 +70,7 @@ func (ix *Index) scan(ctx context.Context, roots []root, st *Stats) ([]found, er
 				return cerr
 			}
 			if err != nil {
-				st.Failed = append(st.Failed, FileError{Path: p, Err: err})
-				st.Files = append(st.Files, FileOutcome{Path: p, Outcome: Failed, Detail: err.Error()})
+				items = append(items, item{path: p, err: err})
 				if d != nil && d.IsDir() && p != r.path {
 					return fs.SkipDir
 				}
@@ -89,7 +82,7 @@ func (ix *Index) scan(ctx context.Context, roots []root, st *Stats) ([]found, er
 			}
 			name := d.Name()
 			exclude := func(why string) error {
-				note(p, Excluded, why)
+				items = append(items, item{path: p, detail: why})
 				if d.IsDir() {
 					return fs.SkipDir
 				}
@@ -122,6 +115,68 @@ func (ix *Index) scan(ctx context.Context, roots []root, st *Stats) ([]found, er
 		if err != nil {
 			return nil, fmt.Errorf("index %s: %w", r.path, err)
 		}
+	}
+
+	var todo []int
+	for i, it := range items {
+		if it.consider {
+			todo = append(todo, i)
+		}
+	}
+	workers := min(max(2*runtime.GOMAXPROCS(0), 4), 16)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(workers, len(todo)) {
+		wg.Go(func() {
+			for {
+				k := int(next.Add(64)) - 64
+				if k >= len(todo) || ctx.Err() != nil {
+					return
+				}
+				for _, i := range todo[k:min(k+64, len(todo))] {
+					items[i].info, items[i].err = os.Stat(items[i].path)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("index: %w", err)
+	}
+
+	for _, it := range items {
+		p := it.path
+		if !it.consider && it.err == nil {
+			note(p, Excluded, it.detail)
+			continue
+		}
+		info, err := it.info, it.err
+		if err != nil {
+			st.Failed = append(st.Failed, FileError{Path: p, Err: err})
+			st.Files = append(st.Files, FileOutcome{Path: p, Outcome: Failed, Detail: err.Error()})
+			continue
+		}
+		if info.IsDir() {
+			continue // a symlinked folder: not followed
+		}
+		if !info.Mode().IsRegular() {
+			note(p, Excluded, "not a regular file ("+info.Mode().Type().String()+")")
+			continue
+		}
+		f, ok := formatOf(p)
+		if !ok {
+			ext := filepath.Ext(p)
+			if ext == "" {
+				ext = "no extension"
+			}
+			note(p, SkippedType, ext)
+			continue
+		}
+		if info.Size() > maxFileSize {
+			note(p, TooLarge, fmt.Sprintf("%d MiB", info.Size()>>20))
+			continue
+		}
+		out = append(out, found{path: p, size: info.Size(), mod: info.ModTime(), f: f})
 	}
 	return out, nil
 }

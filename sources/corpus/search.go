@@ -1,6 +1,7 @@
 package corpus
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -8,6 +9,8 @@ import (
 	"net/url"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -64,6 +67,41 @@ func (ix *Index) Search(ctx context.Context, q string, limit int) ([]sources.Res
 	if perFile <= 0 {
 		perFile = 2
 	}
+	g, release, err := ix.acquire()
+	if err != nil {
+		return nil, err
+	}
+	if g == nil {
+		return nil, fmt.Errorf("corpus %s is empty: index a folder first (deepresearch index DIR)", ix.dir)
+	}
+	defer release()
+	rq := newRankQuery(q, limit, perFile)
+	out, ok, err := g.rankCertified(ctx, rq, ix.depth)
+	if err != nil {
+		return nil, fmt.Errorf("corpus search %q: %w", q, err)
+	}
+	if ok {
+		ix.rescoredSearches.Add(1)
+		return out, nil
+	}
+	ix.fullSearches.Add(1)
+	out, err = g.rankFull(ctx, rq)
+	if err != nil {
+		return nil, fmt.Errorf("corpus search %q: %w", q, err)
+	}
+	return out, nil
+}
+
+// rankQuery is one search: the ranking query, its cheaper part without the
+// phrase clause, and how its hits become results.
+type rankQuery struct {
+	full, cheap    query.Query
+	limit, perFile int
+	want           int // hits looked at, at most
+	terms          []string
+}
+
+func newRankQuery(q string, limit, perFile int) rankQuery {
 	words := bleve.NewMatchQuery(q)
 	words.SetField("text")
 	words.Analyzer = analyzerName
@@ -77,34 +115,122 @@ func (ix *Index) Search(ctx context.Context, q string, limit int) ([]sources.Res
 	title.SetField("title")
 	title.Analyzer = analyzerName
 	title.SetBoost(1.5)
-	bq := bleve.NewDisjunctionQuery([]query.Query{words, phrase, title}...)
+	return rankQuery{
+		full:  bleve.NewDisjunctionQuery(words, phrase, title),
+		cheap: bleve.NewDisjunctionQuery(words, title),
+		limit: limit, perFile: perFile,
+		want:  limit*perFile*3 + 10,
+		terms: queryTerms(q),
+	}
+}
 
-	g, release, err := ix.acquire()
+// rankFull ranks with the full query over the whole index: the ranking
+// rankCertified reproduces.
+func (g *generation) rankFull(ctx context.Context, rq rankQuery) ([]sources.Result, error) {
+	res, err := g.idx.SearchInContext(ctx, bleve.NewSearchRequestOptions(rq.full, rq.want, 0, false))
 	if err != nil {
 		return nil, err
 	}
-	if g == nil {
-		return nil, fmt.Errorf("corpus %s is empty: index a folder first (deepresearch index DIR)", ix.dir)
+	hits := make([]hit, len(res.Hits))
+	for i, h := range res.Hits {
+		hits[i] = hit{id: h.ID, score: h.Score}
 	}
-	defer release()
-	req := bleve.NewSearchRequestOptions(bq, limit*perFile*3+10, 0, false)
-	res, err := g.idx.SearchInContext(ctx, req)
+	out, _, _, err := g.results(nil, hits, rq)
+	return out, err
+}
+
+// rankCertified ranks in two passes (see rescore.go) and turns the hits
+// into results. ok is false when the ranking could not be certified equal
+// to rankFull's.
+func (g *generation) rankCertified(ctx context.Context, rq rankQuery, d depth) (out []sources.Result, ok bool, err error) {
+	first, most := d.first, d.most
+	if first <= 0 {
+		first = firstStage
+	}
+	if most <= 0 {
+		most = maxCandidates
+	}
+	adv, err := g.idx.Advanced()
 	if err != nil {
-		return nil, fmt.Errorf("corpus search %q: %w", q, err)
+		return nil, false, err
 	}
-	terms := queryTerms(q)
+	r, err := adv.Reader()
+	if err != nil {
+		return nil, false, err
+	}
+	defer r.Close()
+	m := g.idx.Mapping()
+	cands, total, cheapWeight, err := topHits(ctx, r, m, rq.cheap, most)
+	if err != nil || len(cands) == 0 {
+		return nil, err == nil, err
+	}
+	bound := phraseBound(cheapWeight)
+	var ranked []hit
+	for done, n := 0, min(first, len(cands)); ; {
+		ids := make([]index.IndexInternalID, 0, n-done)
+		for _, c := range cands[done:n] {
+			ids = append(ids, c.iid)
+		}
+		slices.SortFunc(ids, func(a, b index.IndexInternalID) int { return bytes.Compare(a, b) })
+		more, fullWeight, err := scoreCandidates(ctx, r, m, rq.full, ids)
+		if err != nil {
+			return nil, false, err
+		}
+		ranked = append(ranked, more...)
+		sortHits(ranked)
+		done = n
+		out, consumed, exhausted, err := g.results(r, ranked[:min(len(ranked), rq.want)], rq)
+		if err != nil {
+			return nil, false, err
+		}
+		if total <= done { // every matching chunk is ranked
+			return out, true, nil
+		}
+		if exhausted && len(ranked) < rq.want { // rankFull would look further
+			if done == len(cands) {
+				return nil, false, nil
+			}
+			n = min(4*done, len(cands))
+			continue
+		}
+		// A chunk not rescored yet scores at most bound(its pass-1 score)
+		// under the full query: rescore those that could reach the last
+		// hit consumed, or stop when none can.
+		last := ranked[consumed-1].score
+		below := func(i int) bool { return bound(cands[i].score, fullWeight) < last }
+		if done < len(cands) && below(done) || done == len(cands) && below(done-1) {
+			return out, true, nil
+		}
+		if done == len(cands) {
+			return nil, false, nil
+		}
+		n = max(done+1, done+sort.Search(len(cands)-done, func(i int) bool { return below(done + i) }))
+	}
+}
+
+// results turns ranked chunks into search results, at most perFile a file
+// and limit in all. It reports how many hits it looked at and whether it ran
+// out of hits before reaching limit.
+func (g *generation) results(r index.IndexReader, hits []hit, rq rankQuery) (out []sources.Result, consumed int, exhausted bool, err error) {
+	limit, perFile := rq.limit, rq.perFile
 	perPath := map[string]int{}
 	files := map[string]*storedFile{}
-	var out []sources.Result
-	for _, h := range res.Hits {
-		path, start, end, ok := parseChunkID(h.ID)
+	for i := range hits {
+		h := &hits[i]
+		consumed++
+		if h.id == "" {
+			if h.id, err = r.ExternalID(h.iid); err != nil {
+				return nil, 0, false, err
+			}
+		}
+		path, start, end, ok := parseChunkID(h.id)
 		if !ok || perPath[path] >= perFile {
 			continue
 		}
 		f := files[path]
 		if f == nil {
 			if f, err = g.file(path); err != nil {
-				return nil, fmt.Errorf("corpus search %q: %w", q, err)
+				return nil, 0, false, err
 			}
 			files[path] = f
 		}
@@ -115,17 +241,28 @@ func (ix *Index) Search(ctx context.Context, q string, limit int) ([]sources.Res
 		perPath[path]++
 		out = append(out, sources.Result{
 			Title:    f.meta.Title,
-			URL:      h.ID,
-			Snippet:  snippet(text, terms, 300),
+			URL:      h.id,
+			Snippet:  snippet(text, rq.terms, 300),
 			Date:     f.meta.ModTime,
 			Provider: "corpus",
-			Score:    h.Score,
+			Score:    h.score,
 		})
 		if len(out) >= limit {
-			break
+			return out, consumed, false, nil
 		}
 	}
-	return out, nil
+	return out, consumed, true, nil
+}
+
+// SearchStats counts how searches were ranked.
+type SearchStats struct {
+	Rescored int64 // ranked by rescoring candidates, certified equal to the full query
+	Full     int64 // ranked by the full query over the whole index
+}
+
+// SearchStats reports how this Index's searches were ranked so far.
+func (ix *Index) SearchStats() SearchStats {
+	return SearchStats{Rescored: ix.rescoredSearches.Load(), Full: ix.fullSearches.Load()}
 }
 
 // storedFile is a file document read back from the index.

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/deepresearch/deepresearch/internal/bench/benchcpu"
 	"github.com/deepresearch/deepresearch/llm"
 	"github.com/deepresearch/deepresearch/research"
 	"github.com/deepresearch/deepresearch/research/researchtest"
@@ -45,6 +46,32 @@ type Result struct {
 	Reads      []int // per round
 	Evidence   int
 	Citations  int
+	// CPU is the CPU time (user + system) the process used during the run, 0 where it is not measured: the
+	// run's own work, which wall time on a busy machine inflates by the wait for a core.
+	CPU time.Duration
+	// Stages is each stage's wall time against its share of the critical path, in the order they ran.
+	Stages []StageTime
+}
+
+// StageTime is one stage of one round: its wall time (the research log's "stage done" row), the model calls it
+// has on the critical path, and Over, what it took beyond those calls at the configured latency — the graph's
+// own work and waits.
+type StageTime struct {
+	Round int
+	Stage string
+	Wall  time.Duration
+	Chain int
+	Over  time.Duration
+}
+
+// Overhead is the sum of the stages' Over: the part of Wall − Bound spent inside stages (the rest is between
+// them).
+func (r Result) Overhead() time.Duration {
+	var d time.Duration
+	for _, s := range r.Stages {
+		d += s.Over
+	}
+	return d
 }
 
 // Ratio is Wall / Bound.
@@ -126,7 +153,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		dir = tmp
 	}
 	runDir := filepath.Join(dir, research.NewRunID())
-	start := time.Now()
+	start, cpu := time.Now(), benchcpu.Process()
 	rep, err := research.Run(ctx, research.Config{
 		Question: "What is known about " + fmt.Sprint(topics[:cfg.SubQuestions]) + "?", Roles: roles.Set(),
 		Fetcher: site.Fetcher(), OutDir: runDir, Ledger: ledger, BatchSize: cfg.BatchSize, MaxCandidates: cfg.MaxCandidates,
@@ -135,7 +162,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Config: cfg, Wall: time.Since(start), Calls: roles.Model.Calls(), Peak: roles.Model.PeakConcurrency(),
+	res := &Result{Config: cfg, Wall: time.Since(start), CPU: benchcpu.Process() - cpu, Calls: roles.Model.Calls(), Peak: roles.Model.PeakConcurrency(),
 		Evidence: rep.Stats.EvidenceAccepted, Citations: len(rep.Citations), Rounds: rep.Stats.Rounds}
 
 	// The critical path, from the research log: what each round actually searched and read.
@@ -168,6 +195,26 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	res.Chain = 1 + verifies + synths
 	for i := range res.Rounds {
 		res.Chain += ceilDiv(res.Searches[i], cfg.Concurrency) + ceilDiv(res.Reads[i], readWidth)
+	}
+	for _, e := range log {
+		if e.Decision != "stage done" {
+			continue
+		}
+		st := StageTime{Round: e.Round, Stage: e.Stage, Wall: e.Duration}
+		switch i := e.Round - 1; {
+		case e.Stage == research.StageScope:
+			st.Chain = 1
+		case e.Stage == research.StageSynth:
+			st.Chain = synths
+		case e.Stage == research.StageVerify:
+			st.Chain = 1
+		case i >= 0 && i < res.Rounds && e.Stage == research.StageSearch:
+			st.Chain = ceilDiv(res.Searches[i], cfg.Concurrency)
+		case i >= 0 && i < res.Rounds && e.Stage == research.StageRead:
+			st.Chain = ceilDiv(res.Reads[i], readWidth)
+		}
+		st.Over = st.Wall - time.Duration(st.Chain)*cfg.Latency
+		res.Stages = append(res.Stages, st)
 	}
 	res.Bound = time.Duration(res.Chain) * cfg.Latency
 	res.Sequential = time.Duration(res.Calls) * cfg.Latency

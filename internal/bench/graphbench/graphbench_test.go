@@ -1,6 +1,9 @@
 package graphbench_test
 
 import (
+	"fmt"
+	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -31,6 +34,22 @@ func TestBenchGraphShape(t *testing.T) {
 		}
 		if r.Citations == 0 {
 			t.Fatal("no citations")
+		}
+		// Every stage of both rounds is timed, and their shares of the critical path add up to it.
+		var names []string
+		chain := 0
+		for _, st := range r.Stages {
+			names = append(names, fmt.Sprintf("%s%d", st.Stage, st.Round))
+			chain += st.Chain
+			if st.Over != st.Wall-time.Duration(st.Chain)*5*time.Millisecond {
+				t.Fatalf("bound %d: stage %+v", conc, st)
+			}
+		}
+		if got := strings.Join(names, " "); got != "scope0 search1 read1 verify1 search2 read2 verify2 synth2" || chain != r.Chain {
+			t.Fatalf("bound %d: stages %s, chain %d of %d", conc, got, chain, r.Chain)
+		}
+		if runtime.GOOS == "linux" && r.CPU <= 0 {
+			t.Fatalf("bound %d: CPU time %v", conc, r.CPU)
 		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/deepresearch/deepresearch/agent"
 	"github.com/deepresearch/deepresearch/contextmgr"
+	"github.com/deepresearch/deepresearch/internal/bench/benchcpu"
 	"github.com/deepresearch/deepresearch/llm"
 	"github.com/deepresearch/deepresearch/workspace"
 )
@@ -126,7 +127,7 @@ func Measure(n int, minTime time.Duration, run func() error) (Figures, error) {
 	runtime.GC()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	start, cpu := time.Now(), cpuTime()
+	start, cpu := time.Now(), benchcpu.Process()
 	runs := 0
 	for runs < 3 || time.Since(start) < minTime {
 		if err := run(); err != nil {
@@ -134,7 +135,7 @@ func Measure(n int, minTime time.Duration, run func() error) (Figures, error) {
 		}
 		runs++
 	}
-	elapsed, cpu := time.Since(start), cpuTime()-cpu
+	elapsed, cpu := time.Since(start), benchcpu.Process()-cpu
 	runtime.ReadMemStats(&after)
 	steps := float64(runs * n)
 	return Figures{Steps: n, Runs: runs, NsPerStep: float64(elapsed.Nanoseconds()) / steps, CPUNsPerStep: float64(cpu.Nanoseconds()) / steps,

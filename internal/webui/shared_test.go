@@ -1,0 +1,81 @@
+package webui
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/deepresearch/deepresearch/internal/pgtest"
+	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/research/state"
+)
+
+// A viewer with a shared state and an empty runs folder — a laptop looking at the team's runs — lists a run
+// another machine finished, shows its page and report, streams its end, and still answers 404 for a run that is
+// nowhere; its listing never carries the state's password.
+func TestSharedStateRunsAreShown(t *testing.T) {
+	pg := pgtest.New(t)
+	db, err := state.OpenRun(t.Context(), pg.URL, "team-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := "# Kilns\n\nA report written on another machine.\n"
+	b, _ := json.Marshal(research.Report{RunID: "team-1", Question: "How do kilns work?", Markdown: md})
+	for k, v := range map[string]string{"run_id": "team-1", "question": "How do kilns work?", "status": research.RunDone,
+		"created": time.Now().UTC().Format(time.RFC3339Nano), "report": string(b)} {
+		if err := db.SetMeta(t.Context(), k, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	withPassword := strings.Replace(pg.URL, "postgres://postgres@", "postgres://postgres:s3cretpw@", 1)
+	s, err := New(Config{RunsDir: t.TempDir(), State: withPassword, Start: func(context.Context, RunRequest) (*research.Report, error) {
+		return nil, errors.New("no runs here")
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ts := httptest.NewServer(s.Handler())
+	defer ts.Close()
+	get := func(path string) (int, string) {
+		t.Helper()
+		resp, err := http.Get(ts.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(body)
+	}
+	code, body := get("/api/runs")
+	var runs []research.RunSummary
+	if code != http.StatusOK || json.Unmarshal([]byte(body), &runs) != nil || len(runs) != 1 || runs[0].ID != "team-1" ||
+		runs[0].Status != research.RunDone {
+		t.Fatalf("api/runs %d: %s", code, body)
+	}
+	if strings.Contains(body, "s3cretpw") {
+		t.Errorf("the listing carries the password: %s", body)
+	}
+	if code, body := get("/"); code != http.StatusOK || !strings.Contains(body, "How do kilns work?") {
+		t.Errorf("index %d does not list the run", code)
+	}
+	if code, body := get("/runs/team-1"); code != http.StatusOK || !strings.Contains(body, "A report written on another machine.") {
+		t.Errorf("run page %d:\n%.1500s", code, body)
+	}
+	if code, body := get("/runs/team-1/report.md"); code != http.StatusOK || body != md {
+		t.Errorf("report.md %d %q", code, body)
+	}
+	if code, body := get("/runs/team-1/events"); code != http.StatusOK || !strings.Contains(body, "event: end") || !strings.Contains(body, `"done"`) {
+		t.Errorf("events %d: %s", code, body)
+	}
+	if code, _ := get("/runs/nowhere-1"); code != http.StatusNotFound {
+		t.Errorf("a run that is nowhere: %d", code)
+	}
+}

@@ -1,0 +1,125 @@
+package corpus
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/deepresearch/deepresearch/sources"
+)
+
+// rankWords is a small vocabulary, so that words are shared by many chunks, titles repeat and two-word phrases
+// occur by chance as well as on purpose.
+var rankWords = strings.Fields(`memory model goroutine channel happens before after lock mutex atomic value
+compiler runtime garbage collector heap stack pointer interface method struct field type package import module
+scheduler thread signal file network socket buffer reader writer error panic defer select slice map string`)
+
+// rankCorpus writes n Markdown files of several paragraphs, Zipf-distributed words, some titles sharing words
+// and the phrase "happens before" planted in every seventh file, plus a few Chinese files.
+func rankCorpus(t *testing.T, n int) string {
+	t.Helper()
+	root := t.TempDir()
+	r := rand.New(rand.NewPCG(3, 4))
+	z := rand.NewZipf(r, 1.2, 3, uint64(len(rankWords)-1))
+	for i := range n {
+		var b strings.Builder
+		fmt.Fprintf(&b, "# %s %s\n\n", rankWords[z.Uint64()], rankWords[z.Uint64()])
+		for p := range 2 + r.IntN(5) {
+			for range 30 + r.IntN(60) {
+				b.WriteString(rankWords[z.Uint64()] + " ")
+			}
+			if i%7 == 0 && p == 1 {
+				b.WriteString("happens before ")
+			}
+			b.WriteString(".\n\n")
+		}
+		writeFile(t, filepath.Join(root, fmt.Sprintf("d%d", i/50), fmt.Sprintf("f%04d.md", i)), b.String())
+	}
+	for i := range 6 {
+		writeFile(t, filepath.Join(root, "zh", fmt.Sprintf("z%d.md", i)), fmt.Sprintf(
+			"# 内存模型 %d\n\n在 Go 的内存模型中，同步事件建立先行发生关系。%s\n\n通道的发送先行发生于接收完成。\n", i, strings.Repeat("互斥锁保护共享变量。", i)))
+	}
+	return root
+}
+
+// The two-pass ranking (candidates without the phrase clause, then the full query over the candidates only) gives
+// exactly the results of the full query over the whole index — same chunks, same order, same scores — whether it
+// is certified at once, after rescoring more candidates, or falls back to the full query because pass 1 kept too
+// few candidates.
+func TestTwoPassRankingEqualsFullQuery(t *testing.T) {
+	root := rankCorpus(t, 240)
+	ix := openIndex(t, t.TempDir())
+	if _, err := ix.Add(t.Context(), root); err != nil {
+		t.Fatal(err)
+	}
+	queries := []string{
+		"happens before", "memory model", "goroutine channel lock", "mutex mutex", "happens before memory",
+		"garbage collector heap stack", "before happens", "string", "select map slice panic", "内存模型", "先行发生",
+		"Go 内存模型 channel", "zzzz nothing matches", "happens zzzz",
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	for range 16 {
+		k := 2 + r.IntN(3)
+		q := make([]string, k)
+		for j := range q {
+			q[j] = rankWords[r.IntN(len(rankWords))]
+		}
+		queries = append(queries, strings.Join(q, " "))
+	}
+	g, release, err := ix.acquire()
+	if err != nil || g == nil {
+		t.Fatalf("acquire: %v", err)
+	}
+	defer release()
+	for _, d := range []struct {
+		name           string
+		d              depth
+		rescored, full bool // must have been used at least once
+	}{
+		{"defaults", depth{}, true, false},
+		{"rescoring in stages", depth{first: 3, most: 1 << 20}, true, false},
+		{"too few candidates", depth{first: 1, most: 2}, false, true},
+		{"some certified, some not", depth{first: 2, most: 40}, true, true},
+	} {
+		t.Run(d.name, func(t *testing.T) {
+			ix.depth = d.d
+			before := ix.SearchStats()
+			for _, q := range queries {
+				for _, limit := range []int{1, 5, 10} {
+					got, err := ix.Search(t.Context(), q, limit)
+					if err != nil {
+						t.Fatal(err)
+					}
+					want, err := g.rankFull(t.Context(), newRankQuery(q, limit, 2))
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !reflect.DeepEqual(got, want) {
+						t.Errorf("%q limit %d:\n got %s\nwant %s", q, limit, urls(got), urls(want))
+					}
+				}
+			}
+			after := ix.SearchStats()
+			if d.rescored && after.Rescored == before.Rescored {
+				t.Errorf("no search was certified by rescoring (%+v → %+v)", before, after)
+			}
+			if d.full && after.Full == before.Full {
+				t.Errorf("no search fell back to the full query (%+v → %+v)", before, after)
+			}
+			if !d.full && after.Full != before.Full {
+				t.Errorf("%d searches fell back to the full query", after.Full-before.Full)
+			}
+		})
+	}
+}
+
+func urls(rs []sources.Result) string {
+	var b strings.Builder
+	for _, r := range rs {
+		fmt.Fprintf(&b, "\n  %s %.9g", r.URL, r.Score)
+	}
+	return b.String()
+}
