@@ -19,6 +19,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/deepresearch/deepresearch/internal/bench/benchcpu"
 	"github.com/deepresearch/deepresearch/sources/corpus"
 )
 
@@ -163,15 +164,6 @@ func queries(n int) []string {
 	return out
 }
 
-// cpuTime is the process's CPU time so far (user and system).
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // Run measures each corpus size in turn.
 func Run(ctx context.Context, opts Options) ([]Row, error) {
 	if len(opts.Docs) == 0 {
@@ -253,7 +245,7 @@ func Run(ctx context.Context, opts Options) ([]Row, error) {
 			return nil, err
 		}
 		var noops []time.Duration
-		c0 := cpuTime()
+		c0 := benchcpu.Process()
 		for range 3 {
 			t0 := time.Now()
 			st, err = ix.Add(ctx, src)
@@ -264,7 +256,7 @@ func Run(ctx context.Context, opts Options) ([]Row, error) {
 			noops = append(noops, time.Since(t0))
 		}
 		row.NoopReindexMs = percentile(noops, 0.5)
-		row.NoopCPUMs = float64((cpuTime() - c0).Microseconds()) / 1000 / 3
+		row.NoopCPUMs = float64((benchcpu.Process() - c0).Microseconds()) / 1000 / 3
 
 		say("searching (%d queries)", len(qs))
 		var lat []time.Duration
@@ -275,7 +267,7 @@ func Run(ctx context.Context, opts Options) ([]Row, error) {
 				return nil, err
 			}
 		}
-		c0 = cpuTime()
+		c0 = benchcpu.Process()
 		for _, q := range qs {
 			t0 := time.Now()
 			if _, err := ix.Search(ctx, q, 10); err != nil {
@@ -284,7 +276,7 @@ func Run(ctx context.Context, opts Options) ([]Row, error) {
 			}
 			lat = append(lat, time.Since(t0))
 		}
-		row.SearchCPUMs = float64((cpuTime() - c0).Microseconds()) / 1000 / float64(len(qs))
+		row.SearchCPUMs = float64((benchcpu.Process() - c0).Microseconds()) / 1000 / float64(len(qs))
 		ss := ix.SearchStats()
 		ix.Close()
 		row.SearchP50Ms, row.SearchP95Ms = percentile(lat, 0.5), percentile(lat, 0.95)
