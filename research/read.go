@@ -125,15 +125,13 @@ func (r *runner) admitStep(ctx context.Context, round int, c Candidate, rd Readi
 	if err != nil {
 		return Admission{}, fmt.Errorf("research: admit %s: %w", c.URL, err)
 	}
-	accepted := r.admit(ctx, round, c, doc, items)
-	// The step marker and its log row commit together: one commit per read, not one per row, while the next
+	// The read's evidence, its log rows and its step marker commit together: one commit per read, while the next
 	// read waits for its turn.
-	b := r.db.Batch()
-	if err := b.MarkStep(name, map[string]int{"evidence": accepted, "items": len(items)}); err != nil {
-		return Admission{}, err
-	}
-	r.logTo(b, StageRead, round, c.SubQuestion, "read", fmt.Sprintf("%s: %d items, %d accepted", c.URL, len(items), accepted), nil)
-	if err := b.Commit(ctx); err != nil {
+	accepted, err := r.admit(ctx, round, c, doc, items, func(b *state.Batch, accepted int) error {
+		r.logTo(b, StageRead, round, c.SubQuestion, "read", fmt.Sprintf("%s: %d items, %d accepted", c.URL, len(items), accepted), nil)
+		return b.MarkStep(name, map[string]int{"evidence": accepted, "items": len(items)})
+	})
+	if err != nil {
 		return Admission{}, err
 	}
 	r.update(func(p *Progress) { p.SourcesRead++ })
@@ -163,8 +161,12 @@ func (r *runner) subQuestion(id string) SubQuestion {
 // the lines where its quote stands in the text read (file:///x#L17-L18), any other source by its URL (the
 // report links the stored text's lines). So evidence is one item per (document, normalised quote), whichever
 // sub-question, hit chunk or round found it.
-func (r *runner) admit(ctx context.Context, round int, c Candidate, doc *docEntry, items []Evidence) int {
-	// The read's items and its log rows are written in one batch: one commit for the read, not one per item.
+//
+// The items and their log rows are written in one batch, and with them what done queues once it knows how many
+// items were new to the pool: one commit for the read, not one per row. Nothing of it is written when the commit
+// fails.
+func (r *runner) admit(ctx context.Context, round int, c Candidate, doc *docEntry, items []Evidence,
+	done func(b *state.Batch, accepted int) error) (int, error) {
 	b := r.db.Batch()
 	type queued struct {
 		it  Evidence
@@ -204,9 +206,18 @@ func (r *runner) admit(ctx context.Context, round int, c Candidate, doc *docEntr
 		}
 		grounded = append(grounded, q)
 	}
+	b.Later(func(b *state.Batch) error {
+		n := 0
+		for _, q := range grounded {
+			if q.res.Added {
+				n++
+			}
+		}
+		return done(b, n)
+	})
 	if err := b.Commit(ctx); err != nil {
 		r.refused(ctx, nil, round, c, err)
-		return 0
+		return 0, err
 	}
 	accepted := 0
 	for _, q := range grounded {
@@ -226,7 +237,7 @@ func (r *runner) admit(ctx context.Context, round int, c Candidate, doc *docEntr
 				Message: fmt.Sprintf("the last %d new items added no new claim", r.rc.EarlyStopWindow)})
 		}
 	}
-	return accepted
+	return accepted, nil
 }
 
 // refused reports evidence of candidate c the state did not take: in batch b when given, else at once.

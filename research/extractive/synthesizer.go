@@ -125,7 +125,7 @@ func (s *Synthesizer) Synthesize(ctx context.Context, in research.SynthesisInput
 			bySQ[k] = slices.DeleteFunc(bySQ[k], func(e research.Evidence) bool { return nested[e.ID] })
 		}
 	}
-	ranked := rankFor(core, all, facets)
+	ranked := rankFor(core, all, facets, s.sections)
 
 	// Topic anchor: only items about what the question asks enter the report; the rest were relevant to a facet's
 	// wording, not to the question.
@@ -244,7 +244,7 @@ func (s *Synthesizer) Synthesize(ctx context.Context, in research.SynthesisInput
 		if k == 0 {
 			ev = ranked
 		} else {
-			ev = rankFor(sq, ev, facets)
+			ev = rankFor(sq, ev, facets, s.sections)
 		}
 		if len(ev) == 0 {
 			// Said in the heading: a note in the body would be an uncited sentence, which the integrity check
@@ -311,7 +311,7 @@ const (
 // differently), times how strongly its claim and source title match sq (BM25 over the pool, normalised to the
 // best). Every item in the pool was judged relevant to some sub-question of this question, and the facets share
 // its subject, so none is excluded: a weak match ranks low.
-func rankFor(sq research.SubQuestion, ev []research.Evidence, facets map[string]string) []research.Evidence {
+func rankFor(sq research.SubQuestion, ev []research.Evidence, facets map[string]string, sections *sectionMemo) []research.Evidence {
 	var query []string
 	for _, q := range append([]string{sq.Question}, sq.Queries...) {
 		for _, t := range lexical.Tokenize(q) {
@@ -322,7 +322,9 @@ func rankFor(sq research.SubQuestion, ev []research.Evidence, facets map[string]
 	}
 	docs := make([][]string, len(ev))
 	for i, e := range ev {
-		docs[i] = append(lexical.Tokenize(e.Claim), lexical.Tokenize(e.Title)...)
+		// The lead sentence an item stands under says what it is about ("… should follow these rules:").
+		_, lead, _ := strings.Cut(sections.get(e.Source, e.Quote), "\n")
+		docs[i] = append(lexical.Tokenize(e.Claim+" "+lead), lexical.Tokenize(e.Title)...)
 	}
 	scores := lexical.NewBM25(docs).Scores(uniq(query))
 	maxS := 0.0

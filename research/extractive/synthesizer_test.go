@@ -100,3 +100,18 @@ func TestNestedClaims(t *testing.T) {
 		t.Errorf("nestedClaims = %v, want %v", got, want)
 	}
 }
+
+// An item under a lead sentence ranks by what the lead says it is about as well as by its own words.
+func TestRankForReadsTheLead(t *testing.T) {
+	memo := &sectionMemo{}
+	rule := ev("e1", "q1", "file:///c.md#L15-L15", "Do not store Contexts inside a struct type.", 0.7)
+	other := ev("e2", "q1", "file:///c.md#L40-L40", "WithValue returns a derived context that points to the parent Context.", 0.7)
+	memo.put(rule.Source, rule.Quote, "Package context\nPrograms that use Contexts should follow these rules to check context propagation:")
+	sq := research.SubQuestion{ID: "q1", Question: "What rules should programs follow when using Context values?", Queries: []string{"Context values"}}
+	for _, sections := range []*sectionMemo{memo, nil} {
+		got := rankFor(sq, []research.Evidence{other, rule}, map[string]string{}, sections)
+		if want := sections != nil; (got[0].ID == "e1") != want {
+			t.Errorf("with lead %v: ranked %s first", want, got[0].ID)
+		}
+	}
+}

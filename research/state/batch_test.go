@@ -2,6 +2,7 @@ package state_test
 
 import (
 	"database/sql"
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -38,9 +39,16 @@ func TestBatchCommitsInOrderWithResults(t *testing.T) {
 			if err := batch.AddLog(state.LogEntry{Stage: "nonsense", Decision: "x"}); err == nil {
 				t.Fatal("log entry with an unknown stage queued")
 			}
-			if err := batch.MarkStep("read:q1:https://example.com/a", map[string]int{"evidence": 1}); err != nil {
-				t.Fatal(err)
-			}
+			// A later write sees what the writes before it found.
+			batch.Later(func(b *state.Batch) error {
+				added := 0
+				for _, r := range res {
+					if r.Added {
+						added++
+					}
+				}
+				return b.MarkStep("read:q1:https://example.com/a", map[string]int{"evidence": added})
+			})
 			if err := batch.AddLog(state.LogEntry{Stage: "read", Decision: "read", Detail: "two items"}); err != nil {
 				t.Fatal(err)
 			}
@@ -120,5 +128,20 @@ func TestBatchWritesAllOrNothing(t *testing.T) {
 	}
 	if _, added, err := db.AddEvidence(ctx, good()); err != nil || !added {
 		t.Fatalf("write after a failed batch: added %v, %v", added, err)
+	}
+
+	// A later write that fails takes the writes before it back too.
+	batch = db.Batch()
+	second := good()
+	second.Quote = "alpha reaches twenty units"
+	if err := batch.AddEvidence(second, &res); err != nil {
+		t.Fatal(err)
+	}
+	batch.Later(func(*state.Batch) error { return errors.New("refused after the fact") })
+	if err := batch.Commit(ctx); err == nil || !strings.Contains(err.Error(), "refused after the fact") {
+		t.Fatalf("commit with a failing later write: %v", err)
+	}
+	if pool, err := db.Evidence(ctx, ""); err != nil || len(pool) != 1 {
+		t.Fatalf("the failed batch left %d items (%v)", len(pool), err)
 	}
 }

@@ -893,6 +893,24 @@ func (b *Batch) AddLog(e LogEntry) error {
 	return err
 }
 
+// Later queues fn, called when the batch is written, once the writes queued before it have run (so the results
+// they set can be read): the writes fn queues to the batch it is given join the same transaction, in order. An
+// error from fn or from those writes fails the batch.
+func (b *Batch) Later(fn func(*Batch) error) {
+	b.ops = append(b.ops, func(ctx context.Context, t wtx) error {
+		more := b.d.Batch()
+		if err := fn(more); err != nil {
+			return err
+		}
+		for _, op := range more.ops {
+			if err := op(ctx, t); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
 // Commit writes the queued writes and empties the batch.
 func (b *Batch) Commit(ctx context.Context) error {
 	ops := b.ops

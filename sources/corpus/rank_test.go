@@ -2,6 +2,7 @@ package corpus
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"reflect"
@@ -46,7 +47,7 @@ func rankCorpus(t *testing.T, n int) string {
 }
 
 // The two-pass ranking (candidates without the phrase clause, then the full query over the candidates only) gives
-// exactly the results of the full query over the whole index — same chunks, same order, same scores — whether it
+// the results of the full query over the whole index — same chunks, same order, same scores — whether it
 // is certified at once, after rescoring more candidates, or falls back to the full query because pass 1 kept too
 // few candidates.
 func TestTwoPassRankingEqualsFullQuery(t *testing.T) {
@@ -58,7 +59,8 @@ func TestTwoPassRankingEqualsFullQuery(t *testing.T) {
 	queries := []string{
 		"happens before", "memory model", "goroutine channel lock", "mutex mutex", "happens before memory",
 		"garbage collector heap stack", "before happens", "string", "select map slice panic", "内存模型", "先行发生",
-		"Go 内存模型 channel", "zzzz nothing matches", "happens zzzz",
+		"Go 内存模型 channel", "zzzz nothing matches", "happens zzzz", "!!! ???", "happens-before", "the",
+		strings.Repeat("memory model happens before ", 8), // 32 words, the most a query keeps
 	}
 	r := rand.New(rand.NewPCG(5, 6))
 	for range 16 {
@@ -97,7 +99,7 @@ func TestTwoPassRankingEqualsFullQuery(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					if !reflect.DeepEqual(got, want) {
+					if !sameResults(got, want) {
 						t.Errorf("%q limit %d:\n got %s\nwant %s", q, limit, urls(got), urls(want))
 					}
 				}
@@ -116,10 +118,30 @@ func TestTwoPassRankingEqualsFullQuery(t *testing.T) {
 	}
 }
 
+// sameResults reports whether got and want are the same results in the same order. Scores must be equal but for
+// the last bits: with ten or more words, Bleve's disjunction adds the words' scores in an order that depends on
+// the documents it visited before, so the same chunk's score can differ in its last bit between two searches.
+func sameResults(got, want []sources.Result) bool {
+	if len(got) != len(want) {
+		return false
+	}
+	for i := range got {
+		g, w := got[i], want[i]
+		if math.Abs(g.Score-w.Score) > 1e-12*math.Abs(w.Score) {
+			return false
+		}
+		g.Score = w.Score
+		if !reflect.DeepEqual(g, w) {
+			return false
+		}
+	}
+	return true
+}
+
 func urls(rs []sources.Result) string {
 	var b strings.Builder
 	for _, r := range rs {
-		fmt.Fprintf(&b, "\n  %s %.9g", r.URL, r.Score)
+		fmt.Fprintf(&b, "\n  %s %.17g", r.URL, r.Score)
 	}
 	return b.String()
 }

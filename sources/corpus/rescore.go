@@ -27,8 +27,11 @@ import (
 //  2. the full query, evaluated by Bleve's own searchers but through a
 //     reader whose postings hold only the candidates (candidateReader).
 //     Term statistics (document frequency, document count, field length)
-//     are the whole index's, so each candidate gets, bit for bit, the score
-//     the full query gives it over the whole index.
+//     are the whole index's, so each candidate gets the score the full
+//     query gives it over the whole index (bit for bit, but for queries of
+//     ten or more words: Bleve then adds the words' scores in an order that
+//     depends on the documents visited before, which can change the last
+//     bit).
 //
 // Pass 2 starts with the best firstStage candidates. A chunk not rescored
 // can still outrank a rescored one only by matching the phrase, and by at
@@ -36,7 +39,7 @@ import (
 // whose bound reaches the last hit the caller takes, and the ranking is
 // certified when no chunk outside can reach it. When that needs more than
 // the candidates pass 1 kept, the full query runs over the whole index
-// (rankFull). Either way the answer is rankFull's.
+// (rankFull). Either way the answer is rankFull's (TestTwoPassRankingEqualsFullQuery).
 
 // Pass 1 keeps the best maxCandidates chunks; pass 2 rescores the first
 // firstStage of them, then as many more as could still reach the hits the
