@@ -231,17 +231,23 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 	// up to twice as many, as long as each is nearly as relevant as the best.
 	ranked := lexical.MMR(rel, func(x, y int) float64 {
 		return redundancy(ix.own[cand[x]], ix.own[cand[y]])
-	}, 2*a.cfg.EvidencePerSource, 0.7)
+	}, 2*a.cfg.EvidencePerSource+maxFollowers, 0.7)
 	maxRel := 0.0
 	for _, r := range rel {
 		maxRel = math.Max(maxRel, r)
 	}
 	var picked []int
 	leads := map[int]bool{}
-	for n, k := range ranked {
+	// Items under a lead sentence come as one enumeration (below), so they take no place of their own among the
+	// EvidencePerSource best: a rule stated elsewhere in the section is not crowded out by the lead's list.
+	n := 0
+	for _, k := range ranked {
 		if n < a.cfg.EvidencePerSource || rel[k] >= 0.7*maxRel {
 			picked = append(picked, k)
 			leads[ix.leadOf[cand[k]]] = true
+			if ix.leadOf[cand[k]] < 0 {
+				n++
+			}
 		}
 	}
 	// An enumeration is taken whole: the other items under the lead sentence of a picked item ("these rules:")
@@ -272,6 +278,9 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 		claim := plainText(ix.spans[i].Text)
 		if ix.claims[i] != "" {
 			claim = ix.claims[i]
+		} else if qe > ix.spans[i].End && endsInColon(ix.spans[i].Text) && codeEnd(doc.Text, ix.spans[i].End) == qe {
+			// The code is in the quote for the reader to see; the claim is the sentence it illustrates.
+			claim = strings.TrimRight(claim, ":： ") + "."
 		} else if qe > ix.spans[i].End && endsInColon(ix.spans[i].Text) {
 			claim = listClaim(doc.Text[qs:qe])
 		} else if qs < ix.spans[i].Start && (refersBack(ix.spans[i].Text) || !commentLineRE.MatchString(doc.Text[qs:qe])) {
@@ -424,6 +433,8 @@ func (a *Analyst) quoteBounds(ix *docIndex, i, lo int) (int, int) {
 	if endsInColon(sp.Text) {
 		if l := listEnd(ix.text, s, e); l > e {
 			e = l
+		} else if c := codeEnd(ix.text, e); c > e && !announcesCount(sp.Text) && utf8.RuneCountInString(ix.text[s:c]) <= maxQuote {
+			e = c
 		} else if i+1 < len(ix.spans) {
 			next := ix.spans[i+1]
 			if !strings.Contains(ix.text[e:next.Start], "\n") && !endsInColon(next.Text) && utf8.RuneCountInString(ix.text[s:next.End]) <= maxQuote {
@@ -907,6 +918,58 @@ var continuationWords = toSet(`must should shall can could may might will would 
 func lineStart(text string, i int) int {
 	return strings.LastIndexByte(text[:i], '\n') + 1
 }
+
+// maxCodeLines bounds the code block a colon's quote takes along.
+const maxCodeLines = 6
+
+// codeEnd is the colon-code heuristic: when the text after end (a sentence ending in a colon) is, after at most
+// one blank line, a short indented or fenced code block ("The Context should be the first parameter, typically
+// named ctx:" and the signature that shows it), it returns the end of the block; 0 when no code follows or the
+// block has more than maxCodeLines lines.
+func codeEnd(text string, end int) int {
+	rest := text[end:]
+	nl := strings.IndexByte(rest, '\n')
+	if nl < 0 || strings.TrimSpace(rest[:nl]) != "" {
+		return 0
+	}
+	off := end + nl + 1
+	lines := strings.SplitAfter(text[off:], "\n")
+	k := 0
+	if k < len(lines) && strings.TrimSpace(lines[k]) == "" {
+		off += len(lines[k])
+		k++
+	}
+	fenced := k < len(lines) && strings.HasPrefix(lines[k], "```")
+	n, last := 0, 0
+	for ; k < len(lines); k++ {
+		l := lines[k]
+		if fenced {
+			off += len(l)
+			if n > 0 && strings.HasPrefix(l, "```") {
+				last = off
+				break
+			}
+			n++
+			continue
+		}
+		if !strings.HasPrefix(l, "\t") && !strings.HasPrefix(l, "    ") {
+			break
+		}
+		n++
+		off += len(l)
+		last = off
+	}
+	if n == 0 || last == 0 || n > maxCodeLines+1 {
+		return 0
+	}
+	return len(strings.TrimRight(text[:last], " \t\n"))
+}
+
+// countRE marks a sentence that announces how many things follow ("four details:", "the following:"): what follows
+// it must be a list, not an illustration.
+var countRE = regexp.MustCompile(`(?i)\b(one|two|three|four|five|six|seven|eight|nine|ten|\d+|several|following|these|those|below|as follows)\b`)
+
+func announcesCount(sentence string) bool { return countRE.MatchString(sentence) }
 
 // maxListItems bounds the list a colon's quote takes along.
 const maxListItems = 8

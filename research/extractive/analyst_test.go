@@ -202,6 +202,10 @@ func TestColonTakesItsList(t *testing.T) {
 		{"hard-wrapped head", "# Model\n\nA memory operation\nis modeled by four details:\n- its kind\n- its location\n",
 			"A memory operation is modeled by four details: its kind; its location."},
 		{"code block", "# Model\n\nA memory operation is modeled by four details:\n\n\tx := 1\n\ty := 2\n\nUnrelated.\n", ""},
+		// Code that illustrates a whole sentence is quoted with it; the claim is the sentence.
+		{"illustration", "# Model\n\nA memory operation modeled in four details is passed first, typically named op:\n\n\tfunc Model(op Operation) error {\n\t\t// ...\n\t}\n\nUnrelated.\n", ""},
+		{"illustrated", "# Model\n\nA memory operation should be modeled first, typically named op:\n\n\tfunc Model(op Operation) error {\n\t\t// ...\n\t}\n\nUnrelated.\n",
+			"A memory operation should be modeled first, typically named op."},
 		{"too long", "# Model\n\nA memory operation is modeled by four details:\n\n" + strings.Repeat("- one more detail of the operation\n", 12), ""},
 	}
 	for _, tt := range tests {
@@ -213,7 +217,7 @@ func TestColonTakesItsList(t *testing.T) {
 		got := ""
 		for _, e := range ev {
 			checkGrounded(t, tt.text, e)
-			if strings.Contains(e.Claim, "four details") {
+			if strings.Contains(e.Claim, "four details") || strings.Contains(e.Claim, "modeled first") {
 				got = e.Claim
 			}
 			if endsInColon(e.Quote) {

@@ -24,7 +24,7 @@ Use context Values only for request-scoped data that transits processes and APIs
 
 WithValue returns a derived context that points to the parent Context. In the derived context, the value associated with key is val.
 
-Do not store values of built-in types as keys in a struct field.
+Keys are best declared with an unexported type of their own.
 `
 
 // The lead-sentence heuristic: which passages introduce what follows them.
@@ -69,7 +69,7 @@ func TestLeadFollowersShareRelevance(t *testing.T) {
 			t.Errorf("missing %q among %v", want, got)
 		}
 	}
-	if got["Do not store values of built-in types as keys in a struct field."] {
+	if got["Keys are best declared with an unexported type of their own."] {
 		t.Error("a paragraph of the next section inherited the lead's relevance")
 	}
 }

@@ -89,6 +89,11 @@ var (
 	latinWordRE  = regexp.MustCompile(`[A-Za-z][A-Za-z'-]*`)
 	auxiliaryRE  = regexp.MustCompile(`(?i)^(is|are|was|were|be|been|being|has|have|had|do|does|did|can|could|may|might|must|shall|should|will|would|need|needs)$`)
 	terminalEnds = ".!?;。！？；…)）\"'”’」』`*"
+	articleRE    = regexp.MustCompile(`(?i)^(the|a|an)$`)
+	// beforeArticleRE is a word directly before an article, nothing but a space between them.
+	beforeArticleRE = regexp.MustCompile(`(?i)\b([A-Za-z]+) (?:the|a|an)\b`)
+	// functionWordRE: words that stand before an article without being verbs.
+	functionWordRE = regexp.MustCompile(`(?i)^(of|to|in|on|at|by|for|with|from|into|onto|over|under|about|through|between|among|across|via|within|without|during|after|before|per|than|as|and|or|but|nor|if|when|while|that|which|who|where|so|because|since|until|unless|whether|all|both|each|every|such|not|only|just|even|also|like|than|is|are|was|were)$`)
 )
 
 // Fragments lists the report's cited sentences that are not whole sentences, each as "reason: text":
@@ -159,6 +164,12 @@ func verbLike(s string) bool {
 	words := latinWordRE.FindAllString(s, -1)
 	if len(words) < 3 {
 		return false
+	}
+	// An imperative's verb is a bare word taking its object: "use the true R name", "Give an error if …".
+	for _, m := range beforeArticleRE.FindAllStringSubmatch(s, -1) {
+		if !functionWordRE.MatchString(m[1]) && !articleRE.MatchString(m[1]) {
+			return true
+		}
 	}
 	for _, w := range words {
 		lw := strings.ToLower(w)
