@@ -205,7 +205,7 @@ func facetHeading(head, title string, keys map[string]bool) bool {
 			continue
 		}
 		total++
-		if keys[t] {
+		if keys[t] || derivedForm(t, keys) {
 			shared++
 		}
 	}
@@ -261,6 +261,24 @@ func namesOne(head string, names []string) bool {
 	}
 	for _, t := range lexical.Tokenize(head) {
 		if slices.Contains(names, t) {
+			return true
+		}
+	}
+	return false
+}
+
+// derivedForm reports a term that one of keys begins (or that begins one of keys) over at least 5 letters: the
+// stemmer leaves derivations apart ("creat" of created, "creation"), a heading and a question often use two of them.
+func derivedForm(t string, keys map[string]bool) bool {
+	if len(t) < 5 {
+		return false
+	}
+	for k := range keys {
+		short, long := k, t
+		if len(short) > len(long) {
+			short, long = long, short
+		}
+		if len(short) >= 5 && strings.HasPrefix(long, short) {
 			return true
 		}
 	}

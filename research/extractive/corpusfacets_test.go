@@ -21,6 +21,7 @@ func TestFacetHeading(t *testing.T) {
 		{"Select statements", "The Go Programming Language Specification", "How does a select statement choose which communication proceeds?", true},
 		{"type Map", "Package sync", "When should sync.Map be used instead of a plain Go map?", true},
 		{"Monotonic Clocks", "Package time", "How does the time package use the monotonic clock?", true},
+		{"Goroutine creation", "The Go Memory Model", "What does the Go memory model guarantee when a goroutine is created or exits?", true},
 		{"分层压缩", "上下文工程", "上下文压缩在什么时候触发，分为哪几层？", true},
 		{"预算与熔断", "研究流程的五个阶段", "研究流程如何控制预算，熔断触发后会怎样？", true},
 		// Shares only the document title's word ("Go"), or an API heading whose name is not asked about.
