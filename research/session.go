@@ -362,35 +362,30 @@ func WriteReport(dir string, rep *Report) error {
 	return writeJSONAtomic(filepath.Join(dir, ReportJSONFile), rep)
 }
 
-// ListSharedRuns lists the runs a shared (PostgreSQL) state holds, oldest first, for any machine to see.
+// ListSharedRuns lists the runs a shared (PostgreSQL) state holds, oldest first, for any machine to see: one pool
+// and a bounded number of queries however many runs the state holds; a run whose schema cannot be read is listed
+// as unreadable with the reason.
 func ListSharedRuns(ctx context.Context, stateURL string) ([]RunSummary, error) {
-	ids, err := state.ListRuns(ctx, stateURL)
+	listed, err := state.ListRunsWithMeta(ctx, stateURL, []string{"question", "engine", "status", "error", "cut_short", "created", "finished"})
 	if err != nil {
 		return nil, err
 	}
-	out := make([]RunSummary, 0, len(ids))
-	for _, id := range ids {
-		s := RunSummary{ID: id, Dir: SharedLabel(stateURL)}
-		db, err := state.OpenRunReadOnly(ctx, stateURL, id)
-		if err != nil {
-			s.Status, s.Error = RunUnreadable, err.Error()
+	out := make([]RunSummary, 0, len(listed))
+	for _, l := range listed {
+		s := RunSummary{ID: l.ID, Dir: SharedLabel(stateURL)}
+		if l.Err != nil {
+			s.Status, s.Error = RunUnreadable, l.Err.Error()
 			out = append(out, s)
 			continue
 		}
-		get := func(k string) string {
-			v, _, _ := db.Meta(ctx, k)
-			return v
-		}
+		get := func(k string) string { return l.Meta[k] }
 		s.Question, s.Engine, s.Status, s.Error, s.CutShort = get("question"), get("engine"), get("status"), get("error"), get("cut_short")
 		s.Created, _ = time.Parse(time.RFC3339Nano, get("created"))
 		s.Updated = s.Created
 		if f, err := time.Parse(time.RFC3339Nano, get("finished")); err == nil {
 			s.Updated = f
 		}
-		if pool, err := db.Evidence(ctx, state.Accepted); err == nil {
-			s.Evidence = len(pool)
-		}
-		db.Close()
+		s.Evidence = l.Accepted
 		out = append(out, s)
 	}
 	return out, nil

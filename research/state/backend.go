@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -399,4 +400,186 @@ func ListRuns(ctx context.Context, url string) ([]string, error) {
 func RunSchemaSuffix(id string) string {
 	h := sha256.Sum256([]byte(id))
 	return hex.EncodeToString(h[:4])
+}
+
+// ListedRun is one run of a PostgreSQL state as a listing shows it: the meta keys asked for and the number of
+// accepted evidence rows, or Err when the run's schema cannot be read (missing, half-migrated, corrupt).
+type ListedRun struct {
+	ID       string
+	Meta     map[string]string
+	Accepted int
+	Err      error
+}
+
+// listChunk bounds how many run schemas one listing query reads.
+const listChunk = 200
+
+// ListRunsWithMeta lists the runs a PostgreSQL state holds, oldest first, with the meta keys given and the count
+// of accepted evidence of each, through one pool and a bounded number of queries (the registry, the catalogue,
+// then one query per listChunk runs); a run whose schema cannot be read is listed with Err and the rest are
+// listed as usual.
+func ListRunsWithMeta(ctx context.Context, url string, keys []string) ([]ListedRun, error) {
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("state: parse URL: %w", err)
+	}
+	db := stdlib.OpenDB(*cfg)
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	if err := ensureRegistry(ctx, db); err != nil {
+		return nil, fmt.Errorf("state: list runs: %w", err)
+	}
+	var runs []ListedRun
+	var schemas []string
+	rows, err := db.QueryContext(ctx, `SELECT run_id, schema FROM public.deepresearch_runs ORDER BY created, run_id`)
+	if err != nil {
+		return nil, fmt.Errorf("state: list runs: %w", err)
+	}
+	for rows.Next() {
+		var id, schema string
+		if err := rows.Scan(&id, &schema); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("state: list runs: %w", err)
+		}
+		runs = append(runs, ListedRun{ID: id})
+		schemas = append(schemas, schema)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("state: list runs: %w", err)
+	}
+	if len(runs) == 0 {
+		return nil, nil
+	}
+	have, err := listedColumns(ctx, db, schemas)
+	if err != nil {
+		return nil, err
+	}
+	var readable []int
+	for i, s := range schemas {
+		if runs[i].Err = checkListable(runs[i].ID, s, have[s]); runs[i].Err == nil {
+			readable = append(readable, i)
+		}
+	}
+	for len(readable) > 0 {
+		n := min(listChunk, len(readable))
+		chunk := readable[:n]
+		readable = readable[n:]
+		if err := listMeta(ctx, db, runs, schemas, chunk, keys); err != nil {
+			if ctx.Err() != nil {
+				return nil, fmt.Errorf("state: list runs: %w", ctx.Err())
+			}
+			// One schema the catalogue let through still fails (say, a column of the wrong type): read the
+			// chunk run by run so that only that run is unreadable.
+			for _, i := range chunk {
+				if err := listMeta(ctx, db, runs, schemas, []int{i}, keys); err != nil {
+					runs[i].Err = fmt.Errorf("run %s: schema %s: %w", runs[i].ID, schemas[i], err)
+				}
+			}
+		}
+	}
+	return runs, nil
+}
+
+// listedColumns returns, per schema, the "table.column" names that a listing needs and the schema has (a schema
+// that does not exist has no entry).
+func listedColumns(ctx context.Context, db *sql.DB, schemas []string) (map[string]map[string]bool, error) {
+	rows, err := db.QueryContext(ctx, `SELECT n.nspname, COALESCE(c.relname, ''), COALESCE(a.attname, '')
+		FROM pg_namespace n
+		LEFT JOIN pg_class c ON c.relnamespace = n.oid AND c.relkind IN ('r', 'p')
+			AND c.relname IN ('meta', 'evidence', 'schema_migrations')
+		LEFT JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+		WHERE n.nspname = ANY($1)`, schemas)
+	if err != nil {
+		return nil, fmt.Errorf("state: list runs: catalogue: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]map[string]bool{}
+	for rows.Next() {
+		var schema, table, column string
+		if err := rows.Scan(&schema, &table, &column); err != nil {
+			return nil, fmt.Errorf("state: list runs: catalogue: %w", err)
+		}
+		if out[schema] == nil {
+			out[schema] = map[string]bool{}
+		}
+		if table != "" && column != "" {
+			out[schema][table+"."+column] = true
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("state: list runs: catalogue: %w", err)
+	}
+	return out, nil
+}
+
+// checkListable says why a run's schema cannot be listed, or nil.
+func checkListable(id, schema string, have map[string]bool) error {
+	if have == nil {
+		return fmt.Errorf("run %s: schema %s does not exist: %w", id, schema, ErrNotFound)
+	}
+	var missing []string
+	for _, c := range []string{"schema_migrations.version", "meta.key", "meta.value", "evidence.status"} {
+		if !have[c] {
+			missing = append(missing, c)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("run %s: schema %s is incomplete (half-migrated or damaged): no %s", id, schema, strings.Join(missing, ", "))
+	}
+	return nil
+}
+
+// listMeta reads the meta keys, accepted evidence count and schema version of the runs at idx in one query.
+func listMeta(ctx context.Context, db *sql.DB, runs []ListedRun, schemas []string, idx []int, keys []string) error {
+	var q strings.Builder
+	for n, i := range idx {
+		if n > 0 {
+			q.WriteString("\nUNION ALL\n")
+		}
+		s := pgx.Identifier{schemas[i]}.Sanitize()
+		fmt.Fprintf(&q, `SELECT %d, (SELECT COALESCE(MAX(version), 0) FROM %s.schema_migrations),
+			(SELECT COALESCE(json_object_agg(key, value), '{}')::text FROM %s.meta WHERE key = ANY($1)),
+			(SELECT COUNT(*) FROM %s.evidence WHERE status = 'accepted')`, i, s, s, s)
+	}
+	rows, err := db.QueryContext(ctx, q.String(), keys)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	type row struct {
+		meta     map[string]string
+		version  int
+		accepted int
+	}
+	got := map[int]row{}
+	for rows.Next() {
+		var i, version, accepted int
+		var meta string
+		if err := rows.Scan(&i, &version, &meta, &accepted); err != nil {
+			return err
+		}
+		r := row{version: version, accepted: accepted}
+		if err := json.Unmarshal([]byte(meta), &r.meta); err != nil {
+			return fmt.Errorf("meta: %w", err)
+		}
+		got[i] = r
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, i := range idx {
+		r, ok := got[i]
+		switch {
+		case !ok:
+			return fmt.Errorf("run %s: not read", runs[i].ID)
+		case r.version > len(postgresDialect.migrations):
+			runs[i].Err = fmt.Errorf("run %s: schema version %d is newer than this program knows (%d)", runs[i].ID, r.version, len(postgresDialect.migrations))
+		case r.version < 1:
+			runs[i].Err = fmt.Errorf("run %s: schema %s has no recorded migration (half-migrated or damaged)", runs[i].ID, schemas[i])
+		default:
+			runs[i].Meta, runs[i].Accepted = r.meta, r.accepted
+		}
+	}
+	return nil
 }
