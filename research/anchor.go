@@ -6,10 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
-
-	"github.com/deepresearch/deepresearch/lexical"
 
 	"github.com/deepresearch/deepresearch/research/state"
 	"github.com/deepresearch/deepresearch/sources"
@@ -134,32 +131,8 @@ type normIndex struct {
 
 // newNormIndex normalises text exactly as NormalizeQuote does, remembering where each byte came from.
 func newNormIndex(text string) *normIndex {
-	cjk := strings.ContainsFunc(text, lexical.IsCJK)
-	var b strings.Builder
-	b.Grow(len(text))
-	offs := make([]int32, 0, len(text))
-	pending, pendingAt := false, 0
-	var prev rune
-	for i, r := range text {
-		if unicode.IsSpace(r) {
-			if !pending {
-				pending, pendingAt = true, i
-			}
-			continue
-		}
-		if pending && b.Len() > 0 && !(cjk && (isCJKish(prev) || isCJKish(r))) {
-			b.WriteByte(' ')
-			offs = append(offs, int32(pendingAt))
-		}
-		pending = false
-		n := b.Len()
-		b.WriteRune(r)
-		for range b.Len() - n {
-			offs = append(offs, int32(i))
-		}
-		prev = r
-	}
-	return &normIndex{norm: b.String(), offs: offs}
+	norm, offs := normalize(text, true)
+	return &normIndex{norm: norm, offs: offs}
 }
 
 // quoteLines returns the 1-based lines of text on which the first occurrence of quote (compared normalised, as

@@ -14,22 +14,76 @@ const MinQuoteRunes = 8
 
 // NormalizeQuote is the form in which quotes are compared with source text: white space collapsed to single
 // spaces, and removed entirely where it touches a CJK character (Chinese and Japanese text has no spaces, so a
-// line break inside a sentence must not break grounding).
+// line break inside a sentence must not break grounding); comment markers dropped (lexical.CommentWord), so a
+// sentence of a code comment spread over several "// " lines is grounded by the sentence alone. Every rule looks
+// at one word and its neighbours, never at where they stand, so the normal form of any run of whole lines is a
+// substring of the normal form of the whole text.
 func NormalizeQuote(s string) string {
-	s = lexical.NormalizeSpace(s)
-	if !strings.ContainsFunc(s, lexical.IsCJK) {
-		return s
-	}
+	norm, _ := normalize(s, false)
+	return norm
+}
+
+// normalize is NormalizeQuote, the one implementation of it; with offsets it also returns, for every byte of the
+// normal form, the byte offset in s it came from (a space: the first white-space byte it replaces).
+func normalize(s string, offsets bool) (string, []int32) {
 	var b strings.Builder
 	b.Grow(len(s))
-	runes := []rune(s)
-	for i, r := range runes {
-		if r == ' ' && i > 0 && i+1 < len(runes) && (isCJKish(runes[i-1]) || isCJKish(runes[i+1])) {
+	var offs []int32
+	if offsets {
+		offs = make([]int32, 0, len(s))
+	}
+	pending, pendingAt := false, 0
+	var prev rune
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if unicode.IsSpace(r) {
+			if !pending {
+				pending, pendingAt = true, i
+			}
+			i += n
 			continue
 		}
-		b.WriteRune(r)
+		j := i + n
+		for j < len(s) {
+			r2, n2 := utf8.DecodeRuneInString(s[j:])
+			if unicode.IsSpace(r2) {
+				break
+			}
+			j += n2
+		}
+		word := s[i:j]
+		pre, end := lexical.CommentWord(word)
+		if pre == end {
+			i = j // a comment marker is layout: it separates words as white space does
+			if !pending {
+				pending, pendingAt = true, i
+			}
+			continue
+		}
+		for k, r := range word[pre:end] {
+			if pending && b.Len() > 0 && !isCJKish(prev) && !isCJKish(r) {
+				b.WriteByte(' ')
+				if offsets {
+					offs = append(offs, int32(pendingAt))
+				}
+			}
+			pending = false
+			at := b.Len()
+			b.WriteRune(r)
+			if offsets {
+				for range b.Len() - at {
+					offs = append(offs, int32(i+pre+k))
+				}
+			}
+			prev = r
+		}
+		// A marker glued to the end ("done.*/") separates the word from the next one.
+		if end < len(word) && !pending {
+			pending, pendingAt = true, i+end
+		}
+		i = j
 	}
-	return b.String()
+	return b.String(), offs
 }
 
 func isCJKish(r rune) bool {

@@ -45,6 +45,7 @@ const (
 // term that is everywhere in it (the document's own topic) count less than the words that set a passage apart.
 type docIndex struct {
 	text   string
+	view   *codeView // source code read as prose (text is then the view's); nil for other documents
 	spans  []lexical.Span
 	tokens [][]string // passage terms plus its section heading's
 	own    [][]string // the passage's own terms
@@ -64,7 +65,8 @@ var anchorRE = regexp.MustCompile(`^L(\d+)(?:-L(\d+))?$`)
 // Analyze implements research.Analyst. For a corpus result (a file:// URL with a #Lx-Ly anchor) it reads the
 // anchored lines — the passage the search found — and cites each quote by the lines it occupies. For any other
 // document it reads the whole text. Each evidence item quotes one passage, with the passage before it when the
-// passage is short or refers back ("This …", "这…"), always as one verbatim substring of doc.Text.
+// passage is short or refers back ("This …", "这…"), always as one verbatim substring of doc.Text — or, for source
+// code, of its comments read as prose (see codeView).
 func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sources.Document) ([]research.Evidence, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -81,6 +83,9 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 	}
 	ix := a.index(doc)
 	lo, hi, base, isFile := region(raw, doc.Text)
+	if ix.view != nil {
+		lo, hi = ix.view.viewRange(lo, hi)
+	}
 	lo, hi = ix.section(lo, hi)
 
 	queries := dedupe(append([]string{sq.Question}, sq.Queries...))
@@ -145,6 +150,7 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 		scores[i] = s
 		maxScore = math.Max(maxScore, s)
 	}
+	declMemo := map[int]float64{}
 	for i := range scores {
 		c := a.coverage(ix, variants, i)
 		if l := ix.leadOf[i]; l >= 0 {
@@ -153,6 +159,7 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 		// A section heading made of the question's terms ("### Once" for sync.Once) states the topic of every
 		// sentence under it, which need not repeat the question's other words: it covers half of what is missing.
 		c += (1 - c) * 0.5 * headingMatch(ix.head[i], hmQuery)
+		c += (1 - c) * 0.5 * ix.declCoverage(a, variants, i, declMemo)
 		if c < a.cfg.MinConfidence {
 			continue
 		}
@@ -160,7 +167,7 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 		if qs, qe := a.quoteBounds(ix, i, lo); endsInColon(ix.text[qs:qe]) {
 			continue
 		}
-		if refersBack(ix.spans[i].Text) {
+		if refersBack(ix.spans[i].Text) && !ix.opensComment(i) {
 			// "This rule generalizes the previous rule …" is evidence only with the sentence it points back to,
 			// and "It allows …" after it only with both.
 			if qs, _ := a.quoteBounds(ix, i, lo); qs >= ix.spans[i].Start || refersBack(ix.text[qs:]) {
@@ -282,22 +289,23 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 			// The code is in the quote for the reader to see; the claim is the sentence it illustrates.
 			claim = strings.TrimRight(claim, ":： ") + "."
 		} else if qe > ix.spans[i].End && endsInColon(ix.spans[i].Text) {
-			claim = listClaim(doc.Text[qs:qe])
-		} else if qs < ix.spans[i].Start && (refersBack(ix.spans[i].Text) || !commentLineRE.MatchString(doc.Text[qs:qe])) {
+			claim = listClaim(ix.text[qs:qe])
+		} else if qs < ix.spans[i].Start && (refersBack(ix.spans[i].Text) || !commentLineRE.MatchString(ix.text[qs:qe])) {
 			// "This rule generalizes the previous rule …" says nothing without the sentence it points back to, and a
 			// short sentence quoted with its neighbour for context ("For the hardware register, use R13.") is
 			// stated with it: the report's sentence must make sense where it stands.
-			claim = plainText(doc.Text[qs:qe])
+			claim = plainText(ix.text[qs:qe])
 		}
 		source := raw
 		if isFile {
-			source = fmt.Sprintf("%s#L%d-L%d", base, lexical.LineAt(doc.Text, qs), lexical.LineAt(doc.Text, qe))
+			first, last := ix.lines(doc.Text, qs, qe)
+			source = fmt.Sprintf("%s#L%d-L%d", base, first, last)
 		}
-		a.sections.put(source, doc.Text[qs:qe], ix.within[i])
+		a.sections.put(source, ix.text[qs:qe], ix.within[i])
 		out = append(out, research.Evidence{
 			SubQuestion: sq.ID,
 			Claim:       claim,
-			Quote:       doc.Text[qs:qe],
+			Quote:       ix.text[qs:qe],
 			Source:      source,
 			Title:       title,
 			Confidence:  math.Round(confidence*1000) / 1000,
@@ -349,8 +357,13 @@ func queryVariant(q string) variant {
 // variant asks for, lower as rarer units are missing. Taking the best variant lets a translated variant match an
 // English document without the Chinese terms counting against it.
 func (a *Analyst) coverage(ix *docIndex, variants []variant, i int) float64 {
+	return a.coverageOf(ix, variants, ix.tokens[i])
+}
+
+// coverageOf is coverage for any set of terms of the document.
+func (a *Analyst) coverageOf(ix *docIndex, variants []variant, tokens []string) float64 {
 	have := map[string]bool{}
-	for _, t := range ix.tokens[i] {
+	for _, t := range tokens {
 		have[t] = true
 	}
 	n := float64(ix.bm25.Len())
@@ -420,7 +433,7 @@ func (a *Analyst) quoteBounds(ix *docIndex, i, lo int) (int, int) {
 		// A back reference may reach across one paragraph break ("… rule.\n\nThis rule generalizes …"), never
 		// into a heading or a code block.
 		sameParagraph := !strings.Contains(gap, "\n\n") || (refersBack(cur.Text) && strings.Count(gap, "\n") <= 2 && ix.usable[j-1])
-		if prev.Start < lo || !sameParagraph || strings.HasPrefix(prev.Text, "#") || !ix.usable[j-1] && startsLower(prev.Text) ||
+		if prev.Start < lo || !sameParagraph || ix.view != nil && strings.Contains(gap, "\n") || strings.HasPrefix(prev.Text, "#") || !ix.usable[j-1] && startsLower(prev.Text) ||
 			utf8.RuneCountInString(ix.text[prev.Start:e]) > maxQuote {
 			break
 		}
@@ -431,7 +444,7 @@ func (a *Analyst) quoteBounds(ix *docIndex, i, lo int) (int, int) {
 		j--
 	}
 	if endsInColon(sp.Text) {
-		if l := listEnd(ix.text, s, e); l > e {
+		if l := listEnd(ix.text, s, e); l > e && ix.view == nil {
 			e = l
 		} else if c := codeEnd(ix.text, e); c > e && !announcesCount(sp.Text) && utf8.RuneCountInString(ix.text[s:c]) <= maxQuote {
 			e = c
@@ -545,6 +558,7 @@ func (a *Analyst) index(doc *sources.Document) *docIndex {
 	if key == "" {
 		key = sources.HashText(doc.Text)
 	}
+	key += "\x00" + doc.ContentType // a code file is read through its comments
 	a.mu.Lock()
 	if ix, ok := a.cache[key]; ok {
 		a.mu.Unlock()
@@ -552,7 +566,13 @@ func (a *Analyst) index(doc *sources.Document) *docIndex {
 	}
 	a.mu.Unlock()
 
-	ix := &docIndex{text: doc.Text, spans: lexical.Passages(doc.Text, maxPassage)}
+	text := doc.Text
+	var view *codeView
+	if syn, ok := codeSyntax(doc); ok {
+		view = buildCodeView(doc.Text, syn)
+		text = view.text
+	}
+	ix := &docIndex{text: text, view: view, spans: lexical.Passages(text, maxPassage)}
 	ix.tokens = make([][]string, len(ix.spans))
 	ix.own = make([][]string, len(ix.spans))
 	ix.claims = make([]string, len(ix.spans))
@@ -562,7 +582,10 @@ func (a *Analyst) index(doc *sources.Document) *docIndex {
 	ix.lead = make([]int, len(ix.spans))
 	pos := 0
 	ix.usable = make([]bool, len(ix.spans))
-	heads := headings(doc.Text)
+	heads := headings(text)
+	if view != nil {
+		heads = view.headings(heads)
+	}
 	ix.heads = heads
 	h := 0
 	var headTokens, prevHead, curHead []string
@@ -593,10 +616,15 @@ func (a *Analyst) index(doc *sources.Document) *docIndex {
 		pos++
 		plain := plainText(sp.Text)
 		own := lexical.Tokenize(plain)
-		ix.usable[i] = usable(sp.Text, plain, own) && !cutSpan(doc.Text, ix.spans, i)
+		ix.usable[i] = usable(sp.Text, plain, own) && !cutSpan(text, ix.spans, i)
 		all := append([]string(nil), own...)
-		if strings.Contains(sp.Text, "\t") {
-			claim, isHeader := tableRowClaim(doc.Text, sp)
+		if view != nil {
+			ix.usable[i] = view.usable(sp, plain, own) && !cutSpan(text, ix.spans, i)
+			if claim := view.claim(sp); claim != "" {
+				ix.claims[i] = claim
+			}
+		} else if strings.Contains(sp.Text, "\t") {
+			claim, isHeader := tableRowClaim(text, sp)
 			ix.claims[i] = claim
 			ix.usable[i] = ix.usable[i] && !isHeader
 			if claim != "" {
@@ -604,12 +632,12 @@ func (a *Analyst) index(doc *sources.Document) *docIndex {
 			}
 		}
 		ix.own[i] = own
-		if !isHeading(doc.Text, sp) {
+		if !isHeading(text, sp) {
 			all = append(all, headTokens...)
 		}
 		ix.tokens[i] = append(all, titleTokens...)
 		inList := ix.leadOf[i] >= 0 && sp.Start < leadList
-		if ix.leadOf[i] >= 0 && completesLead(ix.spans[ix.leadOf[i]].Text) && listItemRE.MatchString(doc.Text[lineStart(doc.Text, sp.Start):sp.End]) {
+		if ix.leadOf[i] >= 0 && completesLead(ix.spans[ix.leadOf[i]].Text) && listItemRE.MatchString(text[lineStart(text, sp.Start):sp.End]) {
 			// "- Give an error if unable to represent …" under "every implementation must:" is the end of the lead's
 			// sentence, not a sentence: only the lead's quote with its list states it.
 			ix.usable[i] = false
@@ -623,9 +651,9 @@ func (a *Analyst) index(doc *sources.Document) *docIndex {
 			// After a line break: the lead is context for the item's terms, not part of its section's identity.
 			ix.within[i] = ix.within[i] + "\n" + plainText(ix.spans[ix.leadOf[i]].Text)
 		}
-		if leadSentence(doc.Text, sp) {
+		if leadSentence(text, sp) {
 			// A list the lead's own quote takes along (listEnd) is quoted with it, not item by item.
-			leadAt, followers, leadList = i, 0, listEnd(doc.Text, sp.Start, sp.End)
+			leadAt, followers, leadList = i, 0, listEnd(text, sp.Start, sp.End)
 		}
 	}
 	ix.bm25 = lexical.NewBM25(ix.tokens)

@@ -454,8 +454,9 @@ func hasAll(sentence string, keywords []string) bool {
 var anchorRE = regexp.MustCompile(`#L(\d+)-L(\d+)$`)
 
 // Grounding checks every cited evidence item of the report against the corpus, independently of the run's own
-// records: the cited file's text, as the corpus returns it, must contain the quote verbatim (byte for byte), and
-// a #Lx-Ly anchor must cover the lines the quote is on. It returns the items checked, those grounded, and a
+// records: the cited file's text, as the corpus returns it, must contain the quote verbatim — compared as the
+// integrity check compares, in research.NormalizeQuote's form (white space collapsed, comment markers dropped) —
+// and a #Lx-Ly anchor must name lines that hold it. It returns the items checked, those grounded, and a
 // description of each failure.
 func Grounding(ctx context.Context, rep *research.Report, f sources.Fetcher) (checked, grounded int, failures []string) {
 	byID := map[string]research.Evidence{}
@@ -490,8 +491,7 @@ func groundedIn(ctx context.Context, f sources.Fetcher, e research.Evidence) err
 	if err != nil {
 		return err
 	}
-	i := strings.Index(doc.Text, e.Quote)
-	if i < 0 || e.Quote == "" {
+	if !research.Grounded(doc.Text, e.Quote) {
 		return fmt.Errorf("quote not found verbatim in %s", e.Source)
 	}
 	m := anchorRE.FindStringSubmatch(e.Source)
@@ -500,20 +500,11 @@ func groundedIn(ctx context.Context, f sources.Fetcher, e research.Evidence) err
 	}
 	a, _ := strconv.Atoi(m[1])
 	b, _ := strconv.Atoi(m[2])
-	// Any occurrence inside the anchored lines will do: a sentence may recur in a document.
-	for i >= 0 {
-		first := strings.Count(doc.Text[:i], "\n") + 1
-		last := first + strings.Count(e.Quote, "\n")
-		if first >= a && last <= b {
-			return nil
-		}
-		j := strings.Index(doc.Text[i+1:], e.Quote)
-		if j < 0 {
-			break
-		}
-		i += 1 + j
+	lines := strings.Split(doc.Text, "\n")
+	if a < 1 || b < a || b > len(lines) || !research.Grounded(strings.Join(lines[a-1:b], "\n"), e.Quote) {
+		return fmt.Errorf("quote is not within lines %d-%d of %s", a, b, e.Source)
 	}
-	return fmt.Errorf("quote is not within lines %d-%d of %s", a, b, e.Source)
+	return nil
 }
 
 // WriteTable prints the result as an aligned text table with totals, then the language pairs.

@@ -144,7 +144,12 @@ func cutInSource(text, quote string) bool {
 	}
 	i := strings.Index(text, quote)
 	if i < 0 {
-		return false
+		// The prose of a code comment, quoted without its markers: looked for as grounding looks for it, where
+		// what follows the quote on the next line, past its comment marker, counts as going on.
+		text, quote = research.NormalizeQuote(text), research.NormalizeQuote(quote)
+		if i = strings.Index(text, quote); i < 0 || quote == "" {
+			return false
+		}
 	}
 	rest := strings.TrimPrefix(strings.TrimLeft(text[i+len(quote):], " \t"), "\n")
 	r, _ := utf8.DecodeRuneInString(rest)

@@ -1,0 +1,521 @@
+package extractive
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/deepresearch/deepresearch/lexical"
+	"github.com/deepresearch/deepresearch/sources"
+)
+
+// Source code is read through its comments. In a code file the prose is in comments — doc comments on
+// declarations, notes inside function bodies, remarks after a struct field — and a sentence of it is spread over
+// several lines, each behind a comment marker. The analyst reads a code file as a view: every comment paragraph as
+// one line of prose with the markers taken out, a trailing comment together with the code it annotates, and
+// before the comments of each declaration a heading naming it. A quote is cut from the view and cited by the
+// source lines it came from; grounding compares texts with comment markers dropped (research.NormalizeQuote,
+// whose rules are lexical.CommentWord's), so the prose of a comment is found, verbatim, on exactly those lines.
+// Code itself is not quoted, except a line that a trailing comment explains.
+
+// commentSyntax is how one language writes comments.
+type commentSyntax struct {
+	line      string // the line comment marker: //, # or --
+	block     bool   // /* … */
+	docString bool   // Python's """ … """ and ''' … '''
+}
+
+var (
+	cFamily  = commentSyntax{line: "//", block: true}
+	hashLine = commentSyntax{line: "#"}
+)
+
+// commentSyntaxes are the languages the corpus labels (text/x-<language>) whose comments the view reads.
+var commentSyntaxes = map[string]commentSyntax{
+	"go": cFamily, "c": cFamily, "c++": cFamily, "java": cFamily, "javascript": cFamily, "typescript": cFamily,
+	"rust": cFamily, "kotlin": cFamily, "scala": cFamily, "csharp": cFamily, "swift": cFamily, "php": cFamily,
+	"protobuf": cFamily,
+	"python":   {line: "#", docString: true},
+	"shell":    hashLine, "ruby": hashLine, "yaml": hashLine, "toml": hashLine, "make": hashLine,
+	"dockerfile": hashLine, "ini": hashLine,
+	"sql": {line: "--", block: true}, "lua": {line: "--"},
+}
+
+// codeSyntax returns the comment syntax of a document that is source code, by its content type.
+func codeSyntax(doc *sources.Document) (commentSyntax, bool) {
+	lang, ok := strings.CutPrefix(strings.ToLower(strings.TrimSpace(doc.ContentType)), "text/x-")
+	if !ok {
+		return commentSyntax{}, false
+	}
+	s, ok := commentSyntaxes[lang]
+	return s, ok
+}
+
+// viewPart kinds.
+const (
+	partProse    = iota // a comment paragraph
+	partTrailing        // a code line and the comment after it
+	partHeading         // the declaration the comments below belong to
+	partExample         // an indented line of a comment: a code example
+)
+
+// codeView is a source file read as prose. offs maps every byte of text to the byte of the source it came from;
+// kind gives, for every byte, the kind of part it belongs to.
+type codeView struct {
+	text string
+	offs []int32
+	kind []uint8
+}
+
+// source returns the source offset of view offset v (the end of the source for the end of the view).
+func (cv *codeView) source(v int, srcLen int) int {
+	if v >= len(cv.offs) {
+		return srcLen
+	}
+	return int(cv.offs[v])
+}
+
+// viewRange maps the source byte range [lo, hi) to the view: the view bytes that came from inside it.
+func (cv *codeView) viewRange(lo, hi int) (int, int) {
+	s, e := -1, 0
+	for v, o := range cv.offs {
+		if int(o) >= lo && int(o) < hi {
+			if s < 0 {
+				s = v
+			}
+			e = v + 1
+		}
+	}
+	if s < 0 {
+		return 0, 0
+	}
+	return s, e
+}
+
+// srcLine is one line of the source: its byte range and its indentation.
+type srcLine struct {
+	start, end int
+	indent     int
+}
+
+// buildCodeView reads src as prose by the comment syntax syn.
+func buildCodeView(src string, syn commentSyntax) *codeView {
+	var lines []srcLine
+	for off := 0; off <= len(src); {
+		nl := strings.IndexByte(src[off:], '\n')
+		end := len(src)
+		if nl >= 0 {
+			end = off + nl
+		}
+		l := src[off:end]
+		lines = append(lines, srcLine{start: off, end: end, indent: len(l) - len(strings.TrimLeft(l, " \t"))})
+		if nl < 0 {
+			break
+		}
+		off = end + 1
+	}
+	b := &viewBuilder{src: src}
+	type piece struct{ start, end int } // a comment line's prose, as a byte range of src
+	var para []piece
+	kind := uint8(partProse)
+	flush := func() {
+		for k, p := range para {
+			if k > 0 {
+				b.add(" ", para[k-1].end, kind)
+			}
+			b.add(src[p.start:p.end], p.start, kind)
+		}
+		if len(para) > 0 {
+			b.add("\n\n", para[len(para)-1].end, kind)
+		}
+		para, kind = para[:0], partProse
+	}
+	heading := -1 // the line of the declaration whose heading was written last
+	headFor := func(k int) {
+		d := declFor(src, lines, k)
+		if d >= 0 && d != heading {
+			flush()
+			heading = d
+			sig := strings.TrimRight(strings.TrimSpace(src[lines[d].start:lines[d].end]), "{(= \t")
+			b.add("# "+sig, lines[d].start, partHeading)
+			if words := identifierWords(sig); words != "" {
+				b.add(" "+words, lines[d].end, partHeading)
+			}
+			b.add("\n\n", lines[d].end, partHeading)
+		}
+	}
+	inBlock, inDoc := false, ""
+	for k, ln := range lines {
+		l := src[ln.start:ln.end]
+		t := strings.TrimSpace(l)
+		tStart := ln.start + ln.indent
+		var s, e int // the prose of this line, as a range of src; s < 0: not a comment line
+		// A comment that ends before its line does ("*/ code") ends its paragraph there: the prose goes on only
+		// where nothing but comment stands between.
+		cut := false
+		switch {
+		case inBlock:
+			s, e = tStart, tStart+len(t)
+			if i := strings.Index(t, "*/"); i >= 0 {
+				inBlock = false
+				e = tStart + i + 2
+				cut = strings.TrimSpace(t[i+2:]) != ""
+			}
+		case inDoc != "":
+			s, e = tStart, tStart+len(t)
+			if i := strings.Index(t, inDoc); i >= 0 {
+				inDoc = ""
+				e = tStart + i + 3
+				cut = strings.TrimSpace(t[i+3:]) != ""
+			}
+		case syn.docString && (strings.HasPrefix(t, `"""`) || strings.HasPrefix(t, `'''`)):
+			s, e = tStart, tStart+len(t)
+			if i := strings.Index(t[3:], t[:3]); i < 0 {
+				inDoc = t[:3]
+			} else {
+				e = tStart + 3 + i + 3
+				cut = strings.TrimSpace(t[3+i+3:]) != ""
+			}
+			headFor(k)
+		case syn.block && strings.HasPrefix(t, "/*"):
+			s, e = tStart, tStart+len(t)
+			if i := strings.Index(t[2:], "*/"); i >= 0 {
+				e = tStart + 2 + i + 2
+				cut = strings.TrimSpace(t[2+i+2:]) != ""
+			} else {
+				inBlock = true
+			}
+			headFor(k)
+		case isLineComment(t, syn.line):
+			s, e = tStart, tStart+len(t)
+			headFor(k)
+		default:
+			s = -1
+		}
+		if s < 0 {
+			flush()
+			if trailingComment(t, syn.line) {
+				headFor(k)
+				b.add(t, tStart, partTrailing)
+				b.add("\n\n", ln.end, partTrailing)
+			}
+			continue
+		}
+		s, e = proseOf(src, s, e)
+		switch {
+		case s >= e: // a blank comment line ends a paragraph
+			flush()
+		case src[s] == '\t' || strings.HasPrefix(src[s:e], "  ") || startsListItem(src[s:e]):
+			// An indented line (a code example in a doc comment) or a list item stands on its own.
+			flush()
+			if !startsListItem(src[s:e]) {
+				kind = partExample
+			}
+			s, e = trimRange(src, s, e)
+			para = append(para, piece{s, e})
+			flush()
+		default:
+			s, e = trimRange(src, s, e)
+			para = append(para, piece{s, e})
+		}
+		if cut {
+			flush()
+		}
+	}
+	flush()
+	return &codeView{text: b.text.String(), offs: b.offs, kind: b.kind}
+}
+
+// viewBuilder accumulates the view text with its source offsets.
+type viewBuilder struct {
+	src  string
+	text strings.Builder
+	offs []int32
+	kind []uint8
+}
+
+// add appends s; when s is a slice of the source starting at offset at, each byte maps to its own source byte,
+// otherwise (separators, headings' extra words) every byte maps to at.
+func (b *viewBuilder) add(s string, at int, kind uint8) {
+	own := at+len(s) <= len(b.src) && b.src[at:at+len(s)] == s
+	for i := range len(s) {
+		o := at
+		if own {
+			o = at + i
+		}
+		b.offs = append(b.offs, int32(o))
+		b.kind = append(b.kind, kind)
+	}
+	b.text.WriteString(s)
+}
+
+// isLineComment reports whether the trimmed line t is a line comment: it starts with the marker, standing alone
+// as a word ("// text", "//", "///", "# text"); a marker glued to a word is a directive or code ("//go:build",
+// "#include", "--flag").
+func isLineComment(t, marker string) bool {
+	if marker == "" || !strings.HasPrefix(t, marker) {
+		return false
+	}
+	w, _, _ := strings.Cut(t, " ")
+	w, _, _ = strings.Cut(w, "\t")
+	return lexical.CommentMarker(w)
+}
+
+// proseOf narrows the comment line src[s:e] to its prose: the markers at its start and end (the words
+// lexical.CommentWord takes out, so the prose is what grounding compares) are dropped.
+func proseOf(src string, s, e int) (int, int) {
+	s, e = trimRange(src, s, e)
+	// Leading marker words, or a marker glued to the first word.
+	for s < e {
+		w := src[s:e]
+		if i := strings.IndexFunc(w, unicode.IsSpace); i >= 0 {
+			w = w[:i]
+		}
+		if w == "" {
+			break // white space after a marker: an indented line
+		}
+		ws, we := lexical.CommentWord(w)
+		if ws == we {
+			s += len(w)
+			// Keep the white space after the marker but one: an indented line after "//" is a code example.
+			if s < e && src[s] == ' ' {
+				s++
+			}
+			continue
+		}
+		s += ws
+		break
+	}
+	// Trailing marker words ("*/", `"""`) or a marker glued to the last word.
+	for e > s {
+		t := strings.TrimRightFunc(src[s:e], unicode.IsSpace)
+		e = s + len(t)
+		i := strings.LastIndexFunc(t, unicode.IsSpace) + 1
+		w := t[i:]
+		ws, we := lexical.CommentWord(w)
+		if we == len(w) && ws == 0 {
+			break
+		}
+		if ws == we {
+			e = s + i
+			continue
+		}
+		e = s + i + we
+		break
+	}
+	return s, e
+}
+
+func trimRange(src string, s, e int) (int, int) {
+	for s < e && (src[s] == ' ' || src[s] == '\t' || src[s] == '\r') {
+		s++
+	}
+	for e > s && (src[e-1] == ' ' || src[e-1] == '\t' || src[e-1] == '\r') {
+		e--
+	}
+	return s, e
+}
+
+func startsListItem(s string) bool {
+	return listItemRE.MatchString(s)
+}
+
+// trailingComment finds a comment after code on the trimmed line t ("children map[canceler]struct{} // set to
+// nil by the first cancel call"): the marker must stand alone, after white space, outside a string, and the
+// comment must say enough (three words) to be evidence.
+func trailingComment(t, marker string) bool {
+	if marker == "" {
+		return false
+	}
+	i := strings.Index(t, " "+marker+" ")
+	if i < 0 {
+		i = strings.Index(t, "\t"+marker+" ")
+	}
+	if i <= 0 || strings.Count(t[:i], `"`)%2 == 1 || strings.Count(t[:i], "`")%2 == 1 {
+		return false
+	}
+	return len(lexical.Tokenize(t[i+len(marker)+1:])) >= 3
+}
+
+// declFor returns the line of the declaration the comment on line k belongs to: for a comment at the left margin,
+// the code line right after its comment block (a doc comment); for an indented one, the last code line at the
+// left margin before it (the function or type it is inside). -1 when there is none.
+func declFor(src string, lines []srcLine, k int) int {
+	isCode := func(j int) bool {
+		t := strings.TrimSpace(src[lines[j].start:lines[j].end])
+		return t != "" && !strings.HasPrefix(t, "//") && !strings.HasPrefix(t, "#") && !strings.HasPrefix(t, "/*") &&
+			!strings.HasPrefix(t, "*") && !strings.HasPrefix(t, "--") && !strings.HasPrefix(t, `"""`) &&
+			strings.Trim(t, "})];, \t") != ""
+	}
+	if lines[k].indent == 0 {
+		for j := k + 1; j < len(lines); j++ {
+			t := strings.TrimSpace(src[lines[j].start:lines[j].end])
+			if t == "" {
+				break
+			}
+			if isCode(j) {
+				if lines[j].indent == 0 {
+					return j
+				}
+				break
+			}
+		}
+		return -1
+	}
+	for j := k - 1; j >= 0; j-- {
+		if lines[j].indent == 0 && isCode(j) {
+			return j
+		}
+	}
+	return -1
+}
+
+// identifierWords spells the identifiers of a declaration in words: "func propagateCancel(parent Context,
+// child canceler)" → "propagate cancel", so that a question about propagating cancellation finds it.
+func identifierWords(sig string) string {
+	var out []string
+	for _, f := range strings.FieldsFunc(sig, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		var words []string
+		start := 0
+		for i, r := range f {
+			if i > 0 && unicode.IsUpper(r) {
+				prev, _ := utf8.DecodeLastRuneInString(f[:i])
+				if unicode.IsLower(prev) {
+					words = append(words, f[start:i])
+					start = i
+				}
+			}
+		}
+		if start > 0 {
+			words = append(words, f[start:])
+			out = append(out, strings.ToLower(strings.Join(words, " ")))
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+// partOf returns the kind of view part span sp lies in.
+func (cv *codeView) partOf(sp lexical.Span) uint8 {
+	if sp.Start >= len(cv.kind) {
+		return partHeading
+	}
+	return cv.kind[sp.Start]
+}
+
+// usable reports whether a passage of the view can stand as evidence: a sentence of a comment (one starting in
+// lower case only at the start of its paragraph, where it names a declaration: "propagateCancel arranges …"),
+// or a trailing comment with its line; never a heading or a code example.
+func (cv *codeView) usable(sp lexical.Span, plain string, tokens []string) bool {
+	switch cv.partOf(sp) {
+	case partTrailing:
+		return true
+	case partProse:
+	default:
+		return false
+	}
+	if len(tokens) < 3 {
+		return false
+	}
+	size, letters, total := 0, 0, 0
+	for _, r := range plain {
+		if lexical.IsCJK(r) {
+			size += 2
+		} else {
+			size++
+		}
+		if !unicode.IsSpace(r) {
+			total++
+			if unicode.IsLetter(r) {
+				letters++
+			}
+		}
+	}
+	if size < minPassage-4 || total == 0 || float64(letters)/float64(total) < 0.6 {
+		return false
+	}
+	if r, _ := utf8.DecodeRuneInString(plain); unicode.IsLower(r) && sp.Start > 0 && cv.text[sp.Start-1] != '\n' {
+		return false // the tail of a sentence cut at an abbreviation
+	}
+	return true
+}
+
+// claim spells out a trailing comment as a sentence about the code it annotates: "`children
+// map[canceler]struct{}`: set to nil by the first cancel call." "" for other parts.
+func (cv *codeView) claim(sp lexical.Span) string {
+	if cv.partOf(sp) != partTrailing {
+		return ""
+	}
+	for _, m := range []string{" // ", " # ", " -- ", "\t// ", "\t# ", "\t-- "} {
+		if code, comment, ok := strings.Cut(sp.Text, m); ok {
+			comment = strings.TrimSpace(comment)
+			if last, _ := utf8.DecodeLastRuneInString(comment); !strings.ContainsRune(".!?。", last) {
+				comment += "."
+			}
+			return "`" + strings.TrimSpace(code) + "`: " + comment
+		}
+	}
+	return ""
+}
+
+// lines returns the source lines the quote text[qs:qe] of a document stands on: for a code view, the lines its
+// prose came from.
+func (ix *docIndex) lines(src string, qs, qe int) (first, last int) {
+	if ix.view == nil {
+		return lexical.LineAt(src, qs), lexical.LineAt(src, qe)
+	}
+	return lexical.LineAt(src, ix.view.source(qs, len(src))), lexical.LineAt(src, ix.view.source(max(qs, qe-1), len(src)))
+}
+
+// opensComment reports whether passage i of a code view begins a comment paragraph: there "This function …" and
+// "It …" refer to the declaration the comment is on, not to a sentence before.
+func (ix *docIndex) opensComment(i int) bool {
+	sp := ix.spans[i]
+	return ix.view != nil && ix.view.partOf(sp) == partProse && (sp.Start == 0 || ix.text[sp.Start-1] == '\n')
+}
+
+// declCoverage is, for a passage of a code view, how much of the query the comments of its declaration cover
+// together (0 for other documents): a comment inside a function body ("Drop victim caches from all pools.") is
+// about what the function does, which its other comments say ("This function is called … at the beginning of a
+// garbage collection."). memo holds the coverage of each declaration for one query.
+func (ix *docIndex) declCoverage(a *Analyst, variants []variant, i int, memo map[int]float64) float64 {
+	if ix.view == nil {
+		return 0
+	}
+	h := ix.declOf(i)
+	if c, ok := memo[h]; ok {
+		return c
+	}
+	var all []string
+	for j := range ix.spans {
+		if ix.usable[j] && ix.declOf(j) == h {
+			all = append(all, ix.own[j]...)
+		}
+	}
+	c := a.coverageOf(ix, variants, append(all, ix.head[i]...))
+	memo[h] = c
+	return c
+}
+
+// declOf returns the index of the heading passage i stands under (-1 before the first).
+func (ix *docIndex) declOf(i int) int {
+	h := -1
+	for k, hd := range ix.heads {
+		if hd.Start > ix.spans[i].Start {
+			break
+		}
+		h = k
+	}
+	return h
+}
+
+// headings keeps, of the headings found in the view, those it wrote: a short comment standing alone between
+// blank lines ("Implemented in runtime") is prose, not the heading of a plain-text document.
+func (cv *codeView) headings(hs []lexical.Span) []lexical.Span {
+	var out []lexical.Span
+	for _, h := range hs {
+		if h.Start < len(cv.kind) && cv.kind[h.Start] == partHeading {
+			out = append(out, h)
+		}
+	}
+	return out
+}

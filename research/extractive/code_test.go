@@ -1,0 +1,206 @@
+package extractive
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/deepresearch/deepresearch/lexical"
+	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/sources"
+)
+
+const goSource = `// Package ctxdemo cancels things.
+package ctxdemo
+
+// A cancelCtx can be canceled. When canceled, it also cancels any children
+// that implement canceler.
+type cancelCtx struct {
+	children map[canceler]struct{} // set to nil by the first cancel call
+	err      error                 // x
+}
+
+// propagateCancel arranges for child to be canceled when parent is.
+// It sets the parent context of cancelCtx.
+//
+//	propagateCancel(parent, child)
+//
+//go:noinline
+func (c *cancelCtx) propagateCancel(parent Context, child canceler) {
+	// This function walks the tree: every child is
+	// canceled before its parent returns.
+	for child := range c.children { // walk the children in no particular order
+		child.cancel(false, c.err)
+	}
+	s := "// not a comment"
+}
+`
+
+// checkViewGrounded asserts the view's rule: every part of it is grounded, by the one normaliser, on the source lines
+// its bytes came from.
+func checkViewGrounded(t *testing.T, src string, cv *codeView) {
+	t.Helper()
+	off := 0
+	for _, part := range strings.Split(cv.text, "\n\n") {
+		start := off
+		off += len(part) + 2
+		if strings.TrimSpace(part) == "" || cv.kind[start] == partHeading || utf8.RuneCountInString(part) < research.MinQuoteRunes {
+			continue
+		}
+		first, last := lexical.LineAt(src, cv.source(start, len(src))), lexical.LineAt(src, cv.source(start+len(part)-1, len(src)))
+		lines := strings.Split(src, "\n")
+		if !research.Grounded(strings.Join(lines[first-1:last], "\n"), part) {
+			t.Errorf("view part %q is not grounded on lines %d-%d:\n%s", part, first, last, strings.Join(lines[first-1:last], "\n"))
+		}
+	}
+}
+
+func TestCodeViewGo(t *testing.T) {
+	cv := buildCodeView(goSource, commentSyntaxes["go"])
+	checkViewGrounded(t, goSource, cv)
+	for _, want := range []string{
+		"# package ctxdemo",
+		"# type cancelCtx struct cancel ctx",
+		"A cancelCtx can be canceled. When canceled, it also cancels any children that implement canceler.",
+		"children map[canceler]struct{} // set to nil by the first cancel call",
+		"# func (c *cancelCtx) propagateCancel(parent Context, child canceler) cancel ctx propagate cancel",
+		"propagateCancel arranges for child to be canceled when parent is. It sets the parent context of cancelCtx.",
+		"\n\npropagateCancel(parent, child)\n\n", // a code example stands alone
+		"This function walks the tree: every child is canceled before its parent returns.",
+		"for child := range c.children { // walk the children in no particular order",
+	} {
+		if !strings.Contains(cv.text, want) {
+			t.Errorf("view lacks %q:\n%s", want, cv.text)
+		}
+	}
+	for _, not := range []string{"// x", "go:noinline", "not a comment", "child.cancel"} {
+		if strings.Contains(cv.text, not) {
+			t.Errorf("view has %q, which is code or too short to say anything:\n%s", not, cv.text)
+		}
+	}
+}
+
+func TestCodeViewLanguages(t *testing.T) {
+	for _, tc := range []struct {
+		lang, src string
+		want      []string
+	}{
+		{"python", "import os\n\n\ndef add(a, b):\n    \"\"\"Return the sum of a and b.\n\n    Both must be ints.\n    \"\"\"\n    # Add them up, then\n    # return the total.\n    return a + b  # the plain sum of both numbers given\n",
+			[]string{"# def add(a, b):", "Return the sum of a and b.", "Both must be ints.", "Add them up, then return the total.", "return a + b  # the plain sum of both numbers given"}},
+		{"python", "def f():\n    '''One line docstring for f.'''\n    pass\n", []string{"One line docstring for f."}},
+		{"c", "#include <stdio.h>\n\n/*\n * Returns the larger\n * of a and b.\n */\nint max(int a, int b);\n/* Short note here. */ int y;\n",
+			[]string{"# int max(int a, int b);", "Returns the larger of a and b.", "Short note here."}},
+		{"java", "/** Documents the\n  class in Javadoc style.*/\nclass A {}\n", []string{"Documents the class in Javadoc style."}},
+		{"sql", "-- Rows older than a day\n-- are purged nightly.\nDELETE FROM t;\n", []string{"Rows older than a day are purged nightly."}},
+		{"shell", "#!/bin/sh\n# Build the release\n# for every platform.\nmake all\n", []string{"Build the release for every platform."}},
+		{"go", "// 当上下文被取消时，\n// 它的所有子上下文也被取消。\nfunc f() {}\n", []string{"当上下文被取消时， 它的所有子上下文也被取消。"}},
+	} {
+		t.Run(tc.lang, func(t *testing.T) {
+			cv := buildCodeView(tc.src, commentSyntaxes[tc.lang])
+			checkViewGrounded(t, tc.src, cv)
+			for _, w := range tc.want {
+				if !strings.Contains(cv.text, w) {
+					t.Errorf("view lacks %q:\n%s", w, cv.text)
+				}
+			}
+			if strings.Contains(cv.text, "#!/bin/sh") || strings.Contains(cv.text, "#include") {
+				t.Errorf("a directive was read as a comment:\n%s", cv.text)
+			}
+		})
+	}
+}
+
+func TestCodeSyntax(t *testing.T) {
+	for _, tc := range []struct {
+		ctype string
+		ok    bool
+	}{
+		{"text/x-go", true}, {"text/x-python", true}, {"TEXT/X-C++", true}, {"text/x-sql", true},
+		{"text/x-rst", false}, {"text/x-org", false}, {"text/markdown", false}, {"text/x-json", false}, {"", false},
+	} {
+		if _, ok := codeSyntax(&sources.Document{ContentType: tc.ctype}); ok != tc.ok {
+			t.Errorf("codeSyntax(%q) = %v, want %v", tc.ctype, ok, tc.ok)
+		}
+	}
+}
+
+func TestIdentifierWords(t *testing.T) {
+	for in, want := range map[string]string{
+		"func propagateCancel(parent Context, child canceler)": "propagate cancel",
+		"type cancelCtx struct":                                "cancel ctx",
+		"func (p *Pool) pinSlow() (*poolLocal, int)":           "pin slow pool local",
+		"var x = 1":        "",
+		"class HTTPServer": "",
+	} {
+		if got := identifierWords(in); got != want {
+			t.Errorf("identifierWords(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestAnalyzeSourceCode: the analyst quotes a doc comment as prose, cites the lines it spans, and the quote passes
+// the integrity rule on exactly those lines; a trailing comment is cited with its code; code is not quoted.
+func TestAnalyzeSourceCode(t *testing.T) {
+	a := &Analyst{cfg: Config{}.withDefaults()}
+	doc := &sources.Document{URL: "file:///src/ctxdemo/ctx.go#L1-L24", Title: "ctx.go (package ctxdemo)", Text: goSource, ContentType: "text/x-go"}
+	for _, tc := range []struct {
+		question, quote, lines string
+	}{
+		{"What happens to the children when a cancelCtx is canceled?",
+			"A cancelCtx can be canceled. When canceled, it also cancels any children that implement canceler.", "#L4-L5"},
+		{"What does propagateCancel arrange for the child?", "propagateCancel arranges for child to be canceled when parent is.", "#L11-L11"},
+		{"When are the children of a cancelCtx set to nil?", "children map[canceler]struct{} // set to nil by the first cancel call", "#L7-L7"},
+	} {
+		ev, err := a.Analyze(context.Background(), research.SubQuestion{ID: "q1", Question: tc.question}, doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, e := range ev {
+			if strings.Contains(e.Quote, "child.cancel(") || strings.Contains(e.Quote, "s := ") {
+				t.Errorf("%q: code quoted as evidence: %q", tc.question, e.Quote)
+			}
+			if !strings.HasPrefix(e.Quote, tc.quote) {
+				continue
+			}
+			found = found || strings.HasSuffix(e.Source, tc.lines)
+			var a, b int
+			if _, err := fmt.Sscanf(e.Source[strings.LastIndexByte(e.Source, '#'):], "#L%d-L%d", &a, &b); err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(goSource, "\n")
+			if !research.Grounded(strings.Join(lines[a-1:b], "\n"), e.Quote) {
+				t.Errorf("quote %q is not grounded on %s", e.Quote, e.Source)
+			}
+		}
+		if !found {
+			t.Errorf("%q: no evidence quotes %q on lines %s; got %+v", tc.question, tc.quote, tc.lines, ev)
+		}
+	}
+}
+
+// FuzzCodeView: whatever the source, every part of its view is grounded on the lines it came from, and the view
+// is built without panicking or running away.
+func FuzzCodeView(f *testing.F) {
+	f.Add(goSource, "go")
+	f.Add("def f():\n    \"\"\"Doc.\n    more\"\"\"\n    x = 1  # note about x here\n", "python")
+	f.Add("/* a\n * b */ c /* d */\n-- e f g\n", "sql")
+	f.Fuzz(func(t *testing.T, src, lang string) {
+		syn, ok := commentSyntaxes[lang]
+		if !ok || !utf8.ValidString(src) || len(src) > 1<<16 {
+			return
+		}
+		cv := buildCodeView(src, syn)
+		if len(cv.offs) != len(cv.text) || len(cv.kind) != len(cv.text) {
+			t.Fatalf("%d offsets and %d kinds for %d bytes", len(cv.offs), len(cv.kind), len(cv.text))
+		}
+		for _, o := range cv.offs {
+			if o < 0 || int(o) > len(src) {
+				t.Fatalf("offset %d outside the source (%d bytes)", o, len(src))
+			}
+		}
+		checkViewGrounded(t, src, cv)
+	})
+}
