@@ -117,10 +117,16 @@ func (r *runner) admitStep(ctx context.Context, round int, c Candidate, rd Readi
 	if done, err := r.db.Step(ctx, name, nil); err != nil || done {
 		return Admission{}, err
 	}
-	items := rd.Items
+	// A sub-question the reads before this one saturated takes nothing from it, and the read counts as not made,
+	// exactly as when early stop was known before it started: which of the two happened depends on timing, and
+	// the report must not.
 	if r.saturated(c.SubQuestion) {
-		items = nil
+		r.emit(Event{Stage: StageRead, Kind: EventSkip, Round: round, SubQuestion: c.SubQuestion, URL: c.URL,
+			Message: "not read: early stop"})
+		r.logf(ctx, StageRead, round, c.SubQuestion, "skipped", "early stop: "+c.URL, nil)
+		return Admission{}, nil
 	}
+	items := rd.Items
 	doc, err := r.document(ctx, c.URL)
 	if err != nil {
 		return Admission{}, fmt.Errorf("research: admit %s: %w", c.URL, err)

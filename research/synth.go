@@ -211,22 +211,26 @@ func checkEvidence(byID map[string]Evidence, docs func(source string) (*docEntry
 type i18n struct {
 	engine, extractive, cutShort, sources, citations, citedAs, removed, empty, partial string
 	howMade, textRead                                                                  string
-	howLines                                                                           [7]string
+	// readNoModel is howLines[0] for the extractive engine: it makes no model calls and spends no tokens, and the
+	// number of passes it made depends on when early stops landed, so it is not shown.
+	readNoModel string
+	howLines    [7]string
 }
 
 var texts = map[string]i18n{
 	"en": {
-		engine:     "Engine",
-		extractive: "extractive mode — no language model",
-		cutShort:   "Cut short: %s. This report is based on the evidence gathered before the cut.",
-		sources:    "Sources",
-		citations:  "Cited evidence",
-		citedAs:    "cited as",
-		removed:    "%d statement(s) of the draft were removed because no grounded evidence supports them.",
-		empty:      "No statement could be supported by grounded evidence.",
-		partial:    "Partial report: the synthesis failed, so this report lists the grounded evidence the run gathered, unedited.",
-		howMade:    "How this report was made",
-		textRead:   "text read, lines",
+		engine:      "Engine",
+		extractive:  "extractive mode — no language model",
+		cutShort:    "Cut short: %s. This report is based on the evidence gathered before the cut.",
+		sources:     "Sources",
+		citations:   "Cited evidence",
+		citedAs:     "cited as",
+		removed:     "%d statement(s) of the draft were removed because no grounded evidence supports them.",
+		empty:       "No statement could be supported by grounded evidence.",
+		partial:     "Partial report: the synthesis failed, so this report lists the grounded evidence the run gathered, unedited.",
+		howMade:     "How this report was made",
+		textRead:    "text read, lines",
+		readNoModel: "%d sources read for %d sub-questions in %d round(s); %d quotes grounded in their sources; no language model",
 		howLines: [7]string{
 			"%d sources read for %d sub-questions in %d round(s); %d quotes grounded in their sources; %d model calls, %s tokens",
 			"model calls that failed after retries: %d",
@@ -238,17 +242,18 @@ var texts = map[string]i18n{
 		},
 	},
 	"zh": {
-		engine:     "引擎",
-		extractive: "抽取式模式（extractive mode — no language model）",
-		cutShort:   "提前结束：%s。本报告基于结束前收集到的证据。",
-		sources:    "来源",
-		citations:  "引用的证据",
-		citedAs:    "引用编号",
-		removed:    "草稿中有 %d 条陈述因没有可溯源的证据支持而被删除。",
-		empty:      "没有任何陈述能得到可溯源证据的支持。",
-		partial:    "不完整的报告：综合撰写失败，本报告仅列出本次运行收集到的可溯源证据，未经整理。",
-		howMade:    "本报告的生成方式",
-		textRead:   "所读文本，行",
+		engine:      "引擎",
+		extractive:  "抽取式模式（extractive mode — no language model）",
+		cutShort:    "提前结束：%s。本报告基于结束前收集到的证据。",
+		sources:     "来源",
+		citations:   "引用的证据",
+		citedAs:     "引用编号",
+		removed:     "草稿中有 %d 条陈述因没有可溯源的证据支持而被删除。",
+		empty:       "没有任何陈述能得到可溯源证据的支持。",
+		partial:     "不完整的报告：综合撰写失败，本报告仅列出本次运行收集到的可溯源证据，未经整理。",
+		howMade:     "本报告的生成方式",
+		textRead:    "所读文本，行",
+		readNoModel: "为 %[2]d 个子问题阅读了 %[1]d 个来源，共 %[3]d 轮；%[4]d 条引文可在来源中逐字找到；未使用语言模型",
 		howLines: [7]string{
 			"为 %[2]d 个子问题阅读了 %[1]d 个来源，共 %[3]d 轮；%[4]d 条引文可在来源中逐字找到；模型调用 %[5]d 次，%[6]s 个 token",
 			"重试后仍失败的模型调用：%d",
@@ -396,7 +401,7 @@ func (r *runner) render(ctx context.Context, plan *Plan, body string, removed []
 	rep.Stats = r.stats(ctx)
 	rep.Stats.DraftsRefused = out.refused
 	rep.Stats.SentencesRemoved = len(removed)
-	writeHowMade(&b, tx, rep.Stats)
+	writeHowMade(&b, tx, rep.Stats, engine == "extractive")
 	rep.Markdown = strings.TrimRight(b.String(), "\n") + "\n"
 	return rep
 }
@@ -613,10 +618,14 @@ func fallbackDraft(plan *Plan, accepted []Evidence) string {
 // writeHowMade ends a report with the counts a reader needs to judge it: what was read, and everything that
 // went wrong on the way — failed calls, unreadable sources, invented quotes, removed sentences, refused drafts,
 // tripped fuses — in the report's language.
-func writeHowMade(b *strings.Builder, tx i18n, s Stats) {
+func writeHowMade(b *strings.Builder, tx i18n, s Stats, noModel bool) {
 	b.WriteString("\n## " + tx.howMade + "\n\n")
-	fmt.Fprintf(b, "- "+tx.howLines[0]+"\n", s.SourcesRead, s.SubQuestions, s.Rounds, s.EvidenceAccepted, s.Calls,
-		lexical.Thousands(s.Tokens))
+	if noModel {
+		fmt.Fprintf(b, "- "+tx.readNoModel+"\n", s.SourcesRead, s.SubQuestions, s.Rounds, s.EvidenceAccepted)
+	} else {
+		fmt.Fprintf(b, "- "+tx.howLines[0]+"\n", s.SourcesRead, s.SubQuestions, s.Rounds, s.EvidenceAccepted, s.Calls,
+			lexical.Thousands(s.Tokens))
+	}
 	for i, n := range []int{s.RoleErrors, s.SourcesUnreadable, s.Ungrounded, s.SentencesRemoved, s.DraftsRefused, s.FusesTripped} {
 		fmt.Fprintf(b, "- "+tx.howLines[i+1]+"\n", n)
 	}

@@ -194,7 +194,7 @@ func buildCodeView(src string, syn commentSyntax) *codeView {
 		}
 		if s < 0 {
 			flush()
-			if trailingComment(t, syn.line) {
+			if trailingComment(t, syn.line) && declaresOutsideBody(src, lines, k, t, syn.line) {
 				headFor(k)
 				b.add(t, tStart, partTrailing)
 				b.add("\n\n", ln.end, partTrailing)
@@ -433,8 +433,11 @@ func (cv *codeView) usable(sp lexical.Span, plain string, tokens []string) bool 
 	if size < minPassage-4 || total == 0 || float64(letters)/float64(total) < 0.6 {
 		return false
 	}
-	if r, _ := utf8.DecodeRuneInString(plain); unicode.IsLower(r) && sp.Start > 0 && cv.text[sp.Start-1] != '\n' {
-		return false // the tail of a sentence cut at an abbreviation
+	if r, _ := utf8.DecodeRuneInString(plain); unicode.IsLower(r) {
+		// A sentence may start with the name of a declaration ("propagateCancel arranges …"); otherwise a lower-case
+		// start is a note, not a sentence ("parent is already canceled"), or the tail of a sentence cut short.
+		first, _, _ := strings.Cut(plain, " ")
+		return (sp.Start == 0 || cv.text[sp.Start-1] == '\n') && codeIdentifier(first)
 	}
 	return true
 }
@@ -518,4 +521,51 @@ func (cv *codeView) headings(hs []lexical.Span) []lexical.Span {
 		}
 	}
 	return out
+}
+
+// codeIdentifier reports whether word is spelled as a name in code rather than a word of prose: camelCase,
+// snake_case or dotted ("propagateCancel", "run_once", "sync.Pool").
+func codeIdentifier(word string) bool {
+	for i, r := range word {
+		if i > 0 && (unicode.IsUpper(r) || r == '_' || r == '.' && i < len(word)-1) {
+			return true
+		}
+	}
+	return false
+}
+
+// controlWords start statements, not declarations.
+var controlWords = map[string]bool{"return": true, "if": true, "for": true, "else": true, "switch": true, "case": true,
+	"default": true, "go": true, "defer": true, "break": true, "continue": true, "goto": true, "select": true,
+	"while": true, "raise": true, "yield": true, "throw": true, "}": true}
+
+// declaresOutsideBody reports whether the code line k (trimmed: t) with a trailing comment declares something —
+// a struct field, a constant, a variable at package level — rather than being a statement inside a function
+// body, whose comment is a note on one step.
+func declaresOutsideBody(src string, lines []srcLine, k int, t, marker string) bool {
+	code := t
+	if i := strings.Index(t, " "+marker+" "); i >= 0 {
+		code = t[:i]
+	} else if i := strings.Index(t, "\t"+marker+" "); i >= 0 {
+		code = t[:i]
+	}
+	code = strings.TrimSpace(code)
+	first, _, _ := strings.Cut(code, " ")
+	if controlWords[first] || strings.Contains(code, ":=") || strings.HasSuffix(code, "{") {
+		return false
+	}
+	if lines[k].indent == 0 {
+		return true
+	}
+	d := declFor(src, lines, k)
+	if d < 0 {
+		return true
+	}
+	decl := strings.TrimSpace(src[lines[d].start:lines[d].end])
+	for _, body := range []string{"func ", "def ", "function ", "fn ", "pub fn ", "async def ", "async function "} {
+		if strings.HasPrefix(decl, body) {
+			return false
+		}
+	}
+	return true
 }

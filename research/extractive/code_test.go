@@ -69,13 +69,14 @@ func TestCodeViewGo(t *testing.T) {
 		"propagateCancel arranges for child to be canceled when parent is. It sets the parent context of cancelCtx.",
 		"\n\npropagateCancel(parent, child)\n\n", // a code example stands alone
 		"This function walks the tree: every child is canceled before its parent returns.",
-		"for child := range c.children { // walk the children in no particular order",
 	} {
 		if !strings.Contains(cv.text, want) {
 			t.Errorf("view lacks %q:\n%s", want, cv.text)
 		}
 	}
-	for _, not := range []string{"// x", "go:noinline", "not a comment", "child.cancel"} {
+	// A trailing comment on a statement in a function body is a note on one step, not a declaration's
+	// documentation.
+	for _, not := range []string{"// x", "go:noinline", "not a comment", "child.cancel", "walk the children"} {
 		if strings.Contains(cv.text, not) {
 			t.Errorf("view has %q, which is code or too short to say anything:\n%s", not, cv.text)
 		}
@@ -88,7 +89,9 @@ func TestCodeViewLanguages(t *testing.T) {
 		want      []string
 	}{
 		{"python", "import os\n\n\ndef add(a, b):\n    \"\"\"Return the sum of a and b.\n\n    Both must be ints.\n    \"\"\"\n    # Add them up, then\n    # return the total.\n    return a + b  # the plain sum of both numbers given\n",
-			[]string{"# def add(a, b):", "Return the sum of a and b.", "Both must be ints.", "Add them up, then return the total.", "return a + b  # the plain sum of both numbers given"}},
+			[]string{"# def add(a, b):", "Return the sum of a and b.", "Both must be ints.", "Add them up, then return the total."}},
+		{"python", "class A:\n    timeout = 30  # seconds to wait before giving up\n\n    def f(self):\n        return 1  # the one answer we always give\n",
+			[]string{"timeout = 30  # seconds to wait before giving up"}},
 		{"python", "def f():\n    '''One line docstring for f.'''\n    pass\n", []string{"One line docstring for f."}},
 		{"c", "#include <stdio.h>\n\n/*\n * Returns the larger\n * of a and b.\n */\nint max(int a, int b);\n/* Short note here. */ int y;\n",
 			[]string{"# int max(int a, int b);", "Returns the larger of a and b.", "Short note here."}},
@@ -203,4 +206,29 @@ func FuzzCodeView(f *testing.F) {
 		}
 		checkViewGrounded(t, src, cv)
 	})
+}
+
+func TestCodeIdentifier(t *testing.T) {
+	for w, want := range map[string]bool{
+		"propagateCancel": true, "run_once": true, "sync.Pool": true, "poolCleanup": true,
+		"parent": false, "the": false, "end.": false, "Mutex": false, "": false,
+	} {
+		if got := codeIdentifier(w); got != want {
+			t.Errorf("codeIdentifier(%q) = %v, want %v", w, got, want)
+		}
+	}
+}
+
+// TestCodeViewUsable: a comment sentence may start in lower case only with the name of a declaration.
+func TestCodeViewUsable(t *testing.T) {
+	src := "// propagateCancel arranges for child to be canceled when parent is.\nfunc propagateCancel() {\n\t// parent is already canceled at this point in time\n\treturn\n}\n"
+	cv := buildCodeView(src, commentSyntaxes["go"])
+	for _, sp := range lexical.Passages(cv.text, maxPassage) {
+		plain := plainText(sp.Text)
+		got := cv.usable(sp, plain, lexical.Tokenize(plain))
+		want := strings.HasPrefix(sp.Text, "propagateCancel arranges")
+		if got != want {
+			t.Errorf("usable(%q) = %v, want %v", sp.Text, got, want)
+		}
+	}
 }

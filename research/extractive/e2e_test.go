@@ -125,23 +125,44 @@ func TestRunChineseQuestionOverChineseGuide(t *testing.T) {
 // reads finish in any order, but results are ordered by stable keys. One set of roles serves all four runs, as
 // a server's would.
 func TestRunIsRepeatable(t *testing.T) {
-	ix := buildIndex(t, filepath.Join(goroot(t), "doc"))
-	roles := New(Config{Searchers: []sources.Searcher{ix}})
+	// Each of the four runs builds its own indexes (files enter an index in the order parallel extraction
+	// finishes, so internal document numbers differ between builds) and its own roles (empty caches), as a second
+	// process would.
 	header := regexp.MustCompile(`(?m)^> .*· run \S+ · .*$`)
-	var first string
-	for i := range 4 {
-		rep, err := research.Run(t.Context(), research.Config{Question: "What does the Go memory model guarantee about channel communication?",
-			Roles: roles, Fetcher: ix, OutDir: filepath.Join(t.TempDir(), "run")})
-		if err != nil {
-			t.Fatal(err)
+	zh, err := filepath.Abs(filepath.Join("..", "..", "docs", "zh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	folders := []string{filepath.Join(goroot(t), "doc"), zh}
+	questions := []struct {
+		folder   int
+		question string
+	}{
+		{0, "What does the Go memory model guarantee about channel communication?"},
+		{1, "研究流程如何控制预算，熔断触发后会怎样？"},
+		{1, "deepresearch 的研究流程有哪五个阶段？"},
+	}
+	first := make([]string, len(questions))
+	for run := range 4 {
+		var ixs []*corpus.Index
+		for _, f := range folders {
+			ixs = append(ixs, buildIndex(t, f))
 		}
-		md := header.ReplaceAllString(rep.Markdown, "> header")
-		if i == 0 {
-			first = md
-			continue
-		}
-		if md != first {
-			t.Fatalf("run %d differs from run 1:\n--- run 1\n%s\n--- run %d\n%s", i+1, first, i+1, md)
+		for i, q := range questions {
+			ix := ixs[q.folder]
+			rep, err := research.Run(t.Context(), research.Config{Question: q.question,
+				Roles: New(Config{Searchers: []sources.Searcher{ix}}), Fetcher: ix, OutDir: filepath.Join(t.TempDir(), "run")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			md := header.ReplaceAllString(rep.Markdown, "> header")
+			if run == 0 {
+				first[i] = md
+				continue
+			}
+			if md != first[i] {
+				t.Fatalf("%s: run %d differs from run 1:\n--- run 1\n%s\n--- run %d\n%s", q.question, run+1, first[i], run+1, md)
+			}
 		}
 	}
 }

@@ -274,6 +274,10 @@ var glossary = map[string]string{
 	"释放": "release", "泄漏": "leak", "资源": "resource", "包装": "wrap", "比较": "compare", "相等": "equal",
 	"复制": "copy", "字节": "byte", "缓存": "cache", "监视": "watch", "并发安全": "safe for concurrent use",
 	"取消信号": "cancellation", "延迟函数": "deferred function", "单调": "monotonic",
+	// Questions about source code: what a function does when something starts, to whom, and the words around them
+	// that carry no term of their own.
+	"开始": "start", "时": "when", "对象": "object", "避免": "avoid", "等待": "waiting", "饥饿": "starvation",
+	"子": "child", "由它": "", "一个": "", "如何": "", "怎样": "", "的": "", "中": "", "会": "",
 }
 
 var glossaryKeys = func() []string {

@@ -327,6 +327,7 @@ func evidenceVocabulary(ev []research.Evidence, exclude map[string]bool, n int) 
 			if hasCJK(w) {
 				rs := []rune(w)
 				for i := 0; i+2 <= len(rs); i++ {
+					pos++ // each bigram its own place: ties between bigrams of one word are otherwise map order
 					bg := string(rs[i : i+2])
 					if !exclude[bg] && len(lexical.Tokenize(bg)) > 0 {
 						count[bg]++
@@ -358,7 +359,10 @@ func evidenceVocabulary(ev []research.Evidence, exclude map[string]bool, n int) 
 		if count[words[i]] != count[words[j]] {
 			return count[words[i]] > count[words[j]]
 		}
-		return first[words[i]] < first[words[j]]
+		if first[words[i]] != first[words[j]] {
+			return first[words[i]] < first[words[j]]
+		}
+		return words[i] < words[j]
 	})
 	if len(words) > n {
 		words = words[:n]

@@ -140,3 +140,32 @@ func TestVerifierKeepsTheMoreCompleteClaim(t *testing.T) {
 		t.Errorf("rejected %+v, want e1 (contained in e2)", v.Rejected)
 	}
 }
+
+// The re-search vocabulary is the same on every call: words used equally often keep the order they first
+// appear in, bigrams of one CJK word included, never the order a map happens to give.
+func TestEvidenceVocabularyIsStable(t *testing.T) {
+	tests := []struct {
+		name   string
+		claims []string
+		n      int
+		want   []string
+	}{
+		{"cjk bigrams of one word in reading order", []string{"熔断触发后停止检索", "熔断触发后停止检索"}, 3, []string{"熔断", "断触", "触发"}},
+		{"more frequent first", []string{"budget fuse", "fuse tripped", "fuse budget"}, 2, []string{"fuse", "budget"}},
+		{"latin ties by first appearance", []string{"alpha bravo charlie", "charlie bravo alpha"}, 3, []string{"alpha", "bravo", "charlie"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var ev []research.Evidence
+			for _, c := range tt.claims {
+				ev = append(ev, research.Evidence{Claim: c})
+			}
+			for range 50 {
+				got := evidenceVocabulary(ev, map[string]bool{}, tt.n)
+				if !slices.Equal(got, tt.want) {
+					t.Fatalf("evidenceVocabulary = %q, want %q", got, tt.want)
+				}
+			}
+		})
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -144,4 +145,44 @@ func urls(rs []sources.Result) string {
 		fmt.Fprintf(&b, "\n  %s %.17g", r.URL, r.Score)
 	}
 	return b.String()
+}
+
+// Chunks with equal scores rank in chunk-id order, so every build of the same folder gives the same results
+// whatever order parallel extraction finished in (internal document numbers follow that order), on both ranking
+// paths.
+func TestTiedScoresRankByChunkID(t *testing.T) {
+	root := t.TempDir()
+	body := "# Fuses\n\nThe cost fuse stops new searches and reads once the budget is spent.\n"
+	for i := range 24 {
+		writeFile(t, filepath.Join(root, fmt.Sprintf("copy-%02d.md", (i*7)%24)), body)
+	}
+	var first []string
+	for build := range 4 {
+		ix := openIndex(t, t.TempDir())
+		if _, err := ix.Add(t.Context(), root); err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range []depth{{}, {first: 1, most: 2}} { // certified, and falling back to the full query
+			ix.depth = d
+			got, err := ix.Search(t.Context(), "cost fuse budget", 10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var us []string
+			for _, r := range got {
+				if r.Score != got[0].Score {
+					t.Fatalf("scores differ (%v): the files are not tied", urls(got))
+				}
+				us = append(us, r.URL)
+			}
+			if len(us) != 10 || !slices.IsSorted(us) {
+				t.Fatalf("build %d, depth %+v: tied chunks not in id order: %v", build, d, us)
+			}
+			if first == nil {
+				first = us
+			} else if !slices.Equal(us, first) {
+				t.Fatalf("build %d, depth %+v: %v, first build gave %v", build, d, us, first)
+			}
+		}
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/search"
@@ -226,6 +227,34 @@ func sortHits(h []hit) {
 		}
 		return bytes.Compare(a.iid, b.iid)
 	})
+}
+
+// breakTies orders each run of hits with equal scores (sorted by score) by chunk id, the file URL with its line
+// anchor. Internal document numbers depend on the order files entered the index — parallel extraction finishes
+// in any order — so two builds of the same folder would otherwise rank tied chunks differently, and the same
+// question would get a different report.
+func breakTies(r index.IndexReader, h []hit) error {
+	for i := 0; i < len(h); {
+		j := i + 1
+		for j < len(h) && h[j].score == h[i].score {
+			j++
+		}
+		if j-i > 1 {
+			for k := i; k < j; k++ {
+				if h[k].id != "" {
+					continue
+				}
+				id, err := r.ExternalID(h[k].iid)
+				if err != nil {
+					return err
+				}
+				h[k].id = id
+			}
+			slices.SortFunc(h[i:j], func(a, b hit) int { return strings.Compare(a.id, b.id) })
+		}
+		i = j
+	}
+	return nil
 }
 
 func withBM25(ctx context.Context) context.Context {

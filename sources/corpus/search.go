@@ -127,7 +127,10 @@ func newRankQuery(q string, limit, perFile int) rankQuery {
 // rankFull ranks with the full query over the whole index: the ranking
 // rankCertified reproduces.
 func (g *generation) rankFull(ctx context.Context, rq rankQuery) ([]sources.Result, error) {
-	res, err := g.idx.SearchInContext(ctx, bleve.NewSearchRequestOptions(rq.full, rq.want, 0, false))
+	req := bleve.NewSearchRequestOptions(rq.full, rq.want, 0, false)
+	// Equal scores in chunk-id order, as breakTies orders them: the same in every build of the index.
+	req.SortBy([]string{"-_score", "_id"})
+	res, err := g.idx.SearchInContext(ctx, req)
 	if err != nil {
 		return nil, err
 	}
@@ -178,6 +181,9 @@ func (g *generation) rankCertified(ctx context.Context, rq rankQuery, d depth) (
 		}
 		ranked = append(ranked, more...)
 		sortHits(ranked)
+		if err := breakTies(r, ranked); err != nil {
+			return nil, false, err
+		}
 		done = n
 		out, consumed, exhausted, err := g.results(r, ranked[:min(len(ranked), rq.want)], rq)
 		if err != nil {

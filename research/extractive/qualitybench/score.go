@@ -112,7 +112,7 @@ func Fragments(ctx context.Context, rep *research.Report, f sources.Fetcher) []s
 			out = append(out, "ends in a colon: "+clip(q))
 			continue
 		}
-		if r, _ := utf8.DecodeRuneInString(q); unicode.IsLower(r) {
+		if r, _ := utf8.DecodeRuneInString(q); unicode.IsLower(r) && !startsWithCodeName(q) {
 			out = append(out, "starts mid-sentence: "+clip(q))
 			continue
 		}
@@ -237,4 +237,16 @@ func clip(s string) string {
 		return s
 	}
 	return string([]rune(s)[:117]) + "…"
+}
+
+// startsWithCodeName reports a quote that starts with a name spelled as in code ("propagateCancel arranges …",
+// "sync.Pool is …"): a Go doc comment starts with the name it documents, lower case or not.
+func startsWithCodeName(q string) bool {
+	first, _, _ := strings.Cut(q, " ")
+	for i, r := range first {
+		if i > 0 && (unicode.IsUpper(r) || r == '_' || r == '.' && i < len(first)-1) {
+			return true
+		}
+	}
+	return false
 }
