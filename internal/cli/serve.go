@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/deepresearch/deepresearch/internal/durable"
 	"github.com/deepresearch/deepresearch/internal/request"
 	"github.com/deepresearch/deepresearch/internal/webui"
 	"github.com/deepresearch/deepresearch/research"
@@ -84,7 +85,7 @@ func (app *App) serveViewer(cmd *cobra.Command, addr, runs, token, page string, 
 			_, err := websearch.New(name, websearch.Config{Getenv: app.getenv})
 			return err
 		},
-		Start: webStart(run),
+		Start: webStart(run), Cancel: be.cancel,
 	})
 	if err != nil {
 		return err
@@ -141,7 +142,10 @@ func webStart(run runFunc) webui.StartFunc {
 type backend struct {
 	state string  // shared state, or empty
 	run   runFunc // nil: in this process
-	close func()
+	// cancel stops a durable run of the shared state by its id (the workflow's cancellation, as the viewer's own
+	// runs are stopped); nil without Temporal.
+	cancel func(ctx context.Context, runID string) error
+	close  func()
 }
 
 // backend connects a surface to its configured Temporal cluster and shared state, failing at once — with the
@@ -165,5 +169,6 @@ func (app *App) backend(ctx context.Context, tf temporalFlags, stateFlag string)
 		return be, err
 	}
 	be.run, be.close = durableRunner(c, tf, url), c.Close
+	be.cancel = func(ctx context.Context, runID string) error { return durable.Cancel(ctx, c, runID) }
 	return be, nil
 }

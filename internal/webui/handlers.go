@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -271,8 +272,10 @@ type runPage struct {
 	Report   *research.Report
 	HTML     template.HTML
 	Live     bool
-	Params   *RunParams
-	L        labels
+	// NotResumable: a stopped run without its state here (a durable run) — resume cannot continue it.
+	NotResumable bool
+	Params       *RunParams
+	L            labels
 	// Cited is how many distinct evidence items the report cites; CitedIDs lists them for the live view.
 	Cited    int
 	CitedIDs string
@@ -316,6 +319,9 @@ func (s *Server) handleRun(w http.ResponseWriter, r *http.Request) {
 	p.Live = p.Status == research.RunRunning
 	if p.Status == research.RunStopped {
 		p.Error = "" // the stop is reported as such, not as the error of the step it interrupted
+		// Only a run with its state here can be resumed; a durable run's cancelled workflow cannot.
+		_, err := os.Stat(filepath.Join(s.runDir(id), research.StateFile))
+		p.NotResumable = err != nil
 	}
 	p.Title = p.Question
 	lang := ""
@@ -342,7 +348,21 @@ func (s *Server) handleCancel(w http.ResponseWriter, r *http.Request) {
 	}
 	lr := s.liveRun(id)
 	if lr == nil {
-		http.Error(w, "run "+id+" is not running in this server", http.StatusNotFound)
+		if s.cfg.Cancel == nil {
+			http.Error(w, "run "+id+" is not running in this server", http.StatusNotFound)
+			return
+		}
+		info, err := s.store.Info(r.Context(), id)
+		if err != nil || info.Status != research.RunRunning {
+			http.Error(w, "run "+id+" is not running", http.StatusNotFound)
+			return
+		}
+		if err := s.cfg.Cancel(r.Context(), id); err != nil {
+			s.log.Warn("stop run", "run", id, "err", err)
+			http.Error(w, "stopping run "+id+" failed: "+err.Error(), http.StatusBadGateway)
+			return
+		}
+		http.Redirect(w, r, "/runs/"+id, http.StatusSeeOther)
 		return
 	}
 	lr.cancel()

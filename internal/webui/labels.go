@@ -11,15 +11,15 @@ import (
 // labels are the interface's own words on a run's pages. A run asked in Chinese gets them in Chinese, so the
 // page around a Chinese report does not switch language at every button.
 type labels struct {
-	Lang                                                   string
-	NewRun, PastRuns, Stop, Run, Engine, Sources, Cited    string
-	Gathered, Spend, CutShort, LiveProgress, RunLog        string
-	Scope, Search, Read, Verify, Synth                     string
-	Round, SubQuestions, Picked, Reads, Evidence, Calls    string
-	Tokens, SubQuestionsH, SourcesH, EvidenceH, LogH       string
-	Stopped, Back, Citation, QuoteOf, PrevQuote, NextQuote string
-	Source, Anchor, Confidence, SubQuestion, RoundOf       string
-	StoredText, NotFoundVerbatim, TextUnreadable           string
+	Lang                                                                 string
+	NewRun, PastRuns, Stop, Run, Engine, Sources, Cited                  string
+	Gathered, Spend, CutShort, LiveProgress, RunLog                      string
+	Scope, Search, Read, Verify, Synth                                   string
+	Round, SubQuestions, Picked, Reads, Evidence, Calls                  string
+	Tokens, SubQuestionsH, SourcesH, EvidenceH, LogH                     string
+	Stopped, StoppedAgain, Back, Citation, QuoteOf, PrevQuote, NextQuote string
+	Source, Anchor, Confidence, SubQuestion, RoundOf                     string
+	StoredText, NotFoundVerbatim, TextUnreadable                         string
 	// JS holds the words the live view's script writes.
 	JS map[string]string
 }
@@ -32,7 +32,8 @@ var labelsEN = labels{
 	Round: "round", SubQuestions: "sub-questions", Picked: "sources picked", Reads: "passages read", Evidence: "evidence",
 	Calls: "calls", Tokens: "tokens",
 	SubQuestionsH: "Sub-questions", SourcesH: "Sources", EvidenceH: "Evidence", LogH: "Log",
-	Stopped: "Stopped. The run folder is kept: continue it with", Back: "←",
+	Stopped:      "Stopped. The run folder is kept: continue it with",
+	StoppedAgain: "Stopped. Its workflow was cancelled and cannot be resumed: start the question again from the form.", Back: "←",
 	Citation: "Citation", QuoteOf: "quote %d of %d", PrevQuote: "← previous quote", NextQuote: "next quote →",
 	Source: "Source", Anchor: "Anchor", Confidence: "Confidence", SubQuestion: "Sub-question", RoundOf: "round",
 	StoredText: "Stored source text", NotFoundVerbatim: "The quote was not found verbatim in the stored text; it is shown here as recorded:",
@@ -52,7 +53,8 @@ var labelsZH = labels{
 	Round: "轮次", SubQuestions: "子问题", Picked: "候选来源", Reads: "已读段落", Evidence: "证据",
 	Calls: "调用", Tokens: "词元",
 	SubQuestionsH: "子问题", SourcesH: "来源", EvidenceH: "证据", LogH: "日志",
-	Stopped: "已停止。运行目录已保留，可继续：", Back: "←",
+	Stopped:      "已停止。运行目录已保留，可继续：",
+	StoppedAgain: "已停止。其工作流已取消，无法继续：请在表单中重新提交该问题。", Back: "←",
 	Citation: "引用", QuoteOf: "第 %d 条，共 %d 条", PrevQuote: "← 上一条", NextQuote: "下一条 →",
 	Source: "来源", Anchor: "锚点", Confidence: "置信度", SubQuestion: "子问题", RoundOf: "轮次",
 	StoredText: "保存的来源原文", NotFoundVerbatim: "在保存的原文中未找到逐字匹配的引文，以下为记录的引文：",

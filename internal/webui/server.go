@@ -71,6 +71,9 @@ type Config struct {
 	State string
 	// Start executes runs. Required.
 	Start StartFunc
+	// Cancel, when set, stops a run this server did not start but that is still going elsewhere (a durable run of
+	// the shared state, cancelled on Temporal by its id); nil: Stop works only for the server's own runs.
+	Cancel func(ctx context.Context, runID string) error
 	// Token, when set, is required on every request (Authorization: Bearer, X-Deepresearch-Token, or the cookie
 	// set by visiting any page with ?token=). See CheckBind for when it is mandatory.
 	Token string

@@ -79,3 +79,83 @@ func TestSharedStateRunsAreShown(t *testing.T) {
 		t.Errorf("a run that is nowhere: %d", code)
 	}
 }
+
+// A viewer configured to stop runs elsewhere stops a durable run of the shared state that is still going by its
+// id; it refuses a run that is not running, reports a failed cancellation, and a viewer without it stops only its
+// own runs. A stopped run without its state here is not offered `resume`, which cannot continue it.
+func TestStopRunOfTheSharedState(t *testing.T) {
+	pg := pgtest.New(t)
+	for id, status := range map[string]string{"going-1": research.RunRunning, "done-1": research.RunDone, "stopped-1": research.RunStopped} {
+		db, err := state.OpenRun(t.Context(), pg.URL, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, v := range map[string]string{"run_id": id, "question": "Question " + id, "status": status,
+			"created": time.Now().UTC().Format(time.RFC3339Nano)} {
+			if err := db.SetMeta(t.Context(), k, v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		db.Close()
+	}
+	noStart := func(context.Context, RunRequest) (*research.Report, error) { return nil, errors.New("no runs here") }
+	var cancelled []string
+	failing := false
+	serve := func(cancel func(context.Context, string) error) *httptest.Server {
+		s, err := New(Config{RunsDir: t.TempDir(), State: pg.URL, Start: noStart, Cancel: cancel})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		ts := httptest.NewServer(s.Handler())
+		t.Cleanup(ts.Close)
+		return ts
+	}
+	withCancel := serve(func(_ context.Context, id string) error {
+		if failing {
+			return errors.New("engine unreachable")
+		}
+		cancelled = append(cancelled, id)
+		return nil
+	})
+	without := serve(nil)
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	stop := func(ts *httptest.Server, id string) int {
+		t.Helper()
+		resp, err := client.Post(ts.URL+"/runs/"+id+"/cancel", "application/x-www-form-urlencoded", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if code := stop(without, "going-1"); code != http.StatusNotFound {
+		t.Errorf("a viewer that cannot stop runs elsewhere answered %d", code)
+	}
+	if code := stop(withCancel, "done-1"); code != http.StatusNotFound {
+		t.Errorf("stopping a finished run answered %d", code)
+	}
+	if code := stop(withCancel, "nowhere-1"); code != http.StatusNotFound {
+		t.Errorf("stopping a run that is nowhere answered %d", code)
+	}
+	if len(cancelled) != 0 {
+		t.Fatalf("cancelled %v", cancelled)
+	}
+	if code := stop(withCancel, "going-1"); code != http.StatusSeeOther || len(cancelled) != 1 || cancelled[0] != "going-1" {
+		t.Errorf("stop of a run going elsewhere: %d, cancelled %v", code, cancelled)
+	}
+	failing = true
+	if code := stop(withCancel, "going-1"); code != http.StatusBadGateway {
+		t.Errorf("a failed cancellation answered %d", code)
+	}
+	resp, err := http.Get(withCancel.URL + "/runs/stopped-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(body), `id="run-stopped"`) || strings.Contains(string(body), "deepresearch resume") ||
+		!strings.Contains(string(body), "start the question again") {
+		t.Errorf("stopped durable run page:\n%.3000s", body)
+	}
+}
