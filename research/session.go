@@ -391,6 +391,29 @@ func ListSharedRuns(ctx context.Context, stateURL string) ([]RunSummary, error) 
 	return out, nil
 }
 
+// MarkSharedStopped records in a shared (PostgreSQL) state that a run still going was stopped (its durable
+// workflow cancelled), so every listing shows it stopped; a run that has ended is left as it is and a run the
+// state does not hold is ErrNotFound.
+func MarkSharedStopped(ctx context.Context, stateURL, runID string) error {
+	ro, err := state.OpenRunReadOnly(ctx, stateURL, runID)
+	if err != nil {
+		return err
+	}
+	ro.Close()
+	db, err := state.OpenRun(ctx, stateURL, runID)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if status, _, err := db.Meta(ctx, "status"); err != nil || status != RunRunning {
+		return err
+	}
+	if err := db.SetMeta(ctx, "status", RunStopped); err != nil {
+		return err
+	}
+	return db.SetMeta(ctx, "error", "cancelled on Temporal")
+}
+
 // LoadSharedReport returns the published report of a run in a shared (PostgreSQL) state.
 func LoadSharedReport(ctx context.Context, stateURL, runID string) (*Report, error) {
 	db, err := state.OpenRunReadOnly(ctx, stateURL, runID)

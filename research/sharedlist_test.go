@@ -3,6 +3,7 @@ package research_test
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -174,4 +175,32 @@ func BenchmarkListSharedRuns(b *testing.B) {
 			}
 		}
 	})
+}
+
+// Marking a stopped durable run: a run going is listed stopped afterwards, a finished run keeps its status, a
+// run the state does not hold is ErrNotFound and no schema is created for it.
+func TestMarkSharedStopped(t *testing.T) {
+	pg := pgtest.New(t)
+	ctx := t.Context()
+	sharedRun(t, ctx, pg.URL, "going-1", research.RunRunning, 1, 0)
+	sharedRun(t, ctx, pg.URL, "done-1", research.RunDone, 1, 0)
+	for _, id := range []string{"going-1", "done-1"} {
+		if err := research.MarkSharedStopped(ctx, pg.URL, id); err != nil {
+			t.Fatalf("%s: %v", id, err)
+		}
+	}
+	if err := research.MarkSharedStopped(ctx, pg.URL, "nowhere-1"); !errors.Is(err, state.ErrNotFound) {
+		t.Errorf("a run that is nowhere: %v", err)
+	}
+	list, err := research.ListSharedRuns(ctx, pg.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, s := range list {
+		got[s.ID] = s.Status
+	}
+	if len(list) != 2 || got["going-1"] != research.RunStopped || got["done-1"] != research.RunDone {
+		t.Errorf("listed %v", got)
+	}
 }

@@ -301,6 +301,11 @@ func (d *durableRun) follow(ctx context.Context, out string, cancel bool, onEven
 		if cerr := durable.Cancel(cctx, d.c, d.id); cerr != nil {
 			return nil, fmt.Errorf("interrupted, and cancelling run %s failed: %w", d.id, cerr)
 		}
+		if d.feed != "" {
+			if merr := research.MarkSharedStopped(cctx, d.feed, d.id); merr != nil {
+				return nil, fmt.Errorf("interrupted: run %s cancelled; marking it stopped in the shared state failed: %w", d.id, merr)
+			}
+		}
 		return nil, fmt.Errorf("interrupted: run %s cancelled", d.id)
 	}
 	if out != "" {

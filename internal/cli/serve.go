@@ -169,6 +169,11 @@ func (app *App) backend(ctx context.Context, tf temporalFlags, stateFlag string)
 		return be, err
 	}
 	be.run, be.close = durableRunner(c, tf, url), c.Close
-	be.cancel = func(ctx context.Context, runID string) error { return durable.Cancel(ctx, c, runID) }
+	be.cancel = func(ctx context.Context, runID string) error {
+		if err := durable.Cancel(ctx, c, runID); err != nil {
+			return err
+		}
+		return research.MarkSharedStopped(ctx, url, runID)
+	}
 	return be, nil
 }

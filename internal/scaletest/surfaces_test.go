@@ -230,6 +230,54 @@ func TestViewerAndMCPOnTemporal(t *testing.T) {
 	}
 	d.waitWorkflow(t, ctx, id2, "canceled")
 
+	// Stop on a viewer that did not start the run: a second viewer on Temporal cancels the durable run of the
+	// shared state by its id, and its page does not offer resume, which cannot continue a cancelled workflow.
+	viewerB := d.serve(t, ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--runs", t.TempDir()}, on...)...)
+	loc3 := startViewerRun(t, viewer, d.docs)
+	id3 := path.Base(loc3)
+	stoppedB := false
+	followEvents(t, ctx, viewer+loc3+"/events", func(e research.Event) {
+		if stoppedB {
+			return
+		}
+		// Once the run is in the shared state as running, the other viewer can stop it.
+		if code, body := get(t, viewerB+"/api/runs"); code != http.StatusOK || !strings.Contains(body, `"id":"`+id3+`"`) {
+			return
+		}
+		stoppedB = true
+		c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		resp, err := c.Post(viewerB+loc3+"/cancel", "application/x-www-form-urlencoded", nil)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusSeeOther {
+			t.Errorf("the other viewer's Stop of %s answered %d", id3, resp.StatusCode)
+		}
+	})
+	if !stoppedB {
+		t.Fatalf("run %s never appeared in the other viewer", id3)
+	}
+	d.waitWorkflow(t, ctx, id3, "canceled")
+	status3 := ""
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline) && status3 != research.RunStopped; time.Sleep(500 * time.Millisecond) {
+		_, body := get(t, viewerB+"/api/runs")
+		var rs []research.RunSummary
+		_ = json.Unmarshal([]byte(body), &rs)
+		for _, r := range rs {
+			if r.ID == id3 {
+				status3 = r.Status
+			}
+		}
+	}
+	if status3 != research.RunStopped {
+		t.Errorf("the cancelled run %s is listed as %q in the shared state", id3, status3)
+	}
+	if code, body := get(t, viewerB+loc3); code != http.StatusOK || strings.Contains(body, "deepresearch resume") || !strings.Contains(body, "start the question again") {
+		t.Errorf("the stopped durable run's page %d:\n%.3000s", code, body)
+	}
+
 	// Another machine: its own empty runs folder, no Temporal, the shared state.
 	other := d.serve(t, ctx, "serve", "--addr", "127.0.0.1:0", "--runs", t.TempDir(), "--state", d.state)
 	code, body := get(t, other+"/api/runs")
