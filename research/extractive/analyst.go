@@ -854,10 +854,17 @@ func usable(raw, plain string, tokens []string) bool {
 		return false
 	}
 	if strings.Count(t, "|") >= 3 || (strings.Contains(t, "{") && strings.Contains(t, "}")) ||
-		strings.Contains(t, ":=") || strings.HasSuffix(t, ";") || strings.HasPrefix(t, "//") {
+		strings.Contains(t, ":=") || strings.HasSuffix(t, ";") || strings.HasPrefix(t, "//") || isDiagram(t) {
 		return false
 	}
 	return true
+}
+
+// isDiagram reports a line drawn rather than written: two or more arrows ("parent -> cancelChild parent ->
+// valueChild", "a => b => c") lay out a tree or a flow, and quoted as a sentence it reads as a fragment. One arrow
+// stays usable ("replacing c <- 0 with close(c)", "returns a -> b mapping").
+func isDiagram(t string) bool {
+	return strings.Count(t, "->")+strings.Count(t, "=>")+strings.Count(t, "→") >= 2
 }
 
 func uniq(xs []string) []string {

@@ -430,7 +430,7 @@ func (cv *codeView) usable(sp lexical.Span, plain string, tokens []string) bool 
 			}
 		}
 	}
-	if size < minPassage-4 || total == 0 || float64(letters)/float64(total) < 0.6 {
+	if size < minPassage-4 || total == 0 || float64(letters)/float64(total) < 0.6 || isDiagram(plain) {
 		return false
 	}
 	if r, _ := utf8.DecodeRuneInString(plain); unicode.IsLower(r) {

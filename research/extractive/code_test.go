@@ -232,3 +232,17 @@ func TestCodeViewUsable(t *testing.T) {
 		}
 	}
 }
+
+func TestIsDiagram(t *testing.T) {
+	for s, want := range map[string]bool{
+		"Context tree: parent -> cancelChild parent -> valueChild -> timerChild":                           true,
+		"Stages run scope => search => read.":                                                              true,
+		"In the previous example, replacing c <- 0 with close(c) yields a program with the same behavior.": false,
+		"Keys returns a key -> value mapping of the headers.":                                              false,
+		"A send on a channel is synchronized before the corresponding receive.":                            false,
+	} {
+		if got := isDiagram(s); got != want {
+			t.Errorf("isDiagram(%q) = %v, want %v", s, got, want)
+		}
+	}
+}

@@ -90,6 +90,8 @@ var (
 	auxiliaryRE  = regexp.MustCompile(`(?i)^(is|are|was|were|be|been|being|has|have|had|do|does|did|can|could|may|might|must|shall|should|will|would|need|needs)$`)
 	terminalEnds = ".!?;。！？；…)）\"'”’」』`*"
 	articleRE    = regexp.MustCompile(`(?i)^(the|a|an)$`)
+	// imperativeRE: verbs that open an instruction in documentation and code comments.
+	imperativeRE = regexp.MustCompile(`^(Add|Avoid|Call|Check|Close|Drop|Ensure|Exit|Keep|Make|Move|Open|Pass|Put|Read|Remove|Return|Run|See|Set|Skip|Start|Stop|Take|Try|Use|Wait|Write)$`)
 	// beforeArticleRE is a word directly before an article, nothing but a space between them.
 	beforeArticleRE = regexp.MustCompile(`(?i)\b([A-Za-z]+) (?:the|a|an)\b`)
 	// functionWordRE: words that stand before an article without being verbs.
@@ -112,7 +114,7 @@ func Fragments(ctx context.Context, rep *research.Report, f sources.Fetcher) []s
 			out = append(out, "ends in a colon: "+clip(q))
 			continue
 		}
-		if r, _ := utf8.DecodeRuneInString(q); unicode.IsLower(r) && !startsWithCodeName(q) {
+		if r, _ := utf8.DecodeRuneInString(q); unicode.IsLower(r) && !startsWithCodeName(q) && !codeWithRemark(q) {
 			out = append(out, "starts mid-sentence: "+clip(q))
 			continue
 		}
@@ -166,9 +168,20 @@ func verbLike(s string) bool {
 	if cjk >= 4 {
 		return true
 	}
+	// A remark on a declaration ("`children map[canceler]struct{}`: set to nil by the first cancel call") names
+	// its subject in code and says what it is: a definition, not a sentence missing its verb.
+	if strings.HasPrefix(s, "`") {
+		if i := strings.Index(s[1:], "`: "); i >= 0 && len(latinWordRE.FindAllString(s[i+4:], -1)) >= 3 {
+			return true
+		}
+	}
 	words := latinWordRE.FindAllString(s, -1)
 	if len(words) < 3 {
 		return false
+	}
+	// An instruction opens with its verb: "Move primary cache to victim cache.", "See package sync documentation."
+	if imperativeRE.MatchString(words[0]) {
+		return true
 	}
 	// An imperative's verb is a bare word taking its object: "use the true R name", "Give an error if …".
 	for _, m := range beforeArticleRE.FindAllStringSubmatch(s, -1) {
@@ -241,6 +254,19 @@ func clip(s string) string {
 
 // startsWithCodeName reports a quote that starts with a name spelled as in code ("propagateCancel arranges …",
 // "sync.Pool is …"): a Go doc comment starts with the name it documents, lower case or not.
+// codeWithRemark reports a quote that is a line of code with the comment after it ("children
+// map[canceler]struct{} // set to nil by the first cancel call"): a declaration and its remark, which starts where
+// the code does.
+func codeWithRemark(q string) bool {
+	for _, marker := range []string{" // ", " # ", " -- "} {
+		// Code shows by its punctuation, or by the columns gofmt aligns declarations in ("cause    error").
+		if code, _, ok := strings.Cut(q, marker); ok && (strings.ContainsAny(code, "{}[]()*.=") || strings.Contains(strings.TrimSpace(code), "  ")) {
+			return true
+		}
+	}
+	return false
+}
+
 func startsWithCodeName(q string) bool {
 	first, _, _ := strings.Cut(q, " ")
 	for i, r := range first {

@@ -98,11 +98,31 @@ func TestVerbLike(t *testing.T) {
 		"SP: Stack pointer: the highest address within the local stack frame.": false,
 		"Its kind and location.":  false,
 		"A pointer to the frame.": false,
-		"Stack pointer, the highest address within the local stack frame.": false,
-		"互斥锁的零值是未加锁的互斥锁。":                                                  true,
+		"Stack pointer, the highest address within the local stack frame.":       false,
+		"互斥锁的零值是未加锁的互斥锁。":                                                        true,
+		"Move primary cache to victim cache.":                                    true,
+		"See package [sync.Mutex] documentation.":                                true,
+		"Stack pointer to the frame.":                                            false,
+		"`children map[canceler]struct{}`: set to nil by the first cancel call.": true,
+		"`children map[canceler]struct{}`: nil.":                                 false,
 	} {
 		if got := verbLike(s); got != want {
 			t.Errorf("verbLike(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+func TestCodeWithRemark(t *testing.T) {
+	for q, want := range map[string]bool{
+		"children map[canceler]struct{} // set to nil by the first cancel call":     true,
+		"mu       sync.Mutex            // protects following fields":               true,
+		"count = 0 # reset the counter before the loop":                             true,
+		"cause    error                 // set to non-nil by the first cancel call": true,
+		"parent is already canceled // not a declaration":                           false,
+		"the rest of a sentence cut short":                                          false,
+	} {
+		if got := codeWithRemark(q); got != want {
+			t.Errorf("codeWithRemark(%q) = %v, want %v", q, got, want)
 		}
 	}
 }
