@@ -2,7 +2,6 @@ package scaletest
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -25,6 +24,7 @@ import (
 
 	"github.com/deepresearch/deepresearch/internal/durable"
 	"github.com/deepresearch/deepresearch/internal/pgtest"
+	"github.com/deepresearch/deepresearch/internal/syncio"
 	"github.com/deepresearch/deepresearch/research"
 	"github.com/deepresearch/deepresearch/research/researchtest/openaifake"
 	"github.com/deepresearch/deepresearch/research/state"
@@ -74,7 +74,7 @@ func startTemporal(t testing.TB, bin string) (hostPort, namespace string, _ erro
 	if err != nil {
 		return "", "", err
 	}
-	var stderr syncBuffer
+	var stderr syncio.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		return "", "", err
@@ -114,24 +114,6 @@ func startTemporal(t testing.TB, bin string) (hostPort, namespace string, _ erro
 	}
 }
 
-// syncBuffer is a buffer a process writes while the test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 const question = openaifake.KilnQuestion
 
 var docs = openaifake.KilnDocs
@@ -145,8 +127,8 @@ func fakeModel(t testing.TB, latency time.Duration) *openaifake.Server {
 // proc is one deepresearch process.
 type proc struct {
 	cmd    *exec.Cmd
-	stderr syncBuffer
-	stdout syncBuffer
+	stderr syncio.Buffer
+	stdout syncio.Buffer
 }
 
 type deployment struct {
