@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/deepresearch/deepresearch/llm"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/deepresearch/deepresearch/llm"
 
 	"github.com/deepresearch/deepresearch/research/state"
 )
@@ -76,6 +78,21 @@ func (r *runner) writeSpend(ctx context.Context) {
 			r.log.Error("save spend", "err", err)
 		}
 	}
+}
+
+// arm sets up what bounds the run from here on: the fleet, its call cap net of what earlier attempts spent (the
+// call-cap fuse trips at once when nothing is left), the time fuse counted from since, and the event sink.
+func (r *runner) arm(since time.Time) error {
+	r.fleet = NewFleet(r.rc.Budget.Concurrency, max(r.rc.Budget.MaxCalls-r.base.Calls, 1))
+	if r.rc.Budget.MaxCalls-r.base.Calls <= 0 {
+		r.tripFuse("", fmt.Sprintf("fleet call cap of %d calls reached", r.rc.Budget.MaxCalls))
+	}
+	if r.rc.Budget.MaxTime > 0 {
+		r.deadline = since.Add(r.rc.Budget.MaxTime)
+	}
+	var err error
+	r.events, err = openEventSink(filepath.Join(r.dir, EventsFile), r.id, r.cfg.OnEvent, r.progress)
+	return err
 }
 
 func (r *runner) fused() bool {

@@ -247,14 +247,7 @@ func run(ctx context.Context, cfg Config, resumeDir string) (rep *Report, err er
 		r.created = r.started
 	}
 	r.rc = defaults(rc)
-	r.fleet = NewFleet(r.rc.Budget.Concurrency, max(r.rc.Budget.MaxCalls-r.base.Calls, 1))
-	if r.rc.Budget.MaxCalls-r.base.Calls <= 0 {
-		r.tripFuse("", fmt.Sprintf("fleet call cap of %d calls reached", r.rc.Budget.MaxCalls))
-	}
-	if r.rc.Budget.MaxTime > 0 {
-		r.deadline = r.started.Add(r.rc.Budget.MaxTime)
-	}
-	if r.events, err = openEventSink(filepath.Join(r.dir, EventsFile), r.id, cfg.OnEvent, r.progress); err != nil {
+	if err := r.arm(r.started); err != nil {
 		return nil, err
 	}
 	defer r.events.Close()

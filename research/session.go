@@ -129,19 +129,13 @@ func OpenSession(ctx context.Context, cfg Config, sc SessionConfig) (*Session, e
 		return nil, err
 	}
 	r.base = spend{Tokens: others.Tokens, CostUSD: others.CostUSD, Calls: others.Calls}
-	r.fleet = NewFleet(r.rc.Budget.Concurrency, max(r.rc.Budget.MaxCalls-r.base.Calls, 1))
 	var fs fuseState
 	if v, ok, _ := db.Meta(ctx, "fuse"); ok {
 		_ = json.Unmarshal([]byte(v), &fs)
 	}
 	r.fuse, r.cutShort, r.rounds = fs.Fused, fs.CutShort, fs.Round
-	if r.rc.Budget.MaxCalls-r.base.Calls <= 0 {
-		r.tripFuse("", fmt.Sprintf("fleet call cap of %d calls reached", r.rc.Budget.MaxCalls))
-	}
-	if r.rc.Budget.MaxTime > 0 {
-		r.deadline = r.created.Add(r.rc.Budget.MaxTime)
-	}
-	if r.events, err = openEventSink(filepath.Join(r.dir, EventsFile), r.id, cfg.OnEvent, r.progress); err != nil {
+	// A step's time limit counts from the run's creation, whichever worker runs the step.
+	if err := r.arm(r.created); err != nil {
 		return nil, err
 	}
 	r.events.shared = db

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -30,9 +29,7 @@ facts that stood in the prompt of the model call right after the result that car
 				return err
 			}
 			if format == "json" {
-				enc := json.NewEncoder(app.Stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(rows)
+				return writeJSON(app.Stdout, rows)
 			}
 			fmt.Fprint(app.Stdout, contextbench.FormatTable(rows))
 			return nil

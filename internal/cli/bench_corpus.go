@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 
@@ -45,9 +44,7 @@ INDEX" p50, and a ripgrep scan of the same files for the same words (when rg is 
 				return err
 			}
 			if format == "json" {
-				enc := json.NewEncoder(app.Stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(rows)
+				return writeJSON(app.Stdout, rows)
 			}
 			fmt.Fprint(app.Stdout, corpusbench.FormatTable(rows))
 			return nil

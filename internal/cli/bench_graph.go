@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -85,9 +84,7 @@ exceed the fleet bound.`,
 					}
 					rows = append(rows, rw)
 				}
-				enc := json.NewEncoder(app.Stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(rows)
+				return writeJSON(app.Stdout, rows)
 			}
 			fmt.Fprintf(app.Stdout, "| fleet bound | batch | calls | searches/round | reads/round | critical path | wall | bound | wall/bound | sequential | speed-up | peak in flight |\n")
 			fmt.Fprintf(app.Stdout, "|---:|---:|---:|---|---|---:|---:|---:|---:|---:|---:|---:|\n")

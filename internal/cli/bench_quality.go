@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -42,9 +41,7 @@ from $(go env GOROOT)/src — and over the Chinese user guide in docs/zh (embedd
 				return err
 			}
 			if format == "json" {
-				enc := json.NewEncoder(app.Stdout)
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(res); err != nil {
+				if err := writeJSON(app.Stdout, res); err != nil {
 					return err
 				}
 			} else {

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	goruntime "runtime"
@@ -37,9 +36,7 @@ context manager. The same run beside cloudwego/eino's ReAct agent lives in its o
 				return err
 			}
 			if format == "json" {
-				enc := json.NewEncoder(app.Stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(rows)
+				return writeJSON(app.Stdout, rows)
 			}
 			fmt.Fprintf(app.Stdout, "Agent loop, instant fake model (%s, %d CPUs, best of %d)\n\n", goruntime.Version(), goruntime.NumCPU(), count)
 			fmt.Fprintln(app.Stdout, "| steps N | agent | + contextmgr hybrid |")

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -61,9 +60,7 @@ in-process baseline for the latency Temporal adds per role call. The runs stay i
 				return err
 			}
 			if format == "json" {
-				enc := json.NewEncoder(app.Stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(res)
+				return writeJSON(app.Stdout, res)
 			}
 			fmt.Fprint(app.Stdout, res.Markdown())
 			return nil

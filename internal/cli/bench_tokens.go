@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -36,9 +35,7 @@ quotes its sources verbatim, through the real OpenAI adapter. Prints input and o
 				return fmt.Errorf("bench tokens: %w", err)
 			}
 			if format == "json" {
-				enc := json.NewEncoder(app.Stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(res)
+				return writeJSON(app.Stdout, res)
 			}
 			return res.WriteTable(app.Stdout)
 		},

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"sort"
@@ -36,9 +35,7 @@ models.<name>.context_window and prices in the configuration file to correct the
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			rows := app.modelRows()
 			if asJSON {
-				enc := json.NewEncoder(app.Stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(rows)
+				return writeJSON(app.Stdout, rows)
 			}
 			if len(rows) == 0 {
 				fmt.Fprintln(app.Stdout, "no model configured: pass --provider and --model (and --base-url for a local server), or set them in the config file.")

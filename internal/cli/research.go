@@ -193,12 +193,10 @@ func newRunsCmd(app *App) *cobra.Command {
 				sort.SliceStable(runs, func(i, j int) bool { return runs[i].Created.After(runs[j].Created) })
 			}
 			if asJSON {
-				enc := json.NewEncoder(app.Stdout)
-				enc.SetIndent("", "  ")
 				if runs == nil {
 					runs = []research.RunSummary{}
 				}
-				return enc.Encode(runs)
+				return writeJSON(app.Stdout, runs)
 			}
 			if len(runs) == 0 {
 				fmt.Fprintf(app.Stdout, "no runs in %s (start one: deepresearch run \"question\")\n", dir)
@@ -252,13 +250,7 @@ func newShowCmd(app *App) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				if asJSON {
-					enc := json.NewEncoder(app.Stdout)
-					enc.SetIndent("", "  ")
-					return enc.Encode(rep)
-				}
-				fmt.Fprint(app.Stdout, rep.Markdown)
-				return nil
+				return writeReport(app.Stdout, rep, asJSON)
 			}
 			dir, err := app.findRun(runArg(args))
 			if err != nil {
@@ -282,13 +274,7 @@ func newShowCmd(app *App) *cobra.Command {
 				}
 				return err
 			}
-			if asJSON {
-				enc := json.NewEncoder(app.Stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(rep)
-			}
-			fmt.Fprint(app.Stdout, rep.Markdown)
-			return nil
+			return writeReport(app.Stdout, rep, asJSON)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print report.json")
@@ -613,4 +599,20 @@ func clipWidth(s string, w int) string {
 		cols += c
 	}
 	return s
+}
+
+// writeReport prints a report as show does: its Markdown, or with asJSON its report.json form.
+func writeReport(w io.Writer, rep *research.Report, asJSON bool) error {
+	if asJSON {
+		return writeJSON(w, rep)
+	}
+	_, err := fmt.Fprint(w, rep.Markdown)
+	return err
+}
+
+// writeJSON prints v as indented JSON, the form of every command's --json and --format json.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }

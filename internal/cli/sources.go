@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -330,12 +329,10 @@ Without either, sources.web from the configuration is used, then sources.corpus.
 				return err
 			}
 			if asJSON {
-				enc := json.NewEncoder(app.Stdout)
-				enc.SetIndent("", "  ")
 				if rs == nil {
 					rs = []sources.Result{}
 				}
-				return enc.Encode(rs)
+				return writeJSON(app.Stdout, rs)
 			}
 			if len(rs) == 0 {
 				fmt.Fprintf(app.Stdout, "no results from %s for %q\n", s.Name(), query)

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -81,9 +80,7 @@ The MCP servers come from --mcp FILE, else mcp_file in the configuration, else .
 				return err
 			}
 			if asJSON {
-				enc := json.NewEncoder(app.Stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(l)
+				return writeJSON(app.Stdout, l)
 			}
 			l.print(app.Stdout)
 			return nil
