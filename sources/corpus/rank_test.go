@@ -80,7 +80,7 @@ func TestPostingsRankingEqualsFullQuery(t *testing.T) {
 	for _, d := range []struct {
 		name           string
 		d              depth
-		rescored, full bool // must have been used at least once
+		postings, full bool // must have been used at least once
 	}{
 		{"defaults", depth{}, true, true},
 		{"keeping many", depth{keep: 1 << 20}, true, true},
@@ -105,7 +105,7 @@ func TestPostingsRankingEqualsFullQuery(t *testing.T) {
 				}
 			}
 			after := ix.SearchStats()
-			if d.rescored && after.Rescored == before.Rescored {
+			if d.postings && after.Postings == before.Postings {
 				t.Errorf("no search was certified by rescoring (%+v → %+v)", before, after)
 			}
 			if d.full && after.Full == before.Full {

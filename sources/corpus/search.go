@@ -79,7 +79,7 @@ func (ix *Index) Search(ctx context.Context, q string, limit int) ([]sources.Res
 		return nil, fmt.Errorf("corpus search %q: %w", q, err)
 	}
 	if ok {
-		ix.rescoredSearches.Add(1)
+		ix.postingsSearches.Add(1)
 		return out, nil
 	}
 	ix.fullSearches.Add(1)
@@ -142,7 +142,7 @@ func (g *generation) rankFull(ctx context.Context, rq rankQuery) ([]sources.Resu
 	return out, err
 }
 
-// rankCertified ranks by walking the postings (see firstpass.go) and turns
+// rankCertified ranks by walking the postings (see rank.go) and turns
 // the hits into results. ok is false when the ranking could not be
 // certified equal to rankFull's.
 func (g *generation) rankCertified(ctx context.Context, rq rankQuery, d depth) (out []sources.Result, ok bool, err error) {
@@ -234,13 +234,13 @@ func (g *generation) results(r index.IndexReader, hits []hit, rq rankQuery) (out
 
 // SearchStats counts how searches were ranked.
 type SearchStats struct {
-	Rescored int64 // ranked by rescoring candidates, certified equal to the full query
+	Postings int64 // ranked by walking the postings, certified equal to the full query
 	Full     int64 // ranked by the full query over the whole index
 }
 
 // SearchStats reports how this Index's searches were ranked so far.
 func (ix *Index) SearchStats() SearchStats {
-	return SearchStats{Rescored: ix.rescoredSearches.Load(), Full: ix.fullSearches.Load()}
+	return SearchStats{Postings: ix.postingsSearches.Load(), Full: ix.fullSearches.Load()}
 }
 
 // storedFile is a file document read back from the index.

@@ -14,7 +14,7 @@ import (
 )
 
 // candidateReader lets Bleve's own searchers score a few chunks of a large
-// index as they would score them over the whole of it (see firstpass.go).
+// index as they would score them over the whole of it (see rank.go).
 
 // hit is one scored chunk: its index-internal id and, once resolved, its
 // chunk id.

@@ -37,7 +37,7 @@ import (
 //     position of the phrase. For such a chunk whose score could still
 //     matter, the words' positions are read and checked for the phrase.
 //     Where they form it, Bleve's phrase searcher scores the phrase clause
-//     on those chunks only (over candidateReader, see rescore.go); the few
+//     on those chunks only (over candidateReader, see candidates.go); the few
 //     found are then scored exactly. Everywhere else the phrase clause is
 //     known not to match.
 //   - Top-k skipping (MaxScore): a term's score is below k1 × idf × its
