@@ -59,7 +59,7 @@ type Index struct {
 	addMu sync.Mutex // one Add at a time in this process
 
 	depth                          depth // zero: the defaults
-	rescoredSearches, fullSearches atomic.Int64
+	postingsSearches, fullSearches atomic.Int64
 
 	mu     sync.Mutex
 	cur    *generation // the generation searched; nil until first use
