@@ -367,6 +367,10 @@ func (a *App) research(cmd *cobra.Command, fl researchFlags, question, resumeDir
 	}
 	cfg, cleanup, err := b.Build(ctx, req)
 	if err != nil {
+		if ctx.Err() != nil && resumeDir == "" {
+			// Stopped while a corpus folder was indexed: no run began, so there is no folder to resume.
+			return fmt.Errorf("interrupted before the run began, so there is nothing to resume: %w", err)
+		}
 		return err
 	}
 	defer cleanup()
