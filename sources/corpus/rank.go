@@ -71,6 +71,7 @@ type rankTerm struct {
 	qw               float64 // query weight: boost × idf × query norm
 	clauses          int     // clauses of the query that are this term
 	ub               float64 // a chunk gets less than this from this term's clauses
+	field            int     // 0 text, 1 title
 
 	// The term's positions, for the phrase check (text terms only).
 	vec   index.TermFieldReader
@@ -240,7 +241,7 @@ func openPostingsQuery(ctx context.Context, r index.IndexReader, m mapping.Index
 				if err != nil {
 					return nil, false, err
 				}
-				t := &rankTerm{tfr: tfr, avg: avg, qw: f.boost}
+				t := &rankTerm{tfr: tfr, avg: avg, qw: f.boost, field: g}
 				docTerm := tfr.Count()
 				if avg > 0 {
 					t.idf = math.Log(1 + (float64(docTotal)-float64(docTerm)+0.5)/(float64(docTerm)+0.5))
@@ -525,32 +526,37 @@ func postingsRank(ctx context.Context, r index.IndexReader, m mapping.IndexMappi
 		}
 		return 0
 	})
-	below := make([]float64, len(order)+1)
-	phraseIn := make([]bool, len(order)+1)
-	rank := make([]int, len(q.terms)) // position of each term in order
+	below := make([][2]float64, len(order)+1) // text, title
+	rank := make([]int, len(q.terms))         // position of each term in order
 	for i, o := range order {
-		below[i+1] = below[i] + q.terms[o].ub
+		below[i+1] = below[i]
+		below[i+1][q.terms[o].field] += q.terms[o].ub
 		rank[o] = i
 	}
-	for i := range phraseIn {
-		phraseIn[i] = len(q.phrase) > 0
+	// canForm tells whether a chunk can still hold a term of every phrase
+	// position when order[:i] are not known yet and the other terms at n
+	// are the ones there.
+	canForm := func(i int, n uint64) bool {
 		for _, alts := range q.phrase {
 			has := len(alts) == 0
 			for _, t := range alts {
-				has = has || rank[t] < i
+				has = has || rank[t] < i || q.terms[t].at == n
 			}
-			phraseIn[i] = phraseIn[i] && has
+			if !has {
+				return false
+			}
 		}
+		return len(q.phrase) > 0
 	}
-	// A chunk's score is at most its terms' clauses times 2/3 (two of the
-	// three clauses at most) without the phrase, times 3 with it (the
-	// phrase clause is at most twice the words).
+	// A chunk's score is at most two thirds of its text and title clauses
+	// (two of the three clauses at most) without the phrase; with it, the
+	// phrase clause adds at most twice the text's.
 	const margin = 1 + 1e-9 // rounding, in the bounds' favour
-	most := func(sum float64, phrase bool) float64 {
+	most := func(s [2]float64, phrase bool) float64 {
 		if phrase {
-			return 3 * sum * margin
+			return (3*s[0] + s[1]) * margin
 		}
-		return 2.0 / 3 * sum * margin
+		return 2.0 / 3 * (s[0] + s[1]) * margin
 	}
 	skip := 0
 
@@ -573,30 +579,31 @@ func postingsRank(ctx context.Context, r index.IndexReader, m mapping.IndexMappi
 		}
 		visit := true
 		if skip > 0 {
-			// What the terms passed over could add, and whether the phrase
-			// can still match.
-			partial := below[skip]
+			// What the chunk's terms give, the terms passed over bounded by
+			// their bounds; those are then looked up, largest bound first,
+			// until the chunk cannot reach the k-th score or all are known.
+			var known [2]float64
 			for _, o := range order[skip:] {
 				if t := q.terms[o]; t.at == n {
-					partial += float64(t.clauses) * t.value()
+					known[t.field] += float64(t.clauses) * t.value()
 				}
 			}
-			phrase := len(q.phrase) > 0
-			for _, alts := range q.phrase {
-				has := len(alts) == 0
-				for _, t := range alts {
-					has = has || rank[t] < skip || q.terms[t].at == n
+			for j := skip; ; j-- {
+				b := [2]float64{below[j][0] + known[0], below[j][1] + known[1]}
+				if most(b, canForm(j, n)) < theta {
+					visit = false
+					st.passed++
+					break
 				}
-				phrase = phrase && has
-			}
-			if most(partial, phrase) < theta {
-				visit = false
-				st.passed++
-			} else {
-				for _, o := range order[:skip] {
-					if err := q.terms[o].advance(n); err != nil {
-						return nil, 0, st, false, err
-					}
+				if j == 0 {
+					break
+				}
+				t := q.terms[order[j-1]]
+				if err := t.advance(n); err != nil {
+					return nil, 0, st, false, err
+				}
+				if t.at == n {
+					known[t.field] += float64(t.clauses) * t.value()
 				}
 			}
 		}
@@ -641,7 +648,7 @@ func postingsRank(ctx context.Context, r index.IndexReader, m mapping.IndexMappi
 			}
 			if len(h) == k && h[0].score > theta {
 				theta = h[0].score
-				for skip < len(order) && most(below[skip+1], phraseIn[skip+1]) < theta {
+				for skip < len(order) && most(below[skip+1], canForm(skip+1, noDoc)) < theta {
 					skip++
 				}
 			}

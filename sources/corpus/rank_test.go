@@ -22,7 +22,7 @@ scheduler thread signal file network socket buffer reader writer error panic def
 
 // rankCorpus writes n Markdown files of several paragraphs, Zipf-distributed words, some titles sharing words
 // and the phrase "happens before" planted in every seventh file, plus a few Chinese files.
-func rankCorpus(t *testing.T, n int) string {
+func rankCorpus(t testing.TB, n int) string {
 	t.Helper()
 	root := t.TempDir()
 	r := rand.New(rand.NewPCG(3, 4))
@@ -271,4 +271,44 @@ func TestRankScoresAreBleves(t *testing.T) {
 	if total.passed == 0 || total.skipped == 0 || total.checked == 0 || total.phrase == 0 {
 		t.Errorf("some part of the ranking was never used: %+v", total)
 	}
+}
+
+// Whatever the query — any bytes, any script, repeated words, punctuation, more words than are ranked by the
+// postings — a search gives the full query's results.
+func FuzzPostingsRanking(f *testing.F) {
+	for _, q := range []string{
+		"happens before", "mutex mutex mutex", "内存模型 先行发生", "!!! ???", "before happens before",
+		"memory model goroutine channel happens before after lock mutex atomic value", "Go 的 channel", "ÄÖ ǅ ﬁ",
+		"heap\x00stack", "stack heap", "type", "happens-before memory",
+	} {
+		f.Add(q)
+	}
+	root := rankCorpus(f, 120)
+	ix := openIndex(f, f.TempDir())
+	if _, err := ix.Add(f.Context(), root); err != nil {
+		f.Fatal(err)
+	}
+	g, release, err := ix.acquire()
+	if err != nil || g == nil {
+		f.Fatalf("acquire: %v", err)
+	}
+	defer release()
+	f.Fuzz(func(t *testing.T, q string) {
+		for _, limit := range []int{1, 10} {
+			got, err := ix.Search(t.Context(), q, limit)
+			if err != nil {
+				if strings.TrimSpace(q) != "" {
+					t.Fatalf("%q: %v", q, err)
+				}
+				continue
+			}
+			want, err := g.rankFull(t.Context(), newRankQuery(capQuery(strings.TrimSpace(q)), limit, 2))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !sameResults(got, want) {
+				t.Errorf("%q limit %d:\n got %s\nwant %s", q, limit, urls(got), urls(want))
+			}
+		}
+	})
 }
