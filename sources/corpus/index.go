@@ -288,6 +288,16 @@ func (ix *Index) DocCount() int {
 	return g.info.Files
 }
 
+// ChunkCount returns the number of searchable chunks: zero when every indexed file is empty of text.
+func (ix *Index) ChunkCount() int {
+	g, release, err := ix.acquire()
+	if err != nil || g == nil {
+		return 0
+	}
+	defer release()
+	return g.info.Chunks
+}
+
 // Close releases the index. Calling it again does nothing.
 func (ix *Index) Close() error {
 	ix.mu.Lock()
