@@ -85,6 +85,7 @@ func TestPostingsRankingEqualsFullQuery(t *testing.T) {
 		{"defaults", depth{}, true, true},
 		{"keeping many", depth{keep: 1 << 20}, true, true},
 		{"keeping too few", depth{keep: 2}, true, true},
+		{"a short phrase list", depth{compact: 2}, true, true},
 	} {
 		t.Run(d.name, func(t *testing.T) {
 			ix.depth = d.d
@@ -233,7 +234,7 @@ func TestRankScoresAreBleves(t *testing.T) {
 			bleveScore[h.ID] = h.Score
 		}
 		for _, k := range []int{1, 3, 10, 40, 1 << 20} {
-			kept, kth, st, ok, err := postingsRank(t.Context(), r, g.idx.Mapping(), rq, k)
+			kept, kth, st, ok, err := postingsRank(t.Context(), r, g.idx.Mapping(), rq, k, depth{compact: 2})
 			if err != nil || !ok {
 				t.Fatalf("%q k=%d: ok=%v err=%v", q, k, ok, err)
 			}
