@@ -85,14 +85,14 @@ type SourceRef struct {
 // failure: the run id and folder once a run exists, its status and the error.
 type Output struct {
 	RunID     string      `json:"run_id,omitempty"`
-	Status    string      `json:"status" jsonschema:"done, failed, stopped (cancelled: the run folder can be resumed with deepresearch resume) or refused (the call was not valid; no run was started)"`
+	Status    string      `json:"status" jsonschema:"done, failed, stopped (cancelled: when dir is set, the run folder can be resumed with deepresearch resume) or refused (the call was not valid; no run was started)"`
 	Error     string      `json:"error,omitempty" jsonschema:"what went wrong, when status is not done"`
 	Question  string      `json:"question,omitempty"`
 	Engine    string      `json:"engine,omitempty"`
 	Report    string      `json:"report,omitempty" jsonschema:"the Markdown report; every [n] is a citation listed in sources"`
 	ReportURI string      `json:"report_uri,omitempty" jsonschema:"MCP resource holding report.md"`
 	JSONURI   string      `json:"json_uri,omitempty" jsonschema:"MCP resource holding report.json: citations, evidence with verbatim quotes"`
-	Dir       string      `json:"dir,omitempty" jsonschema:"run folder on the server's disk"`
+	Dir       string      `json:"dir,omitempty" jsonschema:"run folder on the server's disk; empty when the run stopped or failed before it began"`
 	Sources   []SourceRef `json:"sources,omitempty"`
 	Evidence  int         `json:"evidence" jsonschema:"number of distinct evidence items the report cites"`
 	Pooled    int         `json:"pooled" jsonschema:"number of evidence items gathered (accepted and rejected), of which evidence were cited"`
@@ -434,11 +434,24 @@ func (s *Server) deepResearch(ctx context.Context, req *mcp.CallToolRequest, in 
 	}
 	prog.close()
 	if err != nil {
-		out := Output{RunID: rr.RunID, Question: q, Dir: rr.OutDir, Status: StatusFailed, Error: err.Error()}
+		out := Output{RunID: rr.RunID, Question: q, Status: StatusFailed, Error: err.Error()}
+		// A run stopped or failed while its sources were prepared (a folder being indexed) never began: it has no
+		// folder to point to or resume.
+		_, ierr := s.store.Info(context.WithoutCancel(ctx), rr.RunID)
+		began := ierr == nil
+		if began {
+			out.Dir = rr.OutDir
+		}
 		text := fmt.Sprintf("research run %s failed: %v", rr.RunID, err)
-		if ctx.Err() != nil {
+		switch {
+		case ctx.Err() != nil && began:
 			out.Status = StatusStopped
 			text = fmt.Sprintf("research run %s was stopped; its folder %s can be resumed with `deepresearch resume %s`", rr.RunID, rr.OutDir, rr.RunID)
+		case ctx.Err() != nil:
+			out.Status = StatusStopped
+			text = fmt.Sprintf("research run %s was stopped before it began (while its sources were prepared: %v); nothing was saved to resume, call deep_research again to start over", rr.RunID, err)
+		case !began:
+			text = fmt.Sprintf("research run %s failed before it began: %v", rr.RunID, err)
 		}
 		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: text}}}, out, nil
 	}

@@ -60,7 +60,7 @@ type Index struct {
 	addMu sync.Mutex // one Add at a time in this process
 
 	depth                          depth // zero: the defaults
-	rescoredSearches, fullSearches atomic.Int64
+	postingsSearches, fullSearches atomic.Int64
 
 	mu     sync.Mutex
 	cur    *generation // the generation searched; nil until first use
@@ -287,6 +287,16 @@ func (ix *Index) DocCount() int {
 	}
 	defer release()
 	return g.info.Files
+}
+
+// ChunkCount returns the number of searchable chunks: zero when every indexed file is empty of text.
+func (ix *Index) ChunkCount() int {
+	g, release, err := ix.acquire()
+	if err != nil || g == nil {
+		return 0
+	}
+	defer release()
+	return g.info.Chunks
 }
 
 // Close releases the index. Calling it again does nothing.

@@ -2,6 +2,7 @@ package corpus
 
 import (
 	"fmt"
+	"github.com/blevesearch/bleve/v2"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
@@ -21,7 +22,7 @@ scheduler thread signal file network socket buffer reader writer error panic def
 
 // rankCorpus writes n Markdown files of several paragraphs, Zipf-distributed words, some titles sharing words
 // and the phrase "happens before" planted in every seventh file, plus a few Chinese files.
-func rankCorpus(t *testing.T, n int) string {
+func rankCorpus(t testing.TB, n int) string {
 	t.Helper()
 	root := t.TempDir()
 	r := rand.New(rand.NewPCG(3, 4))
@@ -47,11 +48,10 @@ func rankCorpus(t *testing.T, n int) string {
 	return root
 }
 
-// The two-pass ranking (candidates without the phrase clause, then the full query over the candidates only) gives
-// the results of the full query over the whole index — same chunks, same order, same scores — whether it
-// is certified at once, after rescoring more candidates, or falls back to the full query because pass 1 kept too
-// few candidates.
-func TestTwoPassRankingEqualsFullQuery(t *testing.T) {
+// Ranking by walking the postings gives the results of the full query run through Bleve over the whole index —
+// same chunks, same order, same scores — whether it keeps as many chunks as the search looks at, many more, or
+// too few, when it must fall back to the full query; and for queries of more words than it ranks itself.
+func TestPostingsRankingEqualsFullQuery(t *testing.T) {
 	root := rankCorpus(t, 240)
 	ix := openIndex(t, t.TempDir())
 	if _, err := ix.Add(t.Context(), root); err != nil {
@@ -80,12 +80,12 @@ func TestTwoPassRankingEqualsFullQuery(t *testing.T) {
 	for _, d := range []struct {
 		name           string
 		d              depth
-		rescored, full bool // must have been used at least once
+		postings, full bool // must have been used at least once
 	}{
-		{"defaults", depth{}, true, false},
-		{"rescoring in stages", depth{first: 3, most: 1 << 20}, true, false},
-		{"too few candidates", depth{first: 1, most: 2}, false, true},
-		{"some certified, some not", depth{first: 2, most: 40}, true, true},
+		{"defaults", depth{}, true, true},
+		{"keeping many", depth{keep: 1 << 20}, true, true},
+		{"keeping too few", depth{keep: 2}, true, true},
+		{"a short phrase list", depth{compact: 2}, true, true},
 	} {
 		t.Run(d.name, func(t *testing.T) {
 			ix.depth = d.d
@@ -106,14 +106,11 @@ func TestTwoPassRankingEqualsFullQuery(t *testing.T) {
 				}
 			}
 			after := ix.SearchStats()
-			if d.rescored && after.Rescored == before.Rescored {
+			if d.postings && after.Postings == before.Postings {
 				t.Errorf("no search was certified by rescoring (%+v → %+v)", before, after)
 			}
 			if d.full && after.Full == before.Full {
 				t.Errorf("no search fell back to the full query (%+v → %+v)", before, after)
-			}
-			if !d.full && after.Full != before.Full {
-				t.Errorf("%d searches fell back to the full query", after.Full-before.Full)
 			}
 		})
 	}
@@ -162,7 +159,7 @@ func TestTiedScoresRankByChunkID(t *testing.T) {
 		if _, err := ix.Add(t.Context(), root); err != nil {
 			t.Fatal(err)
 		}
-		for _, d := range []depth{{}, {first: 1, most: 2}} { // certified, and falling back to the full query
+		for _, d := range []depth{{}, {keep: 2}} { // certified, and falling back to the full query
 			ix.depth = d
 			got, err := ix.Search(t.Context(), "cost fuse budget", 10)
 			if err != nil {
@@ -185,4 +182,174 @@ func TestTiedScoresRankByChunkID(t *testing.T) {
 			}
 		}
 	}
+}
+
+// Walking the postings scores every chunk exactly as Bleve's searchers score it under the full query, bit for bit;
+// keeps every chunk that scores above the k-th, whatever k; and passes over chunks, skips common words' postings and
+// asks Bleve's phrase searcher only where that cannot change the best k.
+func TestRankScoresAreBleves(t *testing.T) {
+	root := rankCorpus(t, 240)
+	ix := openIndex(t, t.TempDir())
+	if _, err := ix.Add(t.Context(), root); err != nil {
+		t.Fatal(err)
+	}
+	g, release, err := ix.acquire()
+	if err != nil || g == nil {
+		t.Fatalf("acquire: %v", err)
+	}
+	defer release()
+	adv, err := g.idx.Advanced()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := adv.Reader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	queries := []string{
+		"happens before", "memory model", "goroutine channel lock", "mutex mutex", "happens before memory",
+		"garbage collector heap stack", "before happens", "string", "select map slice panic", "内存模型", "先行发生",
+		"Go 内存模型 channel", "zzzz nothing matches", "happens zzzz", "!!! ???", "happens-before", "memory memory memory",
+	}
+	rnd := rand.New(rand.NewPCG(8, 9))
+	for range 24 {
+		q := make([]string, 2+rnd.IntN(4))
+		for j := range q {
+			q[j] = rankWords[rnd.IntN(len(rankWords))]
+		}
+		queries = append(queries, strings.Join(q, " "))
+	}
+	var total rankStats
+	for _, q := range queries {
+		rq := newRankQuery(q, 10, 2)
+		req := bleve.NewSearchRequestOptions(rq.full, 100000, 0, false)
+		req.SortBy([]string{"-_score", "_id"})
+		res, err := g.idx.SearchInContext(t.Context(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bleveScore := map[string]float64{}
+		for _, h := range res.Hits {
+			bleveScore[h.ID] = h.Score
+		}
+		for _, k := range []int{1, 3, 10, 40, 1 << 20} {
+			kept, kth, st, ok, err := postingsRank(t.Context(), r, g.idx.Mapping(), rq, k, depth{compact: 2})
+			if err != nil || !ok {
+				t.Fatalf("%q k=%d: ok=%v err=%v", q, k, ok, err)
+			}
+			total.passed += st.passed
+			total.skipped += st.skipped
+			total.checked += st.checked
+			total.phrase += st.phrase
+			got := map[string]float64{}
+			for _, e := range kept {
+				id, err := r.ExternalID(internalID(e.num))
+				if err != nil {
+					t.Fatal(err)
+				}
+				got[id] = e.score
+				if want, found := bleveScore[id]; !found || e.score != want {
+					t.Errorf("%q k=%d: %s scored %.17g, Bleve %.17g (found %v)", q, k, id, e.score, want, found)
+				}
+			}
+			if len(res.Hits) <= k {
+				if !math.IsInf(kth, -1) || len(kept) != len(res.Hits) {
+					t.Errorf("%q k=%d: %d of %d chunks kept, k-th score %g", q, k, len(kept), len(res.Hits), kth)
+				}
+				continue
+			}
+			if kth > res.Hits[k-1].Score {
+				t.Errorf("%q k=%d: k-th score %.17g above Bleve's %.17g", q, k, kth, res.Hits[k-1].Score)
+			}
+			for _, h := range res.Hits {
+				if _, in := got[h.ID]; !in && h.Score > kth {
+					t.Errorf("%q k=%d: %s (score %.17g) left out, k-th score %.17g", q, k, h.ID, h.Score, kth)
+				}
+			}
+		}
+	}
+	if total.passed == 0 || total.skipped == 0 || total.checked == 0 || total.phrase == 0 {
+		t.Errorf("some part of the ranking was never used: %+v", total)
+	}
+}
+
+// Whatever the query — any bytes, any script, repeated words, punctuation, more words than are ranked by the
+// postings — a search gives the full query's results.
+func FuzzPostingsRanking(f *testing.F) {
+	for _, q := range []string{
+		"happens before", "mutex mutex mutex", "内存模型 先行发生", "!!! ???", "before happens before",
+		"memory model goroutine channel happens before after lock mutex atomic value", "Go 的 channel", "ÄÖ ǅ ﬁ",
+		"heap\x00stack", "stack heap", "type", "happens-before memory",
+	} {
+		f.Add(q)
+	}
+	root := rankCorpus(f, 120)
+	ix := openIndex(f, f.TempDir())
+	if _, err := ix.Add(f.Context(), root); err != nil {
+		f.Fatal(err)
+	}
+	g, release, err := ix.acquire()
+	if err != nil || g == nil {
+		f.Fatalf("acquire: %v", err)
+	}
+	defer release()
+	f.Fuzz(func(t *testing.T, q string) {
+		for _, limit := range []int{1, 10} {
+			got, err := ix.Search(t.Context(), q, limit)
+			if err != nil {
+				if strings.TrimSpace(q) != "" {
+					t.Fatalf("%q: %v", q, err)
+				}
+				continue
+			}
+			want, err := g.rankFull(t.Context(), newRankQuery(capQuery(strings.TrimSpace(q)), limit, 2))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !sameResults(got, want) {
+				t.Errorf("%q limit %d:\n got %s\nwant %s", q, limit, urls(got), urls(want))
+			}
+		}
+	})
+}
+
+// BenchmarkRanking ranks the same queries by walking the postings and with the full query through Bleve's
+// searchers, side by side, on a corpus whose words are all common (the hard case for skipping postings):
+//
+//	go test -run XXX -bench BenchmarkRanking ./sources/corpus/
+func BenchmarkRanking(b *testing.B) {
+	root := rankCorpus(b, 3000)
+	ix := openIndex(b, b.TempDir())
+	if _, err := ix.Add(b.Context(), root); err != nil {
+		b.Fatal(err)
+	}
+	g, release, err := ix.acquire()
+	if err != nil || g == nil {
+		b.Fatalf("acquire: %v", err)
+	}
+	defer release()
+	rnd := rand.New(rand.NewPCG(1, 2))
+	var queries []rankQuery
+	for range 20 {
+		q := make([]string, 2+rnd.IntN(3))
+		for j := range q {
+			q[j] = rankWords[rnd.IntN(len(rankWords))]
+		}
+		queries = append(queries, newRankQuery(strings.Join(q, " "), 10, 2))
+	}
+	b.Run("postings", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			if _, ok, err := g.rankCertified(b.Context(), queries[i%len(queries)], depth{}); err != nil || !ok {
+				b.Fatal(ok, err)
+			}
+		}
+	})
+	b.Run("bleve-full-query", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			if _, err := g.rankFull(b.Context(), queries[i%len(queries)]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

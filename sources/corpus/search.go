@@ -1,16 +1,14 @@
 package corpus
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/url"
 	"path/filepath"
 	"regexp"
-	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -81,7 +79,7 @@ func (ix *Index) Search(ctx context.Context, q string, limit int) ([]sources.Res
 		return nil, fmt.Errorf("corpus search %q: %w", q, err)
 	}
 	if ok {
-		ix.rescoredSearches.Add(1)
+		ix.postingsSearches.Add(1)
 		return out, nil
 	}
 	ix.fullSearches.Add(1)
@@ -95,9 +93,10 @@ func (ix *Index) Search(ctx context.Context, q string, limit int) ([]sources.Res
 // rankQuery is one search: the ranking query, its cheaper part without the
 // phrase clause, and how its hits become results.
 type rankQuery struct {
-	full, cheap    query.Query
+	full, phrase   query.Query
 	limit, perFile int
 	want           int // hits looked at, at most
+	text           string
 	terms          []string
 }
 
@@ -116,10 +115,11 @@ func newRankQuery(q string, limit, perFile int) rankQuery {
 	title.Analyzer = analyzerName
 	title.SetBoost(1.5)
 	return rankQuery{
-		full:  bleve.NewDisjunctionQuery(words, phrase, title),
-		cheap: bleve.NewDisjunctionQuery(words, title),
-		limit: limit, perFile: perFile,
+		full:   bleve.NewDisjunctionQuery(words, phrase, title),
+		phrase: phrase,
+		limit:  limit, perFile: perFile,
 		want:  limit*perFile*3 + 10,
+		text:  q,
 		terms: queryTerms(q),
 	}
 }
@@ -142,17 +142,10 @@ func (g *generation) rankFull(ctx context.Context, rq rankQuery) ([]sources.Resu
 	return out, err
 }
 
-// rankCertified ranks in two passes (see rescore.go) and turns the hits
-// into results. ok is false when the ranking could not be certified equal
-// to rankFull's.
+// rankCertified ranks by walking the postings (see rank.go) and turns
+// the hits into results. ok is false when the ranking could not be
+// certified equal to rankFull's.
 func (g *generation) rankCertified(ctx context.Context, rq rankQuery, d depth) (out []sources.Result, ok bool, err error) {
-	first, most := d.first, d.most
-	if first <= 0 {
-		first = firstStage
-	}
-	if most <= 0 {
-		most = maxCandidates
-	}
 	adv, err := g.idx.Advanced()
 	if err != nil {
 		return nil, false, err
@@ -162,56 +155,31 @@ func (g *generation) rankCertified(ctx context.Context, rq rankQuery, d depth) (
 		return nil, false, err
 	}
 	defer r.Close()
-	m := g.idx.Mapping()
-	cands, total, cheapWeight, err := topHits(ctx, r, m, rq.cheap, most)
-	if err != nil || len(cands) == 0 {
-		return nil, err == nil, err
+	kept, kth, _, ok, err := postingsRank(ctx, r, g.idx.Mapping(), rq, rq.want, d)
+	if err != nil || !ok {
+		return nil, false, err
 	}
-	bound := phraseBound(cheapWeight)
-	var ranked []hit
-	for done, n := 0, min(first, len(cands)); ; {
-		ids := make([]index.IndexInternalID, 0, n-done)
-		for _, c := range cands[done:n] {
-			ids = append(ids, c.iid)
-		}
-		slices.SortFunc(ids, func(a, b index.IndexInternalID) int { return bytes.Compare(a, b) })
-		more, fullWeight, err := scoreCandidates(ctx, r, m, rq.full, ids)
-		if err != nil {
-			return nil, false, err
-		}
-		ranked = append(ranked, more...)
-		sortHits(ranked)
-		if err := breakTies(r, ranked); err != nil {
-			return nil, false, err
-		}
-		done = n
-		out, consumed, exhausted, err := g.results(r, ranked[:min(len(ranked), rq.want)], rq)
-		if err != nil {
-			return nil, false, err
-		}
-		if total <= done { // every matching chunk is ranked
-			return out, true, nil
-		}
-		if exhausted && len(ranked) < rq.want { // rankFull would look further
-			if done == len(cands) {
-				return nil, false, nil
-			}
-			n = min(4*done, len(cands))
-			continue
-		}
-		// A chunk not rescored yet scores at most bound(its pass-1 score)
-		// under the full query: rescore those that could reach the last
-		// hit consumed, or stop when none can.
-		last := ranked[consumed-1].score
-		below := func(i int) bool { return bound(cands[i].score, fullWeight) < last }
-		if done < len(cands) && below(done) || done == len(cands) && below(done-1) {
-			return out, true, nil
-		}
-		if done == len(cands) {
-			return nil, false, nil
-		}
-		n = max(done+1, done+sort.Search(len(cands)-done, func(i int) bool { return below(done + i) }))
+	hits := make([]hit, len(kept))
+	for i, e := range kept {
+		hits[i] = hit{iid: internalID(e.num), score: e.score}
 	}
+	sortHits(hits)
+	if err := breakTies(r, hits); err != nil {
+		return nil, false, err
+	}
+	out, consumed, exhausted, err := g.results(r, hits[:min(len(hits), rq.want)], rq)
+	if err != nil {
+		return nil, false, err
+	}
+	switch {
+	case math.IsInf(kth, -1): // every matching chunk is ranked
+		return out, true, nil
+	case exhausted && len(hits) < rq.want: // rankFull would look further
+		return nil, false, nil
+	case consumed > 0 && hits[consumed-1].score > kth: // no chunk left out reaches the last hit taken
+		return out, true, nil
+	}
+	return nil, false, nil
 }
 
 // results turns ranked chunks into search results, at most perFile a file
@@ -262,13 +230,13 @@ func (g *generation) results(r index.IndexReader, hits []hit, rq rankQuery) (out
 
 // SearchStats counts how searches were ranked.
 type SearchStats struct {
-	Rescored int64 // ranked by rescoring candidates, certified equal to the full query
+	Postings int64 // ranked by walking the postings, certified equal to the full query
 	Full     int64 // ranked by the full query over the whole index
 }
 
 // SearchStats reports how this Index's searches were ranked so far.
 func (ix *Index) SearchStats() SearchStats {
-	return SearchStats{Rescored: ix.rescoredSearches.Load(), Full: ix.fullSearches.Load()}
+	return SearchStats{Postings: ix.postingsSearches.Load(), Full: ix.fullSearches.Load()}
 }
 
 // storedFile is a file document read back from the index.

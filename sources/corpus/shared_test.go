@@ -126,6 +126,11 @@ func TestCancelMidwayLeavesIndexConsistent(t *testing.T) {
 	defer cancel()
 	var cancelledAt time.Time
 	ix, err := OpenWith(dir, &Options{Progress: func(p Progress) {
+		if p.Phase == "indexing" && p.Done == 0 {
+			// Reports come at most every 100 ms: hold the writer past that, so that the next file done is
+			// reported (and cancels) however fast this machine indexes 2000 small files.
+			time.Sleep(150 * time.Millisecond)
+		}
 		if p.Phase == "indexing" && p.Done > 0 && cancelledAt.IsZero() {
 			cancelledAt = time.Now()
 			cancel()
