@@ -211,6 +211,8 @@ func checkEvidence(byID map[string]Evidence, docs func(source string) (*docEntry
 type i18n struct {
 	engine, extractive, cutShort, sources, citations, citedAs, removed, empty, partial string
 	howMade, textRead                                                                  string
+	// uncovered opens the list of sub-questions a report that could support nothing leaves open.
+	uncovered string
 	// readNoModel is howLines[0] for the extractive engine: it makes no model calls and spends no tokens, and the
 	// number of passes it made depends on when early stops landed, so it is not shown.
 	readNoModel string
@@ -227,6 +229,7 @@ var texts = map[string]i18n{
 		citedAs:     "cited as",
 		removed:     "%d statement(s) of the draft were removed because no grounded evidence supports them.",
 		empty:       "No statement could be supported by grounded evidence.",
+		uncovered:   "The sources searched answer none of these sub-questions:",
 		partial:     "Partial report: the synthesis failed, so this report lists the grounded evidence the run gathered, unedited.",
 		howMade:     "How this report was made",
 		textRead:    "text read, lines",
@@ -250,6 +253,7 @@ var texts = map[string]i18n{
 		citedAs:     "引用编号",
 		removed:     "草稿中有 %d 条陈述因没有可溯源的证据支持而被删除。",
 		empty:       "没有任何陈述能得到可溯源证据的支持。",
+		uncovered:   "所检索的来源没有回答以下任何子问题：",
 		partial:     "不完整的报告：综合撰写失败，本报告仅列出本次运行收集到的可溯源证据，未经整理。",
 		howMade:     "本报告的生成方式",
 		textRead:    "所读文本，行",
@@ -346,6 +350,16 @@ func (r *runner) render(ctx context.Context, plan *Plan, body string, removed []
 			b.WriteString(numbered + "\n\n") // headings only, such as a note that the sources do not cover the question
 		}
 		b.WriteString(tx.empty + "\n\n")
+		// Which sub-questions the sources leave open, whatever the engine wrote (or had removed) about them.
+		var open []string
+		for _, sq := range plan.SubQuestions {
+			if q := strings.TrimSpace(sq.Question); q != "" && !strings.Contains(numbered, q) {
+				open = append(open, "- "+q)
+			}
+		}
+		if len(open) > 0 {
+			b.WriteString(tx.uncovered + "\n\n" + strings.Join(open, "\n") + "\n\n")
+		}
 	} else {
 		b.WriteString(numbered + "\n\n")
 	}

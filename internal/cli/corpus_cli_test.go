@@ -48,6 +48,40 @@ func TestCorpusWithoutDocumentsFailsClearly(t *testing.T) {
 	}
 }
 
+// A folder whose documents hold no text (empty notes, a PDF of scanned pages) has nothing to search either: the run
+// stops at once and says so, instead of searching an empty index and reporting that nothing is covered.
+func TestCorpusWithoutTextFailsClearly(t *testing.T) {
+	cfg := serveEnv(t)
+	folder := t.TempDir()
+	for name, body := range map[string]string{"empty.md": "", "blank.txt": "\n \n\t\n", "photo.png": "\x89PNG"} {
+		if err := os.WriteFile(filepath.Join(folder, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runDir := filepath.Join(t.TempDir(), "run")
+	code, stdout, stderr := mainOut(t, "run", "--config", cfg, "--out", runDir, "--corpus", folder, "What does the beekeeper record?")
+	msg := stdout + stderr
+	if code == 0 {
+		t.Fatalf("run over a folder without text succeeded:\n%s", msg)
+	}
+	for _, want := range []string{folder, "no document", "2 without any text", ".png ×1", "supported:"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("run output lacks %q:\n%s", want, msg)
+		}
+	}
+	if _, err := os.Stat(runDir); err == nil {
+		t.Error("the failed run left a run folder")
+	}
+	// Once a file has text, the same folder is searched.
+	if err := os.WriteFile(filepath.Join(folder, "empty.md"), []byte("# Log\n\nThe beekeeper records the brood pattern.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr = mainOut(t, "search", "--config", cfg, "--corpus", folder, "brood pattern")
+	if code != 0 || !strings.Contains(stdout, "empty.md#L") {
+		t.Errorf("search after the file got text: code %d\n%s%s", code, stdout, stderr)
+	}
+}
+
 // index reports counts by outcome, and -v lists every file with its outcome.
 func TestIndexReportsOutcomes(t *testing.T) {
 	cfg := serveEnv(t)

@@ -221,7 +221,7 @@ func (a *App) researchDurable(cmd *cobra.Command, fl researchFlags, tf temporalF
 		fmt.Fprintf(a.Stderr, "note: the run was cut short: %s\n", rep.CutShort)
 	}
 	fmt.Fprintf(a.Stderr, "%d citations from %d sources · %d evidence items · %s\n", len(rep.Citations), len(rep.Sources),
-		rep.Stats.EvidenceAccepted, spendLine(rep.Stats.Calls, rep.Stats.Tokens, rep.Stats.CostUSD))
+		rep.Stats.EvidenceAccepted, spendLine(rep.Engine, rep.Stats.Calls, rep.Stats.Tokens, rep.Stats.CostUSD))
 	fmt.Fprintln(a.Stdout, filepath.Join(out, research.ReportMarkdownFile))
 	return nil
 }

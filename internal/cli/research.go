@@ -392,7 +392,7 @@ func (a *App) research(cmd *cobra.Command, fl researchFlags, question, resumeDir
 		fmt.Fprintf(a.Stderr, "note: the run was cut short: %s\n", rep.CutShort)
 	}
 	fmt.Fprintf(a.Stderr, "%d citations from %d sources · %d evidence items · %s\n", len(rep.Citations), len(rep.Sources),
-		rep.Stats.EvidenceAccepted, spendLine(rep.Stats.Calls, rep.Stats.Tokens, rep.Stats.CostUSD))
+		rep.Stats.EvidenceAccepted, spendLine(rep.Engine, rep.Stats.Calls, rep.Stats.Tokens, rep.Stats.CostUSD))
 	fmt.Fprintln(a.Stdout, filepath.Join(rep.Dir, research.ReportMarkdownFile))
 	return nil
 }
@@ -435,7 +435,12 @@ func engineLabel(engine string) string {
 	return engine
 }
 
-func spendLine(calls, tokens int, cost float64) string {
+// spendLine says what a run spent: model calls, tokens and cost, or, for the extractive engine, which calls no
+// model, its steps.
+func spendLine(engine string, calls, tokens int, cost float64) string {
+	if engine == extractive.Engine {
+		return fmt.Sprintf("%d steps · no model calls, no cost", calls)
+	}
 	return fmt.Sprintf("%d calls · %s tokens · $%.4f", calls, humanCount(tokens), cost)
 }
 
@@ -500,7 +505,7 @@ func (d *progressDisplay) draw() {
 		fmt.Sprintf("  stage: %-20s sub-questions: %d   searches: %d", stage, p.SubQuestions, p.Searches),
 		fmt.Sprintf("  sources read: %d of %d candidates (%d pending)   evidence: %d (%d rejected)", p.SourcesRead,
 			p.Candidates, p.ReadsPending, p.Evidence, p.Rejected),
-		fmt.Sprintf("  spend: %s   in flight: %d", spendLine(p.Calls, p.Tokens, p.CostUSD), p.InFlight),
+		fmt.Sprintf("  spend: %s   in flight: %d", spendLine(d.engine, p.Calls, p.Tokens, p.CostUSD), p.InFlight),
 		"  " + lexical.Clip(lexical.NormalizeSpace(d.msg), 99),
 	}
 	width := 0

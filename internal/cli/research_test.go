@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -54,6 +55,10 @@ func TestRunCommandExtractiveEndToEnd(t *testing.T) {
 	}
 	if strings.Contains(stderr, "\x1b[") {
 		t.Error("escape codes written to a non-terminal")
+	}
+	// The summary counts steps, not model calls, tokens and dollars that were never spent.
+	if !regexp.MustCompile(`\d+ steps · no model calls, no cost`).MatchString(stderr) || strings.Contains(stderr, "tokens · $") {
+		t.Errorf("summary line:\n%s", stderr)
 	}
 	rep, err := research.LoadReport(runDir)
 	if err != nil {

@@ -81,8 +81,8 @@ progress. Without --index the index of a single PATH lives in the user cache dir
 			if err != nil {
 				return err
 			}
-			if ix.DocCount() == 0 {
-				return emptyCorpusError(strings.Join(args, ", "), st)
+			if ix.ChunkCount() == 0 {
+				return emptyCorpusError(strings.Join(args, ", "), ix, st)
 			}
 			return nil
 		},
@@ -92,9 +92,13 @@ progress. Without --index the index of a single PATH lives in the user cache dir
 	return cmd
 }
 
-// emptyCorpusError says that a folder holds nothing the corpus can index, and what it does index.
-func emptyCorpusError(target string, st corpus.Stats) error {
+// emptyCorpusError says that a folder holds nothing the corpus can index (or only files without any text), and
+// what it does index.
+func emptyCorpusError(target string, ix *corpus.Index, st corpus.Stats) error {
 	skipped := skippedSummary(st)
+	if n := ix.DocCount(); n > 0 {
+		skipped = strings.TrimSuffix(fmt.Sprintf("%d without any text, %s", n, skipped), ", ")
+	}
 	if skipped == "" {
 		skipped = "no files found"
 	}
@@ -269,9 +273,10 @@ func openCorpusWith(ctx context.Context, app *App, target string, onProgress fun
 	if st.Added+st.Updated+st.Removed > 0 || len(st.Failed) > 0 {
 		printStats(app.Stderr, app.Stderr, ix, st, false)
 	}
-	if ix.DocCount() == 0 {
+	if ix.ChunkCount() == 0 {
+		err := emptyCorpusError(target, ix, st)
 		ix.Close()
-		return nil, emptyCorpusError(target, st)
+		return nil, err
 	}
 	return ix, nil
 }

@@ -55,8 +55,11 @@ import (
 // query order) the full query runs through Bleve (rankFull).
 
 // depth overrides how many chunks the postings pass keeps (zero: as many
-// as the search looks at). Tests lower it to make the ranking fall back.
-type depth struct{ keep int }
+// as the search looks at) and how long its list of chunks that may form
+// the phrase grows before what fell below the k-th score is dropped (zero:
+// 4,096). Tests lower them to make the ranking fall back and the list
+// shrink.
+type depth struct{ keep, compact int }
 
 // rankTerm is one distinct term of the query in one field, and where its
 // postings stand.
@@ -493,7 +496,14 @@ type rankStats struct {
 // scores (any order), the k-th score (-Inf when fewer than k chunks
 // match), and false when it cannot rank this query (see openPostingsQuery).
 // Every chunk it leaves out scores at most the k-th score.
-func postingsRank(ctx context.Context, r index.IndexReader, m mapping.IndexMapping, rq rankQuery, k int) ([]ranked, float64, rankStats, bool, error) {
+func postingsRank(ctx context.Context, r index.IndexReader, m mapping.IndexMapping, rq rankQuery, k int, d depth) ([]ranked, float64, rankStats, bool, error) {
+	if d.keep > 0 {
+		k = d.keep
+	}
+	compact := d.compact
+	if compact <= 0 {
+		compact = 4096
+	}
 	var st rankStats
 	q, ok, err := openPostingsQuery(ctx, r, m, rq)
 	if err != nil || !ok {
@@ -616,6 +626,11 @@ func postingsRank(ctx context.Context, r index.IndexReader, m mapping.IndexMappi
 			if pb := q.phraseBound(n); pb > 0 {
 				if ub := p.withPhrase(pb).total(q.outer) * margin; ub >= theta {
 					e.ub, e.present = ub, q.present(n)
+					if len(maybe) == cap(maybe) && len(maybe) >= compact {
+						// The k-th score only rises: what fell below it is dropped
+						// before the list grows, so it stays near what can matter.
+						maybe = slices.DeleteFunc(maybe, func(m ranked) bool { return m.ub < theta })
+					}
 					maybe = append(maybe, e)
 				}
 			}

@@ -85,6 +85,7 @@ func TestPostingsRankingEqualsFullQuery(t *testing.T) {
 		{"defaults", depth{}, true, true},
 		{"keeping many", depth{keep: 1 << 20}, true, true},
 		{"keeping too few", depth{keep: 2}, true, true},
+		{"a short phrase list", depth{compact: 2}, true, true},
 	} {
 		t.Run(d.name, func(t *testing.T) {
 			ix.depth = d.d
@@ -233,7 +234,7 @@ func TestRankScoresAreBleves(t *testing.T) {
 			bleveScore[h.ID] = h.Score
 		}
 		for _, k := range []int{1, 3, 10, 40, 1 << 20} {
-			kept, kth, st, ok, err := postingsRank(t.Context(), r, g.idx.Mapping(), rq, k)
+			kept, kth, st, ok, err := postingsRank(t.Context(), r, g.idx.Mapping(), rq, k, depth{compact: 2})
 			if err != nil || !ok {
 				t.Fatalf("%q k=%d: ok=%v err=%v", q, k, ok, err)
 			}
@@ -308,6 +309,46 @@ func FuzzPostingsRanking(f *testing.F) {
 			}
 			if !sameResults(got, want) {
 				t.Errorf("%q limit %d:\n got %s\nwant %s", q, limit, urls(got), urls(want))
+			}
+		}
+	})
+}
+
+// BenchmarkRanking ranks the same queries by walking the postings and with the full query through Bleve's
+// searchers, side by side, on a corpus whose words are all common (the hard case for skipping postings):
+//
+//	go test -run XXX -bench BenchmarkRanking ./sources/corpus/
+func BenchmarkRanking(b *testing.B) {
+	root := rankCorpus(b, 3000)
+	ix := openIndex(b, b.TempDir())
+	if _, err := ix.Add(b.Context(), root); err != nil {
+		b.Fatal(err)
+	}
+	g, release, err := ix.acquire()
+	if err != nil || g == nil {
+		b.Fatalf("acquire: %v", err)
+	}
+	defer release()
+	rnd := rand.New(rand.NewPCG(1, 2))
+	var queries []rankQuery
+	for range 20 {
+		q := make([]string, 2+rnd.IntN(3))
+		for j := range q {
+			q[j] = rankWords[rnd.IntN(len(rankWords))]
+		}
+		queries = append(queries, newRankQuery(strings.Join(q, " "), 10, 2))
+	}
+	b.Run("postings", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			if _, ok, err := g.rankCertified(b.Context(), queries[i%len(queries)], depth{}); err != nil || !ok {
+				b.Fatal(ok, err)
+			}
+		}
+	})
+	b.Run("bleve-full-query", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			if _, err := g.rankFull(b.Context(), queries[i%len(queries)]); err != nil {
+				b.Fatal(err)
 			}
 		}
 	})

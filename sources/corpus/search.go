@@ -146,10 +146,6 @@ func (g *generation) rankFull(ctx context.Context, rq rankQuery) ([]sources.Resu
 // the hits into results. ok is false when the ranking could not be
 // certified equal to rankFull's.
 func (g *generation) rankCertified(ctx context.Context, rq rankQuery, d depth) (out []sources.Result, ok bool, err error) {
-	keep := rq.want
-	if d.keep > 0 {
-		keep = d.keep
-	}
 	adv, err := g.idx.Advanced()
 	if err != nil {
 		return nil, false, err
@@ -159,7 +155,7 @@ func (g *generation) rankCertified(ctx context.Context, rq rankQuery, d depth) (
 		return nil, false, err
 	}
 	defer r.Close()
-	kept, kth, _, ok, err := postingsRank(ctx, r, g.idx.Mapping(), rq, keep)
+	kept, kth, _, ok, err := postingsRank(ctx, r, g.idx.Mapping(), rq, rq.want, d)
 	if err != nil || !ok {
 		return nil, false, err
 	}
