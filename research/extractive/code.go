@@ -1,6 +1,7 @@
 package extractive
 
 import (
+	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -130,13 +131,14 @@ func buildCodeView(src string, syn commentSyntax) *codeView {
 		}
 		para, kind = para[:0], partProse
 	}
+	cls := classifyLines(src, lines, syn)
 	heading := -1 // the line of the declaration whose heading was written last
 	headFor := func(k int) {
-		d := declFor(src, lines, k)
+		d := declFor(src, lines, cls, k)
 		if d >= 0 && d != heading {
 			flush()
 			heading = d
-			sig := strings.TrimRight(strings.TrimSpace(src[lines[d].start:lines[d].end]), "{(= \t")
+			sig := declSignature(src, lines, cls, d)
 			b.add("# "+sig, lines[d].start, partHeading)
 			if words := identifierWords(sig); words != "" {
 				b.add(" "+words, lines[d].end, partHeading)
@@ -144,57 +146,17 @@ func buildCodeView(src string, syn commentSyntax) *codeView {
 			b.add("\n\n", lines[d].end, partHeading)
 		}
 	}
-	inBlock, inDoc := false, ""
 	for k, ln := range lines {
-		l := src[ln.start:ln.end]
-		t := strings.TrimSpace(l)
+		t := strings.TrimSpace(src[ln.start:ln.end])
 		tStart := ln.start + ln.indent
-		var s, e int // the prose of this line, as a range of src; s < 0: not a comment line
-		// A comment that ends before its line does ("*/ code") ends its paragraph there: the prose goes on only
-		// where nothing but comment stands between.
-		cut := false
-		switch {
-		case inBlock:
-			s, e = tStart, tStart+len(t)
-			if i := strings.Index(t, "*/"); i >= 0 {
-				inBlock = false
-				e = tStart + i + 2
-				cut = strings.TrimSpace(t[i+2:]) != ""
-			}
-		case inDoc != "":
-			s, e = tStart, tStart+len(t)
-			if i := strings.Index(t, inDoc); i >= 0 {
-				inDoc = ""
-				e = tStart + i + 3
-				cut = strings.TrimSpace(t[i+3:]) != ""
-			}
-		case syn.docString && (strings.HasPrefix(t, `"""`) || strings.HasPrefix(t, `'''`)):
-			s, e = tStart, tStart+len(t)
-			if i := strings.Index(t[3:], t[:3]); i < 0 {
-				inDoc = t[:3]
-			} else {
-				e = tStart + 3 + i + 3
-				cut = strings.TrimSpace(t[3+i+3:]) != ""
-			}
+		c := cls[k]
+		s, e, cut := c.s, c.e, c.cut // the prose of this line, as a range of src; s < 0: not a comment line
+		if c.opens {
 			headFor(k)
-		case syn.block && strings.HasPrefix(t, "/*"):
-			s, e = tStart, tStart+len(t)
-			if i := strings.Index(t[2:], "*/"); i >= 0 {
-				e = tStart + 2 + i + 2
-				cut = strings.TrimSpace(t[2+i+2:]) != ""
-			} else {
-				inBlock = true
-			}
-			headFor(k)
-		case isLineComment(t, syn.line):
-			s, e = tStart, tStart+len(t)
-			headFor(k)
-		default:
-			s = -1
 		}
 		if s < 0 {
 			flush()
-			if trailingComment(t, syn.line) && declaresOutsideBody(src, lines, k, t, syn.line) {
+			if trailingComment(t, syn.line) && declaresOutsideBody(src, lines, cls, k, t, syn.line) {
 				headFor(k)
 				b.add(t, tStart, partTrailing)
 				b.add("\n\n", ln.end, partTrailing)
@@ -224,6 +186,69 @@ func buildCodeView(src string, syn commentSyntax) *codeView {
 	}
 	flush()
 	return &codeView{text: b.text.String(), offs: b.offs, kind: b.kind}
+}
+
+// lineClass is what one source line is to the view: a comment line's prose range [s, e) of the source (s < 0
+// for a line of code), whether the comment ends before the line does (cut: "*/ code"), and whether the line opens
+// a comment rather than continuing a block comment or docstring begun above (opens).
+type lineClass struct {
+	s, e  int
+	cut   bool
+	opens bool
+}
+
+// comment reports whether the line is part of a comment: a line comment, or any line of a block comment or
+// docstring — whose lines at the left margin are prose, not the declaration a comment above belongs to.
+func (c lineClass) comment() bool { return c.s >= 0 }
+
+// classifyLines reads the comment syntax of every line of src: line comments, /* … */ blocks and docstrings
+// spanning lines.
+func classifyLines(src string, lines []srcLine, syn commentSyntax) []lineClass {
+	cls := make([]lineClass, len(lines))
+	inBlock, inDoc := false, ""
+	for k, ln := range lines {
+		t := strings.TrimSpace(src[ln.start:ln.end])
+		tStart := ln.start + ln.indent
+		c := lineClass{s: -1}
+		// A comment that ends before its line does ("*/ code") ends its paragraph there: the prose goes on only
+		// where nothing but comment stands between.
+		switch {
+		case inBlock:
+			c.s, c.e = tStart, tStart+len(t)
+			if i := strings.Index(t, "*/"); i >= 0 {
+				inBlock = false
+				c.e = tStart + i + 2
+				c.cut = strings.TrimSpace(t[i+2:]) != ""
+			}
+		case inDoc != "":
+			c.s, c.e = tStart, tStart+len(t)
+			if i := strings.Index(t, inDoc); i >= 0 {
+				inDoc = ""
+				c.e = tStart + i + 3
+				c.cut = strings.TrimSpace(t[i+3:]) != ""
+			}
+		case syn.docString && (strings.HasPrefix(t, `"""`) || strings.HasPrefix(t, `'''`)):
+			c.s, c.e, c.opens = tStart, tStart+len(t), true
+			if i := strings.Index(t[3:], t[:3]); i < 0 {
+				inDoc = t[:3]
+			} else {
+				c.e = tStart + 3 + i + 3
+				c.cut = strings.TrimSpace(t[3+i+3:]) != ""
+			}
+		case syn.block && strings.HasPrefix(t, "/*"):
+			c.s, c.e, c.opens = tStart, tStart+len(t), true
+			if i := strings.Index(t[2:], "*/"); i >= 0 {
+				c.e = tStart + 2 + i + 2
+				c.cut = strings.TrimSpace(t[2+i+2:]) != ""
+			} else {
+				inBlock = true
+			}
+		case isLineComment(t, syn.line):
+			c.s, c.e, c.opens = tStart, tStart+len(t), true
+		}
+		cls[k] = c
+	}
+	return cls
 }
 
 // viewBuilder accumulates the view text with its source offsets.
@@ -338,19 +363,16 @@ func trailingComment(t, marker string) bool {
 }
 
 // declFor returns the line of the declaration the comment on line k belongs to: for a comment at the left margin,
-// the code line right after its comment block (a doc comment); for an indented one, the last code line at the
-// left margin before it (the function or type it is inside). -1 when there is none.
-func declFor(src string, lines []srcLine, k int) int {
-	isCode := func(j int) bool {
-		t := strings.TrimSpace(src[lines[j].start:lines[j].end])
-		return t != "" && !strings.HasPrefix(t, "//") && !strings.HasPrefix(t, "#") && !strings.HasPrefix(t, "/*") &&
-			!strings.HasPrefix(t, "*") && !strings.HasPrefix(t, "--") && !strings.HasPrefix(t, `"""`) &&
-			strings.Trim(t, "})];, \t") != ""
-	}
+// the code line right after its comment block (a doc comment); for an indented one, the member declared right
+// after its comment block (a method's doc comment), or else the innermost declaration it is inside — of the code lines enclosing it (each less indented than the one before), the first that declares a
+// function, method or class (declarationLine), or else the one at the left margin (the function or type it is
+// inside). -1 when there is none.
+func declFor(src string, lines []srcLine, cls []lineClass, k int) int {
+	isCode := func(j int) bool { return codeLine(src, lines, cls, j) }
 	if lines[k].indent == 0 {
 		for j := k + 1; j < len(lines); j++ {
 			t := strings.TrimSpace(src[lines[j].start:lines[j].end])
-			if t == "" {
+			if t == "" && !cls[j].comment() { // a blank line in a block comment goes on with it
 				break
 			}
 			if isCode(j) {
@@ -362,12 +384,90 @@ func declFor(src string, lines []srcLine, k int) int {
 		}
 		return -1
 	}
-	for j := k - 1; j >= 0; j-- {
-		if lines[j].indent == 0 && isCode(j) {
-			return j
+	// An indented doc comment: the member declared right below it ("/** Runs the program. */ async run() {").
+	for j := k + 1; j < len(lines); j++ {
+		if strings.TrimSpace(src[lines[j].start:lines[j].end]) == "" && !cls[j].comment() {
+			break
+		}
+		if isCode(j) {
+			if lines[j].indent == lines[k].indent && declarationLine(strings.TrimSpace(src[lines[j].start:lines[j].end])) {
+				return j
+			}
+			break
 		}
 	}
+	limit := lines[k].indent
+	for j := k - 1; j >= 0; j-- {
+		if lines[j].indent >= limit || !isCode(j) {
+			continue
+		}
+		if lines[j].indent == 0 || declarationLine(strings.TrimSpace(src[lines[j].start:lines[j].end])) {
+			return j
+		}
+		limit = lines[j].indent
+	}
 	return -1
+}
+
+// codeLine reports whether line j is code that may be a declaration: not blank, not a comment (nor a line inside
+// a block comment or docstring), not only brackets ("{", "});").
+func codeLine(src string, lines []srcLine, cls []lineClass, j int) bool {
+	if cls != nil && cls[j].comment() {
+		return false
+	}
+	t := strings.TrimSpace(src[lines[j].start:lines[j].end])
+	return t != "" && !strings.HasPrefix(t, "//") && !strings.HasPrefix(t, "#") && !strings.HasPrefix(t, "/*") &&
+		!strings.HasPrefix(t, "*") && !strings.HasPrefix(t, "--") && !strings.HasPrefix(t, `"""`) &&
+		strings.Trim(t, "{})];, \t") != ""
+}
+
+var (
+	// declKeywordRE: a line that starts with a declaring keyword, after modifiers ("export default async function",
+	// "public static void main(", "pub fn", "def", "class").
+	declKeywordRE = regexp.MustCompile(`^(?:(?:export|default|public|private|protected|static|final|abstract|async|pub(?:\([a-z]+\))?|override|virtual|inline|extern)\s+)*(?:func|function\*?|def|class|fn|impl|trait|struct|enum|interface|module|namespace|object)\b`)
+	// declAssignRE: a name bound to a function or class ("const f = (a) => {", "onload: function (e) {",
+	// "\"runtime.wasmExit\": (sp) => {", "Go = class {").
+	declAssignRE = regexp.MustCompile(`^(?:(?:export\s+)?(?:const|let|var)\s+)?[\w$.]+|^"[^"]+"|^'[^']+'`)
+	declValueRE  = regexp.MustCompile(`^\s*[:=]\s*(?:async\s+)?(?:function\b|class\b|\([^()]*\)\s*=>|[\w$]+\s*=>)`)
+	// declMethodRE: a method with its body ("async run(instance) {", "constructor() {", "String toString() {").
+	declMethodRE = regexp.MustCompile(`^(?:(?:async|static|get|set|public|private|protected|final|override|[\w<>\[\]]+)\s+)*([\w$]+)\s*\([^;]*\)\s*(?:throws [\w, .]+)?\{$`)
+)
+
+// declarationLine reports whether the trimmed code line t declares a function, method or class, so that the
+// comments in its body are headed by it rather than by the outermost block they are in (a module wrapper, an
+// object literal, a class).
+func declarationLine(t string) bool {
+	if declKeywordRE.MatchString(t) {
+		return true
+	}
+	if m := declAssignRE.FindString(t); m != "" && declValueRE.MatchString(t[len(m):]) {
+		return true
+	}
+	if m := declMethodRE.FindStringSubmatch(t); m != nil && !controlWords[m[1]] && !controlWords[strings.Fields(t)[0]] {
+		return true
+	}
+	return false
+}
+
+// typeOnlyRE is a line that is nothing but a return type and its qualifiers ("static void", "int *"): C and its
+// kin often put it on the line above the function's name.
+var typeOnlyRE = regexp.MustCompile(`^[A-Za-z_][\w]*(?:\s+[A-Za-z_][\w]*)*[\s*]*$`)
+
+// declSignature is the heading of the declaration on line d: the line without its opening bracket, with the
+// return type of a C-style definition written on the line above or below the name put together with it ("void"
+// then "x_cgo_yield()" → "void x_cgo_yield()").
+func declSignature(src string, lines []srcLine, cls []lineClass, d int) string {
+	line := func(j int) string { return strings.TrimSpace(src[lines[j].start:lines[j].end]) }
+	sig := line(d)
+	switch {
+	case typeOnlyRE.MatchString(sig) && !controlWords[sig] && d+1 < len(lines) && codeLine(src, lines, cls, d+1) &&
+		lines[d+1].indent == lines[d].indent && strings.Contains(line(d+1), "("):
+		sig += " " + line(d+1)
+	case strings.Contains(sig, "(") && d > 0 && codeLine(src, lines, cls, d-1) && lines[d-1].indent == lines[d].indent &&
+		typeOnlyRE.MatchString(line(d-1)) && !controlWords[line(d-1)]:
+		sig = line(d-1) + " " + sig
+	}
+	return strings.TrimRight(sig, "{(= \t")
 }
 
 // identifierWords spells the identifiers of a declaration in words: "func propagateCancel(parent Context,
@@ -542,7 +642,7 @@ var controlWords = map[string]bool{"return": true, "if": true, "for": true, "els
 // declaresOutsideBody reports whether the code line k (trimmed: t) with a trailing comment declares something —
 // a struct field, a constant, a variable at package level — rather than being a statement inside a function
 // body, whose comment is a note on one step.
-func declaresOutsideBody(src string, lines []srcLine, k int, t, marker string) bool {
+func declaresOutsideBody(src string, lines []srcLine, cls []lineClass, k int, t, marker string) bool {
 	code := t
 	if i := strings.Index(t, " "+marker+" "); i >= 0 {
 		code = t[:i]
@@ -557,7 +657,7 @@ func declaresOutsideBody(src string, lines []srcLine, k int, t, marker string) b
 	if lines[k].indent == 0 {
 		return true
 	}
-	d := declFor(src, lines, k)
+	d := declFor(src, lines, cls, k)
 	if d < 0 {
 		return true
 	}

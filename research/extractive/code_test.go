@@ -246,3 +246,99 @@ func TestIsDiagram(t *testing.T) {
 		}
 	}
 }
+
+// TestCodeViewHeadings checks which declaration heads the comments of a code view, by rule: a comment at the left
+// margin belongs to the code right below it, with a C return type written on the line above the name put together
+// with it; the lines of a block comment are never that code; an indented doc comment belongs to the member below
+// it; a comment in a body belongs to the innermost function, method or class around it, else to the outermost
+// block.
+func TestCodeViewHeadings(t *testing.T) {
+	for _, tc := range []struct {
+		name, lang, src string
+		want            []string // in this order; no heading but these
+	}{
+		{"C return type on its own line", "c",
+			"/* Stub for creating a new thread. */\nvoid\nx_cgo_thread_start(ThreadStart *arg)\n{\n\t/* Make our own copy that can persist. */\n\tts = malloc(sizeof *ts);\n}\n",
+			[]string{"# void x_cgo_thread_start(ThreadStart *arg)", "Stub for creating a new thread.", "Make our own copy that can persist."}},
+		{"block comment lines at the margin are not code", "c",
+			"/*\nStub for allowing libc interceptors to execute.\n\nIt is set to NULL when none exist.\n*/\nstatic void\nx_cgo_yield()\n{\n\t/*\n\tThe libc functions we call here must form a no-op.\n\t*/\n\tstrncpy(a, b, 0);\n}\n",
+			[]string{"# static void x_cgo_yield()", "Stub for allowing libc interceptors to execute.", "The libc functions we call here must form a no-op."}},
+		{"brace line is not a declaration", "c",
+			"int\nf(void)\n{\n\t// The answer is computed once at start.\n\treturn 42;\n}\n",
+			[]string{"# int f(void)", "The answer is computed once at start."}},
+		{"JavaScript members in a module wrapper", "javascript",
+			"(() => {\n\tglobalThis.Go = class {\n\t\tconstructor() {\n\t\t\tthis.importObject = {\n\t\t\t\tgojs: {\n\t\t\t\t\t// func wasmExit(code int32) ends the program.\n\t\t\t\t\t\"runtime.wasmExit\": (sp) => {\n\t\t\t\t\t\tthis.exited = true;\n\t\t\t\t\t},\n\t\t\t\t},\n\t\t\t};\n\t\t}\n\n\t\t/** Runs the instance until the program exits. */\n\t\tasync run(instance) {\n\t\t\t// Pass the arguments by writing them to the linear memory.\n\t\t\tlet offset = 4096;\n\t\t}\n\t}\n})();\n",
+			[]string{"# \"runtime.wasmExit\": (sp) =>", "func wasmExit(code int32) ends the program.", "# async run(instance)", "Runs the instance until the program exits.", "Pass the arguments by writing them to the linear memory."}},
+		{"Python method inside a class", "python",
+			"class GoroutineCmd(gdb.Command):\n    \"\"\"Execute a command in the context of a goroutine.\"\"\"\n\n    def invoke(self, arg):\n        # In GDB, assignments to sp must be done from the top-most frame.\n        pass\n",
+			[]string{"# class GoroutineCmd(gdb.Command):", "Execute a command in the context of a goroutine.", "# def invoke(self, arg):", "In GDB, assignments to sp must be done from the top-most frame."}},
+		{"Go statements in a body are not declarations", "go",
+			"package p\n\nfunc f() {\n\tfor i := range n {\n\t\tif i > 0 {\n\t\t\t// Every later item waits for the first one.\n\t\t\twait()\n\t\t}\n\t}\n}\n",
+			[]string{"# func f()", "Every later item waits for the first one."}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cv := buildCodeView(tc.src, commentSyntaxes[tc.lang])
+			checkViewGrounded(t, tc.src, cv)
+			rest := cv.text
+			for _, w := range tc.want {
+				i := strings.Index(rest, w)
+				if i < 0 {
+					t.Fatalf("view lacks %q after the part before it:\n%s", w, cv.text)
+				}
+				rest = rest[i+len(w):]
+			}
+			for _, part := range strings.Split(cv.text, "\n\n") {
+				if strings.HasPrefix(part, "# ") && !slicesContainsPrefix(tc.want, part) {
+					t.Errorf("unexpected heading %q:\n%s", part, cv.text)
+				}
+			}
+		})
+	}
+}
+
+// slicesContainsPrefix reports whether some element of want is a prefix of heading (a heading may go on with its
+// identifiers spelled as words).
+func slicesContainsPrefix(want []string, heading string) bool {
+	for _, w := range want {
+		if strings.HasPrefix(w, "# ") && strings.HasPrefix(heading, w) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestDeclarationLine(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		want bool
+	}{
+		{"func (c *cancelCtx) cancel(removeFromParent bool, err error) {", true},
+		{"def invoke(self, arg, _from_tty):", true},
+		{"async def fetch(url):", true},
+		{"class GoroutineCmd(gdb.Command):", true},
+		{"export default async function handler(req, res) {", true},
+		{"pub fn new() -> Self {", true},
+		{"public static void main(String[] args) {", true},
+		{"async run(instance) {", true},
+		{"constructor() {", true},
+		{"const loadValue = (addr) => {", true},
+		{`"runtime.wasmExit": (sp) => {`, true},
+		{"onload: function (e) {", true},
+		{"globalThis.Go = class {", true},
+		{"if (offset >= wasmMinDataAddr) {", false},
+		{"for (let i = 0; i < len; i++) {", false},
+		{"} else if (x) {", false},
+		{"switch (typeof v) {", false},
+		{"while (true) {", false},
+		{"this.importObject = {", false},
+		{"gojs: {", false},
+		{"for child := range c.children {", false},
+		{"go func() {", false},
+		{"return f(x) {", false},
+		{"x = compute(a, b);", false},
+	} {
+		if got := declarationLine(tc.line); got != tc.want {
+			t.Errorf("declarationLine(%q) = %v, want %v", tc.line, got, tc.want)
+		}
+	}
+}

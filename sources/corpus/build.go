@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -63,7 +62,13 @@ func (ix *Index) build(ctx context.Context, baseName string, base *manifest, p p
 		}
 	}()
 
-	man := &manifest{Roots: slices.Clone(base.Roots), Files: maps.Clone(base.Files)}
+	files := base.files()
+	for _, v := range p.verified {
+		if e := files[v.path]; e != nil {
+			e.Ino = v.ino
+			e.Racy = e.Racy && !v.settle
+		}
+	}
 	batch, tbatch := idx.NewBatch(), texts.NewBatch()
 	flush := func() error {
 		if tbatch.Size() > 0 {
@@ -88,8 +93,8 @@ func (ix *Index) build(ctx context.Context, baseName string, base *manifest, p p
 		tbatch.Delete(FileURL(path, 0, 0))
 	}
 	for _, path := range p.gone {
-		drop(path, man.Files[path])
-		delete(man.Files, path)
+		drop(path, files[path])
+		delete(files, path)
 		st.Removed++
 		st.Files = append(st.Files, FileOutcome{Path: path, Outcome: Removed})
 	}
@@ -132,7 +137,7 @@ func (ix *Index) build(ctx context.Context, baseName string, base *manifest, p p
 		fo := FileOutcome{Path: o.path, Outcome: o.result, Detail: o.detail}
 		switch o.result {
 		case Unchanged:
-			man.Files[o.path] = o.entry
+			files[o.path] = o.entry
 			st.Unchanged++
 		case Added, Updated:
 			if o.prev != nil {
@@ -147,7 +152,7 @@ func (ix *Index) build(ctx context.Context, baseName string, base *manifest, p p
 				}
 				return nil
 			}, o)
-			man.Files[o.path] = o.entry
+			files[o.path] = o.entry
 			st.Chunks += len(o.ex.chunks)
 		case Failed:
 			st.Failed = append(st.Failed, FileError{Path: o.path, Err: o.err})
@@ -163,7 +168,7 @@ func (ix *Index) build(ctx context.Context, baseName string, base *manifest, p p
 			}
 			if o.prev != nil {
 				drop(o.path, o.prev)
-				delete(man.Files, o.path)
+				delete(files, o.path)
 				st.Removed++
 			}
 		}
@@ -178,21 +183,22 @@ func (ix *Index) build(ctx context.Context, baseName string, base *manifest, p p
 	if werr != nil {
 		return fmt.Errorf("index %s: %w", ix.dir, werr)
 	}
+	roots := slices.Clone(base.cols.Roots)
 	for _, r := range p.roots {
-		if !slices.Contains(man.Roots, r) {
-			man.Roots = append(man.Roots, r)
+		if !slices.Contains(roots, r) {
+			roots = append(roots, r)
 		}
 	}
-	slices.Sort(man.Roots)
-	info := genInfo{Roots: man.Roots, Files: len(man.Files), Built: time.Now().UTC()}
-	for _, e := range man.Files {
+	slices.Sort(roots)
+	info := genInfo{Roots: roots, Files: len(files), Built: time.Now().UTC()}
+	for _, e := range files {
 		info.Chunks += len(e.Chunks) / 2
 	}
 	idxOpen = false
 	if err := errors.Join(idx.Close(), texts.Close()); err != nil {
 		return fmt.Errorf("index %s: close: %w", ix.dir, err)
 	}
-	if err := writeManifest(filepath.Join(gdir, filesName), man); err != nil {
+	if err := writeManifest(filepath.Join(gdir, filesName), newManifest(roots, files)); err != nil {
 		return fmt.Errorf("index %s: %w", ix.dir, err)
 	}
 	data, _ := json.Marshal(info)

@@ -28,6 +28,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -350,8 +351,10 @@ func (r *reporter) report(p Progress, force bool) {
 // Add indexes the given files and folders (recursively; hidden, vendored
 // and generated entries, what .gitignore files exclude and the index
 // directory itself are skipped). Files unchanged since the last Add — same
-// modification time and size, or failing that the same content hash — are
-// skipped; files that disappeared from an added folder are removed. A file
+// modification time, size and inode number, or failing that the same
+// content hash — are skipped (a file modified shortly before it was indexed
+// is hashed again: a change within the file system's timestamp resolution
+// keeps its mtime); files that disappeared from an added folder are removed. A file
 // that cannot be read or parsed is reported in Stats.Failed and does not
 // stop the others.
 //
@@ -416,6 +419,9 @@ func (ix *Index) Add(ctx context.Context, paths ...string) (Stats, error) {
 	}
 	baseName := man.name
 	p := makePlan(base, roots, found)
+	if err := p.checkContent(ctx); err != nil {
+		return finish(fmt.Errorf("index: %w", err))
+	}
 	if p.empty() {
 		st.Unchanged = len(p.unchanged)
 		listUnchanged(&st, p)
@@ -442,6 +448,9 @@ func (ix *Index) Add(ctx context.Context, paths ...string) (Stats, error) {
 			return finish(err)
 		}
 		p = makePlan(base, roots, found)
+		if err := p.checkContent(ctx); err != nil {
+			return finish(fmt.Errorf("index: %w", err))
+		}
 		if p.empty() {
 			st.Unchanged = len(p.unchanged)
 			listUnchanged(&st, p)
@@ -459,6 +468,7 @@ func (ix *Index) Add(ctx context.Context, paths ...string) (Stats, error) {
 }
 
 func listUnchanged(st *Stats, p plan) {
+	st.Files = slices.Grow(st.Files, len(p.unchanged))
 	for _, c := range p.unchanged {
 		st.Files = append(st.Files, FileOutcome{Path: c, Outcome: Unchanged})
 	}
@@ -486,7 +496,7 @@ func resolveRoots(paths []string, loadBase func() (*manifest, error)) ([]root, e
 				if lerr != nil {
 					return nil, lerr
 				}
-				if _, known := base.Files[abs]; known {
+				if base.find(abs) >= 0 {
 					roots = append(roots, root{path: abs}) // removed file
 					continue
 				}
@@ -509,7 +519,8 @@ func resolveRoots(paths []string, loadBase func() (*manifest, error)) ([]root, e
 type found struct {
 	path string
 	size int64
-	mod  time.Time
+	mod  int64  // unix nanoseconds
+	ino  uint64 // 0 when unknown
 	f    format
 }
 
@@ -519,6 +530,21 @@ type plan struct {
 	gone      []string // indexed files no longer there
 	unchanged []string
 	roots     []string // roots to record that are not recorded yet
+	// check are files with the mtime and size they were indexed with whose
+	// content these do not vouch for: read too soon after that mtime
+	// (racy), or with another inode number (a file renamed over the one
+	// indexed). checkContent hashes them.
+	check []job
+	// verified are the files of check found unchanged: the next build
+	// records their inode number, and trusts their mtime and size if it is
+	// old enough.
+	verified []verified
+}
+
+type verified struct {
+	path   string
+	ino    uint64
+	settle bool // no longer racy
 }
 
 func (p plan) empty() bool { return len(p.jobs) == 0 && len(p.gone) == 0 && len(p.roots) == 0 }
@@ -528,37 +554,70 @@ type job struct {
 	prev *fileEntry
 }
 
+// makePlan compares the files found with the manifest. Both are in walk
+// order (the scan's files unless overlapping roots were given), so a merge
+// pairs them.
 func makePlan(base *manifest, roots []root, files []found) plan {
 	var p plan
-	known := 0 // files found that the manifest holds
-	for _, f := range files {
-		prev := base.Files[f.path]
-		if prev != nil {
-			known++
-		}
-		if prev != nil && prev.ModTime == f.mod.UnixNano() && prev.Size == f.size {
-			p.unchanged = append(p.unchanged, f.path)
-			continue
-		}
-		p.jobs = append(p.jobs, job{found: f, prev: prev})
-	}
-	// Files that were indexed under a walked root (or named directly) and
-	// are not there any more (or are no longer indexable): none when every
-	// file of the manifest was found.
-	var seen map[string]bool
-	if known < len(base.Files) {
-		seen = make(map[string]bool, len(files))
-		for _, f := range files {
-			seen[f.path] = true
-		}
-	}
-	for path := range base.Files {
-		if seen == nil {
+	// ord visits files in walk order: nil when they are in it already.
+	var ord []int
+	for i := 1; i < len(files); i++ {
+		if comparePaths(files[i-1].path, files[i].path) >= 0 {
+			ord = make([]int, len(files))
+			for k := range ord {
+				ord[k] = k
+			}
+			slices.SortStableFunc(ord, func(a, b int) int { return comparePaths(files[a].path, files[b].path) })
 			break
 		}
-		if seen[path] {
-			continue
+	}
+	at := func(k int) int {
+		if ord == nil {
+			return k
 		}
+		return ord[k]
+	}
+	match := make([]int32, len(files)) // the manifest's index of each file, -1 when new
+	var missing []int                  // the manifest's files that were not found
+	for i, k, n := 0, 0, base.len(); i < len(files) || k < n; {
+		c := -1
+		switch {
+		case i == len(files):
+			c = 1
+		case k < n:
+			c = comparePaths(files[at(i)].path, base.paths[k])
+		}
+		switch {
+		case c < 0:
+			match[at(i)] = -1
+			i++
+		case c > 0:
+			missing = append(missing, k)
+			k++
+		default:
+			match[at(i)] = int32(k)
+			i++
+			k++
+		}
+	}
+	p.unchanged = make([]string, 0, len(files))
+	for i, f := range files {
+		k := int(match[i])
+		switch {
+		case k < 0:
+			p.jobs = append(p.jobs, job{found: f})
+		case base.cols.ModTimes[k] != f.mod || base.cols.Sizes[k] != f.size:
+			p.jobs = append(p.jobs, job{found: f, prev: base.entry(k)})
+		case base.racy(k) || (f.ino != 0 && base.cols.Inos[k] != 0 && f.ino != base.cols.Inos[k]):
+			p.check = append(p.check, job{found: f, prev: base.entry(k)})
+		default:
+			p.unchanged = append(p.unchanged, f.path)
+		}
+	}
+	// Files that were indexed under a walked root (or named directly) and
+	// are not there any more (or are no longer indexable).
+	for _, k := range missing {
+		path := base.paths[k]
 		for _, r := range roots {
 			if path == r.path || (r.dir && strings.HasPrefix(path, r.path+string(filepath.Separator))) {
 				p.gone = append(p.gone, path)
@@ -566,13 +625,68 @@ func makePlan(base *manifest, roots []root, files []found) plan {
 			}
 		}
 	}
-	slices.Sort(p.gone)
 	for _, r := range roots {
-		if _, err := os.Stat(r.path); err == nil && !slices.Contains(base.Roots, r.path) {
+		if _, err := os.Stat(r.path); err == nil && !slices.Contains(base.cols.Roots, r.path) {
 			p.roots = append(p.roots, r.path)
 		}
 	}
 	return p
+}
+
+// checkContent hashes the files to check: those whose content is what was
+// indexed are unchanged, the others become jobs.
+func (p *plan) checkContent(ctx context.Context) error {
+	if len(p.check) == 0 {
+		return nil
+	}
+	// A file whose mtime is this old when it is read cannot change without
+	// its mtime changing.
+	trusted := time.Now().Add(-racyWindow).UnixNano()
+	same := make([]bool, len(p.check))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(max(runtime.GOMAXPROCS(0), 1), len(p.check)) {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(p.check) || ctx.Err() != nil {
+					return
+				}
+				sum, err := hashFile(p.check[i].path)
+				same[i] = err == nil && sum == p.check[i].prev.Hash
+			}
+		})
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	for i, j := range p.check {
+		if !same[i] {
+			p.jobs = append(p.jobs, j)
+			continue
+		}
+		p.unchanged = append(p.unchanged, j.path)
+		p.verified = append(p.verified, verified{path: j.path, ino: j.ino, settle: j.mod < trusted})
+	}
+	p.check = nil
+	return nil
+}
+
+// hashFile returns the sha256 of the file at path.
+func hashFile(path string) ([32]byte, error) {
+	var sum [32]byte
+	f, err := openNoBlock(path)
+	if err != nil {
+		return sum, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, io.LimitReader(f, maxFileSize+1)); err != nil {
+		return sum, err
+	}
+	h.Sum(sum[:0])
+	return sum, nil
 }
 
 // outcome is one processed job.
@@ -589,6 +703,7 @@ type outcome struct {
 // goroutines and touches no shared state.
 func process(ctx context.Context, j job) outcome {
 	o := outcome{job: j}
+	read := time.Now() // a change after this has an mtime after read-racyWindow
 	f, err := openNoBlock(j.path)
 	if err != nil {
 		o.result, o.err = Failed, err
@@ -613,10 +728,11 @@ func process(ctx context.Context, j job) outcome {
 		o.result, o.err = Failed, err
 		return o
 	}
-	sum := sha256.Sum256(data)
-	fileHash := hex.EncodeToString(sum[:])
-	entry := &fileEntry{ModTime: info.ModTime().UnixNano(), Size: info.Size(), FileHash: fileHash}
-	if j.prev != nil && j.prev.FileHash == fileHash {
+	entry := &fileEntry{
+		ModTime: info.ModTime().UnixNano(), Size: info.Size(), Ino: fileID(info), Hash: sha256.Sum256(data),
+		Racy: !info.ModTime().Before(read.Add(-racyWindow)),
+	}
+	if j.prev != nil && j.prev.Hash == entry.Hash {
 		entry.Chunks = j.prev.Chunks
 		o.result, o.entry = Unchanged, entry
 		return o

@@ -10,18 +10,43 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	gitignore "github.com/sabhiram/go-gitignore"
 )
 
-// scan walks the roots and returns the indexable files, recording every
-// other file (and excluded folder) in st with its outcome. It never opens
-// a file except .gitignore files, and those only when they are regular.
+// scan walks the roots and returns the indexable files in walk order (each
+// folder's entries sorted by name, a folder's contents right after it),
+// recording every other file (and excluded folder) in st with its outcome.
+// It never opens a file except .gitignore files, and those only when they
+// are regular.
+//
+// A no-op re-index is mostly this scan, and mostly its one stat call per
+// file, so folders are read in parallel and each folder's files are looked
+// at relative to the folder, which spares the kernel resolving the whole
+// path again for every file.
 func (ix *Index) scan(ctx context.Context, roots []root, st *Stats) ([]found, error) {
-	var out []found
-	// A walk meets each path once; only overlapping roots meet one twice.
-	var seen map[string]bool
+	var tops []*scanDir // one per root, in order
+	var queue []scanTask
+	for _, r := range roots {
+		d := &scanDir{path: r.path}
+		tops = append(tops, d)
+		if !r.dir {
+			if _, err := os.Lstat(r.path); err == nil {
+				it := scanItem{path: r.path, file: true}
+				info, err := os.Stat(r.path)
+				it.look(info, err)
+				d.items = []scanItem{it}
+			}
+			continue
+		}
+		queue = append(queue, scanTask{d: d, list: true})
+	}
+	if err := ix.runScan(ctx, queue); err != nil {
+		return nil, err
+	}
+
+	// Record the outcomes in walk order.
+	var seen map[string]bool // a walk meets each path once; only overlapping roots meet one twice
 	if len(roots) > 1 {
 		seen = map[string]bool{}
 	}
@@ -36,189 +61,307 @@ func (ix *Index) scan(ctx context.Context, roots []root, st *Stats) ([]found, er
 		}
 		st.Files = append(st.Files, FileOutcome{Path: path, Outcome: o, Detail: detail})
 	}
-	// The walk only lists: files to look at (stat, following a symlink) and
-	// excluded entries, in walk order. The files are then looked at in
-	// parallel (a no-op re-index is mostly these stat calls) and the
-	// outcomes recorded in walk order.
-	type item struct {
-		path     string
-		consider bool   // else excluded (for detail) or failed (err)
-		detail   string // why excluded
-		info     os.FileInfo
-		err      error // the walk's or the stat's
-	}
-	var items []item
-	consider := func(p string) {
-		if seen != nil {
-			if seen[p] {
-				return
+	n := 0
+	var count func(d *scanDir)
+	count = func(d *scanDir) {
+		for i := range d.items {
+			if d.items[i].sub != nil {
+				count(d.items[i].sub)
+			} else if d.items[i].outcome == "" {
+				n++
 			}
-			seen[p] = true
 		}
-		items = append(items, item{path: p, consider: true})
 	}
-	for _, r := range roots {
-		if !r.dir {
-			if _, err := os.Lstat(r.path); err == nil {
-				consider(r.path)
+	for _, d := range tops {
+		count(d)
+	}
+	out := make([]found, 0, n)
+	var emit func(d *scanDir)
+	emit = func(d *scanDir) {
+		for i := range d.items {
+			it := &d.items[i]
+			if it.sub != nil {
+				emit(it.sub)
+				continue
 			}
-			continue
-		}
-		ign := ignorer{root: r.path, files: map[string]*gitignore.GitIgnore{}}
-		err := filepath.WalkDir(r.path, func(p string, d fs.DirEntry, err error) error {
-			if cerr := ctx.Err(); cerr != nil {
-				return cerr
-			}
-			if err != nil {
-				items = append(items, item{path: p, err: err})
-				if d != nil && d.IsDir() && p != r.path {
-					return fs.SkipDir
+			if it.file && seen != nil {
+				if seen[it.path] {
+					continue
 				}
-				return nil
+				seen[it.path] = true
 			}
-			if p == r.path {
-				ign.enter(p)
-				return nil
+			switch it.outcome {
+			case "":
+				out = append(out, found{path: it.path, size: it.size, mod: it.mod, ino: it.ino, f: it.f})
+			case notFollowed:
+			case Failed:
+				st.Failed = append(st.Failed, FileError{Path: it.path, Err: it.err})
+				st.Files = append(st.Files, FileOutcome{Path: it.path, Outcome: Failed, Detail: it.err.Error()})
+			default:
+				note(it.path, it.outcome, it.detail)
 			}
-			name := d.Name()
-			exclude := func(why string) error {
-				items = append(items, item{path: p, detail: why})
-				if d.IsDir() {
-					return fs.SkipDir
-				}
-				return nil
-			}
-			if strings.HasPrefix(name, ".") {
-				return exclude("hidden")
-			}
-			if d.IsDir() {
-				switch {
-				case p == ix.dir:
-					return fs.SkipDir
-				case slices.Contains(excludedDirs, name):
-					return exclude("vendored or installed dependencies")
-				case ign.match(p, true):
-					return exclude(".gitignore")
-				}
-				ign.enter(p)
-				return nil
-			}
-			if ign.match(p, false) {
-				return exclude(".gitignore")
-			}
-			if why := excludedName(name); why != "" {
-				return exclude(why)
-			}
-			consider(p)
-			return nil
-		})
-		if err != nil {
-			return nil, fmt.Errorf("index %s: %w", r.path, err)
 		}
 	}
-
-	var todo []int
-	for i, it := range items {
-		if it.consider {
-			todo = append(todo, i)
-		}
-	}
-	workers := min(max(2*runtime.GOMAXPROCS(0), 4), 16)
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(workers, len(todo)) {
-		wg.Go(func() {
-			for {
-				k := int(next.Add(64)) - 64
-				if k >= len(todo) || ctx.Err() != nil {
-					return
-				}
-				for _, i := range todo[k:min(k+64, len(todo))] {
-					items[i].info, items[i].err = os.Stat(items[i].path)
-				}
-			}
-		})
-	}
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("index: %w", err)
-	}
-
-	for _, it := range items {
-		p := it.path
-		if !it.consider && it.err == nil {
-			note(p, Excluded, it.detail)
-			continue
-		}
-		info, err := it.info, it.err
-		if err != nil {
-			st.Failed = append(st.Failed, FileError{Path: p, Err: err})
-			st.Files = append(st.Files, FileOutcome{Path: p, Outcome: Failed, Detail: err.Error()})
-			continue
-		}
-		if info.IsDir() {
-			continue // a symlinked folder: not followed
-		}
-		if !info.Mode().IsRegular() {
-			note(p, Excluded, "not a regular file ("+info.Mode().Type().String()+")")
-			continue
-		}
-		f, ok := formatOf(p)
-		if !ok {
-			ext := filepath.Ext(p)
-			if ext == "" {
-				ext = "no extension"
-			}
-			note(p, SkippedType, ext)
-			continue
-		}
-		if info.Size() > maxFileSize {
-			note(p, TooLarge, fmt.Sprintf("%d MiB", info.Size()>>20))
-			continue
-		}
-		out = append(out, found{path: p, size: info.Size(), mod: info.ModTime(), f: f})
+	for _, d := range tops {
+		emit(d)
 	}
 	return out, nil
 }
 
-// ignorer applies the .gitignore files found in a walked tree: each one to
-// the paths below its folder.
-type ignorer struct {
-	root  string
-	files map[string]*gitignore.GitIgnore // folder → its .gitignore
+// notFollowed marks a symbolic link to a folder: neither walked nor reported.
+const notFollowed Outcome = "-"
+
+// scanDir is one folder of a scan and, once read, its entries in walk order.
+type scanDir struct {
+	path  string
+	ign   *ignorer // the .gitignore files that apply to its entries
+	items []scanItem
 }
 
-func (g *ignorer) enter(dir string) {
+// scanItem is one entry of a folder: a walked subfolder, or a path with its
+// outcome ("" for an indexable file).
+type scanItem struct {
+	path    string
+	sub     *scanDir // a walked subfolder, whose items take this place in walk order
+	file    bool     // a file to look at (stat, following a symbolic link)
+	outcome Outcome
+	detail  string
+	err     error // when Failed
+	f       format
+	size    int64
+	mod     int64 // unix nanoseconds
+	ino     uint64
+}
+
+// scanTask is reading one folder (list), or looking at the files
+// d.items[lo:hi].
+type scanTask struct {
+	d      *scanDir
+	list   bool
+	lo, hi int
+}
+
+// statBatch is how many files of one folder one task looks at: a folder
+// with more is looked at by several workers.
+const statBatch = 512
+
+// runScan runs the tasks, and those they make, on a few workers. The walk
+// order does not depend on which worker did what: every folder's entries
+// are kept in its own scanDir.
+func (ix *Index) runScan(ctx context.Context, queue []scanTask) error {
+	var (
+		mu      sync.Mutex
+		cond    = sync.NewCond(&mu)
+		pending = len(queue)
+	)
+	worker := func() {
+		mu.Lock()
+		for {
+			for len(queue) == 0 && pending > 0 {
+				cond.Wait()
+			}
+			if pending == 0 {
+				mu.Unlock()
+				return
+			}
+			t := queue[len(queue)-1]
+			queue = queue[:len(queue)-1]
+			mu.Unlock()
+			var more []scanTask
+			if ctx.Err() == nil {
+				if t.list {
+					more = ix.readDir(t.d)
+				} else {
+					statFiles(t.d, t.lo, t.hi)
+				}
+			}
+			mu.Lock()
+			queue = append(queue, more...)
+			pending += len(more) - 1
+			if len(more) > 0 || pending == 0 {
+				cond.Broadcast()
+			}
+		}
+	}
+	// Stat calls wait for the disk when the metadata is not cached: more
+	// workers than cores then help.
+	workers := min(max(2*runtime.GOMAXPROCS(0), 4), 16)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(worker)
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("index: %w", err)
+	}
+	return nil
+}
+
+// readDir lists d, sorted by name, decides what to do with each entry, and
+// returns the tasks that remain: its subfolders, and its files to look at
+// when there are many. It looks at a few files itself.
+func (ix *Index) readDir(d *scanDir) []scanTask {
+	var entries []fs.DirEntry
+	f, err := os.Open(d.path)
+	if err == nil {
+		entries, err = f.ReadDir(-1)
+		f.Close()
+	}
+	if err != nil {
+		d.items = append(d.items, scanItem{path: d.path, outcome: Failed, err: err})
+	}
+	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	ign := d.ign
+	for _, e := range entries {
+		if e.Name() == ".gitignore" {
+			ign = ign.enter(d.path)
+			break
+		}
+	}
+	prefix := d.path
+	if !strings.HasSuffix(prefix, string(filepath.Separator)) {
+		prefix += string(filepath.Separator)
+	}
+	items := slices.Grow(d.items, len(entries))
+	var more []scanTask
+	files := 0
+	for _, e := range entries {
+		name := e.Name()
+		p := prefix + name
+		isDir := e.IsDir()
+		var why string
+		switch {
+		case strings.HasPrefix(name, "."):
+			why = "hidden"
+		case isDir && p == ix.dir:
+			continue
+		case isDir && slices.Contains(excludedDirs, name):
+			why = "vendored or installed dependencies"
+		case ign.match(p, isDir):
+			why = ".gitignore"
+		case isDir:
+			sub := &scanDir{path: p, ign: ign}
+			items = append(items, scanItem{path: p, sub: sub})
+			more = append(more, scanTask{d: sub, list: true})
+			continue
+		default:
+			why = excludedName(name)
+		}
+		if why != "" {
+			items = append(items, scanItem{path: p, outcome: Excluded, detail: why})
+			continue
+		}
+		items = append(items, scanItem{path: p, file: true})
+		files++
+	}
+	d.items = items
+	if files <= statBatch {
+		statFiles(d, 0, len(items))
+		return more
+	}
+	for lo := 0; lo < len(items); lo += statBatch {
+		more = append(more, scanTask{d: d, lo: lo, hi: min(lo+statBatch, len(items))})
+	}
+	return more
+}
+
+// statFiles looks at the files among d.items[lo:hi] (following symbolic
+// links) and sets their outcomes.
+func statFiles(d *scanDir, lo, hi int) {
+	var dir *dirStat
+	opened := false
+	for i := lo; i < hi; i++ {
+		it := &d.items[i]
+		if !it.file {
+			continue
+		}
+		if !opened {
+			opened = true
+			dir, _ = openDirStat(d.path) // nil: by whole paths
+		}
+		if dir != nil {
+			if size, mod, ino, ok := dir.regular(filepath.Base(it.path)); ok {
+				it.regular(size, mod, ino)
+				continue
+			}
+		}
+		it.look(os.Stat(it.path))
+	}
+	if dir != nil {
+		dir.close()
+	}
+}
+
+// look sets the outcome of a file from what os.Stat returned for it: ""
+// when it is to be indexed.
+func (it *scanItem) look(info os.FileInfo, err error) {
+	switch {
+	case err != nil:
+		it.outcome, it.err = Failed, err
+		return
+	case info.IsDir():
+		it.outcome = notFollowed
+		return
+	case !info.Mode().IsRegular():
+		it.outcome, it.detail = Excluded, "not a regular file ("+info.Mode().Type().String()+")"
+		return
+	}
+	it.regular(info.Size(), info.ModTime().UnixNano(), fileID(info))
+}
+
+// regular sets the outcome of a regular file.
+func (it *scanItem) regular(size, mod int64, ino uint64) {
+	f, ok := formatOf(it.path)
+	if !ok {
+		ext := filepath.Ext(it.path)
+		if ext == "" {
+			ext = "no extension"
+		}
+		it.outcome, it.detail = SkippedType, ext
+		return
+	}
+	if size > maxFileSize {
+		it.outcome, it.detail = TooLarge, fmt.Sprintf("%d MiB", size>>20)
+		return
+	}
+	it.f, it.size, it.mod, it.ino = f, size, mod, ino
+}
+
+// ignorer is the .gitignore files that apply below a folder of a walked
+// tree: that folder's own and its ancestors' up to the root, nearest first.
+type ignorer struct {
+	dir    string
+	gi     *gitignore.GitIgnore
+	parent *ignorer
+}
+
+// enter returns the ignorer for the entries of dir, whose parent's is g.
+func (g *ignorer) enter(dir string) *ignorer {
 	p := filepath.Join(dir, ".gitignore")
 	info, err := os.Lstat(p)
 	if err != nil || !info.Mode().IsRegular() || info.Size() > 1<<20 {
-		return
+		return g
 	}
 	gi, err := gitignore.CompileIgnoreFile(p)
-	if err == nil {
-		g.files[dir] = gi
+	if err != nil {
+		return g
 	}
+	return &ignorer{dir: dir, gi: gi, parent: g}
 }
 
 func (g *ignorer) match(p string, dir bool) bool {
-	if len(g.files) == 0 {
-		return false
-	}
-	for d := filepath.Dir(p); ; d = filepath.Dir(d) {
-		if gi := g.files[d]; gi != nil {
-			rel, err := filepath.Rel(d, p)
-			if err == nil {
-				rel = filepath.ToSlash(rel)
-				if dir {
-					rel += "/"
-				}
-				if gi.MatchesPath(rel) {
-					return true
-				}
-			}
+	for ; g != nil; g = g.parent {
+		rel, err := filepath.Rel(g.dir, p)
+		if err != nil {
+			continue
 		}
-		if d == g.root || len(d) <= len(g.root) {
-			return false
+		rel = filepath.ToSlash(rel)
+		if dir {
+			rel += "/"
+		}
+		if g.gi.MatchesPath(rel) {
+			return true
 		}
 	}
+	return false
 }

@@ -27,7 +27,7 @@ import (
 //	g000000000007/
 //	    bleve/           the Bleve index of chunks, searched (it stores nothing)
 //	    texts/           a Bleve index of files, not searched: each file's text and metadata, stored once
-//	    files.gob        what the writer needs to update incrementally: per file mtime, size, hash, chunk lines
+//	    files2.gob       what the writer needs to update incrementally: per file mtime, size, hash, chunk lines
 //	    info.json        roots, file and chunk counts
 //	    use.lock         held (shared) by every process reading this generation
 //
@@ -42,10 +42,13 @@ const (
 	writeLockName = "write.lock"
 	genPrefix     = "g"
 	useLockName   = "use.lock"
-	filesName     = "files.gob"
+	filesName     = "files2.gob"
 	infoName      = "info.json"
-	bleveName     = "bleve"
-	textsName     = "texts"
+	// legacyFilesName is the manifest of a generation made before
+	// files2.gob; it is read, and replaced by the next build.
+	legacyFilesName = "files.gob"
+	bleveName       = "bleve"
+	textsName       = "texts"
 	// legacyManifest marks the layout before generations (version 2 and
 	// older); such an index is derived data and is rebuilt.
 	legacyManifest = "manifest.json"
@@ -310,7 +313,7 @@ func removeStale(dir, keep string) error {
 		}
 		// use.lock goes last: a reader that opened it before we locked
 		// checks after locking that it still exists.
-		for _, sub := range []string{bleveName, textsName, filesName, infoName} {
+		for _, sub := range []string{bleveName, textsName, filesName, legacyFilesName, infoName} {
 			errs = append(errs, os.RemoveAll(filepath.Join(gdir, sub)))
 		}
 		errs = append(errs, os.RemoveAll(gdir))

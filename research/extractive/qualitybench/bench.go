@@ -40,6 +40,9 @@ const (
 	CorpusGoPkg = "gopkg"  // package documentation extracted from $(go env GOROOT)/src
 	CorpusZH    = "zhdocs" // the Chinese user guide, docs/zh (or Options.ZHDocsDir)
 	CorpusGoSrc = "gosrc"  // Go source code: $(go env GOROOT)/src/context, sync and internal/sync
+	// CorpusOtherSrc is source code in other languages that ships with Go: lib/wasm/wasm_exec.js (JavaScript),
+	// src/runtime/runtime-gdb.py (Python), src/runtime/cgo/*.c (C), src/syscall/mkall.sh and mkerrors.sh (shell).
+	CorpusOtherSrc = "othersrc"
 )
 
 // questionFiles are the question tables: every questions*.yaml file of this package, read in name order, so a
@@ -323,6 +326,15 @@ var corpusPaths = map[string]func(opts Options) ([]string, error){
 	CorpusGoSrc: func(opts Options) ([]string, error) {
 		src := filepath.Join(opts.GoRoot, "src")
 		return []string{filepath.Join(src, "context"), filepath.Join(src, "sync"), filepath.Join(src, "internal", "sync")}, nil
+	},
+	CorpusOtherSrc: func(opts Options) ([]string, error) {
+		src := filepath.Join(opts.GoRoot, "src")
+		cfiles, err := filepath.Glob(filepath.Join(src, "runtime", "cgo", "*.c"))
+		if err != nil {
+			return nil, fmt.Errorf("quality bench: corpus %s: %w", CorpusOtherSrc, err)
+		}
+		return append([]string{filepath.Join(opts.GoRoot, "lib", "wasm", "wasm_exec.js"), filepath.Join(src, "runtime", "runtime-gdb.py"),
+			filepath.Join(src, "syscall", "mkall.sh"), filepath.Join(src, "syscall", "mkerrors.sh")}, cfiles...), nil
 	},
 	CorpusGoPkg: func(opts Options) ([]string, error) {
 		dir := filepath.Join(opts.WorkDir, "gopkg")
