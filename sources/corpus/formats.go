@@ -277,7 +277,7 @@ func extractFile(ctx context.Context, path string, f format, data []byte) (extra
 		ex.chunks = chunkText(ex.text, markdownBoundary)
 	case kindEPUB, kindDOCX, kindPPTX, kindXLSX:
 		var err error
-		ex.title, ex.text, err = officeText(f.kind, data)
+		ex.title, ex.text, err = officeText(ctx, f.kind, data)
 		if err != nil {
 			return ex, err
 		}

@@ -3,6 +3,7 @@ package corpus
 import (
 	"archive/zip"
 	"bytes"
+	"context"
 	"encoding/json"
 	"encoding/xml"
 	"errors"
@@ -21,8 +22,9 @@ import (
 // Limits on what one container file may expand to: a zip bomb must not
 // fill memory.
 const (
-	maxPartSize = 32 << 20 // one member of a zip container
-	maxTextSize = 16 << 20 // the text extracted from one file
+	maxPartSize      = 32 << 20        // one member of a zip container
+	maxContainerSize = 4 * maxPartSize // all the members read from one container together
+	maxTextSize      = 16 << 20        // the text extracted from one file
 )
 
 var errTooMuchText = errors.New("more than 16 MiB of text")
@@ -31,7 +33,7 @@ var errTooMuchText = errors.New("more than 16 MiB of text")
 // files. DOCX, PPTX and EPUB are zip files of XML and XHTML, read with
 // archive/zip and encoding/xml; XLSX goes through excelize, which handles
 // shared strings, number formats and dates.
-func officeText(k kind, data []byte) (title, text string, err error) {
+func officeText(ctx context.Context, k kind, data []byte) (title, text string, err error) {
 	if k == kindXLSX {
 		return xlsxText(data)
 	}
@@ -39,28 +41,47 @@ func officeText(k kind, data []byte) (title, text string, err error) {
 	if err != nil {
 		return "", "", errorf("not a valid zip container", err)
 	}
+	c := &container{ctx: ctx, zr: zr, budget: maxContainerSize}
 	switch k {
 	case kindDOCX:
-		return docxText(zr)
+		return docxText(c)
 	case kindPPTX:
-		return pptxText(zr)
+		return pptxText(c)
 	default:
-		return epubText(zr)
+		return epubText(c)
 	}
 }
 
-func readPart(zr *zip.Reader, name string) ([]byte, error) {
-	f, err := zr.Open(name)
+// container reads the members of one zip container within bounds: each member up to maxPartSize, all the members
+// read (a member named twice counts twice) up to budget, and nothing once ctx is done — so that a few kilobytes
+// naming one member thousands of times cannot keep an update busy, or deaf to cancellation, for minutes.
+type container struct {
+	ctx    context.Context
+	zr     *zip.Reader
+	budget int64 // uncompressed bytes all the members read may add up to
+	read   int64
+}
+
+func (c *container) part(name string) ([]byte, error) {
+	if err := c.ctx.Err(); err != nil {
+		return nil, err
+	}
+	f, err := c.zr.Open(name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxPartSize+1))
+	limit := min(int64(maxPartSize), max(c.budget-c.read, 0))
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	c.read += int64(len(data))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if len(data) > maxPartSize {
 		return nil, fmt.Errorf("%s: more than %d MiB uncompressed", name, maxPartSize>>20)
+	}
+	if c.read > c.budget {
+		return nil, fmt.Errorf("%s: the container's members add up to more than %d MiB uncompressed", name, c.budget>>20)
 	}
 	return data, nil
 }
@@ -88,8 +109,8 @@ func (b *textBuilder) result() (string, error) {
 }
 
 // coreTitle reads dc:title from docProps/core.xml, if there is one.
-func coreTitle(zr *zip.Reader) string {
-	data, err := readPart(zr, "docProps/core.xml")
+func coreTitle(c *container) string {
+	data, err := c.part("docProps/core.xml")
 	if err != nil {
 		return ""
 	}
@@ -105,8 +126,8 @@ func coreTitle(zr *zip.Reader) string {
 // docxText reads word/document.xml: one line per paragraph, headings
 // (styles Heading1…Heading6, Title) as Markdown headings, table cells
 // separated by " | ".
-func docxText(zr *zip.Reader) (title, text string, err error) {
-	data, err := readPart(zr, "word/document.xml")
+func docxText(c *container) (title, text string, err error) {
+	data, err := c.part("word/document.xml")
 	if err != nil {
 		return "", "", errorf("DOCX", err)
 	}
@@ -176,7 +197,7 @@ func docxText(zr *zip.Reader) (title, text string, err error) {
 			}
 		}
 	}
-	if t := coreTitle(zr); t != "" {
+	if t := coreTitle(c); t != "" {
 		title = t
 	}
 	text, err = out.result()
@@ -194,13 +215,13 @@ func attr(t xml.StartElement, local string) string {
 
 // pptxText reads the slides in order: "## Slide N" then one line per
 // paragraph of text.
-func pptxText(zr *zip.Reader) (title, text string, err error) {
+func pptxText(c *container) (title, text string, err error) {
 	type slide struct {
 		n    int
 		name string
 	}
 	var slides []slide
-	for _, f := range zr.File {
+	for _, f := range c.zr.File {
 		rest, ok := strings.CutPrefix(f.Name, "ppt/slides/slide")
 		if !ok || !strings.HasSuffix(rest, ".xml") {
 			continue
@@ -215,7 +236,7 @@ func pptxText(zr *zip.Reader) (title, text string, err error) {
 	slices.SortFunc(slides, func(a, b slide) int { return a.n - b.n })
 	var out textBuilder
 	for _, s := range slides {
-		data, err := readPart(zr, s.name)
+		data, err := c.part(s.name)
 		if err != nil {
 			return "", "", errorf("PPTX", err)
 		}
@@ -256,7 +277,7 @@ func pptxText(zr *zip.Reader) (title, text string, err error) {
 		}
 		out.line("")
 	}
-	if t := coreTitle(zr); t != "" {
+	if t := coreTitle(c); t != "" {
 		title = t
 	}
 	text, err = out.result()
@@ -265,8 +286,8 @@ func pptxText(zr *zip.Reader) (title, text string, err error) {
 
 // epubText reads the book's spine in order (container.xml → package
 // document → XHTML chapters), each chapter rendered to Markdown.
-func epubText(zr *zip.Reader) (title, text string, err error) {
-	data, err := readPart(zr, "META-INF/container.xml")
+func epubText(c *container) (title, text string, err error) {
+	data, err := c.part("META-INF/container.xml")
 	if err != nil {
 		return "", "", errorf("EPUB", err)
 	}
@@ -279,7 +300,7 @@ func epubText(zr *zip.Reader) (title, text string, err error) {
 		return "", "", errors.New("EPUB: container.xml names no package document")
 	}
 	opfPath := container.Rootfiles[0].Path
-	data, err = readPart(zr, opfPath)
+	data, err = c.part(opfPath)
 	if err != nil {
 		return "", "", errorf("EPUB", err)
 	}
@@ -306,8 +327,11 @@ func epubText(zr *zip.Reader) (title, text string, err error) {
 		if !ok {
 			continue
 		}
+		if out.over {
+			break // the text is over the limit already: the other chapters cannot change that
+		}
 		name := path.Join(path.Dir(opfPath), href)
-		part, err := readPart(zr, name)
+		part, err := c.part(name)
 		if err != nil {
 			return "", "", errorf("EPUB", err)
 		}

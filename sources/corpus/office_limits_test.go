@@ -1,0 +1,106 @@
+package corpus
+
+import (
+	"archive/zip"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// zipBytes is a zip container with the given members, in order.
+func zipBytes(t *testing.T, members ...[2]string) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for _, m := range members {
+		w, err := zw.Create(m[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Write([]byte(m[1])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// epubRepeating is an EPUB whose spine names one chapter n times: a few kilobytes that expand to as much work as
+// the reader lets them.
+func epubRepeating(t *testing.T, n int, chapter string) []byte {
+	var manifest, spine strings.Builder
+	for i := range n {
+		fmt.Fprintf(&manifest, `<item id="c%d" href="ch.xhtml"/>`, i)
+		fmt.Fprintf(&spine, `<itemref idref="c%d"/>`, i)
+	}
+	return zipBytes(t,
+		[2]string{"mimetype", "application/epub+zip"},
+		[2]string{"META-INF/container.xml", `<container><rootfiles><rootfile full-path="c.opf"/></rootfiles></container>`},
+		[2]string{"c.opf", "<package><manifest>" + manifest.String() + "</manifest><spine>" + spine.String() + "</spine></package>"},
+		[2]string{"ch.xhtml", chapter})
+}
+
+// Office containers are read within bounds: a cancelled update stops reading them, every member read counts
+// against one budget for the whole container, and text past the limit ends the reading at once.
+func TestOfficeContainersAreBounded(t *testing.T) {
+	docx := zipBytes(t, [2]string{"word/document.xml", `<w:document xmlns:w="w"><w:body><w:p><w:r><w:t>okapi</w:t></w:r></w:p></w:body></w:document>`})
+	pptx := zipBytes(t, [2]string{"ppt/slides/slide1.xml", `<p:sld xmlns:p="p" xmlns:a="a"><a:p><a:r><a:t>okapi</a:t></a:r></a:p></p:sld>`})
+	epub := epubRepeating(t, 2, "<html><body><p>The okapi.</p></body></html>")
+
+	t.Run("cancelled", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(t.Context())
+		cancel()
+		for name, data := range map[string][]byte{"a.docx": docx, "a.pptx": pptx, "a.epub": epub} {
+			f, _ := formatOf(name)
+			if _, err := extractFile(ctx, filepath.Join(t.TempDir(), name), f, data); !errors.Is(err, context.Canceled) {
+				t.Errorf("%s read after cancellation: %v", name, err)
+			}
+		}
+	})
+
+	t.Run("budget", func(t *testing.T) {
+		// Each member is small; together they pass the container's budget.
+		var slides [][2]string
+		for i := range 40 {
+			slides = append(slides, [2]string{fmt.Sprintf("ppt/slides/slide%d.xml", i+1),
+				`<p:sld xmlns:p="p" xmlns:a="a">` + strings.Repeat(`<a:p><a:r><a:t>x</a:t></a:r></a:p>`, 1000) + `</p:sld>`})
+		}
+		data := zipBytes(t, slides...)
+		zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := &container{ctx: t.Context(), zr: zr, budget: 256 << 10}
+		if _, _, err := pptxText(c); err == nil || !strings.Contains(err.Error(), "uncompressed") {
+			t.Errorf("40 slides of 34 KB within a 256 KB budget: %v", err)
+		}
+		c = &container{ctx: t.Context(), zr: zr, budget: maxContainerSize}
+		if _, text, err := pptxText(c); err != nil || strings.Count(text, "## Slide") != 40 {
+			t.Errorf("the same slides within the default budget: %v", err)
+		}
+	})
+
+	t.Run("text limit stops the reading", func(t *testing.T) {
+		// One chapter of 1 MiB of text named 100 times: the text limit is passed at the 17th, and the reader stops
+		// there instead of extracting the other 83.
+		chapter := "<html><body>" + strings.Repeat("<p>"+strings.Repeat("okapi ", 170)+"</p>", 1024) + "</body></html>"
+		data := epubRepeating(t, 100, chapter)
+		zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := &container{ctx: t.Context(), zr: zr, budget: 1 << 40}
+		if _, _, err := epubText(c); !errors.Is(err, errTooMuchText) {
+			t.Fatalf("got %v, want errTooMuchText", err)
+		}
+		if c.read > 20*int64(len(chapter)) {
+			t.Errorf("read %d MiB of chapters after the text limit was passed", c.read>>20)
+		}
+	})
+}
