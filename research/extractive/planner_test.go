@@ -160,6 +160,10 @@ func TestTranslateOnlyWhenFullyCovered(t *testing.T) {
 		"互斥锁":          "mutex",
 		"下文压缩策略 规则":    "", // 压缩策略 is not in the glossary: no half translation
 		"DeepAgent":    "",
+		// Systems words; function words ("过", "什么") drop out instead of blocking the phrase.
+		"C 线程退出时":   "C thread exit when",
+		"程序计数器 栈指针": "program counter stack pointer",
+		"调用过 Go":    "call Go",
 	} {
 		if got := translate(in); got != want {
 			t.Errorf("translate(%q) = %q, want %q", in, got, want)
