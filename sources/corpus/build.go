@@ -146,7 +146,12 @@ func (ix *Index) build(ctx context.Context, baseName string, base *manifest, p p
 			} else {
 				st.Added++
 			}
-			werr = indexFile(batch, tbatch, o)
+			werr = indexFile(func() (*bleve.Batch, *bleve.Batch) { return batch, tbatch }, func() error {
+				if batch.Size() >= batchOps {
+					return flush()
+				}
+				return nil
+			}, o)
 			files[o.path] = o.entry
 			st.Chunks += len(o.ex.chunks)
 		case Failed:
@@ -210,15 +215,22 @@ func (ix *Index) build(ctx context.Context, baseName string, base *manifest, p p
 	return nil
 }
 
-// indexFile adds one file's chunks and its file document to batch.
-func indexFile(batch, tbatch *bleve.Batch, o outcome) error {
+// indexFile adds one file's chunks and its file document to the batches cur returns. It calls full after each
+// chunk, so that a file of thousands of chunks (a 30 MB log) is written in bounded batches instead of one batch
+// whose analysis takes gigabytes.
+func indexFile(cur func() (batch, tbatch *bleve.Batch), full func() error, o outcome) error {
 	for _, c := range o.ex.chunks {
+		batch, _ := cur()
 		if err := batch.Index(FileURL(o.path, c.start, c.end), map[string]any{
 			"_type": chunkType, "title": o.ex.title, "text": c.text,
 		}); err != nil {
 			return fmt.Errorf("index %s: %w", o.path, err)
 		}
+		if err := full(); err != nil {
+			return err
+		}
 	}
+	_, tbatch := cur()
 	meta, err := json.Marshal(fileMeta{
 		Path: o.path, Title: o.ex.title, ContentType: o.f.ctype, Lang: o.f.lang,
 		TextHash: sources.HashText(o.ex.text), Lines: len(splitLines(o.ex.text)),

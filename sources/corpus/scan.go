@@ -22,8 +22,8 @@ import (
 //
 // A no-op re-index is mostly this scan, and mostly its one stat call per
 // file, so folders are read in parallel and each folder's files are looked
-// at relative to the folder (an os.Root), which spares the kernel resolving
-// the whole path again for every file.
+// at relative to the folder, which spares the kernel resolving the whole
+// path again for every file.
 func (ix *Index) scan(ctx context.Context, roots []root, st *Stats) ([]found, error) {
 	var tops []*scanDir // one per root, in order
 	var queue []scanTask
@@ -268,7 +268,7 @@ func (ix *Index) readDir(d *scanDir) []scanTask {
 // statFiles looks at the files among d.items[lo:hi] (following symbolic
 // links) and sets their outcomes.
 func statFiles(d *scanDir, lo, hi int) {
-	var dir *os.Root
+	var dir *dirStat
 	opened := false
 	for i := lo; i < hi; i++ {
 		it := &d.items[i]
@@ -277,27 +277,23 @@ func statFiles(d *scanDir, lo, hi int) {
 		}
 		if !opened {
 			opened = true
-			dir, _ = os.OpenRoot(d.path) // on failure: whole paths
+			dir, _ = openDirStat(d.path) // nil: by whole paths
 		}
-		var info os.FileInfo
-		var err error
 		if dir != nil {
-			info, err = dir.Lstat(filepath.Base(it.path))
-			if err == nil && info.Mode()&fs.ModeSymlink != 0 {
-				info, err = os.Stat(it.path)
+			if size, mod, ino, ok := dir.regular(filepath.Base(it.path)); ok {
+				it.regular(size, mod, ino)
+				continue
 			}
-		} else {
-			info, err = os.Stat(it.path)
 		}
-		it.look(info, err)
+		it.look(os.Stat(it.path))
 	}
 	if dir != nil {
-		dir.Close()
+		dir.close()
 	}
 }
 
-// look sets the outcome of a file from what stat returned for it: "" when
-// it is to be indexed.
+// look sets the outcome of a file from what os.Stat returned for it: ""
+// when it is to be indexed.
 func (it *scanItem) look(info os.FileInfo, err error) {
 	switch {
 	case err != nil:
@@ -310,6 +306,11 @@ func (it *scanItem) look(info os.FileInfo, err error) {
 		it.outcome, it.detail = Excluded, "not a regular file ("+info.Mode().Type().String()+")"
 		return
 	}
+	it.regular(info.Size(), info.ModTime().UnixNano(), fileID(info))
+}
+
+// regular sets the outcome of a regular file.
+func (it *scanItem) regular(size, mod int64, ino uint64) {
 	f, ok := formatOf(it.path)
 	if !ok {
 		ext := filepath.Ext(it.path)
@@ -319,11 +320,11 @@ func (it *scanItem) look(info os.FileInfo, err error) {
 		it.outcome, it.detail = SkippedType, ext
 		return
 	}
-	if info.Size() > maxFileSize {
-		it.outcome, it.detail = TooLarge, fmt.Sprintf("%d MiB", info.Size()>>20)
+	if size > maxFileSize {
+		it.outcome, it.detail = TooLarge, fmt.Sprintf("%d MiB", size>>20)
 		return
 	}
-	it.f, it.size, it.mod, it.ino = f, info.Size(), info.ModTime().UnixNano(), fileID(info)
+	it.f, it.size, it.mod, it.ino = f, size, mod, ino
 }
 
 // ignorer is the .gitignore files that apply below a folder of a walked

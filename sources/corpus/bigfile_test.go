@@ -1,0 +1,99 @@
+package corpus
+
+import (
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// peakHeap samples the heap in use while f runs and returns its peak above the level before. The collector runs
+// often meanwhile, so that the heap in use follows what is live rather than the garbage collector's pacing.
+func peakHeap(f func()) uint64 {
+	defer debug.SetGCPercent(debug.SetGCPercent(10))
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	base := ms.HeapInuse
+	var peak atomic.Uint64
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t := time.NewTicker(5 * time.Millisecond)
+		defer t.Stop()
+		for {
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
+			if ms.HeapInuse > base && ms.HeapInuse-base > peak.Load() {
+				peak.Store(ms.HeapInuse - base)
+			}
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+			}
+		}
+	})
+	f()
+	close(stop)
+	wg.Wait()
+	return peak.Load()
+}
+
+// A single file of thousands of chunks (a data dump, a long log) is indexed in bounded batches: memory stays a
+// small multiple of the file, not the gigabytes one batch of all its chunks takes, and every chunk is searchable,
+// also after the file changes.
+func TestHugeFileIndexedInBoundedBatches(t *testing.T) {
+	root := t.TempDir()
+	path := filepath.Join(root, "dump.json")
+	write := func(word string) int {
+		var b strings.Builder
+		b.WriteString("{\n")
+		for i := range 130000 {
+			fmt.Fprintf(&b, " \"k%d\": \"value number %d about %s\",\n", i, i, word)
+		}
+		b.WriteString(" \"end\": \"the last entry mentions the quokka\"\n}\n")
+		writeFile(t, path, b.String())
+		return b.Len()
+	}
+	size := write("pangolins")
+	ix := openIndex(t, t.TempDir())
+	var st Stats
+	var err error
+	peak := peakHeap(func() { st, err = ix.Add(t.Context(), root) })
+	if err != nil || st.Added != 1 {
+		t.Fatalf("%+v %v", st, err)
+	}
+	if st.Chunks < 4*batchOps {
+		t.Fatalf("%d chunks: the file must span several batches", st.Chunks)
+	}
+	t.Logf("%d MB file, %d chunks: heap peak %d MB", size>>20, st.Chunks, peak>>20)
+	if limit := uint64(30 * size); peak > limit {
+		t.Errorf("indexing a %d MB file took %d MB of heap, over %d MB", size>>20, peak>>20, limit>>20)
+	}
+	if ix.ChunkCount() != st.Chunks {
+		t.Errorf("index holds %d chunks, %d written", ix.ChunkCount(), st.Chunks)
+	}
+	for _, q := range []string{"k0 value number 0", "quokka last entry"} {
+		rs, err := ix.Search(t.Context(), q, 1)
+		if err != nil || len(rs) == 0 || !strings.Contains(rs[0].URL, "dump.json#L") {
+			t.Errorf("search %q: %v %v", q, rs, err)
+		}
+	}
+	// Changed: the old chunks go, across batches, and the new ones come.
+	write("armadillos")
+	if st, err = ix.Add(t.Context(), root); err != nil || st.Updated != 1 {
+		t.Fatalf("%+v %v", st, err)
+	}
+	if rs, err := ix.Search(t.Context(), "pangolins", 1); err != nil || len(rs) != 0 {
+		t.Errorf("old text still found: %v %v", rs, err)
+	}
+	if rs, err := ix.Search(t.Context(), "armadillos", 1); err != nil || len(rs) == 0 {
+		t.Errorf("new text not found: %v %v", rs, err)
+	}
+}
