@@ -443,7 +443,8 @@ func declarationLine(t string) bool {
 	if m := declAssignRE.FindString(t); m != "" && declValueRE.MatchString(t[len(m):]) {
 		return true
 	}
-	if m := declMethodRE.FindStringSubmatch(t); m != nil && !controlWords[m[1]] && !controlWords[strings.Fields(t)[0]] {
+	first, _, _ := strings.Cut(t, " ")
+	if m := declMethodRE.FindStringSubmatch(t); m != nil && !controlWords[m[1]] && !controlWords[first] {
 		return true
 	}
 	return false
