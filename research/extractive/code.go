@@ -444,10 +444,20 @@ func declarationLine(t string) bool {
 		return true
 	}
 	first, _, _ := strings.Cut(t, " ")
-	if m := declMethodRE.FindStringSubmatch(t); m != nil && !controlWords[m[1]] && !controlWords[first] {
+	if m := declMethodRE.FindStringSubmatch(t); m != nil && !statementWord(m[1]) && !statementWord(first) {
 		return true
 	}
 	return false
+}
+
+// statementWord reports a word that starts a statement with a block ("if (…) {", "catch (e) {"), not a method.
+func statementWord(w string) bool {
+	switch w {
+	case "catch", "try", "finally", "foreach", "synchronized", "using", "lock", "with", "do", "elif", "except", "when",
+		"unless", "until", "match", "loop":
+		return true
+	}
+	return controlWords[w]
 }
 
 // typeOnlyRE is a line that is nothing but a return type and its qualifiers ("static void", "int *"): C and its

@@ -339,6 +339,10 @@ func TestDeclarationLine(t *testing.T) {
 		{"go func() {", false},
 		{"return f(x) {", false},
 		{"x = compute(a, b);", false},
+		{"catch (err) {", false},
+		{"foreach (var x in xs) {", false},
+		{"synchronized (lock) {", false},
+		{"", false},
 	} {
 		if got := declarationLine(tc.line); got != tc.want {
 			t.Errorf("declarationLine(%q) = %v, want %v", tc.line, got, tc.want)
