@@ -669,3 +669,39 @@ func declaresOutsideBody(src string, lines []srcLine, cls []lineClass, k int, t,
 	}
 	return true
 }
+
+// exampleContext is the code-example rule of a code view: a comment paragraph right after code examples speaks of
+// them ("func Syscall(…)", "func RawSyscall(…)", then "The first and second are the standard ones; they differ
+// only in how many arguments can be passed to the kernel. The third …"), so the examples' text counts among the
+// terms of every passage of that paragraph, as a section heading's does. It is fed the passages of a view in
+// order.
+type exampleContext struct {
+	text    []string // the examples just read
+	pending bool     // examples were read and no paragraph has followed yet
+	active  string   // the examples the current paragraph speaks of
+}
+
+// of returns the example text passage sp (plain: its text) speaks of, or "".
+func (ec *exampleContext) of(cv *codeView, text string, sp lexical.Span, plain string) string {
+	opens := sp.Start == 0 || text[sp.Start-1] == '\n'
+	switch cv.partOf(sp) {
+	case partExample:
+		if !ec.pending {
+			ec.text = ec.text[:0]
+		}
+		ec.text = append(ec.text, plain)
+		ec.pending, ec.active = true, ""
+		return ""
+	case partProse:
+		if opens {
+			ec.active = ""
+			if ec.pending {
+				ec.active = strings.Join(ec.text, " ")
+			}
+			ec.pending = false
+		}
+		return ec.active
+	}
+	ec.pending, ec.active = false, ""
+	return ""
+}

@@ -342,3 +342,46 @@ func TestDeclarationLine(t *testing.T) {
 		}
 	}
 }
+
+// TestExampleContext checks the code-example rule: the passages of the comment paragraph right after code examples
+// carry the examples' terms (and show them as their context); the paragraph after that, and prose before any
+// example, do not.
+func TestExampleContext(t *testing.T) {
+	const src = "#!/bin/sh\n# Dispatch has three entry points:\n#\n# \tfunc Syscall(trap, a1 uintptr)\n# \tfunc RawSyscall(trap, a1 uintptr)\n#\n" +
+		"# The first is the standard one. The second is for low-level use by the fork wrapper.\n#\n" +
+		"# Generated files have names beginning with z.\nmake all\n"
+	a := &Analyst{cfg: Config{}.withDefaults()}
+	ix := a.index(&sources.Document{URL: "file:///src/mkall.sh", Title: "mkall.sh", Text: src, ContentType: "text/x-shell"})
+	has := func(i int, term string) bool {
+		for _, t := range ix.tokens[i] {
+			if t == term {
+				return true
+			}
+		}
+		return false
+	}
+	want := map[string]bool{
+		"The first is the standard one.":                       true,
+		"The second is for low-level use by the fork wrapper.": true,
+		"Generated files have names beginning with z.":         false,
+		"Dispatch has three entry points:":                     false,
+	}
+	seen := 0
+	for i, sp := range ix.spans {
+		w, ok := want[strings.TrimSpace(sp.Text)]
+		if !ok {
+			continue
+		}
+		seen++
+		rawsyscall := lexical.Tokenize("RawSyscall")[0]
+		if got := has(i, rawsyscall); got != w {
+			t.Errorf("%q carries the examples' terms: %v, want %v (tokens %v)", sp.Text, got, w, ix.tokens[i])
+		}
+		if got := strings.Contains(ix.within[i], "func RawSyscall"); got != w {
+			t.Errorf("%q has the examples as context: %v, want %v (%q)", sp.Text, got, w, ix.within[i])
+		}
+	}
+	if seen != len(want) {
+		t.Fatalf("found %d of the %d passages in the view:\n%s", seen, len(want), ix.text)
+	}
+}
