@@ -103,6 +103,10 @@ func (p *Planner) Plan(ctx context.Context, question string) (*research.Plan, er
 	var subject, focus string
 	if members != nil {
 		subject = strings.Join(members, w.join)
+		// The possessive domain word ("Go 的 syscall 包中 Syscall、Syscall6 和 RawSyscall") is no focus either.
+		if len(rest) > 0 && !hasCJK(rest[0]) && !strings.Contains(rest[0], " ") && !nameLike(rest[0]) && possessive(q, rest[0]) {
+			rest = rest[1:]
+		}
 		focus = strings.Join(rest, w.join)
 		if focus == "" {
 			focus = subject

@@ -67,6 +67,8 @@ func TestPlannerSubQuestionsFollowTheQuestion(t *testing.T) {
 		{"Go 的 context 包中，取消一个 context 时如何取消由它派生的子 context？", []string{"取消一个 context 时有哪些规则和示例？"},
 			[]string{"Go 的 context 包中？", "context 包中有哪些"}},
 		{"垃圾回收开始时，sync.Pool 中缓存的对象会怎样？", nil, []string{"垃圾回收开始时？"}},
+		// Beside a list of members, the possessive domain word is no focus ("Syscall6在Go方面是怎样的？").
+		{"Go 的 syscall 包中 Syscall、Syscall6 和 RawSyscall 有什么区别？", nil, []string{"在Go方面"}},
 	} {
 		plan, err := New(Config{}).Planner.Plan(t.Context(), tt.q)
 		if err != nil {
