@@ -591,6 +591,7 @@ func (a *Analyst) index(doc *sources.Document) *docIndex {
 	var headTokens, prevHead, curHead []string
 	ix.leadOf = make([]int, len(ix.spans))
 	leadAt, followers, leadList := -1, 0, 0
+	var examples exampleContext
 	// The document's title is the context of every passage, as its section heading is.
 	titleTokens := lexical.Tokenize(doc.Title)
 	for i, sp := range ix.spans {
@@ -622,6 +623,10 @@ func (a *Analyst) index(doc *sources.Document) *docIndex {
 			ix.usable[i] = view.usable(sp, plain, own) && !cutSpan(text, ix.spans, i)
 			if claim := view.claim(sp); claim != "" {
 				ix.claims[i] = claim
+			}
+			if ex := examples.of(view, text, sp, plain); ex != "" {
+				all = append(all, lexical.Tokenize(ex)...)
+				ix.within[i] = strings.TrimSpace(ix.within[i] + "\n" + ex)
 			}
 		} else if strings.Contains(sp.Text, "\t") {
 			claim, isHeader := tableRowClaim(text, sp)

@@ -443,10 +443,21 @@ func declarationLine(t string) bool {
 	if m := declAssignRE.FindString(t); m != "" && declValueRE.MatchString(t[len(m):]) {
 		return true
 	}
-	if m := declMethodRE.FindStringSubmatch(t); m != nil && !controlWords[m[1]] && !controlWords[strings.Fields(t)[0]] {
+	first, _, _ := strings.Cut(t, " ")
+	if m := declMethodRE.FindStringSubmatch(t); m != nil && !statementWord(m[1]) && !statementWord(first) {
 		return true
 	}
 	return false
+}
+
+// statementWord reports a word that starts a statement with a block ("if (…) {", "catch (e) {"), not a method.
+func statementWord(w string) bool {
+	switch w {
+	case "catch", "try", "finally", "foreach", "synchronized", "using", "lock", "with", "do", "elif", "except", "when",
+		"unless", "until", "match", "loop":
+		return true
+	}
+	return controlWords[w]
 }
 
 // typeOnlyRE is a line that is nothing but a return type and its qualifiers ("static void", "int *"): C and its
@@ -668,4 +679,40 @@ func declaresOutsideBody(src string, lines []srcLine, cls []lineClass, k int, t,
 		}
 	}
 	return true
+}
+
+// exampleContext is the code-example rule of a code view: a comment paragraph right after code examples speaks of
+// them ("func Syscall(…)", "func RawSyscall(…)", then "The first and second are the standard ones; they differ
+// only in how many arguments can be passed to the kernel. The third …"), so the examples' text counts among the
+// terms of every passage of that paragraph, as a section heading's does. It is fed the passages of a view in
+// order.
+type exampleContext struct {
+	text    []string // the examples just read
+	pending bool     // examples were read and no paragraph has followed yet
+	active  string   // the examples the current paragraph speaks of
+}
+
+// of returns the example text passage sp (plain: its text) speaks of, or "".
+func (ec *exampleContext) of(cv *codeView, text string, sp lexical.Span, plain string) string {
+	opens := sp.Start == 0 || text[sp.Start-1] == '\n'
+	switch cv.partOf(sp) {
+	case partExample:
+		if !ec.pending {
+			ec.text = ec.text[:0]
+		}
+		ec.text = append(ec.text, plain)
+		ec.pending, ec.active = true, ""
+		return ""
+	case partProse:
+		if opens {
+			ec.active = ""
+			if ec.pending {
+				ec.active = strings.Join(ec.text, " ")
+			}
+			ec.pending = false
+		}
+		return ec.active
+	}
+	ec.pending, ec.active = false, ""
+	return ""
 }

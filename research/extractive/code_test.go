@@ -38,15 +38,15 @@ func (c *cancelCtx) propagateCancel(parent Context, child canceler) {
 }
 `
 
-// checkViewGrounded asserts the view's rule: every part of it is grounded, by the one normaliser, on the source lines
-// its bytes came from.
+// checkViewGrounded asserts the view's rule: every part of it long enough to be a quote (in normal form) is
+// grounded, by the one normaliser, on the source lines its bytes came from.
 func checkViewGrounded(t *testing.T, src string, cv *codeView) {
 	t.Helper()
 	off := 0
 	for _, part := range strings.Split(cv.text, "\n\n") {
 		start := off
 		off += len(part) + 2
-		if strings.TrimSpace(part) == "" || cv.kind[start] == partHeading || utf8.RuneCountInString(part) < research.MinQuoteRunes {
+		if strings.TrimSpace(part) == "" || cv.kind[start] == partHeading || utf8.RuneCountInString(research.NormalizeQuote(part)) < research.MinQuoteRunes {
 			continue
 		}
 		first, last := lexical.LineAt(src, cv.source(start, len(src))), lexical.LineAt(src, cv.source(start+len(part)-1, len(src)))
@@ -190,6 +190,9 @@ func FuzzCodeView(f *testing.F) {
 	f.Add(goSource, "go")
 	f.Add("def f():\n    \"\"\"Doc.\n    more\"\"\"\n    x = 1  # note about x here\n", "python")
 	f.Add("/* a\n * b */ c /* d */\n-- e f g\n", "sql")
+	f.Add("/*\nStub at the margin.\n\nMore.\n*/\nstatic void\nx_cgo_yield()\n{\n\t/* note */\n}\n", "c")
+	f.Add("(() => {\n\tGo = class {\n\t\t/** Doc. */\n\t\tasync run(i) {\n\t\t\tthis.v = [ // values held by Go here\n\t\t}\n\t}\n})();\n", "javascript")
+	f.Add("# Entry points:\n#\n# \tfunc Syscall(a)\n#\n# The first is standard.\nmake\n", "shell")
 	f.Fuzz(func(t *testing.T, src, lang string) {
 		syn, ok := commentSyntaxes[lang]
 		if !ok || !utf8.ValidString(src) || len(src) > 1<<16 {
@@ -272,6 +275,12 @@ func TestCodeViewHeadings(t *testing.T) {
 		{"Python method inside a class", "python",
 			"class GoroutineCmd(gdb.Command):\n    \"\"\"Execute a command in the context of a goroutine.\"\"\"\n\n    def invoke(self, arg):\n        # In GDB, assignments to sp must be done from the top-most frame.\n        pass\n",
 			[]string{"# class GoroutineCmd(gdb.Command):", "Execute a command in the context of a goroutine.", "# def invoke(self, arg):", "In GDB, assignments to sp must be done from the top-most frame."}},
+		{"shell function", "shell",
+			"#!/bin/sh\nset -e\n\nbuild() {\n\tif [ -n \"$1\" ]; then\n\t\t# Cross-compile for the platform given as the first argument.\n\t\tmake \"$1\"\n\tfi\n}\n",
+			[]string{"# build()", "Cross-compile for the platform given as the first argument."}},
+		{"Rust method in an impl block", "rust",
+			"impl Pool {\n    /// Takes an object from the pool, or makes a new one.\n    pub fn get(&self) -> T {\n        // The victim cache is tried before allocating.\n        self.victim.pop()\n    }\n}\n",
+			[]string{"# pub fn get(&self) -> T", "Takes an object from the pool, or makes a new one.", "The victim cache is tried before allocating."}},
 		{"Go statements in a body are not declarations", "go",
 			"package p\n\nfunc f() {\n\tfor i := range n {\n\t\tif i > 0 {\n\t\t\t// Every later item waits for the first one.\n\t\t\twait()\n\t\t}\n\t}\n}\n",
 			[]string{"# func f()", "Every later item waits for the first one."}},
@@ -336,9 +345,56 @@ func TestDeclarationLine(t *testing.T) {
 		{"go func() {", false},
 		{"return f(x) {", false},
 		{"x = compute(a, b);", false},
+		{"catch (err) {", false},
+		{"foreach (var x in xs) {", false},
+		{"synchronized (lock) {", false},
+		{"", false},
 	} {
 		if got := declarationLine(tc.line); got != tc.want {
 			t.Errorf("declarationLine(%q) = %v, want %v", tc.line, got, tc.want)
 		}
+	}
+}
+
+// TestExampleContext checks the code-example rule: the passages of the comment paragraph right after code examples
+// carry the examples' terms (and show them as their context); the paragraph after that, and prose before any
+// example, do not.
+func TestExampleContext(t *testing.T) {
+	const src = "#!/bin/sh\n# Dispatch has three entry points:\n#\n# \tfunc Syscall(trap, a1 uintptr)\n# \tfunc RawSyscall(trap, a1 uintptr)\n#\n" +
+		"# The first is the standard one. The second is for low-level use by the fork wrapper.\n#\n" +
+		"# Generated files have names beginning with z.\nmake all\n"
+	a := &Analyst{cfg: Config{}.withDefaults()}
+	ix := a.index(&sources.Document{URL: "file:///src/mkall.sh", Title: "mkall.sh", Text: src, ContentType: "text/x-shell"})
+	has := func(i int, term string) bool {
+		for _, t := range ix.tokens[i] {
+			if t == term {
+				return true
+			}
+		}
+		return false
+	}
+	want := map[string]bool{
+		"The first is the standard one.":                       true,
+		"The second is for low-level use by the fork wrapper.": true,
+		"Generated files have names beginning with z.":         false,
+		"Dispatch has three entry points:":                     false,
+	}
+	seen := 0
+	for i, sp := range ix.spans {
+		w, ok := want[strings.TrimSpace(sp.Text)]
+		if !ok {
+			continue
+		}
+		seen++
+		rawsyscall := lexical.Tokenize("RawSyscall")[0]
+		if got := has(i, rawsyscall); got != w {
+			t.Errorf("%q carries the examples' terms: %v, want %v (tokens %v)", sp.Text, got, w, ix.tokens[i])
+		}
+		if got := strings.Contains(ix.within[i], "func RawSyscall"); got != w {
+			t.Errorf("%q has the examples as context: %v, want %v (%q)", sp.Text, got, w, ix.within[i])
+		}
+	}
+	if seen != len(want) {
+		t.Fatalf("found %d of the %d passages in the view:\n%s", seen, len(want), ix.text)
 	}
 }

@@ -245,6 +245,9 @@ func subjectOf(question string) string {
 		!nameLike(phrases[0].Text) && possessive(question, phrases[0].Text) {
 		phrases = phrases[1:]
 	}
+	if len(phrases) > 1 && locative(phrases[0].Text) {
+		phrases = append(phrases[1:], phrases[0])
+	}
 	out := []string{phrases[0].Text}
 	for _, p := range phrases[1:] {
 		if !p.Conj {

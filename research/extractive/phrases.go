@@ -278,6 +278,11 @@ var glossary = map[string]string{
 	// that carry no term of their own.
 	"开始": "start", "时": "when", "对象": "object", "避免": "avoid", "等待": "waiting", "饥饿": "starvation",
 	"子": "child", "由它": "", "一个": "", "如何": "", "怎样": "", "的": "", "中": "", "会": "",
+	// Systems code: threads, debuggers, system calls.
+	"线程": "thread", "进程": "process", "退出": "exit", "程序": "program", "程序计数器": "program counter",
+	"计数器": "counter", "栈指针": "stack pointer", "脚本": "script", "支持": "support", "调试器": "debugger",
+	"调试": "debug", "找到": "find", "查找": "find", "系统调用": "system call", "内核": "kernel", "调度器": "scheduler",
+	"过": "", "做什么": "", "有什么": "", "什么": "",
 }
 
 var glossaryKeys = func() []string {

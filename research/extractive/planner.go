@@ -103,6 +103,10 @@ func (p *Planner) Plan(ctx context.Context, question string) (*research.Plan, er
 	var subject, focus string
 	if members != nil {
 		subject = strings.Join(members, w.join)
+		// The possessive domain word ("Go 的 syscall 包中 Syscall、Syscall6 和 RawSyscall") is no focus either.
+		if len(rest) > 0 && !hasCJK(rest[0]) && !strings.Contains(rest[0], " ") && !nameLike(rest[0]) && possessive(q, rest[0]) {
+			rest = rest[1:]
+		}
 		focus = strings.Join(rest, w.join)
 		if focus == "" {
 			focus = subject
@@ -112,6 +116,10 @@ func (p *Planner) Plan(ctx context.Context, question string) (*research.Plan, er
 		// domain, not the subject; "互斥锁的零值" asks about the mutex.
 		if len(all) > 1 && !hasCJK(all[0]) && !strings.Contains(all[0], " ") && !nameLike(all[0]) && possessive(q, all[0]) {
 			all = all[1:]
+		}
+		// A place phrase ("context 包中", in the context package) says where the question is asked, not what about.
+		if len(all) > 1 && locative(all[0]) {
+			all = append(all[1:], all[0])
 		}
 		subject = all[0]
 		focus = strings.Join(all[1:], w.join)
@@ -341,7 +349,25 @@ func clauses(q, lang string) []string {
 	}
 	var parts []string
 	if lang == "zh" {
-		parts = zhClauseRE.Split(body, -1)
+		// A clause that asks nothing ("Go 的 context 包中", "垃圾回收开始时") is the frame of the clause after it
+		// (the last one, of the clause before): it goes with it rather than standing as a question of its own.
+		var frame string
+		for _, p := range zhClauseRE.Split(body, -1) {
+			switch {
+			case !zhAsks(p):
+				frame += p
+			default:
+				parts = append(parts, frame+p)
+				frame = ""
+			}
+		}
+		if frame != "" {
+			if len(parts) == 0 {
+				parts = append(parts, frame)
+			} else {
+				parts[len(parts)-1] += frame
+			}
+		}
 	} else {
 		idx := enClauseRE.FindAllStringSubmatchIndex(body, -1)
 		prev := 0
@@ -359,6 +385,30 @@ func clauses(q, lang string) []string {
 		}
 	}
 	return out
+}
+
+// locative reports a Chinese phrase that names a place, a noun with a locative particle after it ("context 包中",
+// "标准库里", "函数内"): the setting of a question, not its subject.
+func locative(phrase string) bool {
+	if !hasCJK(phrase) || utf8.RuneCountInString(phrase) < 3 {
+		return false
+	}
+	last, _ := utf8.DecodeLastRuneInString(phrase)
+	return strings.ContainsRune("中里内", last) && !strings.HasSuffix(phrase, "其中")
+}
+
+// zhQuestionWords are the words with which a Chinese clause asks something.
+var zhQuestionWords = []string{"如何", "怎样", "怎么", "什么", "哪", "吗", "是否", "为什么", "为何", "多少", "几", "谁", "能否",
+	"可否", "呢", "会不会", "是不是", "有没有"}
+
+// zhAsks reports whether the Chinese clause c asks something: it holds a question word.
+func zhAsks(c string) bool {
+	for _, w := range zhQuestionWords {
+		if strings.Contains(c, w) {
+			return true
+		}
+	}
+	return false
 }
 
 var enPronounRE = regexp.MustCompile(`(?i)\b(it|them|they|this|these)\b`)

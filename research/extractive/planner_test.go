@@ -62,6 +62,13 @@ func TestPlannerSubQuestionsFollowTheQuestion(t *testing.T) {
 		{"What happens when a Go context is canceled?", []string{"What rules or examples illustrate Go context?"}, []string{"illustrate canceled"}},
 		// "有哪五个" is a question word with its numeral, not part of the subject.
 		{"deepresearch 的研究流程有哪五个阶段？", []string{"研究流程有哪些规则和示例？"}, []string{"有哪五个阶段有哪些", "五个阶段有哪些"}},
+		// A clause that asks nothing ("Go 的 context 包中") frames the next one instead of being a question of its
+		// own, and a place phrase ("context 包中") is the setting, not the subject.
+		{"Go 的 context 包中，取消一个 context 时如何取消由它派生的子 context？", []string{"取消一个 context 时有哪些规则和示例？"},
+			[]string{"Go 的 context 包中？", "context 包中有哪些"}},
+		{"垃圾回收开始时，sync.Pool 中缓存的对象会怎样？", nil, []string{"垃圾回收开始时？"}},
+		// Beside a list of members, the possessive domain word is no focus ("Syscall6在Go方面是怎样的？").
+		{"Go 的 syscall 包中 Syscall、Syscall6 和 RawSyscall 有什么区别？", nil, []string{"在Go方面"}},
 	} {
 		plan, err := New(Config{}).Planner.Plan(t.Context(), tt.q)
 		if err != nil {
@@ -160,6 +167,10 @@ func TestTranslateOnlyWhenFullyCovered(t *testing.T) {
 		"互斥锁":          "mutex",
 		"下文压缩策略 规则":    "", // 压缩策略 is not in the glossary: no half translation
 		"DeepAgent":    "",
+		// Systems words; function words ("过", "什么") drop out instead of blocking the phrase.
+		"C 线程退出时":   "C thread exit when",
+		"程序计数器 栈指针": "program counter stack pointer",
+		"调用过 Go":    "call Go",
 	} {
 		if got := translate(in); got != want {
 			t.Errorf("translate(%q) = %q, want %q", in, got, want)
@@ -180,6 +191,27 @@ func TestWithoutProperModifier(t *testing.T) {
 	} {
 		if got := withoutProperModifier(strings.Split(in, "|")); got != want {
 			t.Errorf("withoutProperModifier(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestChineseClauseFrames(t *testing.T) {
+	for _, tc := range []struct {
+		q    string
+		want []string
+	}{
+		{"上下文压缩在什么时候触发，分为哪几层？", []string{"上下文压缩在什么时候触发？", "分为哪几层？"}},
+		{"Go 的 context 包中，取消一个 context 时如何取消由它派生的子 context？", []string{"Go 的 context 包中取消一个 context 时如何取消由它派生的子 context？"}},
+		{"研究流程如何控制预算，熔断触发后", []string{"研究流程如何控制预算熔断触发后？"}}, // a frame at the end goes with the clause before
+	} {
+		if got := clauses(tc.q, "zh"); !slices.Equal(got, tc.want) {
+			t.Errorf("clauses(%q) = %q, want %q", tc.q, got, tc.want)
+		}
+	}
+	for in, want := range map[string]bool{"context 包中": true, "标准库里": true, "函数内": true, "其中": false, "包中": false,
+		"取消一个 context 时": false, "sync.Pool": false} {
+		if got := locative(in); got != want {
+			t.Errorf("locative(%q) = %v, want %v", in, got, want)
 		}
 	}
 }

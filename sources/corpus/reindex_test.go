@@ -452,3 +452,42 @@ func TestScanLargeFolder(t *testing.T) {
 		}
 	}
 }
+
+// Several roots — overlapping, out of walk order, a file named on its own —
+// are scanned once each, compared with the manifest whatever their order,
+// and a later Add of one root leaves the others' files alone.
+func TestReindexSeveralRoots(t *testing.T) {
+	base := t.TempDir()
+	notes, other := filepath.Join(base, "notes"), filepath.Join(base, "other")
+	writeFile(t, filepath.Join(notes, "a.md"), "# A\n\nThe aardvark eats ants.\n")
+	writeFile(t, filepath.Join(notes, "sub", "b.md"), "# B\n\nThe badger digs.\n")
+	writeFile(t, filepath.Join(other, "c.md"), "# C\n\nThe chameleon changes colour.\n")
+	writeFile(t, filepath.Join(base, "single.md"), "# S\n\nThe seal swims.\n")
+	setOld(t, base)
+	ix := openIndex(t, t.TempDir())
+	roots := []string{other, filepath.Join(notes, "sub"), filepath.Join(base, "single.md"), notes}
+	if st, err := ix.Add(t.Context(), roots...); err != nil || st.Added != 4 {
+		t.Fatalf("first add: %+v %v", st, err)
+	}
+	if st, err := ix.Add(t.Context(), roots...); err != nil || st.Unchanged != 4 || st.Added+st.Updated+st.Removed != 0 {
+		t.Fatalf("no-op add: %+v %v", st, err)
+	}
+	writeFile(t, filepath.Join(notes, "sub", "b.md"), "# B\n\nThe bison grazes on the plain.\n")
+	if err := os.Remove(filepath.Join(notes, "a.md")); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := ix.Add(t.Context(), notes); err != nil || st.Updated != 1 || st.Removed != 1 || st.Unchanged != 0 {
+		t.Fatalf("add of one root: %+v %v", st, err)
+	}
+	for w, n := range map[string]int{"bison": 1, "badger": 0, "aardvark": 0, "chameleon": 1, "seal": 1} {
+		if rs, err := ix.Search(t.Context(), w, 5); err != nil || len(rs) != n {
+			t.Errorf("%q: %d results, want %d (%v)", w, len(rs), n, err)
+		}
+	}
+	if err := os.Remove(filepath.Join(base, "single.md")); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := ix.Add(t.Context(), roots...); err != nil || st.Removed != 1 || st.Unchanged != 2 {
+		t.Fatalf("after the single file went: %+v %v", st, err)
+	}
+}
