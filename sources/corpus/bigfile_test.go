@@ -1,6 +1,8 @@
 package corpus
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"runtime"
@@ -10,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/blevesearch/bleve/v2"
 )
 
 // peakHeap samples the heap in use while f runs and returns its peak above the level before. The collector runs
@@ -95,5 +99,87 @@ func TestHugeFileIndexedInBoundedBatches(t *testing.T) {
 	}
 	if rs, err := ix.Search(t.Context(), "armadillos", 1); err != nil || len(rs) == 0 {
 		t.Errorf("new text not found: %v %v", rs, err)
+	}
+}
+
+// A stop does not wait for the files already read to be written: files whose text arrives after the stop are left
+// as the index had them, and the update that comes next does them.
+func TestStopDoesNotWriteFilesReadMeanwhile(t *testing.T) {
+	root := t.TempDir()
+	var b strings.Builder
+	for i := range 20000 {
+		fmt.Fprintf(&b, "Line %d of the long ledger names the wombat.\n\n", i)
+	}
+	writeFile(t, filepath.Join(root, "ledger.md"), b.String())
+	writeFile(t, filepath.Join(root, "note.md"), "# Note\n\nThe wombat note.\n")
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	ix, err := OpenWith(t.TempDir(), &Options{Progress: func(p Progress) {
+		if p.Phase == "indexing" && p.Total > 0 && p.Done == 0 {
+			cancel() // before any file is written
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	st, err := ix.Add(ctx, root)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Add after a stop: %v", err)
+	}
+	if st.Added != 0 || ix.DocCount() != 0 || ix.ChunkCount() != 0 {
+		t.Errorf("files written after the stop: %+v, %d documents, %d chunks", st, ix.DocCount(), ix.ChunkCount())
+	}
+	if st, err = ix.Add(t.Context(), root); err != nil || st.Added != 2 {
+		t.Fatalf("next update: %+v %v", st, err)
+	}
+	if rs, err := ix.Search(t.Context(), "ledger line 19999 wombat", 1); err != nil || len(rs) == 0 {
+		t.Errorf("ledger not found after the next update: %v %v", rs, err)
+	}
+}
+
+// Cancelled part way through a file, indexFile takes back what it added, also the chunks already written.
+func TestIndexFileStoppedPartWay(t *testing.T) {
+	m, err := newMapping()
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx, err := bleve.NewMemOnly(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idx.Close()
+	o := outcome{job: job{found: found{path: "/x/big.md"}}}
+	for i := range 3*batchOps + 10 {
+		o.ex.chunks = append(o.ex.chunks, chunk{start: i + 1, end: i + 1, text: fmt.Sprintf("line %d about the wombat", i)})
+	}
+	batch, tbatch := idx.NewBatch(), idx.NewBatch()
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	flushes := 0
+	flush := func() error {
+		if err := idx.Batch(batch); err != nil {
+			return err
+		}
+		batch = idx.NewBatch()
+		return nil
+	}
+	err = indexFile(ctx, func() (*bleve.Batch, *bleve.Batch) { return batch, tbatch }, func() error {
+		if batch.Size() < batchOps {
+			return nil
+		}
+		if flushes++; flushes == 2 {
+			cancel()
+		}
+		return flush()
+	}, o)
+	if !errors.Is(err, errStopped) {
+		t.Fatalf("indexFile after a stop: %v", err)
+	}
+	if err := flush(); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := idx.DocCount(); err != nil || n != 0 {
+		t.Errorf("%d chunks of the stopped file left in the index (%v)", n, err)
 	}
 }

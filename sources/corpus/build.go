@@ -133,25 +133,36 @@ func (ix *Index) build(ctx context.Context, baseName string, base *manifest, p p
 			continue // drain
 		}
 		done++
-		rep.report(Progress{Phase: "indexing", Done: done, Total: total, Path: o.path}, done == total)
 		fo := FileOutcome{Path: o.path, Outcome: o.result, Detail: o.detail}
 		switch o.result {
 		case Unchanged:
 			files[o.path] = o.entry
 			st.Unchanged++
 		case Added, Updated:
+			if ctx.Err() != nil {
+				// Stopped: a file read meanwhile is not written (a big one takes seconds); it stays as the
+				// index had it, absent or in its previous version, for the next update.
+				continue
+			}
 			if o.prev != nil {
 				drop(o.path, o.prev)
-				st.Updated++
-			} else {
-				st.Added++
 			}
-			werr = indexFile(func() (*bleve.Batch, *bleve.Batch) { return batch, tbatch }, func() error {
+			err := indexFile(ctx, func() (*bleve.Batch, *bleve.Batch) { return batch, tbatch }, func() error {
 				if batch.Size() >= batchOps {
 					return flush()
 				}
 				return nil
 			}, o)
+			if errors.Is(err, errStopped) {
+				delete(files, o.path) // its previous version was dropped above: the next update adds it anew
+				continue
+			}
+			werr = err
+			if o.prev != nil {
+				st.Updated++
+			} else {
+				st.Added++
+			}
 			files[o.path] = o.entry
 			st.Chunks += len(o.ex.chunks)
 		case Failed:
@@ -173,6 +184,8 @@ func (ix *Index) build(ctx context.Context, baseName string, base *manifest, p p
 			}
 		}
 		st.Files = append(st.Files, fo)
+		// Reported once written: a stop asked for on seeing a file done keeps that file.
+		rep.report(Progress{Phase: "indexing", Done: done, Total: total, Path: o.path}, done == total)
 		if werr == nil && batch.Size() >= batchOps {
 			werr = flush()
 		}
@@ -215,12 +228,22 @@ func (ix *Index) build(ctx context.Context, baseName string, base *manifest, p p
 	return nil
 }
 
+// errStopped: indexFile was cancelled part way through a file and took back the chunks it had added.
+var errStopped = errors.New("stopped part way through the file")
+
 // indexFile adds one file's chunks and its file document to the batches cur returns. It calls full after each
 // chunk, so that a file of thousands of chunks (a 30 MB log) is written in bounded batches instead of one batch
-// whose analysis takes gigabytes.
-func indexFile(cur func() (batch, tbatch *bleve.Batch), full func() error, o outcome) error {
-	for _, c := range o.ex.chunks {
+// whose analysis takes gigabytes. Cancelled part way, it deletes the chunks it added (some may have been written
+// already) and returns errStopped, so that a stop is not held up by a big file nor leaves half of one.
+func indexFile(ctx context.Context, cur func() (batch, tbatch *bleve.Batch), full func() error, o outcome) error {
+	for k, c := range o.ex.chunks {
 		batch, _ := cur()
+		if ctx.Err() != nil {
+			for _, c := range o.ex.chunks[:k] {
+				batch.Delete(FileURL(o.path, c.start, c.end))
+			}
+			return errStopped
+		}
 		if err := batch.Index(FileURL(o.path, c.start, c.end), map[string]any{
 			"_type": chunkType, "title": o.ex.title, "text": c.text,
 		}); err != nil {
