@@ -21,8 +21,10 @@ func newBenchQualityCmd(app *App) *cobra.Command {
 		Use:   "quality [--format text|json] [--zh-docs DIR] [--only ID,…]",
 		Short: "Answer quality of the extractive engine: fact recall, citation grounding and time per question",
 		Long: `Answers a fixed question set with the extractive engine (no language model) through the full research
-graph, over corpora that ship with Go — $(go env GOROOT)/doc and the documentation of standard packages extracted
-from $(go env GOROOT)/src — and over the Chinese user guide in docs/zh (embedded in the binary; --zh-docs DIR uses another folder). Per question it prints:
+graph, over corpora that ship with Go — $(go env GOROOT)/doc, the documentation of standard packages extracted
+from $(go env GOROOT)/src, Go source code (src/context, sync, internal/sync) and source code in other languages
+(lib/wasm/wasm_exec.js, src/runtime/runtime-gdb.py, src/runtime/cgo/*.c, src/syscall/mk*.sh) — and over the
+Chinese user guide in docs/zh (embedded in the binary; --zh-docs DIR uses another folder). Per question it prints:
 
   recall     the share of the expected facts stated in one cited sentence of the report (every keyword of the
              fact in the same sentence, ignoring case);

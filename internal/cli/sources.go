@@ -38,8 +38,9 @@ func newIndexCmd(app *App) *cobra.Command {
 		Long: `index builds a persistent full-text index (Bleve) over the documents and source code under each PATH:
 ` + corpus.SupportedTypes() + `.
 Hidden, vendored (node_modules, vendor) and generated files and what .gitignore excludes are skipped.
-Re-running it is incremental: unchanged files are skipped (same modification time, or same content hash),
-changed files are re-indexed and deleted files are dropped. It reports how many files were indexed, unchanged,
+Re-running it is incremental: unchanged files are skipped (same modification time, size and inode, or failing
+that the same content hash; a file changed just before it was indexed is hashed again), changed files are
+re-indexed and deleted files are dropped. It reports how many files were indexed, unchanged,
 skipped by type, too large, binary, excluded or failed; -v lists every file with its outcome.
 
 Any number of deepresearch processes may use the same index at once; an update waits for another one in
