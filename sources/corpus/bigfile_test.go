@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -114,7 +115,9 @@ func TestStopDoesNotWriteFilesReadMeanwhile(t *testing.T) {
 	writeFile(t, filepath.Join(root, "note.md"), "# Note\n\nThe wombat note.\n")
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
+	var phases []string
 	ix, err := OpenWith(t.TempDir(), &Options{Progress: func(p Progress) {
+		phases = append(phases, p.Phase)
 		if p.Phase == "indexing" && p.Total > 0 && p.Done == 0 {
 			cancel() // before any file is written
 		}
@@ -129,6 +132,9 @@ func TestStopDoesNotWriteFilesReadMeanwhile(t *testing.T) {
 	}
 	if st.Added != 0 || ix.DocCount() != 0 || ix.ChunkCount() != 0 {
 		t.Errorf("files written after the stop: %+v, %d documents, %d chunks", st, ix.DocCount(), ix.ChunkCount())
+	}
+	if slices.Contains(phases, "done") {
+		t.Errorf("a stopped update reported itself done: %v", phases)
 	}
 	if st, err = ix.Add(t.Context(), root); err != nil || st.Added != 2 {
 		t.Fatalf("next update: %+v %v", st, err)

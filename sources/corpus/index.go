@@ -380,7 +380,9 @@ func (ix *Index) Add(ctx context.Context, paths ...string) (Stats, error) {
 			}
 			st.DocsPerSec = float64(n) / secs
 		}
-		rep.report(Progress{Phase: "done", Done: st.Added + st.Updated, Total: st.Added + st.Updated}, true)
+		if err == nil { // a stopped or failed update is not "done": surfaces would say the folder was indexed
+			rep.report(Progress{Phase: "done", Done: st.Added + st.Updated, Total: st.Added + st.Updated}, true)
+		}
 		return st, err
 	}
 
