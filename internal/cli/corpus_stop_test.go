@@ -21,7 +21,8 @@ import (
 	"github.com/deepresearch/deepresearch/research"
 )
 
-// bigFolder writes n small Markdown notes: enough that indexing them lasts well past the first progress report.
+// bigFolder writes n Markdown notes of about 10 KB: enough that indexing them lasts several seconds, well past the
+// first progress report (the terminal shows none before a second has passed), also on a fast machine.
 func bigFolder(t *testing.T, n int) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "notes")
@@ -32,7 +33,7 @@ func bigFolder(t *testing.T, n int) string {
 		}
 		var b strings.Builder
 		fmt.Fprintf(&b, "# Note %d\n\nHive %d keeps %d frames of comb; the forager bees of hive %d dance %d times an hour.\n", i, i, i%17, i, i%23)
-		for p := range 12 {
+		for p := range 48 {
 			fmt.Fprintf(&b, "\n## Visit %d\n\nThe beekeeper checked hive %d on day %d and wrote down the brood pattern, the honey stores, "+
 				"the temper of the colony and whether queen cells were drawn; the smoker was lit with pine needles %d times.\n", p, i, p*7+i%5, p+i%3)
 		}
@@ -103,6 +104,7 @@ func TestStoppingWhileIndexing(t *testing.T) {
 					t.Fatal(err)
 				}
 				interrupted, sent = true, time.Now()
+				t.Logf("Ctrl-C at %q", sc.Text())
 			}
 		}
 		err = cmd.Wait()
