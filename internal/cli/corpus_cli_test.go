@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -116,6 +117,16 @@ func TestIndexReportsOutcomes(t *testing.T) {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("index -v output lacks %q:\n%s", want, stdout)
 		}
+	}
+	// The list is in path order, whatever order the files were looked at in.
+	var listed []string
+	for _, l := range strings.Split(stdout, "\n") {
+		if i := strings.Index(l, folder); strings.HasPrefix(l, "  ") && i > 0 {
+			listed = append(listed, strings.Fields(l[i:])[0])
+		}
+	}
+	if len(listed) != 6 || !slices.IsSorted(listed) {
+		t.Errorf("index -v lists %q, want the 6 paths in order", listed)
 	}
 	code, stdout, _ = mainOut(t, "index", "--config", cfg, folder)
 	if code != 0 || !strings.Contains(stdout, "0 indexed (0 added, 0 updated), 2 unchanged") || strings.Contains(stdout, "added  ") {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -154,7 +155,9 @@ func printStats(out, errw io.Writer, ix *corpus.Index, st corpus.Stats, verbose 
 		fmt.Fprintf(errw, "warning: not indexed: %v\n", f)
 	}
 	if verbose {
-		for _, f := range st.Files {
+		files := slices.Clone(st.Files) // in path order, not the order the files were looked at in
+		slices.SortStableFunc(files, func(a, b corpus.FileOutcome) int { return strings.Compare(a.Path, b.Path) })
+		for _, f := range files {
 			line := fmt.Sprintf("  %-16s %s", f.Outcome, f.Path)
 			if f.Detail != "" && f.Outcome != corpus.Failed {
 				line += " (" + f.Detail + ")"
