@@ -185,12 +185,13 @@ func printStats(out, errw io.Writer, ix *corpus.Index, st corpus.Stats, verbose 
 // lines otherwise; it stays silent for updates that finish within a second, except to say it is waiting for
 // another process.
 type indexProgress struct {
-	w     io.Writer
-	tty   bool
-	mu    sync.Mutex
-	start time.Time
-	last  time.Time
-	drawn bool
+	w        io.Writer
+	tty      bool
+	mu       sync.Mutex
+	start    time.Time
+	last     time.Time
+	drawn    bool
+	toldWait bool
 }
 
 func newIndexProgress(w io.Writer) *indexProgress {
@@ -209,6 +210,9 @@ func (p *indexProgress) update(pr corpus.Progress) {
 	switch {
 	case waiting:
 		line = fmt.Sprintf("indexing %s: waiting for another deepresearch process to finish indexing it…", pr.Root)
+		if pr.Total > 0 {
+			line += fmt.Sprintf(" (it has done %d/%d files)", pr.Done, pr.Total)
+		}
 	case pr.Phase == "indexing":
 		line = fmt.Sprintf("indexing %s: %d/%d files", pr.Root, pr.Done, pr.Total)
 	default:
@@ -222,10 +226,12 @@ func (p *indexProgress) update(pr corpus.Progress) {
 		p.drawn = true
 		return
 	}
-	if waiting || time.Since(p.last) >= 5*time.Second || (pr.Total > 0 && pr.Done == pr.Total) {
+	// Plain lines: the wait when it begins, then a line every 5 s and the last file.
+	if (waiting && !p.toldWait) || time.Since(p.last) >= 5*time.Second || (!waiting && pr.Total > 0 && pr.Done == pr.Total) {
 		fmt.Fprintln(p.w, line)
 		p.last = time.Now()
 	}
+	p.toldWait = p.toldWait || waiting
 }
 
 func (p *indexProgress) finish() {

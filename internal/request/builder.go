@@ -388,6 +388,9 @@ func IndexEvent(runID string, p corpus.Progress) research.Event {
 	switch p.Phase {
 	case "waiting":
 		e.Message = fmt.Sprintf("waiting for another deepresearch process to finish indexing %s", p.Root)
+		if p.Total > 0 {
+			e.Message += fmt.Sprintf(" (it has done %d/%d files)", p.Done, p.Total)
+		}
 	case "scanning":
 		e.Message = fmt.Sprintf("scanning %s", p.Root)
 	case "done":

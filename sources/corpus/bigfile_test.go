@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
@@ -187,5 +188,66 @@ func TestIndexFileStoppedPartWay(t *testing.T) {
 	}
 	if n, err := idx.DocCount(); err != nil || n != 0 {
 		t.Errorf("%d chunks of the stopped file left in the index (%v)", n, err)
+	}
+}
+
+// An update waiting for another process's sees that process's files done of its total, as the lock's holder
+// publishes them.
+func TestWaiterSeesTheWritersProgress(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, "a.md"), "# A\n\nThe aardvark eats ants.\n")
+	dir := t.TempDir()
+	if err := prepareDir(dir); err != nil {
+		t.Fatal(err)
+	}
+	unlock, publish, err := lockWriterShared(dir, nil, nil) // another process's update
+	if err != nil {
+		t.Fatal(err)
+	}
+	publish(40, 100)
+	seen := make(chan Progress, 100)
+	ix, err := OpenWith(dir, &Options{Progress: func(p Progress) {
+		if p.Phase == "waiting" {
+			seen <- p
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	done := make(chan error, 1)
+	go func() { _, err := ix.Add(t.Context(), root); done <- err }()
+	want := []Progress{{Done: 40, Total: 100}, {Done: 75, Total: 100}}
+	for i, w := range want {
+		select {
+		case p := <-seen:
+			if p.Done != w.Done || p.Total != w.Total {
+				t.Errorf("waiting report %d: %d/%d, want %d/%d", i, p.Done, p.Total, w.Done, w.Total)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatalf("no waiting report %d", i)
+		}
+		if i == 0 {
+			time.Sleep(150 * time.Millisecond) // past the reports' 100 ms spacing
+			publish(75, 100)
+		}
+	}
+	unlock()
+	if err := <-done; err != nil || ix.DocCount() != 1 {
+		t.Fatalf("after the wait: %v, %d documents", err, ix.DocCount())
+	}
+	// The lock's next holder starts its own figures afresh.
+	unlock, _, err = lockWriterShared(dir, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	var d, tot int
+	data, _ := os.ReadFile(filepath.Join(dir, writeLockName))
+	if len(data) > progressAt {
+		fmt.Sscanf(string(data[progressAt:]), "%d %d", &d, &tot)
+	}
+	if d != 0 || tot != 0 {
+		t.Errorf("a new holder shows the previous one's figures %d/%d", d, tot)
 	}
 }

@@ -127,8 +127,8 @@ type Progress struct {
 	// "indexing" or "done".
 	Phase string
 	Root  string // the first path given to Add
-	Done  int    // files processed so far (indexing)
-	Total int    // files to process (indexing)
+	Done  int    // files processed so far (indexing); while waiting, the other process's (0 if unknown)
+	Total int    // files to process (indexing); while waiting, the other process's (0 if unknown)
 	Path  string // the file just processed
 }
 
@@ -334,10 +334,12 @@ type reporter struct {
 	root  string
 	last  time.Time
 	phase string
+	// share, once the update holds the write lock, tells processes waiting for it how far it is.
+	share func(done, total int)
 }
 
 func (r *reporter) report(p Progress, force bool) {
-	if r.fn == nil {
+	if r.fn == nil && r.share == nil {
 		return
 	}
 	if !force && p.Phase == r.phase && time.Since(r.last) < 100*time.Millisecond {
@@ -345,7 +347,12 @@ func (r *reporter) report(p Progress, force bool) {
 	}
 	r.phase, r.last = p.Phase, time.Now()
 	p.Root = r.root
-	r.fn(p)
+	if r.share != nil && p.Phase == "indexing" {
+		r.share(p.Done, p.Total)
+	}
+	if r.fn != nil {
+		r.fn(p)
+	}
 }
 
 // Add indexes the given files and folders (recursively; hidden, vendored
@@ -433,14 +440,20 @@ func (ix *Index) Add(ctx context.Context, paths ...string) (Stats, error) {
 	// Something to do: take the write lock, and look again at the index
 	// another process may just have updated.
 	waitStart := time.Now()
-	unlock, err := lockWriter(ix.dir, ctx.Done(), func() {
-		ix.log.Info("corpus: waiting for another process to finish indexing", "dir", ix.dir)
-		rep.report(Progress{Phase: "waiting"}, true)
+	logged := false
+	unlock, publish, err := lockWriterShared(ix.dir, ctx.Done(), func(done, total int) {
+		if !logged {
+			ix.log.Info("corpus: waiting for another process to finish indexing", "dir", ix.dir)
+		}
+		// The other process's files done of its total, as it publishes them.
+		rep.report(Progress{Phase: "waiting", Done: done, Total: total}, !logged)
+		logged = true
 	})
 	if err != nil {
 		return finish(fmt.Errorf("index %s: %w", ix.dir, err))
 	}
 	defer unlock()
+	rep.share = publish
 	st.Waited = time.Since(waitStart)
 	if name, err := readCurrent(ix.dir); err != nil {
 		return finish(err)

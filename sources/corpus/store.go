@@ -132,28 +132,64 @@ func prepareDir(dir string) error {
 // holds it. While it waits it calls waiting (once) and checks done every
 // 50 ms, so a cancelled caller stops waiting at once.
 func lockWriter(dir string, done <-chan struct{}, waiting func()) (unlock func(), err error) {
+	var onWait func(int, int)
+	if waiting != nil {
+		told := false
+		onWait = func(int, int) {
+			if !told {
+				told = true
+				waiting()
+			}
+		}
+	}
+	unlock, _, err = lockWriterShared(dir, done, onWait)
+	return unlock, err
+}
+
+// progressAt is where in the write lock file its holder keeps the files it has done of its total; the lock
+// itself may cover the first byte (Windows locks byte ranges, and a locked range cannot be read).
+const progressAt = 8
+
+// lockWriterShared is lockWriter for an update that shares its progress with those waiting for it: publish
+// records the holder's files done of its total in the lock file, and a waiter's waiting is called when it starts
+// to wait and again whenever the holder's figures change (0, 0 when the holder publishes none).
+func lockWriterShared(dir string, done <-chan struct{}, waiting func(done, total int)) (unlock func(), publish func(done, total int), err error) {
 	f, err := os.OpenFile(filepath.Join(dir, writeLockName), os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	told := false
+	told, last := false, ""
 	for {
 		err := lockFile(f, true, false)
 		if err == nil {
-			return func() { f.Close() }, nil // closing the file releases the lock
+			publish := func(done, total int) {
+				// One fixed-width write, so that a reader sees the old figures or the new ones.
+				_, _ = f.WriteAt(fmt.Appendf(nil, "%20d %20d\n", done, total), progressAt)
+			}
+			// Not the figures of the previous holder; closing the file releases the lock.
+			publish(0, 0)
+			return func() { f.Close() }, publish, nil
 		}
 		if !errors.Is(err, errLocked) {
 			f.Close()
-			return nil, fmt.Errorf("lock %s: %w", f.Name(), err)
+			return nil, nil, fmt.Errorf("lock %s: %w", f.Name(), err)
 		}
-		if !told && waiting != nil {
-			waiting()
-			told = true
+		if waiting != nil {
+			buf := make([]byte, 64)
+			n, _ := f.ReadAt(buf, progressAt)
+			var d, t int
+			if _, err := fmt.Sscanf(string(buf[:n]), "%d %d", &d, &t); err != nil || d < 0 || t < 0 || d > t {
+				d, t = 0, 0
+			}
+			if now := fmt.Sprint(d, t); !told || now != last {
+				told, last = true, now
+				waiting(d, t)
+			}
 		}
 		select {
 		case <-done:
 			f.Close()
-			return nil, errors.New("stopped while waiting for another process to finish indexing")
+			return nil, nil, errors.New("stopped while waiting for another process to finish indexing")
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
