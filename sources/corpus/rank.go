@@ -84,12 +84,17 @@ type rankTerm struct {
 
 const noDoc = math.MaxUint64
 
+// errDocID: the index's internal document ids are not the 8-byte numbers
+// this ranking walks (an index kind it was not written for); the full
+// query ranks instead.
+var errDocID = errors.New("corpus: unexpected internal document id")
+
 func docNum(d *index.TermFieldDoc) (uint64, error) {
 	if d == nil {
 		return noDoc, nil
 	}
 	if len(d.ID) != 8 {
-		return 0, fmt.Errorf("corpus: unexpected internal document id of %d bytes", len(d.ID))
+		return 0, fmt.Errorf("%w: %d bytes", errDocID, len(d.ID))
 	}
 	return binary.BigEndian.Uint64(d.ID), nil
 }

@@ -156,6 +156,9 @@ func (g *generation) rankCertified(ctx context.Context, rq rankQuery, d depth) (
 	}
 	defer r.Close()
 	kept, kth, _, ok, err := postingsRank(ctx, r, g.idx.Mapping(), rq, rq.want, d)
+	if errors.Is(err, errDocID) {
+		return nil, false, nil
+	}
 	if err != nil || !ok {
 		return nil, false, err
 	}
