@@ -144,6 +144,17 @@ func TestIgnoreFromAbove(t *testing.T) {
 			want:  []string{"a.md", "c.go"},
 		},
 		{
+			name: "glob syntax that is not regular expression syntax",
+			files: map[string]string{
+				".git/": "", ".gitignore": "n?.md\n[!a]x.md\nc++.md\nv(1).md\n\\#h.md\n\\!b.md\nq\\?.md\ns[*].md\nlit\\*.md\n$d^.md\n",
+				"sub/n1.md": "", "sub/nn.md": "", "sub/n12.md": "", "sub/ax.md": "", "sub/bx.md": "", "sub/c++.md": "",
+				"sub/cc.md": "", "sub/v(1).md": "", "sub/v1.md": "", "sub/#h.md": "", "sub/!b.md": "", "sub/q?.md": "",
+				"sub/qq.md": "", "sub/s*.md": "", "sub/ss.md": "", "sub/lit*.md": "", "sub/litx.md": "", "sub/$d^.md": "",
+			},
+			index: "sub",
+			want:  []string{"ax.md", "cc.md", "litx.md", "n12.md", "qq.md", "ss.md", "v1.md"},
+		},
+		{
 			name: "malformed patterns match nothing",
 			files: map[string]string{
 				".git/": "", ".gitignore": "[\n!\n/\n\\\n(\n*.txt\n", "sub/a.md": "a", "sub/b.txt": "b",
@@ -271,4 +282,24 @@ func TestIgnoreFromAboveReindex(t *testing.T) {
 	if st, err := ix.Add(t.Context(), sub); err != nil || st.Added != 1 || st.Unchanged != 6 || st.Excluded != 1 {
 		t.Fatalf("after the parent .gitignore changed: %+v %v", st, err)
 	}
+}
+
+// Any ignore file compiles within the bounds, and its rules match any path
+// without panicking.
+func FuzzCompileIgnore(f *testing.F) {
+	for _, s := range []string{
+		"build/\n*.txt\n!keep.txt\n", "**/tmp/**\nlogs/**/*.md\n", "[\n!\n/\n\\\n(\n", "n?.md\n[!a]x.md\nc++.md\n\\#h\n",
+		"a/b\r\n  \n# c\n\\ \n", "[]]\n[!]a]\n[a-\n***\n/**/\n**\n",
+	} {
+		f.Add(s, "a/b.md")
+	}
+	f.Fuzz(func(t *testing.T, text, path string) {
+		rules := compileIgnore(text)
+		if len(rules) > maxIgnoreRules {
+			t.Fatalf("%d rules", len(rules))
+		}
+		g := &ignorer{dir: "/r", rules: rules}
+		g.match("/r/"+path, false)
+		g.match("/r/"+path, true)
+	})
 }

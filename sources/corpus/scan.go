@@ -420,6 +420,10 @@ func compileIgnore(text string) []ignoreRule {
 		if strings.Contains(body, "/") && line[0] != '/' {
 			line = "/" + line
 		}
+		line, ok := globToLib(line)
+		if !ok {
+			continue
+		}
 		r.gi = gitignore.CompileIgnoreLines(line)
 		rules = append(rules, r)
 		if len(rules) == maxIgnoreRules {
@@ -427,6 +431,70 @@ func compileIgnore(text string) []ignoreRule {
 		}
 	}
 	return rules
+}
+
+// globToLib rewrites the glob syntax of a pattern that the library would
+// take for regular expression syntax (it turns only "*", "**" and "." into
+// their regular expressions and keeps the rest): "?" is any one character
+// but "/", "[!…]" is a negated class, "+", "(", "|" and the like are
+// themselves, and a backslash makes the next character itself. ok is false
+// for a pattern git matches nothing with (a trailing backslash).
+func globToLib(p string) (string, bool) {
+	var b strings.Builder
+	inClass := false
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		switch {
+		case c == '\\':
+			if i+1 == len(p) {
+				return "", false
+			}
+			i++
+			switch n := p[i]; {
+			case n == '*':
+				b.WriteString(`\*`) // kept literal by the library
+			case n == '.':
+				b.WriteByte('.') // escaped by the library
+			case n == '?':
+				b.WriteString("[?]")
+			case n < 0x80 && (n >= 'a' && n <= 'z' || n >= 'A' && n <= 'Z' || n >= '0' && n <= '9' || n == ' ' || n == '/'):
+				b.WriteByte(n)
+			default:
+				b.WriteByte('\\')
+				b.WriteByte(n)
+			}
+		case inClass:
+			switch c {
+			case ']':
+				inClass = false
+				b.WriteByte(c)
+			case '*', '[':
+				b.WriteByte('\\')
+				b.WriteByte(c)
+			default:
+				b.WriteByte(c)
+			}
+		case c == '[' && strings.IndexByte(p[i+1:], ']') >= 0:
+			inClass = true
+			b.WriteByte('[')
+			if i+1 < len(p) && (p[i+1] == '!' || p[i+1] == '^') {
+				b.WriteByte('^')
+				i++
+			}
+			if i+1 < len(p) && p[i+1] == ']' { // a "]" first is itself
+				b.WriteString(`\]`)
+				i++
+			}
+		case c == '?':
+			b.WriteString("[^/]")
+		case strings.IndexByte("+(){}|^$[]", c) >= 0:
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String(), true
 }
 
 // match reports whether the entry p (a folder when dir) is ignored.
