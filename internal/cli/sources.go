@@ -38,7 +38,10 @@ func newIndexCmd(app *App) *cobra.Command {
 		Short: "Build or update a local full-text index over documents and source code",
 		Long: `index builds a persistent full-text index (Bleve) over the documents and source code under each PATH:
 ` + corpus.SupportedTypes() + `.
-Hidden, vendored (node_modules, vendor) and generated files and what .gitignore excludes are skipped.
+Hidden, vendored (node_modules, vendor) and generated files and what .gitignore excludes are skipped,
+as git skips them: in a git work tree the .gitignore files above PATH up to the folder holding .git, and
+.git/info/exclude, apply too. A PATH that those rules exclude is still indexed, since it was asked for by
+name; the rules still apply to what is inside it.
 Re-running it is incremental: unchanged files are skipped (same modification time, size and inode, or failing
 that the same content hash; a file changed just before it was indexed is hashed again), changed files are
 re-indexed and deleted files are dropped. It reports how many files were indexed, unchanged,

@@ -1,8 +1,10 @@
 package corpus
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -17,8 +19,9 @@ import (
 // scan walks the roots and returns the indexable files in walk order (each
 // folder's entries sorted by name, a folder's contents right after it),
 // recording every other file (and excluded folder) in st with its outcome.
-// It never opens a file except .gitignore files, and those only when they
-// are regular.
+// It never opens a file except ignore files (.gitignore, .git/info/exclude
+// and a .git file naming the repository), and those only when they are
+// regular. A folder root starts with the rules from above it (aboveRoot).
 //
 // A no-op re-index is mostly this scan, and mostly its one stat call per
 // file, so folders are read in parallel and each folder's files are looked
@@ -39,6 +42,7 @@ func (ix *Index) scan(ctx context.Context, roots []root, st *Stats) ([]found, er
 			}
 			continue
 		}
+		d.ign = aboveRoot(r.path)
 		queue = append(queue, scanTask{d: d, list: true})
 	}
 	if err := ix.runScan(ctx, queue); err != nil {
@@ -327,28 +331,173 @@ func (it *scanItem) regular(size, mod int64, ino uint64) {
 	it.f, it.size, it.mod, it.ino = f, size, mod, ino
 }
 
-// ignorer is the .gitignore files that apply below a folder of a walked
-// tree: that folder's own and its ancestors' up to the root, nearest first.
+// ignorer is the ignore rules that apply below a folder of a walked tree:
+// that folder's .gitignore and those of the folders above it up to the top
+// of the git work tree, then the repository's .git/info/exclude, nearest
+// first. As in git, the nearest file with a matching pattern decides, and
+// within a file the last matching pattern; a folder that is excluded is not
+// walked, so nothing under it can be brought back by a deeper "!pattern".
 type ignorer struct {
-	dir    string
-	gi     *gitignore.GitIgnore
+	dir    string // the folder the patterns are relative to
+	rules  []ignoreRule
 	parent *ignorer
 }
 
+// ignoreRule is one pattern of an ignore file, compiled on its own so that
+// its order and negation are ours to apply.
+type ignoreRule struct {
+	gi     *gitignore.GitIgnore // the pattern without its leading "!"
+	negate bool
+}
+
+// Bounds on one ignore file: every pattern is a few compiled regular
+// expressions and is tried on every entry below its folder, so a huge or
+// hostile file must not stall the scan. Patterns past them are not applied.
+const (
+	maxIgnoreBytes = 256 << 10
+	maxIgnoreRules = 1000
+	// maxIgnoreUp is how many folders above an indexed folder are looked
+	// at for the .git that marks the top of its work tree.
+	maxIgnoreUp = 64
+)
+
 // enter returns the ignorer for the entries of dir, whose parent's is g.
 func (g *ignorer) enter(dir string) *ignorer {
-	p := filepath.Join(dir, ".gitignore")
+	return g.with(dir, filepath.Join(dir, ".gitignore"))
+}
+
+// with returns g with the patterns of the ignore file p, relative to dir,
+// in front; g itself when p is missing, unreadable, empty or not a regular
+// file (git does not follow a symbolic link to a .gitignore either).
+func (g *ignorer) with(dir, p string) *ignorer {
 	info, err := os.Lstat(p)
-	if err != nil || !info.Mode().IsRegular() || info.Size() > 1<<20 {
+	if err != nil || !info.Mode().IsRegular() {
 		return g
 	}
-	gi, err := gitignore.CompileIgnoreFile(p)
+	f, err := os.Open(p)
 	if err != nil {
 		return g
 	}
-	return &ignorer{dir: dir, gi: gi, parent: g}
+	data, err := io.ReadAll(io.LimitReader(f, maxIgnoreBytes))
+	f.Close()
+	if err != nil {
+		return g
+	}
+	if len(data) == maxIgnoreBytes {
+		if i := bytes.LastIndexByte(data, '\n'); i >= 0 {
+			data = data[:i] // not a pattern cut in two
+		}
+	}
+	rules := compileIgnore(string(data))
+	if len(rules) == 0 {
+		return g
+	}
+	return &ignorer{dir: dir, rules: rules, parent: g}
 }
 
+// compileIgnore compiles the patterns of an ignore file, at most
+// maxIgnoreRules of them. The library matches a pattern with a slash in it
+// anywhere below the folder; git anchors such a pattern to the folder of
+// its file, which a leading "/" tells the library.
+func compileIgnore(text string) []ignoreRule {
+	var rules []ignoreRule
+	for line := range strings.SplitSeq(text, "\n") {
+		line = strings.TrimRight(line, "\r")
+		if !strings.HasSuffix(line, `\ `) {
+			line = strings.TrimRight(line, " ")
+		}
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		r := ignoreRule{}
+		if line[0] == '!' {
+			r.negate, line = true, line[1:]
+		}
+		body := strings.TrimSuffix(line, "/")
+		if body == "" || body == "/" {
+			continue
+		}
+		if strings.Contains(body, "/") && line[0] != '/' {
+			line = "/" + line
+		}
+		line, ok := globToLib(line)
+		if !ok {
+			continue
+		}
+		r.gi = gitignore.CompileIgnoreLines(line)
+		rules = append(rules, r)
+		if len(rules) == maxIgnoreRules {
+			break
+		}
+	}
+	return rules
+}
+
+// globToLib rewrites the glob syntax of a pattern that the library would
+// take for regular expression syntax (it turns only "*", "**" and "." into
+// their regular expressions and keeps the rest): "?" is any one character
+// but "/", "[!…]" is a negated class, "+", "(", "|" and the like are
+// themselves, and a backslash makes the next character itself. ok is false
+// for a pattern git matches nothing with (a trailing backslash).
+func globToLib(p string) (string, bool) {
+	var b strings.Builder
+	inClass := false
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		switch {
+		case c == '\\':
+			if i+1 == len(p) {
+				return "", false
+			}
+			i++
+			switch n := p[i]; {
+			case n == '*':
+				b.WriteString(`\*`) // kept literal by the library
+			case n == '.':
+				b.WriteByte('.') // escaped by the library
+			case n == '?':
+				b.WriteString("[?]")
+			case n < 0x80 && (n >= 'a' && n <= 'z' || n >= 'A' && n <= 'Z' || n >= '0' && n <= '9' || n == ' ' || n == '/'):
+				b.WriteByte(n)
+			default:
+				b.WriteByte('\\')
+				b.WriteByte(n)
+			}
+		case inClass:
+			switch c {
+			case ']':
+				inClass = false
+				b.WriteByte(c)
+			case '*', '[':
+				b.WriteByte('\\')
+				b.WriteByte(c)
+			default:
+				b.WriteByte(c)
+			}
+		case c == '[' && strings.IndexByte(p[i+1:], ']') >= 0:
+			inClass = true
+			b.WriteByte('[')
+			if i+1 < len(p) && (p[i+1] == '!' || p[i+1] == '^') {
+				b.WriteByte('^')
+				i++
+			}
+			if i+1 < len(p) && p[i+1] == ']' { // a "]" first is itself
+				b.WriteString(`\]`)
+				i++
+			}
+		case c == '?':
+			b.WriteString("[^/]")
+		case strings.IndexByte("+(){}|^$[]", c) >= 0:
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String(), true
+}
+
+// match reports whether the entry p (a folder when dir) is ignored.
 func (g *ignorer) match(p string, dir bool) bool {
 	for ; g != nil; g = g.parent {
 		rel, err := filepath.Rel(g.dir, p)
@@ -359,9 +508,117 @@ func (g *ignorer) match(p string, dir bool) bool {
 		if dir {
 			rel += "/"
 		}
-		if g.gi.MatchesPath(rel) {
-			return true
+		for i := len(g.rules) - 1; i >= 0; i-- {
+			if g.rules[i].gi.MatchesPath(rel) {
+				return !g.rules[i].negate
+			}
 		}
 	}
 	return false
+}
+
+// aboveRoot returns the ignore rules that apply to the entries of the
+// indexed folder root from above it: git applies every .gitignore from the
+// top of the work tree down, and the repository's .git/info/exclude. The
+// top is the nearest folder at or above root holding a .git folder, or a
+// .git file as in linked work trees and submodules. The search goes at most
+// maxIgnoreUp folders up and stops below the user's home folder, so that a
+// home folder kept in git (whose .gitignore often says "*") does not hide
+// every folder under it. Without a top, no rules apply from above.
+//
+// The folder named for indexing is indexed even when a pattern above it
+// excludes it or a folder above it: git would ignore all of it, but the
+// user asked for it by name, and an index of nothing helps no one. So the
+// patterns above that match root or a folder above it are left out; the
+// others apply to its entries as git applies them (a "*.txt" in the top
+// folder still excludes root's text files).
+func aboveRoot(root string) *ignorer {
+	home, _ := os.UserHomeDir()
+	var up []string // the folders above root, nearest first, up to the top
+	top := ""
+	for d, n := root, 0; n <= maxIgnoreUp; n++ {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			top = d
+			break
+		}
+		parent := filepath.Dir(d)
+		if parent == d || parent == home {
+			break
+		}
+		up = append(up, parent)
+		d = parent
+	}
+	if top == "" {
+		return nil
+	}
+	var g *ignorer
+	if gitDir := gitDirOf(top); gitDir != "" {
+		g = g.with(top, filepath.Join(gitDir, "info", "exclude"))
+	}
+	for i := len(up) - 1; i >= 0; i-- {
+		g = g.enter(up[i])
+	}
+	// Leave out the patterns that name root or a folder above it.
+	var out, last *ignorer
+	for ; g != nil; g = g.parent {
+		rel, err := filepath.Rel(g.dir, root)
+		if err != nil {
+			continue
+		}
+		rel = filepath.ToSlash(rel) + "/"
+		kept := &ignorer{dir: g.dir}
+		for _, r := range g.rules {
+			if rel == "./" || !r.gi.MatchesPath(rel) {
+				kept.rules = append(kept.rules, r)
+			}
+		}
+		if len(kept.rules) == 0 {
+			continue
+		}
+		if last == nil {
+			out = kept
+		} else {
+			last.parent = kept
+		}
+		last = kept
+	}
+	return out
+}
+
+// gitDirOf returns the repository folder of the work tree whose top is
+// top: top/.git, or the folder a .git file points to ("gitdir: path"), or
+// for a linked work tree the common folder its commondir file names, which
+// holds info/exclude. "" when there is none.
+func gitDirOf(top string) string {
+	p := filepath.Join(top, ".git")
+	info, err := os.Lstat(p)
+	switch {
+	case err != nil:
+		return ""
+	case info.IsDir():
+		return p
+	case !info.Mode().IsRegular() || info.Size() > 4<<10:
+		return ""
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return ""
+	}
+	line, _, _ := strings.Cut(string(data), "\n")
+	dir, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir:")
+	if !ok {
+		return ""
+	}
+	dir = strings.TrimSpace(dir)
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(top, dir)
+	}
+	if data, err := os.ReadFile(filepath.Join(dir, "commondir")); err == nil && len(data) < 4<<10 {
+		common := strings.TrimSpace(string(data))
+		if !filepath.IsAbs(common) {
+			common = filepath.Join(dir, common)
+		}
+		return common
+	}
+	return dir
 }

@@ -1,0 +1,305 @@
+package corpus
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// Ignore rules from above the indexed folder apply as git applies them: from
+// the top of the work tree (the folder holding .git) down, with
+// .git/info/exclude under them all, anchored to each file's folder.
+func TestIgnoreFromAbove(t *testing.T) {
+	hugeRules := "*.txt\n" + strings.Repeat("junk/\n", maxIgnoreRules) + "*.md\n"
+	hugeBytes := "*.txt\n#" + strings.Repeat("x", maxIgnoreBytes) + "\n*.md\n"
+	tests := []struct {
+		name  string
+		files map[string]string // under the temporary folder; "/" ending: a folder
+		index string            // the folder indexed
+		home  string            // $HOME, when set
+		want  []string          // the files indexed, relative to index
+	}{
+		{
+			name: "parent gitignore",
+			files: map[string]string{
+				".git/": "", ".gitignore": "build/\n*.txt\n",
+				"sub/a.md": "a", "sub/build/b.md": "b", "sub/notes.txt": "n", "sub/code.go": "package x\n",
+			},
+			index: "sub",
+			want:  []string{"a.md", "code.go"},
+		},
+		{
+			name: "levels between top and root, nearest decides",
+			files: map[string]string{
+				".git/": "", ".gitignore": "*.log.md\ntmp/\n", "mid/.gitignore": "!keep.log.md\n*.draft.md\n",
+				"mid/sub/.gitignore": "!x.draft.md\n",
+				"mid/sub/a.log.md":   "a", "mid/sub/keep.log.md": "k", "mid/sub/y.draft.md": "y", "mid/sub/x.draft.md": "x",
+				"mid/sub/tmp/t.md": "t", "mid/sub/d/keep.log.md": "k",
+			},
+			index: "mid/sub",
+			want:  []string{"d/keep.log.md", "keep.log.md", "x.draft.md"},
+		},
+		{
+			name: "a pattern with a slash is relative to its file's folder",
+			files: map[string]string{
+				".git/": "", ".gitignore": "sub/gen/\n/top.md\ndocs/*.md\nsub/docs/*.txt\n",
+				"sub/a.md": "a", "sub/gen/x.md": "x", "sub/top.md": "t", "sub/docs/d.md": "d", "sub/docs/d.txt": "d",
+			},
+			index: "sub",
+			want:  []string{"a.md", "docs/d.md", "top.md"},
+		},
+		{
+			name: "an excluded folder stays excluded whatever a deeper file says",
+			files: map[string]string{
+				".git/": "", ".gitignore": "build/\nout/\n!out/keep.md\n",
+				"sub/build/.gitignore": "!b.md\n", "sub/build/b.md": "b", "sub/out/keep.md": "k", "sub/a.md": "a",
+			},
+			index: "sub",
+			want:  []string{"a.md"},
+		},
+		{
+			name: "double-star patterns",
+			files: map[string]string{
+				".git/": "", ".gitignore": "**/tmp/**\nlogs/**/*.md\n**/cache\n",
+				"sub/.gitignore": "deep/**/*.md\n",
+				"sub/tmp/a.md":   "a", "sub/logs/x/y.md": "y", "sub/x/cache/c.md": "c",
+				"sub/deep/a/b/c.md": "c", "sub/deep/c.md": "c", "sub/deep/c.go": "package c\n",
+			},
+			index: "sub",
+			want:  []string{"deep/c.go", "logs/x/y.md"},
+		},
+		{
+			name: ".git/info/exclude and a .git file pointing to a linked work tree",
+			files: map[string]string{
+				"main/.git/info/exclude": "*.secret.md\n", "main/.git/worktrees/w/commondir": "../..\n",
+				"w/.git": "gitdir: ../main/.git/worktrees/w\n", "w/.gitignore": "private/\n",
+				"w/sub/a.md": "a", "w/sub/x.secret.md": "s", "w/sub/private/p.md": "p",
+			},
+			index: "w/sub",
+			want:  []string{"a.md"},
+		},
+		{
+			name: "the indexed folder is the top",
+			files: map[string]string{
+				"r/.git/info/exclude": "# local\n*.txt\n", "r/a.md": "a", "r/b.txt": "b",
+			},
+			index: "r",
+			want:  []string{"a.md"},
+		},
+		{
+			name: "no .git above: other folders' ignore files do not apply",
+			files: map[string]string{
+				".gitignore": "*.md\n", "sub/.gitignore": "*.txt\n", "sub/deeper/a.md": "a", "sub/deeper/b.txt": "b",
+			},
+			index: "sub/deeper",
+			want:  []string{"a.md", "b.txt"},
+		},
+		{
+			name: "not above the home folder",
+			files: map[string]string{
+				"home/.git/": "", "home/.gitignore": "*\n", "home/notes/a.md": "a",
+			},
+			home:  "home",
+			index: "home/notes",
+			want:  []string{"a.md"},
+		},
+		{
+			// The user named the folder: it is indexed though git would
+			// ignore all of it, and the other patterns still apply.
+			name: "the indexed folder is itself ignored from above",
+			files: map[string]string{
+				".git/": "", ".gitignore": "sub/\n*.txt\n!sub/a.md\n", "a/.gitignore": "b\n",
+				"sub/a.md": "a", "sub/n.txt": "n", "a/b/c.md": "c",
+			},
+			index: "sub",
+			want:  []string{"a.md"},
+		},
+		{
+			name: "a folder above ignored by a pattern with a slash",
+			files: map[string]string{
+				".git/": "", ".gitignore": "a/b\n*.txt\n", "a/b/c.md": "c", "a/b/c.txt": "c",
+			},
+			index: "a/b",
+			want:  []string{"c.md"},
+		},
+		{
+			name: "a .gitignore that is a folder",
+			files: map[string]string{
+				".git/": "", ".gitignore/x.md": "*.md\n", "sub/.gitignore/y": "*.md\n", "sub/a.md": "a",
+			},
+			index: "sub",
+			want:  []string{"a.md"},
+		},
+		{
+			name: "huge ignore files: the patterns past the bounds are not applied",
+			files: map[string]string{
+				".git/": "", ".gitignore": hugeRules, "sub/.gitignore": hugeBytes,
+				"sub/a.md": "a", "sub/b.txt": "b", "sub/c.go": "package c\n",
+			},
+			index: "sub",
+			want:  []string{"a.md", "c.go"},
+		},
+		{
+			name: "glob syntax that is not regular expression syntax",
+			files: map[string]string{
+				".git/": "", ".gitignore": "n?.md\n[!a]x.md\nc++.md\nv(1).md\n\\#h.md\n\\!b.md\nq\\?.md\ns[*].md\nlit\\*.md\n$d^.md\n",
+				"sub/n1.md": "", "sub/nn.md": "", "sub/n12.md": "", "sub/ax.md": "", "sub/bx.md": "", "sub/c++.md": "",
+				"sub/cc.md": "", "sub/v(1).md": "", "sub/v1.md": "", "sub/#h.md": "", "sub/!b.md": "", "sub/q?.md": "",
+				"sub/qq.md": "", "sub/s*.md": "", "sub/ss.md": "", "sub/lit*.md": "", "sub/litx.md": "", "sub/$d^.md": "",
+			},
+			index: "sub",
+			want:  []string{"ax.md", "cc.md", "litx.md", "n12.md", "qq.md", "ss.md", "v1.md"},
+		},
+		{
+			name: "malformed patterns match nothing",
+			files: map[string]string{
+				".git/": "", ".gitignore": "[\n!\n/\n\\\n(\n*.txt\n", "sub/a.md": "a", "sub/b.txt": "b",
+			},
+			index: "sub",
+			want:  []string{"a.md"},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			base := t.TempDir()
+			for p, content := range tc.files {
+				full := filepath.Join(base, filepath.FromSlash(p))
+				if strings.HasSuffix(p, "/") {
+					if err := os.MkdirAll(full, 0o755); err != nil {
+						t.Fatal(err)
+					}
+					continue
+				}
+				writeFile(t, full, content)
+			}
+			if tc.home != "" {
+				t.Setenv("HOME", filepath.Join(base, tc.home))
+			}
+			if got := scanRel(t, filepath.Join(base, filepath.FromSlash(tc.index))); !slices.Equal(got, tc.want) {
+				t.Errorf("indexed %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// scanRel returns the files a scan of folder would index, relative to it.
+func scanRel(t *testing.T, folder string) []string {
+	t.Helper()
+	ix := openIndex(t, t.TempDir())
+	var st Stats
+	found, err := ix.scan(t.Context(), []root{{path: folder, dir: true}}, &st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range found {
+		rel, err := filepath.Rel(folder, f.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, filepath.ToSlash(rel))
+	}
+	slices.Sort(got)
+	return got
+}
+
+// Ignore files that are not regular files are not read: a FIFO would block
+// the scan forever, and git does not follow a symbolic link to one.
+func TestIgnoreFileNotRegular(t *testing.T) {
+	base := t.TempDir()
+	if err := os.Mkdir(filepath.Join(base, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(base, ".gitignore"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(base, "elsewhere"), "*.md\n")
+	sub := filepath.Join(base, "sub")
+	writeFile(t, filepath.Join(sub, "a.md"), "a")
+	writeFile(t, filepath.Join(sub, "b.txt"), "b")
+	if err := os.Symlink(filepath.Join(base, "elsewhere"), filepath.Join(sub, ".gitignore")); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := scanRel(t, sub), []string{"a.md", "b.txt"}; !slices.Equal(got, want) {
+		t.Errorf("indexed %q, want %q", got, want)
+	}
+	// An unreadable .gitignore (when permissions are enforced) is skipped too.
+	gi := filepath.Join(sub, "x", ".gitignore")
+	writeFile(t, gi, "*.md\n")
+	writeFile(t, filepath.Join(sub, "x", "c.md"), "c")
+	if err := os.Chmod(gi, 0); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"a.md", "b.txt"}
+	if _, err := os.ReadFile(gi); err != nil {
+		want = []string{"a.md", "b.txt", "x/c.md"}
+	}
+	if got := scanRel(t, sub); !slices.Equal(got, want) {
+		t.Errorf("with an unreadable .gitignore: indexed %q, want %q", got, want)
+	}
+}
+
+// Indexing a folder under a repository with ignore rules above it, then
+// again with nothing changed, writes nothing the second time, and a change
+// to a parent .gitignore takes effect on the next re-index.
+func TestIgnoreFromAboveReindex(t *testing.T) {
+	base := t.TempDir()
+	if err := os.Mkdir(filepath.Join(base, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(base, ".gitignore"), "build/\n*.txt\n")
+	sub := filepath.Join(base, "sub")
+	for i := range 6 {
+		writeFile(t, filepath.Join(sub, fmt.Sprintf("n%d.md", i)), fmt.Sprintf("# Note %d\n\nThe okapi number %d grazes.\n", i, i))
+	}
+	writeFile(t, filepath.Join(sub, "build", "b.md"), "# built\n")
+	writeFile(t, filepath.Join(sub, "notes.txt"), "notes\n")
+	setOld(t, base)
+	dir := filepath.Join(t.TempDir(), "idx")
+	ix := openIndex(t, dir)
+	st, err := ix.Add(t.Context(), sub)
+	if err != nil || st.Added != 6 || st.Excluded != 2 {
+		t.Fatalf("first add: %+v %v", st, err)
+	}
+	before := snapshot(t, dir)
+	if st, err := ix.Add(t.Context(), sub); err != nil || st.Unchanged != 6 || st.Added+st.Updated+st.Removed != 0 || st.Excluded != 2 {
+		t.Fatalf("no-op add: %+v %v", st, err)
+	}
+	after := snapshot(t, dir)
+	if len(after) != len(before) {
+		t.Errorf("%d entries in the index folder after a no-op re-index, %d before", len(after), len(before))
+	}
+	for p, s := range before {
+		if after[p] != s {
+			t.Errorf("%s changed: %q, was %q", p, after[p], s)
+		}
+	}
+	writeFile(t, filepath.Join(base, ".gitignore"), "build/\n")
+	if st, err := ix.Add(t.Context(), sub); err != nil || st.Added != 1 || st.Unchanged != 6 || st.Excluded != 1 {
+		t.Fatalf("after the parent .gitignore changed: %+v %v", st, err)
+	}
+}
+
+// Any ignore file compiles within the bounds, and its rules match any path
+// without panicking.
+func FuzzCompileIgnore(f *testing.F) {
+	for _, s := range []string{
+		"build/\n*.txt\n!keep.txt\n", "**/tmp/**\nlogs/**/*.md\n", "[\n!\n/\n\\\n(\n", "n?.md\n[!a]x.md\nc++.md\n\\#h\n",
+		"a/b\r\n  \n# c\n\\ \n", "[]]\n[!]a]\n[a-\n***\n/**/\n**\n",
+	} {
+		f.Add(s, "a/b.md")
+	}
+	f.Fuzz(func(t *testing.T, text, path string) {
+		rules := compileIgnore(text)
+		if len(rules) > maxIgnoreRules {
+			t.Fatalf("%d rules", len(rules))
+		}
+		g := &ignorer{dir: "/r", rules: rules}
+		g.match("/r/"+path, false)
+		g.match("/r/"+path, true)
+	})
+}
