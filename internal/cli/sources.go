@@ -44,8 +44,10 @@ as git skips them: in a git work tree the .gitignore files above PATH up to the 
 name; the rules still apply to what is inside it.
 Re-running it is incremental: unchanged files are skipped (same modification time, size and inode, or failing
 that the same content hash; a file changed just before it was indexed is hashed again), changed files are
-re-indexed and deleted files are dropped. It reports how many files were indexed, unchanged,
-skipped by type, too large, binary, excluded or failed; -v lists every file with its outcome.
+re-indexed and deleted files are dropped. Files found not to be documents only by reading them (binary or
+UTF-16 content, generated, too much text, failing to extract) are remembered and read again only once they
+change; every run reports them by that outcome, not as unchanged. It reports how many files were indexed,
+unchanged, skipped by type, too large, binary, excluded or failed; -v lists every file with its outcome.
 
 Any number of deepresearch processes may use the same index at once; an update waits for another one in
 progress. Without --index the index of a single PATH lives in the user cache directory, where

@@ -92,9 +92,15 @@ func (ix *Index) build(ctx context.Context, baseName string, base *manifest, p p
 		}
 		tbatch.Delete(FileURL(path, 0, 0))
 	}
+	docsChanged := false // a document added, updated or removed: without one, and with the manifest as it was, nothing is committed
 	for _, path := range p.gone {
-		drop(path, files[path])
+		e := files[path]
 		delete(files, path)
+		if !e.doc() { // a file that was not a document is only forgotten
+			continue
+		}
+		drop(path, e)
+		docsChanged = true
 		st.Removed++
 		st.Files = append(st.Files, FileOutcome{Path: path, Outcome: Removed})
 	}
@@ -144,9 +150,10 @@ func (ix *Index) build(ctx context.Context, baseName string, base *manifest, p p
 				// index had it, absent or in its previous version, for the next update.
 				continue
 			}
-			if o.prev != nil {
+			if o.prev != nil && o.prev.doc() {
 				drop(o.path, o.prev)
 			}
+			docsChanged = true
 			err := indexFile(ctx, func() (*bleve.Batch, *bleve.Batch) { return batch, tbatch }, func() error {
 				if batch.Size() >= batchOps {
 					return flush()
@@ -158,29 +165,40 @@ func (ix *Index) build(ctx context.Context, baseName string, base *manifest, p p
 				continue
 			}
 			werr = err
-			if o.prev != nil {
+			if o.result == Updated {
 				st.Updated++
 			} else {
 				st.Added++
 			}
 			files[o.path] = o.entry
 			st.Chunks += len(o.ex.chunks)
-		case Failed:
-			st.Failed = append(st.Failed, FileError{Path: o.path, Err: o.err})
-			fo.Detail = o.err.Error()
-		default: // binary, too large, generated: not (or no longer) a document
-			switch o.result {
-			case Binary:
-				st.Binary++
-			case TooLarge:
-				st.TooLarge++
-			default:
-				st.Excluded++
+		default: // binary, too large, generated, failed: not (or no longer) a document
+			if o.result == Failed {
+				st.Failed = append(st.Failed, FileError{Path: o.path, Err: o.err})
+				fo.Detail = o.err.Error()
+			} else {
+				switch o.result {
+				case Binary:
+					st.Binary++
+				case TooLarge:
+					st.TooLarge++
+				default:
+					st.Excluded++
+				}
 			}
-			if o.prev != nil {
-				drop(o.path, o.prev)
-				delete(files, o.path)
-				st.Removed++
+			// Recorded with its outcome, it is not read again until it changes; no longer a regular file or
+			// grown too large, it is forgotten; unreadable, it stays as it was and is read again next time.
+			if o.entry != nil || o.result != Failed {
+				if o.prev != nil && o.prev.doc() {
+					drop(o.path, o.prev)
+					docsChanged = true
+					st.Removed++
+				}
+				if o.entry != nil {
+					files[o.path] = o.entry
+				} else {
+					delete(files, o.path)
+				}
 			}
 		}
 		st.Files = append(st.Files, fo)
@@ -203,9 +221,15 @@ func (ix *Index) build(ctx context.Context, baseName string, base *manifest, p p
 		}
 	}
 	slices.Sort(roots)
-	info := genInfo{Roots: roots, Files: len(files), Built: time.Now().UTC()}
+	if !docsChanged && base.sameAs(roots, files) {
+		return nil // after all, nothing changed: the current generation stays (the deferred cleanup removes this one)
+	}
+	info := genInfo{Roots: roots, Built: time.Now().UTC()}
 	for _, e := range files {
-		info.Chunks += len(e.Chunks) / 2
+		if e.doc() {
+			info.Files++
+			info.Chunks += len(e.Chunks) / 2
+		}
 	}
 	idxOpen = false
 	if err := errors.Join(idx.Close(), texts.Close()); err != nil {

@@ -5,7 +5,9 @@ import (
 )
 
 // Chunking limits. A chunk closes at a paragraph break or before a heading
-// once it holds targetChars, and unconditionally at maxChars or maxLines.
+// once it holds targetChars, and at maxChars or maxLines in any case: at the
+// last line that opens a paragraph, when there is one past half the target,
+// else where the limit falls.
 // Boundaries depend only on the text, so an unchanged file always yields the
 // same chunk ids.
 const (
@@ -79,13 +81,28 @@ func chunkLines(lines []string, at boundary) []chunk {
 		}
 		start, size = end, 0
 	}
+	// soft is the last line since start that opens a paragraph (a line after a blank one: a method of a long
+	// class, a group of statements), with sizeAt the chunk's size before it; at the hard limit the chunk ends
+	// there rather than mid-paragraph, if that leaves it half its target at least.
+	soft, sizeAt := -1, 0
 	for i, line := range lines {
 		if size >= targetChars && at(lines, i) {
 			flush(i)
+			soft = -1
+		}
+		if i > start && strings.TrimSpace(lines[i-1]) == "" && strings.TrimSpace(line) != "" {
+			soft, sizeAt = i, size
 		}
 		size += len(line) + 1
 		if size >= maxChars || i+1-start >= maxLines {
-			flush(i + 1)
+			if soft > start && sizeAt >= targetChars/2 {
+				rest := size - sizeAt
+				flush(soft)
+				size = rest
+			} else {
+				flush(i + 1)
+			}
+			soft = -1
 		}
 	}
 	flush(len(lines))

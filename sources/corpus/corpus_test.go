@@ -477,3 +477,50 @@ func TestOldLayoutIsRebuilt(t *testing.T) {
 		t.Fatal("old text directory kept")
 	}
 }
+
+// A block of code longer than a chunk — a Python class, a long function — is cut where a paragraph opens (a method,
+// a group of statements after a blank line), not in the middle of a statement; a block with no blank line is
+// still cut at the limit; every line is in exactly one chunk, in order.
+func TestLongBlocksSplitAtParagraphs(t *testing.T) {
+	var class strings.Builder
+	class.WriteString("class Decoder(object):\n    \"\"\"Simple JSON decoder.\"\"\"\n")
+	for m := range 12 {
+		fmt.Fprintf(&class, "\n    def method_%d(self, s):\n        \"\"\"Decode part %d of s.\"\"\"\n", m, m)
+		for l := range 9 {
+			fmt.Fprintf(&class, "        value_%d = self.parse_%d(s, %d)  # step %d of the decoding\n", l, l, m, l)
+		}
+		class.WriteString("        return value_0\n")
+	}
+	long := strings.Repeat("x = compute(x) + 1  # a statement with no blank line between\n", 200)
+	for _, tc := range []struct {
+		name, text string
+		at         boundary
+		starts     func(line string) bool // every chunk after the first starts so
+	}{
+		{"python class", class.String(), codeBoundary, func(l string) bool { return strings.HasPrefix(l, "    def method_") }},
+		{"no blank line", long, codeBoundary, func(l string) bool { return strings.HasPrefix(l, "x = compute") }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			lines := splitLines(tc.text)
+			chunks := chunkText(tc.text, tc.at)
+			if len(chunks) < 2 {
+				t.Fatalf("%d chunks", len(chunks))
+			}
+			next := 1
+			for i, c := range chunks {
+				if c.start < next || c.end < c.start || c.end-c.start+1 > maxLines || len(c.text) > maxChars+200 {
+					t.Fatalf("chunk %d: lines %d-%d (%d chars) after line %d", i, c.start, c.end, len(c.text), next-1)
+				}
+				for _, l := range lines[next-1 : c.start-1] {
+					if strings.TrimSpace(l) != "" {
+						t.Fatalf("line %q is in no chunk", l)
+					}
+				}
+				if i > 0 && !tc.starts(lines[c.start-1]) {
+					t.Errorf("chunk %d starts mid-block: %q", i, lines[c.start-1])
+				}
+				next = c.end + 1
+			}
+		})
+	}
+}

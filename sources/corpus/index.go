@@ -482,11 +482,32 @@ func (ix *Index) Add(ctx context.Context, paths ...string) (Stats, error) {
 	return finish(nil)
 }
 
+// listUnchanged reports the plan's unchanged files: documents as
+// Unchanged, the files found not to be documents when they were last read
+// by that outcome, as the manifest records it.
 func listUnchanged(st *Stats, p plan) {
-	st.Files = slices.Grow(st.Files, len(p.unchanged))
+	st.Files = slices.Grow(st.Files, len(p.unchanged)+len(p.nondocs))
 	for _, c := range p.unchanged {
 		st.Files = append(st.Files, FileOutcome{Path: c, Outcome: Unchanged})
 	}
+	for _, n := range p.nondocs {
+		st.nonDocument(n.path, n.outcome, n.detail)
+	}
+}
+
+// nonDocument counts a file read and found not to be a document.
+func (st *Stats) nonDocument(path string, o Outcome, detail string) {
+	switch o {
+	case Binary:
+		st.Binary++
+	case TooLarge:
+		st.TooLarge++
+	case Failed:
+		st.Failed = append(st.Failed, FileError{Path: path, Err: errors.New(detail)})
+	default:
+		st.Excluded++
+	}
+	st.Files = append(st.Files, FileOutcome{Path: path, Outcome: o, Detail: detail})
 }
 
 type root struct {
@@ -542,9 +563,12 @@ type found struct {
 // plan is what an update has to do.
 type plan struct {
 	jobs      []job    // new or changed files
-	gone      []string // indexed files no longer there
-	unchanged []string
-	roots     []string // roots to record that are not recorded yet
+	gone      []string // recorded files no longer there
+	unchanged []string // unchanged documents
+	// nondocs are unchanged files that were found not to be documents when
+	// they were read: they are not read again.
+	nondocs []nondoc
+	roots   []string // roots to record that are not recorded yet
 	// check are files with the mtime and size they were indexed with whose
 	// content these do not vouch for: read too soon after that mtime
 	// (racy), or with another inode number (a file renamed over the one
@@ -554,6 +578,12 @@ type plan struct {
 	// records their inode number, and trusts their mtime and size if it is
 	// old enough.
 	verified []verified
+}
+
+type nondoc struct {
+	path    string
+	outcome Outcome
+	detail  string
 }
 
 type verified struct {
@@ -625,6 +655,8 @@ func makePlan(base *manifest, roots []root, files []found) plan {
 			p.jobs = append(p.jobs, job{found: f, prev: base.entry(k)})
 		case base.racy(k) || (f.ino != 0 && base.cols.Inos[k] != 0 && f.ino != base.cols.Inos[k]):
 			p.check = append(p.check, job{found: f, prev: base.entry(k)})
+		case base.cols.Outcomes[k] != 0:
+			p.nondocs = append(p.nondocs, nondoc{path: f.path, outcome: outcomeCodes[base.cols.Outcomes[k]], detail: base.notes[k]})
 		default:
 			p.unchanged = append(p.unchanged, f.path)
 		}
@@ -681,7 +713,11 @@ func (p *plan) checkContent(ctx context.Context) error {
 			p.jobs = append(p.jobs, j)
 			continue
 		}
-		p.unchanged = append(p.unchanged, j.path)
+		if j.prev.doc() {
+			p.unchanged = append(p.unchanged, j.path)
+		} else {
+			p.nondocs = append(p.nondocs, nondoc{path: j.path, outcome: j.prev.Outcome, detail: j.prev.Detail})
+		}
 		p.verified = append(p.verified, verified{path: j.path, ino: j.ino, settle: j.mod < trusted})
 	}
 	p.check = nil
@@ -707,7 +743,7 @@ func hashFile(path string) ([32]byte, error) {
 // outcome is one processed job.
 type outcome struct {
 	job
-	entry  *fileEntry // nil unless indexed or unchanged
+	entry  *fileEntry // nil unless indexed, unchanged or read and found not to be a document
 	ex     extracted
 	result Outcome
 	detail string
@@ -748,28 +784,43 @@ func process(ctx context.Context, j job) outcome {
 		Racy: !info.ModTime().Before(read.Add(-racyWindow)),
 	}
 	if j.prev != nil && j.prev.Hash == entry.Hash {
-		entry.Chunks = j.prev.Chunks
+		entry.Chunks, entry.Outcome, entry.Detail = j.prev.Chunks, j.prev.Outcome, j.prev.Detail
 		o.result, o.entry = Unchanged, entry
+		if !entry.doc() { // the same bytes are the same non-document
+			o.result, o.detail = entry.Outcome, entry.Detail
+			if o.result == Failed {
+				o.err = errors.New(entry.Detail)
+			}
+		}
+		return o
+	}
+	// A file read and found not to be a document is recorded with its
+	// outcome, so that the next update reads it again only once it changed.
+	notDoc := func(r Outcome, detail string) outcome {
+		o.result, o.detail = r, detail
+		entry.Outcome, entry.Detail = r, detail
+		o.entry = entry
 		return o
 	}
 	ex, err := extractFile(ctx, j.path, j.f, data)
 	switch {
 	case errors.Is(err, errBinary):
-		o.result = Binary
-		return o
+		return notDoc(Binary, "")
 	case errors.Is(err, errGenerated):
-		o.result, o.detail = Excluded, "generated"
-		return o
+		return notDoc(Excluded, "generated")
 	case errors.Is(err, errTooMuchText):
-		o.result, o.detail = TooLarge, err.Error()
+		return notDoc(TooLarge, err.Error())
+	case err != nil && ctx.Err() != nil: // stopped, not a property of the file: not recorded
+		o.result, o.err = Failed, err
 		return o
 	case err != nil:
-		o.result, o.err = Failed, err
+		o = notDoc(Failed, err.Error())
+		o.detail, o.err = "", err
 		return o
 	}
 	o.ex, o.entry = ex, entry
 	o.result = Added
-	if j.prev != nil {
+	if j.prev != nil && j.prev.doc() {
 		o.result = Updated
 	}
 	o.detail = j.f.lang

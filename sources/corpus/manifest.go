@@ -17,7 +17,10 @@ import (
 
 // manifest is what the writer needs to update an index incrementally: per
 // file its modification time, size, content hash and chunk lines. Readers
-// never load it.
+// never load it. It also records the files that were read and found not to
+// be documents (binary, generated, too much text, failing to extract), with
+// their outcome, so that the next update does not read them again while
+// they stay as they are.
 //
 // It is stored in columns — one long string of paths, one slice per field —
 // in walk order (see comparePaths), so that decoding 100,000 entries takes
@@ -26,8 +29,9 @@ import (
 // lists rather than building a map.
 type manifest struct {
 	cols     manifestCols
-	paths    []string // cols.Paths cut at cols.PathLens
-	chunkEnd []int    // file i's chunks are cols.Chunks[chunkEnd[i-1]:chunkEnd[i]]
+	paths    []string       // cols.Paths cut at cols.PathLens
+	chunkEnd []int          // file i's chunks are cols.Chunks[chunkEnd[i-1]:chunkEnd[i]]
+	notes    map[int]string // the detail of each file that is not a document
 }
 
 // manifestCols is the stored form of a manifest (gob).
@@ -42,6 +46,23 @@ type manifestCols struct {
 	Racy     []byte   // 1 for a file modified so shortly before it was read that its mtime and size do not vouch for its content
 	NLines   []uint32 // how many chunk lines each file has in Chunks (two a chunk)
 	Chunks   []int32  // start, end line of every chunk, file after file
+	// Outcomes is 0 for an indexed file, else the outcomeCodes code of a
+	// file read and found not to be a document; empty in files2.gob, whose
+	// files are all indexed.
+	Outcomes []byte
+	Notes    []string // the detail of each file whose outcome is not 0, in order
+}
+
+// outcomeCodes are the outcomes a manifest records besides indexed (0).
+var outcomeCodes = []Outcome{1: Binary, 2: Excluded, 3: TooLarge, 4: Failed}
+
+func outcomeCode(o Outcome) byte {
+	for c, oc := range outcomeCodes {
+		if c > 0 && oc == o {
+			return byte(c)
+		}
+	}
+	return 0
 }
 
 // fileEntry is one file of a manifest, as a build uses and changes it.
@@ -56,6 +77,20 @@ type fileEntry struct {
 	// scan hashes the file instead of trusting them.
 	Racy   bool
 	Chunks []int32 // start, end line of each chunk: its id is FileURL(path, start, end)
+	// Outcome is "" for an indexed file; for a file read and found not to
+	// be a document, why (Binary, Excluded, TooLarge or Failed), with
+	// Detail (for Failed, the error).
+	Outcome Outcome
+	Detail  string
+}
+
+// doc reports whether the entry is an indexed document.
+func (e *fileEntry) doc() bool { return e.Outcome == "" }
+
+// same reports whether e and o record the same file the same way.
+func (e *fileEntry) same(o *fileEntry) bool {
+	return e.ModTime == o.ModTime && e.Size == o.Size && e.Ino == o.Ino && e.Hash == o.Hash && e.Racy == o.Racy &&
+		e.Outcome == o.Outcome && e.Detail == o.Detail && slices.Equal(e.Chunks, o.Chunks)
 }
 
 // racyWindow bounds the granularity of file modification times (2 s on
@@ -122,7 +157,24 @@ func (m *manifest) entry(i int) *fileEntry {
 	}
 	hi := m.chunkEnd[i]
 	e.Chunks = m.cols.Chunks[lo:hi:hi]
+	if c := m.cols.Outcomes[i]; c != 0 {
+		e.Outcome, e.Detail = outcomeCodes[c], m.notes[i]
+	}
 	return e
+}
+
+// sameAs reports whether a build of roots and files would write m again.
+func (m *manifest) sameAs(roots []string, files map[string]*fileEntry) bool {
+	if len(files) != m.len() || !slices.Equal(roots, m.cols.Roots) {
+		return false
+	}
+	for i, p := range m.paths {
+		e := files[p]
+		if e == nil || !e.same(m.entry(i)) {
+			return false
+		}
+	}
+	return true
 }
 
 // files returns every file by path, for a build to change.
@@ -155,6 +207,7 @@ func newManifest(roots []string, files map[string]*fileEntry) *manifest {
 		Racy:     make([]byte, n),
 		NLines:   make([]uint32, n),
 		Chunks:   make([]int32, 0, chunks),
+		Outcomes: make([]byte, n),
 	}
 	var sb strings.Builder
 	sb.Grow(size)
@@ -169,6 +222,10 @@ func newManifest(roots []string, files map[string]*fileEntry) *manifest {
 		}
 		c.NLines[i] = uint32(len(e.Chunks))
 		c.Chunks = append(c.Chunks, e.Chunks...)
+		if !e.doc() {
+			c.Outcomes[i] = outcomeCode(e.Outcome)
+			c.Notes = append(c.Notes, e.Detail)
+		}
 	}
 	c.Paths = sb.String()
 	m, err := fromCols(c)
@@ -184,7 +241,31 @@ func fromCols(c manifestCols) (*manifest, error) {
 	if len(c.ModTimes) != n || len(c.Sizes) != n || len(c.Inos) != n || len(c.Hashes) != 32*n || len(c.Racy) != n || len(c.NLines) != n {
 		return nil, errors.New("columns of different lengths")
 	}
+	if len(c.Outcomes) == 0 && len(c.Notes) == 0 { // files2.gob: every file indexed
+		c.Outcomes = make([]byte, n)
+	}
+	if len(c.Outcomes) != n {
+		return nil, errors.New("columns of different lengths")
+	}
 	m := &manifest{cols: c, paths: make([]string, n), chunkEnd: make([]int, n)}
+	for i, o := range c.Outcomes {
+		if o == 0 {
+			continue
+		}
+		if int(o) >= len(outcomeCodes) {
+			return nil, fmt.Errorf("unknown outcome %d", o)
+		}
+		if len(m.notes) == len(c.Notes) {
+			return nil, errors.New("fewer notes than files that are not documents")
+		}
+		if m.notes == nil {
+			m.notes = map[int]string{}
+		}
+		m.notes[i] = c.Notes[len(m.notes)]
+	}
+	if len(m.notes) != len(c.Notes) {
+		return nil, errors.New("more notes than files that are not documents")
+	}
 	off, chunks := 0, 0
 	for i, l := range c.PathLens {
 		if int(l) > len(c.Paths)-off {
@@ -231,9 +312,15 @@ func (ix *Index) loadManifest() (string, *manifest, error) {
 }
 
 // readManifest reads the manifest of the generation in gdir, in this
-// format or the one before it.
+// format or one before it.
 func readManifest(gdir string) (*manifest, error) {
-	f, err := os.Open(filepath.Join(gdir, filesName))
+	name := filesName
+	f, err := os.Open(filepath.Join(gdir, name))
+	if errors.Is(err, fs.ErrNotExist) {
+		// files2.gob: the same columns without outcomes.
+		name = files2Name
+		f, err = os.Open(filepath.Join(gdir, name))
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		if lf, lerr := os.Open(filepath.Join(gdir, legacyFilesName)); lerr == nil {
 			m, err := decodeLegacyManifest(lf)
@@ -250,11 +337,14 @@ func readManifest(gdir string) (*manifest, error) {
 	defer f.Close()
 	var c manifestCols
 	if err := gob.NewDecoder(f).Decode(&c); err != nil {
-		return nil, fmt.Errorf("%s: %w", filesName, err)
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if name == files2Name && (len(c.Outcomes) > 0 || len(c.Notes) > 0) {
+		return nil, fmt.Errorf("%s: outcomes in a manifest that has none", name)
 	}
 	m, err := fromCols(c)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", filesName, err)
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return m, nil
 }

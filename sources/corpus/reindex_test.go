@@ -391,6 +391,8 @@ func FuzzManifest(f *testing.F) {
 		"/r/a.md":     {ModTime: 1, Size: 2, Chunks: []int32{1, 3, 4, 9}},
 		"/r/b/c.md":   {ModTime: 3, Size: 4, Racy: true},
 		"/r/b-c/d.md": {ModTime: 5, Size: 6, Chunks: []int32{1, 1}},
+		"/r/b/e.txt":  {ModTime: 7, Size: 8, Outcome: Binary},
+		"/r/f.docx":   {ModTime: 9, Size: 10, Outcome: Failed, Detail: "zip: not a valid zip file"},
 	}
 	var buf bytes.Buffer
 	if err := gob.NewEncoder(&buf).Encode(&newManifest([]string{"/r"}, files).cols); err != nil {

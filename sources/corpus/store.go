@@ -27,7 +27,7 @@ import (
 //	g000000000007/
 //	    bleve/           the Bleve index of chunks, searched (it stores nothing)
 //	    texts/           a Bleve index of files, not searched: each file's text and metadata, stored once
-//	    files2.gob       what the writer needs to update incrementally: per file mtime, size, hash, chunk lines
+//	    files3.gob       what the writer needs to update incrementally: per file mtime, size, hash, chunk lines or outcome
 //	    info.json        roots, file and chunk counts
 //	    use.lock         held (shared) by every process reading this generation
 //
@@ -42,8 +42,12 @@ const (
 	writeLockName = "write.lock"
 	genPrefix     = "g"
 	useLockName   = "use.lock"
-	filesName     = "files2.gob"
+	filesName     = "files3.gob"
 	infoName      = "info.json"
+	// files2Name is the manifest of a generation made before files3.gob,
+	// without the files that are not documents; it is read, and replaced by
+	// the next build.
+	files2Name = "files2.gob"
 	// legacyFilesName is the manifest of a generation made before
 	// files2.gob; it is read, and replaced by the next build.
 	legacyFilesName = "files.gob"
@@ -349,7 +353,7 @@ func removeStale(dir, keep string) error {
 		}
 		// use.lock goes last: a reader that opened it before we locked
 		// checks after locking that it still exists.
-		for _, sub := range []string{bleveName, textsName, filesName, legacyFilesName, infoName} {
+		for _, sub := range []string{bleveName, textsName, filesName, files2Name, legacyFilesName, infoName} {
 			errs = append(errs, os.RemoveAll(filepath.Join(gdir, sub)))
 		}
 		errs = append(errs, os.RemoveAll(gdir))
