@@ -155,6 +155,25 @@ func TestIgnoreFromAbove(t *testing.T) {
 			want:  []string{"ax.md", "cc.md", "litx.md", "n12.md", "qq.md", "ss.md", "v1.md"},
 		},
 		{
+			name: "a pattern matches the path itself, not what is below it",
+			files: map[string]string{
+				".git/": "", ".gitignore": "*\n!*/\n!*.md\n", "sub/.gitignore": "out/**\n!out/keep.md\nlog/\n!bin\n",
+				"sub/a.md": "a", "sub/a.txt": "a", "sub/d/b.md": "b", "sub/d/b.go": "package b\n",
+				"sub/out/keep.md": "k", "sub/out/x.md": "x", "sub/log": "a file, not a folder", "sub/bin/c.md": "c",
+			},
+			index: "sub",
+			want:  []string{"a.md", "bin/c.md", "d/b.md", "out/keep.md"},
+		},
+		{
+			name: "an ignore-everything folder named for indexing",
+			files: map[string]string{
+				".git/": "", ".gitignore": "/data/*\n!/data/.gitignore\ndata/x/*.txt\n",
+				"data/x/a.md": "a", "data/x/b.txt": "b",
+			},
+			index: "data/x",
+			want:  []string{"a.md"},
+		},
+		{
 			name: "malformed patterns match nothing",
 			files: map[string]string{
 				".git/": "", ".gitignore": "[\n!\n/\n\\\n(\n*.txt\n", "sub/a.md": "a", "sub/b.txt": "b",

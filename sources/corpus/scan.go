@@ -8,10 +8,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	gitignore "github.com/sabhiram/go-gitignore"
 )
@@ -339,15 +341,61 @@ func (it *scanItem) regular(size, mod int64, ino uint64) {
 // walked, so nothing under it can be brought back by a deeper "!pattern".
 type ignorer struct {
 	dir    string // the folder the patterns are relative to
-	rules  []ignoreRule
+	rules  []*ignoreRule
 	parent *ignorer
 }
 
 // ignoreRule is one pattern of an ignore file, compiled on its own so that
 // its order and negation are ours to apply.
 type ignoreRule struct {
-	gi     *gitignore.GitIgnore // the pattern without its leading "!"
-	negate bool
+	gi      *gitignore.GitIgnore // the pattern without its leading "!"
+	negate  bool
+	dirOnly bool // ends with "/": matches folders only
+	// below: ends with "/**": matches what is below the folder, not the folder
+	below bool
+	// exact is the library's regular expression without its "or anything
+	// below" ending, made the first time the pattern matches: git matches
+	// a pattern against the path itself (what is below an excluded folder
+	// is excluded by not walking it), so that "!*/" re-includes folders,
+	// not every file in them.
+	exact atomic.Pointer[regexp.Regexp]
+}
+
+// matches reports whether the pattern matches rel, a slash-separated path
+// relative to the folder of its file (a folder when dir).
+func (r *ignoreRule) matches(rel string, dir bool) bool {
+	if r.dirOnly {
+		if !dir {
+			return false
+		}
+		rel += "/"
+	}
+	ok, ip := r.gi.MatchesPathHow(rel)
+	if !ok || ip == nil {
+		return ok
+	}
+	re := r.exact.Load()
+	if re == nil {
+		expr := ip.Pattern.String()
+		for _, end := range []string{"/(|.*)$", "(|/.*)$"} {
+			if e, cut := strings.CutSuffix(expr, end); cut {
+				if end[0] == '/' {
+					e += "/"
+				}
+				expr = e + "$"
+				if r.below {
+					expr = strings.TrimSuffix(e, "(|/.*)") + "/.+$"
+				}
+				break
+			}
+		}
+		var err error
+		if re, err = regexp.Compile(expr); err != nil {
+			return true // as the library matched it
+		}
+		r.exact.Store(re)
+	}
+	return re.MatchString(rel)
 }
 
 // Bounds on one ignore file: every pattern is a few compiled regular
@@ -399,8 +447,8 @@ func (g *ignorer) with(dir, p string) *ignorer {
 // maxIgnoreRules of them. The library matches a pattern with a slash in it
 // anywhere below the folder; git anchors such a pattern to the folder of
 // its file, which a leading "/" tells the library.
-func compileIgnore(text string) []ignoreRule {
-	var rules []ignoreRule
+func compileIgnore(text string) []*ignoreRule {
+	var rules []*ignoreRule
 	for line := range strings.SplitSeq(text, "\n") {
 		line = strings.TrimRight(line, "\r")
 		if !strings.HasSuffix(line, `\ `) {
@@ -409,11 +457,13 @@ func compileIgnore(text string) []ignoreRule {
 		if line == "" || line[0] == '#' {
 			continue
 		}
-		r := ignoreRule{}
+		r := &ignoreRule{}
 		if line[0] == '!' {
 			r.negate, line = true, line[1:]
 		}
 		body := strings.TrimSuffix(line, "/")
+		r.dirOnly = len(body) < len(line)
+		r.below = strings.HasSuffix(body, "/**")
 		if body == "" || body == "/" {
 			continue
 		}
@@ -505,11 +555,8 @@ func (g *ignorer) match(p string, dir bool) bool {
 			continue
 		}
 		rel = filepath.ToSlash(rel)
-		if dir {
-			rel += "/"
-		}
 		for i := len(g.rules) - 1; i >= 0; i-- {
-			if g.rules[i].gi.MatchesPath(rel) {
+			if g.rules[i].matches(rel, dir) {
 				return !g.rules[i].negate
 			}
 		}
@@ -529,9 +576,10 @@ func (g *ignorer) match(p string, dir bool) bool {
 // The folder named for indexing is indexed even when a pattern above it
 // excludes it or a folder above it: git would ignore all of it, but the
 // user asked for it by name, and an index of nothing helps no one. So the
-// patterns above that match root or a folder above it are left out; the
+// patterns above that exclude root or a folder above it are left out; the
 // others apply to its entries as git applies them (a "*.txt" in the top
-// folder still excludes root's text files).
+// folder still excludes root's text files, and after "*" and "!*/" only
+// what another pattern re-includes is indexed).
 func aboveRoot(root string) *ignorer {
 	home, _ := os.UserHomeDir()
 	var up []string // the folders above root, nearest first, up to the top
@@ -558,31 +606,45 @@ func aboveRoot(root string) *ignorer {
 	for i := len(up) - 1; i >= 0; i-- {
 		g = g.enter(up[i])
 	}
-	// Leave out the patterns that name root or a folder above it.
-	var out, last *ignorer
+	// Leave out the patterns that exclude root or a folder above it, one
+	// at a time, until none is excluded: root is then indexed as if it
+	// were not, and a pattern that, say, re-includes folders after "*"
+	// still counts.
+	for d := top; d != root; {
+		rel, err := filepath.Rel(d, root)
+		next, _, _ := strings.Cut(rel, string(filepath.Separator))
+		if err != nil || next == ".." || next == "." {
+			break
+		}
+		d = filepath.Join(d, next)
+		dropped := true
+		for dropped {
+			dropped = g.drop(d)
+		}
+	}
+	return g
+}
+
+// drop removes the pattern that excludes the folder p, if any, from the
+// levels of g above p, and reports whether it did.
+func (g *ignorer) drop(p string) bool {
 	for ; g != nil; g = g.parent {
-		rel, err := filepath.Rel(g.dir, root)
-		if err != nil {
+		rel, err := filepath.Rel(g.dir, p)
+		if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
 			continue
 		}
-		rel = filepath.ToSlash(rel) + "/"
-		kept := &ignorer{dir: g.dir}
-		for _, r := range g.rules {
-			if rel == "./" || !r.gi.MatchesPath(rel) {
-				kept.rules = append(kept.rules, r)
+		rel = filepath.ToSlash(rel)
+		for i := len(g.rules) - 1; i >= 0; i-- {
+			if g.rules[i].matches(rel, true) {
+				if g.rules[i].negate {
+					return false
+				}
+				g.rules = slices.Delete(g.rules, i, i+1)
+				return true
 			}
 		}
-		if len(kept.rules) == 0 {
-			continue
-		}
-		if last == nil {
-			out = kept
-		} else {
-			last.parent = kept
-		}
-		last = kept
 	}
-	return out
+	return false
 }
 
 // gitDirOf returns the repository folder of the work tree whose top is
