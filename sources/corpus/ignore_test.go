@@ -319,12 +319,23 @@ func TestIgnoreFromAboveReindex(t *testing.T) {
 func FuzzCompileIgnore(f *testing.F) {
 	for _, s := range []string{
 		"build/\n*.txt\n!keep.txt\n", "**/tmp/**\nlogs/**/*.md\n", "[\n!\n/\n\\\n(\n", "n?.md\n[!a]x.md\nc++.md\n\\#h\n",
-		"a/b\r\n  \n# c\n\\ \n", "[]]\n[!]a]\n[a-\n***\n/**/\n**\n",
+		"a/b\r\n  \n# c\n\\ \n", "[]]\n[!]a]\n[a-\n***\n/**/\n**\n", "[abcdef]x.md\n**/foo\na/**/bcd\n",
 	} {
 		f.Add(s, "a/b.md")
+		f.Add(s, "a/foo")
+		f.Add(s, "bx.md")
 	}
 	f.Fuzz(func(t *testing.T, text, path string) {
 		rules := compileIgnore(text)
+		// The literal only spares work: without it every answer is the same.
+		for _, r := range rules {
+			plain := &ignoreRule{gi: r.gi, negate: r.negate, dirOnly: r.dirOnly, below: r.below}
+			for _, dir := range []bool{false, true} {
+				if got, want := r.matches(path, dir), plain.matches(path, dir); got != want {
+					t.Fatalf("%q (literal %q) on %q (folder: %v): %v, without the literal %v", text, r.literal, path, dir, got, want)
+				}
+			}
+		}
 		if len(rules) > maxIgnoreRules {
 			t.Fatalf("%d rules", len(rules))
 		}
@@ -332,4 +343,28 @@ func FuzzCompileIgnore(f *testing.F) {
 		g.match("/r/"+path, false)
 		g.match("/r/"+path, true)
 	})
+}
+
+// The literal that spares a pattern's regular expression is one that every
+// path the pattern matches contains.
+func TestLongestLiteral(t *testing.T) {
+	for _, tc := range []struct{ pattern, want string }{
+		{"*.ext5", ".ext5"},
+		{"**/foo", "foo"},
+		{"a/**/bcd", "bcd"},
+		{"[abcdef]x.md", "x.md"},
+		{"[]abcdef]x", "x"},
+		{"[!abcdef]", ""},
+		{"docs/*.md", "docs"},
+		{`\#h.md`, "#h.md"},
+		{"n?.md", ".md"},
+		{"[abc", "abc"}, // no class: "[" is itself
+		{"[", ""},
+		{"a[", "a"},
+		{"*", ""},
+	} {
+		if got := longestLiteral(tc.pattern); got != tc.want {
+			t.Errorf("longestLiteral(%q) = %q, want %q", tc.pattern, got, tc.want)
+		}
+	}
 }

@@ -364,6 +364,10 @@ type ignoreRule struct {
 	dirOnly bool // ends with "/": matches folders only
 	// below: ends with "/**": matches what is below the folder, not the folder
 	below bool
+	// literal is the longest run of plain characters of the pattern: a
+	// path without it cannot match, which spares most regular expressions
+	// (a scan tries every pattern on every entry).
+	literal string
 	// exact is the library's regular expression without its "or anything
 	// below" ending, made the first time the pattern matches: git matches
 	// a pattern against the path itself (what is below an excluded folder
@@ -375,10 +379,10 @@ type ignoreRule struct {
 // matches reports whether the pattern matches rel, a slash-separated path
 // relative to the folder of its file (a folder when dir).
 func (r *ignoreRule) matches(rel string, dir bool) bool {
+	if r.dirOnly && !dir || !strings.Contains(rel, r.literal) {
+		return false
+	}
 	if r.dirOnly {
-		if !dir {
-			return false
-		}
 		rel += "/"
 	}
 	ok, ip := r.gi.MatchesPathHow(rel)
@@ -461,10 +465,9 @@ func (g *ignorer) with(dir, p string) *ignorer {
 func compileIgnore(text string) []*ignoreRule {
 	var rules []*ignoreRule
 	for line := range strings.SplitSeq(text, "\n") {
-		line = strings.TrimRight(line, "\r")
-		if !strings.HasSuffix(line, `\ `) {
-			line = strings.TrimRight(line, " ")
-		}
+		// The library trims spaces at both ends (git keeps leading ones
+		// and an escaped trailing one); file names like that are rare.
+		line = strings.Trim(strings.TrimRight(line, "\r"), " ")
 		if line == "" || line[0] == '#' {
 			continue
 		}
@@ -474,6 +477,7 @@ func compileIgnore(text string) []*ignoreRule {
 		}
 		body := strings.TrimSuffix(line, "/")
 		r.dirOnly = len(body) < len(line)
+		r.literal = longestLiteral(body)
 		r.below = strings.HasSuffix(body, "/**")
 		if body == "" || body == "/" {
 			continue
@@ -492,6 +496,35 @@ func compileIgnore(text string) []*ignoreRule {
 		}
 	}
 	return rules
+}
+
+// longestLiteral returns the longest run of a pattern's characters that
+// any path it matches contains as they are: no wildcard, class or escape,
+// and no slash at its ends (which "**/" may match as nothing).
+func longestLiteral(p string) string {
+	best, start := "", 0
+	end := func(i int) {
+		if run := strings.Trim(p[start:i], "/"); len(run) > len(best) {
+			best = run
+		}
+	}
+	for i := 0; i < len(p); i++ {
+		switch p[i] {
+		case '*', '?', '\\':
+			end(i)
+			start = i + 1
+		case '[': // a class, to its closing "]", is no literal
+			end(i)
+			if i+2 <= len(p) {
+				if j := strings.IndexByte(p[i+2:], ']'); j >= 0 {
+					i += 2 + j
+				}
+			}
+			start = i + 1
+		}
+	}
+	end(len(p))
+	return best
 }
 
 // globToLib rewrites the glob syntax of a pattern that the library would
