@@ -174,6 +174,17 @@ func TestIgnoreFromAbove(t *testing.T) {
 			want:  []string{"a.md"},
 		},
 		{
+			name: "a nested repository has its own rules only",
+			files: map[string]string{
+				".git/": "", ".gitignore": "*.txt\n", "sub/b.txt": "b",
+				"sub/nested/.git/info/exclude": "*.log.md\n", "sub/nested/a.txt": "a", "sub/nested/x.log.md": "x",
+				"sub/mod/.git": "gitdir: ../../.git/modules/mod\n", ".git/modules/mod/info/exclude": "*.go\n",
+				"sub/mod/c.txt": "c", "sub/mod/c.go": "package c\n",
+			},
+			index: "sub",
+			want:  []string{"mod/c.txt", "nested/a.txt"},
+		},
+		{
 			name: "malformed patterns match nothing",
 			files: map[string]string{
 				".git/": "", ".gitignore": "[\n!\n/\n\\\n(\n*.txt\n", "sub/a.md": "a", "sub/b.txt": "b",

@@ -219,6 +219,17 @@ func (ix *Index) readDir(d *scanDir) []scanTask {
 	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 	ign := d.ign
 	for _, e := range entries {
+		if e.Name() == ".git" {
+			// The top of a work tree (a nested repository, a submodule):
+			// as in git, the rules of the folders above stop here.
+			ign = nil
+			if gitDir := gitDirOf(d.path); gitDir != "" {
+				ign = ign.with(d.path, filepath.Join(gitDir, "info", "exclude"))
+			}
+			break
+		}
+	}
+	for _, e := range entries {
 		if e.Name() == ".gitignore" {
 			ign = ign.enter(d.path)
 			break
