@@ -94,14 +94,18 @@ type FileOutcome struct {
 type Stats struct {
 	Added       int // new files indexed
 	Updated     int // changed files re-indexed
-	Unchanged   int // unchanged files (same mtime and size, or same content hash)
+	Unchanged   int // unchanged documents (same mtime and size, or same content hash)
 	Removed     int // files gone from disk (or no longer indexable), dropped from the index
 	SkippedType int // files of a type the corpus does not index
 	TooLarge    int // files over the size limit
 	Binary      int // files with binary content under a text extension
 	Excluded    int // hidden, vendored, generated or .gitignore'd files and folders
 	Chunks      int // chunks written
-	Failed      []FileError
+	// Failed, like Binary, TooLarge and Excluded, counts also the unchanged
+	// files that an earlier Add read and found to be so: they are not read
+	// again until they change, and are reported by that outcome, never as
+	// Unchanged.
+	Failed []FileError
 	// Files lists every file and excluded folder looked at, in walk order,
 	// with its outcome.
 	Files []FileOutcome
@@ -363,7 +367,10 @@ func (r *reporter) report(p Progress, force bool) {
 // is hashed again: a change within the file system's timestamp resolution
 // keeps its mtime); files that disappeared from an added folder are removed. A file
 // that cannot be read or parsed is reported in Stats.Failed and does not
-// stop the others.
+// stop the others. A file read and found not to be a document (binary,
+// generated, too much text, failing to extract) is remembered with that
+// outcome and read again only once it changes; an update that, after
+// reading its files, changes nothing commits nothing.
 //
 // When another process is updating the same index, Add waits for it
 // (reporting the "waiting" phase) and then does only what is left. On
