@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -132,13 +131,7 @@ func TestCorpusSharedByProcesses(t *testing.T) {
 	folder := copyCorpus(t)
 
 	base := startServer(t, bin, env, "serve", "--addr", "127.0.0.1:0", "--runs", filepath.Join(t.TempDir(), "runs"), "--config", config)
-	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	resp, err := noRedirect.PostForm(base+"/runs", url.Values{"question": {researchtest.Question}, "corpus": {folder}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	end, kinds := waitRun(t, base, resp.Header.Get("Location"))
+	end, kinds := waitRun(t, base, postRun(t, base, folder))
 	if !strings.Contains(end, `"done"`) {
 		t.Fatalf("viewer run did not finish: %s", end)
 	}
@@ -181,12 +174,7 @@ func TestCorpusSharedByProcesses(t *testing.T) {
 		t.Errorf("index did not drop the removed file:\n%s", out)
 	}
 	// The servers still answer, over the index the CLI changed under them.
-	resp, err = noRedirect.PostForm(base+"/runs", url.Values{"question": {researchtest.Question}, "corpus": {folder}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if end, _ := waitRun(t, base, resp.Header.Get("Location")); !strings.Contains(end, `"done"`) {
+	if end, _ := waitRun(t, base, postRun(t, base, folder)); !strings.Contains(end, `"done"`) {
 		t.Fatalf("second viewer run did not finish: %s", end)
 	}
 }

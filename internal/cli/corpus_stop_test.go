@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -126,13 +125,7 @@ func TestStoppingWhileIndexing(t *testing.T) {
 	t.Run("viewer stop", func(t *testing.T) {
 		runs := filepath.Join(t.TempDir(), "runs")
 		base := startServer(t, bin, env, "serve", "--addr", "127.0.0.1:0", "--runs", runs, "--config", config)
-		noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-		resp, err := noRedirect.PostForm(base+"/runs", url.Values{"question": {researchtest.Question}, "corpus": {folder}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		loc := resp.Header.Get("Location")
+		loc := postRun(t, base, folder)
 		ev, err := http.Get(base + loc + "/events")
 		if err != nil {
 			t.Fatal(err)
@@ -178,6 +171,7 @@ func TestStoppingWhileIndexing(t *testing.T) {
 			}
 			first = false
 			if !stopped && e.Kind == research.EventIndexProgress && e.Total > 0 && e.Count > 0 && e.Count < e.Total {
+				noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 				r, err := noRedirect.PostForm(base+loc+"/cancel", nil)
 				if err != nil {
 					t.Fatal(err)

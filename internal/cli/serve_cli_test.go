@@ -124,23 +124,14 @@ func TestServeCommandEndToEnd(t *testing.T) {
 		}
 	}
 
-	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	resp, err := noRedirect.PostForm(base+"/runs", url.Values{"question": {researchtest.Question}, "corpus": {corpus}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	loc := resp.Header.Get("Location")
-	if resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(loc, "/runs/") {
-		t.Fatalf("POST /runs: %d → %q", resp.StatusCode, loc)
-	}
+	loc := postRun(t, base, corpus)
 	id := strings.TrimPrefix(loc, "/runs/")
 
 	// Follow the live stream to its end.
 	sctx, scancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer scancel()
 	req, _ := http.NewRequestWithContext(sctx, "GET", base+loc+"/events", nil)
-	resp, err = http.DefaultClient.Do(req)
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,4 +311,21 @@ func TestServeRefusesOpenBindWithoutToken(t *testing.T) {
 	if code := <-exited; code != 0 {
 		t.Errorf("serve exited with %d", code)
 	}
+}
+
+// postRun starts a run of researchtest.Question over corpus through the viewer at base, as its form does, and
+// returns the run's page, where the viewer redirects.
+func postRun(t *testing.T, base, corpus string) string {
+	t.Helper()
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := noRedirect.PostForm(base+"/runs", url.Values{"question": {researchtest.Question}, "corpus": {corpus}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	loc := resp.Header.Get("Location")
+	if resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(loc, "/runs/") {
+		t.Fatalf("POST /runs: %d → %q", resp.StatusCode, loc)
+	}
+	return loc
 }

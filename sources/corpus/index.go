@@ -274,33 +274,22 @@ func (ix *Index) unref(g *generation) {
 }
 
 // Roots returns the folders and files that have been added.
-func (ix *Index) Roots() []string {
-	g, release, err := ix.acquire()
-	if err != nil || g == nil {
-		return nil
-	}
-	defer release()
-	return slices.Clone(g.info.Roots)
-}
+func (ix *Index) Roots() []string { return slices.Clone(ix.info().Roots) }
 
 // DocCount returns the number of indexed files.
-func (ix *Index) DocCount() int {
-	g, release, err := ix.acquire()
-	if err != nil || g == nil {
-		return 0
-	}
-	defer release()
-	return g.info.Files
-}
+func (ix *Index) DocCount() int { return ix.info().Files }
 
 // ChunkCount returns the number of searchable chunks: zero when every indexed file is empty of text.
-func (ix *Index) ChunkCount() int {
+func (ix *Index) ChunkCount() int { return ix.info().Chunks }
+
+// info is what the current generation records about itself; zero when there is none or it cannot be read.
+func (ix *Index) info() genInfo {
 	g, release, err := ix.acquire()
 	if err != nil || g == nil {
-		return 0
+		return genInfo{}
 	}
 	defer release()
-	return g.info.Chunks
+	return g.info
 }
 
 // Close releases the index. Calling it again does nothing.

@@ -64,6 +64,7 @@ type depth struct{ keep, compact int }
 // rankTerm is one distinct term of the query in one field, and where its
 // postings stand.
 type rankTerm struct {
+	term  []byte
 	tfr   index.TermFieldReader
 	tfd   index.TermFieldDoc
 	at    uint64  // document number of the current posting; noDoc when exhausted
@@ -149,25 +150,21 @@ func (t *rankTerm) value() float64 {
 
 // positions returns the term's positions in document n, reading them on
 // first use; nil when the term is not there. Calls come in document order.
-func (t *rankTerm) positions(ctx context.Context, r index.IndexReader, term []byte, n uint64) ([]*index.TermFieldVector, error) {
-	if t.vec == nil {
-		v, err := r.TermFieldReader(ctx, term, "text", false, false, true)
-		if err != nil {
-			return nil, err
+func (t *rankTerm) positions(ctx context.Context, r index.IndexReader, n uint64) ([]*index.TermFieldVector, error) {
+	if t.vec == nil || t.vecAt < n {
+		if t.vec == nil {
+			v, err := r.TermFieldReader(ctx, t.term, "text", false, false, true)
+			if err != nil {
+				return nil, err
+			}
+			t.vec = v
 		}
-		t.vec = v
-		t.vecAt = noDoc // not started
-	}
-	if t.vecAt < n || t.vecAt == noDoc {
 		d, err := t.vec.Advance(internalID(n), &t.vtfd)
 		if err != nil {
 			return nil, err
 		}
-		if t.vecAt, err = docNum(d); err != nil {
+		if t.vecAt, err = docNum(d); err != nil { // noDoc when exhausted
 			return nil, err
-		}
-		if d == nil {
-			t.vecAt = noDoc - 1 // exhausted
 		}
 	}
 	if t.vecAt != n {
@@ -179,7 +176,6 @@ func (t *rankTerm) positions(ctx context.Context, r index.IndexReader, term []by
 // postingsQuery is the ranking query of one search, opened on one reader.
 type postingsQuery struct {
 	terms  []*rankTerm
-	names  [][]byte   // each term's bytes
 	groups [2][]int   // the clauses of words and title: indexes into terms, in Bleve's order (see bleveOrder)
 	outer  [3]int     // the words (0), phrase (1) and title (2) clauses in Bleve's order
 	phrase [][]int    // per phrase position, the text terms any of which fills it
@@ -249,7 +245,7 @@ func openPostingsQuery(ctx context.Context, r index.IndexReader, m mapping.Index
 				if err != nil {
 					return nil, false, err
 				}
-				t := &rankTerm{tfr: tfr, avg: avg, qw: f.boost, field: g}
+				t := &rankTerm{term: tok.Term, tfr: tfr, avg: avg, qw: f.boost, field: g}
 				docTerm := tfr.Count()
 				if avg > 0 {
 					t.idf = math.Log(1 + (float64(docTotal)-float64(docTerm)+0.5)/(float64(docTerm)+0.5))
@@ -261,7 +257,6 @@ func openPostingsQuery(ctx context.Context, r index.IndexReader, m mapping.Index
 				i = len(q.terms)
 				byKey[key] = i
 				q.terms = append(q.terms, t)
-				q.names = append(q.names, tok.Term)
 			}
 			q.terms[i].clauses++
 			q.groups[g] = append(q.groups[g], i)
@@ -454,7 +449,7 @@ func (q *postingsQuery) formsPhrase(ctx context.Context, r index.IndexReader, n 
 			if present&(1<<i) == 0 {
 				continue
 			}
-			vs, err := q.terms[i].positions(ctx, r, q.names[i], n)
+			vs, err := q.terms[i].positions(ctx, r, n)
 			if err != nil {
 				return false, err
 			}
@@ -489,12 +484,10 @@ type ranked struct {
 
 // rankStats counts what one postingsRank did.
 type rankStats struct {
-	visited  int // chunks scored
-	passed   int // chunks passed over because their words could not reach the k-th score
-	skipped  int // terms whose postings were skipped rather than walked, at the end
-	checked  int // chunks whose positions were checked for the phrase
-	phrase   int // chunks Bleve's phrase searcher scored
-	numTerms int
+	passed  int // chunks passed over because their words could not reach the k-th score
+	skipped int // terms whose postings were skipped rather than walked, at the end
+	checked int // chunks whose positions were checked for the phrase
+	phrase  int // chunks Bleve's phrase searcher scored
 }
 
 // postingsRank returns the best k chunks under rq.full with their exact
@@ -515,7 +508,6 @@ func postingsRank(ctx context.Context, r index.IndexReader, m mapping.IndexMappi
 		return nil, 0, st, ok, err
 	}
 	defer q.Close()
-	st.numTerms = len(q.terms)
 	if len(q.terms) == 0 || k <= 0 {
 		return nil, math.Inf(-1), st, true, nil
 	}
@@ -623,7 +615,6 @@ func postingsRank(ctx context.Context, r index.IndexReader, m mapping.IndexMappi
 			}
 		}
 		if visit {
-			st.visited++
 			var p parts
 			p.score[0], p.has[0] = q.clauseScore(0, n)
 			p.score[2], p.has[2] = q.clauseScore(1, n)

@@ -36,6 +36,23 @@ func snapshot(t *testing.T, dir string) map[string]string {
 	return out
 }
 
+// sameSnapshot reports every entry of the index folder that changed, appeared or went between two snapshots.
+func sameSnapshot(t *testing.T, before, after map[string]string) {
+	t.Helper()
+	for p, s := range before {
+		if a, ok := after[p]; !ok {
+			t.Errorf("%s went", p)
+		} else if a != s {
+			t.Errorf("%s changed: %q, was %q", p, a, s)
+		}
+	}
+	for p := range after {
+		if _, ok := before[p]; !ok {
+			t.Errorf("%s appeared", p)
+		}
+	}
+}
+
 // setOld gives every file under root a modification time well in the past,
 // as files that were not just written have.
 func setOld(t *testing.T, root string) {
@@ -84,17 +101,7 @@ func TestNoopReindexWritesNothing(t *testing.T) {
 			if st, err := ix2.Add(t.Context(), root); err != nil || st.Unchanged != 30 {
 				t.Fatalf("no-op add from a second handle: %+v %v", st, err)
 			}
-			after := snapshot(t, dir)
-			for p, s := range before {
-				if after[p] != s {
-					t.Errorf("%s changed: %q, was %q", p, after[p], s)
-				}
-			}
-			for p := range after {
-				if _, ok := before[p]; !ok {
-					t.Errorf("%s appeared", p)
-				}
-			}
+			sameSnapshot(t, before, snapshot(t, dir))
 			m, err := readManifest(filepath.Join(dir, genName(1)))
 			if err != nil {
 				t.Fatal(err)
