@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 )
@@ -44,7 +45,8 @@ func (l *Ledger) Entries() []Entry {
 	return append([]Entry(nil), l.entries...)
 }
 
-// Totals returns the summed usage, cost and number of calls.
+// Totals returns the summed usage, cost and number of calls. The usage is Estimated when any call's was (see
+// EstimatedCalls).
 func (l *Ledger) Totals() (Usage, float64, int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -57,7 +59,22 @@ func (l *Ledger) Totals() (Usage, float64, int) {
 	return u, c, len(l.entries)
 }
 
-// Metered wraps a model so that every successful call is recorded in the ledger under label.
+// EstimatedCalls is how many of the recorded calls had no usage from their server, so that their tokens (and
+// cost) were counted locally with llm/tokens: reports and `deepresearch models` say such figures are estimated.
+func (l *Ledger) EstimatedCalls() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	for _, e := range l.entries {
+		if e.Usage.Estimated {
+			n++
+		}
+	}
+	return n
+}
+
+// Metered wraps a model so that every successful call is recorded in the ledger under label, and so is a call
+// refused after the server did the work: a prompt it silently truncated (*ContextLengthError with Usage).
 func Metered(m Model, l *Ledger, label string) Model {
 	return &metered{Model: m, ledger: l, label: label}
 }
@@ -72,12 +89,20 @@ func (m *metered) Generate(ctx context.Context, req *Request) (*Response, error)
 	start := time.Now()
 	resp, err := m.Model.Generate(ctx, req)
 	if err != nil {
+		var cl *ContextLengthError
+		if errors.As(err, &cl) && cl.Usage != (Usage{}) {
+			m.record(start, cl.Usage)
+		}
 		return nil, err
 	}
+	m.record(start, resp.Usage)
+	return resp, nil
+}
+
+func (m *metered) record(start time.Time, u Usage) {
 	info := m.Info()
 	m.ledger.Record(Entry{
 		Time: start, Provider: info.Provider, Model: info.Name, Label: m.label,
-		Usage: resp.Usage, CostUSD: info.Price.Cost(resp.Usage), Duration: time.Since(start),
+		Usage: u, CostUSD: info.Price.Cost(u), Duration: time.Since(start),
 	})
-	return resp, nil
 }

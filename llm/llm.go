@@ -112,12 +112,16 @@ const (
 // Usage is what one call consumed. The three input counts are disjoint, as Anthropic reports them: InputTokens are
 // the prompt tokens billed at the full input price, CacheReadTokens those served from the provider's prompt cache
 // and CacheWriteTokens those written to it. Adapters for providers that report a total (OpenAI's prompt_tokens
-// includes cached_tokens) subtract, so that Price.Cost never bills a token twice.
+// includes cached_tokens) subtract, so that Price.Cost never bills a token twice. OutputTokens include the
+// reasoning tokens, as every provider bills them.
 type Usage struct {
 	InputTokens      int `json:"input_tokens"`
 	OutputTokens     int `json:"output_tokens"`
 	CacheReadTokens  int `json:"cache_read_tokens,omitempty"`
 	CacheWriteTokens int `json:"cache_write_tokens,omitempty"`
+	// Estimated marks counts made here (llm/tokens) because the server reported none — many local servers and
+	// proxies omit usage. A sum is estimated when any part of it is.
+	Estimated bool `json:"estimated,omitempty"`
 }
 
 // Add returns the sum of two usages.
@@ -127,6 +131,7 @@ func (u Usage) Add(o Usage) Usage {
 		OutputTokens:     u.OutputTokens + o.OutputTokens,
 		CacheReadTokens:  u.CacheReadTokens + o.CacheReadTokens,
 		CacheWriteTokens: u.CacheWriteTokens + o.CacheWriteTokens,
+		Estimated:        u.Estimated || o.Estimated,
 	}
 }
 

@@ -3,6 +3,7 @@
 package tokens
 
 import (
+	"errors"
 	"strings"
 	"unicode/utf8"
 
@@ -103,4 +104,61 @@ func CountTools(c Counter, tools []llm.ToolSpec) int {
 // CountRequest counts everything a request puts in the prompt.
 func CountRequest(c Counter, req *llm.Request) int {
 	return CountMessages(c, req.Messages) + CountTools(c, req.Tools)
+}
+
+// CountAnswer counts what a model wrote: the answer, its reasoning and its tool calls.
+func CountAnswer(c Counter, m llm.Message) int {
+	return CountMessage(c, m) - perMessageOverhead
+}
+
+// Account is the bookkeeping every adapter does on an answered call, in one place. When the server reported no
+// usage (reported is false: many local servers and proxies omit it, in streams too), the request and the answer
+// (reasoning included, as it is billed) are counted with c and the usage is marked Estimated, so that the ledger
+// and the fuses still see the call. When it did, a reported prompt far below the local count is a silent
+// truncation (llm.CheckTruncation): the answer is dropped and a *llm.ContextLengthError returned.
+func Account(c Counter, provider string, req *llm.Request, resp *llm.Response, reported bool) (*llm.Response, error) {
+	if !reported {
+		resp.Usage = llm.Usage{InputTokens: CountRequest(c, req), OutputTokens: CountAnswer(c, resp.Message), Estimated: true}
+		return resp, nil
+	}
+	// A prompt whose bytes are fewer than twice the reported tokens cannot count as more than twice them either
+	// (no counter makes more tokens than bytes), so most calls skip counting.
+	if got := resp.Usage.PromptTokens(); got > 0 && 2*got < requestBytes(req) {
+		if err := llm.CheckTruncation(provider, resp.Usage, CountRequest(c, req)); err != nil {
+			return nil, err
+		}
+	}
+	return resp, nil
+}
+
+// Refused fills in what a refused call's context-length error lacks: the prompt counted here (Sent) and the answer
+// length asked for (Output), so that the caller can shrink below what was refused. Other errors pass unchanged.
+func Refused(c Counter, req *llm.Request, err error) error {
+	var cl *llm.ContextLengthError
+	if errors.As(err, &cl) {
+		if cl.Sent == 0 {
+			cl.Sent = CountRequest(c, req)
+		}
+		if cl.Output == 0 {
+			cl.Output = req.MaxTokens
+		}
+	}
+	return err
+}
+
+func requestBytes(req *llm.Request) int {
+	n := 0
+	for _, m := range req.Messages {
+		n += len(m.Content) + 16
+		for _, r := range m.Reasoning {
+			n += len(r.Text) + len(r.Redacted)
+		}
+		for _, tc := range m.ToolCalls {
+			n += len(tc.Name) + len(tc.Arguments) + 12
+		}
+	}
+	for _, t := range req.Tools {
+		n += len(t.Name) + len(t.Description) + len(t.Schema) + 32
+	}
+	return n
 }

@@ -35,21 +35,55 @@ func Middleware(provider string) func(*http.Request, func(*http.Request) (*http.
 	}
 }
 
-// Classify builds the error for an HTTP error answer.
+// Classify builds the error for an HTTP error answer. Every server's context-overflow answer (the table in
+// llm/errors.go, llama.cpp's exceed_context_size_error, TGI's 422) becomes a *llm.ContextLengthError with the
+// numbers it states; a 429 never does (rate limits count tokens per minute, not the window).
 func Classify(provider string, status int, h http.Header, body []byte, now time.Time) error {
 	msg, code := describe(body)
-	if status != http.StatusTooManyRequests && (code == "context_length_exceeded" || llm.LooksLikeContextLength(string(body))) {
-		return &llm.ContextLengthError{Provider: provider, Message: msg}
+	if status != http.StatusTooManyRequests {
+		if cl := contextLength(provider, msg, code, body); cl != nil {
+			return cl
+		}
 	}
 	return &llm.APIError{Provider: provider, StatusCode: status, Message: msg, RetryAfter: RetryAfter(h, now)}
+}
+
+// contextLength returns the context-length error an error body describes, or nil.
+func contextLength(provider, msg, code string, body []byte) *llm.ContextLengthError {
+	if code != "context_length_exceeded" && code != "exceed_context_size_error" && !llm.LooksLikeContextLength(string(body)) {
+		return nil
+	}
+	cl := &llm.ContextLengthError{Provider: provider, Message: msg}
+	cl.Limit, cl.Requested, cl.Output, _ = llm.ParseContextLength(msg)
+	if cl.Limit == 0 && cl.Requested == 0 {
+		// The message was clipped, or a proxy nests the server's JSON in it as escaped text.
+		cl.Limit, cl.Requested, cl.Output, _ = llm.ParseContextLength(strings.ReplaceAll(string(body), `\"`, `"`))
+	}
+	// llama.cpp's server states its numbers in fields: {"error":{"type":"exceed_context_size_error",
+	// "n_prompt_tokens":1407,"n_ctx":256,…}}.
+	var lc struct {
+		Error struct {
+			NPromptTokens int `json:"n_prompt_tokens"`
+			NCtx          int `json:"n_ctx"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(bytes.TrimSpace(body), &lc) == nil {
+		if cl.Limit == 0 && lc.Error.NCtx > 0 {
+			cl.Limit = lc.Error.NCtx
+		}
+		if cl.Requested == 0 && lc.Error.NPromptTokens > 0 {
+			cl.Requested = lc.Error.NPromptTokens
+		}
+	}
+	return cl
 }
 
 // ClassifyStreamError builds the error for an error event that arrived inside a 200 stream. Such events carry no
 // HTTP status; the body's code or type decides, and an unknown failure counts as a server error (retryable).
 func ClassifyStreamError(provider string, body []byte) error {
 	msg, code := describe(body)
-	if code == "context_length_exceeded" || llm.LooksLikeContextLength(string(body)) {
-		return &llm.ContextLengthError{Provider: provider, Message: msg}
+	if cl := contextLength(provider, msg, code, body); cl != nil {
+		return cl
 	}
 	status := http.StatusInternalServerError
 	if n, err := strconv.Atoi(code); err == nil && n >= 400 && n < 600 {
