@@ -29,8 +29,8 @@ type ThinkSplitter struct {
 	separate  bool
 	sawBlock  bool
 	closeTag  string
-	pending   string // text not yet classified
-	scanned   int    // how far pending has been searched for an orphan closing tag
+	pending   string          // text not yet classified
+	scanned   int             // how far pending has been searched for an orphan closing tag
 	block     strings.Builder // the think block being read
 	answer    strings.Builder
 	reasoning strings.Builder

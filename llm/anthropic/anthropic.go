@@ -3,7 +3,9 @@
 // Prompt caching: cache_control breakpoints go on the system prompt, on the last tool definition and on the last
 // block of the conversation, so an agent loop re-reads its stable prefix from the cache on every step. Thinking
 // blocks become llm.Reasoning and are replayed with their signatures (redacted ones verbatim), as the API
-// requires. The SDK's own retries are off: llm.WithRetry owns retrying, and error answers are classified into
+// requires; <think> blocks in the text (a reasoning model behind an Anthropic-format proxy) are split off the same
+// way as for every provider (llm.SplitAnswer). A proxy that reports no usage gets the call counted here
+// (estimated). The SDK's own retries are off: llm.WithRetry owns retrying, and error answers are classified into
 // *llm.APIError and *llm.ContextLengthError.
 package anthropic
 
@@ -22,6 +24,7 @@ import (
 
 	"github.com/deepresearch/deepresearch/llm"
 	"github.com/deepresearch/deepresearch/llm/internal/httperr"
+	"github.com/deepresearch/deepresearch/llm/tokens"
 )
 
 // DefaultMaxTokens caps an answer when neither the request nor the catalogue says otherwise.
@@ -42,9 +45,10 @@ type Config struct {
 
 // Model is an Anthropic chat model. It is safe for concurrent use.
 type Model struct {
-	client sdk.Client
-	cfg    Config
-	info   llm.Info
+	client  sdk.Client
+	cfg     Config
+	info    llm.Info
+	counter tokens.Counter
 }
 
 // New builds a Model.
@@ -83,7 +87,7 @@ func New(cfg Config) (*Model, error) {
 	for k, v := range cfg.Headers {
 		opts = append(opts, option.WithHeader(k, v))
 	}
-	return &Model{client: sdk.NewClient(opts...), cfg: cfg, info: info}, nil
+	return &Model{client: sdk.NewClient(opts...), cfg: cfg, info: info, counter: tokens.ForModel(cfg.Model)}, nil
 }
 
 // Info implements llm.Model.
@@ -95,17 +99,26 @@ func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, 
 	if err != nil {
 		return nil, err
 	}
+	var resp *llm.Response
 	if req.OnText != nil {
-		return m.stream(ctx, params, opts, req.OnText)
+		resp, err = m.stream(ctx, params, opts, req.OnText)
+	} else {
+		// The SDK refuses non-streaming calls whose max_tokens suggests more than ten minutes unless a timeout
+		// is given; llm.WithRetry's per-call timeout is the real bound.
+		opts = append(opts, option.WithRequestTimeout(time.Hour))
+		var msg *sdk.Message
+		if msg, err = m.client.Messages.New(ctx, params, opts...); err == nil {
+			resp = m.fromMessage(msg)
+		} else {
+			err = m.wrap(err)
+		}
 	}
-	// The SDK refuses non-streaming calls whose max_tokens suggests more than ten minutes unless a timeout is
-	// given; llm.WithRetry's per-call timeout is the real bound.
-	opts = append(opts, option.WithRequestTimeout(time.Hour))
-	msg, err := m.client.Messages.New(ctx, params, opts...)
 	if err != nil {
-		return nil, m.wrap(err)
+		return nil, tokens.Refused(m.counter, req, err)
 	}
-	return m.fromMessage(msg), nil
+	// Anthropic always reports usage; a proxy speaking its format may send zeros.
+	reported := resp.Usage.PromptTokens() > 0 || resp.Usage.OutputTokens > 0
+	return tokens.Account(m.counter, m.info.Provider, req, resp, reported)
 }
 
 func (m *Model) wrap(err error) error {
@@ -307,14 +320,15 @@ func inputSchema(raw json.RawMessage) (sdk.ToolInputSchemaParam, error) {
 func (m *Model) fromMessage(msg *sdk.Message) *llm.Response {
 	out := llm.Message{Role: llm.RoleAssistant}
 	var text strings.Builder
+	var blocks []llm.Reasoning
 	for _, b := range msg.Content {
 		switch b.Type {
 		case "text":
 			text.WriteString(b.Text)
 		case "thinking":
-			out.Reasoning = append(out.Reasoning, llm.Reasoning{Text: b.Thinking, Signature: b.Signature})
+			blocks = append(blocks, llm.Reasoning{Text: b.Thinking, Signature: b.Signature})
 		case "redacted_thinking":
-			out.Reasoning = append(out.Reasoning, llm.Reasoning{Redacted: b.Data})
+			blocks = append(blocks, llm.Reasoning{Redacted: b.Data})
 		case "tool_use":
 			args := string(b.Input)
 			if strings.TrimSpace(args) == "" {
@@ -323,7 +337,7 @@ func (m *Model) fromMessage(msg *sdk.Message) *llm.Response {
 			out.ToolCalls = append(out.ToolCalls, llm.ToolCall{ID: b.ID, Name: b.Name, Arguments: args})
 		}
 	}
-	out.Content = text.String()
+	out.Content, out.Reasoning = llm.SplitAnswer(text.String(), blocks)
 	return &llm.Response{
 		Message: out,
 		Usage: llm.Usage{
@@ -382,7 +396,14 @@ func (m *Model) stream(ctx context.Context, p sdk.MessageNewParams, opts []optio
 		usage  llm.Usage
 		stop   string
 		model  string
+		split  llm.ThinkSplitter
 	)
+	// Only the answer is streamed: text passes through the splitter, which holds back what may be reasoning.
+	show := func(t string) {
+		if t = split.Write(t); t != "" {
+			onText(t)
+		}
+	}
 	at := func(i int64) (*block, error) {
 		if i < 0 || int(i) >= len(blocks) {
 			return nil, fmt.Errorf("anthropic: stream event for unknown content block %d", i)
@@ -406,9 +427,10 @@ func (m *Model) stream(ctx context.Context, p sdk.MessageNewParams, opts []optio
 			b.kind, b.id, b.name, b.signature, b.data = cb.Type, cb.ID, cb.Name, cb.Signature, cb.Data
 			b.text.WriteString(cb.Text)
 			b.text.WriteString(cb.Thinking)
-			if cb.Text != "" {
-				onText(cb.Text)
+			if cb.Type == "thinking" || cb.Type == "redacted_thinking" {
+				split.Separate()
 			}
+			show(cb.Text)
 			if cb.Type == "tool_use" && cb.JSON.Input.Valid() {
 				b.startJSON = cb.JSON.Input.Raw()
 			}
@@ -421,9 +443,7 @@ func (m *Model) stream(ctx context.Context, p sdk.MessageNewParams, opts []optio
 			switch d.Type {
 			case "text_delta":
 				b.text.WriteString(d.Text)
-				if d.Text != "" {
-					onText(d.Text)
-				}
+				show(d.Text)
 			case "thinking_delta":
 				b.text.WriteString(d.Thinking)
 			case "signature_delta":
@@ -456,16 +476,17 @@ func (m *Model) stream(ctx context.Context, p sdk.MessageNewParams, opts []optio
 		// mid-way and what arrived is not the answer.
 		return nil, fmt.Errorf("anthropic %s: %w: the stream ended without a stop reason", m.info.Name, llm.ErrIncompleteAnswer)
 	}
+	if t := split.Close(); t != "" {
+		onText(t)
+	}
 	out := llm.Message{Role: llm.RoleAssistant}
-	var text strings.Builder
+	var apart []llm.Reasoning
 	for _, b := range blocks {
 		switch b.kind {
-		case "text":
-			text.WriteString(b.text.String())
 		case "thinking":
-			out.Reasoning = append(out.Reasoning, llm.Reasoning{Text: b.text.String(), Signature: b.signature})
+			apart = append(apart, llm.Reasoning{Text: b.text.String(), Signature: b.signature})
 		case "redacted_thinking":
-			out.Reasoning = append(out.Reasoning, llm.Reasoning{Redacted: b.data})
+			apart = append(apart, llm.Reasoning{Redacted: b.data})
 		case "tool_use":
 			args := b.input.String()
 			if strings.TrimSpace(args) == "" {
@@ -477,6 +498,6 @@ func (m *Model) stream(ctx context.Context, p sdk.MessageNewParams, opts []optio
 			out.ToolCalls = append(out.ToolCalls, llm.ToolCall{ID: b.id, Name: b.name, Arguments: args})
 		}
 	}
-	out.Content = text.String()
+	out.Content, out.Reasoning = split.Result(apart)
 	return &llm.Response{Message: out, Usage: usage, StopReason: stopReason(stop, len(out.ToolCalls) > 0), Model: modelName(model, m.cfg.Model)}, nil
 }

@@ -29,10 +29,12 @@ type Reply struct {
 	Delay time.Duration
 }
 
-// Event is one server-sent event. An empty Name sends only the data line (OpenAI's format).
+// Event is one server-sent event. An empty Name sends only the data line (OpenAI's format); a Comment is sent as
+// an SSE comment line (": …"), which clients must skip.
 type Event struct {
-	Name string
-	Data string
+	Name    string
+	Data    string
+	Comment string
 }
 
 // Request is what the server received.
@@ -113,6 +115,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		rep = s.replies[min(n, len(s.replies)-1)]
 		s.mu.Unlock()
 	}
+	rep.Write(w, r)
+}
+
+// Write sends the reply: its delay, headers, status, and its body or events.
+func (rep Reply) Write(w http.ResponseWriter, r *http.Request) {
 	if rep.Delay > 0 {
 		select {
 		case <-time.After(rep.Delay):
@@ -133,6 +140,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(status)
 		fl, _ := w.(http.Flusher)
 		for _, e := range rep.Events {
+			if e.Comment != "" {
+				fmt.Fprintf(w, ": %s\n\n", e.Comment)
+				if fl != nil {
+					fl.Flush()
+				}
+				continue
+			}
 			if e.Name != "" {
 				fmt.Fprintf(w, "event: %s\n", e.Name)
 			}

@@ -2,8 +2,12 @@
 // and key are configurable it serves every OpenAI-compatible server: OpenAI, Ollama, vLLM, llama.cpp's server,
 // DeepSeek, Qwen (DashScope), OpenRouter.
 //
-// Reasoning that servers return as reasoning_content (DeepSeek, Qwen, vLLM) or reasoning (OpenRouter, Ollama) is
-// kept as llm.Reasoning and never sent back. The SDK's own retries are off: llm.WithRetry owns retrying, and error
+// Reasoning, in whatever shape the server sends it — reasoning_content (DeepSeek, Qwen, vLLM), reasoning
+// (OpenRouter, Ollama), content as a list of typed parts (Mistral's reasoning models), or <think> blocks in the
+// text (Qwen3, QwQ and R1 distills behind servers that do not parse them) — is kept as llm.Reasoning and never
+// sent back; the answer is the text without it (llm.SplitAnswer, llm.ThinkSplitter). A server that reports no usage
+// gets its call counted here (estimated), and one that reports a prompt far smaller than what was sent truncated
+// it (tokens.Account). The SDK's own retries are off: llm.WithRetry owns retrying, and error
 // answers are classified into *llm.APIError and *llm.ContextLengthError before the SDK sees them.
 package openai
 
@@ -24,6 +28,7 @@ import (
 
 	"github.com/deepresearch/deepresearch/llm"
 	"github.com/deepresearch/deepresearch/llm/internal/httperr"
+	"github.com/deepresearch/deepresearch/llm/tokens"
 )
 
 // DefaultBaseURL is OpenAI's API.
@@ -49,9 +54,10 @@ type Config struct {
 
 // Model is an OpenAI-compatible chat model. It is safe for concurrent use.
 type Model struct {
-	client sdk.Client
-	cfg    Config
-	info   llm.Info
+	client  sdk.Client
+	cfg     Config
+	info    llm.Info
+	counter tokens.Counter
 }
 
 // New builds a Model.
@@ -92,7 +98,7 @@ func New(cfg Config) (*Model, error) {
 	for k, v := range cfg.Headers {
 		opts = append(opts, option.WithHeader(k, v))
 	}
-	return &Model{client: sdk.NewClient(opts...), cfg: cfg, info: info}, nil
+	return &Model{client: sdk.NewClient(opts...), cfg: cfg, info: info, counter: tokens.ForModel(cfg.Model)}, nil
 }
 
 // Info implements llm.Model.
@@ -104,14 +110,22 @@ func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, 
 	if err != nil {
 		return nil, err
 	}
+	var resp *llm.Response
+	var reported bool
 	if req.OnText != nil {
-		return m.stream(ctx, params, req.OnText)
+		resp, reported, err = m.stream(ctx, params, req.OnText)
+	} else {
+		var cc *sdk.ChatCompletion
+		if cc, err = m.client.Chat.Completions.New(ctx, params); err == nil {
+			resp, reported, err = m.fromCompletion(cc)
+		} else {
+			err = m.wrap(err)
+		}
 	}
-	cc, err := m.client.Chat.Completions.New(ctx, params)
 	if err != nil {
-		return nil, m.wrap(err)
+		return nil, tokens.Refused(m.counter, req, err)
 	}
-	return m.fromCompletion(cc)
+	return tokens.Account(m.counter, m.info.Provider, req, resp, reported)
 }
 
 func (m *Model) wrap(err error) error {
@@ -213,18 +227,25 @@ func schemaMap(raw json.RawMessage) (map[string]any, error) {
 	return m, nil
 }
 
-func (m *Model) fromCompletion(cc *sdk.ChatCompletion) (*llm.Response, error) {
+// fromCompletion maps a whole answer; reported says whether the server reported usage.
+func (m *Model) fromCompletion(cc *sdk.ChatCompletion) (*llm.Response, bool, error) {
 	if len(cc.Choices) == 0 {
-		return nil, &llm.APIError{Provider: m.info.Provider, StatusCode: http.StatusBadGateway, Message: "response has no choices"}
+		return nil, false, &llm.APIError{Provider: m.info.Provider, StatusCode: http.StatusBadGateway, Message: "response has no choices"}
 	}
 	ch := cc.Choices[0]
-	msg := llm.Message{Role: llm.RoleAssistant, Content: ch.Message.Content}
-	if ch.Message.Content == "" && ch.Message.Refusal != "" {
-		msg.Content = ch.Message.Refusal
+	msg := llm.Message{Role: llm.RoleAssistant}
+	text, partsReasoning := contentOf(ch.Message.Content, ch.Message.JSON.Content)
+	if text == "" && ch.Message.Refusal != "" {
+		text = ch.Message.Refusal
 	}
+	var apart []llm.Reasoning
 	if r := reasoningOf(ch.Message.JSON.ExtraFields); r != "" {
-		msg.Reasoning = []llm.Reasoning{{Text: r}}
+		apart = append(apart, llm.Reasoning{Text: r})
 	}
+	if partsReasoning != "" {
+		apart = append(apart, llm.Reasoning{Text: partsReasoning})
+	}
+	msg.Content, msg.Reasoning = llm.SplitAnswer(text, apart)
 	for _, tc := range ch.Message.ToolCalls {
 		if tc.Type != "" && tc.Type != "function" {
 			continue
@@ -236,7 +257,61 @@ func (m *Model) fromCompletion(cc *sdk.ChatCompletion) (*llm.Response, error) {
 		Usage:      usageOf(cc.Usage),
 		StopReason: stopReason(ch.FinishReason, len(msg.ToolCalls) > 0),
 		Model:      modelName(cc.Model, m.cfg.Model),
-	}, nil
+	}, hasUsage(cc.JSON.Usage.Valid(), cc.Usage), nil
+}
+
+// hasUsage says whether a usage object was sent with counts in it: many local servers and proxies send none,
+// some an object of zeros.
+func hasUsage(present bool, u sdk.CompletionUsage) bool {
+	return present && (u.PromptTokens > 0 || u.CompletionTokens > 0)
+}
+
+// contentOf reads a message's or delta's content: a string, or a list of typed parts (Mistral's reasoning
+// models send [{"type":"thinking","thinking":[{"type":"text","text":…}]},{"type":"text","text":…}]), whose text
+// parts are the answer and thinking parts reasoning. Other parts (references, images) are not text.
+func contentOf(s string, f respjson.Field) (text, reasoning string) {
+	raw := strings.TrimSpace(f.Raw())
+	if !strings.HasPrefix(raw, "[") {
+		return s, ""
+	}
+	var parts []struct {
+		Type     string          `json:"type"`
+		Text     string          `json:"text"`
+		Thinking json.RawMessage `json:"thinking"`
+	}
+	if json.Unmarshal([]byte(raw), &parts) != nil {
+		return "", ""
+	}
+	var t, r strings.Builder
+	for _, p := range parts {
+		switch p.Type {
+		case "text", "":
+			t.WriteString(p.Text)
+		case "thinking", "reasoning":
+			r.WriteString(p.Text)
+			r.WriteString(thinkingText(p.Thinking))
+		}
+	}
+	return t.String(), r.String()
+}
+
+// thinkingText reads a thinking part's body: a string, or a list of text parts.
+func thinkingText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var parts []struct {
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(raw, &parts) != nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, p := range parts {
+		b.WriteString(p.Text)
+	}
+	return b.String()
 }
 
 // reasoningOf reads the non-standard reasoning fields: reasoning_content (DeepSeek, Qwen, vLLM) or reasoning
@@ -298,24 +373,34 @@ func modelName(got, asked string) string {
 	return asked
 }
 
-// stream makes a streaming call and assembles the answer from its deltas.
-func (m *Model) stream(ctx context.Context, p sdk.ChatCompletionNewParams, onText func(string)) (*llm.Response, error) {
+// stream makes a streaming call and assembles the answer from its deltas. Only the answer is streamed to onText:
+// reasoning fields and parts never are, and text passes through a ThinkSplitter, which holds back what may still
+// turn out to be reasoning.
+func (m *Model) stream(ctx context.Context, p sdk.ChatCompletionNewParams, onText func(string)) (*llm.Response, bool, error) {
 	p.StreamOptions = sdk.ChatCompletionStreamOptionsParam{IncludeUsage: sdk.Bool(true)}
 	s := m.client.Chat.Completions.NewStreaming(ctx, p)
 	defer s.Close()
 	var (
-		text, reasoning strings.Builder
-		calls           toolCallAssembler
-		finish, model   string
-		usage           llm.Usage
+		reasoning, parts strings.Builder
+		split            llm.ThinkSplitter
+		calls            toolCallAssembler
+		finish, model    string
+		usage            llm.Usage
+		reported         bool
+		chars            int
 	)
+	show := func(t string) {
+		if t != "" {
+			onText(t)
+		}
+	}
 	for s.Next() {
 		chunk := s.Current()
 		if chunk.Model != "" {
 			model = chunk.Model
 		}
-		if chunk.JSON.Usage.Valid() && chunk.Usage.JSON.PromptTokens.Valid() {
-			usage = usageOf(chunk.Usage)
+		if hasUsage(chunk.JSON.Usage.Valid(), chunk.Usage) {
+			usage, reported = usageOf(chunk.Usage), true
 		}
 		for _, ch := range chunk.Choices {
 			if ch.Index != 0 {
@@ -324,11 +409,15 @@ func (m *Model) stream(ctx context.Context, p sdk.ChatCompletionNewParams, onTex
 			d := ch.Delta
 			if r := reasoningOf(d.JSON.ExtraFields); r != "" {
 				reasoning.WriteString(r)
+				split.Separate()
 			}
-			if d.Content != "" {
-				text.WriteString(d.Content)
-				onText(d.Content)
+			text, partR := contentOf(d.Content, d.JSON.Content)
+			if partR != "" {
+				parts.WriteString(partR)
+				split.Separate()
 			}
+			chars += len(text)
+			show(split.Write(text))
 			for _, tc := range d.ToolCalls {
 				calls.add(int(tc.Index), tc.ID, tc.Function.Name, tc.Function.Arguments)
 			}
@@ -338,24 +427,29 @@ func (m *Model) stream(ctx context.Context, p sdk.ChatCompletionNewParams, onTex
 		}
 	}
 	if err := s.Err(); err != nil {
-		return nil, m.wrap(err)
+		return nil, false, m.wrap(err)
 	}
 	if finish == "" {
 		// Every OpenAI-compatible server ends a finished stream with a finish reason; a stream that stops
 		// without one was dropped mid-way, and what arrived is not the answer.
-		return nil, fmt.Errorf("%s %s: %w: the stream ended without a finish reason after %d characters",
-			m.info.Provider, m.cfg.Model, llm.ErrIncompleteAnswer, text.Len())
+		return nil, false, fmt.Errorf("%s %s: %w: the stream ended without a finish reason after %d characters",
+			m.info.Provider, m.cfg.Model, llm.ErrIncompleteAnswer, chars)
 	}
-	msg := llm.Message{Role: llm.RoleAssistant, Content: text.String(), ToolCalls: calls.calls()}
-	if reasoning.Len() > 0 {
-		msg.Reasoning = []llm.Reasoning{{Text: reasoning.String()}}
+	show(split.Close())
+	var apart []llm.Reasoning
+	for _, r := range []string{reasoning.String(), parts.String()} {
+		if r != "" {
+			apart = append(apart, llm.Reasoning{Text: r})
+		}
 	}
+	msg := llm.Message{Role: llm.RoleAssistant, ToolCalls: calls.calls()}
+	msg.Content, msg.Reasoning = split.Result(apart)
 	return &llm.Response{
 		Message:    msg,
 		Usage:      usage,
 		StopReason: stopReason(finish, len(msg.ToolCalls) > 0),
 		Model:      modelName(model, m.cfg.Model),
-	}, nil
+	}, reported, nil
 }
 
 // toolCallAssembler joins streamed tool-call fragments. Fragments are keyed by index; a fragment that brings a new

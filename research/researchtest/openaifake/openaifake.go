@@ -90,6 +90,8 @@ type Config struct {
 	Latency time.Duration
 	// Misbehave makes the model act like a real one on a bad day; the zero value is an honest model.
 	Misbehave Misbehaviour
+	// Dialect, when set, answers in one server's wire shape (dialect.go); nil speaks plain OpenAI.
+	Dialect *Dialect
 }
 
 // Misbehaviour is what a model does wrong on a bad day. Each field is one fault; they combine.
@@ -331,6 +333,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if mb.ContextLimit > 0 && promptChars/4 > mb.ContextLimit {
 		call.Error = "context length exceeded"
 		s.record(call)
+		if s.cfg.Dialect != nil {
+			s.cfg.Dialect.ContextLength(mb.ContextLimit, promptChars/4, 0).Write(w, r)
+			return
+		}
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusBadRequest)
 		_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{
@@ -376,12 +382,17 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	// About four characters a token, as a tokenizer would roughly count.
 	call.PromptTokens = promptChars/4 + 1
 	call.CompletionTokens = len(answer)/4 + 1
-	n := s.record(call)
-	id := fmt.Sprintf("chatcmpl-fake-%d", n)
 	model := req.Model
 	if model == "" {
 		model = "fake-research"
 	}
+	if s.cfg.Dialect != nil {
+		s.cfg.Dialect.reply(&call, req.Stream, answer, finish).Write(w, r)
+		s.record(call)
+		return
+	}
+	n := s.record(call)
+	id := fmt.Sprintf("chatcmpl-fake-%d", n)
 	usage := map[string]any{"prompt_tokens": call.PromptTokens, "completion_tokens": call.CompletionTokens,
 		"total_tokens": call.PromptTokens + call.CompletionTokens}
 	cut := nreq-mb.RateLimit <= mb.CutBodies

@@ -1,0 +1,146 @@
+package openaifake_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/deepresearch/deepresearch/llm"
+	"github.com/deepresearch/deepresearch/llm/llmtest"
+	"github.com/deepresearch/deepresearch/llm/openai"
+	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/research/llmroles"
+	"github.com/deepresearch/deepresearch/research/researchtest"
+	"github.com/deepresearch/deepresearch/research/researchtest/openaifake"
+	"github.com/deepresearch/deepresearch/sources"
+)
+
+// dialectRun runs the whole graph against the fake speaking one server's dialect, through the real OpenAI adapter,
+// metered into a ledger the fuses read.
+func dialectRun(t *testing.T, d *openaifake.Dialect, mb openaifake.Misbehaviour, budget research.Budget) (*research.Report, *openaifake.Server, *llm.Ledger, string) {
+	t.Helper()
+	site := researchtest.NewSite(kilnPages())
+	t.Cleanup(site.Close)
+	srv := openaifake.New(t, openaifake.Config{SubQuestions: kilnPlan, GapSubQuestion: -1, Misbehave: mb, Dialect: d})
+	m, err := openai.New(openai.Config{Model: "fake-research", BaseURL: srv.BaseURL(), APIKey: "k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ledger := &llm.Ledger{}
+	model := llm.Metered(llm.WithRetry(m, llm.RetryConfig{CallTimeout: 5 * time.Second,
+		Sleep: func(context.Context, time.Duration) error { return nil }}), ledger, "fake")
+	roles := llmroles.New(llmroles.Config{Planner: model, Searcher: model, Analyst: model, Verifier: model,
+		Synthesizer: model, Sources: []sources.Searcher{siteSearcher{site}},
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	dir := filepath.Join(t.TempDir(), "run")
+	rep, err := research.Run(t.Context(), research.Config{Question: "How good is the solar kiln?", Roles: roles,
+		Fetcher: site.Fetcher(), OutDir: dir, Ledger: ledger, Budget: budget})
+	if err != nil {
+		t.Fatalf("the run failed: %v", err)
+	}
+	return rep, srv, ledger, dir
+}
+
+// noReasoningPublished: nothing of the model's thinking is in the report.
+func noReasoningPublished(t *testing.T, rep *research.Report) {
+	t.Helper()
+	for _, bad := range []string{openaifake.ReasoningMarker, "fastest ever built", "the kiln dries wood quickly", "<think>", "</think>", "Let me draft"} {
+		if strings.Contains(rep.Markdown, bad) {
+			t.Errorf("reasoning %q published:\n%s", bad, rep.Markdown)
+		}
+	}
+}
+
+// TestGraphThroughEachDialect runs the research graph through every OpenAI-compatible server's wire shape with a
+// reasoning model that answers honestly: the report is cited and grounded, none of the reasoning (a draft with a
+// paraphrased quote, a cited sentence) is in it, and the fuses see the run's tokens — the server's figures, or
+// counted here and marked estimated where the server reports none.
+func TestGraphThroughEachDialect(t *testing.T) {
+	for _, d := range llmtest.Dialects() {
+		if d.Anthropic {
+			continue // the fake speaks Chat Completions; Anthropic's thinking blocks are covered in package llm
+		}
+		t.Run(d.Name, func(t *testing.T) {
+			rep, srv, ledger, dir := dialectRun(t, &openaifake.Dialect{Dialect: d}, openaifake.Misbehaviour{}, research.Budget{})
+			if len(rep.Citations) == 0 || rep.Stats.Ungrounded != 0 {
+				t.Fatalf("%d citations, %d ungrounded quotes:\n%s", len(rep.Citations), rep.Stats.Ungrounded, rep.Markdown)
+			}
+			noReasoningPublished(t, rep)
+			checkCitations(t, dir, rep)
+			u, _, calls := ledger.Totals()
+			if calls != len(srv.Calls()) || u.InputTokens <= 0 || u.OutputTokens <= 0 {
+				t.Fatalf("ledger %+v over %d calls, the server answered %d", u, calls, len(srv.Calls()))
+			}
+			if u.Estimated != d.NoUsage || (ledger.EstimatedCalls() == calls) != d.NoUsage {
+				t.Fatalf("estimated %v (%d of %d calls) for a server that reports usage: %v", u.Estimated, ledger.EstimatedCalls(), calls, !d.NoUsage)
+			}
+			if p, c := srv.Usage(); !d.NoUsage && (p != u.PromptTokens() || c != u.OutputTokens) {
+				t.Errorf("the server reported %d/%d tokens, the ledger has %+v", p, c, u)
+			}
+		})
+	}
+}
+
+// A server that reports no usage still trips the token fuse: the estimate is what the fuse reads.
+func TestTokenFuseTripsOnEstimatedUsage(t *testing.T) {
+	var noUsage llmtest.Dialect
+	for _, d := range llmtest.Dialects() {
+		if d.NoUsage {
+			noUsage = d
+		}
+	}
+	rep, _, ledger, _ := dialectRun(t, &openaifake.Dialect{Dialect: noUsage}, openaifake.Misbehaviour{}, research.Budget{MaxTokens: 3000})
+	u, _, _ := ledger.Totals()
+	if !u.Estimated || u.InputTokens+u.OutputTokens < 3000 {
+		t.Fatalf("ledger %+v", u)
+	}
+	if !strings.Contains(rep.Markdown, "token fuse") {
+		t.Fatalf("the token fuse did not trip on estimated usage:\n%s", rep.Markdown)
+	}
+	noReasoningPublished(t, rep)
+}
+
+// Each server's own context-length body is recognised as one: the run shrinks instead of failing or resending,
+// and still publishes a cited report.
+func TestContextErrorsInEachDialect(t *testing.T) {
+	for _, d := range llmtest.Dialects() {
+		if d.Anthropic {
+			continue
+		}
+		t.Run(d.Name, func(t *testing.T) {
+			rep, srv, _, _ := dialectRun(t, &openaifake.Dialect{Dialect: d}, openaifake.Misbehaviour{ContextLimit: 1400}, research.Budget{})
+			overflows := 0
+			for _, c := range srv.Calls() {
+				if c.Error == "context length exceeded" {
+					overflows++
+				}
+			}
+			if overflows == 0 || overflows > 20 {
+				t.Errorf("%d context-length errors; want a few, each followed by a smaller request", overflows)
+			}
+			if len(rep.Citations) == 0 {
+				t.Fatalf("nothing cited:\n%s", rep.Markdown)
+			}
+			noReasoningPublished(t, rep)
+		})
+	}
+}
+
+// An Ollama server with a small num_ctx reads only part of long prompts and answers anyway. The adapter notices
+// (reported prompt tokens far below what was sent), the roles shrink their requests, and the run ends with a cited
+// report instead of answers to prompts the model never saw.
+func TestSilentTruncationAtGraphLevel(t *testing.T) {
+	ollama := llmtest.Dialects()[1]
+	rep, srv, _, _ := dialectRun(t, &openaifake.Dialect{Dialect: ollama, NumCtx: 1000}, openaifake.Misbehaviour{}, research.Budget{})
+	if srv.Truncated() == 0 {
+		t.Fatal("no prompt was long enough to be truncated: the test proves nothing")
+	}
+	if len(rep.Citations) == 0 {
+		t.Fatalf("nothing cited:\n%s", rep.Markdown)
+	}
+	noReasoningPublished(t, rep)
+}
