@@ -1,10 +1,12 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"sort"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -20,20 +22,84 @@ type modelRow struct {
 	Roles   []string      `json:"roles"`
 	BaseURL string        `json:"base_url,omitempty"`
 	Entry   catalog.Entry `json:"model"`
+	// Probe is what one short request to the tier's server showed (--probe).
+	Probe *probeResult `json:"probe,omitempty"`
+	spec  config.ModelSpec
+}
+
+// probeResult is what a tier's server answered one short request with.
+type probeResult struct {
+	// UsageReported is false when the server sent no usage: the ledger, the fuses and the report then count the
+	// tier's tokens here, marked estimated.
+	UsageReported bool   `json:"usage_reported"`
+	InputTokens   int    `json:"input_tokens"`
+	OutputTokens  int    `json:"output_tokens"`
+	Reasoning     bool   `json:"reasoning"`
+	Error         string `json:"error,omitempty"`
+}
+
+// probe sends each row's model one short request.
+func (a *App) probe(ctx context.Context, rows []modelRow) {
+	for i := range rows {
+		p := &probeResult{}
+		rows[i].Probe = p
+		m, err := a.modelFromSpec(rows[i].spec, nil, rows[i].Tier)
+		if err == nil {
+			pctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+			var resp *llm.Response
+			resp, err = m.Generate(pctx, &llm.Request{MaxTokens: 256, Messages: []llm.Message{
+				{Role: llm.RoleUser, Content: "Reply with the single word: ready"}}})
+			cancel()
+			if err == nil {
+				p.UsageReported = !resp.Usage.Estimated
+				p.InputTokens, p.OutputTokens = resp.Usage.PromptTokens(), resp.Usage.OutputTokens
+				p.Reasoning = len(resp.Message.Reasoning) > 0
+			}
+		}
+		if err != nil {
+			p.Error = err.Error()
+		}
+	}
+}
+
+// probeLine says what a probe showed, for the table's notes.
+func probeLine(r modelRow) string {
+	p := r.Probe
+	switch {
+	case p.Error != "":
+		return fmt.Sprintf("%s (%s): the probe failed: %s", r.Tier, r.Entry.Name, p.Error)
+	case p.UsageReported:
+		s := fmt.Sprintf("%s (%s): the server reports usage (%d in, %d out)", r.Tier, r.Entry.Name, p.InputTokens, p.OutputTokens)
+		if p.Reasoning {
+			s += "; reasoning kept apart from answers"
+		}
+		return s
+	default:
+		s := fmt.Sprintf("%s (%s): the server reports no usage: tokens and cost for this tier are counted here and marked estimated (this probe: about %d in, %d out)", r.Tier, r.Entry.Name, p.InputTokens, p.OutputTokens)
+		if p.Reasoning {
+			s += "; reasoning kept apart from answers"
+		}
+		return s
+	}
 }
 
 func newModelsCmd(app *App) *cobra.Command {
-	var asJSON bool
+	var asJSON, probe bool
 	cmd := &cobra.Command{
 		Use:   "models",
 		Short: "List the configured models per tier with context window and prices",
 		Long: `models shows which model serves each tier (strong, mid, fast) and which roles use it, with the context
 window, the default answer length and the USD prices per million tokens from the offline model catalogue.
 Models the catalogue does not know (local ones) show the default window and a price of zero; set
-models.<name>.context_window and prices in the configuration file to correct them.`,
+models.<name>.context_window and prices in the configuration file to correct them. --probe sends each tier's
+model one short request and says whether its server reports usage: many local servers and proxies do not, and
+then the fuses and the report count that tier's tokens locally and say the figures are estimated.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			rows := app.modelRows()
+			if probe {
+				app.probe(cmd.Context(), rows)
+			}
 			if asJSON {
 				return writeJSON(app.Stdout, rows)
 			}
@@ -74,11 +140,17 @@ models.<name>.context_window and prices in the configuration file to correct the
 			for _, n := range notes {
 				fmt.Fprintln(app.Stdout, n)
 			}
+			for _, r := range rows {
+				if r.Probe != nil {
+					fmt.Fprintln(app.Stdout, probeLine(r))
+				}
+			}
 			fmt.Fprintln(app.Stdout, "Correct any figure under models.<name> in the configuration file (context_window, max_output, input_price, output_price).")
 			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&probe, "probe", false, "send each tier's model one short request and say whether its server reports usage (when it does not, tokens and cost are counted here and marked estimated)")
 	return cmd
 }
 
@@ -119,7 +191,7 @@ func (a *App) modelRows() []modelRow {
 		}
 		e := providers.Describe(providers.Spec{Provider: spec.Provider, Model: spec.Model, BaseURL: spec.BaseURL,
 			Override: overrideFor(cfg, spec.Model)})
-		rows = append(rows, modelRow{Tier: tier, Roles: roles, BaseURL: spec.BaseURL, Entry: e})
+		rows = append(rows, modelRow{Tier: tier, Roles: roles, BaseURL: spec.BaseURL, Entry: e, spec: spec})
 	}
 	return rows
 }

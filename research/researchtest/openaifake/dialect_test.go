@@ -135,7 +135,7 @@ func TestContextErrorsInEachDialect(t *testing.T) {
 // report instead of answers to prompts the model never saw.
 func TestSilentTruncationAtGraphLevel(t *testing.T) {
 	ollama := llmtest.Dialects()[1]
-	rep, srv, _, _ := dialectRun(t, &openaifake.Dialect{Dialect: ollama, NumCtx: 1000}, openaifake.Misbehaviour{}, research.Budget{})
+	rep, srv, _, _ := dialectRun(t, &openaifake.Dialect{Dialect: ollama, NumCtx: 1500}, openaifake.Misbehaviour{}, research.Budget{})
 	if srv.Truncated() == 0 {
 		t.Fatal("no prompt was long enough to be truncated: the test proves nothing")
 	}
