@@ -15,6 +15,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 // Reply is one scripted HTTP answer.
@@ -288,8 +289,15 @@ func split(s string, n int) []string {
 	}
 	var out []string
 	for len(s) > n {
-		out = append(out, s[:n])
-		s = s[n:]
+		cut := n
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut-- // never inside a character: servers stream whole characters
+		}
+		if cut == 0 {
+			cut = n
+		}
+		out = append(out, s[:cut])
+		s = s[cut:]
 	}
 	if s != "" {
 		out = append(out, s)
