@@ -93,9 +93,9 @@ func TestTokenFuseTripsOnEstimatedUsage(t *testing.T) {
 			noUsage = d
 		}
 	}
-	rep, _, ledger, _ := dialectRun(t, &openaifake.Dialect{Dialect: noUsage}, openaifake.Misbehaviour{}, research.Budget{MaxTokens: 3000})
+	rep, _, ledger, _ := dialectRun(t, &openaifake.Dialect{Dialect: noUsage}, openaifake.Misbehaviour{}, research.Budget{MaxTokens: 1000})
 	u, _, _ := ledger.Totals()
-	if !u.Estimated || u.InputTokens+u.OutputTokens < 3000 {
+	if !u.Estimated || u.InputTokens+u.OutputTokens < 1000 {
 		t.Fatalf("ledger %+v", u)
 	}
 	if !strings.Contains(rep.Markdown, "token fuse") {
