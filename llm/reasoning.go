@@ -9,6 +9,10 @@ import "strings"
 // SplitAnswer and feed the text through a ThinkSplitter, so that every shape ends the same way: the answer in
 // Message.Content, the thinking in Message.Reasoning. Roles only ever read Content.
 
+// answerStarts are the characters an answer opens with and reasoning prose does not: a JSON object or array, a
+// Markdown heading, a code fence. Text opening with one is the answer from its first byte.
+const answerStarts = "{[#`"
+
 // thinkTags are the block tags models write around their reasoning, open and close.
 var thinkTags = [][2]string{{"<think>", "</think>"}, {"<thinking>", "</thinking>"}}
 
@@ -21,8 +25,10 @@ var thinkTags = [][2]string{{"<think>", "</think>"}, {"<thinking>", "</thinking>
 // thinking). A closing tag with no opening tag — the chat template opened the block — makes everything before it
 // reasoning, when it stands at the start or end of a line (as templates and models write it; a tag inside JSON
 // text or in the middle of a sentence is the answer's own text). Text that does not open with a tag is therefore
-// held back until such a closing tag or the end, unless Separate was called: a server that sends reasoning in a
-// field of its own has already taken it out of the text. White space between the reasoning and the answer is
+// held back until such a closing tag or the end, unless it opens the way answers do and reasoning does not (a JSON
+// object or array, a Markdown heading, a code fence) or Separate was called: a server that sends reasoning in a
+// field of its own has already taken it out of the text. A prose answer from a model that does not reason is
+// thus shown whole at the end of its stream, never mixed with reasoning. White space between the reasoning and the answer is
 // dropped; an answer with no think tags is returned unchanged. The zero value is ready to use.
 type ThinkSplitter struct {
 	state     int
@@ -128,7 +134,7 @@ func (s *ThinkSplitter) advance(final bool) string {
 				s.pending = rest
 			}
 			s.scanned = 0
-			if s.sawBlock || s.separate {
+			if s.sawBlock || s.separate || strings.ContainsRune(answerStarts, rune(rest[0])) {
 				s.state = tsAnswer
 			} else {
 				s.state = tsUndecided

@@ -21,6 +21,7 @@ var thinkCases = []struct {
 	{"empty block (Qwen3 with thinking off)", "<think>\n\n</think>\n\nanswer", false, "answer", ""},
 	{"unclosed: cut while thinking", "<think>\nStill working on it, the draft is {\"evidence\":[]}", false, "", "Still working on it, the draft is {\"evidence\":[]}"},
 	{"closing tag only (template opened it: R1 distills)", "Okay, the pool has two items.\nDraft: {\"x\":1}\n</think>\n\n{\"x\":2}", false, "{\"x\":2}", "Okay, the pool has two items.\nDraft: {\"x\":1}"},
+	{"JSON answer with a closing tag on its own line is the answer's", "{\"a\":\"b\"}\n</think>\n", false, "{\"a\":\"b\"}\n</think>\n", ""},
 	{"closing tag only at line end", "Reasoning here.</think>\n\nFinal.", false, "Final.", "Reasoning here."},
 	{"closing tag only at the very end", "All reasoning, no answer.\n</think>", false, "", "All reasoning, no answer."},
 	{"closing tag inside JSON text is the answer's", `{"quote":"the model writes </think> then answers"}`, false, `{"quote":"the model writes </think> then answers"}`, ""},
@@ -83,6 +84,20 @@ func checkStream(t *testing.T, text string, separate bool, pieces []string, answ
 	}
 	if s.Write("late") != "" || s.Close() != "" {
 		t.Fatal("a closed splitter returned text")
+	}
+}
+
+// Answers that open as JSON or Markdown stream at once: reasoning prose never opens so.
+func TestThinkSplitterStreamsStructuredAnswersAtOnce(t *testing.T) {
+	for _, first := range []string{`{"evidence":`, "[1, ", "# Report", "```json"} {
+		var s ThinkSplitter
+		if got := s.Write("\n" + first); got != "\n"+first {
+			t.Errorf("%q held back: %q", first, got)
+		}
+	}
+	var s ThinkSplitter
+	if got := s.Write("Okay, the user"); got != "" {
+		t.Errorf("prose that may be reasoning shown early: %q", got)
 	}
 }
 
