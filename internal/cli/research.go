@@ -101,7 +101,7 @@ An interrupted run continues with "deepresearch resume".`,
 func addResearchFlags(cmd *cobra.Command, fl *researchFlags, sources bool) {
 	f := cmd.Flags()
 	if sources {
-		f.StringVar(&fl.web, "web", "", "web search provider: "+strings.Join(websearch.Names(), ", "))
+		f.StringVar(&fl.web, "web", "", "search providers, comma-separated: "+strings.Join(websearch.Names(), ", "))
 		f.StringArrayVar(&fl.corpora, "corpus", nil, "local corpus: an index directory or a folder to index (repeatable)")
 		f.StringVar(&fl.mcpFile, "mcp", "", `a .mcp.json file whose servers' search tools are searched ("searchTools" per server, else tools named *search*)`)
 		f.IntVar(&fl.rounds, "rounds", 0, "extra directed re-search rounds (default 2)")
