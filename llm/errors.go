@@ -33,6 +33,16 @@ var ErrIncompleteAnswer = errors.New("the answer arrived incomplete")
 type ContextLengthError struct {
 	Provider string
 	Message  string
+	// Limit is the context window the server stated in its refusal, in its own tokens; 0 when it stated none.
+	Limit int
+	// Requested is the prompt size the server stated for the refused request, in its own tokens; 0 when it
+	// stated none.
+	Requested int
+	// Sent is the refused request's prompt size counted locally (package llm/tokens); 0 when not counted.
+	Sent int
+	// Truncated is set when no refusal came but the server silently cut the prompt: the prompt size it
+	// reported is far below the local count.
+	Truncated bool
 }
 
 func (e *ContextLengthError) Error() string {
