@@ -169,6 +169,29 @@ type roleSchema struct {
 	raw      []byte
 }
 
+// shapeOf is what the JSON repair looks for in an answer to schema s: the object with the keys s requires
+// and, when s has a single array property, a bare array of its items in the object's place.
+func shapeOf(s *jsonschema.Schema, kind jsonfix.Kind) jsonfix.Shape {
+	shape := jsonfix.Shape{Kind: kind}
+	if s == nil || kind != jsonfix.Object {
+		return shape
+	}
+	shape.Keys = s.Required
+	var arrays []string
+	for name, p := range s.Properties {
+		if p != nil && p.Type == "array" {
+			arrays = append(arrays, name)
+		}
+	}
+	if len(arrays) == 1 && len(s.Required) <= 1 && (len(s.Required) == 0 || s.Required[0] == arrays[0]) {
+		shape.Items = arrays[0]
+		if it := s.Properties[arrays[0]].Items; it != nil && it.Type == "object" {
+			shape.ItemKeys = it.Required
+		}
+	}
+	return shape
+}
+
 // schemas holds each answer type's schema, built on first use: a pure function of the type (like encoding/json's
 // encoders), and generating, resolving and encoding it on every role call cost more than the call's own work.
 // A resolved schema is only read when validating, so calls share it.
@@ -197,11 +220,18 @@ func schemaFor[T any]() (roleSchema, error) {
 }
 
 // Decode repairs text (see package jsonfix), validates it against resolved (when not nil) and unmarshals it.
-// Its errors are written to be shown to the model.
+// The value read is the one the schema asks for (holding its required keys), the last one when the answer
+// holds several — a model that drafts or reasons before answering writes its answer last —, and a bare array
+// of the requested items stands for an object with one array field. Its errors are written to be shown to the
+// model.
 func Decode[T any](text string, resolved *jsonschema.Resolved) (T, error) {
 	var v T
 	kind := kindOf(reflect.TypeFor[T]())
-	res, err := jsonfix.RepairKind(text, kind)
+	var root *jsonschema.Schema
+	if resolved != nil {
+		root = resolved.Schema()
+	}
+	res, err := jsonfix.RepairShape(text, shapeOf(root, kind))
 	if err != nil {
 		return v, errors.New("the answer contains no JSON value")
 	}
