@@ -94,6 +94,11 @@ type SynthesisInput struct {
 // the report renderer turns into numbered citations through the citation map.
 type Draft struct {
 	Markdown string
+	// Degenerate is set when the draft had fallen into a loop (repeating itself until the output limit) and was
+	// stopped rather than continued.
+	Degenerate bool
+	// Repeats counts the sentences removed from the draft because they repeated an earlier one.
+	Repeats int
 }
 
 // Planner decomposes the question (Scope stage). Implementations are safe for concurrent use.

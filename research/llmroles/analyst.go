@@ -94,14 +94,17 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 		})
 		if err != nil && llm.IsContextLength(err) && w.depth < maxShrink && ctx.Err() == nil {
 			// The window did not fit after all (an unknown or misreported context window): read it again in
-			// two halves, never the same request twice.
-			halves := splitWindows(w.text, max(counter.Count(w.text)/2, 256), counter)
-			if len(halves) > 1 {
-				a.s.logger.Warn("analyst window too long for the model; reading it in halves", "role", RoleAnalyst, "url", src, "depth", w.depth+1)
-				for i := range halves {
-					windows = append(windows, window{text: halves[i], depth: w.depth + 1})
+			// pieces that fit by the refused request's measured size, never the same request twice.
+			size := counter.Count(w.text)
+			if target, ok := shrinkTarget(err, size, a.s.lim.MaxOutputTokens); ok {
+				if pieces := splitWindows(w.text, target, counter); len(pieces) > 1 {
+					a.s.logger.Warn("analyst window too long for the model; reading it in smaller pieces", "role", RoleAnalyst,
+						"url", src, "depth", w.depth+1, "window_tokens", size, "sent_tokens", sentTokens(err), "target_tokens", target, "pieces", len(pieces))
+					for i := range pieces {
+						windows = append(windows, window{text: pieces[i], depth: w.depth + 1})
+					}
+					continue
 				}
-				continue
 			}
 		}
 		if err != nil {
@@ -152,9 +155,6 @@ func clampConfidence(c float64) float64 {
 	}
 	return min(max(c, 0), 1)
 }
-
-// maxShrink bounds how often a window that overflowed the model is halved.
-const maxShrink = 3
 
 // window is one passage of a document given to the analyst; depth counts the halvings after context overflows.
 type window struct {
