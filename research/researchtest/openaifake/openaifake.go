@@ -599,17 +599,23 @@ func (s *Server) subQuestion(task string) (string, []string) {
 	if m == nil {
 		return "", nil
 	}
-	id, text := m[1], strings.TrimSpace(m[2])
+	return m[1], s.keywordsFor(m[1], strings.TrimSpace(m[2]))
+}
+
+// keywordsFor returns the keywords of the sub-question with this id and text.
+func (s *Server) keywordsFor(id, text string) []string {
 	for _, sq := range s.cfg.SubQuestions {
 		if strings.TrimSpace(sq.Question) == text {
-			return id, keywordsOf(sq)
+			return keywordsOf(sq)
 		}
 	}
 	if n, err := strconv.Atoi(strings.TrimPrefix(id, "q")); err == nil && n >= 1 && n <= len(s.cfg.SubQuestions) {
-		return id, keywordsOf(s.cfg.SubQuestions[n-1])
+		return keywordsOf(s.cfg.SubQuestions[n-1])
 	}
-	return id, contentWords(text)
+	return contentWords(text)
 }
+
+var otherSQRe = regexp.MustCompile(`(?m)^- Other sub-question (\S+): (.*)$`)
 
 func keywordsOf(sq SubQuestion) []string {
 	if len(sq.Keywords) > 0 {
@@ -768,17 +774,38 @@ func (s *Server) analyse(task string, call *Call) string {
 		max = 4
 	}
 	type item struct {
-		Claim      string  `json:"claim"`
-		Quote      string  `json:"quote"`
-		Confidence float64 `json:"confidence"`
+		SubQuestion string  `json:"sub_question,omitempty"`
+		Claim       string  `json:"claim"`
+		Quote       string  `json:"quote"`
+		Confidence  float64 `json:"confidence"`
 	}
 	items := []item{}
-	for _, sent := range sentences(text) {
-		if len(items) == max {
-			break
-		}
-		if hasKeyword(sent, keywords) {
-			items = append(items, item{Claim: sent, Quote: sent, Confidence: 0.8})
+	// The sub-question the source was found for, then the others the prompt lists (the source is read once for
+	// all of them): up to max items each, every sentence listed once.
+	type want struct {
+		id string
+		kw []string
+	}
+	wants := []want{{id, keywords}}
+	for _, m := range otherSQRe.FindAllStringSubmatch(task, -1) {
+		wants = append(wants, want{m[1], s.keywordsFor(m[1], strings.TrimSpace(m[2]))})
+	}
+	used := map[string]bool{}
+	for _, w := range wants {
+		n := 0
+		for _, sent := range sentences(text) {
+			if n == max {
+				break
+			}
+			if !used[sent] && hasKeyword(sent, w.kw) {
+				used[sent] = true
+				it := item{Claim: sent, Quote: sent, Confidence: 0.8}
+				if len(wants) > 1 {
+					it.SubQuestion = w.id
+				}
+				items = append(items, it)
+				n++
+			}
 		}
 	}
 	if s.cfg.InventedQuote != "" && len(items) > 0 {
