@@ -209,7 +209,11 @@ func dropRepeats(md string) (string, int) {
 	if removed == 0 {
 		return md, 0
 	}
-	return collapseBlank(strings.Join(out, "\n")), removed
+	kept := collapseBlank(strings.Join(out, "\n"))
+	if strings.HasSuffix(md, "\n") {
+		kept = strings.TrimRight(kept, "\n") + "\n"
+	}
+	return kept, removed
 }
 
 // dropRepeatedSentences cuts out of one line the sentences already in seen, keeping the rest of the line as

@@ -153,6 +153,8 @@ type Call struct {
 	JSONMode bool
 	// Reask is true when the conversation already held an answer (the role was asked again).
 	Reask bool
+	// Continue is true when the synthesizer was asked to continue a draft cut off by the output limit.
+	Continue bool
 	// Items is how many results the searcher picked, evidence items the analyst returned (the invented one
 	// included) or sentences the synthesizer wrote.
 	Items            int
@@ -377,6 +379,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		answer = s.verify(task, &call)
 	case RoleSynthesizer:
 		if strings.Contains(lastUser, "Continue exactly where it stopped") {
+			call.Continue = true
 			s.mu.Lock()
 			answer, s.rest = s.rest, ""
 			loop := s.loop
