@@ -94,9 +94,9 @@ type SynthesisInput struct {
 // the report renderer turns into numbered citations through the citation map.
 type Draft struct {
 	Markdown string
-	// Degenerate is set when the draft had fallen into a loop (repeating itself until the output limit) and was
-	// stopped rather than continued.
-	Degenerate bool
+	// Loops counts the drafts of this synthesis (its re-asks included) that had fallen into a loop — repeating
+	// themselves until the output limit — and were stopped rather than continued.
+	Loops int
 	// Repeats counts the sentences removed from the draft because they repeated an earlier one.
 	Repeats int
 }

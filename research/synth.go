@@ -67,9 +67,7 @@ func (r *runner) synthesize(ctx context.Context, verdict *Verdict) (*Report, err
 		}
 		attempts++
 		draft = got.Markdown
-		if got.Degenerate {
-			loops++
-		}
+		loops += got.Loops
 		repeats += got.Repeats
 		r.judgeSupport(sctx, plan, checker, judged, draft)
 		problems := checker.Check(draft)

@@ -284,8 +284,8 @@ func TestDegenerateDraftIsNotContinued(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if calls != 1 || !d.Degenerate || d.Repeats < 90 || strings.Count(d.Markdown, "dates from 1648") != 1 {
-		t.Errorf("%d calls, degenerate %v, %d repeats, draft:\n%s", calls, d.Degenerate, d.Repeats, d.Markdown)
+	if calls != 1 || d.Loops != 1 || d.Repeats < 90 || strings.Count(d.Markdown, "dates from 1648") != 1 {
+		t.Errorf("%d calls, degenerate %v, %d repeats, draft:\n%s", calls, d.Loops, d.Repeats, d.Markdown)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -180,17 +181,22 @@ func shapeOf(s *jsonschema.Schema, kind jsonfix.Kind) jsonfix.Shape {
 	shape.Keys = s.Required
 	var arrays []string
 	for name, p := range s.Properties {
-		if p != nil && p.Type == "array" {
+		if isType(p, "array") {
 			arrays = append(arrays, name)
 		}
 	}
 	if len(arrays) == 1 && len(s.Required) <= 1 && (len(s.Required) == 0 || s.Required[0] == arrays[0]) {
 		shape.Items = arrays[0]
-		if it := s.Properties[arrays[0]].Items; it != nil && it.Type == "object" {
+		if it := s.Properties[arrays[0]].Items; isType(it, "object") {
 			shape.ItemKeys = it.Required
 		}
 	}
 	return shape
+}
+
+// isType reports whether schema s admits values of type t (a slice's schema is ["null", "array"]).
+func isType(s *jsonschema.Schema, t string) bool {
+	return s != nil && (s.Type == t || slices.Contains(s.Types, t))
 }
 
 // schemas holds each answer type's schema, built on first use: a pure function of the type (like encoding/json's

@@ -56,8 +56,8 @@ func (s *Synthesizer) Synthesize(ctx context.Context, in research.SynthesisInput
 	budget := s.s.windowBudget(info, s.s.lim.PoolTokens, 0)
 	counter := tokens.ForModel(info.Name)
 	var text string
-	var loop bool   // the accepted draft had fallen into a loop
-	var repeats int // sentences removed from it as repeats
+	var loops int   // drafts that had fallen into a loop
+	var repeats int // sentences removed from the accepted draft as repeats
 	var lastErr error
 	prev := 0 // the pool tokens of the request refused as too long
 	for shrink := 0; ; shrink++ {
@@ -105,7 +105,9 @@ func (s *Synthesizer) Synthesize(ctx context.Context, in research.SynthesisInput
 		text, err = RunTextCheck(ctx, s.s.spec(RoleSynthesizer, m, system), b.String(), func(t string) (string, error) {
 			// The report inside whatever wraps it, each sentence once: a draft in a loop is judged on what it
 			// says, not on how often.
-			loop = degenerate(t)
+			if degenerate(t) {
+				loops++
+			}
 			t, repeats = dropRepeats(unwrapReport(t))
 			if strings.TrimSpace(t) == "" {
 				return "", errors.New("the report is empty")
@@ -134,10 +136,10 @@ func (s *Synthesizer) Synthesize(ctx context.Context, in research.SynthesisInput
 		}
 		break
 	}
-	if loop || repeats > 0 {
-		s.s.logger.Warn("the synthesizer repeated itself; repeats removed", "role", RoleSynthesizer, "loop", loop, "repeats", repeats)
+	if loops > 0 || repeats > 0 {
+		s.s.logger.Warn("the synthesizer repeated itself; repeats removed", "role", RoleSynthesizer, "loops", loops, "repeats", repeats)
 	}
-	return &research.Draft{Markdown: strings.TrimSpace(text) + "\n", Degenerate: loop, Repeats: repeats}, nil
+	return &research.Draft{Markdown: strings.TrimSpace(text) + "\n", Loops: loops, Repeats: repeats}, nil
 }
 
 // citedIDs counts citations of known ids and lists unknown ones.

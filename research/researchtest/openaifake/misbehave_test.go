@@ -136,7 +136,7 @@ func TestMisbehavingModel(t *testing.T) {
 				}
 			}
 			if rep.Stats.DegenerateDrafts == 0 || !strings.Contains(rep.Markdown, "drafts stopped because they repeated themselves: 1") {
-				t.Errorf("the stopped draft is not counted: %+v", rep.Stats)
+				t.Errorf("the stopped draft is not counted: %+v\n%s", rep.Stats, rep.Markdown)
 			}
 			body := rep.Markdown[:strings.Index(rep.Markdown, "## How this report was made")]
 			for _, sent := range strings.SplitAfter(body, ". ") {
@@ -154,8 +154,10 @@ func TestMisbehavingModel(t *testing.T) {
 		{"hangs", openaifake.Misbehaviour{Hang: 5 * time.Second}, nil},
 		{"rate limits", openaifake.Misbehaviour{RateLimit: 3}, nil},
 		{"all together", all, func(t *testing.T, rep *research.Report, _ *openaifake.Server) {
-			if rep.Stats.Ungrounded == 0 || rep.Stats.SentencesRemoved == 0 {
-				t.Errorf("stats %+v", rep.Stats)
+			// The faulty draft is refused or its faults removed; a continuation that no longer fits the window
+			// is not sent, so the draft kept may be the clean part of a cut one.
+			if rep.Stats.Ungrounded == 0 || rep.Stats.SentencesRemoved+rep.Stats.DraftsRefused == 0 {
+				t.Errorf("stats %+v\n%s", rep.Stats, rep.Markdown)
 			}
 		}},
 	} {
