@@ -46,8 +46,9 @@ type evidenceItem struct {
 // Analyze implements research.Analyst. Long documents are read in windows that fit the model. Quotes are
 // snapped to the document's verbatim text (the model's changes to quote marks, spacing, case or an ellipsis are
 // undone); a quote nothing in the document matches is returned as written, for the graph's grounding check to
-// refuse and count. If some windows fail, the evidence from the others
-// is returned together with the joined error.
+// refuse and count. Each window is sent to the model once per role set (one run), asked about every
+// sub-question known, and its items are shared by the sub-questions that reach it. If some windows fail, the
+// evidence from the others is returned together with the joined error.
 func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sources.Document) ([]research.Evidence, error) {
 	if doc == nil || strings.TrimSpace(doc.Text) == "" {
 		u := ""
@@ -176,8 +177,8 @@ func (a *Analyst) keep(out []research.Evidence, items []evidenceItem, sq researc
 	return out, dropped
 }
 
-// forSubQuestion returns the items of a read that answer sub-question id: those naming it, and those naming
-// no sub-question of the read.
+// forSubQuestion returns the items of a read that answer sub-question id (an item naming no sub-question the
+// read was asked about counts as the one it was read for; see windowReads.done).
 func forSubQuestion(items []windowItem, id string) []evidenceItem {
 	var out []evidenceItem
 	for _, it := range items {
