@@ -94,6 +94,11 @@ type SynthesisInput struct {
 // the report renderer turns into numbered citations through the citation map.
 type Draft struct {
 	Markdown string
+	// Loops counts the drafts of this synthesis (its re-asks included) that had fallen into a loop — repeating
+	// themselves until the output limit — and were stopped rather than continued.
+	Loops int
+	// Repeats counts the sentences removed from the draft because they repeated an earlier one.
+	Repeats int
 }
 
 // Planner decomposes the question (Scope stage). Implementations are safe for concurrent use.

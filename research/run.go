@@ -199,6 +199,11 @@ type Stats struct {
 	SourcesUnreadable int `json:"sources_unreadable"`
 	// DraftsRefused counts synthesizer drafts the integrity check sent back.
 	DraftsRefused int `json:"drafts_refused"`
+	// DegenerateDrafts counts synthesizer drafts stopped because they had fallen into a loop (repeating themselves
+	// until the output limit) instead of being continued; RepeatedSentences counts the sentences removed from
+	// drafts as repeats of earlier ones, before any judgement.
+	DegenerateDrafts  int `json:"degenerate_drafts,omitempty"`
+	RepeatedSentences int `json:"repeated_sentences,omitempty"`
 	// FusesTripped counts the reasons the run was cut short (cost, tokens, time, call cap, stage timeouts).
 	FusesTripped    int           `json:"fuses_tripped"`
 	SynthAttempts   int           `json:"synth_attempts"`

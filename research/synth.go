@@ -46,7 +46,7 @@ func (r *runner) synthesize(ctx context.Context, verdict *Verdict) (*Report, err
 	judged := map[string]bool{}
 	var draft string
 	var synthErr error
-	attempts, refused := 0, 0
+	attempts, refused, loops, repeats := 0, 0, 0, 0
 	for attempt := 0; attempt <= max(r.rc.Budget.SynthRetries, 0); attempt++ {
 		var got *Draft
 		err := r.roleCall(sctx, StageSynth, r.currentRound(), "", fmt.Sprintf("synthesize (attempt %d)", attempt+1), nil,
@@ -67,6 +67,8 @@ func (r *runner) synthesize(ctx context.Context, verdict *Verdict) (*Report, err
 		}
 		attempts++
 		draft = got.Markdown
+		loops += got.Loops
+		repeats += got.Repeats
 		r.judgeSupport(sctx, plan, checker, judged, draft)
 		problems := checker.Check(draft)
 		if len(problems) == 0 {
@@ -99,7 +101,7 @@ func (r *runner) synthesize(ctx context.Context, verdict *Verdict) (*Report, err
 	r.synthN = attempts
 	r.mu.Unlock()
 
-	rep := r.render(ctx, plan, body, removed, all, docs, synthOutcome{partial: partial, refused: refused})
+	rep := r.render(ctx, plan, body, removed, all, docs, synthOutcome{partial: partial, refused: refused, loops: loops, repeats: repeats})
 	rep.Stats.SynthAttempts = attempts
 	if err := r.publish(ctx, rep); err != nil {
 		return nil, err
@@ -217,6 +219,8 @@ type i18n struct {
 	// number of passes it made depends on when early stops landed, so it is not shown.
 	readNoModel string
 	howLines    [7]string
+	// degenerate is the line for drafts stopped in a loop and the repeated sentences removed.
+	degenerate string
 }
 
 var texts = map[string]i18n{
@@ -233,6 +237,7 @@ var texts = map[string]i18n{
 		partial:     "Partial report: the synthesis failed, so this report lists the grounded evidence the run gathered, unedited.",
 		howMade:     "How this report was made",
 		textRead:    "text read, lines",
+		degenerate:  "drafts stopped because they repeated themselves: %d; repeated sentences removed: %d",
 		readNoModel: "%d sources read for %d sub-questions in %d round(s); %d quotes grounded in their sources; no language model",
 		howLines: [7]string{
 			"%d sources read for %d sub-questions in %d round(s); %d quotes grounded in their sources; %d model calls, %s tokens",
@@ -257,6 +262,7 @@ var texts = map[string]i18n{
 		partial:     "不完整的报告：综合撰写失败，本报告仅列出本次运行收集到的可溯源证据，未经整理。",
 		howMade:     "本报告的生成方式",
 		textRead:    "所读文本，行",
+		degenerate:  "因反复重复而停止的草稿：%d；删除的重复句子：%d",
 		readNoModel: "为 %[2]d 个子问题阅读了 %[1]d 个来源，共 %[3]d 轮；%[4]d 条引文可在来源中逐字找到；未使用语言模型",
 		howLines: [7]string{
 			"为 %[2]d 个子问题阅读了 %[1]d 个来源，共 %[3]d 轮；%[4]d 条引文可在来源中逐字找到；模型调用 %[5]d 次，%[6]s 个 token",
@@ -283,6 +289,8 @@ func textsFor(lang string) i18n {
 type synthOutcome struct {
 	partial bool // the synthesis failed; the body lists the grounded evidence
 	refused int  // drafts the integrity check refused
+	loops   int  // drafts stopped because they had fallen into a loop
+	repeats int  // sentences removed from drafts as repeats of earlier ones
 }
 
 func (r *runner) render(ctx context.Context, plan *Plan, body string, removed []string, all []Evidence,
@@ -415,6 +423,7 @@ func (r *runner) render(ctx context.Context, plan *Plan, body string, removed []
 	}
 	rep.Stats = r.stats(ctx)
 	rep.Stats.DraftsRefused = out.refused
+	rep.Stats.DegenerateDrafts, rep.Stats.RepeatedSentences = out.loops, out.repeats
 	rep.Stats.SentencesRemoved = len(removed)
 	writeHowMade(&b, tx, rep.Stats, engine == "extractive")
 	rep.Markdown = strings.TrimRight(b.String(), "\n") + "\n"
@@ -643,5 +652,8 @@ func writeHowMade(b *strings.Builder, tx i18n, s Stats, noModel bool) {
 	}
 	for i, n := range []int{s.RoleErrors, s.SourcesUnreadable, s.Ungrounded, s.SentencesRemoved, s.DraftsRefused, s.FusesTripped} {
 		fmt.Fprintf(b, "- "+tx.howLines[i+1]+"\n", n)
+	}
+	if s.DegenerateDrafts > 0 || s.RepeatedSentences > 0 {
+		fmt.Fprintf(b, "- "+tx.degenerate+"\n", s.DegenerateDrafts, s.RepeatedSentences)
 	}
 }

@@ -28,7 +28,8 @@ const (
 // ErrNoJSON is returned (wrapped) when the text holds nothing that can be read as the expected JSON value.
 var ErrNoJSON = errors.New("jsonfix: no JSON value found")
 
-// maxCandidates bounds how many opening brackets are tried, so a long prose answer costs linear time.
+// maxCandidates bounds how many opening brackets are tried at each end of the text, so a long prose answer costs
+// linear time.
 const maxCandidates = 64
 
 // maxDepth guards the recursive repairer against pathological nesting.
@@ -50,43 +51,124 @@ func Repair(text string) (string, error) {
 // RepairKind finds the value of the expected kind in text and repairs it. Every opening bracket is a candidate
 // start; the winner covers the most text for the fewest repairs, the earliest on a tie.
 func RepairKind(text string, kind Kind) (Result, error) {
+	return RepairShape(text, Shape{Kind: kind})
+}
+
+// Shape is the value a caller expects: its kind and, for an object, the keys its schema requires.
+type Shape struct {
+	Kind Kind
+	// Keys are the keys the expected object holds (its schema's required properties). When set, a value holding
+	// them all is preferred to any other, and of those the one that ends last wins: a model that reasons or
+	// drafts before answering writes its final answer after the drafts. A value holding none of the shapes
+	// falls back to the coverage rule of RepairKind.
+	Keys []string
+	// Items, when set, names the expected object's one array field: a bare array of the requested items where
+	// the object is expected is read as {Items: array}. Its elements must be objects holding ItemKeys.
+	Items    string
+	ItemKeys []string
+}
+
+func (s Shape) shaped() bool { return len(s.Keys) > 0 || s.Items != "" }
+
+// RepairShape finds the value of the expected shape in text and repairs it (see Shape and RepairKind).
+func RepairShape(text string, shape Shape) (Result, error) {
+	kind := shape.Kind
 	trimmed := strings.TrimSpace(strings.TrimPrefix(text, "\ufeff"))
 	if trimmed != "" && (kind == Any || (kind == Object) == (trimmed[0] == '{')) && json.Valid([]byte(trimmed)) &&
-		(trimmed[0] == '{' || trimmed[0] == '[') {
+		(trimmed[0] == '{' || trimmed[0] == '[') && (!shape.shaped() || shape.holds(trimmed)) {
 		return Result{JSON: trimmed}, nil
 	}
+	wrap := shape.Items != "" && kind == Object
 	runes := []rune(trimmed)
-	var cands []cand
-	tried := 0
+	// The first and the last maxCandidates opening brackets are tried: an answer follows whatever reasoning or
+	// prose came before it, however many brackets that held.
+	var starts []int
 	for i, r := range runes {
-		if !(r == '{' && kind != Array) && !(r == '[' && kind != Object) {
-			continue
+		if (r == '{' && kind != Array) || (r == '[' && (kind != Object || wrap)) {
+			starts = append(starts, i)
 		}
-		if tried++; tried > maxCandidates {
-			break
-		}
+	}
+	if len(starts) > 2*maxCandidates {
+		starts = append(starts[:maxCandidates:maxCandidates], starts[len(starts)-maxCandidates:]...)
+	}
+	var cands []cand
+	for _, i := range starts {
 		f := &fixer{r: runes[i:]}
 		if !f.value(0) {
 			continue
 		}
-		out := string(f.out)
 		if !json.Valid(f.out) {
 			continue
 		}
-		cands = append(cands, cand{out: out, repairs: f.repairs, closed: f.closed, consumed: f.i, start: i})
+		c := cand{out: string(f.out), repairs: f.repairs, closed: f.closed, consumed: f.i, start: i}
+		if runes[i] == '[' && kind == Object {
+			// Only as the expected object's array of items.
+			if !shape.itemsOf(c.out) {
+				continue
+			}
+			b, _ := json.Marshal(shape.Items) // a Go string always marshals
+			c.out, c.shaped = "{"+string(b)+":"+c.out+"}", true
+		} else if shape.shaped() {
+			c.shaped = shape.holds(c.out)
+		}
+		cands = append(cands, c)
 	}
 	if len(cands) == 0 {
 		return Result{}, fmt.Errorf("%w in %q", ErrNoJSON, lexical.Clip(trimmed, 120))
 	}
-	// A repair costs as much as a few characters of coverage: the enclosing value beats a cleaner value nested
-	// in it, while a short run of prose that needed many repairs loses to the real answer.
-	best := 0
+	best := -1
 	for i, c := range cands {
-		if c.score() > cands[best].score() {
+		if !c.shaped {
+			continue
+		}
+		// The value ending last is the final answer; of values ending together (cut off at the end), the
+		// outermost, which starts first.
+		if best < 0 || c.end() > cands[best].end() {
 			best = i
 		}
 	}
+	if best < 0 {
+		// A repair costs as much as a few characters of coverage: the enclosing value beats a cleaner value
+		// nested in it, while a short run of prose that needed many repairs loses to the real answer.
+		for i, c := range cands {
+			if best < 0 || c.score() > cands[best].score() {
+				best = i
+			}
+		}
+	}
 	return Result{JSON: cands[best].out, Repairs: cands[best].repairs + cands[best].closed}, nil
+}
+
+// holds reports whether the JSON text is an object holding every key of s.Keys.
+func (s Shape) holds(js string) bool {
+	return hasKeys(js, s.Keys)
+}
+
+// itemsOf reports whether the JSON text is an array whose elements are objects holding s.ItemKeys.
+func (s Shape) itemsOf(js string) bool {
+	var elems []json.RawMessage
+	if json.Unmarshal([]byte(js), &elems) != nil {
+		return false
+	}
+	for _, e := range elems {
+		if !hasKeys(string(e), s.ItemKeys) {
+			return false
+		}
+	}
+	return true
+}
+
+func hasKeys(js string, keys []string) bool {
+	var m map[string]json.RawMessage
+	if json.Unmarshal([]byte(js), &m) != nil {
+		return false
+	}
+	for _, k := range keys {
+		if _, ok := m[k]; !ok {
+			return false
+		}
+	}
+	return true
 }
 
 type cand struct {
@@ -95,7 +177,10 @@ type cand struct {
 	closed   int
 	consumed int
 	start    int
+	shaped   bool
 }
+
+func (c cand) end() int { return c.start + c.consumed }
 
 const repairCost = 8
 

@@ -88,3 +88,89 @@ func TestRepairDeepNestingIsBounded(t *testing.T) {
 		t.Fatalf("invalid output for deep nesting")
 	}
 }
+
+// TestRepairShape: with the shape the schema asks for, the answer is the value holding the required keys that
+// ends last — not a draft inside reasoning, not a wrapper around it — and a bare array of the requested items
+// stands for the object.
+func TestRepairShape(t *testing.T) {
+	ev := Shape{Kind: Object, Keys: []string{"evidence"}, Items: "evidence", ItemKeys: []string{"claim", "quote"}}
+	manyBrackets := strings.Repeat("{x} [y] ", 200)
+	tests := []struct {
+		name  string
+		in    string
+		shape Shape
+		want  string
+	}{
+		{name: "draft in a think block, answer after it", shape: ev,
+			in:   `<think>Draft: {"evidence": [{"claim": "c", "quote": "a paraphrase of it", "confidence": 1}]} — no, quote verbatim.</think>` + "\n" + `{"evidence": [{"claim": "c", "quote": "the verbatim text", "confidence": 0.8}]}`,
+			want: `{"evidence":[{"claim":"c","quote":"the verbatim text","confidence":0.8}]}`},
+		{name: "closing tag only", shape: ev,
+			in:   `Let me think. {"evidence": [{"claim": "x", "quote": "draft"}, {"claim": "y", "quote": "draft"}]}</think>{"evidence": [{"claim": "x", "quote": "final"}]}`,
+			want: `{"evidence":[{"claim":"x","quote":"final"}]}`},
+		{name: "answer cut off after a complete draft", shape: ev,
+			in:   `<think>{"evidence": [{"claim": "x", "quote": "draft"}]}</think>{"evidence": [{"claim": "x", "quote": "fin`,
+			want: `{"evidence":[{"claim":"x","quote":"fin"}]}`},
+		{name: "wrapper object around the answer", shape: ev,
+			in:   `{"response": {"evidence": [{"claim": "x", "quote": "q"}]}, "note": "done"}`,
+			want: `{"evidence":[{"claim":"x","quote":"q"}]}`},
+		{name: "bare array of items", shape: ev,
+			in:   `[{"claim": "x", "quote": "q", "confidence": 0.5}, {"claim": "y", "quote": "r", "confidence": 0.4}]`,
+			want: `{"evidence":[{"claim":"x","quote":"q","confidence":0.5},{"claim":"y","quote":"r","confidence":0.4}]}`},
+		{name: "bare array in prose and fences", shape: ev,
+			in:   "Here are the items:\n```json\n[{\"claim\": \"x\", \"quote\": \"q\"},]\n```",
+			want: `{"evidence":[{"claim":"x","quote":"q"}]}`},
+		{name: "empty bare array", shape: ev, in: `[]`, want: `{"evidence":[]}`},
+		{name: "single quotes and trailing commas", shape: ev,
+			in:   `{'evidence': [{'claim': 'Channels synchronise goroutines.', 'quote': 'A send on a channel is synchronized before the completion of the receive.', 'confidence': 0.9,},],}`,
+			want: `{"evidence":[{"claim":"Channels synchronise goroutines.","quote":"A send on a channel is synchronized before the completion of the receive.","confidence":0.9}]}`},
+		{name: "single-quoted bare array", shape: ev,
+			in:   `[{'claim': 'x', 'quote': 'it's here',},]`,
+			want: `{"evidence":[{"claim":"x","quote":"it's here"}]}`},
+		{name: "answer after hundreds of brackets of reasoning", shape: ev,
+			in:   "<think>" + manyBrackets + "</think>\n" + `{"evidence": [{"claim": "x", "quote": "q"}]}`,
+			want: `{"evidence":[{"claim":"x","quote":"q"}]}`},
+		{name: "prose braces after the answer", shape: Shape{Kind: Object, Keys: []string{"pass"}},
+			in:   `{"pass": true, "gaps": []} I used {braces} here.`,
+			want: `{"pass":true,"gaps":[]}`},
+		{name: "no value holds the keys: coverage decides", shape: Shape{Kind: Object, Keys: []string{"verdicts"}},
+			in:   `{"a": 1, "b": 2} {"c": 3}`,
+			want: `{"a":1,"b":2}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := RepairShape(tt.in, tt.shape)
+			if err != nil {
+				t.Fatalf("RepairShape(%q): %v", tt.in, err)
+			}
+			var got, want any
+			if err := json.Unmarshal([]byte(res.JSON), &got); err != nil {
+				t.Fatalf("output is not valid JSON: %s", res.JSON)
+			}
+			if err := json.Unmarshal([]byte(tt.want), &want); err != nil {
+				t.Fatalf("bad test want: %v", err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("RepairShape(%q)\n got  %s\n want %s", clip(tt.in), res.JSON, tt.want)
+			}
+		})
+	}
+}
+
+// TestRepairShapeRefusesOtherArrays: a bare array stands for the object only when its elements are the
+// requested items; otherwise nothing of the expected shape is made up (the schema check then says what is wrong).
+func TestRepairShapeRefusesOtherArrays(t *testing.T) {
+	ev := Shape{Kind: Object, Keys: []string{"evidence"}, Items: "evidence", ItemKeys: []string{"claim", "quote"}}
+	for _, in := range []string{`[1, 2, 3]`, `["a", "b"]`, `[{"claim": "x"}]`, `See [1] and [2].`} {
+		res, err := RepairShape(in, ev)
+		if err == nil && hasKeys(res.JSON, ev.Keys) {
+			t.Errorf("RepairShape(%q) = %s, want no value holding %v", in, res.JSON, ev.Keys)
+		}
+	}
+}
+
+func clip(s string) string {
+	if len(s) > 200 {
+		return s[:200] + "…"
+	}
+	return s
+}

@@ -77,6 +77,7 @@ func (p *Planner) Plan(ctx context.Context, question string) (*research.Plan, er
 			Criteria:    strings.TrimSpace(it.Criteria),
 		})
 	}
+	p.s.reads.know(plan.SubQuestions...)
 	return plan, nil
 }
 

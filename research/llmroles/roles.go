@@ -91,6 +91,8 @@ type set struct {
 	logger *slog.Logger
 	// unknownWindow warns once per role set about a model whose context window nobody knows.
 	unknownWindow sync.Once
+	// reads are the analyst's windows read so far, each sent to the model once.
+	reads windowReads
 }
 
 // New returns the LLM role set. The roles are stateless between calls and safe for concurrent use: every call

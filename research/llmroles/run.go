@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -21,6 +22,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/jsonfix"
 	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/llm"
+	"github.com/deepresearch/deepresearch/llm/tokens"
 	"github.com/deepresearch/deepresearch/research"
 )
 
@@ -169,6 +171,34 @@ type roleSchema struct {
 	raw      []byte
 }
 
+// shapeOf is what the JSON repair looks for in an answer to schema s: the object with the keys s requires
+// and, when s has a single array property, a bare array of its items in the object's place.
+func shapeOf(s *jsonschema.Schema, kind jsonfix.Kind) jsonfix.Shape {
+	shape := jsonfix.Shape{Kind: kind}
+	if s == nil || kind != jsonfix.Object {
+		return shape
+	}
+	shape.Keys = s.Required
+	var arrays []string
+	for name, p := range s.Properties {
+		if isType(p, "array") {
+			arrays = append(arrays, name)
+		}
+	}
+	if len(arrays) == 1 && len(s.Required) <= 1 && (len(s.Required) == 0 || s.Required[0] == arrays[0]) {
+		shape.Items = arrays[0]
+		if it := s.Properties[arrays[0]].Items; isType(it, "object") {
+			shape.ItemKeys = it.Required
+		}
+	}
+	return shape
+}
+
+// isType reports whether schema s admits values of type t (a slice's schema is ["null", "array"]).
+func isType(s *jsonschema.Schema, t string) bool {
+	return s != nil && (s.Type == t || slices.Contains(s.Types, t))
+}
+
 // schemas holds each answer type's schema, built on first use: a pure function of the type (like encoding/json's
 // encoders), and generating, resolving and encoding it on every role call cost more than the call's own work.
 // A resolved schema is only read when validating, so calls share it.
@@ -197,11 +227,18 @@ func schemaFor[T any]() (roleSchema, error) {
 }
 
 // Decode repairs text (see package jsonfix), validates it against resolved (when not nil) and unmarshals it.
-// Its errors are written to be shown to the model.
+// The value read is the one the schema asks for (holding its required keys), the last one when the answer
+// holds several — a model that drafts or reasons before answering writes its answer last —, and a bare array
+// of the requested items stands for an object with one array field. Its errors are written to be shown to the
+// model.
 func Decode[T any](text string, resolved *jsonschema.Resolved) (T, error) {
 	var v T
 	kind := kindOf(reflect.TypeFor[T]())
-	res, err := jsonfix.RepairKind(text, kind)
+	var root *jsonschema.Schema
+	if resolved != nil {
+		root = resolved.Schema()
+	}
+	res, err := jsonfix.RepairShape(text, shapeOf(root, kind))
 	if err != nil {
 		return v, errors.New("the answer contains no JSON value")
 	}
@@ -300,39 +337,76 @@ func runUnbounded(ctx context.Context, spec RoleSpec, prompt string, jsonMode bo
 	if steps <= 0 {
 		steps = defaultMaxSteps
 	}
-	stop := &stopRecorder{}
+	stop := &stopRecorder{counter: tokens.ForModel(spec.Model.Info().Name)}
 	mw := append([]agent.Middleware(nil), spec.Middleware...)
 	mw = append(mw, stop)
 	if jsonMode {
 		mw = append(mw, jsonHook{})
 	}
-	a, err := agent.New(agent.Config{
-		Model: spec.Model, System: spec.System, Tools: spec.Tools, Middleware: mw, MaxSteps: steps,
-		MaxTokens: spec.MaxTokens, SessionID: name + "-" + agent.NewID(), Observer: spec.Observer,
-	})
+	newAgent := func() (*agent.Agent, error) {
+		a, err := agent.New(agent.Config{
+			Model: spec.Model, System: spec.System, Tools: spec.Tools, Middleware: mw, MaxSteps: steps,
+			MaxTokens: spec.MaxTokens, SessionID: name + "-" + agent.NewID(), Observer: spec.Observer,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("llmroles: %s: %w", name, err)
+		}
+		return a, nil
+	}
+	a, err := newAgent()
 	if err != nil {
-		return fmt.Errorf("llmroles: %s: %w", name, err)
+		return err
 	}
 	msg := prompt
 	var lastErr error
 	var lastText string
+	restarted := false
 	for attempt := 0; attempt <= reasks; attempt++ {
 		text, err := a.Run(ctx, msg)
+		stop.measured(err)
+		if err != nil && llm.IsContextLength(err) && attempt > 0 && !restarted && ctx.Err() == nil {
+			// The re-ask did not fit: the conversation carries the unusable answer. Ask once more in a fresh
+			// conversation holding the task and the problem only — a smaller request, never the same one.
+			log.Warn("role re-ask too long for the model; asking again without the previous answer", "role", name,
+				"sent_tokens", sentTokens(err))
+			restarted = true
+			if a, err = newAgent(); err != nil {
+				return err
+			}
+			msg = prompt + "\n\n" + msg
+			text, err = a.Run(ctx, msg)
+			stop.measured(err)
+		}
 		if err != nil {
-			// A context-length error is returned as such (errors.As finds *llm.ContextLengthError): the caller
-			// shrinks its material and asks again; resending the same request could only fail the same way.
+			// A context-length error is returned as such (errors.As finds *llm.ContextLengthError), with the
+			// refused request's measured size (Sent): the caller shrinks its material by it and asks again;
+			// resending the same request could only fail the same way.
 			return fmt.Errorf("llmroles: %s: %w", name, err)
 		}
 		// Cut off by the output limit: a text answer is continued where it stopped (bounded); what is still cut
 		// ends at its last complete paragraph. A JSON answer is repaired if it can be, else asked for again,
 		// shorter.
-		for n := 0; stop.cut() && !jsonMode && n < maxContinuations; n++ {
+		loop := !jsonMode && degenerate(text)
+		if loop {
+			// A draft repeating itself until the output limit is not continued: more of it would be more of the
+			// same, paid for twice (as output, then as the next request's input).
+			log.Warn("role answer fell into a loop; not continued", "role", name, "cut_off", stop.cut())
+		}
+		for n := 0; stop.cut() && !jsonMode && !loop && n < maxContinuations; n++ {
 			log.Warn("role answer cut off by the output limit; asking to continue", "role", name, "continuation", n+1)
 			more, err := a.Run(ctx, continuePrompt)
+			if err != nil && llm.IsContextLength(err) && ctx.Err() == nil {
+				// The conversation no longer fits with the answer in it: keep what was written.
+				log.Warn("continuing a cut-off answer does not fit the model; keeping what was written", "role", name)
+				break
+			}
 			if err != nil {
 				return fmt.Errorf("llmroles: %s: continue a cut-off answer: %w", name, err)
 			}
 			text += more
+			if loop = degenerate(text); loop {
+				log.Warn("role answer fell into a loop while continued; not continued further", "role", name)
+			}
 		}
 		truncated := stop.cut()
 		if truncated && !jsonMode {
@@ -353,6 +427,14 @@ func runUnbounded(ctx context.Context, spec RoleSpec, prompt string, jsonMode bo
 			msg = "Your previous answer was cut off by the output token limit, so it could not be used (" + perr.Error() +
 				"). Answer again, shorter: fewer items and shorter text, and make sure the answer is complete."
 		}
+		if loop && attempt < reasks {
+			// The loop is not sent back as conversation: the model is asked afresh, told what went wrong.
+			if a, err = newAgent(); err != nil {
+				return err
+			}
+			msg = prompt + "\n\nA previous answer to this task repeated the same text over and over until it was cut off, so it could not be used (" +
+				perr.Error() + "). Write each sentence once."
+		}
 	}
 	return &OutputError{Role: name, Attempts: reasks + 1, Err: lastErr, Output: lexical.Clip(lastText, 300)}
 }
@@ -362,10 +444,32 @@ const maxContinuations = 2
 
 const continuePrompt = "Your answer was cut off by the output token limit. Continue exactly where it stopped: do not repeat anything, do not start over, no preamble."
 
-// stopRecorder remembers why the last model call of a role run stopped.
+// stopRecorder remembers why the last model call of a role run stopped, and counts each request it sends.
 type stopRecorder struct {
-	mu   sync.Mutex
-	last llm.StopReason
+	counter tokens.Counter
+	mu      sync.Mutex
+	last    llm.StopReason
+	sent    int // the last request's prompt tokens, counted locally
+}
+
+// BeforeRequest counts the request about to be sent: a refusal for length is then told the refused request's
+// measured size (see measured).
+func (s *stopRecorder) BeforeRequest(_ context.Context, _ *agent.State, req *llm.Request) error {
+	n := tokens.CountRequest(s.counter, req)
+	s.mu.Lock()
+	s.sent = n
+	s.mu.Unlock()
+	return nil
+}
+
+// measured fills a context-length error's locally counted size when the provider did not.
+func (s *stopRecorder) measured(err error) {
+	var cle *llm.ContextLengthError
+	if errors.As(err, &cle) && cle.Sent <= 0 {
+		s.mu.Lock()
+		cle.Sent = s.sent
+		s.mu.Unlock()
+	}
 }
 
 func (s *stopRecorder) AfterResponse(_ context.Context, _ *agent.State, resp *llm.Response) error {
@@ -381,7 +485,10 @@ func (s *stopRecorder) cut() bool {
 	return s.last == llm.StopMaxTokens
 }
 
-var _ agent.ResponseHook = (*stopRecorder)(nil)
+var (
+	_ agent.ResponseHook = (*stopRecorder)(nil)
+	_ agent.RequestHook  = (*stopRecorder)(nil)
+)
 
 // completeParagraphs drops the unfinished tail of a text cut off mid-way: everything after its last blank line,
 // or after its last sentence end when it has a single paragraph.

@@ -54,9 +54,19 @@ func (s *Synthesizer) Synthesize(ctx context.Context, in research.SynthesisInput
 	}
 	info := m.Info()
 	budget := s.s.windowBudget(info, s.s.lim.PoolTokens, 0)
+	counter := tokens.ForModel(info.Name)
 	var text string
+	var loops int   // drafts that had fallen into a loop
+	var repeats int // sentences removed from the accepted draft as repeats
+	var lastErr error
+	prev := 0 // the pool tokens of the request refused as too long
 	for shrink := 0; ; shrink++ {
-		poolText, shown, omitted := renderPool(in.Plan, pool, budget, tokens.ForModel(info.Name))
+		poolText, shown, omitted := renderPool(in.Plan, pool, budget, counter)
+		material := counter.Count(poolText)
+		if prev > 0 && material >= prev {
+			// Nothing smaller to show (the most relevant item alone is that long): the refusal stands.
+			return nil, fmt.Errorf("llmroles: synthesizer: the evidence pool cannot be shown in less than %d tokens: %w", material, lastErr)
+		}
 		known := map[string]bool{}
 		for _, e := range shown {
 			known[e.ID] = true
@@ -93,7 +103,12 @@ func (s *Synthesizer) Synthesize(ctx context.Context, in research.SynthesisInput
 		system := fmt.Sprintf(synthesizerSystem, languageName(lang), lang)
 		var err error
 		text, err = RunTextCheck(ctx, s.s.spec(RoleSynthesizer, m, system), b.String(), func(t string) (string, error) {
-			t = stripFence(t)
+			// The report inside whatever wraps it, each sentence once: a draft in a loop is judged on what it
+			// says, not on how often.
+			if degenerate(t) {
+				loops++
+			}
+			t, repeats = dropRepeats(unwrapReport(t))
 			if strings.TrimSpace(t) == "" {
 				return "", errors.New("the report is empty")
 			}
@@ -107,16 +122,24 @@ func (s *Synthesizer) Synthesize(ctx context.Context, in research.SynthesisInput
 			return t, Soft(checkShape(t, in.Plan, lang))
 		})
 		if err != nil && llm.IsContextLength(err) && shrink < maxShrink && ctx.Err() == nil {
-			budget /= 2 // the pool did not fit: show less of it, never the same request again
-			s.s.logger.Warn("evidence pool too long for the synthesizer; shrinking", "role", RoleSynthesizer, "budget", budget)
-			continue
+			// The pool did not fit: show less of it, by the refused request's measured size, never the same
+			// request again.
+			if target, ok := shrinkTarget(err, material, s.s.lim.MaxOutputTokens); ok {
+				s.s.logger.Warn("evidence pool too long for the synthesizer; shrinking", "role", RoleSynthesizer,
+					"pool_tokens", material, "sent_tokens", sentTokens(err), "target_tokens", target)
+				budget, prev, lastErr = target, material, err
+				continue
+			}
 		}
 		if err != nil {
 			return nil, err
 		}
 		break
 	}
-	return &research.Draft{Markdown: strings.TrimSpace(text) + "\n"}, nil
+	if loops > 0 || repeats > 0 {
+		s.s.logger.Warn("the synthesizer repeated itself; repeats removed", "role", RoleSynthesizer, "loops", loops, "repeats", repeats)
+	}
+	return &research.Draft{Markdown: strings.TrimSpace(text) + "\n", Loops: loops, Repeats: repeats}, nil
 }
 
 // citedIDs counts citations of known ids and lists unknown ones.
@@ -135,22 +158,6 @@ func citedIDs(md string, known map[string]bool) (int, []string) {
 		}
 	}
 	return n, unknown
-}
-
-// stripFence removes a code fence wrapping the whole report.
-func stripFence(t string) string {
-	s := strings.TrimSpace(t)
-	if !strings.HasPrefix(s, "```") {
-		return t
-	}
-	nl := strings.IndexByte(s, '\n')
-	if nl < 0 {
-		return t
-	}
-	body := s[nl+1:]
-	body = strings.TrimSpace(body)
-	body = strings.TrimSuffix(body, "```")
-	return strings.TrimSpace(body)
 }
 
 var headingLineRe = regexp.MustCompile(`(?m)^#{2,3}\s+\S`)

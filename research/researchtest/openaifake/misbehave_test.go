@@ -104,11 +104,60 @@ func TestMisbehavingModel(t *testing.T) {
 				t.Errorf("%d context-length errors; want a few, each followed by a smaller request", overflows)
 			}
 		}},
+		{"context-length errors: every retry smaller, none the same", openaifake.Misbehaviour{ContextLimit: 1800}, func(t *testing.T, rep *research.Report, srv *openaifake.Server) {
+			refused := map[string]bool{}
+			last := map[string]int{} // role → prompt tokens of its last refused request
+			for _, c := range srv.Calls() {
+				if refused[c.Digest] {
+					t.Errorf("%s: a refused request was sent again (%d tokens)", c.Role, c.PromptTokens)
+				}
+				if c.Role == openaifake.RoleVerifier || c.Role == openaifake.RoleSynthesizer {
+					if n, ok := last[c.Role]; ok && !c.Reask && c.PromptTokens >= n {
+						t.Errorf("%s: request of %d tokens after one of %d was refused", c.Role, c.PromptTokens, n)
+					}
+					delete(last, c.Role)
+				}
+				if c.Error == "context length exceeded" {
+					refused[c.Digest] = true
+					last[c.Role] = c.PromptTokens
+				}
+			}
+		}},
+		{"preamble and fence around the report", openaifake.Misbehaviour{PreambleFence: true}, func(t *testing.T, rep *research.Report, _ *openaifake.Server) {
+			if strings.Contains(rep.Markdown, "Here is the research report") || strings.Contains(rep.Markdown, "Let me know") ||
+				strings.Contains(rep.Markdown, "answer none of these sub-questions") || len(rep.Citations) < 3 {
+				t.Errorf("the fenced report was not taken from its wrapper:\n%s", rep.Markdown)
+			}
+		}},
+		{"a draft in a loop", openaifake.Misbehaviour{Degenerate: true}, func(t *testing.T, rep *research.Report, srv *openaifake.Server) {
+			for _, c := range srv.Calls() {
+				if c.Continue {
+					t.Error("a draft in a loop was continued")
+				}
+			}
+			if rep.Stats.DegenerateDrafts == 0 || !strings.Contains(rep.Markdown, "drafts stopped because they repeated themselves: 1") {
+				t.Errorf("the stopped draft is not counted: %+v\n%s", rep.Stats, rep.Markdown)
+			}
+			body := rep.Markdown[:strings.Index(rep.Markdown, "## How this report was made")]
+			for _, sent := range strings.SplitAfter(body, ". ") {
+				if len(sent) > 40 && strings.Count(body, sent) > 1 {
+					t.Errorf("published %d times: %q", strings.Count(body, sent), sent)
+					break
+				}
+			}
+			if _, out := srv.Usage(); out > 20_000 {
+				t.Errorf("%d output tokens for a run with a looping draft", out)
+			}
+		}},
+		{"bare arrays where objects are asked for", openaifake.Misbehaviour{BareArrays: true}, noReasks},
+		{"single-quoted JSON with trailing commas", openaifake.Misbehaviour{SingleQuotes: true}, noReasks},
 		{"hangs", openaifake.Misbehaviour{Hang: 5 * time.Second}, nil},
 		{"rate limits", openaifake.Misbehaviour{RateLimit: 3}, nil},
 		{"all together", all, func(t *testing.T, rep *research.Report, _ *openaifake.Server) {
-			if rep.Stats.Ungrounded == 0 || rep.Stats.SentencesRemoved == 0 {
-				t.Errorf("stats %+v", rep.Stats)
+			// The faulty draft is refused or its faults removed; a continuation that no longer fits the window
+			// is not sent, so the draft kept may be the clean part of a cut one.
+			if rep.Stats.Ungrounded == 0 || rep.Stats.SentencesRemoved+rep.Stats.DraftsRefused == 0 {
+				t.Errorf("stats %+v\n%s", rep.Stats, rep.Markdown)
 			}
 		}},
 	} {
@@ -151,6 +200,25 @@ func TestMisbehavingModel(t *testing.T) {
 				tc.check(t, rep, srv)
 			}
 		})
+	}
+}
+
+// noReasks: answers the JSON repair can read are never asked for again, so they cost what honest ones cost.
+func noReasks(t *testing.T, rep *research.Report, srv *openaifake.Server) {
+	t.Helper()
+	reasks := 0
+	for _, c := range srv.Calls() {
+		if c.Reask && c.Role != openaifake.RoleSynthesizer {
+			reasks++
+		}
+	}
+	in, _ := srv.Usage()
+	t.Logf("%d re-asks, %d input tokens, %d model calls", reasks, in, len(srv.Calls()))
+	if reasks != 0 {
+		t.Errorf("%d re-asks for answers the repair can read", reasks)
+	}
+	if rep.Stats.Ungrounded != 0 || rep.Stats.EvidenceAccepted == 0 {
+		t.Errorf("the repaired answers lost evidence: %+v", rep.Stats)
 	}
 }
 

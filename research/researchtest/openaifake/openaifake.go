@@ -14,12 +14,15 @@
 package openaifake
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -118,6 +121,18 @@ type Misbehaviour struct {
 	Hang time.Duration
 	// RateLimit answers the first RateLimit requests with 429.
 	RateLimit int
+	// PreambleFence wraps every draft in a ```markdown fence between a line of preamble and a line of
+	// postscript, as chatty models do.
+	PreambleFence bool
+	// Degenerate makes the first draft fall into a loop: after its first paragraph it repeats that paragraph
+	// until the output limit (finish_reason "length"); asked to continue, it keeps repeating it.
+	Degenerate bool
+	// BareArrays answers the analyst with a bare array of evidence items and the judge with a bare array of
+	// verdicts, where the schema asks for an object holding the array.
+	BareArrays bool
+	// SingleQuotes writes every JSON answer (plan, picks, evidence, verdict, judgement) with single-quoted
+	// keys and strings and trailing commas, as a model imitating Python would.
+	SingleQuotes bool
 }
 
 // InventedURL is the address the misbehaving model invents.
@@ -140,6 +155,8 @@ type Call struct {
 	JSONMode bool
 	// Reask is true when the conversation already held an answer (the role was asked again).
 	Reask bool
+	// Continue is true when the synthesizer was asked to continue a draft cut off by the output limit.
+	Continue bool
 	// Items is how many results the searcher picked, evidence items the analyst returned (the invented one
 	// included) or sentences the synthesizer wrote.
 	Items            int
@@ -147,6 +164,9 @@ type Call struct {
 	CompletionTokens int
 	// Error is set when the request was refused (unknown role, bad key, unreadable body).
 	Error string
+	// Digest identifies the request's messages (their roles and text): two requests with the same digest sent
+	// the same prompt.
+	Digest string
 }
 
 // Server is the fake model server.
@@ -161,7 +181,11 @@ type Server struct {
 	requests int             // requests answered or refused, for the faults counted from the start
 	hung     map[string]bool // roles whose first answer was held back
 	rest     string          // the second half of a draft cut by Truncate
+	loop     string          // the paragraph a degenerate draft repeats
 }
+
+// degenerateRepeats is how often a degenerate draft repeats its paragraph before the output limit stops it.
+const degenerateRepeats = 60
 
 // New starts a fake model server; it is closed when the test ends. Point an OpenAI-compatible client at
 // BaseURL().
@@ -283,9 +307,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	call.JSONMode = req.ResponseFormat != nil && req.ResponseFormat.Type == "json_object"
 	var system, task, lastUser string
 	users, assistants, promptChars := 0, 0, 0
+	digest := sha256.New()
 	for _, m := range req.Messages {
 		t := m.text()
 		promptChars += len(t)
+		fmt.Fprintf(digest, "%s\x00%d\x00%s", m.Role, len(t), t)
 		switch m.Role {
 		case "system", "developer":
 			system += t
@@ -300,6 +326,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	call.Reask = assistants > 0
+	call.Digest = hex.EncodeToString(digest.Sum(nil)[:12])
 	low := strings.ToLower(system)
 	for _, rm := range roleMarkers {
 		if strings.Contains(low, rm.marker) {
@@ -332,6 +359,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	if mb.ContextLimit > 0 && promptChars/4 > mb.ContextLimit {
 		call.Error = "context length exceeded"
+		call.PromptTokens = promptChars/4 + 1
 		s.record(call)
 		if s.cfg.Dialect != nil {
 			s.cfg.Dialect.ContextLength(mb.ContextLimit, promptChars/4, 0).Write(w, r)
@@ -357,12 +385,39 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		answer = s.verify(task, &call)
 	case RoleSynthesizer:
 		if strings.Contains(lastUser, "Continue exactly where it stopped") {
+			call.Continue = true
 			s.mu.Lock()
 			answer, s.rest = s.rest, ""
+			loop := s.loop
 			s.mu.Unlock()
+			if loop != "" {
+				answer, finish = strings.Repeat(loop, degenerateRepeats), "length"
+			}
 			break
 		}
 		answer = s.synthesize(task, &call)
+		s.mu.Lock()
+		loopDraft := mb.Degenerate && s.drafts == 1 && !call.Reask
+		s.mu.Unlock()
+		if loopDraft {
+			// The first paragraph after the title, over and over until the output limit.
+			paras := strings.Split(strings.TrimSpace(answer), "\n\n")
+			if len(paras) >= 3 {
+				loop := "\n\n" + paras[2]
+				s.mu.Lock()
+				s.loop = loop
+				s.mu.Unlock()
+				answer, finish = strings.Join(paras[:3], "\n\n")+strings.Repeat(loop, degenerateRepeats), "length"
+			}
+		} else if mb.Degenerate {
+			s.mu.Lock()
+			s.loop = ""
+			s.mu.Unlock()
+		}
+		if mb.PreambleFence {
+			answer = "Sure! Here is the research report you asked for, based only on the evidence pool:\n\n```markdown\n" +
+				answer + "\n```\n\nLet me know if you would like any section expanded."
+		}
 		if mb.Truncate && len(answer) > 40 {
 			half := len(answer) / 2
 			for half > 0 && !utf8Start(answer[half]) {
@@ -378,6 +433,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	default:
 		fail(http.StatusBadRequest, fmt.Sprintf("openaifake: cannot tell which research role this is from the system prompt %q", lexical.Clip(lexical.NormalizeSpace(system), 120)))
 		return
+	}
+	if mb.SingleQuotes && call.Role != RoleSynthesizer {
+		answer = singleQuoted(answer)
 	}
 	// About four characters a token, as a tokenizer would roughly count.
 	call.PromptTokens = promptChars/4 + 1
@@ -555,17 +613,23 @@ func (s *Server) subQuestion(task string) (string, []string) {
 	if m == nil {
 		return "", nil
 	}
-	id, text := m[1], strings.TrimSpace(m[2])
+	return m[1], s.keywordsFor(m[1], strings.TrimSpace(m[2]))
+}
+
+// keywordsFor returns the keywords of the sub-question with this id and text.
+func (s *Server) keywordsFor(id, text string) []string {
 	for _, sq := range s.cfg.SubQuestions {
 		if strings.TrimSpace(sq.Question) == text {
-			return id, keywordsOf(sq)
+			return keywordsOf(sq)
 		}
 	}
 	if n, err := strconv.Atoi(strings.TrimPrefix(id, "q")); err == nil && n >= 1 && n <= len(s.cfg.SubQuestions) {
-		return id, keywordsOf(s.cfg.SubQuestions[n-1])
+		return keywordsOf(s.cfg.SubQuestions[n-1])
 	}
-	return id, contentWords(text)
+	return contentWords(text)
 }
+
+var otherSQRe = regexp.MustCompile(`(?m)^- Other sub-question (\S+): (.*)$`)
 
 func keywordsOf(sq SubQuestion) []string {
 	if len(sq.Keywords) > 0 {
@@ -724,17 +788,38 @@ func (s *Server) analyse(task string, call *Call) string {
 		max = 4
 	}
 	type item struct {
-		Claim      string  `json:"claim"`
-		Quote      string  `json:"quote"`
-		Confidence float64 `json:"confidence"`
+		SubQuestion string  `json:"sub_question,omitempty"`
+		Claim       string  `json:"claim"`
+		Quote       string  `json:"quote"`
+		Confidence  float64 `json:"confidence"`
 	}
 	items := []item{}
-	for _, sent := range sentences(text) {
-		if len(items) == max {
-			break
-		}
-		if hasKeyword(sent, keywords) {
-			items = append(items, item{Claim: sent, Quote: sent, Confidence: 0.8})
+	// The sub-question the source was found for, then the others the prompt lists (the source is read once for
+	// all of them): up to max items each, every sentence listed once.
+	type want struct {
+		id string
+		kw []string
+	}
+	wants := []want{{id, keywords}}
+	for _, m := range otherSQRe.FindAllStringSubmatch(task, -1) {
+		wants = append(wants, want{m[1], s.keywordsFor(m[1], strings.TrimSpace(m[2]))})
+	}
+	used := map[string]bool{}
+	for _, w := range wants {
+		n := 0
+		for _, sent := range sentences(text) {
+			if n == max {
+				break
+			}
+			if !used[sent] && hasKeyword(sent, w.kw) {
+				used[sent] = true
+				it := item{Claim: sent, Quote: sent, Confidence: 0.8}
+				if len(wants) > 1 {
+					it.SubQuestion = w.id
+				}
+				items = append(items, it)
+				n++
+			}
 		}
 	}
 	if s.cfg.InventedQuote != "" && len(items) > 0 {
@@ -745,6 +830,9 @@ func (s *Server) analyse(task string, call *Call) string {
 			Quote: "Every channel operation is lock-free, as the 2019 design note explains.", Confidence: 0.95})
 	}
 	call.Items = len(items)
+	if s.cfg.Misbehave.BareArrays {
+		return mustJSON(items)
+	}
 	return mustJSON(map[string]any{"evidence": items})
 }
 
@@ -913,5 +1001,58 @@ func (s *Server) judge(task string, call *Call) string {
 	}
 	flush()
 	call.Items = len(verdicts)
+	if s.cfg.Misbehave.BareArrays {
+		return mustJSON(verdicts)
+	}
 	return mustJSON(map[string]any{"verdicts": verdicts})
+}
+
+// singleQuoted rewrites a JSON answer the way a model imitating Python writes it: keys and strings in single
+// quotes (an apostrophe inside left as it is, a double quote unescaped), a trailing comma after the last member
+// of every object and array, and true/false/null as True/False/None.
+func singleQuoted(js string) string {
+	var v any
+	if json.Unmarshal([]byte(js), &v) != nil {
+		return js
+	}
+	var b strings.Builder
+	var write func(v any)
+	write = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			keys := make([]string, 0, len(x))
+			for k := range x {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			b.WriteString("{")
+			for _, k := range keys {
+				b.WriteString("'" + k + "': ")
+				write(x[k])
+				b.WriteString(", ")
+			}
+			b.WriteString("}")
+		case []any:
+			b.WriteString("[")
+			for _, e := range x {
+				write(e)
+				b.WriteString(", ")
+			}
+			b.WriteString("]")
+		case string:
+			b.WriteString("'" + strings.ReplaceAll(x, "\n", "\\n") + "'")
+		case bool:
+			if x {
+				b.WriteString("True")
+			} else {
+				b.WriteString("False")
+			}
+		case nil:
+			b.WriteString("None")
+		default:
+			fmt.Fprint(&b, x)
+		}
+	}
+	write(v)
+	return b.String()
 }
