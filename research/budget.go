@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -91,7 +90,7 @@ func (r *runner) arm(since time.Time) error {
 		r.deadline = since.Add(r.rc.Budget.MaxTime)
 	}
 	var err error
-	r.events, err = openEventSink(filepath.Join(r.dir, EventsFile), r.id, r.cfg.OnEvent, r.progress)
+	r.events, err = openEventSink(r.dir, r.id, r.cfg.OnEvent, r.progress)
 	return err
 }
 

@@ -298,7 +298,7 @@ func (r *runner) newRunFolder() error {
 	if _, err := os.Stat(filepath.Join(r.dir, StateFile)); err == nil {
 		return fmt.Errorf("research: %s already holds a run; resume it or choose another --out", r.dir)
 	}
-	if err := os.MkdirAll(filepath.Join(r.dir, DocsDir), 0o755); err != nil {
+	if err := makeRunFolder(r.dir); err != nil {
 		return fmt.Errorf("research: create run folder: %w", err)
 	}
 	return nil
@@ -327,7 +327,7 @@ func (r *runner) loadResumed(ctx context.Context, rc runConfig) (_ runConfig, do
 	if v, ok, _ := r.db.Meta(ctx, "spend"); ok {
 		_ = json.Unmarshal([]byte(v), &r.base)
 	}
-	if err := os.MkdirAll(filepath.Join(r.dir, DocsDir), 0o755); err != nil {
+	if err := makeRunFolder(r.dir); err != nil {
 		return rc, false, fmt.Errorf("research: run folder: %w", err)
 	}
 	return rc, false, nil

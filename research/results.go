@@ -156,13 +156,51 @@ func findDocument(ctx context.Context, db *state.DB, url string) (*state.Documen
 	return doc, nil
 }
 
-// LoadEvents reads a run's events.jsonl, skipping a torn last line.
+// MaxLoadedEvents bounds the events LoadEvents holds; EachEvent streams any number.
+const MaxLoadedEvents = 100_000
+
+// errEnough stops a stream that has what it needs.
+var errEnough = errors.New("enough")
+
+// LoadEvents reads a run's events.jsonl, skipping a torn last line, refusing one with more than
+// MaxLoadedEvents events (EachEvent streams them instead).
 func LoadEvents(runDir string) ([]Event, error) {
-	ev, err := readEvents(filepath.Join(runDir, EventsFile))
-	if err != nil {
-		return nil, fmt.Errorf("research: events of %s: %w", runDir, err)
+	var out []Event
+	err := EachEvent(runDir, func(e Event) error {
+		if len(out) == MaxLoadedEvents {
+			return errEnough
+		}
+		out = append(out, e)
+		return nil
+	})
+	if errors.Is(err, errEnough) {
+		return nil, fmt.Errorf("research: events of %s: more than %d events; stream them instead", runDir, MaxLoadedEvents)
 	}
-	return ev, nil
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// EachEvent calls fn with each event of a run folder's events.jsonl, in order, streaming the file: memory holds
+// one line (at most runfolder.MaxLineBytes; a longer line is skipped) whatever the file's size. A line that does
+// not parse (a torn last line) is skipped; an error from fn stops the stream and is returned as it is.
+func EachEvent(runDir string, fn func(Event) error) error {
+	var fnErr error
+	err := eachEvent(runDir, func(e Event) error {
+		if err := fn(e); err != nil {
+			fnErr = err
+			return err
+		}
+		return nil
+	})
+	if fnErr != nil {
+		return fnErr
+	}
+	if err != nil {
+		return fmt.Errorf("research: events of %s: %w", runDir, err)
+	}
+	return nil
 }
 
 // openRun opens a run folder's state read-only; the run may be writing meanwhile.
