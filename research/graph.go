@@ -224,10 +224,16 @@ func run(ctx context.Context, cfg Config, resumeDir string) (rep *Report, err er
 		if _, err := os.Stat(filepath.Join(r.dir, StateFile)); err != nil {
 			return nil, fmt.Errorf("research: resume %s: not a run folder (no %s)", r.dir, StateFile)
 		}
+	} else if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("research: cancelled before the run began: %w", err) // no folder left behind
 	} else if err := r.newRunFolder(); err != nil {
 		return nil, err
 	}
-	db, err := state.Open(ctx, filepath.Join(r.dir, StateFile))
+	// Opening the state and recording what the run is are not cut by a cancellation: a folder cancelled
+	// between them would hold a state with no run in it, listed as unreadable. Cancelled just after, the run
+	// is stopped and resumable.
+	setup := context.WithoutCancel(ctx)
+	db, err := state.Open(setup, filepath.Join(r.dir, StateFile))
 	if err != nil {
 		return nil, err
 	}
@@ -252,7 +258,7 @@ func run(ctx context.Context, cfg Config, resumeDir string) (rep *Report, err er
 	}
 	defer r.events.Close()
 
-	if err := r.saveMeta(ctx, resumeDir == ""); err != nil {
+	if err := r.saveMeta(setup, resumeDir == ""); err != nil {
 		return nil, err
 	}
 	if resumeDir != "" {

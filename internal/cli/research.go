@@ -19,6 +19,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/deepresearch/deepresearch/internal/request"
+	"github.com/deepresearch/deepresearch/internal/termsafe"
 	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/research"
 	"github.com/deepresearch/deepresearch/research/extractive"
@@ -79,8 +80,8 @@ An interrupted run continues with "deepresearch resume".`,
 			}
 			if cmd.Flags().Changed("rounds") {
 				switch {
-				case fl.rounds < 0:
-					return fmt.Errorf("--rounds %d: give 0 (no re-search) or more", fl.rounds)
+				case fl.rounds < 0 || fl.rounds > research.MaxRounds:
+					return fmt.Errorf("--rounds %d: give 0 (no re-search) to %d", fl.rounds, research.MaxRounds)
 				case fl.rounds == 0:
 					fl.rounds = -1 // the graph reads 0 as "default"; the user asked for none
 				}
@@ -104,7 +105,7 @@ func addResearchFlags(cmd *cobra.Command, fl *researchFlags, sources bool) {
 		f.StringVar(&fl.web, "web", "", "web search provider: "+strings.Join(websearch.Names(), ", "))
 		f.StringArrayVar(&fl.corpora, "corpus", nil, "local corpus: an index directory or a folder to index (repeatable)")
 		f.StringVar(&fl.mcpFile, "mcp", "", `a .mcp.json file whose servers' search tools are searched ("searchTools" per server, else tools named *search*)`)
-		f.IntVar(&fl.rounds, "rounds", 0, "extra directed re-search rounds (default 2)")
+		f.IntVar(&fl.rounds, "rounds", 0, fmt.Sprintf("extra directed re-search rounds, 0 to %d (default 2)", research.MaxRounds))
 		f.StringVar(&fl.out, "out", "", "run folder (default runs/<id>/)")
 		f.StringVar(&fl.engine, "engine", "", "auto, llm or extractive (auto: extractive when no model is configured)")
 	}
@@ -421,9 +422,12 @@ type progressDisplay struct {
 
 func newProgressDisplay(w io.Writer, engine string, plain bool) *progressDisplay {
 	d := &progressDisplay{w: w, engine: engine, fd: -1}
-	if f, ok := w.(*os.File); ok && !plain {
+	if f, ok := termsafe.Unwrap(w).(*os.File); ok && !plain {
 		d.tty = term.IsTerminal(int(f.Fd()))
 		d.fd = int(f.Fd())
+		if d.tty {
+			d.w = f // the display draws with its own escapes; what it draws is sanitised (draw)
+		}
 	}
 	return d
 }
@@ -501,12 +505,12 @@ func (d *progressDisplay) draw() {
 		stage += fmt.Sprintf(" (round %d)", p.Round)
 	}
 	rows := []string{
-		fmt.Sprintf("deepresearch · run %s · %s", d.last.RunID, engineLabel(d.engine)),
+		fmt.Sprintf("deepresearch · run %s · %s", termsafe.Line(d.last.RunID), engineLabel(d.engine)),
 		fmt.Sprintf("  stage: %-20s sub-questions: %d   searches: %d", stage, p.SubQuestions, p.Searches),
 		fmt.Sprintf("  sources read: %d of %d candidates (%d pending)   evidence: %d (%d rejected)", p.SourcesRead,
 			p.Candidates, p.ReadsPending, p.Evidence, p.Rejected),
 		fmt.Sprintf("  spend: %s   in flight: %d", spendLine(d.engine, p.Calls, p.Tokens, p.CostUSD), p.InFlight),
-		"  " + lexical.Clip(lexical.NormalizeSpace(d.msg), 99),
+		"  " + termsafe.Line(lexical.Clip(lexical.NormalizeSpace(d.msg), 99)),
 	}
 	width := 0
 	if w, _, err := term.GetSize(d.fd); err == nil {

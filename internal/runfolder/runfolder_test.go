@@ -208,7 +208,7 @@ func TestLines(t *testing.T) {
 	}{
 		{"", nil},
 		{"a\nb\n", []string{"a", "b"}},
-		{"a\r\nb", []string{"a", "b"}},           // a torn last line is passed
+		{"a\r\nb", []string{"a", "b"}},               // a torn last line is passed
 		{"a\n" + long + "\nb\n", []string{"a", "b"}}, // an overlong line is skipped, the next one kept
 		{long, nil},
 		{"\n\n", []string{"", ""}},

@@ -216,8 +216,8 @@ func (s *Server) parseForm(r *http.Request) (RunParams, formValues, error) {
 	}
 	if f.Rounds != "" {
 		v, err := strconv.Atoi(f.Rounds)
-		if err != nil || v < 0 || v > 10 {
-			return p, f, fmt.Errorf("Extra rounds must be a whole number from 0 to 10, not %q.", f.Rounds)
+		if err != nil || v < 0 || v > research.MaxRounds {
+			return p, f, fmt.Errorf("Extra rounds must be a whole number from 0 to %d, not %q.", research.MaxRounds, f.Rounds)
 		}
 		p.Rounds = v
 		if v == 0 {
