@@ -246,7 +246,8 @@ func run(ctx context.Context, cfg Config, resumeDir string) (rep *Report, err er
 			return nil, err
 		}
 		if done {
-			return LoadReport(r.dir)
+			rep, _, err := RestoreReport(r.dir)
+			return rep, err
 		}
 	} else {
 		r.question = strings.TrimSpace(cfg.Question)

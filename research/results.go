@@ -108,6 +108,40 @@ func LoadReport(runDir string) (*Report, error) {
 	return &rep, nil
 }
 
+// ErrReportGone marks a finished run whose report.json was removed: the run folder keeps no other copy of the
+// report, and resuming cannot write it again (the run is finished).
+var ErrReportGone = errors.New("the report was removed")
+
+// RestoreReport makes a finished run's report files whole again: report.md is written again from report.json
+// when it was removed or changed. restored says whether it had to. Without report.json the error wraps
+// ErrReportGone and says what still works.
+func RestoreReport(runDir string) (rep *Report, restored bool, err error) {
+	b, err := ReadRunFile(runDir, ReportJSONFile)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, false, fmt.Errorf("research: %s finished, but its %s was removed and the folder keeps no other copy of the report (%w); its evidence and research log are still in %s (deepresearch show --events); run the question again for a new report",
+			runDir, ReportJSONFile, ErrReportGone, StateFile)
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("research: read report: %w", err)
+	}
+	rep = &Report{}
+	if err := json.Unmarshal(b, rep); err != nil {
+		return nil, false, fmt.Errorf("research: %s: %w", ReportJSONFile, err)
+	}
+	rep.Dir = runDir
+	md, err := ReadRunFile(runDir, ReportMarkdownFile)
+	if err == nil && string(md) == rep.Markdown {
+		return rep, false, nil
+	}
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, false, fmt.Errorf("research: %s: %w", ReportMarkdownFile, err)
+	}
+	if err := writeRunFile(runDir, ReportMarkdownFile, []byte(rep.Markdown)); err != nil {
+		return nil, false, fmt.Errorf("research: restore %s: %w", ReportMarkdownFile, err)
+	}
+	return rep, true, nil
+}
+
 // LoadSourceText returns the exact text that was read for url during the run — the text its quotes were checked
 // against. The URL may be given in any form NormalizeURL maps to the same source. A file anchor the run did not
 // fetch under (a quote's own lines, file:///x#L120-L122, inside the chunk file:///x#L100-L180 that was read)

@@ -269,7 +269,16 @@ func newShowCmd(app *App) *cobra.Command {
 			}
 			rep, err := research.LoadReport(dir)
 			if err != nil {
-				if info, ierr := research.LoadRunInfo(dir); ierr == nil && info.Status != research.RunDone {
+				info, ierr := research.LoadRunInfo(dir)
+				switch {
+				case ierr == nil && info.Status == research.RunDone:
+					// A finished run: resume cannot help; report.json, if kept, gives report.md back.
+					restored, _, rerr := research.RestoreReport(dir)
+					if rerr != nil {
+						return rerr
+					}
+					return writeReport(app.Stdout, restored, asJSON)
+				case ierr == nil:
 					return fmt.Errorf("run %s is %s with %d evidence items and no report yet; continue it with: deepresearch resume %s",
 						info.ID, info.Status, info.Evidence, dir)
 				}
@@ -356,7 +365,15 @@ func (a *App) research(cmd *cobra.Command, fl researchFlags, question, resumeDir
 			return err
 		}
 		if info.Status == research.RunDone {
-			fmt.Fprintf(a.Stdout, "run %s is already finished: %s\n", info.ID, filepath.Join(resumeDir, research.ReportMarkdownFile))
+			_, restored, err := research.RestoreReport(resumeDir)
+			if err != nil {
+				return err
+			}
+			how := "already finished"
+			if restored {
+				how += "; its report.md was written again from report.json"
+			}
+			fmt.Fprintf(a.Stdout, "run %s is %s: %s\n", info.ID, how, filepath.Join(resumeDir, research.ReportMarkdownFile))
 			return nil
 		}
 	}
