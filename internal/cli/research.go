@@ -281,8 +281,9 @@ func newShowCmd(app *App) *cobra.Command {
 				case ierr == nil:
 					return fmt.Errorf("run %s is %s with %d evidence items and no report yet; continue it with: deepresearch resume %s",
 						info.ID, info.Status, info.Evidence, dir)
+				default:
+					return fmt.Errorf("%s has no report, and its state cannot be read: %w", dir, ierr)
 				}
-				return err
 			}
 			return writeReport(app.Stdout, rep, asJSON)
 		},
