@@ -175,18 +175,8 @@ func (r Runs) SourceText(ctx context.Context, id, source string) (string, error)
 	return text, nil
 }
 
-// Events returns a run's recorded events (events.jsonl of its folder; the shared state keeps none), at most
-// MaxLoadedEvents of them; EachEvent streams any number.
-func (r Runs) Events(_ context.Context, id string) ([]Event, error) {
-	d := r.dir(id)
-	if d == "" {
-		return nil, fmt.Errorf("research: run %s has no folder here", id)
-	}
-	return LoadEvents(d)
-}
-
-// EachEvent streams a run's recorded events to fn, one line of events.jsonl in memory at a time (see the
-// package-level EachEvent); it stops early when ctx ends.
+// EachEvent streams a run's recorded events (events.jsonl of its folder; the shared state keeps none) to fn, one
+// line in memory at a time (see the package-level EachEvent); it stops early when ctx ends.
 func (r Runs) EachEvent(ctx context.Context, id string, fn func(Event) error) error {
 	d := r.dir(id)
 	if d == "" {

@@ -261,11 +261,8 @@ func newShowCmd(app *App) *cobra.Command {
 				return app.openInViewer(cmd, dir)
 			}
 			if events {
-				evs, err := research.LoadEvents(dir)
-				if err != nil {
-					return err
-				}
-				return writeEvents(app.Stdout, evs)
+				enc := json.NewEncoder(app.Stdout)
+				return research.EachEvent(dir, func(e research.Event) error { return enc.Encode(e) })
 			}
 			rep, err := research.LoadReport(dir)
 			if err != nil {
