@@ -103,9 +103,9 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	root.SetErr(errw)
 	if err := root.ExecuteContext(ctx); err != nil {
 		fmt.Fprintln(errw, "error:", redact.New(app.secrets()...).Scrub(err.Error()))
-		return 1
+		return exitCode(ctx, err)
 	}
-	return 0
+	return ExitOK
 }
 
 // NewRootCmd builds the command tree.
