@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -91,7 +90,7 @@ func (r *runner) arm(since time.Time) error {
 		r.deadline = since.Add(r.rc.Budget.MaxTime)
 	}
 	var err error
-	r.events, err = openEventSink(filepath.Join(r.dir, EventsFile), r.id, r.cfg.OnEvent, r.progress)
+	r.events, err = openEventSink(r.dir, r.id, r.cfg.OnEvent, r.progress)
 	return err
 }
 
@@ -251,14 +250,30 @@ var (
 	errTimeLimit    = errors.New("research: run time limit")
 )
 
-// stageCtx bounds one stage: the stage timeout and, for search and reading, the run's time limit.
+// stageCtx bounds one stage: the stage timeout and the run's time limit, which every call in flight sees — a
+// search or fetch that hangs, a planner that probes the sources, a model that never answers. Synthesis, which
+// still has to write the report when the limit is reached, gets synthGrace past the limit (or past its own
+// start, when it starts later).
 func (r *runner) stageCtx(ctx context.Context, stage string) (context.Context, context.CancelFunc) {
 	sctx, cancel := context.WithTimeoutCause(ctx, r.rc.Budget.StageTimeout, errStageTimeout)
-	if (stage == StageSearch || stage == StageRead) && !r.deadline.IsZero() {
-		dctx, dcancel := context.WithDeadlineCause(sctx, r.deadline, errTimeLimit)
-		return dctx, func() { dcancel(); cancel() }
+	if r.deadline.IsZero() {
+		return sctx, cancel
 	}
-	return sctx, cancel
+	deadline := r.deadline
+	if stage == StageSynth {
+		if now := time.Now(); now.After(deadline) {
+			deadline = now
+		}
+		deadline = deadline.Add(synthGrace(r.rc.Budget.MaxTime))
+	}
+	dctx, dcancel := context.WithDeadlineCause(sctx, deadline, errTimeLimit)
+	return dctx, func() { dcancel(); cancel() }
+}
+
+// synthGrace is how long synthesis may run past the time limit: a tenth of the limit, at least 5 s and at most
+// 2 minutes.
+func synthGrace(limit time.Duration) time.Duration {
+	return min(max(limit/10, 5*time.Second), 2*time.Minute)
 }
 
 // stageEnded explains a stage context that ended before the stage released it. It reads the context's cause,

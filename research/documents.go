@@ -74,7 +74,7 @@ func (r *runner) load(ctx context.Context, rawURL string) (*sources.Document, er
 	}
 	doc.Hash = sources.HashText(doc.Text)
 	rel := filepath.Join(DocsDir, doc.Hash+".txt")
-	if err := writeFileAtomic(filepath.Join(r.dir, rel), []byte(doc.Text)); err != nil {
+	if err := writeRunFile(r.dir, rel, []byte(doc.Text)); err != nil {
 		return nil, fmt.Errorf("store %s: %w", rawURL, err)
 	}
 	if err := r.db.PutDocument(ctx, state.Document{URL: rawURL, FinalURL: doc.FinalURL, Title: doc.Title,
@@ -109,7 +109,7 @@ func (r *runner) storedText(ctx context.Context, meta *state.Document) ([]byte, 
 		return nil, fmt.Errorf("stored text of %s was modified after it was read", meta.URL)
 	}
 	if rel := filepath.Join(DocsDir, meta.Hash+".txt"); meta.Path == rel {
-		if werr := writeFileAtomic(filepath.Join(r.dir, rel), []byte(shared)); werr != nil {
+		if werr := writeRunFile(r.dir, rel, []byte(shared)); werr != nil {
 			r.log.Warn("cache stored text", "url", meta.URL, "err", werr)
 		}
 	}

@@ -1,15 +1,16 @@
 package research
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"sync"
 	"time"
 
+	"github.com/deepresearch/deepresearch/internal/runfolder"
 	"github.com/deepresearch/deepresearch/research/state"
 )
 
@@ -26,13 +27,22 @@ type eventSink struct {
 	shared *state.DB
 }
 
-func openEventSink(path, runID string, on func(Event), progress func() Progress) (*eventSink, error) {
+func openEventSink(dir, runID string, on func(Event), progress func() Progress) (*eventSink, error) {
 	// A resumed run continues the numbering of the events already written.
 	var seq int64
-	if old, err := readEvents(path); err == nil && len(old) > 0 {
-		seq = old[len(old)-1].Seq
+	err := runfolder.Lines(dir, EventsFile, func(line []byte) error {
+		var e struct {
+			Seq int64 `json:"seq"`
+		}
+		if json.Unmarshal(line, &e) == nil && e.Seq > seq {
+			seq = e.Seq
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("research: events: %w", err)
 	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	f, err := runfolder.OpenAppend(dir, EventsFile)
 	if err != nil {
 		return nil, fmt.Errorf("research: events: %w", err)
 	}
@@ -67,23 +77,16 @@ func (s *eventSink) Close() error {
 	return s.f.Close()
 }
 
-// readEvents reads events.jsonl; a torn last line (the process was killed mid-write) is skipped.
-func readEvents(path string) ([]Event, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var out []Event
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
-	for sc.Scan() {
+// eachEvent calls fn with each event of the run folder dir's events.jsonl in order, one line in memory at a
+// time; a line that does not parse (a torn last line: the process was killed mid-write) is skipped.
+func eachEvent(dir string, fn func(Event) error) error {
+	return runfolder.Lines(dir, EventsFile, func(line []byte) error {
 		var e Event
-		if json.Unmarshal(sc.Bytes(), &e) == nil {
-			out = append(out, e)
+		if json.Unmarshal(line, &e) != nil {
+			return nil
 		}
-	}
-	return out, sc.Err()
+		return fn(e)
+	})
 }
 
 // EventFeed follows the events of a run kept in a shared state, written by every process working on it.

@@ -2,21 +2,27 @@ package research
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 
-	"github.com/deepresearch/deepresearch/internal/atomicfile"
+	"github.com/deepresearch/deepresearch/internal/runfolder"
 )
 
 // ---- files ----
+//
+// Every file of a run folder is opened through internal/runfolder (regular files only, no links out of the
+// folder, non-blocking opens, bounded reads); a test walks the code for any other open.
 
-// writeFileAtomic replaces a run file whole, so a reader — or a resume after kill -9 — never sees half of one.
-func writeFileAtomic(path string, data []byte) error { return atomicfile.Write(path, data, 0o644) }
+// writeRunFile replaces the file name (relative, slash-separated) inside the run folder dir whole, so a
+// reader — or a resume after kill -9 — never sees half of one.
+func writeRunFile(dir, name string, data []byte) error { return runfolder.WriteFile(dir, name, data) }
+
+// writeFileAtomic replaces a file that lies directly in its run folder (report.md, a round's snapshot).
+func writeFileAtomic(path string, data []byte) error {
+	dir, name := runfolder.Split(path)
+	return writeRunFile(dir, name, data)
+}
 
 func writeJSONAtomic(path string, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
@@ -29,33 +35,22 @@ func writeJSONAtomic(path string, v any) error {
 	return nil
 }
 
+// makeRunFolder creates the run folder dir (the caller's path, links and all) and its docs/ inside it, refusing
+// a docs/ that is a link out of the folder.
+func makeRunFolder(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return runfolder.MkdirAll(dir, DocsDir)
+}
+
 // MaxRunFileBytes bounds one file read from a run folder.
-const MaxRunFileBytes = 256 << 20
+const MaxRunFileBytes = runfolder.MaxFileBytes
 
 // ReadRunFile reads the file name (relative, as a run folder records it) inside runDir. A run folder may come
-// from someone else, so what it names is untrusted: the read goes through os.Root, which refuses "..", absolute
-// names and symbolic links that lead out of the folder, and it refuses anything but a regular file (a FIFO
+// from someone else, so what it names is untrusted: the read goes through runfolder.ReadFile, which refuses
+// "..", absolute names and symbolic links that lead out of the folder, anything but a regular file (a FIFO
 // never blocks the reader) and files over MaxRunFileBytes.
 func ReadRunFile(runDir, name string) ([]byte, error) {
-	root, err := os.OpenRoot(runDir)
-	if err != nil {
-		return nil, err
-	}
-	defer root.Close()
-	f, err := root.OpenFile(filepath.FromSlash(name), os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, &fs.PathError{Op: "read", Path: name, Err: errors.New("not a regular file")}
-	}
-	if fi.Size() > MaxRunFileBytes {
-		return nil, &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("%d bytes is more than the %d-byte limit", fi.Size(), MaxRunFileBytes)}
-	}
-	return io.ReadAll(io.LimitReader(f, MaxRunFileBytes))
+	return runfolder.ReadFile(runDir, name, MaxRunFileBytes)
 }

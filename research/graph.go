@@ -224,10 +224,16 @@ func run(ctx context.Context, cfg Config, resumeDir string) (rep *Report, err er
 		if _, err := os.Stat(filepath.Join(r.dir, StateFile)); err != nil {
 			return nil, fmt.Errorf("research: resume %s: not a run folder (no %s)", r.dir, StateFile)
 		}
+	} else if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("research: cancelled before the run began: %w", err) // no folder left behind
 	} else if err := r.newRunFolder(); err != nil {
 		return nil, err
 	}
-	db, err := state.Open(ctx, filepath.Join(r.dir, StateFile))
+	// Opening the state and recording what the run is are not cut by a cancellation: a folder cancelled
+	// between them would hold a state with no run in it, listed as unreadable. Cancelled just after, the run
+	// is stopped and resumable.
+	setup := context.WithoutCancel(ctx)
+	db, err := state.Open(setup, filepath.Join(r.dir, StateFile))
 	if err != nil {
 		return nil, err
 	}
@@ -240,7 +246,8 @@ func run(ctx context.Context, cfg Config, resumeDir string) (rep *Report, err er
 			return nil, err
 		}
 		if done {
-			return LoadReport(r.dir)
+			rep, _, err := RestoreReport(r.dir)
+			return rep, err
 		}
 	} else {
 		r.question = strings.TrimSpace(cfg.Question)
@@ -252,7 +259,7 @@ func run(ctx context.Context, cfg Config, resumeDir string) (rep *Report, err er
 	}
 	defer r.events.Close()
 
-	if err := r.saveMeta(ctx, resumeDir == ""); err != nil {
+	if err := r.saveMeta(setup, resumeDir == ""); err != nil {
 		return nil, err
 	}
 	if resumeDir != "" {
@@ -298,7 +305,7 @@ func (r *runner) newRunFolder() error {
 	if _, err := os.Stat(filepath.Join(r.dir, StateFile)); err == nil {
 		return fmt.Errorf("research: %s already holds a run; resume it or choose another --out", r.dir)
 	}
-	if err := os.MkdirAll(filepath.Join(r.dir, DocsDir), 0o755); err != nil {
+	if err := makeRunFolder(r.dir); err != nil {
 		return fmt.Errorf("research: create run folder: %w", err)
 	}
 	return nil
@@ -327,7 +334,7 @@ func (r *runner) loadResumed(ctx context.Context, rc runConfig) (_ runConfig, do
 	if v, ok, _ := r.db.Meta(ctx, "spend"); ok {
 		_ = json.Unmarshal([]byte(v), &r.base)
 	}
-	if err := os.MkdirAll(filepath.Join(r.dir, DocsDir), 0o755); err != nil {
+	if err := makeRunFolder(r.dir); err != nil {
 		return rc, false, fmt.Errorf("research: run folder: %w", err)
 	}
 	return rc, false, nil

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -18,12 +19,17 @@ const (
 	MaxTimeLimit = 7 * 24 * time.Hour
 	// MaxCostLimit is the largest cost fuse accepted, in US dollars.
 	MaxCostLimit = 1e6
+	// MaxRounds is the most extra directed re-search rounds one run may ask for.
+	MaxRounds = 10
 )
 
 // ErrBadInput marks a question or a limit refused by CheckQuestion or Budget.Validate.
 var ErrBadInput = errors.New("invalid input")
 
-// CheckQuestion refuses an empty question and one longer than MaxQuestionRunes characters.
+// CheckQuestion refuses a question no run could research — empty, with no letter or digit in any script (only
+// emoji, punctuation or zero-width characters), holding a control character (NUL, ESC, …; newline and tab are
+// text) or invalid UTF-8 — and one longer than MaxQuestionRunes characters. Every surface calls it before a
+// run folder is created, so a refused question leaves nothing behind.
 func CheckQuestion(q string) error {
 	q = strings.TrimSpace(q)
 	if q == "" {
@@ -34,6 +40,24 @@ func CheckQuestion(q string) error {
 	}
 	if n := utf8.RuneCountInString(q); n > MaxQuestionRunes {
 		return fmt.Errorf("%w: the question has %d characters; the limit is %d (put long material in a corpus folder instead)", ErrBadInput, n, MaxQuestionRunes)
+	}
+	words := false
+	for i, r := range q {
+		if unicode.IsControl(r) && r != '\n' && r != '\t' && r != '\r' {
+			return fmt.Errorf("%w: the question holds the control character U+%04X at byte %d; remove it", ErrBadInput, r, i)
+		}
+		words = words || unicode.IsLetter(r) || unicode.IsDigit(r)
+	}
+	if !words {
+		return fmt.Errorf("%w: the question has no letter or digit; ask it in words", ErrBadInput)
+	}
+	return nil
+}
+
+// CheckRounds refuses more than MaxRounds extra rounds (negative means none, 0 the default).
+func CheckRounds(n int) error {
+	if n > MaxRounds {
+		return fmt.Errorf("%w: %d extra rounds; the limit is %d", ErrBadInput, n, MaxRounds)
 	}
 	return nil
 }

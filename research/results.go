@@ -108,6 +108,40 @@ func LoadReport(runDir string) (*Report, error) {
 	return &rep, nil
 }
 
+// ErrReportGone marks a finished run whose report.json was removed: the run folder keeps no other copy of the
+// report, and resuming cannot write it again (the run is finished).
+var ErrReportGone = errors.New("the report was removed")
+
+// RestoreReport makes a finished run's report files whole again: report.md is written again from report.json
+// when it was removed or changed. restored says whether it had to. Without report.json the error wraps
+// ErrReportGone and says what still works.
+func RestoreReport(runDir string) (rep *Report, restored bool, err error) {
+	b, err := ReadRunFile(runDir, ReportJSONFile)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, false, fmt.Errorf("research: %s finished, but its %s was removed and the folder keeps no other copy of the report (%w); its evidence and research log are still in %s (deepresearch show --events); run the question again for a new report",
+			runDir, ReportJSONFile, ErrReportGone, StateFile)
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("research: read report: %w", err)
+	}
+	rep = &Report{}
+	if err := json.Unmarshal(b, rep); err != nil {
+		return nil, false, fmt.Errorf("research: %s: %w", ReportJSONFile, err)
+	}
+	rep.Dir = runDir
+	md, err := ReadRunFile(runDir, ReportMarkdownFile)
+	if err == nil && string(md) == rep.Markdown {
+		return rep, false, nil
+	}
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, false, fmt.Errorf("research: %s: %w", ReportMarkdownFile, err)
+	}
+	if err := writeRunFile(runDir, ReportMarkdownFile, []byte(rep.Markdown)); err != nil {
+		return nil, false, fmt.Errorf("research: restore %s: %w", ReportMarkdownFile, err)
+	}
+	return rep, true, nil
+}
+
 // LoadSourceText returns the exact text that was read for url during the run — the text its quotes were checked
 // against. The URL may be given in any form NormalizeURL maps to the same source. A file anchor the run did not
 // fetch under (a quote's own lines, file:///x#L120-L122, inside the chunk file:///x#L100-L180 that was read)
@@ -156,13 +190,51 @@ func findDocument(ctx context.Context, db *state.DB, url string) (*state.Documen
 	return doc, nil
 }
 
-// LoadEvents reads a run's events.jsonl, skipping a torn last line.
+// MaxLoadedEvents bounds the events LoadEvents holds; EachEvent streams any number.
+const MaxLoadedEvents = 100_000
+
+// errEnough stops a stream that has what it needs.
+var errEnough = errors.New("enough")
+
+// LoadEvents reads a run's events.jsonl, skipping a torn last line, refusing one with more than
+// MaxLoadedEvents events (EachEvent streams them instead).
 func LoadEvents(runDir string) ([]Event, error) {
-	ev, err := readEvents(filepath.Join(runDir, EventsFile))
-	if err != nil {
-		return nil, fmt.Errorf("research: events of %s: %w", runDir, err)
+	var out []Event
+	err := EachEvent(runDir, func(e Event) error {
+		if len(out) == MaxLoadedEvents {
+			return errEnough
+		}
+		out = append(out, e)
+		return nil
+	})
+	if errors.Is(err, errEnough) {
+		return nil, fmt.Errorf("research: events of %s: more than %d events; stream them instead", runDir, MaxLoadedEvents)
 	}
-	return ev, nil
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// EachEvent calls fn with each event of a run folder's events.jsonl, in order, streaming the file: memory holds
+// one line (at most runfolder.MaxLineBytes; a longer line is skipped) whatever the file's size. A line that does
+// not parse (a torn last line) is skipped; an error from fn stops the stream and is returned as it is.
+func EachEvent(runDir string, fn func(Event) error) error {
+	var fnErr error
+	err := eachEvent(runDir, func(e Event) error {
+		if err := fn(e); err != nil {
+			fnErr = err
+			return err
+		}
+		return nil
+	})
+	if fnErr != nil {
+		return fnErr
+	}
+	if err != nil {
+		return fmt.Errorf("research: events of %s: %w", runDir, err)
+	}
+	return nil
 }
 
 // openRun opens a run folder's state read-only; the run may be writing meanwhile.

@@ -175,13 +175,19 @@ func (r Runs) SourceText(ctx context.Context, id, source string) (string, error)
 	return text, nil
 }
 
-// Events returns a run's recorded events (events.jsonl of its folder; the shared state keeps none).
-func (r Runs) Events(_ context.Context, id string) ([]Event, error) {
+// EachEvent streams a run's recorded events (events.jsonl of its folder; the shared state keeps none) to fn, one
+// line in memory at a time (see the package-level EachEvent); it stops early when ctx ends.
+func (r Runs) EachEvent(ctx context.Context, id string, fn func(Event) error) error {
 	d := r.dir(id)
 	if d == "" {
-		return nil, fmt.Errorf("research: run %s has no folder here", id)
+		return fmt.Errorf("research: run %s has no folder here", id)
 	}
-	return LoadEvents(d)
+	return EachEvent(d, func(e Event) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		return fn(e)
+	})
 }
 
 // openShared opens a run of the shared state read-only (an id the state does not hold is refused: ErrNotFound).

@@ -37,6 +37,9 @@ func (r *runner) scope(ctx context.Context) (*Plan, error) {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
+		if errors.Is(context.Cause(sctx), errTimeLimit) {
+			return nil, fmt.Errorf("research: scope: the time limit of %s was reached before the plan was made: %w", r.rc.Budget.MaxTime, err)
+		}
 		return nil, fmt.Errorf("research: scope: %w", err)
 	}
 	p, notes := normalizePlan(got, r.question)

@@ -78,7 +78,7 @@ func OpenSession(ctx context.Context, cfg Config, sc SessionConfig) (*Session, e
 	if r.dir == "" {
 		r.dir = filepath.Join("runs", r.id)
 	}
-	if err := os.MkdirAll(filepath.Join(r.dir, DocsDir), 0o755); err != nil {
+	if err := makeRunFolder(r.dir); err != nil {
 		return nil, fmt.Errorf("research: run folder: %w", err)
 	}
 	location := sc.State

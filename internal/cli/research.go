@@ -20,6 +20,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/deepresearch/deepresearch/internal/request"
+	"github.com/deepresearch/deepresearch/internal/termsafe"
 	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/research"
 	"github.com/deepresearch/deepresearch/research/export"
@@ -81,8 +82,8 @@ An interrupted run continues with "deepresearch resume".`,
 			}
 			if cmd.Flags().Changed("rounds") {
 				switch {
-				case fl.rounds < 0:
-					return fmt.Errorf("--rounds %d: give 0 (no re-search) or more", fl.rounds)
+				case fl.rounds < 0 || fl.rounds > research.MaxRounds:
+					return fmt.Errorf("--rounds %d: give 0 (no re-search) to %d", fl.rounds, research.MaxRounds)
 				case fl.rounds == 0:
 					fl.rounds = -1 // the graph reads 0 as "default"; the user asked for none
 				}
@@ -106,7 +107,7 @@ func addResearchFlags(cmd *cobra.Command, fl *researchFlags, sources bool) {
 		f.StringVar(&fl.web, "web", "", "search providers, comma-separated: "+strings.Join(websearch.Names(), ", "))
 		f.StringArrayVar(&fl.corpora, "corpus", nil, "local corpus: an index directory or a folder to index (repeatable)")
 		f.StringVar(&fl.mcpFile, "mcp", "", `a .mcp.json file whose servers' search tools are searched ("searchTools" per server, else tools named *search*)`)
-		f.IntVar(&fl.rounds, "rounds", 0, "extra directed re-search rounds (default 2)")
+		f.IntVar(&fl.rounds, "rounds", 0, fmt.Sprintf("extra directed re-search rounds, 0 to %d (default 2)", research.MaxRounds))
 		f.StringVar(&fl.out, "out", "", "run folder (default runs/<id>/)")
 		f.StringVar(&fl.engine, "engine", "", "auto, llm or extractive (auto: extractive when no model is configured)")
 	}
@@ -268,19 +269,26 @@ func newShowCmd(app *App) *cobra.Command {
 				return app.openInViewer(cmd, dir)
 			}
 			if events {
-				evs, err := research.LoadEvents(dir)
-				if err != nil {
-					return err
-				}
-				return writeEvents(app.Stdout, evs)
+				enc := json.NewEncoder(app.Stdout)
+				return research.EachEvent(dir, func(e research.Event) error { return enc.Encode(e) })
 			}
 			rep, err := research.LoadReport(dir)
 			if err != nil {
-				if info, ierr := research.LoadRunInfo(dir); ierr == nil && info.Status != research.RunDone {
+				info, ierr := research.LoadRunInfo(dir)
+				switch {
+				case ierr == nil && info.Status == research.RunDone:
+					// A finished run: resume cannot help; report.json, if kept, gives report.md back.
+					restored, _, rerr := research.RestoreReport(dir)
+					if rerr != nil {
+						return rerr
+					}
+					return writeReport(app.Stdout, restored, asJSON)
+				case ierr == nil:
 					return fmt.Errorf("run %s is %s with %d evidence items and no report yet; continue it with: deepresearch resume %s",
 						info.ID, info.Status, info.Evidence, dir)
+				default:
+					return fmt.Errorf("%s has no report, and its state cannot be read: %w", dir, ierr)
 				}
-				return err
 			}
 			return writeFormat(app.Stdout, rep, format)
 		},
@@ -365,7 +373,15 @@ func (a *App) research(cmd *cobra.Command, fl researchFlags, question, resumeDir
 			return err
 		}
 		if info.Status == research.RunDone {
-			fmt.Fprintf(a.Stdout, "run %s is already finished: %s\n", info.ID, filepath.Join(resumeDir, research.ReportMarkdownFile))
+			_, restored, err := research.RestoreReport(resumeDir)
+			if err != nil {
+				return err
+			}
+			how := "already finished"
+			if restored {
+				how += "; its report.md was written again from report.json"
+			}
+			fmt.Fprintf(a.Stdout, "run %s is %s: %s\n", info.ID, how, filepath.Join(resumeDir, research.ReportMarkdownFile))
 			return nil
 		}
 	}
@@ -431,9 +447,12 @@ type progressDisplay struct {
 
 func newProgressDisplay(w io.Writer, engine string, plain bool) *progressDisplay {
 	d := &progressDisplay{w: w, engine: engine, fd: -1}
-	if f, ok := w.(*os.File); ok && !plain {
+	if f, ok := termsafe.Unwrap(w).(*os.File); ok && !plain {
 		d.tty = term.IsTerminal(int(f.Fd()))
 		d.fd = int(f.Fd())
+		if d.tty {
+			d.w = f // the display draws with its own escapes; what it draws is sanitised (draw)
+		}
 	}
 	return d
 }
@@ -511,12 +530,12 @@ func (d *progressDisplay) draw() {
 		stage += fmt.Sprintf(" (round %d)", p.Round)
 	}
 	rows := []string{
-		fmt.Sprintf("deepresearch · run %s · %s", d.last.RunID, engineLabel(d.engine)),
+		fmt.Sprintf("deepresearch · run %s · %s", termsafe.Line(d.last.RunID), engineLabel(d.engine)),
 		fmt.Sprintf("  stage: %-20s sub-questions: %d   searches: %d", stage, p.SubQuestions, p.Searches),
 		fmt.Sprintf("  sources read: %d of %d candidates (%d pending)   evidence: %d (%d rejected)", p.SourcesRead,
 			p.Candidates, p.ReadsPending, p.Evidence, p.Rejected),
 		fmt.Sprintf("  spend: %s   in flight: %d", spendLine(d.engine, p.Calls, p.Tokens, p.CostUSD), p.InFlight),
-		"  " + lexical.Clip(lexical.NormalizeSpace(d.msg), 99),
+		"  " + termsafe.Line(lexical.Clip(lexical.NormalizeSpace(d.msg), 99)),
 	}
 	width := 0
 	if w, _, err := term.GetSize(d.fd); err == nil {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/deepresearch/deepresearch/internal/config"
 	"github.com/deepresearch/deepresearch/internal/redact"
+	"github.com/deepresearch/deepresearch/internal/termsafe"
 	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/llm/providers"
 	"github.com/deepresearch/deepresearch/research"
@@ -88,14 +89,20 @@ type App struct {
 
 // Main runs the command line and returns the process exit code.
 func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
-	app := &App{Stdin: stdin, Stdout: stdout, Stderr: stderr, Getenv: getenv}
+	// Everything printed may hold text from outside (pages, corpus files and their names, questions, model
+	// output): both streams go through the one sanitising printer, so no control sequence reaches the terminal.
+	// The progress displays draw their own escapes on the writer beneath and sanitise what they draw.
+	out, errw := termsafe.NewWriter(stdout), termsafe.NewWriter(stderr)
+	defer out.Flush()
+	defer errw.Flush()
+	app := &App{Stdin: stdin, Stdout: out, Stderr: errw, Getenv: getenv}
 	root := NewRootCmd(app)
 	root.SetArgs(args)
 	root.SetIn(stdin)
-	root.SetOut(stdout)
-	root.SetErr(stderr)
+	root.SetOut(out)
+	root.SetErr(errw)
 	if err := root.ExecuteContext(ctx); err != nil {
-		fmt.Fprintln(stderr, "error:", redact.New(app.secrets()...).Scrub(err.Error()))
+		fmt.Fprintln(errw, "error:", redact.New(app.secrets()...).Scrub(err.Error()))
 		return exitCode(ctx, err)
 	}
 	return ExitOK

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/deepresearch/deepresearch/internal/termsafe"
 	"github.com/deepresearch/deepresearch/sources"
 	"github.com/deepresearch/deepresearch/sources/corpus"
 	"github.com/deepresearch/deepresearch/sources/fetch"
@@ -201,8 +202,8 @@ type indexProgress struct {
 
 func newIndexProgress(w io.Writer) *indexProgress {
 	p := &indexProgress{w: w, start: time.Now()}
-	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		p.tty = true
+	if f, ok := termsafe.Unwrap(w).(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		p.tty, p.w = true, f // drawn with its own escapes; the line it draws is sanitised (update)
 	}
 	return p
 }
@@ -227,7 +228,7 @@ func (p *indexProgress) update(pr corpus.Progress) {
 		return
 	}
 	if p.tty {
-		fmt.Fprintf(p.w, "\r\x1b[K%s", line)
+		fmt.Fprintf(p.w, "\r\x1b[K%s", termsafe.Line(line))
 		p.drawn = true
 		return
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/deepresearch/deepresearch/internal/config"
 	"github.com/deepresearch/deepresearch/internal/redact"
+	"github.com/deepresearch/deepresearch/internal/termsafe"
 )
 
 // annotationNoTrustPrompt marks commands that never ask whether to trust the working folder.
@@ -68,7 +69,7 @@ func (a *App) interactive() bool {
 	if !ok || !term.IsTerminal(int(in.Fd())) {
 		return false
 	}
-	errf, ok := a.Stderr.(*os.File)
+	errf, ok := termsafe.Unwrap(a.Stderr).(*os.File)
 	return ok && term.IsTerminal(int(errf.Fd()))
 }
 

@@ -426,6 +426,9 @@ func (s *Server) deepResearch(ctx context.Context, req *mcp.CallToolRequest, in 
 			}
 		}
 	}
+	if err := rr.Research().Validate(); err != nil { // the check every surface shares (rounds, …)
+		return refuse(err.Error())
+	}
 	prog := newProgress(ctx, req)
 	rr.OnEvent = prog.event
 	rep, err := s.cfg.Start(ctx, rr)

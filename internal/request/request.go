@@ -81,6 +81,9 @@ func (r Research) Validate() error {
 	if err := r.Budget.Validate(); err != nil {
 		errs = append(errs, err)
 	}
+	if err := research.CheckRounds(r.Rounds); err != nil {
+		errs = append(errs, err)
+	}
 	if r.MaxCandidates < 0 {
 		errs = append(errs, fmt.Errorf("%w: max candidates %d is negative (0 means the default)", research.ErrBadInput, r.MaxCandidates))
 	}

@@ -216,8 +216,8 @@ func (s *Server) parseForm(r *http.Request) (RunParams, formValues, error) {
 	}
 	if f.Rounds != "" {
 		v, err := strconv.Atoi(f.Rounds)
-		if err != nil || v < 0 || v > 10 {
-			return p, f, fmt.Errorf("Extra rounds must be a whole number from 0 to 10, not %q.", f.Rounds)
+		if err != nil || v < 0 || v > research.MaxRounds {
+			return p, f, fmt.Errorf("Extra rounds must be a whole number from 0 to %d, not %q.", research.MaxRounds, f.Rounds)
 		}
 		p.Rounds = v
 		if v == 0 {
@@ -369,6 +369,9 @@ func (s *Server) handleCancel(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, "/runs/"+id, http.StatusSeeOther)
 }
 
+// errFirstEvent stops a read of a run's events after the first one.
+var errFirstEvent = errors.New("first event")
+
 // handleEvents streams a run's events as server-sent events: everything so far, then each new event as it
 // happens, then an "end" event carrying the final status. A finished run is replayed from events.jsonl.
 func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
@@ -386,17 +389,18 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 		from = v + 1
 	}
 	lr := s.liveRun(id)
-	var stored []research.Event
+	stored := false // a finished run's events.jsonl is there to stream
 	if lr == nil {
-		evs, err := s.store.Events(r.Context(), id)
-		if err != nil {
+		// Read the first event only: the stream below reads the file line by line, never whole.
+		err := s.store.EachEvent(r.Context(), id, func(research.Event) error { return errFirstEvent })
+		if err != nil && !errors.Is(err, errFirstEvent) {
 			// A run of the shared state that ran elsewhere has no events here: its stream is only its end.
 			if _, ierr := s.store.Info(r.Context(), id); ierr != nil {
 				http.Error(w, "no events for run "+id+": "+err.Error(), http.StatusNotFound)
 				return
 			}
 		}
-		stored = evs
+		stored = errors.Is(err, errFirstEvent)
 	}
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
@@ -428,8 +432,21 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 		fl.Flush()
 	}
 	if lr == nil {
-		if from < len(stored) {
-			if send(stored[from:]) != nil {
+		if stored {
+			i := 0
+			batch := make([]research.Event, 0, 256)
+			err := s.store.EachEvent(r.Context(), id, func(e research.Event) error {
+				if i++; i <= from {
+					return nil
+				}
+				if batch = append(batch, e); len(batch) == cap(batch) {
+					err := send(batch)
+					batch = batch[:0]
+					return err
+				}
+				return nil
+			})
+			if err != nil || send(batch) != nil {
 				return
 			}
 		}

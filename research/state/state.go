@@ -32,6 +32,7 @@ import (
 
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver
 
+	"github.com/deepresearch/deepresearch/internal/runfolder"
 	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/sources"
 )
@@ -115,7 +116,26 @@ func newDB(d dialect, r, w *sql.DB) *DB {
 // readers is the size of SQLite's reader pool (WAL lets readers run beside the one writer).
 const readers = 4
 
+// sqliteFiles are the files SQLite opens by name beside the database: a FIFO or a link out of the run folder
+// under any of them would hang or redirect SQLite's own open.
+var sqliteFiles = []string{"", "-wal", "-shm", "-journal"}
+
+// checkSQLiteFiles refuses a state whose database file or one of its siblings is not a regular file inside
+// its folder, before SQLite opens them by path.
+func checkSQLiteFiles(path string) error {
+	dir, name := runfolder.Split(path)
+	for _, suffix := range sqliteFiles {
+		if err := runfolder.Check(dir, name+suffix); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func openSQLite(ctx context.Context, path string, ro bool) (*DB, error) {
+	if err := checkSQLiteFiles(path); err != nil {
+		return nil, fmt.Errorf("state: open %s: %w", path, err)
+	}
 	if ro {
 		dsn, err := sqliteURI(path, sqliteReadOnly)
 		if err != nil {
