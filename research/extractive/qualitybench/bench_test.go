@@ -46,6 +46,20 @@ func TestQuestionSet(t *testing.T) {
 	if goDocs < 15 || zh < 5 || zhGuide == 0 || zhGo == 0 {
 		t.Errorf("%d questions over the Go docs, %d in Chinese (%d over the Chinese guide, %d Go docs); want ≥ 15 and ≥ 5 over both", goDocs, zh, zhGuide, zhGo)
 	}
+	debian := map[string]int{}
+	var debianZH int
+	for _, q := range qs {
+		if q.Split == "" {
+			continue
+		}
+		debian[q.Split]++
+		if strings.ContainsAny(q.Question, "的是什么有哪些如何吗") {
+			debianZH++
+		}
+	}
+	if n := debian[SplitTune] + debian[SplitHeldOut]; n < 30 || 3*debianZH < n || debian[SplitHeldOut] < n/2-1 || debian[SplitTune] == 0 {
+		t.Errorf("%d questions over the Debian docs (%v), %d in Chinese; want ≥ 30, a third Chinese, half held out", n, debian, debianZH)
+	}
 	if absent < 3 || twins < 5 {
 		t.Errorf("%d absent-answer questions and %d language pairs; want ≥ 3 and ≥ 5", absent, twins)
 	}

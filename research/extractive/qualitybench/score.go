@@ -276,3 +276,84 @@ func startsWithCodeName(q string) bool {
 	}
 	return false
 }
+
+var (
+	// captionRE is the label of a listing, figure, table or example: "Listing 4-5: …", "Figure 3.", "Table 9.1 …".
+	captionRE = regexp.MustCompile(`^(?:Listing|Figure|Fig\.|Table|Example|Exhibit)\s+[0-9A-Z]+(?:[-.][0-9]+)*\s*[:.—–-]`)
+	// chromeRE are phrases of page furniture that documentation generators and web sites put around the content:
+	// search boxes and their hints, edition and version banners, edit links, skip links, pagers, cookie notices,
+	// footers.
+	chromeRE = regexp.MustCompile(`(?i)\bpress\s+\S{1,6}(?:\s+or\s+\S{1,6})?\s+to\s+search\b|\btype to search\b|\bsearch (?:the )?docs\b|` +
+		`\bnew(?:er)? (?:edition|version) of (?:this|the) (?:page|book|document)|\bno longer distributed\b|\bcurrent version of the book\b|` +
+		`\bedit (?:this page|on github)\b|\bskip to (?:main )?content\b|\btable of contents\b|\b(?:previous|next) (?:page|chapter)\b|` +
+		`\bwe use cookies\b|\baccept (?:all )?cookies\b|\ball rights reserved\b|\bwas this page helpful\b|\blast updated\b|\bpermalink to this\b`)
+	commentLineRE = regexp.MustCompile(`^\s*(?://|/\*|\*|#(?:\s|$)|--|;;)`)
+	fenceRE       = regexp.MustCompile("^\\s*(?:```|~~~)")
+)
+
+// Furniture lists the report's cited sentences that are page furniture and not findings, each as
+// "reason: text": navigation and other chrome (a search hint, an edition banner, an edit link, a pager, a cookie
+// notice: chromeRE), the caption of a listing or figure on its own, or a comment taken out of a code block of a
+// document (the quote stands on a commented line inside a fenced block, and is not the whole block).
+func Furniture(ctx context.Context, rep *research.Report, f sources.Fetcher) []string {
+	var out []string
+	for _, c := range rep.CitationMap {
+		if len(c.EvidenceIDs) == 0 {
+			continue
+		}
+		s := strings.TrimSpace(markerRE.ReplaceAllString(c.Text, ""))
+		plain := strings.TrimLeft(s, "*_`> -")
+		switch {
+		case chromeRE.MatchString(s):
+			out = append(out, "navigation: "+clip(s))
+		case captionRE.MatchString(plain):
+			out = append(out, "caption: "+clip(s))
+		}
+	}
+	for _, e := range citedEvidence(rep) {
+		if strings.Contains(e.Quote, "```") || isSourceFile(e.Source) {
+			continue
+		}
+		doc, err := f.Fetch(ctx, e.Source)
+		if err != nil {
+			continue
+		}
+		if inCodeComment(doc.Text, e.Quote) {
+			out = append(out, "comment out of its code: "+clip(e.Quote))
+		}
+	}
+	return out
+}
+
+// isSourceFile reports a source code file, whose comments are its prose.
+func isSourceFile(source string) bool {
+	switch path.Ext(fileName(source)) {
+	case ".md", ".markdown", ".html", ".htm", ".txt", ".rst", ".xhtml", "":
+		return false
+	}
+	return true
+}
+
+// inCodeComment reports a quote whose first line stands on a commented line inside a fenced code block of text.
+func inCodeComment(text, quote string) bool {
+	first, _, _ := strings.Cut(strings.TrimSpace(quote), "\n")
+	if first == "" {
+		return false
+	}
+	fenced := false
+	for _, line := range strings.Split(text, "\n") {
+		if fenceRE.MatchString(line) {
+			fenced = !fenced
+			continue
+		}
+		if fenced && strings.Contains(line, first) {
+			if commentLineRE.MatchString(line) {
+				return true
+			}
+			if i := strings.Index(line, "//"); i >= 0 && i < strings.Index(line, first) {
+				return true
+			}
+		}
+	}
+	return false
+}
