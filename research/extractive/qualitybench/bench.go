@@ -204,7 +204,7 @@ type Result struct {
 	Absent    int     `json:"absent"`
 	AbsentOK  int     `json:"absent_ok"`
 	Pairs     []Pair  `json:"pairs,omitempty"`
-	// Splits are the totals of each split of the questions that have one (tune, heldout).
+	// Splits are the totals of each split: "older" (the questions without a split), "tune", "heldout".
 	Splits     []SplitTotal `json:"splits,omitempty"`
 	FactRecall float64      `json:"fact_recall"`
 	Facts      int          `json:"facts"`
@@ -367,7 +367,7 @@ func (res *Result) total() {
 	if res.Citations > 0 {
 		res.Grounding = float64(res.Grounded) / float64(res.Citations)
 	}
-	for _, split := range []string{SplitTune, SplitHeldOut} {
+	for _, split := range []string{"", SplitTune, SplitHeldOut} {
 		var part []QuestionResult
 		for _, qr := range res.Questions {
 			if qr.Split == split {
@@ -379,7 +379,11 @@ func (res *Result) total() {
 		}
 		sub := &Result{Questions: part}
 		sub.total()
-		res.Splits = append(res.Splits, SplitTotal{Split: split, Questions: len(part), Recall: sub.Recall, FactRecall: sub.FactRecall,
+		name := split
+		if name == "" {
+			name = "older" // the questions written with the engine, before the split
+		}
+		res.Splits = append(res.Splits, SplitTotal{Split: name, Questions: len(part), Recall: sub.Recall, FactRecall: sub.FactRecall,
 			Facts: sub.Facts, Found: sub.Found, Precision: sub.Precision, Furniture: sub.Furniture, Fragments: sub.Fragments})
 	}
 	for _, qr := range res.Questions {
