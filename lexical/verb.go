@@ -11,6 +11,8 @@ var (
 	articleRE   = regexp.MustCompile(`(?i)^(the|a|an)$`)
 	// imperativeRE: verbs that open an instruction in documentation and code comments.
 	imperativeRE = regexp.MustCompile(`^(Add|Avoid|Call|Check|Close|Drop|Ensure|Exit|Keep|Make|Move|Open|Pass|Put|Read|Remove|Return|Run|See|Set|Skip|Start|Stop|Take|Try|Use|Wait|Write)$`)
+	// clauseOpenRE is the first word of a clause after a comma, semicolon or colon.
+	clauseOpenRE = regexp.MustCompile(`[,;:]\s+([A-Za-z]+)\b`)
 	// beforeArticleRE is a word directly before an article, nothing but a space between them.
 	beforeArticleRE = regexp.MustCompile(`(?i)\b([A-Za-z]+) (?:the|a|an)\b`)
 	// functionWordRE: words that stand before an article without being verbs.
@@ -47,6 +49,12 @@ func HasVerb(s string) bool {
 	// An instruction opens with its verb: "Move primary cache to victim cache.", "See package sync documentation."
 	if imperativeRE.MatchString(words[0]) {
 		return true
+	}
+	// … or a clause does: "For the hardware register, use R13."
+	for _, m := range clauseOpenRE.FindAllStringSubmatch(s, -1) {
+		if imperativeRE.MatchString(strings.ToUpper(m[1][:1]) + m[1][1:]) {
+			return true
+		}
 	}
 	// An imperative's verb is a bare word taking its object: "use the true R name", "Give an error if …".
 	for _, m := range beforeArticleRE.FindAllStringSubmatch(s, -1) {

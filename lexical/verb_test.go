@@ -16,6 +16,7 @@ func TestHasVerb(t *testing.T) {
 		"Move primary cache to victim cache.":                                    true,
 		"See package [sync.Mutex] documentation.":                                true,
 		"Stack pointer to the frame.":                                            false,
+		"For the hardware register, use R13.":                                    true,
 		"Rust logo Rust 1.63.0":                                                  false,
 		"`children map[canceler]struct{}`: set to nil by the first cancel call.": true,
 		"`children map[canceler]struct{}`: nil.":                                 false,
