@@ -218,3 +218,27 @@ func runGrounded(t *testing.T, opts Options) *Result {
 	}
 	return res
 }
+
+// TestBenchDebianDocs runs two questions of the tune half over documentation trees of Debian packages (the Rust
+// book in mdBook, with its print-all page and old-edition stubs; Node.js's API docs, with all.html) through the
+// real graph: citations grounded, none of them page furniture (navigation, a caption, a comment out of its code),
+// none from the aggregate pages or the stubs, and a recall floor below what the engine reaches.
+func TestBenchDebianDocs(t *testing.T) {
+	res := runGrounded(t, Options{WorkDir: t.TempDir(), Only: []string{"rust-references-rules", "node-max-listeners"}})
+	for _, q := range res.Questions {
+		if q.Citations == 0 || len(q.Furniture) > 0 {
+			t.Errorf("%s: %d citations, furniture %q", q.ID, q.Citations, q.Furniture)
+		}
+		if q.Recall < debianFloor[q.ID] {
+			t.Errorf("%s: recall %.2f below the floor %.2f (missing %q)", q.ID, q.Recall, debianFloor[q.ID], q.Missing)
+		}
+		for _, agg := range []string{"/print.html", "/all.html", "-edition/"} {
+			if strings.Contains(q.Markdown, agg+")") || strings.Contains(q.Markdown, agg) {
+				t.Errorf("%s: cites %s:\n%s", q.ID, agg, q.Markdown)
+			}
+		}
+	}
+}
+
+// debianFloor is TestBenchDebianDocs's recall floor per question, below what the engine reaches.
+var debianFloor = map[string]float64{"rust-references-rules": 0.5, "node-max-listeners": 0.66}
