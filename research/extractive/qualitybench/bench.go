@@ -324,8 +324,32 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	return res, nil
 }
 
-// total computes the result's totals from its questions.
+// total computes the result's totals from its questions, and those of each split.
 func (res *Result) total() {
+	res.sum()
+	for _, split := range []string{"", SplitTune, SplitHeldOut} {
+		var part []QuestionResult
+		for _, qr := range res.Questions {
+			if qr.Split == split {
+				part = append(part, qr)
+			}
+		}
+		if len(part) == 0 {
+			continue
+		}
+		sub := &Result{Questions: part}
+		sub.sum()
+		name := split
+		if name == "" {
+			name = "older" // the questions written with the engine, before the split
+		}
+		res.Splits = append(res.Splits, SplitTotal{Split: name, Questions: len(part), Recall: sub.Recall, FactRecall: sub.FactRecall,
+			Facts: sub.Facts, Found: sub.Found, Precision: sub.Precision, Furniture: sub.Furniture, Fragments: sub.Fragments})
+	}
+}
+
+// sum computes the result's totals from its questions.
+func (res *Result) sum() {
 	answerable, precise := 0, 0
 	byID := map[string]QuestionResult{}
 	for _, qr := range res.Questions {
@@ -366,25 +390,6 @@ func (res *Result) total() {
 	}
 	if res.Citations > 0 {
 		res.Grounding = float64(res.Grounded) / float64(res.Citations)
-	}
-	for _, split := range []string{"", SplitTune, SplitHeldOut} {
-		var part []QuestionResult
-		for _, qr := range res.Questions {
-			if qr.Split == split {
-				part = append(part, qr)
-			}
-		}
-		if len(part) == 0 {
-			continue
-		}
-		sub := &Result{Questions: part}
-		sub.total()
-		name := split
-		if name == "" {
-			name = "older" // the questions written with the engine, before the split
-		}
-		res.Splits = append(res.Splits, SplitTotal{Split: name, Questions: len(part), Recall: sub.Recall, FactRecall: sub.FactRecall,
-			Facts: sub.Facts, Found: sub.Found, Precision: sub.Precision, Furniture: sub.Furniture, Fragments: sub.Fragments})
 	}
 	for _, qr := range res.Questions {
 		if tw, ok := byID[qr.Twin]; ok && qr.Twin != "" {
@@ -477,6 +482,26 @@ func runQuestion(ctx context.Context, opts Options, ix *corpus.Index, q Question
 		}
 		return qr
 	}
+	score(ctx, &qr, q, rep, ix)
+	return qr
+}
+
+// Score scores a research report for question q against the corpus index the run searched, as Run does: the
+// figures of a kept run folder (Options.WorkDir) can be computed again without running it.
+func Score(ctx context.Context, q Question, rep *research.Report, ix *corpus.Index) QuestionResult {
+	qr := QuestionResult{ID: q.ID, Corpus: q.Corpus, Question: q.Question, Facts: len(q.Facts), Absent: q.Absent, Twin: q.Twin, Split: q.Split}
+	score(ctx, &qr, q, rep, ix)
+	return qr
+}
+
+// Total computes the totals of question results, as Run reports them.
+func Total(qrs []QuestionResult) *Result {
+	res := &Result{Questions: qrs, GoVersion: runtime.Version(), CPUs: runtime.NumCPU()}
+	res.total()
+	return res
+}
+
+func score(ctx context.Context, qr *QuestionResult, q Question, rep *research.Report, ix *corpus.Index) {
 	qr.Language = rep.Language
 	qr.Markdown = rep.Markdown
 	qr.Found, qr.Missing = FactRecall(rep, q.Facts)
@@ -496,7 +521,6 @@ func runQuestion(ctx context.Context, opts Options, ix *corpus.Index, q Question
 	qr.Furniture = Furniture(ctx, rep, ix)
 	qr.NotCovered = SaysNotCovered(rep.Markdown, rep.Language)
 	qr.AbsentOK = q.Absent && qr.NotCovered && qr.Citations <= 1
-	return qr
 }
 
 var (

@@ -242,3 +242,23 @@ func TestBenchDebianDocs(t *testing.T) {
 
 // debianFloor is TestBenchDebianDocs's recall floor per question, below what the engine reaches.
 var debianFloor = map[string]float64{"rust-references-rules": 0.5, "node-max-listeners": 0.66}
+
+// The totals of each split: the older questions, the tune half and the held-out half, each summed on its own.
+func TestTotalsPerSplit(t *testing.T) {
+	res := Total([]QuestionResult{
+		{ID: "a", Facts: 2, Found: 2, Recall: 1, Citations: 2, Precision: 1},
+		{ID: "b", Split: SplitTune, Facts: 2, Found: 1, Recall: 0.5, Citations: 2, Precision: 0.5, Furniture: []string{"caption: x"}},
+		{ID: "c", Split: SplitHeldOut, Facts: 4, Found: 1, Recall: 0.25, Citations: 4, Precision: 0.75},
+		{ID: "d", Split: SplitHeldOut, Facts: 4, Found: 3, Recall: 0.75, Citations: 4, Precision: 0.25},
+	})
+	if len(res.Splits) != 3 || res.Furniture != 1 || res.Found != 7 || res.Facts != 12 {
+		t.Fatalf("totals %+v", res)
+	}
+	ho := res.Splits[2]
+	if ho.Split != SplitHeldOut || ho.Questions != 2 || ho.Recall != 0.5 || ho.FactRecall != 0.5 || ho.Precision != 0.5 {
+		t.Errorf("held-out totals %+v", ho)
+	}
+	if res.Splits[0].Split != "older" || res.Splits[1].Furniture != 1 {
+		t.Errorf("splits %+v", res.Splits)
+	}
+}
