@@ -46,3 +46,23 @@ func SameClaim(a, b string, threshold float64) bool {
 	}
 	return ShingleJaccard(Tokenize(a), Tokenize(b)) >= threshold
 }
+
+// ShingleContainment is the share of the smaller sequence's shingles (adjacent token pairs) that the other holds:
+// 1 when one passage is contained in the other, as a page's paragraph is in a print-all page that repeats it, even
+// where the two were cut into chunks at other places. Empty sequences contain nothing.
+func ShingleContainment(a, b []string) float64 {
+	sa, sb := shingles(a), shingles(b)
+	if len(sa) == 0 || len(sb) == 0 {
+		return 0
+	}
+	if len(sa) > len(sb) {
+		sa, sb = sb, sa
+	}
+	inter := 0
+	for s := range sa {
+		if sb[s] {
+			inter++
+		}
+	}
+	return float64(inter) / float64(len(sa))
+}

@@ -587,6 +587,10 @@ func (a *Analyst) index(doc *sources.Document) *docIndex {
 		heads = view.headings(heads)
 	}
 	ix.heads = heads
+	var fenced [][2]int
+	if view == nil {
+		fenced = fencedRanges(text)
+	}
 	h := 0
 	var headTokens, prevHead, curHead []string
 	ix.leadOf = make([]int, len(ix.spans))
@@ -628,6 +632,10 @@ func (a *Analyst) index(doc *sources.Document) *docIndex {
 				all = append(all, lexical.Tokenize(ex)...)
 				ix.within[i] = strings.TrimSpace(ix.within[i] + "\n" + ex)
 			}
+		} else if inRanges(fenced, sp.Start) {
+			// A line of a code block in a document — a comment, a string — is code, not a finding on its own;
+			// a lead sentence's quote takes the block along whole (codeEnd).
+			ix.usable[i] = false
 		} else if strings.Contains(sp.Text, "\t") {
 			claim, isHeader := tableRowClaim(text, sp)
 			ix.claims[i] = claim
@@ -862,7 +870,49 @@ func usable(raw, plain string, tokens []string) bool {
 		strings.Contains(t, ":=") || strings.HasSuffix(t, ";") || strings.HasPrefix(t, "//") || isDiagram(t) {
 		return false
 	}
+	// A caption labels the listing or figure beside it; a fragment without a verb ("Rust logo Rust 1.63.0", a
+	// term on its own) states nothing. A table row is spelled out with its headers instead.
+	if lexical.IsCaption(plain) || !strings.Contains(raw, "\t") && !hasCJK(plain) && !lexical.HasVerb(plain) {
+		return false
+	}
 	return true
+}
+
+// fencedRanges returns the byte ranges of text inside fenced code blocks (between ``` or ~~~ lines).
+func fencedRanges(text string) [][2]int {
+	var out [][2]int
+	open := -1
+	for pos := 0; pos < len(text); {
+		end := strings.IndexByte(text[pos:], '\n')
+		if end < 0 {
+			end = len(text)
+		} else {
+			end += pos
+		}
+		if t := strings.TrimSpace(text[pos:end]); strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+			if open < 0 {
+				open = end
+			} else {
+				out = append(out, [2]int{open, pos})
+				open = -1
+			}
+		}
+		pos = end + 1
+	}
+	if open >= 0 {
+		out = append(out, [2]int{open, len(text)})
+	}
+	return out
+}
+
+// inRanges reports whether offset i lies in one of the ranges.
+func inRanges(rs [][2]int, i int) bool {
+	for _, r := range rs {
+		if i >= r[0] && i < r[1] {
+			return true
+		}
+	}
+	return false
 }
 
 // isDiagram reports a line drawn rather than written: two or more arrows ("parent -> cancelChild parent ->

@@ -60,6 +60,7 @@ type Index struct {
 	addMu sync.Mutex // one Add at a time in this process
 
 	depth                          depth // zero: the defaults
+	keepCopies                     bool  // tests of tie order: identical files are not collapsed to one
 	postingsSearches, fullSearches atomic.Int64
 
 	mu     sync.Mutex

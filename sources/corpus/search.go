@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -19,6 +20,7 @@ import (
 	"github.com/blevesearch/bleve/v2/search/query"
 	index "github.com/blevesearch/bleve_index_api"
 
+	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/sources"
 )
 
@@ -74,6 +76,7 @@ func (ix *Index) Search(ctx context.Context, q string, limit int) ([]sources.Res
 	}
 	defer release()
 	rq := newRankQuery(q, limit, perFile)
+	rq.keepCopies = ix.keepCopies
 	out, ok, err := g.rankCertified(ctx, rq, ix.depth)
 	if err != nil {
 		return nil, fmt.Errorf("corpus search %q: %w", q, err)
@@ -96,6 +99,7 @@ type rankQuery struct {
 	full, phrase   query.Query
 	limit, perFile int
 	want           int // hits looked at, at most
+	keepCopies     bool
 	text           string
 	terms          []string
 }
@@ -192,6 +196,7 @@ func (g *generation) results(r index.IndexReader, hits []hit, rq rankQuery) (out
 	limit, perFile := rq.limit, rq.perFile
 	perPath := map[string]int{}
 	files := map[string]*storedFile{}
+	var copies copyTracker
 	for i := range hits {
 		h := &hits[i]
 		consumed++
@@ -215,21 +220,105 @@ func (g *generation) results(r index.IndexReader, hits []hit, rq rankQuery) (out
 		if !ok {
 			continue
 		}
-		perPath[path]++
-		out = append(out, sources.Result{
+		res := sources.Result{
 			Title:    f.meta.Title,
 			URL:      h.id,
 			Snippet:  snippet(text, rq.terms, 300),
 			Date:     f.meta.ModTime,
 			Provider: "corpus",
 			Score:    h.score,
-		})
+		}
+		j, act := 0, copyNew
+		if !rq.keepCopies {
+			j, act = copies.add(path, len(f.body), text)
+		}
+		switch act {
+		case copyNew:
+			perPath[path]++
+			out = append(out, res)
+		case copyReplace:
+			// The same passage in a shorter, more specific document: the page a reader would open takes the
+			// aggregate's place (and rank).
+			old, _, _, _ := parseChunkID(out[j].URL)
+			perPath[old]--
+			perPath[path]++
+			res.Score = out[j].Score
+			out[j] = res
+		case copyBoilerplate:
+			old, _, _, _ := parseChunkID(out[j].URL)
+			perPath[old]--
+			out = slices.Delete(out, j, j+1)
+			copies.removed(j)
+		}
 		if len(out) >= limit {
 			return out, consumed, false, nil
 		}
 	}
 	return out, consumed, true, nil
 }
+
+// Near-duplicate documents. A print-all page (the whole book on one page, "all APIs" on one page) repeats the
+// passages of the specific pages, and a folder of old-edition stubs repeats one notice on every page. Among one
+// search's hits, a passage found in another document (ShingleContainment of their terms at or above
+// dupContainment) is kept once, from the shortest document holding it — the specific page, not the aggregate —
+// and a passage found in boilerplateCopies documents or more is site boilerplate and kept from none.
+const (
+	dupContainment    = 0.8
+	boilerplateCopies = 3
+)
+
+type copyAction int
+
+const (
+	copyNew         copyAction = iota // a passage no earlier result holds: append it
+	copyReplace                       // the same passage as result j, in a shorter document: replace j
+	copySkip                          // the same passage as result j, in a longer document: drop it
+	copyBoilerplate                   // the passage of result j is boilerplate: remove j
+)
+
+// copyTracker remembers the passages of the results so far.
+type copyTracker struct {
+	kept []keptPassage // parallel to the results
+	gone [][]string    // the terms of boilerplate passages
+}
+
+type keptPassage struct {
+	path   string
+	size   int // the document's length: shorter is more specific
+	terms  []string
+	copies int // documents holding the passage
+}
+
+// add classifies the passage text of a hit on path, a document of size bytes, against the results so far.
+func (c *copyTracker) add(path string, size int, text string) (int, copyAction) {
+	terms := lexical.Tokenize(text)
+	for _, g := range c.gone {
+		if lexical.ShingleContainment(g, terms) >= dupContainment {
+			return -1, copySkip
+		}
+	}
+	for j := range c.kept {
+		k := &c.kept[j]
+		if k.path == path || lexical.ShingleContainment(k.terms, terms) < dupContainment {
+			continue
+		}
+		k.copies++
+		if k.copies >= boilerplateCopies {
+			c.gone = append(c.gone, k.terms)
+			return j, copyBoilerplate
+		}
+		if size < k.size {
+			k.path, k.size, k.terms = path, size, terms
+			return j, copyReplace
+		}
+		return j, copySkip
+	}
+	c.kept = append(c.kept, keptPassage{path: path, size: size, terms: terms, copies: 1})
+	return len(c.kept) - 1, copyNew
+}
+
+// removed forgets result j, which was taken out of the results.
+func (c *copyTracker) removed(j int) { c.kept = slices.Delete(c.kept, j, j+1) }
 
 // SearchStats counts how searches were ranked.
 type SearchStats struct {

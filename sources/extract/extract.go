@@ -13,8 +13,10 @@ import (
 	"unicode/utf8"
 
 	"codeberg.org/readeck/go-readability/v2"
-	htmltomarkdown "github.com/JohannesKaufmann/html-to-markdown/v2"
 	"github.com/JohannesKaufmann/html-to-markdown/v2/converter"
+	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/base"
+	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/commonmark"
+	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/table"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/charset"
 )
@@ -79,6 +81,7 @@ func Readable(htmlText string, pageURL *url.URL) (Result, error) {
 		return Result{}, fmt.Errorf("parse HTML: %w", err)
 	}
 	var res Result
+	PruneChrome(doc)
 	parser := readability.NewParser()
 	article, rerr := parser.ParseDocument(doc, pageURL)
 	if rerr == nil && article.Node != nil {
@@ -103,14 +106,9 @@ func Readable(htmlText string, pageURL *url.URL) (Result, error) {
 	return res, nil
 }
 
-// furniture lists elements that never carry document content.
-var furniture = map[string]bool{
-	"script": true, "style": true, "noscript": true, "template": true, "iframe": true,
-	"nav": true, "svg": true, "form": true, "button": true,
-}
-
 // Whole renders an entire HTML document as Markdown, dropping only scripts,
-// styles and navigation. The corpus uses it because a user's own files are
+// styles and page chrome (PruneChrome: navigation, search boxes, pickers,
+// breadcrumbs, footers). The corpus uses it because a user's own files are
 // content from top to bottom (a long specification must not be cut down to
 // its "main" section).
 func Whole(htmlText string, pageURL *url.URL) (Result, error) {
@@ -119,27 +117,7 @@ func Whole(htmlText string, pageURL *url.URL) (Result, error) {
 		return Result{}, fmt.Errorf("parse HTML: %w", err)
 	}
 	title := findTitle(doc)
-	var strip []*html.Node
-	var walk func(n *html.Node)
-	walk = func(n *html.Node) {
-		if n.Type == html.ElementNode && furniture[n.Data] {
-			strip = append(strip, n)
-			return
-		}
-		if n.Type == html.CommentNode {
-			strip = append(strip, n)
-			return
-		}
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			walk(c)
-		}
-	}
-	walk(doc)
-	for _, n := range strip {
-		if n.Parent != nil {
-			n.Parent.RemoveChild(n)
-		}
-	}
+	PruneChrome(doc)
 	md, err := toMarkdown(doc, pageURL)
 	if err != nil {
 		return Result{}, err
@@ -158,11 +136,67 @@ func toMarkdown(n *html.Node, pageURL *url.URL) (string, error) {
 	if pageURL != nil && pageURL.Host != "" {
 		opts = append(opts, converter.WithDomain(pageURL.Scheme+"://"+pageURL.Host))
 	}
-	out, err := htmltomarkdown.ConvertNode(n, opts...)
+	conv := converter.NewConverter(converter.WithPlugins(base.NewBasePlugin(), commonmark.NewCommonmarkPlugin(), table.NewTablePlugin(table.WithCellPaddingBehavior(table.CellPaddingBehaviorNone))))
+	out, err := conv.ConvertNode(n, opts...)
 	if err != nil {
 		return "", fmt.Errorf("convert HTML to Markdown: %w", err)
 	}
-	return strings.TrimSpace(NormalizeNewlines(string(out))) + "\n", nil
+	return strings.TrimSpace(tableRows(NormalizeNewlines(string(out)))) + "\n", nil
+}
+
+var tableRuleRE = regexp.MustCompile(`^\|(?:\s*:?-+:?\s*\|)+\s*$`)
+
+// tableRows rewrites the Markdown tables of md as the corpus writes the tables of office documents: one line per
+// row, its cells separated by tabs, the header row first and no rule line under it. A row is then one line the
+// reader takes as a unit and spells out with its column headers. Lines inside fenced code are left alone.
+func tableRows(md string) string {
+	lines := strings.Split(md, "\n")
+	out := lines[:0]
+	fenced := false
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
+		if t := strings.TrimSpace(l); strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+			fenced = !fenced
+		}
+		if fenced || !isPipeRow(l) || i+1 >= len(lines) || !tableRuleRE.MatchString(strings.TrimSpace(lines[i+1])) {
+			out = append(out, l)
+			continue
+		}
+		out = append(out, pipeCells(l))
+		i++ // the rule under the header
+		for i+1 < len(lines) && isPipeRow(lines[i+1]) {
+			i++
+			out = append(out, pipeCells(lines[i]))
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+func isPipeRow(l string) bool {
+	t := strings.TrimSpace(l)
+	return len(t) >= 2 && t[0] == '|' && t[len(t)-1] == '|'
+}
+
+// pipeCells turns "| a | b \| c |" into "a\tb | c"; an empty cell stays an empty field.
+func pipeCells(l string) string {
+	t := strings.TrimSpace(l)
+	t = t[1 : len(t)-1]
+	var cells []string
+	var cell strings.Builder
+	for i := 0; i < len(t); i++ {
+		switch {
+		case t[i] == '\\' && i+1 < len(t) && t[i+1] == '|':
+			cell.WriteByte('|')
+			i++
+		case t[i] == '|':
+			cells = append(cells, strings.TrimSpace(cell.String()))
+			cell.Reset()
+		default:
+			cell.WriteByte(t[i])
+		}
+	}
+	cells = append(cells, strings.TrimSpace(cell.String()))
+	return strings.Join(cells, "\t")
 }
 
 func findTitle(n *html.Node) string {

@@ -43,7 +43,23 @@ const (
 	// CorpusOtherSrc is source code in other languages that ships with Go: lib/wasm/wasm_exec.js (JavaScript),
 	// src/runtime/runtime-gdb.py (Python), src/runtime/cgo/*.c (C), src/syscall/mkall.sh and mkerrors.sh (shell).
 	CorpusOtherSrc = "othersrc"
+	// Documentation trees of Debian packages, each from another HTML generator (scripts/install-test-deps
+	// installs the packages; see questions_debiandocs.yaml).
+	CorpusPyDocs   = "pydocs"   // python3.11-doc: Sphinx
+	CorpusPgDocs   = "pgdocs"   // postgresql-doc-15: DocBook
+	CorpusNodeDocs = "nodedocs" // nodejs-doc: Node.js's API-doc generator, with all.html repeating every page
+	CorpusRustBook = "rustbook" // rust-doc: the Rust book, mdBook, with print.html and old-edition stubs
 )
+
+// Splits of the questions over the Debian documentation (Question.Split).
+const (
+	SplitTune    = "tune"    // changes to the engine may be tried against these
+	SplitHeldOut = "heldout" // never tuned against: they only measure
+)
+
+// DebianDocs is where the Debian documentation packages put the trees of the pydocs, pgdocs, nodedocs and
+// rustbook corpora.
+const DebianDocs = "/usr/share/doc"
 
 // questionFiles are the question tables: every questions*.yaml file of this package, read in name order, so a
 // new family of questions (another corpus) is a new file.
@@ -69,6 +85,9 @@ type Question struct {
 	// Twin is the id of the same question in the other language (a Chinese question's English original); the
 	// bench reports both recalls side by side.
 	Twin string `yaml:"twin" json:"twin,omitempty"`
+	// Split is the half of the questions over the Debian documentation a question is in: SplitTune or
+	// SplitHeldOut; empty for the older questions, which were written with the engine.
+	Split string `yaml:"split" json:"split,omitempty"`
 }
 
 // Questions returns the built-in question set.
@@ -107,6 +126,8 @@ func Questions() ([]Question, error) {
 			return nil, fmt.Errorf("quality questions: %s needs facts and relevant documents", q.ID)
 		case q.Twin != "" && !ids[q.Twin]:
 			return nil, fmt.Errorf("quality questions: %s: twin %q is not a question", q.ID, q.Twin)
+		case q.Split != "" && q.Split != SplitTune && q.Split != SplitHeldOut:
+			return nil, fmt.Errorf("quality questions: %s: split %q is neither %q nor %q", q.ID, q.Split, SplitTune, SplitHeldOut)
 		}
 		if _, ok := corpusPaths[q.Corpus]; !ok {
 			return nil, fmt.Errorf("quality questions: %s: unknown corpus %q", q.ID, q.Corpus)
@@ -127,6 +148,10 @@ type Options struct {
 	WorkDir string
 	// Only limits the run to these question ids; empty means all.
 	Only []string
+	// Split limits the run to the questions of one split (SplitTune or SplitHeldOut); empty means all.
+	Split string
+	// DebianDocs is the folder holding the Debian documentation packages' trees; default DebianDocs.
+	DebianDocs string
 	// Log receives progress; nil discards it.
 	Log *slog.Logger
 }
@@ -143,6 +168,7 @@ type QuestionResult struct {
 	Missing  []string `json:"missing,omitempty"`
 	Absent   bool     `json:"absent,omitempty"`
 	Twin     string   `json:"twin,omitempty"`
+	Split    string   `json:"split,omitempty"`
 	// NotCovered reports a "not covered" line in the question's language; AbsentOK an absent question answered
 	// right (that line, at most one citation).
 	NotCovered bool    `json:"not_covered"`
@@ -152,8 +178,10 @@ type QuestionResult struct {
 	Precision  float64 `json:"precision"`
 	// Fragments are cited sentences that are not whole sentences (see Fragments); Repeats are claims cited more
 	// than once.
-	Fragments  []string `json:"fragments,omitempty"`
-	Repeats    []string `json:"repeats,omitempty"`
+	Fragments []string `json:"fragments,omitempty"`
+	Repeats   []string `json:"repeats,omitempty"`
+	// Furniture are cited sentences that are page furniture, not findings (see Furniture).
+	Furniture  []string `json:"furniture,omitempty"`
 	Grounded   int      `json:"grounded"`
 	Grounding  float64  `json:"grounding"`
 	Ungrounded []string `json:"ungrounded,omitempty"`
@@ -168,25 +196,41 @@ type Result struct {
 	Questions []QuestionResult `json:"questions"`
 	// Recall is the mean of the per-question recalls of the answerable questions; FactRecall is found facts
 	// over all facts; Precision the mean citation precision of the answerable questions that cite anything.
-	Recall     float64 `json:"recall"`
-	Precision  float64 `json:"precision"`
-	Fragments  int     `json:"fragments"`
-	Repeats    int     `json:"repeats"`
-	Absent     int     `json:"absent"`
-	AbsentOK   int     `json:"absent_ok"`
-	Pairs      []Pair  `json:"pairs,omitempty"`
-	FactRecall float64 `json:"fact_recall"`
-	Facts      int     `json:"facts"`
-	Found      int     `json:"found"`
-	Citations  int     `json:"citations"`
-	Grounded   int     `json:"grounded"`
-	Grounding  float64 `json:"grounding"`
-	Failed     int     `json:"failed"`
+	Recall    float64 `json:"recall"`
+	Precision float64 `json:"precision"`
+	Fragments int     `json:"fragments"`
+	Repeats   int     `json:"repeats"`
+	Furniture int     `json:"furniture"`
+	Absent    int     `json:"absent"`
+	AbsentOK  int     `json:"absent_ok"`
+	Pairs     []Pair  `json:"pairs,omitempty"`
+	// Splits are the totals of each split: "older" (the questions without a split), "tune", "heldout".
+	Splits     []SplitTotal `json:"splits,omitempty"`
+	FactRecall float64      `json:"fact_recall"`
+	Facts      int          `json:"facts"`
+	Found      int          `json:"found"`
+	Citations  int          `json:"citations"`
+	Grounded   int          `json:"grounded"`
+	Grounding  float64      `json:"grounding"`
+	Failed     int          `json:"failed"`
 	// Seconds is the total research time; IndexSeconds the time spent building the corpus indexes.
 	Seconds      float64 `json:"seconds"`
 	IndexSeconds float64 `json:"index_seconds"`
 	GoVersion    string  `json:"go_version"`
 	CPUs         int     `json:"cpus"`
+}
+
+// SplitTotal is the figures of one split of the questions.
+type SplitTotal struct {
+	Split      string  `json:"split"`
+	Questions  int     `json:"questions"`
+	Recall     float64 `json:"recall"`
+	FactRecall float64 `json:"fact_recall"`
+	Facts      int     `json:"facts"`
+	Found      int     `json:"found"`
+	Precision  float64 `json:"precision"`
+	Furniture  int     `json:"furniture"`
+	Fragments  int     `json:"fragments"`
 }
 
 // Pair is a question and its twin in the other language.
@@ -222,6 +266,15 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 			return nil, fmt.Errorf("quality bench: unknown question id %s; the ids are: %s", strings.Join(unknown, ", "), strings.Join(ids, ", "))
 		}
 		qs = sel
+	}
+	if opts.Split != "" {
+		if opts.Split != SplitTune && opts.Split != SplitHeldOut {
+			return nil, fmt.Errorf("quality bench: split %q is neither %q nor %q", opts.Split, SplitTune, SplitHeldOut)
+		}
+		qs = slices.DeleteFunc(qs, func(q Question) bool { return q.Split != opts.Split })
+	}
+	if opts.DebianDocs == "" {
+		opts.DebianDocs = DebianDocs
 	}
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.DiscardHandler)
@@ -271,8 +324,32 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	return res, nil
 }
 
-// total computes the result's totals from its questions.
+// total computes the result's totals from its questions, and those of each split.
 func (res *Result) total() {
+	res.sum()
+	for _, split := range []string{"", SplitTune, SplitHeldOut} {
+		var part []QuestionResult
+		for _, qr := range res.Questions {
+			if qr.Split == split {
+				part = append(part, qr)
+			}
+		}
+		if len(part) == 0 {
+			continue
+		}
+		sub := &Result{Questions: part}
+		sub.sum()
+		name := split
+		if name == "" {
+			name = "older" // the questions written with the engine, before the split
+		}
+		res.Splits = append(res.Splits, SplitTotal{Split: name, Questions: len(part), Recall: sub.Recall, FactRecall: sub.FactRecall,
+			Facts: sub.Facts, Found: sub.Found, Precision: sub.Precision, Furniture: sub.Furniture, Fragments: sub.Fragments})
+	}
+}
+
+// sum computes the result's totals from its questions.
+func (res *Result) sum() {
 	answerable, precise := 0, 0
 	byID := map[string]QuestionResult{}
 	for _, qr := range res.Questions {
@@ -284,6 +361,7 @@ func (res *Result) total() {
 		res.Seconds += qr.Seconds
 		res.Fragments += len(qr.Fragments)
 		res.Repeats += len(qr.Repeats)
+		res.Furniture += len(qr.Furniture)
 		if qr.Error != "" {
 			res.Failed++
 		}
@@ -343,6 +421,20 @@ var corpusPaths = map[string]func(opts Options) ([]string, error){
 		}
 		return []string{dir}, nil
 	},
+	CorpusPyDocs: func(opts Options) ([]string, error) {
+		html := filepath.Join(opts.DebianDocs, "python3.11-doc", "html")
+		return []string{filepath.Join(html, "tutorial"), filepath.Join(html, "howto"), filepath.Join(html, "faq"),
+			filepath.Join(html, "glossary.html")}, nil
+	},
+	CorpusPgDocs: func(opts Options) ([]string, error) {
+		return []string{filepath.Join(opts.DebianDocs, "postgresql-doc-15", "html")}, nil
+	},
+	CorpusNodeDocs: func(opts Options) ([]string, error) {
+		return []string{filepath.Join(opts.DebianDocs, "nodejs", "api")}, nil
+	},
+	CorpusRustBook: func(opts Options) ([]string, error) {
+		return []string{filepath.Join(opts.DebianDocs, "rust-doc", "html", "book")}, nil
+	},
 	CorpusZH: func(opts Options) ([]string, error) {
 		if opts.ZHDocsDir != "" {
 			return []string{opts.ZHDocsDir}, nil
@@ -377,7 +469,7 @@ func buildCorpus(ctx context.Context, opts Options, name string) (*corpus.Index,
 }
 
 func runQuestion(ctx context.Context, opts Options, ix *corpus.Index, q Question) QuestionResult {
-	qr := QuestionResult{ID: q.ID, Corpus: q.Corpus, Question: q.Question, Facts: len(q.Facts), Absent: q.Absent, Twin: q.Twin}
+	qr := QuestionResult{ID: q.ID, Corpus: q.Corpus, Question: q.Question, Facts: len(q.Facts), Absent: q.Absent, Twin: q.Twin, Split: q.Split}
 	roles := extractive.New(extractive.Config{Searchers: []sources.Searcher{ix}, Log: opts.Log})
 	t0 := time.Now()
 	rep, err := research.Run(ctx, research.Config{Question: q.Question, Roles: roles, Fetcher: ix,
@@ -390,6 +482,26 @@ func runQuestion(ctx context.Context, opts Options, ix *corpus.Index, q Question
 		}
 		return qr
 	}
+	score(ctx, &qr, q, rep, ix)
+	return qr
+}
+
+// Score scores a research report for question q against the corpus index the run searched, as Run does: the
+// figures of a kept run folder (Options.WorkDir) can be computed again without running it.
+func Score(ctx context.Context, q Question, rep *research.Report, ix *corpus.Index) QuestionResult {
+	qr := QuestionResult{ID: q.ID, Corpus: q.Corpus, Question: q.Question, Facts: len(q.Facts), Absent: q.Absent, Twin: q.Twin, Split: q.Split}
+	score(ctx, &qr, q, rep, ix)
+	return qr
+}
+
+// Total computes the totals of question results, as Run reports them.
+func Total(qrs []QuestionResult) *Result {
+	res := &Result{Questions: qrs, GoVersion: runtime.Version(), CPUs: runtime.NumCPU()}
+	res.total()
+	return res
+}
+
+func score(ctx context.Context, qr *QuestionResult, q Question, rep *research.Report, ix *corpus.Index) {
 	qr.Language = rep.Language
 	qr.Markdown = rep.Markdown
 	qr.Found, qr.Missing = FactRecall(rep, q.Facts)
@@ -406,9 +518,9 @@ func runQuestion(ctx context.Context, opts Options, ix *corpus.Index, q Question
 	}
 	qr.Fragments = Fragments(ctx, rep, ix)
 	qr.Repeats = Repeats(rep)
+	qr.Furniture = Furniture(ctx, rep, ix)
 	qr.NotCovered = SaysNotCovered(rep.Markdown, rep.Language)
 	qr.AbsentOK = q.Absent && qr.NotCovered && qr.Citations <= 1
-	return qr
 }
 
 var (
@@ -522,7 +634,7 @@ func groundedIn(ctx context.Context, f sources.Fetcher, e research.Evidence) err
 // WriteTable prints the result as an aligned text table with totals, then the language pairs.
 func (r *Result) WriteTable(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "id\tcorpus\tlang\tfacts\trecall\tcited\tprecision\tfragments\trepeats\tgrounding\ttime")
+	fmt.Fprintln(tw, "id\tcorpus\tsplit\tlang\tfacts\trecall\tcited\tprecision\tfragments\trepeats\tfurniture\tgrounding\ttime")
 	for _, q := range r.Questions {
 		status := fmt.Sprintf("%.2fs", q.Seconds)
 		if q.Error != "" {
@@ -535,13 +647,17 @@ func (r *Result) WriteTable(w io.Writer) error {
 				recall = "FILLER"
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%.0f%%\t%d\t%d\t%.0f%%\t%s\n", q.ID, q.Corpus, q.Language, facts, recall,
-			q.Citations, 100*q.Precision, len(q.Fragments), len(q.Repeats), 100*q.Grounding, status)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%.0f%%\t%d\t%d\t%d\t%.0f%%\t%s\n", q.ID, q.Corpus, q.Split, q.Language, facts, recall,
+			q.Citations, 100*q.Precision, len(q.Fragments), len(q.Repeats), len(q.Furniture), 100*q.Grounding, status)
 	}
-	fmt.Fprintf(tw, "TOTAL (%d questions)\t\t\t%d/%d\t%.0f%%\t%d\t%.0f%%\t%d\t%d\t%.1f%%\t%.2fs\n", len(r.Questions), r.Found, r.Facts,
-		100*r.Recall, r.Citations, 100*r.Precision, r.Fragments, r.Repeats, 100*r.Grounding, r.Seconds)
+	fmt.Fprintf(tw, "TOTAL (%d questions)\t\t\t\t%d/%d\t%.0f%%\t%d\t%.0f%%\t%d\t%d\t%d\t%.1f%%\t%.2fs\n", len(r.Questions), r.Found, r.Facts,
+		100*r.Recall, r.Citations, 100*r.Precision, r.Fragments, r.Repeats, r.Furniture, 100*r.Grounding, r.Seconds)
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	for _, sp := range r.Splits {
+		fmt.Fprintf(w, "split %-8s %2d questions · mean recall %.1f%% · fact recall %.1f%% (%d/%d) · citation precision %.1f%% · furniture %d · fragments %d\n",
+			sp.Split, sp.Questions, 100*sp.Recall, 100*sp.FactRecall, sp.Found, sp.Facts, 100*sp.Precision, sp.Furniture, sp.Fragments)
 	}
 	if len(r.Pairs) > 0 {
 		fmt.Fprintln(w, "\nlanguage pairs (the same question asked in Chinese and in English):")
@@ -555,8 +671,8 @@ func (r *Result) WriteTable(w io.Writer) error {
 		fmt.Fprintf(w, "  mean                   %4.0f%%   %-22s %4.0f%%\n", 100*zh/n, "", 100*en/n)
 	}
 	_, err := fmt.Fprintf(w, "\nmean recall %.1f%% · citation precision %.1f%% · fact recall %.1f%% (%d/%d) · absent answered right %d/%d · "+
-		"fragments %d · repeats %d · grounding %.1f%% (%d/%d) · research %.1fs + indexing %.1fs · %s, %d CPUs\n",
-		100*r.Recall, 100*r.Precision, 100*r.FactRecall, r.Found, r.Facts, r.AbsentOK, r.Absent, r.Fragments, r.Repeats,
+		"fragments %d · repeats %d · furniture %d · grounding %.1f%% (%d/%d) · research %.1fs + indexing %.1fs · %s, %d CPUs\n",
+		100*r.Recall, 100*r.Precision, 100*r.FactRecall, r.Found, r.Facts, r.AbsentOK, r.Absent, r.Fragments, r.Repeats, r.Furniture,
 		100*r.Grounding, r.Grounded, r.Citations, r.Seconds, r.IndexSeconds, r.GoVersion, r.CPUs)
 	return err
 }

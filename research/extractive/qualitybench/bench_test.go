@@ -46,6 +46,20 @@ func TestQuestionSet(t *testing.T) {
 	if goDocs < 15 || zh < 5 || zhGuide == 0 || zhGo == 0 {
 		t.Errorf("%d questions over the Go docs, %d in Chinese (%d over the Chinese guide, %d Go docs); want ≥ 15 and ≥ 5 over both", goDocs, zh, zhGuide, zhGo)
 	}
+	debian := map[string]int{}
+	var debianZH int
+	for _, q := range qs {
+		if q.Split == "" {
+			continue
+		}
+		debian[q.Split]++
+		if strings.ContainsAny(q.Question, "的是什么有哪些如何吗") {
+			debianZH++
+		}
+	}
+	if n := debian[SplitTune] + debian[SplitHeldOut]; n < 30 || 3*debianZH < n || debian[SplitHeldOut] < n/2-1 || debian[SplitTune] == 0 {
+		t.Errorf("%d questions over the Debian docs (%v), %d in Chinese; want ≥ 30, a third Chinese, half held out", n, debian, debianZH)
+	}
 	if absent < 3 || twins < 5 {
 		t.Errorf("%d absent-answer questions and %d language pairs; want ≥ 3 and ≥ 5", absent, twins)
 	}
@@ -203,4 +217,48 @@ func runGrounded(t *testing.T, opts Options) *Result {
 		t.Errorf("grounding %d/%d, want 100%%", res.Grounded, res.Citations)
 	}
 	return res
+}
+
+// TestBenchDebianDocs runs two questions of the tune half over documentation trees of Debian packages (the Rust
+// book in mdBook, with its print-all page and old-edition stubs; Node.js's API docs, with all.html) through the
+// real graph: citations grounded, none of them page furniture (navigation, a caption, a comment out of its code),
+// none from the aggregate pages or the stubs, and a recall floor below what the engine reaches.
+func TestBenchDebianDocs(t *testing.T) {
+	res := runGrounded(t, Options{WorkDir: t.TempDir(), Only: []string{"rust-references-rules", "node-max-listeners"}})
+	for _, q := range res.Questions {
+		if q.Citations == 0 || len(q.Furniture) > 0 {
+			t.Errorf("%s: %d citations, furniture %q", q.ID, q.Citations, q.Furniture)
+		}
+		if q.Recall < debianFloor[q.ID] {
+			t.Errorf("%s: recall %.2f below the floor %.2f (missing %q)", q.ID, q.Recall, debianFloor[q.ID], q.Missing)
+		}
+		for _, agg := range []string{"/print.html", "/all.html", "-edition/"} {
+			if strings.Contains(q.Markdown, agg+")") || strings.Contains(q.Markdown, agg) {
+				t.Errorf("%s: cites %s:\n%s", q.ID, agg, q.Markdown)
+			}
+		}
+	}
+}
+
+// debianFloor is TestBenchDebianDocs's recall floor per question, below what the engine reaches.
+var debianFloor = map[string]float64{"rust-references-rules": 0.5, "node-max-listeners": 0.66}
+
+// The totals of each split: the older questions, the tune half and the held-out half, each summed on its own.
+func TestTotalsPerSplit(t *testing.T) {
+	res := Total([]QuestionResult{
+		{ID: "a", Facts: 2, Found: 2, Recall: 1, Citations: 2, Precision: 1},
+		{ID: "b", Split: SplitTune, Facts: 2, Found: 1, Recall: 0.5, Citations: 2, Precision: 0.5, Furniture: []string{"caption: x"}},
+		{ID: "c", Split: SplitHeldOut, Facts: 4, Found: 1, Recall: 0.25, Citations: 4, Precision: 0.75},
+		{ID: "d", Split: SplitHeldOut, Facts: 4, Found: 3, Recall: 0.75, Citations: 4, Precision: 0.25},
+	})
+	if len(res.Splits) != 3 || res.Furniture != 1 || res.Found != 7 || res.Facts != 12 {
+		t.Fatalf("totals %+v", res)
+	}
+	ho := res.Splits[2]
+	if ho.Split != SplitHeldOut || ho.Questions != 2 || ho.Recall != 0.5 || ho.FactRecall != 0.5 || ho.Precision != 0.5 {
+		t.Errorf("held-out totals %+v", ho)
+	}
+	if res.Splits[0].Split != "older" || res.Splits[1].Furniture != 1 {
+		t.Errorf("splits %+v", res.Splits)
+	}
 }

@@ -86,16 +86,7 @@ var (
 	markerRE    = regexp.MustCompile(`\s*\[\d+(?:\s*,\s*\d+)*\]`)
 	gluedCiteRE = regexp.MustCompile(`\][.!?]\p{L}`) // Latin text only: after "。" Chinese takes no space
 
-	latinWordRE  = regexp.MustCompile(`[A-Za-z][A-Za-z'-]*`)
-	auxiliaryRE  = regexp.MustCompile(`(?i)^(is|are|was|were|be|been|being|has|have|had|do|does|did|can|could|may|might|must|shall|should|will|would|need|needs)$`)
 	terminalEnds = ".!?;。！？；…)）\"'”’」』`*"
-	articleRE    = regexp.MustCompile(`(?i)^(the|a|an)$`)
-	// imperativeRE: verbs that open an instruction in documentation and code comments.
-	imperativeRE = regexp.MustCompile(`^(Add|Avoid|Call|Check|Close|Drop|Ensure|Exit|Keep|Make|Move|Open|Pass|Put|Read|Remove|Return|Run|See|Set|Skip|Start|Stop|Take|Try|Use|Wait|Write)$`)
-	// beforeArticleRE is a word directly before an article, nothing but a space between them.
-	beforeArticleRE = regexp.MustCompile(`(?i)\b([A-Za-z]+) (?:the|a|an)\b`)
-	// functionWordRE: words that stand before an article without being verbs.
-	functionWordRE = regexp.MustCompile(`(?i)^(of|to|in|on|at|by|for|with|from|into|onto|over|under|about|through|between|among|across|via|within|without|during|after|before|per|than|as|and|or|but|nor|if|when|while|that|which|who|where|so|because|since|until|unless|whether|all|both|each|every|such|not|only|just|even|also|like|than|is|are|was|were)$`)
 )
 
 // Fragments lists the report's cited sentences that are not whole sentences, each as "reason: text":
@@ -127,7 +118,7 @@ func Fragments(ctx context.Context, rep *research.Report, f sources.Fetcher) []s
 			continue
 		}
 		s := strings.TrimSpace(markerRE.ReplaceAllString(c.Text, ""))
-		if !verbLike(s) {
+		if !lexical.HasVerb(s) {
 			out = append(out, "no verb: "+clip(s))
 		}
 	}
@@ -156,47 +147,6 @@ func cutInSource(text, quote string) bool {
 	rest := strings.TrimPrefix(strings.TrimLeft(text[i+len(quote):], " \t"), "\n")
 	r, _ := utf8.DecodeRuneInString(rest)
 	return unicode.IsLetter(r) || unicode.IsDigit(r)
-}
-
-func verbLike(s string) bool {
-	cjk := 0
-	for _, r := range s {
-		if lexical.IsCJK(r) {
-			cjk++
-		}
-	}
-	if cjk >= 4 {
-		return true
-	}
-	// A remark on a declaration ("`children map[canceler]struct{}`: set to nil by the first cancel call") names
-	// its subject in code and says what it is: a definition, not a sentence missing its verb.
-	if strings.HasPrefix(s, "`") {
-		if i := strings.Index(s[1:], "`: "); i >= 0 && len(latinWordRE.FindAllString(s[i+4:], -1)) >= 3 {
-			return true
-		}
-	}
-	words := latinWordRE.FindAllString(s, -1)
-	if len(words) < 3 {
-		return false
-	}
-	// An instruction opens with its verb: "Move primary cache to victim cache.", "See package sync documentation."
-	if imperativeRE.MatchString(words[0]) {
-		return true
-	}
-	// An imperative's verb is a bare word taking its object: "use the true R name", "Give an error if …".
-	for _, m := range beforeArticleRE.FindAllStringSubmatch(s, -1) {
-		if !functionWordRE.MatchString(m[1]) && !articleRE.MatchString(m[1]) {
-			return true
-		}
-	}
-	for _, w := range words {
-		lw := strings.ToLower(w)
-		if auxiliaryRE.MatchString(w) || len(lw) >= 4 && (strings.HasSuffix(lw, "ed") ||
-			strings.HasSuffix(lw, "s") && !strings.HasSuffix(lw, "ss") && !strings.HasSuffix(lw, "us") && !strings.HasSuffix(lw, "is")) {
-			return true
-		}
-	}
-	return false
 }
 
 // Repeats lists the claims the report cites more than once: the same evidence item in two places, or two
@@ -272,6 +222,84 @@ func startsWithCodeName(q string) bool {
 	for i, r := range first {
 		if i > 0 && (unicode.IsUpper(r) || r == '_' || r == '.' && i < len(first)-1) {
 			return true
+		}
+	}
+	return false
+}
+
+var (
+	// chromeRE are phrases of page furniture that documentation generators and web sites put around the content:
+	// search boxes and their hints, edition and version banners, edit links, skip links, pagers, cookie notices,
+	// footers.
+	chromeRE = regexp.MustCompile(`(?i)\bpress\s+\S{1,6}(?:\s+or\s+\S{1,6})?\s+to\s+search\b|\btype to search\b|\bsearch (?:the )?docs\b|` +
+		`\bnew(?:er)? (?:edition|version) of (?:this|the) (?:page|book|document)|\bno longer distributed\b|\bcurrent version of the book\b|` +
+		`\bedit (?:this page|on github)\b|\bskip to (?:main )?content\b|\btable of contents\b|\b(?:previous|next) (?:page|chapter)\b|` +
+		`\bwe use cookies\b|\baccept (?:all )?cookies\b|\ball rights reserved\b|\bwas this page helpful\b|\blast updated\b|\bpermalink to this\b`)
+	commentLineRE = regexp.MustCompile(`^\s*(?://|/\*|\*|#(?:\s|$)|--|;;)`)
+	fenceRE       = regexp.MustCompile("^\\s*(?:```|~~~)")
+)
+
+// Furniture lists the report's cited sentences that are page furniture and not findings, each as
+// "reason: text": navigation and other chrome (a search hint, an edition banner, an edit link, a pager, a cookie
+// notice: chromeRE), the caption of a listing or figure on its own, or a comment taken out of a code block of a
+// document (the quote stands on a commented line inside a fenced block, and is not the whole block).
+func Furniture(ctx context.Context, rep *research.Report, f sources.Fetcher) []string {
+	var out []string
+	for _, c := range rep.CitationMap {
+		if len(c.EvidenceIDs) == 0 {
+			continue
+		}
+		s := strings.TrimSpace(markerRE.ReplaceAllString(c.Text, ""))
+		switch {
+		case chromeRE.MatchString(s):
+			out = append(out, "navigation: "+clip(s))
+		case lexical.IsCaption(s):
+			out = append(out, "caption: "+clip(s))
+		}
+	}
+	for _, e := range citedEvidence(rep) {
+		if strings.Contains(e.Quote, "```") || isSourceFile(e.Source) {
+			continue
+		}
+		doc, err := f.Fetch(ctx, e.Source)
+		if err != nil {
+			continue
+		}
+		if inCodeComment(doc.Text, e.Quote) {
+			out = append(out, "comment out of its code: "+clip(e.Quote))
+		}
+	}
+	return out
+}
+
+// isSourceFile reports a source code file, whose comments are its prose.
+func isSourceFile(source string) bool {
+	switch path.Ext(fileName(source)) {
+	case ".md", ".markdown", ".html", ".htm", ".txt", ".rst", ".xhtml", "":
+		return false
+	}
+	return true
+}
+
+// inCodeComment reports a quote whose first line stands on a commented line inside a fenced code block of text.
+func inCodeComment(text, quote string) bool {
+	first, _, _ := strings.Cut(strings.TrimSpace(quote), "\n")
+	if first == "" {
+		return false
+	}
+	fenced := false
+	for _, line := range strings.Split(text, "\n") {
+		if fenceRE.MatchString(line) {
+			fenced = !fenced
+			continue
+		}
+		if fenced && strings.Contains(line, first) {
+			if commentLineRE.MatchString(line) {
+				return true
+			}
+			if i := strings.Index(line, "//"); i >= 0 && i < strings.Index(line, first) {
+				return true
+			}
 		}
 	}
 	return false

@@ -89,29 +89,6 @@ func TestScoring(t *testing.T) {
 	}
 }
 
-// The fragment check's verb test: noun phrases are fragments, imperatives are sentences.
-func TestVerbLike(t *testing.T) {
-	for s, want := range map[string]bool{
-		"To access the actual hardware register use the true R name.":          true,
-		"Give an error if unable to represent an integer constant precisely.":  true,
-		"The closing of a channel is synchronized before a receive.":           true,
-		"SP: Stack pointer: the highest address within the local stack frame.": false,
-		"Its kind and location.":  false,
-		"A pointer to the frame.": false,
-		"Stack pointer, the highest address within the local stack frame.":       false,
-		"互斥锁的零值是未加锁的互斥锁。":                                                        true,
-		"Move primary cache to victim cache.":                                    true,
-		"See package [sync.Mutex] documentation.":                                true,
-		"Stack pointer to the frame.":                                            false,
-		"`children map[canceler]struct{}`: set to nil by the first cancel call.": true,
-		"`children map[canceler]struct{}`: nil.":                                 false,
-	} {
-		if got := verbLike(s); got != want {
-			t.Errorf("verbLike(%q) = %v, want %v", s, got, want)
-		}
-	}
-}
-
 func TestCodeWithRemark(t *testing.T) {
 	for q, want := range map[string]bool{
 		"children map[canceler]struct{} // set to nil by the first cancel call":     true,
@@ -123,6 +100,56 @@ func TestCodeWithRemark(t *testing.T) {
 	} {
 		if got := codeWithRemark(q); got != want {
 			t.Errorf("codeWithRemark(%q) = %v, want %v", q, got, want)
+		}
+	}
+}
+
+// The furniture check flags navigation, a caption on its own and a comment taken out of a code block, and
+// passes a sentence of the prose and a whole quoted code block.
+func TestFurniture(t *testing.T) {
+	dir := t.TempDir()
+	text := "# Ownership\n\nEach value in Rust has an owner.\n\n```rust\nfn main() {\n    // The backing memory is freed here\n}\n```\n\n" +
+		"Listing 4-5: Returning ownership of parameters\n\nPress S or / to search in the book.\n"
+	path := filepath.Join(dir, "own.md")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := corpus.Open(filepath.Join(t.TempDir(), "ix"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if _, err := ix.Add(t.Context(), dir); err != nil {
+		t.Fatal(err)
+	}
+	src := corpus.FileURL(path, 1, 13)
+	rep := &research.Report{
+		Citations: []research.Citation{{N: 1, EvidenceIDs: []string{"e1"}}, {N: 2, EvidenceIDs: []string{"e2"}}, {N: 3, EvidenceIDs: []string{"e3"}}, {N: 4, EvidenceIDs: []string{"e4"}}},
+		Evidence: []research.Evidence{
+			{ID: "e1", Quote: "Each value in Rust has an owner.", Source: src},
+			{ID: "e2", Quote: "The backing memory is freed here", Source: src},
+			{ID: "e3", Quote: "Listing 4-5: Returning ownership of parameters", Source: src},
+			{ID: "e4", Quote: "Press S or / to search in the book.", Source: src},
+		},
+		CitationMap: []research.Conclusion{
+			{Text: "Each value in Rust has an owner [1].", EvidenceIDs: []string{"e1"}},
+			{Text: "The backing memory is freed here [2].", EvidenceIDs: []string{"e2"}},
+			{Text: "Listing 4-5: Returning ownership of parameters [3].", EvidenceIDs: []string{"e3"}},
+			{Text: "Press S or / to search in the book [4].", EvidenceIDs: []string{"e4"}},
+		},
+	}
+	got := Furniture(t.Context(), rep, ix)
+	want := []string{"navigation: Press S", "caption: Listing 4-5", "comment out of its code: The backing"}
+	if len(got) != len(want) {
+		t.Fatalf("furniture %q, want %d items", got, len(want))
+	}
+	for _, w := range want {
+		found := false
+		for _, g := range got {
+			found = found || strings.HasPrefix(g, w)
+		}
+		if !found {
+			t.Errorf("furniture %q lacks %q", got, w)
 		}
 	}
 }

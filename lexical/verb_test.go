@@ -1,0 +1,28 @@
+package lexical
+
+import "testing"
+
+// The verb test: noun phrases are fragments, imperatives are sentences.
+func TestHasVerb(t *testing.T) {
+	for s, want := range map[string]bool{
+		"To access the actual hardware register use the true R name.":          true,
+		"Give an error if unable to represent an integer constant precisely.":  true,
+		"The closing of a channel is synchronized before a receive.":           true,
+		"SP: Stack pointer: the highest address within the local stack frame.": false,
+		"Its kind and location.":  false,
+		"A pointer to the frame.": false,
+		"Stack pointer, the highest address within the local stack frame.":       false,
+		"互斥锁的零值是未加锁的互斥锁。":                                                        true,
+		"Move primary cache to victim cache.":                                    true,
+		"See package [sync.Mutex] documentation.":                                true,
+		"Stack pointer to the frame.":                                            false,
+		"For the hardware register, use R13.":                                    true,
+		"Rust logo Rust 1.63.0":                                                  false,
+		"`children map[canceler]struct{}`: set to nil by the first cancel call.": true,
+		"`children map[canceler]struct{}`: nil.":                                 false,
+	} {
+		if got := HasVerb(s); got != want {
+			t.Errorf("HasVerb(%q) = %v, want %v", s, got, want)
+		}
+	}
+}

@@ -1,0 +1,135 @@
+package extract
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// debianDocs holds the HTML documentation of Debian packages that scripts/install-test-deps installs: real pages
+// of four generators (Sphinx: python3.11-doc, DocBook: postgresql-doc-15, Node.js's API docs: nodejs-doc,
+// mdBook and rustdoc: rust-doc). Their licences are in /usr/share/doc/<package>/copyright; the tests read them in
+// place and copy nothing.
+const debianDocs = "/usr/share/doc"
+
+// Real pages of documentation generators keep their content — headings, paragraphs, list items, table rows,
+// definitions and code — and lose their chrome: site navigation, search boxes, pagers, permalink marks, footers.
+func TestWholeKeepsContentDropsChromeOnGeneratorPages(t *testing.T) {
+	tests := []struct {
+		generator, page string
+		keep, drop      []string
+	}{
+		{"Sphinx", "python3.11-doc/html/tutorial/errors.html",
+			[]string{"# 8. Errors and Exceptions", "statement works as follows.",
+				"- First, the *try clause* (the statement(s) between the [`try`]", ">>> while True print('Hello world')"},
+			[]string{"### Navigation", "Previous topic", "Report a Bug", "Last updated on", "Created using", "Permalink to this heading", "¶",
+				"[modules](../py-modindex.html", "Python Software Foundation is a non-profit"}},
+		{"Sphinx glossary (definitions)", "python3.11-doc/html/glossary.html",
+			[]string{"global interpreter lock", "only one thread executes Python bytecode at a time"},
+			[]string{"Permalink to this term", "### Navigation", "Quick search"}},
+		{"Sphinx table", "python3.11-doc/html/howto/logging.html",
+			[]string{"`DEBUG`\tDetailed information, typically of interest only when diagnosing problems.", "Level\tWhen it’s used", "The default level is `WARNING`"},
+			[]string{"### Navigation", "Table of Contents", "Next topic"}},
+		{"DocBook", "postgresql-doc-15/html/routine-vacuuming.html",
+			[]string{"Routine Vacuuming", "1. To recover or reuse disk space occupied by updated or deleted rows.",
+				"4. To protect against loss of very old data due to"},
+			[]string{"[Prev](maintenance.html", "[Home](index.html", "[25.1.1. Vacuuming Basics](routine-vacuuming.html#VACUUM-BASICS)", "[]()"}},
+		{"Node.js API docs", "nodejs/api/events.html",
+			[]string{"## Events", "By default, a maximum of `10` listeners can be registered for any single event.", "const myEmitter = new MyEmitter();"},
+			[]string{"[Assertion testing](assert.html)", "Table of contents", "View on single page", "Edit on GitHub", "Other versions"}},
+		{"mdBook", "rust-doc/html/book/ch04-01-what-is-ownership.html",
+			[]string{"## What Is Ownership?", "- Each value in Rust has an *owner*.", "- There can only be one owner at a time.",
+				`let s = String::from("hello");`},
+			[]string{"# The Rust Programming Language", "Print this book", "Search this book", "Previous chapter", "[1.1. Installation]",
+				"(#what-is-ownership)"}},
+		{"rustdoc", "rust-doc/html/std/vec/struct.Vec.html",
+			[]string{"A contiguous growable array type", "vec.push(1);"},
+			[]string{"rust-logo", "Expand description", "Change settings", "Click or press", "[Methods](#implementations)"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.generator, func(t *testing.T) {
+			data, err := os.ReadFile(filepath.Join(debianDocs, tt.page))
+			if err != nil {
+				t.Fatalf("%v (scripts/install-test-deps installs the Debian documentation packages)", err)
+			}
+			res, err := Whole(DecodeText(data, "text/html"), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, k := range tt.keep {
+				if !strings.Contains(res.Text, k) {
+					t.Errorf("%s: content lost: %q", tt.page, k)
+				}
+			}
+			for _, d := range tt.drop {
+				if strings.Contains(res.Text, d) {
+					t.Errorf("%s: chrome kept: %q", tt.page, d)
+				}
+			}
+			if res.Title == "" {
+				t.Errorf("%s: no title", tt.page)
+			}
+		})
+	}
+}
+
+// The rules on small pages, one per rule, each with content that must stay beside the chrome that must go.
+func TestPruneChromeRules(t *testing.T) {
+	tests := []struct {
+		name, html string
+		keep, drop []string
+	}{
+		{"navigation role and search", `<div role="navigation"><a href="/a">Home</a></div><div role="search">Press S or / to search</div><p>The cache holds entries.</p>`,
+			[]string{"The cache holds entries."}, []string{"Home", "to search"}},
+		{"hidden elements", `<div hidden>Skipped text</div><span aria-hidden="true">Icon label</span><p>Visible prose stays.</p>`,
+			[]string{"Visible prose stays."}, []string{"Skipped text", "Icon label"}},
+		{"link-dense list", `<ul><li><a href="a.html">Alpha</a></li><li><a href="b.html">Beta</a></li><li><a href="c.html">Gamma</a></li></ul>` +
+			`<ul><li>Each value has an owner.</li><li>See <a href="x.html">the owner rules</a> for the details of this case.</li></ul>`,
+			[]string{"Each value has an owner.", "the owner rules"}, []string{"Alpha", "Gamma"}},
+		{"generator class names", `<div class="related">Previous | Next</div><div class="md-sidebar">Menu</div><div class="theme-doc-version-banner">This is documentation for an old version.</div><p>Body text.</p>`,
+			[]string{"Body text."}, []string{"Previous", "Menu", "old version"}},
+		{"permalink marks and self-linked headings", `<h2 id="x"><a href="#x">Ownership Rules</a><a class="x" href="#x">¶</a></h2><p>Text under it.</p>`,
+			[]string{"## Ownership Rules", "Text under it."}, []string{"¶", "(#x)"}},
+		{"a layout block holding main is kept", `<div class="sidebar"><main><p>Main content sits here.</p></main></div>`,
+			[]string{"Main content sits here."}, nil},
+		{"footer, form and cookie notice", `<p>Article text.</p><div id="cookie-banner">We use cookies.</div><form><input value="q"></form><footer>© 2026 Someone</footer>`,
+			[]string{"Article text."}, []string{"cookies", "©"}},
+		{"code is content even among links", `<div><a href="a">a</a> <a href="b">b</a> <a href="c">c</a><pre><code>x := 1</code></pre></div>`,
+			[]string{"x := 1"}, nil},
+		{"table rows and definitions stay", `<table><tr><th>Level</th><th>Meaning</th></tr><tr><td>DEBUG</td><td>Detailed information.</td></tr></table><dl><dt>GIL</dt><dd>One thread runs bytecode.</dd></dl>`,
+			[]string{"Level\tMeaning\nDEBUG\tDetailed information.\n", "GIL", "One thread runs bytecode."}, nil},
+	}
+	for _, tt := range tests {
+		res, err := Whole("<html><body>"+tt.html+"</body></html>", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range tt.keep {
+			if !strings.Contains(res.Text, k) {
+				t.Errorf("%s: lost %q:\n%s", tt.name, k, res.Text)
+			}
+		}
+		for _, d := range tt.drop {
+			if strings.Contains(res.Text, d) {
+				t.Errorf("%s: kept %q:\n%s", tt.name, d, res.Text)
+			}
+		}
+	}
+}
+
+// Markdown tables become tab-separated rows, header first, the rule dropped; an escaped pipe stays in its cell;
+// pipes in fenced code and lone pipe lines without a rule are left alone.
+func TestTableRows(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"| a | b |\n|---|:-:|\n| 1 | x \\| y |\n| | 2 |\ntext", "a\tb\n1\tx | y\n\t2\ntext"},
+		{"```\n| a | b |\n|---|---|\n```", "```\n| a | b |\n|---|---|\n```"},
+		{"| not a table |\nnext", "| not a table |\nnext"},
+		{"|\n|", "|\n|"},
+	}
+	for _, tt := range tests {
+		if got := tableRows(tt.in); got != tt.want {
+			t.Errorf("tableRows(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
