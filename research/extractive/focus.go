@@ -18,8 +18,8 @@ const (
 )
 
 // focusVariants are the ways the question's key phrases may be spelled in the sources: as asked, and with every
-// Chinese unit the glossary can render replaced by its English rendering (a unit it cannot render is kept, and
-// weighs little when no source uses it).
+// Chinese unit the bilingual dictionary can render replaced by its English rendering (a unit it cannot render is
+// kept, and weighs little when no source uses it), or for an English question its Chinese rendering.
 func focusVariants(core research.SubQuestion) []variant {
 	if len(core.Queries) == 0 {
 		return []variant{queryVariant(core.Question)}
@@ -42,6 +42,9 @@ func focusVariants(core research.SubQuestion) []variant {
 		if m := strings.Join(mixed, " "); m != q {
 			out = append(out, queryVariant(m))
 		}
+	} else if t := translateZH(q); t != "" {
+		// An English question over Chinese sources: its key words in Chinese.
+		out = append(out, queryVariant(t))
 	}
 	return out
 }
@@ -138,6 +141,12 @@ func (s *Synthesizer) absentTerms(ctx context.Context, p *poolIndex, question st
 			continue
 		}
 		queries := []string{u}
+		if !hasCJK(u) && p.cjk {
+			// An English word over Chinese sources is checked in Chinese too.
+			if t := translateZH(u); t != "" {
+				queries = append(queries, t)
+			}
+		}
 		if hasCJK(u) {
 			t := translate(u)
 			if t == "" && !p.cjk {
