@@ -135,7 +135,12 @@ func senseWords(s string) []string {
 		if strings.HasPrefix(f, "-") || strings.HasSuffix(f, "-") {
 			continue
 		}
-		out = append(out, strings.ToLower(strings.Trim(f, "'")))
+		// A hyphenated compound ("signal-to-noise") is searched by its parts, as the index splits it.
+		for _, p := range strings.Split(f, "-") {
+			if p = strings.ToLower(strings.Trim(p, "'")); p != "" {
+				out = append(out, p)
+			}
+		}
 	}
 	return out
 }

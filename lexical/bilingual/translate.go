@@ -13,8 +13,10 @@ import (
 // (maxTermsChar for a single character, whose senses are many and loosely related).
 const (
 	keepShare    = 0.5
-	maxTerms     = 2
+	maxTerms     = 3
 	maxTermsChar = 1
+	// maxHeadwords bounds the Chinese renderings of one English word or phrase.
+	maxHeadwords = 2
 )
 
 // English returns the candidate English renderings of one Chinese word, best first, and whether the dictionary
@@ -133,7 +135,7 @@ func (d *Dict) reverse() map[string][]revEntry {
 			}
 			// How many headwords contain this one stands in for its frequency, which the dictionary does not
 			// give: 记忆 (memory) is part of many compounds, a rare literary word of none.
-			common := 1 + math.Log1p(float64(prod[w.text]))
+			common := 1 + 0.3*math.Log1p(float64(prod[w.text]))
 			got := map[string]bool{}
 			for i, s := range w.senses {
 				st := lexical.Tokenize(s)
@@ -206,7 +208,7 @@ func (d *Dict) Chinese(en string) []Term {
 	}
 	var out []Term
 	for _, e := range es {
-		if len(out) == maxTermsChar || e.score < keepShare*es[0].score {
+		if len(out) == maxHeadwords || e.score < keepShare*es[0].score {
 			break
 		}
 		out = append(out, Term{Text: e.zh, Weight: e.score / es[0].score})
@@ -225,15 +227,20 @@ func (d *Dict) ToChinese(s string) (string, int) {
 			toks = append(toks, tok{surface: seg.Text})
 			continue
 		}
-		st := lexical.Tokenize(seg.Text)
-		if len(st) == 0 {
-			continue // a stop word
-		}
-		if len(st) > 1 || strings.ContainsAny(seg.Text, "._/#+") {
+		if strings.ContainsAny(seg.Text, "._/#+") {
 			toks = append(toks, tok{surface: seg.Text}) // a name of code: never translated
 			continue
 		}
-		toks = append(toks, tok{surface: seg.Text, stem: st[0]})
+		// A hyphenated compound ("signal-to-noise") is looked up by its words.
+		for _, part := range strings.Split(seg.Text, "-") {
+			st := lexical.Tokenize(part)
+			switch {
+			case len(st) == 1:
+				toks = append(toks, tok{surface: part, stem: st[0]})
+			case len(st) > 1:
+				toks = append(toks, tok{surface: part})
+			}
+		}
 	}
 	rev := d.reverse()
 	var parts []string
@@ -256,7 +263,7 @@ func (d *Dict) ToChinese(s string) (string, int) {
 				continue
 			}
 			for k, e := range es {
-				if k == maxTermsChar || e.score < keepShare*es[0].score {
+				if k == maxHeadwords || e.score < keepShare*es[0].score {
 					break
 				}
 				parts = append(parts, e.zh)
