@@ -15,8 +15,10 @@ const (
 	keepShare    = 0.5
 	maxTerms     = 3
 	maxTermsChar = 1
-	// maxHeadwords bounds the Chinese renderings of one English word or phrase.
+	// maxHeadwords bounds the Chinese renderings of one English word or phrase; a word with more than
+	// maxSynonyms headwords whose sense it is is not rendered at all.
 	maxHeadwords = 2
+	maxSynonyms  = 30
 )
 
 // English returns the candidate English renderings of one Chinese word, best first, and whether the dictionary
@@ -135,7 +137,7 @@ func (d *Dict) reverse() map[string][]revEntry {
 			}
 			// How many headwords contain this one stands in for its frequency, which the dictionary does not
 			// give: 记忆 (memory) is part of many compounds, a rare literary word of none.
-			common := 1 + 0.3*math.Log1p(float64(prod[w.text]))
+			common := 1 + 0.15*math.Log1p(float64(prod[w.text]))
 			got := map[string]bool{}
 			for i, s := range w.senses {
 				st := lexical.Tokenize(s)
@@ -147,7 +149,9 @@ func (d *Dict) reverse() map[string][]revEntry {
 					continue
 				}
 				got[key] = true
-				rev[key] = append(rev[key], revEntry{zh: w.text, score: decay(i) * length * common})
+				// The sense's rank counts more here than in English(): a headword whose main sense is the
+				// English word renders it; one that reaches it in a later sense only approaches it.
+				rev[key] = append(rev[key], revEntry{zh: w.text, score: length * common / (1 + float64(i))})
 			}
 		}
 		for k, es := range rev {
@@ -157,6 +161,12 @@ func (d *Dict) reverse() map[string][]revEntry {
 				}
 				return es[a].zh < es[b].zh
 			})
+			// An English word that many headwords render ("light": 光, 轻, 灯, 亮 …) is too general to render
+			// as any one of them: it stays in English.
+			if !strings.Contains(k, " ") && len(es) > maxSynonyms {
+				delete(rev, k)
+				continue
+			}
 			if len(es) > 8 {
 				es = es[:8]
 			}

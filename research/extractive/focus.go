@@ -142,10 +142,13 @@ func (s *Synthesizer) absentTerms(ctx context.Context, p *poolIndex, question st
 		}
 		queries := []string{u}
 		if !hasCJK(u) && p.cjk {
-			// An English word over Chinese sources is checked in Chinese too.
-			if t := translateZH(u); t != "" {
-				queries = append(queries, t)
+			// An English word over Chinese sources is checked in Chinese too; one the dictionary cannot render
+			// (too general: "light" is 光, 轻, 灯 …) leaves nothing to judge by.
+			t := translateZH(u)
+			if t == "" {
+				continue
 			}
+			queries = append(queries, t)
 		}
 		if hasCJK(u) {
 			t := translate(u)
