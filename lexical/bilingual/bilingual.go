@@ -25,6 +25,9 @@ import (
 //go:embed cedict.gz
 var cedictGz []byte
 
+// computingMark opens a sense the dictionary labels as one of computing ("(computing) stack").
+const computingMark = "~"
+
 // maxWordRunes bounds a headword's length in runes for segmentation (longer headwords are idioms and names that
 // questions rarely contain whole).
 const maxWordRunes = 8

