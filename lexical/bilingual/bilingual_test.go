@@ -86,7 +86,7 @@ func TestToEnglishAnyVocabulary(t *testing.T) {
 			continue
 		}
 		for _, w := range want {
-			if !slices.Contains(strings.Fields(got), w) {
+			if !slices.Contains(strings.FieldsFunc(got, func(r rune) bool { return r == ' ' || r == '|' }), w) {
 				t.Errorf("ToEnglish(%q) = %q, lacks %q", in, got, w)
 			}
 		}

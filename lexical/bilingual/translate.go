@@ -82,7 +82,13 @@ func (d *Dict) English(zh string) ([]Term, bool) {
 	return out, true
 }
 
-// ToEnglish renders a text for an English search: each Chinese word by its English renderings, a Chinese word
+// Alternatives joins the renderings of one word in ToEnglish's and ToChinese's output ("propagate|spread"): a
+// search engine that splits words at punctuation searches all of them; a scorer that knows the mark counts one
+// word found when any of them is.
+const Alternatives = "|"
+
+// ToEnglish renders a text for an English search: each Chinese word by its English renderings (joined by
+// Alternatives), a Chinese word
 // the dictionary lacks as written (so the rest of a partly known question still searches), function words
 // dropped, and words of other scripts ("Go", "sync.Map") as written. It returns the rendering and how many
 // Chinese words were rendered; with none rendered the rendering is "".
@@ -99,10 +105,12 @@ func (d *Dict) ToEnglish(s string) (string, int) {
 			parts = append(parts, seg.Text)
 			continue
 		}
+		alts := make([]string, 0, len(terms))
 		for _, t := range terms {
-			parts = append(parts, t.Text)
+			alts = append(alts, t.Text)
 		}
 		if len(terms) > 0 {
+			parts = append(parts, strings.Join(alts, Alternatives))
 			rendered++
 		}
 	}
@@ -277,12 +285,14 @@ func (d *Dict) ToChinese(s string) (string, int) {
 			if len(es) == 0 {
 				continue
 			}
+			var alts []string
 			for k, e := range es {
 				if k == maxHeadwords || e.score < keepShare*es[0].score {
 					break
 				}
-				parts = append(parts, e.zh)
+				alts = append(alts, e.zh)
 			}
+			parts = append(parts, strings.Join(alts, Alternatives))
 			matched = n
 			rendered += n
 			break

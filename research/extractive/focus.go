@@ -82,6 +82,18 @@ func (p *poolIndex) focus(variants []variant, i int) float64 {
 	for _, v := range variants {
 		var got, all float64
 		for _, unit := range v {
+			if isAlt(unit) {
+				idf := func(t string) float64 {
+					df := float64(p.df[t])
+					return 1 + math.Log(1+(n-df+0.5)/(df+0.5))
+				}
+				uw, hit := altUnit(unit, func(t string) bool { return p.df[t] > 0 }, idf, p.terms[i])
+				all += uw
+				if hit {
+					got += uw
+				}
+				continue
+			}
 			var uw, ugot, uall float64
 			absent := true
 			for _, t := range unit {
@@ -152,8 +164,10 @@ func (s *Synthesizer) absentTerms(ctx context.Context, p *poolIndex, question st
 		}
 		if hasCJK(u) {
 			t := translate(u)
-			if t == "" && !p.cjk {
-				continue // a Chinese word over sources in another language: nothing to judge by
+			if !p.cjk && (t == "" || !confidentRendering(u)) {
+				// A Chinese word over sources in another language that the dictionary renders only by a guess
+				// (a single character, 包 "cover" for package) leaves nothing to judge by.
+				continue
 			}
 			if t != "" {
 				queries = append(queries, t)

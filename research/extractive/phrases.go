@@ -256,6 +256,22 @@ func translate(s string) string {
 	return t
 }
 
+// confidentRendering reports whether every Chinese content word of s is a headword of two or more characters: a
+// single character has many senses and the dictionary's first is often not the one meant; a word it lacks is not
+// rendered at all.
+func confidentRendering(s string) bool {
+	d, err := bilingual.Default()
+	if err != nil {
+		return false
+	}
+	for _, seg := range d.Segment(s) {
+		if seg.CJK && !seg.Function && (!seg.Known || utf8.RuneCountInString(seg.Text) < 2) {
+			return false
+		}
+	}
+	return true
+}
+
 // translateZH renders an English text in Chinese for a search over Chinese documents: runs of its words that are
 // one sense of a headword become that headword, names and code stay as written; "" when nothing was rendered.
 func translateZH(s string) string {

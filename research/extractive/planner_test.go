@@ -170,7 +170,7 @@ func TestTranslate(t *testing.T) {
 		"C 线程退出时":   {"C", "thread"},
 		"程序计数器 栈指针": {"counter", "pointer"},
 	} {
-		got := strings.Fields(translate(in))
+		got := strings.FieldsFunc(translate(in), func(r rune) bool { return r == ' ' || r == '|' })
 		for _, w := range want {
 			if !slices.Contains(got, w) {
 				t.Errorf("translate(%q) = %q, lacks %q", in, got, w)
