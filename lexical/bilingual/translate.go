@@ -12,9 +12,9 @@ import (
 // Rendering bounds: a word keeps the renderings weighing at least keepShare of its best one, at most maxTerms
 // (maxTermsChar for a single character, whose senses are many and loosely related).
 const (
-	keepShare    = 0.5
-	maxTerms     = 3
-	maxTermsChar = 1
+	keepShare    = 0.3
+	maxTerms     = 4
+	maxTermsChar = 2
 	// maxHeadwords bounds the Chinese renderings of one English word or phrase; a word with more than
 	// maxSynonyms headwords whose sense it is is not rendered at all.
 	maxHeadwords = 2
