@@ -188,11 +188,11 @@ func TestLoadRefusesBadData(t *testing.T) {
 func TestHostileInput(t *testing.T) {
 	d := dict(t)
 	for name, in := range map[string]string{
-		"huge Chinese":   strings.Repeat("数据库事务的隔离级别如何保证一致性", 20000),
-		"huge one word":  strings.Repeat("的", 300000),
-		"rare and emoji": strings.Repeat("𪚥😀\u200d\U000E0001𠀀", 50000),
-		"mixed":          strings.Repeat("Go的sync.Map和HTTP/2协议😀", 20000),
-		"invalid utf-8":  strings.Repeat("数据\xff\xfe库", 20000),
+		"huge Chinese":   strings.Repeat("数据库事务的隔离级别如何保证一致性", 2000),
+		"huge one word":  strings.Repeat("的", 30000),
+		"rare and emoji": strings.Repeat("𪚥😀\u200d\U000E0001𠀀", 5000),
+		"mixed":          strings.Repeat("Go的sync.Map和HTTP/2协议😀", 2000),
+		"invalid utf-8":  strings.Repeat("数据\xff\xfe库", 2000),
 	} {
 		segs := d.Segment(in)
 		en, _ := d.ToEnglish(in)
