@@ -6,6 +6,7 @@ import (
 	"math"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -13,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/deepresearch/deepresearch/lexical"
+	"github.com/deepresearch/deepresearch/lexical/bilingual"
 	"github.com/deepresearch/deepresearch/research"
 	"github.com/deepresearch/deepresearch/sources"
 )
@@ -96,6 +98,9 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 		if len(v) > 0 {
 			variants = append(variants, v)
 			for _, u := range v {
+				if isAlt(u) {
+					u = u[1:]
+				}
 				union = append(union, u...)
 			}
 		}
@@ -326,12 +331,54 @@ func (v variant) terms() int {
 	return n
 }
 
+// altMark joins the renderings of one translated word in a query ("propagate|spread") and opens the unit of
+// alternatives queryVariant makes of them.
+const altMark = bilingual.Alternatives
+
+// isAlt reports a unit of alternatives.
+func isAlt(unit []string) bool { return len(unit) > 1 && unit[0] == altMark }
+
+// altUnit weighs a unit of alternatives: the IDF of its rarest alternative that the text uses (of any, times 0.3,
+// when it uses none: a difference of wording), and whether the passage has one of them.
+func altUnit(unit []string, used func(string) bool, idf func(string) float64, have map[string]bool) (float64, bool) {
+	uw, inText, hit := 0.0, false, false
+	for _, t := range unit[1:] {
+		if used(t) {
+			inText = true
+			uw = math.Max(uw, idf(t))
+		}
+		hit = hit || have[t]
+	}
+	if !inText {
+		for _, t := range unit[1:] {
+			uw = math.Max(uw, idf(t))
+		}
+		uw *= 0.3
+	}
+	return uw, hit
+}
+
 // queryVariant splits a query into units at white space. A Latin word is one term; a Chinese phrase is many
 // (characters and bigrams), and counting them one by one would let one long phrase outweigh the rest of the
 // query, so the phrase is one unit.
 func queryVariant(q string) variant {
 	var v variant
 	for _, f := range strings.Fields(q) {
+		if strings.Contains(f, altMark) {
+			// The renderings of one translated word ("propagate|spread"): one of them suffices.
+			unit := []string{altMark}
+			for _, alt := range strings.Split(f, altMark) {
+				for _, t := range lexical.Tokenize(alt) {
+					if !facetTerms[t] && !slices.Contains(unit, t) {
+						unit = append(unit, t)
+					}
+				}
+			}
+			if len(unit) > 1 {
+				v = append(v, unit)
+			}
+			continue
+		}
 		var ts []string
 		for _, t := range uniq(lexical.Tokenize(f)) {
 			if !facetTerms[t] {
@@ -375,6 +422,14 @@ func (a *Analyst) coverageOf(ix *docIndex, variants []variant, tokens []string) 
 	for _, v := range variants {
 		var got, all float64
 		for _, unit := range v {
+			if isAlt(unit) {
+				uw, hit := altUnit(unit, func(t string) bool { return ix.df(t) > 0 }, idf, have)
+				all += uw
+				if hit {
+					got += uw
+				}
+				continue
+			}
 			var uw, ugot, uall float64
 			for _, t := range unit {
 				w := idf(t)

@@ -18,8 +18,8 @@ const (
 )
 
 // focusVariants are the ways the question's key phrases may be spelled in the sources: as asked, and with every
-// Chinese unit the glossary can render replaced by its English rendering (a unit it cannot render is kept, and
-// weighs little when no source uses it).
+// Chinese unit the bilingual dictionary can render replaced by its English rendering (a unit it cannot render is
+// kept, and weighs little when no source uses it), or for an English question its Chinese rendering.
 func focusVariants(core research.SubQuestion) []variant {
 	if len(core.Queries) == 0 {
 		return []variant{queryVariant(core.Question)}
@@ -42,6 +42,9 @@ func focusVariants(core research.SubQuestion) []variant {
 		if m := strings.Join(mixed, " "); m != q {
 			out = append(out, queryVariant(m))
 		}
+	} else if t := translateZH(q); t != "" {
+		// An English question over Chinese sources: its key words in Chinese.
+		out = append(out, queryVariant(t))
 	}
 	return out
 }
@@ -79,6 +82,18 @@ func (p *poolIndex) focus(variants []variant, i int) float64 {
 	for _, v := range variants {
 		var got, all float64
 		for _, unit := range v {
+			if isAlt(unit) {
+				idf := func(t string) float64 {
+					df := float64(p.df[t])
+					return 1 + math.Log(1+(n-df+0.5)/(df+0.5))
+				}
+				uw, hit := altUnit(unit, func(t string) bool { return p.df[t] > 0 }, idf, p.terms[i])
+				all += uw
+				if hit {
+					got += uw
+				}
+				continue
+			}
 			var uw, ugot, uall float64
 			absent := true
 			for _, t := range unit {
@@ -138,10 +153,21 @@ func (s *Synthesizer) absentTerms(ctx context.Context, p *poolIndex, question st
 			continue
 		}
 		queries := []string{u}
+		if !hasCJK(u) && p.cjk {
+			// An English word over Chinese sources is checked in Chinese too; one the dictionary cannot render
+			// (too general: "light" is 光, 轻, 灯 …) leaves nothing to judge by.
+			t := translateZH(u)
+			if t == "" {
+				continue
+			}
+			queries = append(queries, t)
+		}
 		if hasCJK(u) {
 			t := translate(u)
-			if t == "" && !p.cjk {
-				continue // a Chinese word over sources in another language: nothing to judge by
+			if !p.cjk && (t == "" || !confidentRendering(u)) {
+				// A Chinese word over sources in another language that the dictionary renders only by a guess
+				// (a single character, 包 "cover" for package) leaves nothing to judge by.
+				continue
 			}
 			if t != "" {
 				queries = append(queries, t)

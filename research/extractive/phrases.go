@@ -3,12 +3,12 @@ package extractive
 import (
 	"html"
 	"regexp"
-	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/deepresearch/deepresearch/lexical"
+	"github.com/deepresearch/deepresearch/lexical/bilingual"
 )
 
 // phrase is a run of content words of the question, in its original spelling.
@@ -243,111 +243,44 @@ func prepositionAt(r rune, before, after string) bool {
 	return true
 }
 
-// glossary maps Chinese technical terms to English so that a Chinese question finds English documents: the
-// dictionary-based query translation of classic cross-language retrieval. Longest match wins.
-var glossary = map[string]string{
-	"内存模型": "memory model", "内存": "memory", "模型": "model", "通道": "channel", "信道": "channel",
-	"通信": "communication", "协程": "goroutine", "并发": "concurrency", "并行": "parallel", "同步": "synchronization",
-	"互斥锁": "mutex", "互斥": "mutex", "锁": "lock", "数据竞争": "data race", "竞争": "race", "原子": "atomic",
-	"发送": "send", "接收": "receive", "关闭": "close", "缓冲": "buffered", "无缓冲": "unbuffered", "容量": "capacity",
-	"先行发生": "happens before", "先于": "before", "保证": "guarantee", "顺序": "order", "一致性": "consistent",
-	"切片": "slice", "数组": "array", "映射": "map", "字典": "map", "接口": "interface", "方法": "method",
-	"函数": "function", "类型": "type", "类型参数": "type parameters", "泛型": "generic type parameters",
-	"约束": "constraint", "结构体": "struct", "指针": "pointer", "常量": "constant", "变量": "variable",
-	"字符串": "string", "字面量": "literal", "复合字面量": "composite literal", "表达式": "expression",
-	"语句": "statement", "声明": "declaration", "包": "package", "模块": "module", "导入": "import",
-	"初始化": "initialization", "零值": "zero value", "垃圾回收": "garbage collection", "错误": "error",
-	"恐慌": "panic", "恢复": "recover", "延迟": "defer", "汇编": "assembly", "汇编器": "assembler",
-	"寄存器": "register", "伪寄存器": "pseudo-register", "帧指针": "frame pointer", "栈": "stack",
-	"设置": "setting", "兼容": "compatibility", "兼容性": "compatibility", "版本": "version",
-	"环境变量": "environment variable", "规范": "specification", "语言规范": "language specification",
-	"选择": "select", "循环": "loop", "范围": "range", "标签": "label", "转换": "conversion",
-	"赋值": "assignment", "运算符": "operator", "整数": "integer", "溢出": "overflow", "上下文": "context",
-	"取消": "cancel", "超时": "timeout", "截止时间": "deadline", "测试": "test", "基准": "benchmark",
-	"排序": "sort", "格式化": "format", "读取": "read", "写入": "write", "文件": "file", "时间": "time",
-	"时区": "location", "持续时间": "duration", "编码": "encoding", "解码": "decode", "请求": "request",
-	"响应": "response", "服务器": "server", "客户端": "client", "单调时钟": "monotonic clock", "时钟": "clock",
-	"等待组": "WaitGroup", "一次": "once", "条件变量": "condition variable", "规则": "rule", "示例": "example",
-	"限制": "limit", "例外": "exception", "定义": "definition", "区别": "difference",
-	"传播": "propagate", "信号": "signal", "执行": "execute", "返回": "return", "使用": "use", "普通": "plain",
-	"调用": "call", "参数": "parameter", "值": "value", "键": "key", "阻塞": "block", "唤醒": "wake", "派生": "derived",
-	"释放": "release", "泄漏": "leak", "资源": "resource", "包装": "wrap", "比较": "compare", "相等": "equal",
-	"复制": "copy", "字节": "byte", "缓存": "cache", "监视": "watch", "并发安全": "safe for concurrent use",
-	"取消信号": "cancellation", "延迟函数": "deferred function", "单调": "monotonic",
-	// Questions about source code: what a function does when something starts, to whom, and the words around them
-	// that carry no term of their own.
-	"开始": "start", "时": "when", "对象": "object", "避免": "avoid", "等待": "waiting", "饥饿": "starvation",
-	"子": "child", "由它": "", "一个": "", "如何": "", "怎样": "", "的": "", "中": "", "会": "",
-	// Systems code: threads, debuggers, system calls.
-	"线程": "thread", "进程": "process", "退出": "exit", "程序": "program", "程序计数器": "program counter",
-	"计数器": "counter", "栈指针": "stack pointer", "脚本": "script", "支持": "support", "调试器": "debugger",
-	"调试": "debug", "找到": "find", "查找": "find", "系统调用": "system call", "内核": "kernel", "调度器": "scheduler",
-	"过": "", "做什么": "", "有什么": "", "什么": "",
-}
-
-var glossaryKeys = func() []string {
-	ks := make([]string, 0, len(glossary))
-	for k := range glossary {
-		ks = append(ks, k)
-	}
-	sort.Slice(ks, func(i, j int) bool {
-		if a, b := utf8.RuneCountInString(ks[i]), utf8.RuneCountInString(ks[j]); a != b {
-			return a > b
-		}
-		return ks[i] < ks[j]
-	})
-	return ks
-}()
-
-// translate renders a Chinese text in English with the glossary, keeping its Latin words; it returns "" unless
-// every Chinese character is covered, so an untranslatable phrase adds no noise query.
+// translate renders a Chinese text in English with the bilingual dictionary (the dictionary-based query
+// translation of classic cross-language retrieval): each Chinese word by its best English renderings, a word the
+// dictionary lacks as written, function words dropped, Latin words kept. It returns "" when no Chinese word was
+// rendered, so an untranslatable text adds no query.
 func translate(s string) string {
-	unknown := false
-	var out []string
-	known := 0
-	for len(s) > 0 {
-		if unknown {
-			return ""
-		}
-		hit := false
-		for _, k := range glossaryKeys {
-			if strings.HasPrefix(s, k) {
-				out = append(out, glossary[k])
-				s = s[len(k):]
-				hit, known = true, known+1
-				break
-			}
-		}
-		if hit {
-			continue
-		}
-		r, n := utf8.DecodeRuneInString(s)
-		s = s[n:]
-		// A half-translated phrase ("rule" for "压缩策略 规则") would search for the wrong thing.
-		unknown = lexical.IsCJK(r)
-		if !(unicode.IsLetter(r) || unicode.IsDigit(r)) {
-			out = append(out, " ")
-			continue
-		}
-		out = append(out, string(r))
-	}
-	if known == 0 || unknown {
+	d, err := bilingual.Default()
+	if err != nil {
 		return ""
 	}
-	return strings.Join(strings.Fields(strings.Join(joinLatin(out), "")), " ")
+	t, _ := d.ToEnglish(s)
+	return t
 }
 
-// joinLatin puts spaces between translated terms while keeping runs of Latin letters (copied one rune at a time)
-// together.
-func joinLatin(parts []string) []string {
-	out := make([]string, 0, len(parts)*2)
-	for i, p := range parts {
-		if i > 0 && (utf8.RuneCountInString(p) > 1 || utf8.RuneCountInString(parts[i-1]) > 1) {
-			out = append(out, " ")
-		}
-		out = append(out, p)
+// confidentRendering reports whether every Chinese content word of s is a headword of two or more characters: a
+// single character has many senses and the dictionary's first is often not the one meant; a word it lacks is not
+// rendered at all.
+func confidentRendering(s string) bool {
+	d, err := bilingual.Default()
+	if err != nil {
+		return false
 	}
-	return out
+	for _, seg := range d.Segment(s) {
+		if seg.CJK && !seg.Function && (!seg.Known || utf8.RuneCountInString(seg.Text) < 2) {
+			return false
+		}
+	}
+	return true
+}
+
+// translateZH renders an English text in Chinese for a search over Chinese documents: runs of its words that are
+// one sense of a headword become that headword, names and code stay as written; "" when nothing was rendered.
+func translateZH(s string) string {
+	d, err := bilingual.Default()
+	if err != nil {
+		return ""
+	}
+	t, _ := d.ToChinese(s)
+	return t
 }
 
 var (

@@ -158,6 +158,11 @@ func (p *Planner) Plan(ctx context.Context, question string) (*research.Plan, er
 					qs = append(qs, t)
 				}
 			}
+		} else if len(qs) > 0 {
+			// A Chinese rendering of the first query lets an English question find Chinese documents.
+			if t := translateZH(qs[0]); t != "" {
+				qs = append(qs, t)
+			}
 		}
 		sqs = append(sqs, research.SubQuestion{Question: question, Queries: dedupe(qs)})
 	}

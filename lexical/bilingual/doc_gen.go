@@ -1,0 +1,3 @@
+package bilingual
+
+//go:generate sh ../../scripts/gen-cedict

@@ -1,0 +1,107 @@
+package bilingual
+
+import (
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/deepresearch/deepresearch/lexical"
+)
+
+// Segment is one word of a text: a dictionary headword, a run of characters the dictionary lacks (one character
+// each), or a word of another script as written ("Go", "sync.Map", "HTTP/2").
+type Segment struct {
+	Text string
+	// CJK is set for Chinese (Han, kana, Hangul) segments.
+	CJK bool
+	// Known is set for a dictionary headword; Function for a headword that is a grammatical word (a particle, a
+	// classifier, a preposition whose senses are all descriptions of use).
+	Known, Function bool
+}
+
+// Segment cuts s into words. Runs of Chinese characters are cut into the fewest headwords (a character the
+// dictionary lacks is a word of its own), ties going to the cut whose words are longest (the sum of squared
+// lengths); other letters and digits form words with their inner dots, dashes, slashes and underscores;
+// white space and punctuation separate. Linear in len(s).
+func (d *Dict) Segment(s string) []Segment {
+	var out []Segment
+	var run []rune
+	flush := func() {
+		if len(run) > 0 {
+			out = d.cutRun(run, out)
+			run = run[:0]
+		}
+	}
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case lexical.IsCJK(r):
+			run = append(run, r)
+			i += n
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			flush()
+			j := i + n
+			for j < len(s) {
+				r2, n2 := utf8.DecodeRuneInString(s[j:])
+				if lexical.IsCJK(r2) {
+					break
+				}
+				if unicode.IsLetter(r2) || unicode.IsDigit(r2) {
+					j += n2
+					continue
+				}
+				// Inner joiners stay when a letter or digit follows: "sync.Map", "HTTP/2", "go_line".
+				if r2 == '.' || r2 == '-' || r2 == '_' || r2 == '/' || r2 == '+' || r2 == '#' {
+					if r3, _ := utf8.DecodeRuneInString(s[j+n2:]); j+n2 < len(s) && (unicode.IsLetter(r3) || unicode.IsDigit(r3)) && !lexical.IsCJK(r3) {
+						j += n2
+						continue
+					}
+				}
+				break
+			}
+			out = append(out, Segment{Text: s[i:j]})
+			i = j
+		default:
+			flush()
+			i += n
+		}
+	}
+	flush()
+	return out
+}
+
+// cutRun segments one run of CJK characters by dynamic programming over the dictionary's headwords.
+func (d *Dict) cutRun(run []rune, out []Segment) []Segment {
+	n := len(run)
+	type cell struct {
+		words, sq int // words on the best path to here, sum of squared word lengths
+		from      int
+	}
+	best := make([]cell, n+1)
+	for i := 1; i <= n; i++ {
+		best[i] = cell{words: 1 << 30}
+		for l := 1; l <= maxWordRunes && l <= i; l++ {
+			j := i - l
+			if l > 1 {
+				if _, ok := d.words[string(run[j:i])]; !ok {
+					continue
+				}
+			}
+			c := cell{words: best[j].words + 1, sq: best[j].sq + l*l, from: j}
+			if c.words < best[i].words || c.words == best[i].words && c.sq > best[i].sq {
+				best[i] = c
+			}
+		}
+	}
+	var cuts []int
+	for i := n; i > 0; i = best[i].from {
+		cuts = append(cuts, i)
+	}
+	start := 0
+	for k := len(cuts) - 1; k >= 0; k-- {
+		text := string(run[start:cuts[k]])
+		w, ok := d.words[text]
+		out = append(out, Segment{Text: text, CJK: true, Known: ok, Function: ok && w.function})
+		start = cuts[k]
+	}
+	return out
+}

@@ -1,0 +1,310 @@
+package bilingual
+
+import (
+	"math"
+	"sort"
+	"strings"
+	"unicode"
+
+	"github.com/deepresearch/deepresearch/lexical"
+)
+
+// Rendering bounds: a word keeps the renderings weighing at least keepShare of its best one, at most maxTerms
+// (maxTermsChar for a single character, whose senses are many and loosely related).
+const (
+	keepShare    = 0.3
+	maxTerms     = 4
+	maxTermsChar = 2
+	// maxHeadwords bounds the Chinese renderings of one English word or phrase; a word with more than
+	// maxSynonyms headwords whose sense it is is not rendered at all.
+	maxHeadwords = 2
+	maxSynonyms  = 30
+)
+
+// English returns the candidate English renderings of one Chinese word, best first, and whether the dictionary
+// knows the word. A function word is known and has none. Each candidate is a content word of the word's senses,
+// weighted by how many of its senses it stands for (the first sense counting most) and by how specific it is in
+// the dictionary; the best weighs 1 for a word of two or more characters and 0.5 for a single character, which is
+// ambiguous.
+func (d *Dict) English(zh string) ([]Term, bool) {
+	w, ok := d.words[zh]
+	if !ok {
+		return nil, false
+	}
+	if w.function {
+		return nil, true
+	}
+	score := map[string]float64{}
+	surface := map[string]string{}
+	var order []string
+	for i, s := range w.senses {
+		// A sense of computing counts as the main one: the documents searched are mostly technical.
+		rank := i
+		if strings.HasPrefix(s, computingMark) {
+			rank = 0
+		}
+		var content [][2]string // surface, stem
+		for _, lw := range senseWords(s) {
+			st := lexical.Tokenize(lw)
+			if len(st) != 1 {
+				continue
+			}
+			content = append(content, [2]string{lw, st[0]})
+		}
+		for _, c := range content {
+			if _, seen := surface[c[1]]; !seen {
+				surface[c[1]] = c[0]
+				order = append(order, c[1])
+			}
+			score[c[1]] += decay(rank) / float64(len(content))
+		}
+	}
+	if len(order) == 0 {
+		return nil, true
+	}
+	for st := range score {
+		score[st] *= d.specificity(surface[st])
+	}
+	sort.SliceStable(order, func(a, b int) bool { return score[order[a]] > score[order[b]] })
+	top := score[order[0]]
+	conf := 1.0
+	limit := maxTerms
+	if len([]rune(zh)) == 1 {
+		conf, limit = 0.5, maxTermsChar
+	}
+	var out []Term
+	for _, st := range order {
+		if len(out) == limit || score[st] < keepShare*top {
+			break
+		}
+		out = append(out, Term{Text: surface[st], Weight: conf * score[st] / top})
+	}
+	return out, true
+}
+
+// Alternatives joins the renderings of one word in ToEnglish's and ToChinese's output ("propagate|spread"): a
+// search engine that splits words at punctuation searches all of them; a scorer that knows the mark counts one
+// word found when any of them is.
+const Alternatives = "|"
+
+// ToEnglish renders a text for an English search: each Chinese word by its English renderings (joined by
+// Alternatives), a Chinese word
+// the dictionary lacks as written (so the rest of a partly known question still searches), function words
+// dropped, and words of other scripts ("Go", "sync.Map") as written. It returns the rendering and how many
+// Chinese words were rendered; with none rendered the rendering is "".
+func (d *Dict) ToEnglish(s string) (string, int) {
+	var parts []string
+	rendered := 0
+	for _, seg := range d.Segment(s) {
+		if !seg.CJK {
+			parts = append(parts, seg.Text)
+			continue
+		}
+		terms, known := d.English(seg.Text)
+		if !known {
+			parts = append(parts, seg.Text)
+			continue
+		}
+		alts := make([]string, 0, len(terms))
+		for _, t := range terms {
+			alts = append(alts, t.Text)
+		}
+		if len(terms) > 0 {
+			parts = append(parts, strings.Join(alts, Alternatives))
+			rendered++
+		}
+	}
+	if rendered == 0 {
+		return "", 0
+	}
+	return strings.Join(parts, " "), rendered
+}
+
+// reverse builds the English → Chinese index on first use: every sense of one to three content words, as its
+// stemmed words, points to the headwords that have it, scored by the sense's rank, the word's length (a single
+// character is ambiguous) and how few senses the word has (a word that means mostly this is the better
+// rendering).
+func (d *Dict) reverse() map[string][]revEntry {
+	d.revOnce.Do(func() {
+		rev := map[string][]revEntry{}
+		prod := d.productivity()
+		seen := map[*word]bool{}
+		for _, w := range d.words {
+			if seen[w] || w.function {
+				continue
+			}
+			seen[w] = true
+			han := true
+			for _, r := range w.text {
+				if !unicode.Is(unicode.Han, r) {
+					han = false
+					break
+				}
+			}
+			if !han {
+				continue
+			}
+			length := 1.0
+			if len([]rune(w.text)) == 1 {
+				length = 0.3
+			}
+			// How many headwords contain this one stands in for its frequency, which the dictionary does not
+			// give: 记忆 (memory) is part of many compounds, a rare literary word of none.
+			common := 1 + 0.15*math.Log1p(float64(prod[w.text]))
+			got := map[string]bool{}
+			for i, s := range w.senses {
+				st := lexical.Tokenize(s)
+				if len(st) == 0 || len(st) > 3 {
+					continue
+				}
+				key := strings.Join(st, " ")
+				if got[key] {
+					continue
+				}
+				got[key] = true
+				// The sense's rank counts more here than in English(): a headword whose main sense is the
+				// English word renders it; one that reaches it in a later sense only approaches it.
+				rev[key] = append(rev[key], revEntry{zh: w.text, score: length * common / (1 + float64(i))})
+			}
+		}
+		for k, es := range rev {
+			sort.Slice(es, func(a, b int) bool {
+				if es[a].score != es[b].score {
+					return es[a].score > es[b].score
+				}
+				return es[a].zh < es[b].zh
+			})
+			// An English word that many headwords render ("light": 光, 轻, 灯, 亮 …) is too general to render
+			// as any one of them: it stays in English.
+			if !strings.Contains(k, " ") && len(es) > maxSynonyms {
+				delete(rev, k)
+				continue
+			}
+			if len(es) > 8 {
+				es = es[:8]
+			}
+			rev[k] = es
+		}
+		d.rev = rev
+	})
+	return d.rev
+}
+
+// productivity counts, for each headword, the other headwords that contain it.
+func (d *Dict) productivity() map[string]int {
+	prod := map[string]int{}
+	seen := map[*word]bool{}
+	for _, w := range d.words {
+		if seen[w] {
+			continue
+		}
+		seen[w] = true
+		rs := []rune(w.text)
+		if len(rs) < 2 || len(rs) > maxWordRunes {
+			continue
+		}
+		for i := 0; i < len(rs); i++ {
+			for j := i + 1; j <= len(rs); j++ {
+				if j-i == len(rs) {
+					continue
+				}
+				sub := string(rs[i:j])
+				if _, ok := d.words[sub]; ok {
+					prod[sub]++
+				}
+			}
+		}
+	}
+	return prod
+}
+
+// maxPhraseWords is the longest English phrase looked up as one sense ("garbage collection", "random access
+// memory").
+const maxPhraseWords = 3
+
+// Chinese returns the candidate Chinese renderings of an English word or phrase (its stemmed content words must
+// form one sense of the headword), best first, weighted relative to the best.
+func (d *Dict) Chinese(en string) []Term {
+	es := d.reverse()[strings.Join(lexical.Tokenize(en), " ")]
+	if len(es) == 0 {
+		return nil
+	}
+	var out []Term
+	for _, e := range es {
+		if len(out) == maxHeadwords || e.score < keepShare*es[0].score {
+			break
+		}
+		out = append(out, Term{Text: e.zh, Weight: e.score / es[0].score})
+	}
+	return out
+}
+
+// ToChinese renders an English text for a Chinese search: the longest runs of its content words that are one
+// sense of a headword become that headword (its best renderings), other words stay as written (names, code).
+// It returns the rendering and how many English words were rendered; with none, "".
+func (d *Dict) ToChinese(s string) (string, int) {
+	type tok struct{ surface, stem string }
+	var toks []tok
+	for _, seg := range d.Segment(s) {
+		if seg.CJK {
+			toks = append(toks, tok{surface: seg.Text})
+			continue
+		}
+		if strings.ContainsAny(seg.Text, "._/#+") {
+			toks = append(toks, tok{surface: seg.Text}) // a name of code: never translated
+			continue
+		}
+		// A hyphenated compound ("signal-to-noise") is looked up by its words.
+		for _, part := range strings.Split(seg.Text, "-") {
+			st := lexical.Tokenize(part)
+			switch {
+			case len(st) == 1:
+				toks = append(toks, tok{surface: part, stem: st[0]})
+			case len(st) > 1:
+				toks = append(toks, tok{surface: part})
+			}
+		}
+	}
+	rev := d.reverse()
+	var parts []string
+	rendered := 0
+	for i := 0; i < len(toks); {
+		matched := 0
+		for n := min(maxPhraseWords, len(toks)-i); n >= 1; n-- {
+			stems := make([]string, 0, n)
+			for _, t := range toks[i : i+n] {
+				if t.stem == "" {
+					break
+				}
+				stems = append(stems, t.stem)
+			}
+			if len(stems) < n {
+				continue
+			}
+			es := rev[strings.Join(stems, " ")]
+			if len(es) == 0 {
+				continue
+			}
+			var alts []string
+			for k, e := range es {
+				if k == maxHeadwords || e.score < keepShare*es[0].score {
+					break
+				}
+				alts = append(alts, e.zh)
+			}
+			parts = append(parts, strings.Join(alts, Alternatives))
+			matched = n
+			rendered += n
+			break
+		}
+		if matched == 0 {
+			parts = append(parts, toks[i].surface)
+			matched = 1
+		}
+		i += matched
+	}
+	if rendered == 0 {
+		return "", 0
+	}
+	return strings.Join(parts, " "), rendered
+}
