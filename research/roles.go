@@ -94,6 +94,9 @@ type SynthesisInput struct {
 // the report renderer turns into numbered citations through the citation map.
 type Draft struct {
 	Markdown string
+	// Degenerate reports that the synthesizer stopped this draft because it kept repeating itself; the report
+	// counts such drafts.
+	Degenerate bool
 }
 
 // Planner decomposes the question (Scope stage). Implementations are safe for concurrent use.
