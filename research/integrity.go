@@ -225,7 +225,13 @@ func unitKey(s string) string {
 }
 
 // supportKey is a sentence as the judge is asked about it, and as Judged, Approved and Unjudged hold it.
-func supportKey(s string) string { return strings.TrimSpace(markerRe.ReplaceAllString(s, "")) }
+func supportKey(s string) string {
+	k := strings.TrimSpace(markerRe.ReplaceAllString(s, ""))
+	return spaceBeforeStopRe.ReplaceAllString(k, "$1")
+}
+
+// spaceBeforeStopRe is the space a removed marker leaves before the full stop ("… glazing [e1]." → "… glazing .").
+var spaceBeforeStopRe = regexp.MustCompile(`[^\S\n]+([.,;:!?。，；：！？])`)
 
 // markUnit appends mark to a unit: inside the last cell of a table row, after anything else.
 func markUnit(s, mark string) string {
@@ -280,13 +286,12 @@ func (c Checker) SupportClaims(markdown string) []SupportClaim {
 		if len(ids) == 0 {
 			return true
 		}
-		cl := SupportClaim{ID: fmt.Sprintf("s%d", len(claims)+1), Sentence: markerRe.ReplaceAllString(s, "")}
+		cl := SupportClaim{ID: fmt.Sprintf("s%d", len(claims)+1), Sentence: supportKey(s)}
 		for _, id := range ids {
 			if q, _, ok := c.Quote(id); ok {
 				cl.Quotes = append(cl.Quotes, q)
 			}
 		}
-		cl.Sentence = strings.TrimSpace(cl.Sentence)
 		claims = append(claims, cl)
 		return true
 	})
