@@ -397,15 +397,18 @@ func (c Checker) checkSentence(s string) sentenceVerdict {
 	if len(problems) > 0 || c.Quote == nil || len(base.quotes) == 0 {
 		return sentenceVerdict{problems: problems, cause: cause}
 	}
+	if repeatsQuote(s, base.quotes) {
+		return sentenceVerdict{judgeable: true, key: supportKey(s), verbatim: true}
+	}
 	base.titles = strings.Join(titles, "\n")
 	if p := supportProblem(s, base); p != "" {
 		return sentenceVerdict{problems: []string{p}, cause: CauseUnsupported}
 	}
-	return sentenceVerdict{judgeable: true, key: supportKey(s), verbatim: repeatsQuote(s, base.quotes)}
+	return sentenceVerdict{judgeable: true, key: supportKey(s)}
 }
 
-// repeatsQuote reports whether a sentence, its markup and citations aside, is word for word one of its quotes
-// or a fragment of one.
+// repeatsQuote reports whether a sentence, its markup and citations aside, is word for word in one of its quotes
+// or in a fragment of one: it says nothing its quote does not, and needs neither the support check nor a judge.
 func repeatsQuote(s string, quotes []string) bool {
 	t := strings.ToLower(NormalizeQuote(stripMarkup(markerRe.ReplaceAllString(s, " "))))
 	t = strings.TrimSpace(strings.TrimRight(t, " .。"))
@@ -413,7 +416,7 @@ func repeatsQuote(s string, quotes []string) bool {
 		return false
 	}
 	for _, q := range quotes {
-		for _, f := range QuoteFragments(q) {
+		for _, f := range append(QuoteFragments(q), q) {
 			if strings.Contains(strings.ToLower(NormalizeQuote(stripMarkup(f))), t) {
 				return true
 			}
