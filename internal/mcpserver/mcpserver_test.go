@@ -299,6 +299,7 @@ func TestToolRefusesBadInputClearly(t *testing.T) {
 		{"negative minutes", map[string]any{"question": "Why?", "sources": map[string]any{"web": "searxng"}, "budget": map[string]any{"max_minutes": -5}}, "max_minutes"},
 		{"huge cost", map[string]any{"question": "Why?", "sources": map[string]any{"web": "searxng"}, "budget": map[string]any{"max_cost_usd": 1e300}}, "cost limit"},
 		{"negative tokens", map[string]any{"question": "Why?", "sources": map[string]any{"web": "searxng"}, "budget": map[string]any{"max_tokens": -3}}, "token fuse"},
+		{"unknown unjudged choice", map[string]any{"question": "Why?", "sources": map[string]any{"web": "searxng"}, "budget": map[string]any{"unjudged": "sometimes"}}, "budget.unjudged"},
 		{"1 MB question", map[string]any{"question": strings.Repeat("why ", 1<<18), "sources": map[string]any{"web": "searxng"}}, "the limit is 4000"},
 		{"too many corpora", map[string]any{"question": "Why?", "sources": map[string]any{"corpus": make([]string, 17)}}, "the limit is 16"},
 	}
