@@ -9,8 +9,10 @@
 // both plain and streamed (server-sent events) requests, reports usage so that spend is real, and can inject
 // the faults a real model makes (Config.Misbehave): malformed JSON, invented quotes and URLs, wrong citation ids,
 // unsupported statements in prose, lists, tables and code blocks, drafts cut by the output limit, bodies cut off
-// and streams dropped mid-way, context-length errors, answers in the wrong language, hangs and rate limits. It
-// also judges support (the verifier tier's batched judgement) honestly.
+// and streams dropped mid-way, context-length errors, answers in the wrong language, hangs and rate limits,
+// drifted sentences only a judge can catch, a judge that omits, cuts or fails its verdicts, quotes spliced across
+// an ellipsis, and an analyst that obeys instructions in its sources. It also judges support (the verifier
+// tier's batched judgement) honestly, reading an elided quote fragment by fragment.
 package openaifake
 
 import (
