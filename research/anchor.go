@@ -6,7 +6,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/deepresearch/deepresearch/research/state"
 	"github.com/deepresearch/deepresearch/sources"
@@ -136,17 +135,14 @@ func newNormIndex(text string) *normIndex {
 }
 
 // quoteLines returns the 1-based lines of text on which the first occurrence of quote (compared normalised, as
-// grounding compares it) begins and ends. ok is false when the quote is too short or not in the text.
+// grounding compares it; of its fragments, from the first one's start to the last one's end) begins and ends. ok
+// is false when the quote is too short or not in the text.
 func (ix *normIndex) quoteLines(text, quote string) (first, last int, ok bool) {
-	q := NormalizeQuote(quote)
-	if utf8.RuneCountInString(q) < MinQuoteRunes {
+	i, j, found := findQuote(ix.norm, quote)
+	if !found {
 		return 0, 0, false
 	}
-	i := strings.Index(ix.norm, q)
-	if i < 0 {
-		return 0, 0, false
-	}
-	lo, hi := int(ix.offs[i]), int(ix.offs[i+len(q)-1])
+	lo, hi := int(ix.offs[i]), int(ix.offs[j-1])
 	first = 1 + strings.Count(text[:lo], "\n")
 	last = first + strings.Count(text[lo:hi], "\n")
 	return first, last, true

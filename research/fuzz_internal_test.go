@@ -61,6 +61,7 @@ func FuzzGrounded(f *testing.F) {
 		{"short", "short"},
 		{"", ""},
 		{"a\u00a0b\tc  d e f g h", "a b c d e f"},
+		{"The kiln heats its chamber. Two roof fans push the air.", "The kiln heats its chamber … push the air"},
 	} {
 		f.Add(p[0], p[1])
 	}
@@ -71,6 +72,14 @@ func FuzzGrounded(f *testing.F) {
 		}
 		if got != groundedIn(NormalizeQuote(text), quote) {
 			t.Fatalf("Grounded and groundedIn disagree on (%q, %q)", text, quote)
+		}
+		// An elided quote is grounded only by its fragments, each in the text: never by what stands between them.
+		if fs := QuoteFragments(quote); got && len(fs) > 1 && !strings.Contains(NormalizeQuote(text), NormalizeQuote(quote)) {
+			for _, f := range fs {
+				if !Grounded(text, f) {
+					t.Fatalf("Grounded(%q, %q) with fragment %q not in the text", text, quote, f)
+				}
+			}
 		}
 		// The quote itself, with its words spread over lines, inside a longer text, is grounded.
 		if Grounded(quote, quote) {

@@ -39,6 +39,7 @@ type runConfig struct {
 	MaxCandidates   int    `json:"max_candidates"`
 	BatchSize       int    `json:"batch_size"`
 	EarlyStopWindow int    `json:"early_stop_window"`
+	Unjudged        string `json:"unjudged,omitempty"`
 }
 
 // spend is what earlier attempts of a run consumed.
@@ -187,6 +188,9 @@ func merge(rc, stored runConfig) runConfig {
 	if rc.EarlyStopWindow == 0 {
 		rc.EarlyStopWindow = stored.EarlyStopWindow
 	}
+	if rc.Unjudged == "" {
+		rc.Unjudged = stored.Unjudged
+	}
 	return rc
 }
 
@@ -208,6 +212,9 @@ func run(ctx context.Context, cfg Config, resumeDir string) (rep *Report, err er
 	if err := cfg.Budget.Validate(); err != nil {
 		return nil, fmt.Errorf("research: %w", err)
 	}
+	if err := CheckUnjudged(cfg.Unjudged); err != nil {
+		return nil, fmt.Errorf("research: %w", err)
+	}
 	r := &runner{cfg: cfg, scrub: redact.New(cfg.Secrets...), started: time.Now(), ledger: cfg.Ledger, log: cfg.Log,
 		novelty: map[string]*novelty{}, docs: map[string]*docEntry{}}
 	if r.ledger == nil {
@@ -217,7 +224,7 @@ func run(ctx context.Context, cfg Config, resumeDir string) (rep *Report, err er
 		r.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	rc := runConfig{Budget: cfg.Budget, Rounds: cfg.Rounds, MaxCandidates: cfg.MaxCandidates,
-		BatchSize: cfg.BatchSize, EarlyStopWindow: cfg.EarlyStopWindow}
+		BatchSize: cfg.BatchSize, EarlyStopWindow: cfg.EarlyStopWindow, Unjudged: cfg.Unjudged}
 
 	if resumeDir != "" {
 		r.dir = resumeDir

@@ -90,18 +90,70 @@ func isCJKish(r rune) bool {
 	return lexical.IsCJK(r) || unicode.In(r, unicode.Han) || (r >= 0x3000 && r <= 0x303f) || (r >= 0xff00 && r <= 0xffef)
 }
 
-// Grounded reports whether quote occurs verbatim in text after white-space normalisation, and is long enough to
-// mean something.
-func Grounded(text, quote string) bool {
-	q := NormalizeQuote(quote)
-	if utf8.RuneCountInString(q) < MinQuoteRunes {
-		return false
+// FragmentSeparator joins the fragments of an elided quote ("A … B"): the analyst keeps each fragment as the
+// source wrote it and never the text it left out between them. Every fragment is grounded on its own, and the
+// support check sees the fragments as they stand (see QuoteFragments).
+const FragmentSeparator = " … "
+
+// QuoteFragments returns the fragments of a quote, cut at each ellipsis ("…"): one fragment for a quote without
+// one. Nothing between two fragments is part of the quote.
+func QuoteFragments(quote string) []string {
+	if !strings.Contains(quote, "…") {
+		return []string{quote}
 	}
-	return strings.Contains(NormalizeQuote(text), q)
+	var out []string
+	for _, p := range strings.Split(quote, "…") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	if len(out) == 0 {
+		return []string{quote}
+	}
+	return out
+}
+
+// Grounded reports whether quote occurs verbatim in text after white-space normalisation, and is long enough to
+// mean something. A quote of fragments is grounded when each fragment is, in order; the text between them counts
+// for nothing.
+func Grounded(text, quote string) bool {
+	return groundedIn(NormalizeQuote(text), quote)
 }
 
 // groundedIn is Grounded against an already normalised text.
 func groundedIn(normText, quote string) bool {
+	_, _, ok := findQuote(normText, quote)
+	return ok
+}
+
+// findQuote returns the byte range of normText, an already normalised text, from the start of quote's first
+// occurrence to its end: the whole quote verbatim, else its fragments one after the other, each at least
+// MinQuoteRunes long.
+func findQuote(normText, quote string) (lo, hi int, ok bool) {
 	q := NormalizeQuote(quote)
-	return utf8.RuneCountInString(q) >= MinQuoteRunes && strings.Contains(normText, q)
+	if utf8.RuneCountInString(q) >= MinQuoteRunes {
+		if i := strings.Index(normText, q); i >= 0 {
+			return i, i + len(q), true
+		}
+	}
+	frags := QuoteFragments(quote)
+	if len(frags) < 2 {
+		return 0, 0, false
+	}
+	pos := 0
+	for k, f := range frags {
+		nf := NormalizeQuote(f)
+		if utf8.RuneCountInString(nf) < MinQuoteRunes {
+			return 0, 0, false
+		}
+		i := strings.Index(normText[pos:], nf)
+		if i < 0 {
+			return 0, 0, false
+		}
+		if k == 0 {
+			lo = pos + i
+		}
+		pos += i + len(nf)
+	}
+	return lo, pos, true
 }

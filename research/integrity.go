@@ -1,6 +1,7 @@
 package research
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"sort"
@@ -69,6 +70,17 @@ type Checker struct {
 	Question string
 	// Judged holds the verdicts of a SupportJudge by sentence: a reason for each sentence judged unsupported.
 	Judged map[string]string
+	// Approved holds the sentences a SupportJudge judged supported.
+	Approved map[string]bool
+	// RequireVerdict makes the check fail closed: a sentence that passes every deterministic check and cites
+	// quotes it does not repeat word for word is published only with a positive verdict in Approved. Remove and
+	// Prune drop the others (cause "unjudged"), or keep them marked with UnjudgedMark when it is set; Check does
+	// not report them, since a new draft cannot give the judge's missing answer.
+	RequireVerdict bool
+	// Unjudged gives, by sentence, why the judge gave no verdict on it.
+	Unjudged map[string]string
+	// UnjudgedMark, when set, keeps sentences without a required verdict, with this mark appended.
+	UnjudgedMark string
 	// memo, when set, keeps each sentence's deterministic verdict (everything but Judged), so that the passes
 	// over one draft — the judge's claims, the check, the removal — and the next draft's repeated sentences
 	// check each sentence once. Only for a Checker whose Evidence and Quote answer the same for its lifetime.
@@ -81,9 +93,41 @@ type sentenceMemo struct {
 	m  map[string]sentenceVerdict
 }
 
+// Causes of a removal, as Removal.Cause gives them and the report counts them.
+const (
+	// CauseUnsupported: the quotes it cites do not support it (facts missing, the words not there, a splice of
+	// fragments, the judge's refusal), it cites rejected or ungrounded evidence, or it cites nothing.
+	CauseUnsupported = "unsupported"
+	// CauseUnjudged: a judge is configured and gave no verdict on it, after being asked again.
+	CauseUnjudged = "unjudged"
+	// CauseCitationFormat: it cites something that is not an evidence id of the pool ("[3]", "[e999]", "【3†source】").
+	CauseCitationFormat = "citation format"
+	// CauseDuplicate: the same unit stands earlier in the draft.
+	CauseDuplicate = "duplicate"
+	// CauseInstruction: it addresses the reader or the model (see InstructionLike).
+	CauseInstruction = "instruction"
+)
+
+// Removal is one unit of a draft the integrity check did not publish, and why.
+type Removal struct {
+	Text   string `json:"text"`
+	Cause  string `json:"cause"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// causeRank orders causes when a unit has several: the one named is the most specific.
+var causeRank = map[string]int{CauseUnsupported: 1, CauseCitationFormat: 2, CauseInstruction: 3}
+
+// errNoEvidence is an EvidenceCheck's answer for an id the pool does not hold: a citation-format problem.
+var errNoEvidence = errors.New("no such evidence in the pool")
+
 // sentenceVerdict is the deterministic part of a sentence's check.
 type sentenceVerdict struct {
 	problems []string
+	cause    string
+	// verbatim: every cited quote's words are there and the sentence says nothing else — it repeats a quote
+	// (a list of quotes), which needs no judge.
+	verbatim bool
 	// judgeable: the sentence cites quotes and passed the deterministic checks, so a SupportJudge's verdict
 	// on it (under key) counts.
 	judgeable bool
@@ -125,16 +169,77 @@ func (c Checker) Check(markdown string) []IntegrityProblem {
 
 // Remove drops every unit Check would refuse and returns the remaining Markdown and the removed units.
 func (c Checker) Remove(markdown string) (string, []string) {
-	var removed []string
+	out, removed := c.Prune(markdown)
+	texts := make([]string, len(removed))
+	for i, rm := range removed {
+		texts[i] = rm.Text
+	}
+	return out, texts
+}
+
+// Prune is Remove with the cause of every removal. It also drops a unit that repeats one kept before it
+// (CauseDuplicate) and, when the Checker requires verdicts, a unit without one (CauseUnjudged) unless
+// UnjudgedMark keeps it marked.
+func (c Checker) Prune(markdown string) (string, []Removal) {
+	var removed []Removal
 	quotes := c.draftQuotes(markdown)
-	out := walkDraft(markdown, func(s string) bool {
-		if len(c.problems(s, quotes)) > 0 {
-			removed = append(removed, s)
-			return false
+	seen := map[string]bool{}
+	out := walkDraftEdit(markdown, func(s string) (string, bool) {
+		problems, cause, unjudged := c.verdict(s, quotes)
+		if len(problems) > 0 {
+			removed = append(removed, Removal{Text: s, Cause: cause, Reason: strings.Join(problems, "; ")})
+			return "", false
 		}
-		return true
+		if key := unitKey(s); key != "" {
+			if seen[key] {
+				removed = append(removed, Removal{Text: s, Cause: CauseDuplicate, Reason: "it repeats a sentence published before it"})
+				return "", false
+			}
+			seen[key] = true
+		}
+		if unjudged {
+			if c.UnjudgedMark != "" {
+				return markUnit(s, c.UnjudgedMark), true
+			}
+			why := c.Unjudged[supportKey(s)]
+			if why == "" {
+				why = "the judge gave no verdict on it"
+			}
+			removed = append(removed, Removal{Text: s, Cause: CauseUnjudged, Reason: why})
+			return "", false
+		}
+		return s, true
 	})
 	return out, removed
+}
+
+// unitKey is what makes two units the same for the duplicate rule: their words, citations and case aside; ""
+// for a unit too short to count (a lone marker, a dash).
+func unitKey(s string) string {
+	k := strings.ToLower(lexical.NormalizeSpace(stripMarkup(markerRe.ReplaceAllString(s, " "))))
+	k = strings.TrimRight(k, " .。!！?？;；:：")
+	if utf8.RuneCountInString(k) < 8 {
+		return ""
+	}
+	return k
+}
+
+// supportKey is a sentence as the judge is asked about it, and as Judged, Approved and Unjudged hold it.
+func supportKey(s string) string {
+	k := strings.TrimSpace(markerRe.ReplaceAllString(s, ""))
+	return spaceBeforeStopRe.ReplaceAllString(k, "$1")
+}
+
+// spaceBeforeStopRe is the space a removed marker leaves before the full stop ("… glazing [e1]." → "… glazing .").
+var spaceBeforeStopRe = regexp.MustCompile(`[^\S\n]+([.,;:!?。，；：！？])`)
+
+// markUnit appends mark to a unit: inside the last cell of a table row, after anything else.
+func markUnit(s, mark string) string {
+	t := strings.TrimRight(s, " \t")
+	if strings.HasPrefix(strings.TrimSpace(t), "|") && strings.HasSuffix(t, "|") {
+		return strings.TrimRight(strings.TrimSuffix(t, "|"), " ") + " " + mark + " |"
+	}
+	return t + " " + mark
 }
 
 // draftQuotes returns the quotes of every citable item the draft cites: what its code blocks may be made of.
@@ -159,21 +264,34 @@ func (c Checker) draftQuotes(markdown string) []string {
 func (c Checker) SupportClaims(markdown string) []SupportClaim {
 	var claims []SupportClaim
 	quotes := c.draftQuotes(markdown)
+	seen := map[string]bool{}
 	walkDraft(markdown, func(s string) bool {
-		if isCodeBlock(s) || len(c.problems(s, quotes)) > 0 {
+		if isCodeBlock(s) || c.Quote == nil {
 			return true
+		}
+		if problems, _, _ := c.verdict(s, quotes); len(problems) > 0 {
+			return true
+		}
+		if v := c.sentence(s); !v.judgeable || v.verbatim {
+			return true // nothing to judge: it cites nothing, or repeats its quote
+		}
+		// A unit repeated in the draft is asked about once; the repeats are removed.
+		if key := unitKey(s); key != "" {
+			if seen[key] {
+				return true
+			}
+			seen[key] = true
 		}
 		ids := citedIDs(s)
-		if len(ids) == 0 || c.Quote == nil {
+		if len(ids) == 0 {
 			return true
 		}
-		cl := SupportClaim{ID: fmt.Sprintf("s%d", len(claims)+1), Sentence: markerRe.ReplaceAllString(s, "")}
+		cl := SupportClaim{ID: fmt.Sprintf("s%d", len(claims)+1), Sentence: supportKey(s)}
 		for _, id := range ids {
 			if q, _, ok := c.Quote(id); ok {
 				cl.Quotes = append(cl.Quotes, q)
 			}
 		}
-		cl.Sentence = strings.TrimSpace(cl.Sentence)
 		claims = append(claims, cl)
 		return true
 	})
@@ -186,23 +304,29 @@ func isCodeBlock(s string) bool {
 }
 
 func (c Checker) problems(s string, draftQuotes []string) []string {
+	p, _, _ := c.verdict(s, draftQuotes)
+	return p
+}
+
+// verdict returns the problems of one unit and their cause, and whether it lacks a verdict the Checker requires.
+func (c Checker) verdict(s string, draftQuotes []string) (problems []string, cause string, unjudged bool) {
 	if isCodeBlock(s) {
 		if c.Quote == nil {
-			return nil
+			return nil, "", false
 		}
 		if p := codeProblem(s, draftQuotes); p != "" {
-			return []string{p}
+			return []string{p}, CauseUnsupported, false
 		}
-		return nil
+		return nil, "", false
 	}
 	v := c.sentence(s)
 	if !v.judgeable {
-		return v.problems
+		return v.problems, v.cause, false
 	}
 	if reason, judged := c.Judged[v.key]; judged {
-		return []string{"unsupported by the quotes it cites: " + reason}
+		return []string{"unsupported by the quotes it cites: " + reason}, CauseUnsupported, false
 	}
-	return nil
+	return nil, "", c.RequireVerdict && !v.verbatim && !c.Approved[v.key]
 }
 
 // sentence returns the deterministic verdict on one sentence, from the memo when there is one.
@@ -225,17 +349,33 @@ func (c Checker) sentence(s string) sentenceVerdict {
 
 func (c Checker) checkSentence(s string) sentenceVerdict {
 	var problems []string
+	cause := ""
+	because := func(c string) {
+		if causeRank[c] > causeRank[cause] {
+			cause = c
+		}
+	}
 	ms := markerRe.FindAllStringSubmatch(s, -1)
 	base := supportBase{question: c.Question}
 	var titles []string
+	for _, m := range strayMarkers(s) {
+		problems = append(problems, fmt.Sprintf("cites %s, which is not an evidence id (cite like [e3])", m))
+		because(CauseCitationFormat)
+	}
 	for _, m := range ms {
 		ids, bad := parseMarker(m[1])
 		for _, b := range bad {
 			problems = append(problems, fmt.Sprintf("cites [%s], which is not an evidence id (cite like [e3])", b))
+			because(CauseCitationFormat)
 		}
 		for _, id := range ids {
 			if err := c.Evidence(id); err != nil {
 				problems = append(problems, fmt.Sprintf("cites %s: %v", id, err))
+				if errors.Is(err, errNoEvidence) {
+					because(CauseCitationFormat)
+				} else {
+					because(CauseUnsupported)
+				}
 				continue
 			}
 			if c.Quote != nil {
@@ -248,15 +388,41 @@ func (c Checker) checkSentence(s string) sentenceVerdict {
 	}
 	if len(ms) == 0 && needsCitation(s) {
 		problems = append(problems, "factual sentence without a citation")
+		because(CauseUnsupported)
+	}
+	if why := InstructionLike(markerRe.ReplaceAllString(s, " ")); why != "" {
+		problems = append(problems, "it "+why+", which a report never does")
+		because(CauseInstruction)
 	}
 	if len(problems) > 0 || c.Quote == nil || len(base.quotes) == 0 {
-		return sentenceVerdict{problems: problems}
+		return sentenceVerdict{problems: problems, cause: cause}
+	}
+	if repeatsQuote(s, base.quotes) {
+		return sentenceVerdict{judgeable: true, key: supportKey(s), verbatim: true}
 	}
 	base.titles = strings.Join(titles, "\n")
 	if p := supportProblem(s, base); p != "" {
-		return sentenceVerdict{problems: []string{p}}
+		return sentenceVerdict{problems: []string{p}, cause: CauseUnsupported}
 	}
-	return sentenceVerdict{judgeable: true, key: strings.TrimSpace(markerRe.ReplaceAllString(s, ""))}
+	return sentenceVerdict{judgeable: true, key: supportKey(s)}
+}
+
+// repeatsQuote reports whether a sentence, its markup and citations aside, is word for word in one of its quotes
+// or in a fragment of one: it says nothing its quote does not, and needs neither the support check nor a judge.
+func repeatsQuote(s string, quotes []string) bool {
+	t := strings.ToLower(NormalizeQuote(stripMarkup(markerRe.ReplaceAllString(s, " "))))
+	t = strings.TrimSpace(strings.TrimRight(t, " .。"))
+	if utf8.RuneCountInString(t) < MinQuoteRunes {
+		return false
+	}
+	for _, q := range quotes {
+		for _, f := range append(QuoteFragments(q), q) {
+			if strings.Contains(strings.ToLower(NormalizeQuote(stripMarkup(f))), t) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // needsCitation decides whether an uncited sentence is a problem: anything with words in it, except a lead-in
@@ -295,6 +461,12 @@ var (
 // all dropped disappear; a section the synthesizer titled "Sources" or "References" is dropped (the renderer
 // writes its own from the citation map).
 func walkDraft(markdown string, keep func(sentence string) bool) string {
+	return walkDraftEdit(markdown, func(s string) (string, bool) { return s, keep(s) })
+}
+
+// walkDraftEdit is walkDraft with units that may be rewritten: edit returns the unit to publish, and whether to
+// publish it at all.
+func walkDraftEdit(markdown string, edit func(unit string) (string, bool)) string {
 	lines := strings.Split(strings.ReplaceAll(markdown, "\r\n", "\n"), "\n")
 	var out []string
 	var para []string
@@ -308,7 +480,7 @@ func walkDraft(markdown string, keep func(sentence string) bool) string {
 		}
 		text := strings.Join(para, " ")
 		para = nil
-		if kept := keepSentences(text, keep); kept != "" {
+		if kept := keepSentences(text, edit); kept != "" {
 			out = append(out, kept)
 		}
 	}
@@ -319,8 +491,10 @@ func walkDraft(markdown string, keep func(sentence string) bool) string {
 			block = append(block, line)
 			if inFence {
 				// A code block is one unit: kept or dropped whole.
-				if skipLevel == 0 && keep(strings.Join(block, "\n")) {
-					out = append(out, block...)
+				if skipLevel == 0 {
+					if kept, ok := edit(strings.Join(block, "\n")); ok {
+						out = append(out, kept)
+					}
 				}
 				block = nil
 			}
@@ -343,7 +517,7 @@ func walkDraft(markdown string, keep func(sentence string) bool) string {
 				continue
 			}
 			// A heading names a part of the report; it states nothing, so it cites nothing.
-			out = append(out, strings.TrimRight(markerRe.ReplaceAllString(line, ""), " \t"))
+			out = append(out, strings.TrimRight(stripMarkers(line), " \t"))
 			continue
 		}
 		if skipLevel > 0 {
@@ -361,16 +535,19 @@ func walkDraft(markdown string, keep func(sentence string) bool) string {
 			flush()
 			tableRow++
 			if (tableRow == 1 && len(citedIDs(trimmed)) == 0) || tableSepRe.MatchString(trimmed) {
-				out = append(out, line) // a header row that cites nothing and the separator carry no facts
+				out = append(out, stripMarkers(line)) // a header row that cites nothing and the separator carry no facts
 				continue
 			}
-			if keep(trimmed) {
-				out = append(out, line)
+			if kept, ok := edit(trimmed); ok {
+				if kept == trimmed {
+					kept = line
+				}
+				out = append(out, kept)
 			}
 		default:
 			if m := listRe.FindStringSubmatch(line); m != nil {
 				flush()
-				if kept := keepSentences(m[2], keep); kept != "" {
+				if kept := keepSentences(m[2], edit); kept != "" {
 					out = append(out, m[1]+kept)
 				}
 				continue
@@ -378,7 +555,7 @@ func walkDraft(markdown string, keep func(sentence string) bool) string {
 			if strings.HasPrefix(trimmed, ">") {
 				flush()
 				body := strings.TrimSpace(strings.TrimPrefix(trimmed, ">"))
-				if kept := keepSentences(body, keep); kept != "" {
+				if kept := keepSentences(body, edit); kept != "" {
 					out = append(out, "> "+kept)
 				}
 				continue
@@ -387,17 +564,19 @@ func walkDraft(markdown string, keep func(sentence string) bool) string {
 		}
 	}
 	flush()
-	if inFence && skipLevel == 0 && keep(strings.Join(block, "\n")) {
-		out = append(out, block...) // a block the draft never closed
+	if inFence && skipLevel == 0 {
+		if kept, ok := edit(strings.Join(block, "\n")); ok {
+			out = append(out, kept) // a block the draft never closed
+		}
 	}
 	return collapseBlankLines(strings.Join(out, "\n"))
 }
 
-func keepSentences(text string, keep func(string) bool) string {
+func keepSentences(text string, edit func(string) (string, bool)) string {
 	var kept []string
 	for _, s := range SplitSentences(text) {
-		if keep(s) {
-			kept = append(kept, s)
+		if t, ok := edit(s); ok {
+			kept = append(kept, t)
 		}
 	}
 	return joinSentences(kept)

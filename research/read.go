@@ -200,6 +200,15 @@ func (r *runner) admit(ctx context.Context, round int, c Candidate, doc *docEntr
 				Evidence: &cp, Message: "quote not found in the source text"})
 			continue
 		}
+		if why := InstructionLike(it.Quote); why != "" {
+			// Sources are data: a quote addressing the reader or the model is no evidence of anything.
+			r.logTo(b, StageRead, round, c.SubQuestion, "instruction",
+				fmt.Sprintf("quote in %s %s; refused as evidence: %q", c.URL, why, lexical.Clip(it.Quote, 200)), nil)
+			cp := it
+			r.emit(Event{Stage: StageRead, Kind: EventInstruction, Round: round, SubQuestion: c.SubQuestion, URL: c.URL,
+				Evidence: &cp, Message: "quote " + why})
+			continue
+		}
 		if isFileURL(c.URL) {
 			it.Source = withLines(c.URL, first, last)
 		} else {

@@ -2,6 +2,7 @@ package research
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -70,9 +71,28 @@ type Config struct {
 	// Secrets are values (API keys) that must never be stored or emitted: they are removed from every event
 	// message and research-log entry, as are secret-shaped tokens (bearer tokens, sk-… keys, key=… parameters).
 	Secrets []string
+	// Unjudged decides what happens to a sentence the support judge gave no verdict on, after it was asked
+	// again: UnjudgedRemove (the default; the report publishes only what the judge found supported) or
+	// UnjudgedKeep (kept, visibly marked). Without a judge it has no effect.
+	Unjudged string
 	// Settings are opaque key/values stored with the run (for example which sources were configured) so a
 	// surface can rebuild the same roles on resume; see LoadRunInfo.
 	Settings map[string]string
+}
+
+// What happens to sentences the support judge gave no verdict on (Config.Unjudged).
+const (
+	UnjudgedRemove = "remove"
+	UnjudgedKeep   = "keep"
+)
+
+// CheckUnjudged refuses an Unjudged choice other than "", UnjudgedRemove and UnjudgedKeep.
+func CheckUnjudged(v string) error {
+	switch v {
+	case "", UnjudgedRemove, UnjudgedKeep:
+		return nil
+	}
+	return fmt.Errorf("%w: unjudged %q: give %s or %s", ErrBadInput, v, UnjudgedRemove, UnjudgedKeep)
 }
 
 // Stage names, as written in the research log and events.
@@ -97,13 +117,14 @@ const (
 	EventStageStart  = "stage_start"
 	EventStageDone   = "stage_done"
 	EventPlan        = "plan"
-	EventSearch      = "search"     // one sub-question searched (Count = hits)
-	EventCandidates  = "candidates" // the collector picked (Count = picked)
-	EventRead        = "read"       // one source read (Count = evidence accepted from it)
-	EventSkip        = "skip"       // a source not read (early stop, fuse, duplicate) — Message says why
-	EventEvidence    = "evidence"   // an evidence item entered the pool
-	EventUngrounded  = "ungrounded" // an evidence item refused: quote not in the fetched text
-	EventEarlyStop   = "early_stop" // reading for a sub-question stopped
+	EventSearch      = "search"      // one sub-question searched (Count = hits)
+	EventCandidates  = "candidates"  // the collector picked (Count = picked)
+	EventRead        = "read"        // one source read (Count = evidence accepted from it)
+	EventSkip        = "skip"        // a source not read (early stop, fuse, duplicate) — Message says why
+	EventEvidence    = "evidence"    // an evidence item entered the pool
+	EventUngrounded  = "ungrounded"  // an evidence item refused: quote not in the fetched text
+	EventInstruction = "instruction" // an evidence item refused: its quote addresses the reader or the model
+	EventEarlyStop   = "early_stop"  // reading for a sub-question stopped
 	EventVerdict     = "verdict"
 	EventResearch    = "research"  // directed re-search for the gapped sub-questions
 	EventIntegrity   = "integrity" // the integrity check refused parts of a draft
@@ -194,7 +215,17 @@ type Stats struct {
 	EvidenceRejected int `json:"evidence_rejected"`
 	Ungrounded       int `json:"ungrounded"`
 	EarlyStops       int `json:"early_stops"`
-	SentencesRemoved int `json:"sentences_removed"`
+	// QuotesGrounded counts the quotes found verbatim in their sources: the evidence pool, accepted and
+	// rejected, and the quotes refused as instructions.
+	QuotesGrounded int `json:"quotes_grounded"`
+	// InstructionsRefused counts grounded quotes refused as evidence because they address the reader or the
+	// model (InstructionLike).
+	InstructionsRefused int `json:"instructions_refused"`
+	SentencesRemoved    int `json:"sentences_removed"`
+	// RemovedByCause counts the removed sentences by cause (CauseUnsupported, CauseUnjudged, …).
+	RemovedByCause map[string]int `json:"removed_by_cause,omitempty"`
+	// Judge is what the support judge said about the published draft; nil when no judge is configured.
+	Judge *JudgeStats `json:"judge,omitempty"`
 	// SourcesUnreadable counts documents whose fetch or reading failed for good.
 	SourcesUnreadable int `json:"sources_unreadable"`
 	// DraftsRefused counts synthesizer drafts the integrity check sent back.
@@ -205,11 +236,13 @@ type Stats struct {
 	DegenerateDrafts  int `json:"degenerate_drafts,omitempty"`
 	RepeatedSentences int `json:"repeated_sentences,omitempty"`
 	// FusesTripped counts the reasons the run was cut short (cost, tokens, time, call cap, stage timeouts).
-	FusesTripped    int           `json:"fuses_tripped"`
-	SynthAttempts   int           `json:"synth_attempts"`
-	Calls           int           `json:"calls"`
-	PeakConcurrency int           `json:"peak_concurrency"`
-	Tokens          int           `json:"tokens"`
+	FusesTripped    int `json:"fuses_tripped"`
+	SynthAttempts   int `json:"synth_attempts"`
+	Calls           int `json:"calls"`
+	PeakConcurrency int `json:"peak_concurrency"`
+	Tokens          int `json:"tokens"`
+	// TokensEstimated is the part of Tokens counted with a tokenizer because the server reported no usage.
+	TokensEstimated int           `json:"tokens_estimated,omitempty"`
 	CostUSD         float64       `json:"cost_usd"`
 	Duration        time.Duration `json:"duration_ns"`
 }
@@ -233,8 +266,9 @@ type Report struct {
 	Sources  []SourceRef `json:"sources"`
 	// CutShort says why the run stopped before its evidence was complete; empty when it was not cut short.
 	CutShort string `json:"cut_short,omitempty"`
-	// Removed lists the sentences the integrity check refused to publish.
+	// Removed lists the sentences the integrity check refused to publish; Removals gives each one's cause.
 	Removed  []string  `json:"removed,omitempty"`
+	Removals []Removal `json:"removals,omitempty"`
 	Dir      string    `json:"-"`
 	Created  time.Time `json:"created"`
 	Finished time.Time `json:"finished"`

@@ -101,7 +101,7 @@ func OpenSession(ctx context.Context, cfg Config, sc SessionConfig) (*Session, e
 		}
 	}()
 	rc := runConfig{Budget: cfg.Budget, Rounds: cfg.Rounds, MaxCandidates: cfg.MaxCandidates,
-		BatchSize: cfg.BatchSize, EarlyStopWindow: cfg.EarlyStopWindow}
+		BatchSize: cfg.BatchSize, EarlyStopWindow: cfg.EarlyStopWindow, Unjudged: cfg.Unjudged}
 	_, known, err := db.Meta(ctx, "run_id")
 	if err != nil {
 		return nil, err

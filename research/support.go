@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/deepresearch/deepresearch/lexical"
 )
@@ -68,7 +69,13 @@ var (
 
 // supportProblem returns why sentence is not supported by base, or "" when it is.
 func supportProblem(sentence string, base supportBase) string {
-	quotes := NormalizeQuote(strings.Join(base.quotes, "\n"))
+	// The quotes as they stand: an elided quote is its fragments, kept apart so that no fact is read across the
+	// gap between two of them.
+	var frags []string
+	for _, q := range base.quotes {
+		frags = append(frags, QuoteFragments(q)...)
+	}
+	quotes := NormalizeQuote(strings.Join(frags, fragmentGap))
 	// Extracted text keeps Markdown emphasis (*k*th); facts are looked for with and without it.
 	plain := quotes
 	if strings.ContainsAny(quotes, "*_`") {
@@ -133,6 +140,9 @@ func supportProblem(sentence string, base supportBase) string {
 	if len(missing) > 0 {
 		return "not in the quotes it cites: " + strings.Join(dedupe(missing), ", ")
 	}
+	if p := spliceProblem(stripMarkup(s), base); p != "" {
+		return p
+	}
 	// Content words, when sentence and quotes are written in the same script.
 	prose := stripMarkup(s)
 	if lexical.Language(prose) != lexical.Language(quotes) {
@@ -159,6 +169,76 @@ func supportProblem(sentence string, base supportBase) string {
 	if total >= 3 && float64(covered) < minCoverage*float64(total) {
 		return fmt.Sprintf("the quotes it cites do not say this (%d of %d content words found; missing: %s)",
 			covered, total, strings.Join(absent[:min(len(absent), 6)], ", "))
+	}
+	return ""
+}
+
+// fragmentGap joins quotes and fragments for the checks: a line of its own, with a byte no text holds, so that
+// neither a substring nor white space squeezed out ever reaches across it.
+const fragmentGap = "\n\x00\n"
+
+// spliceProblem refuses a sentence that draws on two fragments of one elided quote: each of them supplies words
+// the sentence uses that nothing else it may draw on holds. What the source says between the fragments is not
+// quoted, so whether what one fragment says applies to what the other names cannot be checked ("The absorber …
+// cost 2,400 euros"). A sentence must be supported by fragments as they stand: by one of them, with the other
+// quotes it cites.
+func spliceProblem(prose string, base supportBase) string {
+	var terms []string
+	for _, t := range dedupe(lexical.Tokenize(prose)) {
+		if utf8.RuneCountInString(t) > 1 || !lexical.IsCJK(firstRuneOf(t)) {
+			terms = append(terms, t) // single CJK characters are too common to tell fragments apart
+		}
+	}
+	if len(terms) == 0 {
+		return ""
+	}
+	for k, q := range base.quotes {
+		frags := QuoteFragments(q)
+		if len(frags) < 2 {
+			continue
+		}
+		// What the sentence may take from elsewhere: the other quotes, the titles, the question.
+		elsewhere := map[string]bool{}
+		for j, o := range base.quotes {
+			if j != k {
+				for _, t := range lexical.Tokenize(o) {
+					elsewhere[t] = true
+				}
+			}
+		}
+		for _, t := range lexical.Tokenize(base.titles + "\n" + base.question) {
+			elsewhere[t] = true
+		}
+		sets := make([]map[string]bool, len(frags))
+		for i, f := range frags {
+			sets[i] = map[string]bool{}
+			for _, t := range lexical.Tokenize(f) {
+				sets[i][t] = true
+			}
+		}
+		var drawn []int
+		for i := range frags {
+			for _, t := range terms {
+				if !sets[i][t] || elsewhere[t] {
+					continue
+				}
+				only := true
+				for j := range frags {
+					if j != i && sets[j][t] {
+						only = false
+						break
+					}
+				}
+				if only {
+					drawn = append(drawn, i)
+					break
+				}
+			}
+		}
+		if len(drawn) >= 2 {
+			return fmt.Sprintf("joins fragments of an elided quote (%q … %q): what the source says between them is not quoted",
+				lexical.Clip(frags[drawn[0]], 60), lexical.Clip(frags[drawn[1]], 60))
+		}
 	}
 	return ""
 }

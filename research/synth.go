@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -38,15 +39,20 @@ func (r *runner) synthesize(ctx context.Context, verdict *Verdict) (*Report, err
 	plan := r.plan
 	r.mu.Unlock()
 	in := SynthesisInput{Plan: plan, Evidence: accepted, Verdict: verdict, CutShort: r.cutShortText()}
-	checker := Checker{Evidence: check, Question: plan.Question, Judged: map[string]string{},
+	// With a judge configured the check fails closed: a sentence is published only with a positive verdict.
+	_, hasJudge := r.cfg.Roles.Verifier.(SupportJudge)
+	checker := Checker{Evidence: check, Question: plan.Question, Judged: map[string]string{}, Approved: map[string]bool{},
+		Unjudged: map[string]string{}, RequireVerdict: hasJudge,
 		Quote: func(id string) (string, string, bool) {
 			e, ok := byID[id]
 			return e.Quote, e.Title, ok
 		}}.withMemo()
-	judged := map[string]bool{}
+	if hasJudge && r.rc.Unjudged == UnjudgedKeep {
+		checker.UnjudgedMark = textsFor(plan.Language).unjudgedMark
+	}
 	var draft string
 	var synthErr error
-	attempts, refused, loops, repeats := 0, 0, 0, 0
+	attempts, refused, degenerate, repeats := 0, 0, 0, 0
 	for attempt := 0; attempt <= max(r.rc.Budget.SynthRetries, 0); attempt++ {
 		var got *Draft
 		err := r.roleCall(sctx, StageSynth, r.currentRound(), "", fmt.Sprintf("synthesize (attempt %d)", attempt+1), nil,
@@ -66,10 +72,11 @@ func (r *runner) synthesize(ctx context.Context, verdict *Verdict) (*Report, err
 			break // keep the previous draft, if any; its problems are removed below
 		}
 		attempts++
-		draft = got.Markdown
-		loops += got.Loops
+		degenerate += got.Loops
 		repeats += got.Repeats
-		r.judgeSupport(sctx, plan, checker, judged, draft)
+		// A report wrapped in a code fence is the report, not code; markers in other forms become [e3].
+		draft = canonicalMarkers(unfenceReport(got.Markdown))
+		r.judgeSupport(sctx, plan, checker, draft)
 		problems := checker.Check(draft)
 		if len(problems) == 0 {
 			r.logf(ctx, StageSynth, r.currentRound(), "", "integrity", fmt.Sprintf("draft %d passes", attempt+1), nil)
@@ -93,15 +100,27 @@ func (r *runner) synthesize(ctx context.Context, verdict *Verdict) (*Report, err
 		draft = fallbackDraft(plan, accepted)
 		r.logf(ctx, StageSynth, r.currentRound(), "", "partial report", "synthesis failed; the report lists the grounded evidence", synthErr)
 	}
-	body, removed := checker.Remove(draft)
-	for _, s := range removed {
-		r.logf(ctx, StageSynth, r.currentRound(), "", "removed", s, nil)
+	tally := checker.tally(draft)
+	body, removed := checker.Prune(draft)
+	nothingLeft := false
+	if !partial && len(citedIDs(body)) == 0 && len(accepted) > 0 {
+		// Not one sentence of the draft could be published, yet the run holds grounded quotes: the report lists
+		// them rather than saying the sources answer nothing.
+		nothingLeft = true
+		var more []Removal
+		body, more = checker.Prune(fallbackDraft(plan, accepted))
+		removed = append(removed, more...)
+		r.logf(ctx, StageSynth, r.currentRound(), "", "partial report", "no sentence of the draft could be published; the report lists the grounded evidence", nil)
+	}
+	for _, rm := range removed {
+		r.logf(ctx, StageSynth, r.currentRound(), "", "removed", rm.Cause+": "+rm.Text, nil)
 	}
 	r.mu.Lock()
 	r.synthN = attempts
 	r.mu.Unlock()
 
-	rep := r.render(ctx, plan, body, removed, all, docs, synthOutcome{partial: partial, refused: refused, loops: loops, repeats: repeats})
+	rep := r.render(ctx, plan, body, removed, all, docs, synthOutcome{partial: partial, nothingLeft: nothingLeft,
+		refused: refused, degenerate: degenerate, repeats: repeats, judge: tally, hasJudge: hasJudge, keepUnjudged: checker.UnjudgedMark != ""})
 	rep.Stats.SynthAttempts = attempts
 	if err := r.publish(ctx, rep); err != nil {
 		return nil, err
@@ -187,7 +206,7 @@ func evidenceCheck(byID map[string]Evidence, docs func(source string) (*docEntry
 func checkEvidence(byID map[string]Evidence, docs func(source string) (*docEntry, error), id string) error {
 	e, ok := byID[id]
 	if !ok {
-		return errors.New("no such evidence in the pool")
+		return errNoEvidence
 	}
 	if e.Status != StatusAccepted {
 		return fmt.Errorf("the verifier rejected it (%s)", e.Reason)
@@ -213,65 +232,102 @@ func checkEvidence(byID map[string]Evidence, docs func(source string) (*docEntry
 type i18n struct {
 	engine, extractive, cutShort, sources, citations, citedAs, removed, empty, partial string
 	howMade, textRead                                                                  string
+	// nothingLeft replaces partial when the synthesis worked but none of its sentences could be published.
+	nothingLeft string
 	// uncovered opens the list of sub-questions a report that could support nothing leaves open.
 	uncovered string
-	// readNoModel is howLines[0] for the extractive engine: it makes no model calls and spends no tokens, and the
-	// number of passes it made depends on when early stops landed, so it is not shown.
+	// unjudgedMark follows a sentence kept without the judge's verdict (--unjudged keep).
+	unjudgedMark string
+	how          howTexts
+}
+
+// howTexts are the lines of "How this report was made"; each counts one thing.
+type howTexts struct {
+	// read: sources, sub-questions, rounds, quotes grounded, accepted as evidence, model calls, tokens.
+	read string
+	// readNoModel is read for the extractive engine: it makes no model calls and spends no tokens.
 	readNoModel string
-	howLines    [7]string
-	// degenerate is the line for drafts stopped in a loop and the repeated sentences removed.
-	degenerate string
+	// estimated follows the token figure when part of it was counted locally.
+	estimated                                                 string
+	rejected, instructions, ungrounded, removed, removedNone  string
+	judge, unjudgedRemoved, unjudgedKept, noJudge, degenerate string
+	refused, roleErrors, unreadable, fuses                    string
+	causes                                                    map[string]string
 }
 
 var texts = map[string]i18n{
 	"en": {
-		engine:      "Engine",
-		extractive:  "extractive mode — no language model",
-		cutShort:    "Cut short: %s. This report is based on the evidence gathered before the cut.",
-		sources:     "Sources",
-		citations:   "Cited evidence",
-		citedAs:     "cited as",
-		removed:     "%d statement(s) of the draft were removed because no grounded evidence supports them.",
-		empty:       "No statement could be supported by grounded evidence.",
-		uncovered:   "The sources searched answer none of these sub-questions:",
-		partial:     "Partial report: the synthesis failed, so this report lists the grounded evidence the run gathered, unedited.",
-		howMade:     "How this report was made",
-		textRead:    "text read, lines",
-		degenerate:  "drafts stopped because they repeated themselves: %d; repeated sentences removed: %d",
-		readNoModel: "%d sources read for %d sub-questions in %d round(s); %d quotes grounded in their sources; no language model",
-		howLines: [7]string{
-			"%d sources read for %d sub-questions in %d round(s); %d quotes grounded in their sources; %d model calls, %s tokens",
-			"model calls that failed after retries: %d",
-			"sources that could not be read: %d",
-			"quotes dropped because they are not in their source: %d",
-			"sentences removed for lack of support: %d",
-			"drafts refused by the integrity check: %d",
-			"fuses tripped: %d",
+		engine:       "Engine",
+		extractive:   "extractive mode — no language model",
+		cutShort:     "Cut short: %s. This report is based on the evidence gathered before the cut.",
+		sources:      "Sources",
+		citations:    "Cited evidence",
+		citedAs:      "cited as",
+		removed:      "%d statement(s) of the draft were removed; the causes are counted below.",
+		empty:        "No statement could be supported by grounded evidence.",
+		uncovered:    "The sources searched answer none of these sub-questions:",
+		partial:      "Partial report: the synthesis failed, so this report lists the grounded evidence the run gathered, unedited.",
+		nothingLeft:  "Partial report: no sentence of the draft could be published with the support of its quotes, so this report lists the grounded evidence the run gathered, unedited.",
+		howMade:      "How this report was made",
+		textRead:     "text read, lines",
+		unjudgedMark: "⚠ *unverified*",
+		how: howTexts{
+			read:            "%d sources read for %d sub-questions in %d round(s); %d quotes grounded in their sources, %d accepted as evidence; %d model calls, %s tokens",
+			readNoModel:     "%d sources read for %d sub-questions in %d round(s); %d quotes grounded in their sources, %d accepted as evidence; no language model",
+			estimated:       " (%s of them estimated with a tokenizer: the server reported no usage)",
+			rejected:        "evidence rejected by the verifier: %d",
+			instructions:    "evidence refused because its quote gives instructions to the reader or the model: %d",
+			ungrounded:      "quotes dropped because they are not in their source: %d",
+			removed:         "sentences removed: %d (%s)",
+			removedNone:     "sentences removed: 0",
+			judge:           "sentences judged by the support judge: %d (%d supported, %d refused); without a verdict: %d",
+			unjudgedRemoved: "sentences without a verdict, removed: %d (%s)",
+			unjudgedKept:    "sentences without a verdict, kept and marked ⚠ unverified: %d (%s)",
+			noJudge:         "no support judge: the deterministic checks alone decided what was published",
+			degenerate:      "drafts stopped because they repeated themselves: %d; repeated sentences removed: %d",
+			refused:         "drafts refused by the integrity check: %d",
+			roleErrors:      "model calls that failed after retries: %d",
+			unreadable:      "sources that could not be read: %d",
+			fuses:           "fuses tripped: %d",
+			causes: map[string]string{CauseUnsupported: "unsupported by the quotes they cite", CauseUnjudged: "no verdict from the judge",
+				CauseCitationFormat: "citation format", CauseDuplicate: "duplicates", CauseInstruction: "addressed to the reader or the model"},
 		},
 	},
 	"zh": {
-		engine:      "引擎",
-		extractive:  "抽取式模式（extractive mode — no language model）",
-		cutShort:    "提前结束：%s。本报告基于结束前收集到的证据。",
-		sources:     "来源",
-		citations:   "引用的证据",
-		citedAs:     "引用编号",
-		removed:     "草稿中有 %d 条陈述因没有可溯源的证据支持而被删除。",
-		empty:       "没有任何陈述能得到可溯源证据的支持。",
-		uncovered:   "所检索的来源没有回答以下任何子问题：",
-		partial:     "不完整的报告：综合撰写失败，本报告仅列出本次运行收集到的可溯源证据，未经整理。",
-		howMade:     "本报告的生成方式",
-		textRead:    "所读文本，行",
-		degenerate:  "因反复重复而停止的草稿：%d；删除的重复句子：%d",
-		readNoModel: "为 %[2]d 个子问题阅读了 %[1]d 个来源，共 %[3]d 轮；%[4]d 条引文可在来源中逐字找到；未使用语言模型",
-		howLines: [7]string{
-			"为 %[2]d 个子问题阅读了 %[1]d 个来源，共 %[3]d 轮；%[4]d 条引文可在来源中逐字找到；模型调用 %[5]d 次，%[6]s 个 token",
-			"重试后仍失败的模型调用：%d",
-			"无法读取的来源：%d",
-			"因不在来源中而被丢弃的引文：%d",
-			"因缺乏证据支持而删除的句子：%d",
-			"被完整性检查退回的草稿：%d",
-			"触发的熔断：%d",
+		engine:       "引擎",
+		extractive:   "抽取式模式（extractive mode — no language model）",
+		cutShort:     "提前结束：%s。本报告基于结束前收集到的证据。",
+		sources:      "来源",
+		citations:    "引用的证据",
+		citedAs:      "引用编号",
+		removed:      "草稿中有 %d 条陈述被删除，原因见下文统计。",
+		empty:        "没有任何陈述能得到可溯源证据的支持。",
+		uncovered:    "所检索的来源没有回答以下任何子问题：",
+		partial:      "不完整的报告：综合撰写失败，本报告仅列出本次运行收集到的可溯源证据，未经整理。",
+		nothingLeft:  "不完整的报告：草稿中没有任何句子能得到其引文的支持，因此本报告仅列出本次运行收集到的可溯源证据，未经整理。",
+		howMade:      "本报告的生成方式",
+		textRead:     "所读文本，行",
+		unjudgedMark: "⚠ *未经核验*",
+		how: howTexts{
+			read:            "为 %[2]d 个子问题阅读了 %[1]d 个来源，共 %[3]d 轮；%[4]d 条引文可在来源中逐字找到，其中 %[5]d 条被采纳为证据；模型调用 %[6]d 次，%[7]s 个 token",
+			readNoModel:     "为 %[2]d 个子问题阅读了 %[1]d 个来源，共 %[3]d 轮；%[4]d 条引文可在来源中逐字找到，其中 %[5]d 条被采纳为证据；未使用语言模型",
+			estimated:       "（其中 %s 个由分词器估算：服务器未报告用量）",
+			rejected:        "被核查者否决的证据：%d",
+			instructions:    "因引文向读者或模型下达指令而被拒绝的证据：%d",
+			ungrounded:      "因不在来源中而被丢弃的引文：%d",
+			removed:         "删除的句子：%d（%s）",
+			removedNone:     "删除的句子：0",
+			judge:           "经支持度评审的句子：%d（支持 %d，否决 %d）；没有结论的：%d",
+			unjudgedRemoved: "没有评审结论而被删除的句子：%d（%s）",
+			unjudgedKept:    "没有评审结论但保留并标记为 ⚠ 未经核验的句子：%d（%s）",
+			noJudge:         "没有支持度评审：仅由确定性检查决定发布内容",
+			degenerate:      "因内容自我重复而被中止的草稿：%d；删除的重复句子：%d",
+			refused:         "被完整性检查退回的草稿：%d",
+			roleErrors:      "重试后仍失败的模型调用：%d",
+			unreadable:      "无法读取的来源：%d",
+			fuses:           "触发的熔断：%d",
+			causes: map[string]string{CauseUnsupported: "引文不支持", CauseUnjudged: "评审未给出结论",
+				CauseCitationFormat: "引用格式错误", CauseDuplicate: "重复", CauseInstruction: "向读者或模型下达指令"},
 		},
 	},
 }
@@ -287,13 +343,18 @@ func textsFor(lang string) i18n {
 // engine header, the cut-short note, the citation map and the sources list.
 // synthOutcome is what the synthesis loop reports to the renderer.
 type synthOutcome struct {
-	partial bool // the synthesis failed; the body lists the grounded evidence
-	refused int  // drafts the integrity check refused
-	loops   int  // drafts stopped because they had fallen into a loop
-	repeats int  // sentences removed from drafts as repeats of earlier ones
+	partial     bool // the synthesis failed; the body lists the grounded evidence
+	nothingLeft bool // no sentence of the draft could be published; the body lists the grounded evidence
+	refused     int  // drafts the integrity check refused
+	degenerate  int  // drafts the synthesizer stopped because they repeated themselves
+	repeats     int  // sentences removed from drafts because they repeated an earlier one
+	judge       JudgeStats
+	hasJudge    bool
+	// keepUnjudged: sentences without a verdict were kept, marked (--unjudged keep).
+	keepUnjudged bool
 }
 
-func (r *runner) render(ctx context.Context, plan *Plan, body string, removed []string, all []Evidence,
+func (r *runner) render(ctx context.Context, plan *Plan, body string, removed []Removal, all []Evidence,
 	docs func(source string) (*docEntry, error), out synthOutcome) *Report {
 	lang := plan.Language
 	tx := textsFor(lang)
@@ -351,6 +412,8 @@ func (r *runner) render(ctx context.Context, plan *Plan, body string, removed []
 	}
 	if out.partial {
 		b.WriteString(">\n> ⚠ " + tx.partial + "\n")
+	} else if out.nothingLeft {
+		b.WriteString(">\n> ⚠ " + tx.nothingLeft + "\n")
 	}
 	b.WriteString("\n")
 	if strings.TrimSpace(numbered) == "" || len(order) == 0 {
@@ -375,8 +438,14 @@ func (r *runner) render(ctx context.Context, plan *Plan, body string, removed []
 		b.WriteString("_" + fmt.Sprintf(tx.removed, len(removed)) + "_\n\n")
 	}
 
+	texts := make([]string, len(removed))
+	byCause := map[string]int{}
+	for i, rm := range removed {
+		texts[i] = rm.Text
+		byCause[rm.Cause]++
+	}
 	rep := &Report{RunID: r.id, Question: plan.Question, Language: lang, Engine: engine, CutShort: cut,
-		Removed: removed, Dir: r.dir, Created: r.created, Finished: time.Now(), CitationMap: conclusions,
+		Removed: texts, Removals: removed, Dir: r.dir, Created: r.created, Finished: time.Now(), CitationMap: conclusions,
 		Citations: []Citation{}, Sources: []SourceRef{}, Evidence: all}
 	if rep.Evidence == nil {
 		rep.Evidence = []Evidence{}
@@ -423,8 +492,17 @@ func (r *runner) render(ctx context.Context, plan *Plan, body string, removed []
 	}
 	rep.Stats = r.stats(ctx)
 	rep.Stats.DraftsRefused = out.refused
-	rep.Stats.DegenerateDrafts, rep.Stats.RepeatedSentences = out.loops, out.repeats
 	rep.Stats.SentencesRemoved = len(removed)
+	rep.Stats.DegenerateDrafts = out.degenerate
+	rep.Stats.RepeatedSentences = out.repeats
+	if len(byCause) > 0 {
+		rep.Stats.RemovedByCause = byCause
+	}
+	if out.hasJudge {
+		j := out.judge
+		j.Kept = out.keepUnjudged
+		rep.Stats.Judge = &j
+	}
 	writeHowMade(&b, tx, rep.Stats, engine == "extractive")
 	rep.Markdown = strings.TrimRight(b.String(), "\n") + "\n"
 	return rep
@@ -517,6 +595,8 @@ func (r *runner) stats(ctx context.Context) Stats {
 				s.RoleErrors++
 			case "removed":
 				s.SentencesRemoved++
+			case "instruction":
+				s.InstructionsRefused++
 			}
 		}
 	}
@@ -529,7 +609,9 @@ func (r *runner) stats(ctx context.Context) Stats {
 			}
 		}
 	}
+	s.QuotesGrounded = s.EvidenceAccepted + s.EvidenceRejected + s.InstructionsRefused
 	s.Tokens, s.CostUSD, s.Calls = r.spendNow()
+	s.TokensEstimated = r.estimatedTokens()
 	s.PeakConcurrency = r.fleet.Peak()
 	s.Duration = time.Since(r.created)
 	return s
@@ -573,51 +655,161 @@ func (r *runner) publish(ctx context.Context, rep *Report) error {
 	return b.Commit(ctx)
 }
 
-// judgeSupport asks the verifier tier, in one batched call, whether the draft's sentences that pass the
-// deterministic checks are supported by their quotes, and records the unsupported ones in c.Judged. Sentences
-// judged before are not asked about again; a failed judgement is logged and judges nothing.
-func (r *runner) judgeSupport(ctx context.Context, plan *Plan, c Checker, judged map[string]bool, draft string) {
+// judgeSupport asks the verifier tier, in batched calls, whether the draft's sentences that pass the
+// deterministic checks are supported by their quotes, and records each verdict in c.Approved or c.Judged.
+// Sentences with a verdict are not asked about again. A sentence the judge's answer leaves out (an empty list, a
+// list cut by the output limit) or whose call fails is asked about again, alone with the other missing ones, in
+// smaller batches, at most maxJudgeReasks more times; one still without a verdict is recorded in c.Unjudged
+// with the reason, and the check removes it (or marks it, with --unjudged keep).
+func (r *runner) judgeSupport(ctx context.Context, plan *Plan, c Checker, draft string) {
 	j, ok := r.cfg.Roles.Verifier.(SupportJudge)
 	if !ok {
 		return
 	}
-	var claims []SupportClaim
+	var pending []SupportClaim
 	for _, cl := range c.SupportClaims(draft) {
-		if !judged[cl.Sentence] {
-			claims = append(claims, cl)
+		_, refused := c.Judged[cl.Sentence]
+		_, gaveUp := c.Unjudged[cl.Sentence]
+		if !c.Approved[cl.Sentence] && !refused && !gaveUp {
+			pending = append(pending, cl)
 		}
 	}
-	for start := 0; start < len(claims); start += maxJudgeBatch {
-		batch := claims[start:min(start+maxJudgeBatch, len(claims))]
-		var verdicts []SupportVerdict
-		err := r.roleCall(ctx, StageSynth, r.currentRound(), "", fmt.Sprintf("judge support of %d sentences", len(batch)), nil,
-			func(ctx context.Context) error {
-				v, err := j.JudgeSupport(ctx, plan.Language, batch)
-				verdicts = v
-				return err
-			})
-		if err != nil {
-			return // logged by roleCall; the deterministic checks stand alone
+	why := map[string]string{}
+	size := maxJudgeBatch
+	for ask := 0; ask <= maxJudgeReasks && len(pending) > 0; ask++ {
+		if ask > 0 {
+			size = max(min(size/2, (len(pending)+1)/2), minJudgeBatch)
+			r.logf(ctx, StageSynth, r.currentRound(), "", "judge again",
+				fmt.Sprintf("%d sentences have no verdict; asking again in batches of %d", len(pending), size), nil)
 		}
-		byID := map[string]string{}
-		for _, cl := range batch {
-			byID[cl.ID] = cl.Sentence
-			judged[cl.Sentence] = true
-		}
-		for _, v := range verdicts {
-			if s, ok := byID[v.ID]; ok && !v.Supported {
-				reason := strings.TrimSpace(v.Reason)
-				if reason == "" {
-					reason = "the judge found the quotes do not say this"
+		var missing []SupportClaim
+		answered := false
+		for start := 0; start < len(pending); start += size {
+			batch := pending[start:min(start+size, len(pending))]
+			var verdicts []SupportVerdict
+			err := r.roleCall(ctx, StageSynth, r.currentRound(), "", fmt.Sprintf("judge support of %d sentences", len(batch)), nil,
+				func(ctx context.Context) error {
+					v, err := j.JudgeSupport(ctx, plan.Language, batch)
+					verdicts = v
+					return err
+				})
+			if err != nil {
+				reason := "the judge call failed: " + lexical.Clip(r.scrub.Scrub(err.Error()), 120)
+				if errors.Is(err, errFuse) {
+					reason = "the run's budget ran out before it was judged"
 				}
-				c.Judged[s] = reason
+				for _, cl := range batch {
+					if why[cl.Sentence] == "" || !strings.HasPrefix(why[cl.Sentence], "the judge call failed") {
+						why[cl.Sentence] = reason
+					}
+				}
+				missing = append(missing, batch...)
+				if ctx.Err() != nil || errors.Is(err, errFuse) {
+					pending = append(missing, pending[min(start+size, len(pending)):]...)
+					ask = maxJudgeReasks // no more asks
+					break
+				}
+				continue
+			}
+			answered = true
+			got := map[string]SupportVerdict{}
+			for _, v := range verdicts {
+				if prev, dup := got[v.ID]; dup && !prev.Supported {
+					continue // two verdicts on one sentence: the refusal stands
+				}
+				got[v.ID] = v
+			}
+			for _, cl := range batch {
+				v, ok := got[cl.ID]
+				switch {
+				case !ok:
+					why[cl.Sentence] = "the judge's answer left it out"
+					missing = append(missing, cl)
+				case v.Supported:
+					c.Approved[cl.Sentence] = true
+				default:
+					reason := strings.TrimSpace(v.Reason)
+					if reason == "" {
+						reason = "the judge found the quotes do not say this"
+					}
+					c.Judged[cl.Sentence] = reason
+				}
+			}
+		}
+		if ask < maxJudgeReasks {
+			pending = missing
+		}
+		if !answered && ask > 0 {
+			break // the judge answered none of a second round's calls: it is not answering
+		}
+	}
+	for _, cl := range pending {
+		if !c.Approved[cl.Sentence] {
+			if _, refused := c.Judged[cl.Sentence]; !refused {
+				c.Unjudged[cl.Sentence] = why[cl.Sentence]
 			}
 		}
 	}
 }
 
-// maxJudgeBatch bounds the sentences one support judgement sees.
-const maxJudgeBatch = 40
+// maxJudgeBatch bounds the sentences one support judgement sees; a sentence without a verdict is asked about
+// again at most maxJudgeReasks times, in batches halved each time down to minJudgeBatch.
+const (
+	maxJudgeBatch  = 40
+	maxJudgeReasks = 2
+	minJudgeBatch  = 4
+)
+
+// JudgeStats counts what the support judge said about the published draft's sentences.
+type JudgeStats struct {
+	// Judged counts the sentences with a verdict: Supported plus Refused.
+	Judged    int `json:"judged"`
+	Supported int `json:"supported"`
+	Refused   int `json:"refused"`
+	// Unjudged counts the sentences still without a verdict after the judge was asked again; Why counts them
+	// by reason.
+	Unjudged int            `json:"unjudged"`
+	Why      map[string]int `json:"why,omitempty"`
+	// Kept: the unjudged sentences were kept, marked, instead of removed (--unjudged keep).
+	Kept bool `json:"kept,omitempty"`
+}
+
+// tally counts the judge's verdicts on the units of a draft that needed one.
+func (c Checker) tally(markdown string) JudgeStats {
+	var t JudgeStats
+	seen := map[string]bool{}
+	walkDraft(markdown, func(s string) bool {
+		if isCodeBlock(s) {
+			return true
+		}
+		v := c.sentence(s)
+		if !v.judgeable || v.verbatim || seen[v.key] {
+			return true
+		}
+		seen[v.key] = true
+		_, refused := c.Judged[v.key]
+		switch {
+		case refused:
+			t.Judged++
+			t.Refused++
+		case c.Approved[v.key]:
+			t.Judged++
+			t.Supported++
+		case c.RequireVerdict:
+			t.Unjudged++
+			why := c.Unjudged[v.key]
+			if why == "" {
+				why = "not asked"
+			}
+			if t.Why == nil {
+				t.Why = map[string]int{}
+			}
+			t.Why[why]++
+		}
+		return true
+	})
+	return t
+}
 
 // fallbackDraft is the report of a run whose synthesis failed: per sub-question, the grounded quotes themselves.
 func fallbackDraft(plan *Plan, accepted []Evidence) string {
@@ -633,27 +825,78 @@ func fallbackDraft(plan *Plan, accepted []Evidence) string {
 		}
 		b.WriteString("\n## " + sq.Question + "\n\n")
 		for _, e := range bySQ[sq.ID] {
-			fmt.Fprintf(&b, "- %s [%s]\n", oneLine(e.Quote), e.ID)
+			// Every sentence of the quote carries its citation, so that each stands as a quote of its own.
+			var parts []string
+			for _, f := range QuoteFragments(oneLine(e.Quote)) {
+				for _, sent := range SplitSentences(f) {
+					parts = append(parts, sent+" ["+e.ID+"]")
+				}
+			}
+			fmt.Fprintf(&b, "- %s\n", strings.Join(parts, " … "))
 		}
 	}
 	return b.String()
 }
 
-// writeHowMade ends a report with the counts a reader needs to judge it: what was read, and everything that
-// went wrong on the way — failed calls, unreadable sources, invented quotes, removed sentences, refused drafts,
-// tripped fuses — in the report's language.
+// writeHowMade ends a report with the counts a reader needs to judge it: what was read and grounded, and
+// everything that went wrong on the way — evidence rejected or refused, invented quotes, sentences removed (by
+// cause), what the support judge said and did not say, refused and degenerate drafts, failed calls, unreadable
+// sources, tripped fuses — each counted on its own, in the report's language.
 func writeHowMade(b *strings.Builder, tx i18n, s Stats, noModel bool) {
+	h := tx.how
 	b.WriteString("\n## " + tx.howMade + "\n\n")
 	if noModel {
-		fmt.Fprintf(b, "- "+tx.readNoModel+"\n", s.SourcesRead, s.SubQuestions, s.Rounds, s.EvidenceAccepted)
+		fmt.Fprintf(b, "- "+h.readNoModel+"\n", s.SourcesRead, s.SubQuestions, s.Rounds, s.QuotesGrounded, s.EvidenceAccepted)
 	} else {
-		fmt.Fprintf(b, "- "+tx.howLines[0]+"\n", s.SourcesRead, s.SubQuestions, s.Rounds, s.EvidenceAccepted, s.Calls,
-			lexical.Thousands(s.Tokens))
+		tokens := lexical.Thousands(s.Tokens)
+		if s.TokensEstimated > 0 {
+			tokens += fmt.Sprintf(h.estimated, lexical.Thousands(s.TokensEstimated))
+		}
+		fmt.Fprintf(b, "- "+h.read+"\n", s.SourcesRead, s.SubQuestions, s.Rounds, s.QuotesGrounded, s.EvidenceAccepted, s.Calls, tokens)
 	}
-	for i, n := range []int{s.RoleErrors, s.SourcesUnreadable, s.Ungrounded, s.SentencesRemoved, s.DraftsRefused, s.FusesTripped} {
-		fmt.Fprintf(b, "- "+tx.howLines[i+1]+"\n", n)
+	line := func(format string, args ...any) { fmt.Fprintf(b, "- "+format+"\n", args...) }
+	line(h.rejected, s.EvidenceRejected)
+	line(h.instructions, s.InstructionsRefused)
+	line(h.ungrounded, s.Ungrounded)
+	if s.SentencesRemoved == 0 {
+		line(h.removedNone)
+	} else {
+		line(h.removed, s.SentencesRemoved, causeList(h, s.RemovedByCause))
 	}
-	if s.DegenerateDrafts > 0 || s.RepeatedSentences > 0 {
-		fmt.Fprintf(b, "- "+tx.degenerate+"\n", s.DegenerateDrafts, s.RepeatedSentences)
+	switch j := s.Judge; {
+	case j != nil:
+		line(h.judge, j.Judged, j.Supported, j.Refused, j.Unjudged)
+		if j.Unjudged > 0 {
+			whys := make([]string, 0, len(j.Why))
+			for w, n := range j.Why {
+				whys = append(whys, fmt.Sprintf("%s: %d", w, n))
+			}
+			sort.Strings(whys)
+			if j.Kept {
+				line(h.unjudgedKept, j.Unjudged, strings.Join(whys, "; "))
+			} else {
+				line(h.unjudgedRemoved, j.Unjudged, strings.Join(whys, "; "))
+			}
+		}
+	case !noModel:
+		line(h.noJudge)
 	}
+	if !noModel {
+		line(h.degenerate, s.DegenerateDrafts, s.RepeatedSentences)
+	}
+	line(h.refused, s.DraftsRefused)
+	line(h.roleErrors, s.RoleErrors)
+	line(h.unreadable, s.SourcesUnreadable)
+	line(h.fuses, s.FusesTripped)
+}
+
+// causeList names the causes of the removed sentences with their counts, in a fixed order.
+func causeList(h howTexts, by map[string]int) string {
+	var parts []string
+	for _, c := range []string{CauseUnsupported, CauseUnjudged, CauseCitationFormat, CauseDuplicate, CauseInstruction} {
+		if n := by[c]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%s: %d", h.causes[c], n))
+		}
+	}
+	return strings.Join(parts, "; ")
 }

@@ -37,6 +37,8 @@ func TestNonsenseLimitsAreRefused(t *testing.T) {
 		{"NaN cost in the file", yaml("research:\n  max_cost_usd: .nan\n"), nil, "cost limit NaN"},
 		{"negative time in the file", yaml("research:\n  max_time: -5m\n"), nil, "time limit -5m0s"},
 		{"negative tokens in the file", yaml("research:\n  max_tokens: -1\n"), nil, "token fuse -1"},
+		{"unknown unjudged choice", empty, []string{"--unjudged", "sometimes"}, `--unjudged: invalid input: unjudged "sometimes": give remove or keep`},
+		{"unknown unjudged choice in the file", yaml("research:\n  unjudged: maybe\n"), nil, `unjudged "maybe"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			args := append([]string{"run", "--corpus", corpus, "--out", out, "--config", tc.config}, tc.args...)

@@ -40,6 +40,7 @@ type researchFlags struct {
 	rounds   int
 	out      string
 	engine   string
+	unjudged string
 	noColour bool
 }
 
@@ -69,6 +70,9 @@ Sources: --web PROVIDER (` + websearch.Help() + `),
 MCP servers in a .mcp.json file).
 
 With no model configured (or --engine extractive) the extractive engine runs: no language model, no API key.
+With a model, every sentence is also judged against its quotes on the verifier tier and published only when
+the judge finds it supported; one the judge gives no verdict on, even when asked again, is removed (--unjudged
+keep publishes it marked "unverified" instead).
 
 The run folder (default runs/<id>/) receives report.md, report.json, state.db (evidence pool, citation map,
 research log), evidence.roundN.json and verdict.roundN.json snapshots, events.jsonl and the texts that were read.
@@ -110,6 +114,7 @@ func addResearchFlags(cmd *cobra.Command, fl *researchFlags, sources bool) {
 		f.IntVar(&fl.rounds, "rounds", 0, fmt.Sprintf("extra directed re-search rounds, 0 to %d (default 2)", research.MaxRounds))
 		f.StringVar(&fl.out, "out", "", "run folder (default runs/<id>/)")
 		f.StringVar(&fl.engine, "engine", "", "auto, llm or extractive (auto: extractive when no model is configured)")
+		f.StringVar(&fl.unjudged, "unjudged", "", "a sentence the support judge gave no verdict on (after asking again): remove (default) or keep, marked unverified")
 	}
 	f.Float64Var(&fl.maxCost, "max-cost", 0, "cost fuse in USD: past it no new search or reading starts")
 	f.IntVar(&fl.maxToks, "max-tokens", 0, "token fuse (input + output): works without prices, for local or unpriced models")
@@ -351,7 +356,7 @@ func (fl researchFlags) request(question, resumeDir string) request.Research {
 	return request.Research{
 		Question: question, Corpora: fl.corpora, Web: fl.web, MCPFile: fl.mcpFile, Engine: fl.engine,
 		Budget: research.Budget{MaxCostUSD: fl.maxCost, MaxTokens: fl.maxToks, MaxTime: fl.maxTime}, Rounds: fl.rounds, OutDir: fl.out,
-		ResumeDir: resumeDir,
+		Unjudged: fl.unjudged, ResumeDir: resumeDir,
 	}
 }
 
@@ -366,6 +371,9 @@ func (a *App) research(cmd *cobra.Command, fl researchFlags, question, resumeDir
 	}
 	if err := research.CheckTime(fl.maxTime); err != nil {
 		return fmt.Errorf("--max-time: %w", err)
+	}
+	if err := research.CheckUnjudged(fl.unjudged); err != nil {
+		return fmt.Errorf("--unjudged: %w", err)
 	}
 	if resumeDir != "" {
 		info, err := research.LoadRunInfo(resumeDir)

@@ -42,6 +42,7 @@ type effective struct {
 	Budget        research.Budget
 	Rounds        int
 	MaxCandidates int
+	Unjudged      string
 	HasFetcher    bool
 }
 
@@ -55,7 +56,7 @@ func (c *capture) run(_ context.Context, cfg research.Config, _ string) (*resear
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.runs = append(c.runs, effective{Question: cfg.Question, Engine: cfg.Roles.Engine, Settings: maps.Clone(cfg.Settings),
-		Budget: cfg.Budget, Rounds: cfg.Rounds, MaxCandidates: cfg.MaxCandidates, HasFetcher: cfg.Fetcher != nil})
+		Budget: cfg.Budget, Rounds: cfg.Rounds, MaxCandidates: cfg.MaxCandidates, Unjudged: cfg.Unjudged, HasFetcher: cfg.Fetcher != nil})
 	return &research.Report{Question: cfg.Question, Engine: cfg.Roles.Engine, Dir: cfg.OutDir, Markdown: "A report."}, nil
 }
 
@@ -121,6 +122,11 @@ func TestEverySurfaceRunsTheSameRequest(t *testing.T) {
 			config: limits + "sources:\n  corpus: [" + corpusB + "]\n",
 			req: request.Research{Corpora: []string{corpusA}, Web: "searxng", Rounds: 1,
 				Budget: research.Budget{MaxCostUSD: 0.25, MaxTime: 3 * time.Minute}}},
+		{name: "configured to keep unjudged sentences",
+			config: "research:\n  unjudged: keep\nsources:\n  web: searxng\n"},
+		{name: "request keeps unjudged sentences",
+			config: "sources:\n  web: searxng\n",
+			req:    request.Research{Web: "searxng", Unjudged: research.UnjudgedKeep}},
 		{name: "request asks for no re-search",
 			config: "sources:\n  web: searxng\n",
 			req:    request.Research{Corpora: []string{corpusB}, Rounds: -1, Budget: research.Budget{MaxTime: 90 * time.Second}}},
@@ -151,7 +157,7 @@ func TestEverySurfaceRunsTheSameRequest(t *testing.T) {
 			}
 			got := map[string]effective{}
 			hasSources := tc.req.HasSources()
-			hasLimits := tc.req.Rounds != 0 || tc.req.Budget != (research.Budget{})
+			hasLimits := tc.req.Rounds != 0 || tc.req.Budget != (research.Budget{}) || tc.req.Unjudged != ""
 
 			// run: flags.
 			{
@@ -171,6 +177,9 @@ func TestEverySurfaceRunsTheSameRequest(t *testing.T) {
 				}
 				if tc.req.Rounds != 0 {
 					args = append(args, "--rounds", strconv.Itoa(max(tc.req.Rounds, 0)))
+				}
+				if tc.req.Unjudged != "" {
+					args = append(args, "--unjudged", tc.req.Unjudged)
 				}
 				root := NewRootCmd(app)
 				root.SetArgs(append(args, question))
@@ -205,6 +214,9 @@ func TestEverySurfaceRunsTheSameRequest(t *testing.T) {
 				}
 				if tc.req.Rounds != 0 {
 					form.Set("rounds", strconv.Itoa(max(tc.req.Rounds, 0)))
+				}
+				if tc.req.Unjudged != "" {
+					form.Set("unjudged", tc.req.Unjudged)
 				}
 				client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 				resp, err := client.PostForm(hs.URL+"/runs", form)
@@ -253,6 +265,9 @@ func TestEverySurfaceRunsTheSameRequest(t *testing.T) {
 					if tc.req.Rounds != 0 {
 						budget["rounds"] = max(tc.req.Rounds, 0)
 					}
+					if tc.req.Unjudged != "" {
+						budget["unjudged"] = tc.req.Unjudged
+					}
 					args["budget"] = budget
 				}
 				res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "deep_research", Arguments: args})
@@ -293,6 +308,9 @@ func TestEverySurfaceRunsTheSameRequest(t *testing.T) {
 			if want.Engine != "extractive" || !want.HasFetcher || want.Question != question {
 				t.Fatalf("run built %+v", want)
 			}
+			if keep := tc.req.Unjudged == research.UnjudgedKeep || strings.Contains(tc.config, "unjudged: keep"); keep != (want.Unjudged == research.UnjudgedKeep) {
+				t.Fatalf("run builds unjudged %q for a request that asks for %q under\n%s", want.Unjudged, tc.req.Unjudged, tc.config)
+			}
 			for surface, e := range got {
 				if !reflect.DeepEqual(e, want) {
 					t.Errorf("%s builds\n%s\nrun builds\n%s", surface, describeEffective(e), describeEffective(want))
@@ -306,6 +324,6 @@ func TestEverySurfaceRunsTheSameRequest(t *testing.T) {
 }
 
 func describeEffective(e effective) string {
-	return fmt.Sprintf("  engine %s, settings %v\n  budget %+v, rounds %d, max candidates %d", e.Engine, e.Settings, e.Budget,
-		e.Rounds, e.MaxCandidates)
+	return fmt.Sprintf("  engine %s, settings %v\n  budget %+v, rounds %d, max candidates %d, unjudged %q", e.Engine, e.Settings, e.Budget,
+		e.Rounds, e.MaxCandidates, e.Unjudged)
 }

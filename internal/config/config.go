@@ -62,7 +62,10 @@ type Research struct {
 	MaxCandidates int           `yaml:"max_candidates,omitempty" json:"max_candidates,omitempty"`
 	Concurrency   int           `yaml:"concurrency,omitempty" json:"concurrency,omitempty"`
 	MaxCalls      int           `yaml:"max_calls,omitempty" json:"max_calls,omitempty"`
-	OutDir        string        `yaml:"out_dir,omitempty" json:"out_dir,omitempty"`
+	// Unjudged is what happens to a sentence the support judge gave no verdict on: remove (default) or keep
+	// (published, marked unverified).
+	Unjudged string `yaml:"unjudged,omitempty" json:"unjudged,omitempty"`
+	OutDir   string `yaml:"out_dir,omitempty" json:"out_dir,omitempty"`
 }
 
 // Sources configures search and fetching.
@@ -206,6 +209,9 @@ func (r Research) Validate() error {
 	b := research.Budget{MaxCostUSD: r.MaxCostUSD, MaxTokens: r.MaxTokens, MaxTime: r.MaxTime, Concurrency: r.Concurrency, MaxCalls: r.MaxCalls}
 	var errs []error
 	if err := b.Validate(); err != nil {
+		errs = append(errs, fmt.Errorf("research: %w", err))
+	}
+	if err := research.CheckUnjudged(r.Unjudged); err != nil {
 		errs = append(errs, fmt.Errorf("research: %w", err))
 	}
 	if r.Rounds < 0 || r.MaxCandidates < 0 {

@@ -48,6 +48,7 @@ type Budget struct {
 	MaxTokens  int     `json:"max_tokens,omitempty" jsonschema:"token fuse (input plus output tokens)"`
 	MaxMinutes float64 `json:"max_minutes,omitempty" jsonschema:"wall-time limit for searching and reading, in minutes"`
 	Rounds     *int    `json:"rounds,omitempty" jsonschema:"extra directed re-search rounds the verifier may ask for (default 2)"`
+	Unjudged   string  `json:"unjudged,omitempty" jsonschema:"what happens to a sentence the support judge gave no verdict on, after asking again: remove (default) or keep (published, marked unverified)"`
 }
 
 // Input is the deep_research tool's arguments.
@@ -113,6 +114,7 @@ type RunRequest struct {
 	Sources  Sources
 	Budget   research.Budget
 	Rounds   int
+	Unjudged string
 	RunID    string
 	OutDir   string
 	// OnEvent must receive every event of the run (research.Config.OnEvent).
@@ -122,7 +124,7 @@ type RunRequest struct {
 // Research is the request every research surface hands to the one request builder.
 func (r RunRequest) Research() request.Research {
 	return request.Research{Question: r.Question, Corpora: r.Sources.Corpus, Web: r.Sources.Web, MCPFile: r.Sources.MCPFile, Budget: r.Budget,
-		Rounds: r.Rounds, RunID: r.RunID, OutDir: r.OutDir, OnEvent: r.OnEvent}
+		Rounds: r.Rounds, Unjudged: r.Unjudged, RunID: r.RunID, OutDir: r.OutDir, OnEvent: r.OnEvent}
 }
 
 // StartFunc executes one research run to completion (or until ctx is cancelled) and returns its report.
@@ -419,6 +421,10 @@ func (s *Server) deepResearch(ctx context.Context, req *mcp.CallToolRequest, in 
 		if err := rr.Budget.Validate(); err != nil {
 			return refuse(fmt.Sprintf("budget: %v", err))
 		}
+		if err := research.CheckUnjudged(b.Unjudged); err != nil {
+			return refuse(fmt.Sprintf("budget.unjudged: %v", err))
+		}
+		rr.Unjudged = b.Unjudged
 		if b.Rounds != nil {
 			rr.Rounds = *b.Rounds
 			if rr.Rounds == 0 {

@@ -113,6 +113,9 @@ func (b *Builder) Resolve(r Research) (Research, error) {
 		if r.MaxCandidates == 0 {
 			r.MaxCandidates = rc.MaxCandidates
 		}
+		if r.Unjudged == "" {
+			r.Unjudged = rc.Unjudged
+		}
 		bd := &r.Budget
 		if bd.MaxCostUSD == 0 {
 			bd.MaxCostUSD = rc.MaxCostUSD
@@ -238,7 +241,7 @@ func (b *Builder) Build(ctx context.Context, r Research) (cfg research.Config, c
 	b.warnUnpriced(models, r.Budget)
 	cfg = research.Config{
 		Question: r.Question, Roles: roles, Fetcher: router, RunID: r.RunID, OutDir: r.OutDir, Budget: r.Budget,
-		Rounds: r.Rounds, MaxCandidates: r.MaxCandidates, Ledger: ledger, OnEvent: r.OnEvent, Log: b.Log,
+		Rounds: r.Rounds, MaxCandidates: r.MaxCandidates, Unjudged: r.Unjudged, Ledger: ledger, OnEvent: r.OnEvent, Log: b.Log,
 		Settings: Settings(r), Secrets: b.Config.Secrets(),
 	}
 	if r.ResumeDir == "" {

@@ -51,6 +51,9 @@ type Research struct {
 	Rounds int `json:"rounds,omitempty"`
 	// MaxCandidates is how many reads the collector picks per round; 0 means the configured number.
 	MaxCandidates int `json:"max_candidates,omitempty"`
+	// Unjudged is what happens to a sentence the support judge gave no verdict on: research.UnjudgedRemove or
+	// research.UnjudgedKeep (kept, marked); empty means the configured choice, else remove.
+	Unjudged string `json:"unjudged,omitempty"`
 	// RunID and OutDir name the run and its folder; empty means a new id under the Builder's RunsDir.
 	RunID  string `json:"run_id,omitempty"`
 	OutDir string `json:"out_dir,omitempty"`
@@ -82,6 +85,9 @@ func (r Research) Validate() error {
 		errs = append(errs, err)
 	}
 	if err := research.CheckRounds(r.Rounds); err != nil {
+		errs = append(errs, err)
+	}
+	if err := research.CheckUnjudged(r.Unjudged); err != nil {
 		errs = append(errs, err)
 	}
 	if r.MaxCandidates < 0 {

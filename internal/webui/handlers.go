@@ -138,7 +138,7 @@ type indexPage struct {
 }
 
 type formValues struct {
-	Question, Corpus, Web, MaxCost, MaxMinutes, Rounds string
+	Question, Corpus, Web, MaxCost, MaxMinutes, Rounds, Unjudged string
 }
 
 func (s *Server) handleIndex(w http.ResponseWriter, r *http.Request) {
@@ -172,8 +172,9 @@ func (s *Server) parseForm(r *http.Request) (RunParams, formValues, error) {
 		MaxCost:    strings.TrimSpace(r.PostFormValue("max_cost")),
 		MaxMinutes: strings.TrimSpace(r.PostFormValue("max_minutes")),
 		Rounds:     strings.TrimSpace(r.PostFormValue("rounds")),
+		Unjudged:   strings.TrimSpace(r.PostFormValue("unjudged")),
 	}
-	p := RunParams{Question: f.Question, Corpus: f.Corpus, Web: f.Web}
+	p := RunParams{Question: f.Question, Corpus: f.Corpus, Web: f.Web, Unjudged: f.Unjudged}
 	switch {
 	case f.Question == "":
 		return p, f, errors.New("Please enter a research question.")
@@ -194,6 +195,9 @@ func (s *Server) parseForm(r *http.Request) (RunParams, formValues, error) {
 		if _, err := os.Stat(f.Corpus); err != nil {
 			return p, f, fmt.Errorf("Cannot use the corpus %q: %v", f.Corpus, unwrapPathErr(err))
 		}
+	}
+	if research.CheckUnjudged(f.Unjudged) != nil {
+		return p, f, fmt.Errorf("Sentences without a verdict are either removed or kept, not %q.", f.Unjudged)
 	}
 	if f.MaxCost != "" {
 		v, err := strconv.ParseFloat(f.MaxCost, 64)

@@ -37,6 +37,9 @@ type RunParams struct {
 	Budget research.Budget `json:"budget"`
 	// Rounds is how many extra directed re-search rounds are allowed; 0 means the graph's default.
 	Rounds int `json:"rounds,omitempty"`
+	// Unjudged is what happens to sentences the support judge gave no verdict on: "" (the configured choice),
+	// research.UnjudgedRemove or research.UnjudgedKeep.
+	Unjudged string `json:"unjudged,omitempty"`
 }
 
 // RunRequest is one run to execute: the user's parameters plus where the run lives and where its events go.
@@ -50,8 +53,8 @@ type RunRequest struct {
 
 // Research is the request every research surface hands to the one request builder.
 func (r RunRequest) Research() request.Research {
-	q := request.Research{Question: r.Question, Web: r.Web, Budget: r.Budget, Rounds: r.Rounds, RunID: r.RunID,
-		OutDir: r.OutDir, OnEvent: r.OnEvent}
+	q := request.Research{Question: r.Question, Web: r.Web, Budget: r.Budget, Rounds: r.Rounds, Unjudged: r.Unjudged,
+		RunID: r.RunID, OutDir: r.OutDir, OnEvent: r.OnEvent}
 	if r.Corpus != "" {
 		q.Corpora = []string{r.Corpus}
 	}

@@ -169,6 +169,15 @@ func sourceName(ev research.Evidence) string {
 // returns the byte range of the match in the original text. Failing that, it retries ignoring case, so a quote
 // the graph accepted is still shown even if its check was more lenient.
 func locateQuote(text, quote string) (int, int, bool) {
+	// An elided quote is located by its fragments: from the first one's start to the last one's end.
+	if fs := research.QuoteFragments(quote); len(fs) > 1 {
+		a, _, ok := locateQuote(text, fs[0])
+		if !ok {
+			return 0, 0, false
+		}
+		_, z, ok := locateQuote(text[a:], fs[len(fs)-1])
+		return a, a + z, ok
+	}
 	for _, fold := range []bool{false, true} {
 		nq, _ := normalize(strings.TrimSpace(quote), fold)
 		if nq == "" {

@@ -230,6 +230,7 @@ func TestFormErrorsKeepInput(t *testing.T) {
 		{"endless minutes", url.Values{"question": {"Why is the sky blue?"}, "web": {"searxng"}, "max_minutes": {"1e308"}}, "is not a number of minutes"},
 		{"long question", url.Values{"question": {strings.Repeat("why ", 2000)}, "web": {"searxng"}}, "the limit is 4000"},
 		{"bad rounds", url.Values{"question": {"Why is the sky blue?"}, "web": {"searxng"}, "rounds": {"99"}}, "Extra rounds"},
+		{"bad unjudged choice", url.Values{"question": {"Why is the sky blue?"}, "web": {"searxng"}, "unjudged": {"sometimes"}}, "either removed or kept"},
 		{"unknown provider", url.Values{"question": {"Why is the sky blue?"}, "web": {"altavista"}}, "Unknown web search provider"},
 	}
 	for _, tt := range tests {

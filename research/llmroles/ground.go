@@ -1,11 +1,13 @@
 package llmroles
 
 import (
+	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/deepresearch/deepresearch/lexical"
+	"github.com/deepresearch/deepresearch/research"
 )
 
 // normText is a normalised copy of a text that remembers where each of its runes came from, so a match found
@@ -157,9 +159,11 @@ const fuzzyThreshold = 0.85
 const maxFuzzyRunes = 600
 
 // snapQuote returns the verbatim text of doc that quote stands for: the exact span when the quote occurs after
-// whitespace normalisation, else the span matching it with quotes, dashes, punctuation or case changed, the
-// span bridging an ellipsis, or a near-verbatim span. ok is false when nothing in doc is close enough, and the
-// quote must be dropped.
+// whitespace normalisation, else the span matching it with quotes, dashes, punctuation or case changed, or a
+// near-verbatim span. A quote that elides text ("A … B") is never widened to the span between its fragments:
+// each fragment is snapped on its own, and the result is the fragments joined by research.FragmentSeparator, so
+// that nothing the model left out becomes part of the quote. ok is false when nothing in doc is close enough,
+// and the quote must be dropped.
 func snapQuote(doc, quote string) (string, bool) {
 	q := strings.TrimSpace(quote)
 	q = strings.Trim(q, "\"'“”‘’「」『』")
@@ -174,9 +178,7 @@ func snapQuote(doc, quote string) (string, bool) {
 	}
 	strong := normalizeStrong(doc)
 	if frags := splitEllipsis(q); len(frags) > 1 {
-		if s, ok := bridge(doc, strong, frags, utf8.RuneCountInString(q)); ok {
-			return s, true
-		}
+		return snapFragments(doc, light, strong, frags, utf8.RuneCountInString(q))
 	}
 	sq := normalizeStrong(q).s
 	n := utf8.RuneCountInString(sq)
@@ -189,40 +191,58 @@ func snapQuote(doc, quote string) (string, bool) {
 	return fuzzy(doc, strong, sq)
 }
 
-// splitEllipsis cuts a quote at the ellipses a model used to elide text.
+// splitEllipsis cuts a quote at the ellipses a model used to elide text, keeping the fragments long enough to
+// be found.
 func splitEllipsis(q string) []string {
 	q = strings.NewReplacer("[...]", "\x00", "[…]", "\x00", "(...)", "\x00", "...", "\x00", "…", "\x00").Replace(q)
 	var out []string
 	for _, p := range strings.Split(q, "\x00") {
-		if s := normalizeStrong(p).s; utf8.RuneCountInString(s) >= minStrongRunes {
-			out = append(out, s)
+		if utf8.RuneCountInString(normalizeStrong(p).s) >= minStrongRunes {
+			out = append(out, strings.TrimSpace(p))
 		}
 	}
 	return out
 }
 
-// bridge finds the fragments in order and returns the verbatim span from the first to the last, provided the
-// elided part is not much longer than the quote itself.
-func bridge(doc string, strong normText, frags []string, quoteRunes int) (string, bool) {
-	for start := strong.find(frags[0], 0); start >= 0; start = strong.find(frags[0], start+1) {
-		pos := start + utf8.RuneCountInString(frags[0])
-		ok := true
-		for _, f := range frags[1:] {
-			i := strong.find(f, pos)
+// snapFragments finds each fragment of an elided quote in doc, in order, each as exactly or as nearly verbatim
+// as a whole quote is found, and joins their verbatim text with research.FragmentSeparator. Fragments too short to
+// ground anything are left out; the fragments must stand within one passage (not much longer than the quote).
+func snapFragments(doc string, light, strong normText, frags []string, quoteRunes int) (string, bool) {
+	var out []string
+	from, first := 0, -1
+	for _, f := range frags {
+		lo, hi := -1, -1
+		lf := normalizeLight(f).s
+		if i := light.find(lf, runeAt(light, from)); i >= 0 {
+			lo, hi = light.starts[i], light.ends[i+utf8.RuneCountInString(lf)-1]
+		} else {
+			sf := normalizeStrong(f).s
+			i := strong.find(sf, runeAt(strong, from))
 			if i < 0 {
-				ok = false
-				break
+				return "", false
 			}
-			pos = i + utf8.RuneCountInString(f)
+			lo, hi = strong.starts[i], strong.ends[i+utf8.RuneCountInString(sf)-1]
 		}
-		if !ok {
-			return "", false // later fragments missing after the first occurrence: no later start helps
+		lo, hi = wholeWords(doc, lo, hi)
+		from = hi
+		text := strings.TrimSpace(doc[lo:hi])
+		if utf8.RuneCountInString(research.NormalizeQuote(text)) < research.MinQuoteRunes {
+			continue
 		}
-		if pos-start <= 3*quoteRunes+200 {
-			return strong.span(doc, start, pos), true
+		if first < 0 {
+			first = lo
 		}
+		out = append(out, text)
 	}
-	return "", false
+	if len(out) == 0 || utf8.RuneCountInString(doc[first:from]) > 3*quoteRunes+200 {
+		return "", false
+	}
+	return strings.Join(out, research.FragmentSeparator), true
+}
+
+// runeAt returns the index of the first rune of n that comes from byte offset off of the original or later.
+func runeAt(n normText, off int) int {
+	return sort.Search(len(n.starts), func(i int) bool { return n.starts[i] >= off })
 }
 
 // fuzzy anchors on the quote's first and last few characters and accepts the candidate span most similar to it.
@@ -271,8 +291,5 @@ func fuzzy(doc string, strong normText, sq string) (string, bool) {
 	return out, true
 }
 
-// grounded reports whether quote occurs in doc after whitespace normalisation — the graph's own rule.
-func grounded(doc, quote string) bool {
-	q := strings.Join(strings.Fields(quote), " ")
-	return q != "" && strings.Contains(strings.Join(strings.Fields(doc), " "), q)
-}
+// grounded reports whether quote occurs in doc — the graph's own rule, fragment by fragment for an elided quote.
+func grounded(doc, quote string) bool { return research.Grounded(doc, quote) }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/deepresearch/deepresearch/llm/tokens"
+	"github.com/deepresearch/deepresearch/research"
 )
 
 const groundDoc = "The Treaty of Westphalia was signed in 1648.  It ended the “Thirty Years’ War” in the Holy Roman Empire —\nand the Eighty Years' War between Spain and the Dutch Republic.\n\n" +
@@ -22,7 +23,11 @@ func TestSnapQuote(t *testing.T) {
 		{"straight quotes for curly", `It ended the "Thirty Years' War" in the Holy Roman Empire`, "It ended the “Thirty Years’ War” in the Holy Roman Empire"},
 		{"dash and line break", "Holy Roman Empire - and the Eighty Years' War", "Holy Roman Empire —\nand the Eighty Years' War"},
 		{"wrapped in quote marks", `"Historians disagree about its long-term effects on state sovereignty."`, "Historians disagree about its long-term effects on state sovereignty."},
-		{"ellipsis bridges", "The Treaty of Westphalia was signed in 1648 ... between Spain and the Dutch Republic", "The Treaty of Westphalia was signed in 1648.  It ended the “Thirty Years’ War” in the Holy Roman Empire —\nand the Eighty Years' War between Spain and the Dutch Republic"},
+		// An elided quote keeps its fragments, never the text between them.
+		{"ellipsis keeps fragments", "The Treaty of Westphalia was signed in 1648 ... between Spain and the Dutch Republic", "The Treaty of Westphalia was signed in 1648 … between Spain and the Dutch Republic"},
+		{"each fragment snapped on its own", `the treaty of westphalia was signed in 1648 […] It ended the "Thirty Years' War" in the Holy`, "The Treaty of Westphalia was signed in 1648 … It ended the “Thirty Years’ War” in the Holy"},
+		{"a fragment too short to ground is left out", "Historians disagree about its long-term effects … the … birth of the modern state system", "Historians disagree about its long-term effects … birth of the modern state system"},
+		{"a fabricated fragment drops the quote", "The Treaty of Westphalia was signed in 1648 … and created the United Nations", ""},
 		{"case and punctuation", "historians disagree about its long term effects on state sovereignty", "Historians disagree about its long-term effects on state sovereignty"},
 		{"one word changed", "Some regard it as the origin of the modern state system.", "Some regard it as the birth of the modern state system"},
 		{"chinese full-width punctuation swapped", "量子计算机利用量子比特进行计算,目前仍处于早期阶段", "量子计算机利用量子比特进行计算，目前仍处于早期阶段"},
@@ -49,8 +54,13 @@ func TestSnapQuote(t *testing.T) {
 			if got != tt.want {
 				t.Errorf("snapQuote(%q)\n got  %q\n want %q", tt.quote, got, tt.want)
 			}
-			if !strings.Contains(groundDoc, got) {
-				t.Errorf("snapped quote %q is not verbatim in the document", got)
+			for _, f := range strings.Split(got, research.FragmentSeparator) {
+				if !strings.Contains(groundDoc, f) {
+					t.Errorf("fragment %q of the snapped quote is not verbatim in the document", f)
+				}
+			}
+			if !grounded(groundDoc, got) {
+				t.Errorf("snapped quote %q is not grounded", got)
 			}
 		})
 	}

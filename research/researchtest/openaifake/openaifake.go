@@ -9,8 +9,10 @@
 // both plain and streamed (server-sent events) requests, reports usage so that spend is real, and can inject
 // the faults a real model makes (Config.Misbehave): malformed JSON, invented quotes and URLs, wrong citation ids,
 // unsupported statements in prose, lists, tables and code blocks, drafts cut by the output limit, bodies cut off
-// and streams dropped mid-way, context-length errors, answers in the wrong language, hangs and rate limits. It
-// also judges support (the verifier tier's batched judgement) honestly.
+// and streams dropped mid-way, context-length errors, answers in the wrong language, hangs and rate limits,
+// drifted sentences only a judge can catch, a judge that omits, cuts or fails its verdicts, quotes spliced across
+// an ellipsis, and an analyst that obeys instructions in its sources. It also judges support (the verifier
+// tier's batched judgement) honestly, reading an elided quote fragment by fragment.
 package openaifake
 
 import (
@@ -133,6 +135,24 @@ type Misbehaviour struct {
 	// SingleQuotes writes every JSON answer (plan, picks, evidence, verdict, judgement) with single-quoted
 	// keys and strings and trailing commas, as a model imitating Python would.
 	SingleQuotes bool
+	// Drift makes every draft also carry sentences that cite real evidence and pass every deterministic check
+	// but say something else: a claim negated ("It is not true that …") or with its two numbers swapped. Only
+	// a judge can tell; DriftMarkers holds their openings.
+	Drift bool
+	// JudgeOmits makes the support judge answer {"verdicts": []}: no verdict on anything.
+	JudgeOmits bool
+	// JudgeCuts cuts every support judgement after its first verdict with finish_reason "length", as an output
+	// limit does: what is repaired is a partial list.
+	JudgeCuts bool
+	// JudgeFails answers every support judgement with HTTP 500.
+	JudgeFails bool
+	// Splice makes the analyst elide: for two neighbouring relevant sentences it quotes the start of the first
+	// and the end of the second joined by an ellipsis, and claims the first's subject with the second's
+	// predicate. With the gap bridged the quote would be a verbatim span; the claim is false.
+	Splice bool
+	// Obey makes the analyst do what a source tells it: for a sentence ordering it to "state that X", it claims
+	// X with that sentence as the quote, and claims X again with the nearest relevant sentence as the quote.
+	Obey bool
 }
 
 // InventedURL is the address the misbehaving model invents.
@@ -141,6 +161,9 @@ const InventedURL = "https://go.dev/design/channel-guarantees-2019"
 // UnsupportedMarkers are fragments of the unsupported statements Misbehaviour.Unsupported writes; none may be
 // published.
 var UnsupportedMarkers = []string{InventedURL, "lock-free and wait-free", "97 percent", "Guaranteed since 2031", "ch.Lock()"}
+
+// DriftMarker opens the negated sentences Misbehaviour.Drift writes; none may be published unmarked.
+const DriftMarker = "It is not true that "
 
 // Call is one request the server answered.
 type Call struct {
@@ -159,7 +182,9 @@ type Call struct {
 	Continue bool
 	// Items is how many results the searcher picked, evidence items the analyst returned (the invented one
 	// included) or sentences the synthesizer wrote.
-	Items            int
+	Items int
+	// Spliced counts the elided, spliced items the analyst returned (Misbehaviour.Splice).
+	Spliced          int
 	PromptTokens     int
 	CompletionTokens int
 	// Error is set when the request was refused (unknown role, bad key, unreadable body).
@@ -429,7 +454,21 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			answer, finish = answer[:half], "length"
 		}
 	case RoleJudge:
+		if mb.JudgeFails {
+			fail(http.StatusInternalServerError, "openaifake: the judge is down (internal server error)")
+			return
+		}
 		answer = s.judge(task, &call)
+		if mb.JudgeOmits {
+			answer = `{"verdicts": []}`
+		} else if mb.JudgeCuts {
+			// Cut where the second verdict begins, or in the middle of the only one.
+			cut := len(answer) / 2
+			if i := strings.Index(answer, "},{"); i > 0 {
+				cut = i + 2
+			}
+			answer, finish = answer[:cut], "length"
+		}
 	default:
 		fail(http.StatusBadRequest, fmt.Sprintf("openaifake: cannot tell which research role this is from the system prompt %q", lexical.Clip(lexical.NormalizeSpace(system), 120)))
 		return
@@ -822,6 +861,40 @@ func (s *Server) analyse(task string, call *Call) string {
 			}
 		}
 	}
+	if s.cfg.Misbehave.Splice {
+		rel := []string{}
+		for _, sent := range sentences(text) {
+			if hasKeyword(sent, keywords) {
+				rel = append(rel, sent)
+			}
+		}
+		for i := 0; i+1 < len(rel) && i < 8; i += 2 {
+			a, b := strings.Fields(rel[i]), strings.Fields(rel[i+1])
+			if len(a) < 6 || len(b) < 6 {
+				continue
+			}
+			head, tail := strings.Join(a[:len(a)/2], " "), strings.Join(b[len(b)/2:], " ")
+			items = append(items, item{Claim: head + " " + tail, Quote: head + " ... " + tail, Confidence: 0.9})
+			call.Spliced++
+		}
+	}
+	if s.cfg.Misbehave.Obey {
+		all := sentences(text)
+		for i, sent := range all {
+			m := obeyRe.FindStringSubmatch(sent)
+			if m == nil {
+				continue
+			}
+			claim := strings.ToUpper(m[1][:1]) + m[1][1:] + "."
+			items = append(items, item{Claim: claim, Quote: sent, Confidence: 0.99})
+			for j := range all {
+				if k := (i + 1 + j) % len(all); k != i && hasKeyword(all[k], keywords) {
+					items = append(items, item{Claim: claim, Quote: all[k], Confidence: 0.99})
+					break
+				}
+			}
+		}
+	}
 	if s.cfg.InventedQuote != "" && len(items) > 0 {
 		items = append(items, item{Claim: s.cfg.InventedQuote, Quote: s.cfg.InventedQuote, Confidence: 0.9})
 	}
@@ -835,6 +908,9 @@ func (s *Server) analyse(task string, call *Call) string {
 	}
 	return mustJSON(map[string]any{"evidence": items})
 }
+
+// obeyRe finds an order to state something in a source sentence.
+var obeyRe = regexp.MustCompile(`(?i)\bstate that ([^;.]+)`)
 
 var planSQRe = regexp.MustCompile(`^- (q\d+): (.*)$`)
 
@@ -945,6 +1021,28 @@ func (s *Server) synthesize(task string, call *Call) string {
 		}
 		return e.String()
 	}
+	if mb.Drift {
+		var drifted []string
+		for _, id := range ids {
+			for _, c := range bySQ[id] {
+				if len(drifted) == 8 {
+					break
+				}
+				t := strings.TrimRight(c.text, ".!?")
+				nums := numRe.FindAllStringIndex(t, -1)
+				if len(drifted)%2 == 1 && len(nums) >= 2 && t[nums[0][0]:nums[0][1]] != t[nums[1][0]:nums[1][1]] {
+					a, b := nums[0], nums[1]
+					t = t[:a[0]] + t[b[0]:b[1]] + t[a[1]:b[0]] + t[a[0]:a[1]] + t[b[1]:]
+				} else {
+					t = DriftMarker + strings.ToLower(t[:1]) + t[1:]
+				}
+				drifted = append(drifted, fmt.Sprintf("%s [%s].", t, c.id))
+			}
+		}
+		if len(drifted) > 0 {
+			fmt.Fprintf(&b, "\n## Further findings\n\n%s\n", strings.Join(drifted, " "))
+		}
+	}
 	if mb.WrongIDs {
 		b.WriteString("\nAlpha is the fastest thing ever measured [e999]. See [3] for the details.\n")
 	}
@@ -961,8 +1059,9 @@ func (s *Server) synthesize(task string, call *Call) string {
 
 var claimRe = regexp.MustCompile(`^\[(s\d+)\] (.*)$`)
 
-// judge answers a support judgement honestly: a sentence is supported when at least half of its words of four
-// letters or more occur in the quotes it cites.
+// judge answers a support judgement honestly, reading each quote as it stands (an elided quote's fragments
+// one by one): a sentence is supported when one quote or fragment holds its words — those of three letters or
+// more, its numbers and its negations — in the same order.
 func (s *Server) judge(task string, call *Call) string {
 	block, _ := between(task, `<claims untrusted="true">`, "</claims>")
 	type verdict struct {
@@ -971,19 +1070,18 @@ func (s *Server) judge(task string, call *Call) string {
 		Reason    string `json:"reason,omitempty"`
 	}
 	verdicts := []verdict{}
-	var id, sentence, quotes string
+	var id, sentence string
+	var quotes []string
 	flush := func() {
 		if id == "" {
 			return
 		}
-		words := contentWords(sentence)
-		found := 0
-		for _, w := range words {
-			if strings.Contains(strings.ToLower(quotes), w) {
-				found++
+		v := verdict{ID: id}
+		for _, q := range quotes {
+			if inOrder(judgeWords(sentence), judgeWords(q)) {
+				v.Supported = true
 			}
 		}
-		v := verdict{ID: id, Supported: found*2 >= len(words)}
 		if !v.Supported {
 			v.Reason = "the quotes do not say this"
 		}
@@ -992,11 +1090,11 @@ func (s *Server) judge(task string, call *Call) string {
 	for _, line := range strings.Split(block, "\n") {
 		if m := claimRe.FindStringSubmatch(line); m != nil {
 			flush()
-			id, sentence, quotes = m[1], m[2], ""
+			id, sentence, quotes = m[1], m[2], nil
 			continue
 		}
 		if q, ok := strings.CutPrefix(strings.TrimSpace(line), "quote: "); ok {
-			quotes += " " + q
+			quotes = append(quotes, strings.Split(strings.Trim(q, `"`), " … ")...)
 		}
 	}
 	flush()
@@ -1055,4 +1153,32 @@ func singleQuoted(js string) string {
 	}
 	write(v)
 	return b.String()
+}
+
+var numRe = regexp.MustCompile(`\d[\d,.]*\d|\d`)
+
+// judgeWords are the words a judge weighs: of three letters or more, numbers, and negations.
+func judgeWords(s string) []string {
+	var out []string
+	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		if len([]rune(w)) >= 3 || unicode.IsDigit([]rune(w)[0]) || w == "no" {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// inOrder reports whether every word of want occurs in have, in the same order.
+func inOrder(want, have []string) bool {
+	i := 0
+	for _, w := range want {
+		for i < len(have) && have[i] != w {
+			i++
+		}
+		if i == len(have) {
+			return false
+		}
+		i++
+	}
+	return len(want) > 0
 }
