@@ -385,8 +385,10 @@ type globNFA struct {
 	// intervals' token bits, words per interval.
 	bounds []rune
 	masks  []uint64
-	// longest is the longest run of literal tokens.
-	longest string
+	// longest is the longest run of literal tokens; head and tail the
+	// runs the pattern starts and ends with, which a name must start and
+	// end with (checked first: most names fail there).
+	longest, head, tail string
 }
 
 func newGlobNFA(toks []globToken) *globNFA {
@@ -401,6 +403,15 @@ func newGlobNFA(toks []globToken) *globNFA {
 		}
 		i = j + 1
 	}
+	h := 0
+	for h < len(toks) && toks[h].kind == tokLit {
+		h++
+	}
+	tl := len(toks)
+	for tl > h && toks[tl-1].kind == tokLit {
+		tl--
+	}
+	n.head, n.tail = litString(toks[:h]), litString(toks[tl:])
 	n.stars = make([]uint64, n.words)
 	cuts := []rune{0}
 	for i, t := range toks {
@@ -457,8 +468,8 @@ func (n *globNFA) mask(r rune) []uint64 {
 }
 
 func (n *globNFA) match(name string) bool {
-	if n.fixed > len(name) { // every token but a star takes one character, of one byte or more
-		return false
+	if n.fixed > len(name) || !strings.HasPrefix(name, n.head) || !strings.HasSuffix(name, n.tail) {
+		return false // every token but a star takes one character, of one byte or more
 	}
 	var buf [8]uint64
 	var state []uint64

@@ -11,10 +11,14 @@ import (
 
 // hostileIgnore is a .gitignore of 199 patterns "a*b", "a*a*b", … whose
 // regular expressions grew with every star, and names made to try them all.
-func hostileIgnore() string {
+func hostileIgnore() string { return starPatterns("b") }
+
+// starPatterns is 199 patterns "a*end", "a*a*end", ….
+func starPatterns(end string) string {
 	var b strings.Builder
+	b.WriteString("\n")
 	for i := 1; i < 200; i++ {
-		b.WriteString(strings.Repeat("a*", i) + "b\n")
+		b.WriteString(strings.Repeat("a*", i) + end + "\n")
 	}
 	return b.String()
 }
@@ -26,17 +30,30 @@ func hostileName(i int) string {
 }
 
 // BenchmarkHostileIgnore scans a folder of files with 200-character names
-// under the hostile .gitignore; it reports the time per name (the whole
-// cost of the scan divided by the files).
+// under a hostile .gitignore; it reports the time per name (the whole cost
+// of the scan divided by the files). "issue" is the .gitignore of patterns
+// "a*…*b"; "ends-in-d" patterns "a*z*a*…*d" that start and end as
+// the names do and hold no literal a name lacks but "z", so that every
+// pattern runs its automaton over the whole name.
 //
-//	go test ./sources/corpus -run '^$' -bench HostileIgnore -benchtime 3x
+//	go test ./sources/corpus -run '^$' -bench HostileIgnore -benchtime 5x
 func BenchmarkHostileIgnore(b *testing.B) {
+	for _, tc := range []struct{ name, ignore string }{
+		{"issue", hostileIgnore()},
+		{"ends-in-d", strings.ReplaceAll(starPatterns("d"), "\na*", "\na*z*")},
+		{"none", ""},
+	} {
+		b.Run(tc.name, func(b *testing.B) { benchIgnore(b, tc.ignore) })
+	}
+}
+
+func benchIgnore(b *testing.B, ignore string) {
 	const files = 50
 	dir := b.TempDir()
 	if err := os.Mkdir(filepath.Join(dir, ".git"), 0o755); err != nil {
 		b.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, ".gitignore"), []byte(hostileIgnore()), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, ".gitignore"), []byte(ignore), 0o644); err != nil {
 		b.Fatal(err)
 	}
 	for i := range files {

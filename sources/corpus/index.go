@@ -48,9 +48,11 @@ const (
 // concurrent use with each other and with Add, also across processes; Add
 // calls are serialised, across processes by a lock file.
 type Index struct {
-	dir      string
-	log      *slog.Logger
-	progress func(Progress)
+	dir         string
+	log         *slog.Logger
+	progress    func(Progress)
+	followLinks bool
+	budget      int64 // bytes; zero: DefaultMemoryBudget
 
 	// PerFile caps how many chunks of one file a search returns, so a long
 	// document cannot crowd out every other source. Zero means 2. Set it
@@ -81,6 +83,9 @@ const (
 	Binary      Outcome = "binary"
 	Excluded    Outcome = "excluded" // hidden, vendored, generated or .gitignore'd
 	Failed      Outcome = "failed"
+	// LinkOutside is a symbolic link whose target is outside the indexed
+	// folder, not followed (Options.FollowLinks follows it).
+	LinkOutside Outcome = "link outside"
 )
 
 // FileOutcome is one file (or excluded folder) Add looked at.
@@ -100,7 +105,10 @@ type Stats struct {
 	TooLarge    int // files over the size limit
 	Binary      int // files with binary content under a text extension
 	Excluded    int // hidden, vendored, generated or .gitignore'd files and folders
-	Chunks      int // chunks written
+	// LinksOutside counts the symbolic links to files and folders outside
+	// the indexed folder, not followed.
+	LinksOutside int
+	Chunks       int // chunks written
 	// Failed, like Binary, TooLarge and Excluded, counts also the unchanged
 	// files that an earlier Add read and found to be so: they are not read
 	// again until they change, and are reported by that outcome, never as
@@ -172,6 +180,14 @@ type Options struct {
 	// Progress, when set, receives Add's progress: at the start and end of
 	// each phase and at most every 100 ms in between, from Add's goroutine.
 	Progress func(Progress)
+	// FollowLinks follows symbolic links to files and folders outside an
+	// indexed folder; by default they are skipped and counted
+	// (Stats.LinksOutside), as ripgrep and git skip them.
+	FollowLinks bool
+	// MemoryBudget bounds the memory that the files being indexed at once
+	// may take while they are decoded, whatever the number of workers; zero
+	// means DefaultMemoryBudget.
+	MemoryBudget int64
 }
 
 // Open opens the index in dir, creating it if dir is empty or missing.
@@ -191,6 +207,8 @@ func OpenWith(dir string, opts *Options) (*Index, error) {
 			ix.log = opts.Logger
 		}
 		ix.progress = opts.Progress
+		ix.followLinks = opts.FollowLinks
+		ix.budget = opts.MemoryBudget
 	}
 	if err := prepareDir(abs); err != nil {
 		return nil, fmt.Errorf("open corpus %s: %w", dir, err)

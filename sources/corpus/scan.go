@@ -27,7 +27,7 @@ func (ix *Index) scan(ctx context.Context, roots []root, st *Stats) ([]found, er
 	var tops []*scanDir // one per root, in order
 	var queue []scanTask
 	for _, r := range roots {
-		d := &scanDir{path: r.path}
+		d := &scanDir{path: r.path, root: r.path, real: r.path}
 		tops = append(tops, d)
 		if !r.dir {
 			if _, err := os.Lstat(r.path); err == nil {
@@ -63,6 +63,8 @@ func (ix *Index) scan(ctx context.Context, roots []root, st *Stats) ([]found, er
 			st.TooLarge++
 		case Excluded:
 			st.Excluded++
+		case LinkOutside:
+			st.LinksOutside++
 		}
 		st.Files = append(st.Files, FileOutcome{Path: path, Outcome: o, Detail: detail})
 	}
@@ -113,14 +115,20 @@ func (ix *Index) scan(ctx context.Context, roots []root, st *Stats) ([]found, er
 	return out, nil
 }
 
-// notFollowed marks a symbolic link to a folder: neither walked nor reported.
+// notFollowed marks a symbolic link to a folder inside the indexed folder
+// (walked by its own path): neither walked nor reported.
 const notFollowed Outcome = "-"
 
 // scanDir is one folder of a scan and, once read, its entries in walk order.
 type scanDir struct {
-	path  string
-	ign   *ignorer // the .gitignore files that apply to its entries
-	items []scanItem
+	path string
+	// root is the indexed folder it is in (resolved); real is where the
+	// folder is once its links are resolved, which differs from path only
+	// below a followed link.
+	root, real string
+	parent     *scanDir
+	ign        *ignorer // the .gitignore files that apply to its entries
+	items      []scanItem
 }
 
 // scanItem is one entry of a folder: a walked subfolder, or a path with its
@@ -266,9 +274,19 @@ func (ix *Index) readDir(ctx context.Context, d *scanDir) []scanTask {
 		case ign.match(p, isDir):
 			why = ".gitignore"
 		case isDir:
-			sub := &scanDir{path: p, ign: ign}
+			sub := &scanDir{path: p, ign: ign, root: d.root, real: filepath.Join(d.real, name), parent: d}
 			items = append(items, scanItem{path: p, sub: sub})
 			more = append(more, scanTask{d: sub, list: true})
+			continue
+		case e.Type()&fs.ModeSymlink != 0 && excludedName(name) == "":
+			it, sub := ix.link(d, p, ign)
+			items = append(items, it)
+			if sub != nil {
+				more = append(more, scanTask{d: sub, list: true})
+			}
+			if it.file {
+				files++
+			}
 			continue
 		default:
 			why = excludedName(name)
@@ -289,6 +307,46 @@ func (ix *Index) readDir(ctx context.Context, d *scanDir) []scanTask {
 		more = append(more, scanTask{d: d, lo: lo, hi: min(lo+statBatch, len(items))})
 	}
 	return more
+}
+
+// link decides what to do with the symbolic link p of folder d. A link
+// whose target is outside the indexed folder is not followed but counted
+// (LinkOutside), unless links are to be followed: a cloned repository must
+// not bring /etc/passwd into reports and prompts by holding a link to it.
+// A link to a file inside the folder is indexed; a link to a folder inside
+// it is not walked, the folder being walked by its own path. A followed
+// link to a folder is walked unless it leads to a folder being walked
+// above it (a loop). It returns the item, and the folder to walk if any.
+func (ix *Index) link(d *scanDir, p string, ign *ignorer) (scanItem, *scanDir) {
+	target, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return scanItem{path: p, outcome: Failed, err: err}, nil
+	}
+	info, err := os.Stat(target)
+	if err != nil {
+		return scanItem{path: p, outcome: Failed, err: err}, nil
+	}
+	inside := within(d.root, target)
+	switch {
+	case !inside && !ix.followLinks:
+		return scanItem{path: p, outcome: LinkOutside, detail: "-> " + target}, nil
+	case !info.IsDir():
+		return scanItem{path: p, file: true}, nil
+	case inside:
+		return scanItem{path: p, outcome: notFollowed}, nil
+	}
+	for a := d; a != nil; a = a.parent {
+		if within(target, a.real) {
+			return scanItem{path: p, outcome: Excluded, detail: "symbolic link to a folder above it (" + target + ")"}, nil
+		}
+	}
+	sub := &scanDir{path: p, ign: ign, root: d.root, real: target, parent: d}
+	return scanItem{path: p, sub: sub}, sub
+}
+
+// within reports whether p is dir or below it (both clean and absolute).
+func within(dir, p string) bool {
+	return p == dir || strings.HasPrefix(p, dir) && (strings.HasSuffix(dir, string(filepath.Separator)) || p[len(dir)] == filepath.Separator)
 }
 
 // statFiles looks at the files among d.items[lo:hi] (following symbolic
