@@ -762,11 +762,13 @@ type outcome struct {
 	result Outcome
 	detail string
 	err    error
+	share  int64 // of the memory budget, held until the outcome is written
 }
 
 // process reads, extracts and chunks one file. It runs on worker
-// goroutines and touches no shared state.
-func process(ctx context.Context, j job) outcome {
+// goroutines and touches no shared state. containerBudget bounds what a zip
+// container may expand to (extractWithin).
+func process(ctx context.Context, j job, containerBudget int64) outcome {
 	o := outcome{job: j}
 	read := time.Now() // a change after this has an mtime after read-racyWindow
 	f, err := openNoBlock(j.path)
@@ -816,12 +818,15 @@ func process(ctx context.Context, j job) outcome {
 		o.entry = entry
 		return o
 	}
-	ex, err := extractFile(ctx, j.path, j.f, data)
+	ex, err := extractWithin(ctx, j.path, j.f, data, containerBudget)
 	switch {
 	case errors.Is(err, errBinary):
 		return notDoc(Binary, "")
 	case errors.Is(err, errGenerated):
 		return notDoc(Excluded, "generated")
+	case errors.Is(err, errContainerShare): // not a property of the file: not recorded
+		o.result, o.err = Failed, err
+		return o
 	case errors.Is(err, errTooMuchText):
 		return notDoc(TooLarge, err.Error())
 	case err != nil && ctx.Err() != nil: // stopped, not a property of the file: not recorded
