@@ -211,10 +211,11 @@ func parseClass(p string) (*globClass, int, bool) {
 				w++
 			}
 			i += w
-			// The range replaces its start, added as a one-character range.
-			cl.ranges[len(cl.ranges)-1] = hi
-			if hi < prev {
-				cl.ranges = cl.ranges[:len(cl.ranges)-2] // an empty range matches nothing
+			// The range replaces its start, added as a one-character range;
+			// a range backwards is empty, its start still matching (as in
+			// git, which tries the start before it sees the "-").
+			if hi >= prev {
+				cl.ranges[len(cl.ranges)-1] = hi
 			}
 			hasPrev = false
 			continue

@@ -177,6 +177,15 @@ func libAgrees(pattern, path string) bool {
 	if strings.Contains(body, "**/**") {
 		return false // the library's expressions for the two overlap
 	}
+	if strings.HasSuffix(line, "/**/") {
+		return false // the library's expression for "dir/**/" matches no folder in dir
+	}
+	if strings.Contains(body, "[") && strings.Contains(body, `\`) {
+		return false // the old literal ended a class at an escaped "]"
+	}
+	if strings.Contains(body, "[:") {
+		return false // a class "[:alpha:]" is a set of characters to the library
+	}
 	// Runs of stars: git reads "**" as any number of folders only between
 	// slashes (or the ends), and any other run as one "*"; the library
 	// reads "**/" and "/**" as folders wherever they are, and "***" oddly.

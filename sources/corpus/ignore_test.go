@@ -448,6 +448,49 @@ func FuzzIgnoreAgainstLibrary(f *testing.F) {
 	})
 }
 
+// Where the library the corpus used before departs from git, the matcher
+// answers as git does (answers checked with git 2.39's check-ignore).
+func TestIgnoreLikeGit(t *testing.T) {
+	for _, tc := range []struct {
+		pattern, path string
+		dir, want     bool
+	}{
+		{"a/**b", "a/xb", false, true}, // "**" not alone between slashes is "*"
+		{"a/**b", "a/b", false, true},
+		{"a/**b", "a/x/yb", false, false},
+		{"a/**b", "ab", false, false},
+		{"/**", "x/y", false, true},
+		{"**/**", "0", false, true},
+		{"***", "a/b", false, true},
+		{"a/***/b", "a/x/y/b", false, true},
+		{"a/**/", "a/0", true, true},
+		{"a[!b]c", "a/c", false, false}, // no class matches "/"
+		{"a[!b]c", "axc", false, true},
+		{"x[/]y", "x/y", false, false},
+		{"[z-ab]x", "zx", false, true}, // a backward range is empty, its start still matches
+		{"[z-ab]x", "bx", false, true},
+		{"[z-ab]x", "qx", false, false},
+		{"[[:alpha:]]1", "c1", false, true},
+		{"[[:alpha:]]1", "11", false, false},
+		{"[[:digit:][:upper:]]x", "Qx", false, true},
+		{"[[:nope:]]x", "nx", false, false}, // an unknown class matches nothing
+		{"[a-b-d]1", "d1", false, true},
+		{"[a-b-d]1", "c1", false, false},
+		{"! x", " x", false, true}, // the pattern " x", negated
+		{"! x", "x", false, false},
+		{"a\\/b", "a/b", false, true},
+		{"[\\]x]", "x", false, true},
+		{"*", "0\n/0", false, true},
+		{"n?.md", "né.md", false, true}, // "?" is one character, not one byte
+	} {
+		rules := compileIgnore(tc.pattern)
+		got := len(rules) == 1 && rules[0].matches(tc.path, tc.dir)
+		if got != tc.want {
+			t.Errorf("%q on %q (folder: %v): %v, want %v", tc.pattern, tc.path, tc.dir, got, tc.want)
+		}
+	}
+}
+
 // The literal that spares a pattern its matching is one that every path
 // the pattern matches contains.
 func TestIgnoreLiteral(t *testing.T) {
