@@ -572,6 +572,7 @@ type found struct {
 	mod  int64  // unix nanoseconds
 	ino  uint64 // 0 when unknown
 	f    format
+	link bool // found through a symbolic link (to a file inside the folder, or followed)
 }
 
 // plan is what an update has to do.
@@ -771,7 +772,11 @@ type outcome struct {
 func process(ctx context.Context, j job, containerBudget int64) outcome {
 	o := outcome{job: j}
 	read := time.Now() // a change after this has an mtime after read-racyWindow
-	f, err := openNoBlock(j.path)
+	open := openNoLink
+	if j.link {
+		open = openNoBlock
+	}
+	f, err := open(j.path)
 	if err != nil {
 		o.result, o.err = Failed, err
 		return o

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -113,5 +114,33 @@ func TestScanLinksOutside(t *testing.T) {
 	}
 	if got := outcomes(st); !maps.Equal(got, want) || st.LinksOutside != 0 {
 		t.Errorf("following links: outcomes %v, %d links outside; want %v", got, st.LinksOutside, want)
+	}
+}
+
+// A file the scan found regular and that is a link by the time it is read
+// (a swap to /etc/passwd) is not read through the link.
+func TestReadRefusesLinkSwappedIn(t *testing.T) {
+	base := t.TempDir()
+	secret := filepath.Join(base, "secret.md")
+	writeFile(t, secret, "# Secret\n\nroot:x:0:0\n")
+	path := filepath.Join(base, "root", "notes.md")
+	writeFile(t, path, "# Notes\n\nThe notes.\n")
+	f, _ := formatOf(path)
+	j := job{found: found{path: path, f: f}}
+	if o := process(t.Context(), j, maxContainerSize); o.result != Added {
+		t.Fatalf("the regular file: %v %v", o.result, o.err)
+	}
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(secret, path); err != nil {
+		t.Fatal(err)
+	}
+	if o := process(t.Context(), j, maxContainerSize); o.result != Failed || strings.Contains(o.ex.text, "root:x") {
+		t.Errorf("read through a link swapped in: %v %q", o.result, o.ex.text)
+	}
+	j.link = true // found as a link: read through it
+	if o := process(t.Context(), j, maxContainerSize); o.result != Added {
+		t.Errorf("a link found as one: %v %v", o.result, o.err)
 	}
 }

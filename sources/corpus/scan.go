@@ -99,7 +99,7 @@ func (ix *Index) scan(ctx context.Context, roots []root, st *Stats) ([]found, er
 			}
 			switch it.outcome {
 			case "":
-				out = append(out, found{path: it.path, size: it.size, mod: it.mod, ino: it.ino, f: it.f})
+				out = append(out, found{path: it.path, size: it.size, mod: it.mod, ino: it.ino, f: it.f, link: it.link})
 			case notFollowed:
 			case Failed:
 				st.Failed = append(st.Failed, FileError{Path: it.path, Err: it.err})
@@ -137,6 +137,7 @@ type scanItem struct {
 	path    string
 	sub     *scanDir // a walked subfolder, whose items take this place in walk order
 	file    bool     // a file to look at (stat, following a symbolic link)
+	link    bool     // a symbolic link to a file, to be followed
 	outcome Outcome
 	detail  string
 	err     error // when Failed
@@ -331,7 +332,7 @@ func (ix *Index) link(d *scanDir, p string, ign *ignorer) (scanItem, *scanDir) {
 	case !inside && !ix.followLinks:
 		return scanItem{path: p, outcome: LinkOutside, detail: "-> " + target}, nil
 	case !info.IsDir():
-		return scanItem{path: p, file: true}, nil
+		return scanItem{path: p, file: true, link: true}, nil
 	case inside:
 		return scanItem{path: p, outcome: notFollowed}, nil
 	}
