@@ -88,7 +88,7 @@ shared state as a resource, whichever machine ran it; --temporal needs it.`,
 	f.DurationVar(&sessionTimeout, "session-timeout", mcpserver.DefaultSessionTimeout, "close an HTTP session idle for this long (a negative value keeps sessions forever)")
 	f.StringVar(&runs, "runs", "", "folder of run folders (default runs/, or research.out_dir)")
 	f.StringArrayVar(&corpora, "corpus", nil, "default local corpus: an index directory or a folder (repeatable)")
-	f.StringVar(&web, "web", "", "default web search provider: "+strings.Join(websearch.Names(), ", "))
+	f.StringVar(&web, "web", "", "default search providers, comma-separated: "+strings.Join(websearch.Names(), ", "))
 	f.StringVar(&mcpFile, "mcp", "", `default MCP search sources: a .mcp.json file whose servers' search tools are searched`)
 	f.StringVar(&stateFlag, "state", "", "shared state whose finished runs are published: postgres://… (default $DEEPRESEARCH_STATE, or state in the configuration)")
 	addTemporalFlags(cmd, &tf)

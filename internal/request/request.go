@@ -41,7 +41,7 @@ type Research struct {
 	// FollowLinks follows symbolic links out of the corpus folders indexed
 	// for the run; by default they are skipped and counted.
 	FollowLinks bool `json:"follow_links,omitempty"`
-	// Web names a web search provider (see websearch.Names).
+	// Web names the search providers, comma-separated ("tavily", "arxiv,openalex"; see websearch.Names).
 	Web string `json:"web,omitempty"`
 	// MCPFile is a .mcp.json file whose servers' search tools are searched.
 	MCPFile string `json:"mcp_file,omitempty"`
