@@ -90,7 +90,7 @@ func (c *container) part(name string) ([]byte, error) {
 	}
 	if c.read > c.budget {
 		if c.budget < maxContainerSize {
-			return nil, fmt.Errorf("%s: %w", name, errContainerShare)
+			return nil, fmt.Errorf("%s: the container's members add up to more than %d MiB uncompressed: %w", name, c.budget>>20, errContainerShare)
 		}
 		return nil, fmt.Errorf("%s: the container's members add up to more than %d MiB uncompressed", name, c.budget>>20)
 	}
