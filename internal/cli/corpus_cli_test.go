@@ -133,3 +133,38 @@ func TestIndexReportsOutcomes(t *testing.T) {
 		t.Errorf("second index: %d\n%s", code, stdout)
 	}
 }
+
+// A link out of the indexed folder is its own outcome in index's output, listed by -v with its target, and
+// indexed only with --follow-links.
+func TestIndexLinksOutside(t *testing.T) {
+	base := t.TempDir()
+	outside := filepath.Join(base, "outside.md")
+	if err := os.WriteFile(outside, []byte("# Secret\n\nroot:x:0:0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	folder := filepath.Join(base, "notes")
+	os.MkdirAll(folder, 0o755)
+	if err := os.WriteFile(filepath.Join(folder, "guide.md"), []byte("# Guide\n\nThe guide.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(folder, "notes.md")); err != nil {
+		t.Fatal(err)
+	}
+	cfg := serveEnv(t)
+	code, stdout, stderr := mainOut(t, "index", "-v", "--index", filepath.Join(t.TempDir(), "idx"), "--config", cfg, folder)
+	if code != 0 {
+		t.Fatalf("index: %d\n%s%s", code, stdout, stderr)
+	}
+	for _, want := range []string{
+		"1 indexed (1 added, 0 updated)", "1 links to outside the folder (--follow-links follows them)",
+		"link outside     " + filepath.Join(folder, "notes.md") + " (-> " + outside + ")",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("index -v output lacks %q:\n%s", want, stdout)
+		}
+	}
+	code, stdout, stderr = mainOut(t, "index", "--follow-links", "--index", filepath.Join(t.TempDir(), "idx"), "--config", cfg, folder)
+	if code != 0 || !strings.Contains(stdout, "2 indexed (2 added, 0 updated)") || strings.Contains(stdout, "outside the folder") {
+		t.Errorf("index --follow-links: %d\n%s%s", code, stdout, stderr)
+	}
+}

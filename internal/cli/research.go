@@ -42,6 +42,7 @@ type researchFlags struct {
 	engine   string
 	unjudged string
 	noColour bool
+	follow   bool // follow links out of --corpus folders
 }
 
 func (a *App) runsDir() string {
@@ -110,6 +111,7 @@ func addResearchFlags(cmd *cobra.Command, fl *researchFlags, sources bool) {
 	if sources {
 		f.StringVar(&fl.web, "web", "", "search providers, comma-separated: "+strings.Join(websearch.Names(), ", "))
 		f.StringArrayVar(&fl.corpora, "corpus", nil, "local corpus: an index directory or a folder to index (repeatable)")
+		f.BoolVar(&fl.follow, "follow-links", false, followLinksHelp)
 		f.StringVar(&fl.mcpFile, "mcp", "", `a .mcp.json file whose servers' search tools are searched ("searchTools" per server, else tools named *search*)`)
 		f.IntVar(&fl.rounds, "rounds", 0, fmt.Sprintf("extra directed re-search rounds, 0 to %d (default 2)", research.MaxRounds))
 		f.StringVar(&fl.out, "out", "", "run folder (default runs/<id>/)")
@@ -346,15 +348,15 @@ func (a *App) builder(runsDir string) *request.Builder {
 	}
 	return &request.Builder{Config: a.Config, Models: a.buildModel, Getenv: a.getenv, RunsDir: runsDir, Warn: a.Stderr,
 		Log: a.Log, Runner: a.runner,
-		OpenCorpus: func(ctx context.Context, path string, onProgress func(corpus.Progress)) (*corpus.Index, error) {
-			return openCorpusWith(ctx, a, path, onProgress)
+		OpenCorpus: func(ctx context.Context, path string, onProgress func(corpus.Progress), followLinks bool) (*corpus.Index, error) {
+			return openCorpusWith(ctx, a, path, onProgress, followLinks)
 		}}
 }
 
 // request is what run's and resume's flags ask for.
 func (fl researchFlags) request(question, resumeDir string) request.Research {
 	return request.Research{
-		Question: question, Corpora: fl.corpora, Web: fl.web, MCPFile: fl.mcpFile, Engine: fl.engine,
+		Question: question, Corpora: fl.corpora, FollowLinks: fl.follow, Web: fl.web, MCPFile: fl.mcpFile, Engine: fl.engine,
 		Budget: research.Budget{MaxCostUSD: fl.maxCost, MaxTokens: fl.maxToks, MaxTime: fl.maxTime}, Rounds: fl.rounds, OutDir: fl.out,
 		Unjudged: fl.unjudged, ResumeDir: resumeDir,
 	}

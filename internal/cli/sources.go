@@ -33,6 +33,7 @@ func newIndexCmd(app *App) *cobra.Command {
 	var (
 		indexDir string
 		verbose  bool
+		follow   bool
 	)
 	cmd := &cobra.Command{
 		Use:   "index [--index DIR] [-v] PATH...",
@@ -42,7 +43,9 @@ func newIndexCmd(app *App) *cobra.Command {
 Hidden, vendored (node_modules, vendor) and generated files and what .gitignore excludes are skipped,
 as git skips them: in a git work tree the .gitignore files above PATH up to the folder holding .git, and
 .git/info/exclude, apply too. A PATH that those rules exclude is still indexed, since it was asked for by
-name; the rules still apply to what is inside it.
+name; the rules still apply to what is inside it. Symbolic links to files and folders outside PATH are
+skipped and counted (--follow-links follows them), so that a cloned repository cannot bring files from
+elsewhere into reports; links inside PATH are indexed once.
 Re-running it is incremental: unchanged files are skipped (same modification time, size and inode, or failing
 that the same content hash; a file changed just before it was indexed is hashed again), changed files are
 re-indexed and deleted files are dropped. Files found not to be documents only by reading them (binary or
@@ -78,7 +81,7 @@ progress. Without --index the index of a single PATH lives in the user cache dir
 				dir = corpus.DefaultDir(args[0])
 			}
 			prog := newIndexProgress(app.Stderr)
-			ix, err := corpus.OpenWith(dir, &corpus.Options{Logger: app.Log, Progress: prog.update})
+			ix, err := corpus.OpenWith(dir, &corpus.Options{Logger: app.Log, Progress: prog.update, FollowLinks: follow})
 			if err != nil {
 				return err
 			}
@@ -97,6 +100,7 @@ progress. Without --index the index of a single PATH lives in the user cache dir
 	}
 	cmd.Flags().StringVar(&indexDir, "index", "", "index directory (default: per-folder index in the user cache dir)")
 	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "list every file with its outcome")
+	cmd.Flags().BoolVar(&follow, "follow-links", false, followLinksHelp)
 	return cmd
 }
 
@@ -152,6 +156,7 @@ func skippedSummary(st corpus.Stats) string {
 	add(st.TooLarge, "too large")
 	add(st.Binary, "binary")
 	add(st.Excluded, "excluded (hidden, vendored, generated or .gitignore'd)")
+	add(st.LinksOutside, "links to outside the folder (--follow-links follows them)")
 	add(len(st.Failed), "failed")
 	return strings.Join(parts, ", ")
 }
@@ -252,12 +257,15 @@ func (p *indexProgress) finish() {
 // openCorpus opens an index directory, or indexes a document folder on the
 // fly into its default index (kept for next time). A folder without any
 // indexable document is an error that names the supported types.
-func openCorpus(app *App, cmd *cobra.Command, target string) (*corpus.Index, error) {
-	return openCorpusWith(cmd.Context(), app, target, nil)
+func openCorpus(app *App, cmd *cobra.Command, target string, followLinks bool) (*corpus.Index, error) {
+	return openCorpusWith(cmd.Context(), app, target, nil, followLinks)
 }
 
+// followLinksHelp is the --follow-links flag's help, the same on every command that indexes.
+const followLinksHelp = "follow symbolic links to files and folders outside the indexed folder (default: skip and count them)"
+
 // openCorpusWith is openCorpus reporting indexing progress to onProgress as well as to the terminal.
-func openCorpusWith(ctx context.Context, app *App, target string, onProgress func(corpus.Progress)) (*corpus.Index, error) {
+func openCorpusWith(ctx context.Context, app *App, target string, onProgress func(corpus.Progress), followLinks bool) (*corpus.Index, error) {
 	if corpus.IsIndex(target) {
 		return corpus.OpenWith(target, &corpus.Options{Logger: app.Log})
 	}
@@ -276,7 +284,7 @@ func openCorpusWith(ctx context.Context, app *App, target string, onProgress fun
 			onProgress(p)
 		}
 	}
-	ix, err := corpus.OpenWith(corpus.DefaultDir(target), &corpus.Options{Logger: app.Log, Progress: report})
+	ix, err := corpus.OpenWith(corpus.DefaultDir(target), &corpus.Options{Logger: app.Log, Progress: report, FollowLinks: followLinks})
 	if err != nil {
 		return nil, err
 	}
@@ -301,7 +309,7 @@ func newSearchCmd(app *App) *cobra.Command {
 	var (
 		provider, corpusDir string
 		n                   int
-		asJSON              bool
+		asJSON, follow      bool
 	)
 	cmd := &cobra.Command{
 		Use:   `search [--web NAME | --corpus INDEX|DIR] [-n N] "query"`,
@@ -332,7 +340,7 @@ Without either, sources.web from the configuration is used, then sources.corpus.
 			}
 			var s sources.Searcher
 			if corpusDir != "" {
-				ix, err := openCorpus(app, cmd, corpusDir)
+				ix, err := openCorpus(app, cmd, corpusDir, follow)
 				if err != nil {
 					return err
 				}
@@ -380,6 +388,7 @@ Without either, sources.web from the configuration is used, then sources.corpus.
 	f := cmd.Flags()
 	f.StringVar(&provider, "web", "", "web search provider: "+strings.Join(websearch.Names(), ", ")+" (the same flag as run's; --provider is the model provider)")
 	f.StringVar(&corpusDir, "corpus", "", "local index directory, or a folder to index on the fly")
+	f.BoolVar(&follow, "follow-links", false, followLinksHelp)
 	f.IntVarP(&n, "n", "n", 10, "number of results")
 	f.BoolVar(&asJSON, "json", false, "print results as JSON")
 	cmd.MarkFlagsMutuallyExclusive("web", "corpus")
@@ -425,7 +434,7 @@ file:// URLs from corpus search results are read from the index given with --cor
 				return fmt.Errorf("fetch %s: file:// URLs are read from a corpus index: pass --corpus INDEX|DIR", args[0])
 			}
 			if corpusDir != "" && strings.HasPrefix(strings.ToLower(args[0]), "file:") {
-				ix, err := openCorpus(app, cmd, corpusDir)
+				ix, err := openCorpus(app, cmd, corpusDir, false)
 				if err != nil {
 					return err
 				}

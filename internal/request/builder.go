@@ -30,7 +30,7 @@ type ModelFunc func(role string, ledger *llm.Ledger) (llm.Model, error)
 
 // CorpusFunc opens (and updates) the corpus at path — an index directory, or a folder indexed on the fly —
 // reporting indexing progress to onProgress when it is not nil.
-type CorpusFunc func(ctx context.Context, path string, onProgress func(corpus.Progress)) (*corpus.Index, error)
+type CorpusFunc func(ctx context.Context, path string, onProgress func(corpus.Progress), followLinks bool) (*corpus.Index, error)
 
 // Builder turns requests into research configurations. Each run opens its corpora (indexing what changed) and
 // closes them when it ends, so an idle server holds no index open. It is safe for concurrent use.
@@ -191,7 +191,7 @@ func (b *Builder) Build(ctx context.Context, r Research) (cfg research.Config, c
 			onEvent, runID := r.OnEvent, r.RunID
 			onProgress = func(p corpus.Progress) { onEvent(IndexEvent(runID, p)) }
 		}
-		ix, err := open(ctx, c, onProgress)
+		ix, err := open(ctx, c, onProgress, r.FollowLinks)
 		if err != nil {
 			return research.Config{}, nil, err
 		}

@@ -38,6 +38,9 @@ type Research struct {
 	Question string `json:"question,omitempty"`
 	// Corpora are local corpus folders or index directories to search.
 	Corpora []string `json:"corpora,omitempty"`
+	// FollowLinks follows symbolic links out of the corpus folders indexed
+	// for the run; by default they are skipped and counted.
+	FollowLinks bool `json:"follow_links,omitempty"`
 	// Web names the search providers, comma-separated ("tavily", "arxiv,openalex"; see websearch.Names).
 	Web string `json:"web,omitempty"`
 	// MCPFile is a .mcp.json file whose servers' search tools are searched.

@@ -107,15 +107,21 @@ func (ix *Index) build(ctx context.Context, baseName string, base *manifest, p p
 	st.Unchanged += len(p.unchanged)
 	listUnchanged(st, p)
 
-	// Read, extract and chunk in parallel; this goroutine writes.
+	// Read, extract and chunk in parallel; this goroutine writes. Each
+	// file holds its share of the memory budget from before it is read
+	// until its outcome is written.
 	workers := max(runtime.GOMAXPROCS(0), 1)
 	jobCh := make(chan job)
 	outCh := make(chan outcome, workers*2)
+	mem := newMemBudget(ix.budget)
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
 			for j := range jobCh {
-				outCh <- process(ctx, j)
+				o, ok := mem.process(ctx, j)
+				if ok {
+					outCh <- o
+				}
 			}
 		})
 	}
@@ -135,6 +141,10 @@ func (ix *Index) build(ctx context.Context, baseName string, base *manifest, p p
 	rep.report(Progress{Phase: "indexing", Total: total}, true)
 	var werr error
 	for o := range outCh {
+		// Its share comes back as it is taken off the channel, not once it
+		// is written: a worker waiting for a share must not wait on the
+		// writer that waits on the workers.
+		mem.release(o.share)
 		if werr != nil {
 			continue // drain
 		}

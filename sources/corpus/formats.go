@@ -213,6 +213,12 @@ type extracted struct {
 // extractFile turns data into text and chunks. Line numbers of the chunks
 // count lines of text, which for text and source files is the file itself.
 func extractFile(ctx context.Context, path string, f format, data []byte) (extracted, error) {
+	return extractWithin(ctx, path, f, data, maxContainerSize)
+}
+
+// extractWithin is extractFile reading at most containerBudget uncompressed
+// bytes from a zip container (see officeText).
+func extractWithin(ctx context.Context, path string, f format, data []byte, containerBudget int64) (extracted, error) {
 	base := filepath.Base(path)
 	var ex extracted
 	if !f.binaryFormat() && looksBinary(data) {
@@ -277,7 +283,7 @@ func extractFile(ctx context.Context, path string, f format, data []byte) (extra
 		ex.chunks = chunkText(ex.text, markdownBoundary)
 	case kindEPUB, kindDOCX, kindPPTX, kindXLSX:
 		var err error
-		ex.title, ex.text, err = officeText(ctx, f.kind, data)
+		ex.title, ex.text, err = officeText(ctx, f.kind, data, containerBudget)
 		if err != nil {
 			return ex, err
 		}

@@ -1,6 +1,8 @@
 package corpus
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,8 +16,6 @@ import (
 // the top of the work tree (the folder holding .git) down, with
 // .git/info/exclude under them all, anchored to each file's folder.
 func TestIgnoreFromAbove(t *testing.T) {
-	hugeRules := "*.txt\n" + strings.Repeat("junk/\n", maxIgnoreRules) + "*.md\n"
-	hugeBytes := "*.txt\n#" + strings.Repeat("x", maxIgnoreBytes) + "\n*.md\n"
 	tests := []struct {
 		name  string
 		files map[string]string // under the temporary folder; "/" ending: a folder
@@ -135,15 +135,6 @@ func TestIgnoreFromAbove(t *testing.T) {
 			want:  []string{"a.md"},
 		},
 		{
-			name: "huge ignore files: the patterns past the bounds are not applied",
-			files: map[string]string{
-				".git/": "", ".gitignore": hugeRules, "sub/.gitignore": hugeBytes,
-				"sub/a.md": "a", "sub/b.txt": "b", "sub/c.go": "package c\n",
-			},
-			index: "sub",
-			want:  []string{"a.md", "c.go"},
-		},
-		{
 			name: "glob syntax that is not regular expression syntax",
 			files: map[string]string{
 				".git/": "", ".gitignore": "n?.md\n[!a]x.md\nc++.md\nv(1).md\n\\#h.md\n\\!b.md\nq\\?.md\ns[*].md\nlit\\*.md\n$d^.md\n",
@@ -213,6 +204,96 @@ func TestIgnoreFromAbove(t *testing.T) {
 				t.Errorf("indexed %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// An ignore file is applied whole or not at all: rules past the old bound
+// of 1,000 apply, and an ignore file that would take the rules in effect
+// past the bounds fails its folder, reported with the file's name and
+// counts, so that no pattern left out lets a file into the index.
+func TestIgnoreBounds(t *testing.T) {
+	base := t.TempDir()
+	if err := os.Mkdir(filepath.Join(base, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// Line 1,001 of a .gitignore excludes the secret.
+	writeFile(t, filepath.Join(base, ".gitignore"), strings.Repeat("junk/\n", 1000)+"secret*.md\n")
+	writeFile(t, filepath.Join(base, "a.md"), "a")
+	writeFile(t, filepath.Join(base, "secret-keys.md"), "s")
+	// Past the bound on the rules in effect (with those above): the folder fails.
+	writeFile(t, filepath.Join(base, "many", ".gitignore"), strings.Repeat("junk/\n", maxIgnoreRules-1000)+"secret*.md\n")
+	writeFile(t, filepath.Join(base, "many", "b.md"), "b")
+	writeFile(t, filepath.Join(base, "many", "deeper", "c.md"), "c")
+	// Past the bound on bytes.
+	writeFile(t, filepath.Join(base, "big", ".gitignore"), "#"+strings.Repeat("x", maxIgnoreBytes)+"\nsecret*.md\n")
+	writeFile(t, filepath.Join(base, "big", "secret.md"), "s")
+
+	ix := openIndex(t, t.TempDir())
+	var st Stats
+	found, err := ix.scan(t.Context(), []root{{path: base, dir: true}}, &st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range found {
+		got = append(got, filepath.Base(f.path))
+	}
+	if want := []string{"a.md"}; !slices.Equal(got, want) {
+		t.Errorf("indexed %q, want %q", got, want)
+	}
+	if len(st.Failed) != 2 {
+		t.Fatalf("failed: %v, want the two folders", st.Failed)
+	}
+	for i, tc := range []struct{ dir, says string }{
+		{"big", fmt.Sprintf("%d KiB", maxIgnoreBytes>>10)},
+		{"many", fmt.Sprintf("%d patterns (with the ignore files above it: %d), more than the %d", maxIgnoreRules-999, maxIgnoreRules+2, maxIgnoreRules)},
+	} {
+		f := st.Failed[i]
+		if f.Path != filepath.Join(base, tc.dir) || !strings.Contains(f.Err.Error(), filepath.Join(base, tc.dir, ".gitignore")) ||
+			!strings.Contains(f.Err.Error(), tc.says) {
+			t.Errorf("failure %d: %v, want %s named with %q", i, f, tc.dir, tc.says)
+		}
+	}
+
+	// From above the indexed folder too.
+	st = Stats{}
+	found, err = ix.scan(t.Context(), []root{{path: filepath.Join(base, "many", "deeper"), dir: true}}, &st)
+	if err != nil || len(found) != 0 || len(st.Failed) != 1 || !strings.Contains(st.Failed[0].Err.Error(), "patterns") {
+		t.Errorf("from above: found %d, failed %v, %v", len(found), st.Failed, err)
+	}
+}
+
+// A hostile .gitignore (patterns "a*b", "a*a*b", … of up to 199 stars) is
+// matched right, and a cancelled scan stops within a folder, not after it.
+func TestIgnoreHostile(t *testing.T) {
+	base := t.TempDir()
+	if err := os.Mkdir(filepath.Join(base, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(base, ".gitignore"), hostileIgnore())
+	var want []string
+	for i := range 600 {
+		name := hostileName(i)
+		writeFile(t, filepath.Join(base, name), "x")
+		want = append(want, name)
+	}
+	writeFile(t, filepath.Join(base, strings.Repeat("a", 150)+"b"), "x") // matched by every pattern up to 150 stars
+	writeFile(t, filepath.Join(base, "ab.md"), "x")                      // by none: the name ends in "d"
+	want = append(want, "ab.md")
+	slices.Sort(want)
+	if got := scanRel(t, base); !slices.Equal(got, want) {
+		t.Errorf("indexed %d files, want %d", len(got), len(want))
+	}
+
+	ix := openIndex(t, t.TempDir())
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	d := &scanDir{path: base}
+	if more := ix.readDir(ctx, d); more != nil || len(d.items) >= 600 {
+		t.Errorf("a cancelled readDir went on: %d entries, %d tasks", len(d.items), len(more))
+	}
+	if _, err := ix.scan(ctx, []root{{path: base, dir: true}}, &Stats{}); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled scan: %v", err)
 	}
 }
 
@@ -306,8 +387,9 @@ func TestIgnoreFromAboveReindex(t *testing.T) {
 	}
 }
 
-// Any ignore file compiles within the bounds, and its rules match any path
-// without panicking.
+// Any ignore file compiles, and its rules match any path without
+// panicking; the literal only spares work: without it every answer is the
+// same.
 func FuzzCompileIgnore(f *testing.F) {
 	for _, s := range []string{
 		"build/\n*.txt\n!keep.txt\n", "**/tmp/**\nlogs/**/*.md\n", "[\n!\n/\n\\\n(\n", "n?.md\n[!a]x.md\nc++.md\n\\#h\n",
@@ -319,17 +401,13 @@ func FuzzCompileIgnore(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, text, path string) {
 		rules := compileIgnore(text)
-		// The literal only spares work: without it every answer is the same.
 		for _, r := range rules {
-			plain := &ignoreRule{gi: r.gi, negate: r.negate, dirOnly: r.dirOnly, below: r.below}
+			plain := &ignoreRule{pat: r.pat, negate: r.negate, dirOnly: r.dirOnly}
 			for _, dir := range []bool{false, true} {
 				if got, want := r.matches(path, dir), plain.matches(path, dir); got != want {
 					t.Fatalf("%q (literal %q) on %q (folder: %v): %v, without the literal %v", text, r.literal, path, dir, got, want)
 				}
 			}
-		}
-		if len(rules) > maxIgnoreRules {
-			t.Fatalf("%d rules", len(rules))
 		}
 		g := &ignorer{dir: "/r", rules: rules}
 		g.match("/r/"+path, false)
@@ -337,9 +415,85 @@ func FuzzCompileIgnore(f *testing.F) {
 	})
 }
 
-// The literal that spares a pattern's regular expression is one that every
-// path the pattern matches contains.
-func TestLongestLiteral(t *testing.T) {
+// The matcher answers as the go-gitignore library's regular expressions
+// answered (the corpus's matcher before this one) wherever the library
+// follows git; where it does not, TestIgnoreLikeGit has git's answers.
+func FuzzIgnoreAgainstLibrary(f *testing.F) {
+	for _, s := range []string{
+		"*.md", "build/", "docs/*.md", "**/tmp/**", "logs/**/*.md", "**/cache", "n?.md", "[!a]x.md", "c++.md",
+		"\\#h.md", "q\\?.md", "s[*].md", "lit\\*.md", "$d^.md", "[a-c]?/*.go", "a*a*a*b", "out/**", "*", "!*/",
+		"/top.md", "a/**/b", "[]a]*", "[\\]]x", "é*.md", "*[é-ü]", "[0-9][0-9]",
+	} {
+		for _, p := range []string{"a.md", "docs/x.md", "x/tmp/y", "logs/a/b/c.md", "aab", "n1.md", "b/x.md", "a/b", "a/x/y/b", "é1.md"} {
+			f.Add(s, p)
+		}
+	}
+	f.Fuzz(func(t *testing.T, pattern, path string) {
+		if strings.ContainsAny(pattern, "\n\r") || path == "" || strings.HasPrefix(path, "/") || strings.HasSuffix(path, "/") ||
+			strings.Contains(path, "//") || slices.Contains(strings.Split(path, "/"), ".") || slices.Contains(strings.Split(path, "/"), "..") {
+			return // not one pattern, or not a cleaned relative path
+		}
+		if !libAgrees(pattern, path) {
+			return
+		}
+		rules := compileIgnore(pattern)
+		lib := compileLib(pattern)
+		for _, dir := range []bool{false, true} {
+			got := len(rules) == 1 && rules[0].matches(path, dir)
+			want := lib != nil && lib.matches(path, dir)
+			if got != want {
+				t.Fatalf("%q on %q (folder: %v): %v, the library %v", pattern, path, dir, got, want)
+			}
+		}
+	})
+}
+
+// Where the library the corpus used before departs from git, the matcher
+// answers as git does (answers checked with git 2.39's check-ignore).
+func TestIgnoreLikeGit(t *testing.T) {
+	for _, tc := range []struct {
+		pattern, path string
+		dir, want     bool
+	}{
+		{"a/**b", "a/xb", false, true}, // "**" not alone between slashes is "*"
+		{"a/**b", "a/b", false, true},
+		{"a/**b", "a/x/yb", false, false},
+		{"a/**b", "ab", false, false},
+		{"/**", "x/y", false, true},
+		{"**/**", "0", false, true},
+		{"***", "a/b", false, true},
+		{"a/***/b", "a/x/y/b", false, true},
+		{"a/**/", "a/0", true, true},
+		{"a[!b]c", "a/c", false, false}, // no class matches "/"
+		{"a[!b]c", "axc", false, true},
+		{"x[/]y", "x/y", false, false},
+		{"[z-ab]x", "zx", false, true}, // a backward range is empty, its start still matches
+		{"[z-ab]x", "bx", false, true},
+		{"[z-ab]x", "qx", false, false},
+		{"[[:alpha:]]1", "c1", false, true},
+		{"[[:alpha:]]1", "11", false, false},
+		{"[[:digit:][:upper:]]x", "Qx", false, true},
+		{"[[:nope:]]x", "nx", false, false}, // an unknown class matches nothing
+		{"[a-b-d]1", "d1", false, true},
+		{"[a-b-d]1", "c1", false, false},
+		{"! x", " x", false, true}, // the pattern " x", negated
+		{"! x", "x", false, false},
+		{"a\\/b", "a/b", false, true},
+		{"[\\]x]", "x", false, true},
+		{"*", "0\n/0", false, true},
+		{"n?.md", "né.md", false, true}, // "?" is one character, not one byte
+	} {
+		rules := compileIgnore(tc.pattern)
+		got := len(rules) == 1 && rules[0].matches(tc.path, tc.dir)
+		if got != tc.want {
+			t.Errorf("%q on %q (folder: %v): %v, want %v", tc.pattern, tc.path, tc.dir, got, tc.want)
+		}
+	}
+}
+
+// The literal that spares a pattern its matching is one that every path
+// the pattern matches contains.
+func TestIgnoreLiteral(t *testing.T) {
 	for _, tc := range []struct{ pattern, want string }{
 		{"*.ext5", ".ext5"},
 		{"**/foo", "foo"},
@@ -350,13 +504,18 @@ func TestLongestLiteral(t *testing.T) {
 		{"docs/*.md", "docs"},
 		{`\#h.md`, "#h.md"},
 		{"n?.md", ".md"},
-		{"[abc", "abc"}, // no class: "[" is itself
-		{"[", ""},
-		{"a[", "a"},
+		{"[abc", "[abc"}, // no class: "[" is itself
+		{"a[", "a["},
 		{"*", ""},
+		{"[[:alpha:]]1x", "1x"},
+		{"ab*[[:digit:]]xyz", "xyz"},
 	} {
-		if got := longestLiteral(tc.pattern); got != tc.want {
-			t.Errorf("longestLiteral(%q) = %q, want %q", tc.pattern, got, tc.want)
+		rules := compileIgnore(tc.pattern)
+		if len(rules) != 1 {
+			t.Fatalf("%q: %d rules", tc.pattern, len(rules))
+		}
+		if got := rules[0].literal; got != tc.want {
+			t.Errorf("literal of %q = %q, want %q", tc.pattern, got, tc.want)
 		}
 	}
 }

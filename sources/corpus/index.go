@@ -48,9 +48,11 @@ const (
 // concurrent use with each other and with Add, also across processes; Add
 // calls are serialised, across processes by a lock file.
 type Index struct {
-	dir      string
-	log      *slog.Logger
-	progress func(Progress)
+	dir         string
+	log         *slog.Logger
+	progress    func(Progress)
+	followLinks bool
+	budget      int64 // bytes; zero: DefaultMemoryBudget
 
 	// PerFile caps how many chunks of one file a search returns, so a long
 	// document cannot crowd out every other source. Zero means 2. Set it
@@ -82,6 +84,9 @@ const (
 	Binary      Outcome = "binary"
 	Excluded    Outcome = "excluded" // hidden, vendored, generated or .gitignore'd
 	Failed      Outcome = "failed"
+	// LinkOutside is a symbolic link whose target is outside the indexed
+	// folder, not followed (Options.FollowLinks follows it).
+	LinkOutside Outcome = "link outside"
 )
 
 // FileOutcome is one file (or excluded folder) Add looked at.
@@ -101,7 +106,10 @@ type Stats struct {
 	TooLarge    int // files over the size limit
 	Binary      int // files with binary content under a text extension
 	Excluded    int // hidden, vendored, generated or .gitignore'd files and folders
-	Chunks      int // chunks written
+	// LinksOutside counts the symbolic links to files and folders outside
+	// the indexed folder, not followed.
+	LinksOutside int
+	Chunks       int // chunks written
 	// Failed, like Binary, TooLarge and Excluded, counts also the unchanged
 	// files that an earlier Add read and found to be so: they are not read
 	// again until they change, and are reported by that outcome, never as
@@ -173,6 +181,14 @@ type Options struct {
 	// Progress, when set, receives Add's progress: at the start and end of
 	// each phase and at most every 100 ms in between, from Add's goroutine.
 	Progress func(Progress)
+	// FollowLinks follows symbolic links to files and folders outside an
+	// indexed folder; by default they are skipped and counted
+	// (Stats.LinksOutside), as ripgrep and git skip them.
+	FollowLinks bool
+	// MemoryBudget bounds the memory that the files being indexed at once
+	// may take while they are decoded, whatever the number of workers; zero
+	// means DefaultMemoryBudget.
+	MemoryBudget int64
 }
 
 // Open opens the index in dir, creating it if dir is empty or missing.
@@ -192,6 +208,8 @@ func OpenWith(dir string, opts *Options) (*Index, error) {
 			ix.log = opts.Logger
 		}
 		ix.progress = opts.Progress
+		ix.followLinks = opts.FollowLinks
+		ix.budget = opts.MemoryBudget
 	}
 	if err := prepareDir(abs); err != nil {
 		return nil, fmt.Errorf("open corpus %s: %w", dir, err)
@@ -555,6 +573,7 @@ type found struct {
 	mod  int64  // unix nanoseconds
 	ino  uint64 // 0 when unknown
 	f    format
+	link bool // found through a symbolic link (to a file inside the folder, or followed)
 }
 
 // plan is what an update has to do.
@@ -745,14 +764,20 @@ type outcome struct {
 	result Outcome
 	detail string
 	err    error
+	share  int64 // of the memory budget, held until the outcome is written
 }
 
 // process reads, extracts and chunks one file. It runs on worker
-// goroutines and touches no shared state.
-func process(ctx context.Context, j job) outcome {
+// goroutines and touches no shared state. containerBudget bounds what a zip
+// container may expand to (extractWithin).
+func process(ctx context.Context, j job, containerBudget int64) outcome {
 	o := outcome{job: j}
 	read := time.Now() // a change after this has an mtime after read-racyWindow
-	f, err := openNoBlock(j.path)
+	open := openNoLink
+	if j.link {
+		open = openNoBlock
+	}
+	f, err := open(j.path)
 	if err != nil {
 		o.result, o.err = Failed, err
 		return o
@@ -799,12 +824,15 @@ func process(ctx context.Context, j job) outcome {
 		o.entry = entry
 		return o
 	}
-	ex, err := extractFile(ctx, j.path, j.f, data)
+	ex, err := extractWithin(ctx, j.path, j.f, data, containerBudget)
 	switch {
 	case errors.Is(err, errBinary):
 		return notDoc(Binary, "")
 	case errors.Is(err, errGenerated):
 		return notDoc(Excluded, "generated")
+	case errors.Is(err, errContainerShare): // not a property of the file: not recorded
+		o.result, o.err = Failed, err
+		return o
 	case errors.Is(err, errTooMuchText):
 		return notDoc(TooLarge, err.Error())
 	case err != nil && ctx.Err() != nil: // stopped, not a property of the file: not recorded

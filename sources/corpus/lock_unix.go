@@ -39,3 +39,9 @@ func lockFile(f *os.File, exclusive, wait bool) error {
 func openNoBlock(path string) (*os.File, error) {
 	return os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 }
+
+// openNoLink is openNoBlock refusing a symbolic link: a file the scan found
+// regular, replaced by a link since, is not read through it.
+func openNoLink(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
+}

@@ -29,11 +29,19 @@ const (
 
 var errTooMuchText = errors.New("more than 16 MiB of text")
 
+// errContainerShare is a container expanding past the share of the memory
+// budget its size on disk was given.
+var errContainerShare = errors.New("the container expands past its share of the memory budget")
+
 // officeText extracts Markdown-like text from EPUB, DOCX, PPTX and XLSX
 // files. DOCX, PPTX and EPUB are zip files of XML and XHTML, read with
 // archive/zip and encoding/xml; XLSX goes through excelize, which handles
 // shared strings, number formats and dates.
-func officeText(ctx context.Context, k kind, data []byte) (title, text string, err error) {
+//
+// budget bounds the uncompressed bytes read from the container (at most
+// maxContainerSize): past a smaller budget the error is errContainerShare,
+// and the caller may try again with a larger one.
+func officeText(ctx context.Context, k kind, data []byte, budget int64) (title, text string, err error) {
 	if k == kindXLSX {
 		return xlsxText(data)
 	}
@@ -41,7 +49,7 @@ func officeText(ctx context.Context, k kind, data []byte) (title, text string, e
 	if err != nil {
 		return "", "", errorf("not a valid zip container", err)
 	}
-	c := &container{ctx: ctx, zr: zr, budget: maxContainerSize}
+	c := &container{ctx: ctx, zr: zr, budget: min(budget, maxContainerSize)}
 	switch k {
 	case kindDOCX:
 		return docxText(c)
@@ -81,6 +89,9 @@ func (c *container) part(name string) ([]byte, error) {
 		return nil, fmt.Errorf("%s: more than %d MiB uncompressed", name, maxPartSize>>20)
 	}
 	if c.read > c.budget {
+		if c.budget < maxContainerSize {
+			return nil, fmt.Errorf("%s: the container's members add up to more than %d MiB uncompressed: %w", name, c.budget>>20, errContainerShare)
+		}
 		return nil, fmt.Errorf("%s: the container's members add up to more than %d MiB uncompressed", name, c.budget>>20)
 	}
 	return data, nil

@@ -1,21 +1,15 @@
 package corpus
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
-
-	gitignore "github.com/sabhiram/go-gitignore"
 )
 
 // scan walks the roots and returns the indexable files in walk order (each
@@ -33,7 +27,7 @@ func (ix *Index) scan(ctx context.Context, roots []root, st *Stats) ([]found, er
 	var tops []*scanDir // one per root, in order
 	var queue []scanTask
 	for _, r := range roots {
-		d := &scanDir{path: r.path}
+		d := &scanDir{path: r.path, root: r.path, real: r.path}
 		tops = append(tops, d)
 		if !r.dir {
 			if _, err := os.Lstat(r.path); err == nil {
@@ -44,7 +38,12 @@ func (ix *Index) scan(ctx context.Context, roots []root, st *Stats) ([]found, er
 			}
 			continue
 		}
-		d.ign = aboveRoot(r.path)
+		ign, err := aboveRoot(r.path)
+		if err != nil {
+			d.items = []scanItem{{path: r.path, outcome: Failed, err: err}}
+			continue
+		}
+		d.ign = ign
 		queue = append(queue, scanTask{d: d, list: true})
 	}
 	if err := ix.runScan(ctx, queue); err != nil {
@@ -64,6 +63,8 @@ func (ix *Index) scan(ctx context.Context, roots []root, st *Stats) ([]found, er
 			st.TooLarge++
 		case Excluded:
 			st.Excluded++
+		case LinkOutside:
+			st.LinksOutside++
 		}
 		st.Files = append(st.Files, FileOutcome{Path: path, Outcome: o, Detail: detail})
 	}
@@ -98,7 +99,7 @@ func (ix *Index) scan(ctx context.Context, roots []root, st *Stats) ([]found, er
 			}
 			switch it.outcome {
 			case "":
-				out = append(out, found{path: it.path, size: it.size, mod: it.mod, ino: it.ino, f: it.f})
+				out = append(out, found{path: it.path, size: it.size, mod: it.mod, ino: it.ino, f: it.f, link: it.link})
 			case notFollowed:
 			case Failed:
 				st.Failed = append(st.Failed, FileError{Path: it.path, Err: it.err})
@@ -114,14 +115,20 @@ func (ix *Index) scan(ctx context.Context, roots []root, st *Stats) ([]found, er
 	return out, nil
 }
 
-// notFollowed marks a symbolic link to a folder: neither walked nor reported.
+// notFollowed marks a symbolic link to a folder inside the indexed folder
+// (walked by its own path): neither walked nor reported.
 const notFollowed Outcome = "-"
 
 // scanDir is one folder of a scan and, once read, its entries in walk order.
 type scanDir struct {
-	path  string
-	ign   *ignorer // the .gitignore files that apply to its entries
-	items []scanItem
+	path string
+	// root is the indexed folder it is in (resolved); real is where the
+	// folder is once its links are resolved, which differs from path only
+	// below a followed link.
+	root, real string
+	parent     *scanDir
+	ign        *ignorer // the .gitignore files that apply to its entries
+	items      []scanItem
 }
 
 // scanItem is one entry of a folder: a walked subfolder, or a path with its
@@ -130,6 +137,7 @@ type scanItem struct {
 	path    string
 	sub     *scanDir // a walked subfolder, whose items take this place in walk order
 	file    bool     // a file to look at (stat, following a symbolic link)
+	link    bool     // a symbolic link to a file, to be followed
 	outcome Outcome
 	detail  string
 	err     error // when Failed
@@ -176,9 +184,9 @@ func (ix *Index) runScan(ctx context.Context, queue []scanTask) error {
 			var more []scanTask
 			if ctx.Err() == nil {
 				if t.list {
-					more = ix.readDir(t.d)
+					more = ix.readDir(ctx, t.d)
 				} else {
-					statFiles(t.d, t.lo, t.hi)
+					statFiles(ctx, t.d, t.lo, t.hi)
 				}
 			}
 			mu.Lock()
@@ -205,8 +213,10 @@ func (ix *Index) runScan(ctx context.Context, queue []scanTask) error {
 
 // readDir lists d, sorted by name, decides what to do with each entry, and
 // returns the tasks that remain: its subfolders, and its files to look at
-// when there are many. It looks at a few files itself.
-func (ix *Index) readDir(d *scanDir) []scanTask {
+// when there are many. It looks at a few files itself. A folder whose
+// ignore file cannot be applied whole is not walked, and is reported as
+// failed. On cancellation it stops within a few entries.
+func (ix *Index) readDir(ctx context.Context, d *scanDir) []scanTask {
 	var entries []fs.DirEntry
 	f, err := os.Open(d.path)
 	if err == nil {
@@ -218,22 +228,27 @@ func (ix *Index) readDir(d *scanDir) []scanTask {
 	}
 	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 	ign := d.ign
+	var ignErr error
 	for _, e := range entries {
 		if e.Name() == ".git" {
 			// The top of a work tree (a nested repository, a submodule):
 			// as in git, the rules of the folders above stop here.
 			ign = nil
 			if gitDir := gitDirOf(d.path); gitDir != "" {
-				ign = ign.with(d.path, filepath.Join(gitDir, "info", "exclude"))
+				ign, ignErr = ign.with(d.path, filepath.Join(gitDir, "info", "exclude"))
 			}
 			break
 		}
 	}
 	for _, e := range entries {
-		if e.Name() == ".gitignore" {
-			ign = ign.enter(d.path)
+		if e.Name() == ".gitignore" && ignErr == nil {
+			ign, ignErr = ign.enter(d.path)
 			break
 		}
+	}
+	if ignErr != nil {
+		d.items = append(d.items, scanItem{path: d.path, outcome: Failed, err: ignErr})
+		return nil
 	}
 	prefix := d.path
 	if !strings.HasSuffix(prefix, string(filepath.Separator)) {
@@ -242,7 +257,10 @@ func (ix *Index) readDir(d *scanDir) []scanTask {
 	items := slices.Grow(d.items, len(entries))
 	var more []scanTask
 	files := 0
-	for _, e := range entries {
+	for i, e := range entries {
+		if i%256 == 255 && ctx.Err() != nil {
+			return nil
+		}
 		name := e.Name()
 		p := prefix + name
 		isDir := e.IsDir()
@@ -257,9 +275,19 @@ func (ix *Index) readDir(d *scanDir) []scanTask {
 		case ign.match(p, isDir):
 			why = ".gitignore"
 		case isDir:
-			sub := &scanDir{path: p, ign: ign}
+			sub := &scanDir{path: p, ign: ign, root: d.root, real: filepath.Join(d.real, name), parent: d}
 			items = append(items, scanItem{path: p, sub: sub})
 			more = append(more, scanTask{d: sub, list: true})
+			continue
+		case e.Type()&fs.ModeSymlink != 0 && excludedName(name) == "":
+			it, sub := ix.link(d, p, ign)
+			items = append(items, it)
+			if sub != nil {
+				more = append(more, scanTask{d: sub, list: true})
+			}
+			if it.file {
+				files++
+			}
 			continue
 		default:
 			why = excludedName(name)
@@ -273,7 +301,7 @@ func (ix *Index) readDir(d *scanDir) []scanTask {
 	}
 	d.items = items
 	if files <= statBatch {
-		statFiles(d, 0, len(items))
+		statFiles(ctx, d, 0, len(items))
 		return more
 	}
 	for lo := 0; lo < len(items); lo += statBatch {
@@ -282,12 +310,55 @@ func (ix *Index) readDir(d *scanDir) []scanTask {
 	return more
 }
 
+// link decides what to do with the symbolic link p of folder d. A link
+// whose target is outside the indexed folder is not followed but counted
+// (LinkOutside), unless links are to be followed: a cloned repository must
+// not bring /etc/passwd into reports and prompts by holding a link to it.
+// A link to a file inside the folder is indexed; a link to a folder inside
+// it is not walked, the folder being walked by its own path. A followed
+// link to a folder is walked unless it leads to a folder being walked
+// above it (a loop). It returns the item, and the folder to walk if any.
+func (ix *Index) link(d *scanDir, p string, ign *ignorer) (scanItem, *scanDir) {
+	target, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return scanItem{path: p, outcome: Failed, err: err}, nil
+	}
+	info, err := os.Stat(target)
+	if err != nil {
+		return scanItem{path: p, outcome: Failed, err: err}, nil
+	}
+	inside := within(d.root, target)
+	switch {
+	case !inside && !ix.followLinks:
+		return scanItem{path: p, outcome: LinkOutside, detail: "-> " + target}, nil
+	case !info.IsDir():
+		return scanItem{path: p, file: true, link: true}, nil
+	case inside:
+		return scanItem{path: p, outcome: notFollowed}, nil
+	}
+	for a := d; a != nil; a = a.parent {
+		if within(target, a.real) {
+			return scanItem{path: p, outcome: Excluded, detail: "symbolic link to a folder above it (" + target + ")"}, nil
+		}
+	}
+	sub := &scanDir{path: p, ign: ign, root: d.root, real: target, parent: d}
+	return scanItem{path: p, sub: sub}, sub
+}
+
+// within reports whether p is dir or below it (both clean and absolute).
+func within(dir, p string) bool {
+	return p == dir || strings.HasPrefix(p, dir) && (strings.HasSuffix(dir, string(filepath.Separator)) || p[len(dir)] == filepath.Separator)
+}
+
 // statFiles looks at the files among d.items[lo:hi] (following symbolic
 // links) and sets their outcomes.
-func statFiles(d *scanDir, lo, hi int) {
+func statFiles(ctx context.Context, d *scanDir, lo, hi int) {
 	var dir *dirStat
 	opened := false
 	for i := lo; i < hi; i++ {
+		if i%256 == 255 && ctx.Err() != nil {
+			break
+		}
 		it := &d.items[i]
 		if !it.file {
 			continue
@@ -342,353 +413,6 @@ func (it *scanItem) regular(size, mod int64, ino uint64) {
 		return
 	}
 	it.f, it.size, it.mod, it.ino = f, size, mod, ino
-}
-
-// ignorer is the ignore rules that apply below a folder of a walked tree:
-// that folder's .gitignore and those of the folders above it up to the top
-// of the git work tree, then the repository's .git/info/exclude, nearest
-// first. As in git, the nearest file with a matching pattern decides, and
-// within a file the last matching pattern; a folder that is excluded is not
-// walked, so nothing under it can be brought back by a deeper "!pattern".
-type ignorer struct {
-	dir    string // the folder the patterns are relative to
-	rules  []*ignoreRule
-	parent *ignorer
-}
-
-// ignoreRule is one pattern of an ignore file, compiled on its own so that
-// its order and negation are ours to apply.
-type ignoreRule struct {
-	gi      *gitignore.GitIgnore // the pattern without its leading "!"
-	negate  bool
-	dirOnly bool // ends with "/": matches folders only
-	// below: ends with "/**": matches what is below the folder, not the folder
-	below bool
-	// literal is the longest run of plain characters of the pattern: a
-	// path without it cannot match, which spares most regular expressions
-	// (a scan tries every pattern on every entry).
-	literal string
-	// exact is the library's regular expression without its "or anything
-	// below" ending, made the first time the pattern matches: git matches
-	// a pattern against the path itself (what is below an excluded folder
-	// is excluded by not walking it), so that "!*/" re-includes folders,
-	// not every file in them.
-	exact atomic.Pointer[regexp.Regexp]
-}
-
-// matches reports whether the pattern matches rel, a slash-separated path
-// relative to the folder of its file (a folder when dir).
-func (r *ignoreRule) matches(rel string, dir bool) bool {
-	if r.dirOnly && !dir || !strings.Contains(rel, r.literal) {
-		return false
-	}
-	if r.dirOnly {
-		rel += "/"
-	}
-	ok, ip := r.gi.MatchesPathHow(rel)
-	if !ok || ip == nil {
-		return ok
-	}
-	re := r.exact.Load()
-	if re == nil {
-		expr := ip.Pattern.String()
-		for _, end := range []string{"/(|.*)$", "(|/.*)$"} {
-			if e, cut := strings.CutSuffix(expr, end); cut {
-				if end[0] == '/' {
-					e += "/"
-				}
-				expr = e + "$"
-				if r.below {
-					expr = strings.TrimSuffix(e, "(|/.*)") + "/.+$"
-				}
-				break
-			}
-		}
-		var err error
-		if re, err = regexp.Compile(expr); err != nil {
-			return true // as the library matched it
-		}
-		r.exact.Store(re)
-	}
-	return re.MatchString(rel)
-}
-
-// Bounds on one ignore file: every pattern is a few compiled regular
-// expressions and is tried on every entry below its folder, so a huge or
-// hostile file must not stall the scan. Patterns past them are not applied.
-const (
-	maxIgnoreBytes = 256 << 10
-	maxIgnoreRules = 1000
-	// maxIgnoreUp is how many folders above an indexed folder are looked
-	// at for the .git that marks the top of its work tree.
-	maxIgnoreUp = 64
-)
-
-// enter returns the ignorer for the entries of dir, whose parent's is g.
-func (g *ignorer) enter(dir string) *ignorer {
-	return g.with(dir, filepath.Join(dir, ".gitignore"))
-}
-
-// with returns g with the patterns of the ignore file p, relative to dir,
-// in front; g itself when p is missing, unreadable, empty or not a regular
-// file (git does not follow a symbolic link to a .gitignore either).
-func (g *ignorer) with(dir, p string) *ignorer {
-	info, err := os.Lstat(p)
-	if err != nil || !info.Mode().IsRegular() {
-		return g
-	}
-	f, err := os.Open(p)
-	if err != nil {
-		return g
-	}
-	data, err := io.ReadAll(io.LimitReader(f, maxIgnoreBytes))
-	f.Close()
-	if err != nil {
-		return g
-	}
-	if len(data) == maxIgnoreBytes {
-		if i := bytes.LastIndexByte(data, '\n'); i >= 0 {
-			data = data[:i] // not a pattern cut in two
-		}
-	}
-	rules := compileIgnore(string(data))
-	if len(rules) == 0 {
-		return g
-	}
-	return &ignorer{dir: dir, rules: rules, parent: g}
-}
-
-// compileIgnore compiles the patterns of an ignore file, at most
-// maxIgnoreRules of them. The library matches a pattern with a slash in it
-// anywhere below the folder; git anchors such a pattern to the folder of
-// its file, which a leading "/" tells the library.
-func compileIgnore(text string) []*ignoreRule {
-	var rules []*ignoreRule
-	for line := range strings.SplitSeq(text, "\n") {
-		// The library trims spaces at both ends (git keeps leading ones
-		// and an escaped trailing one); file names like that are rare.
-		line = strings.Trim(strings.TrimRight(line, "\r"), " ")
-		if line == "" || line[0] == '#' {
-			continue
-		}
-		r := &ignoreRule{}
-		if line[0] == '!' {
-			r.negate, line = true, line[1:]
-		}
-		body := strings.TrimSuffix(line, "/")
-		r.dirOnly = len(body) < len(line)
-		r.literal = longestLiteral(body)
-		r.below = strings.HasSuffix(body, "/**")
-		if body == "" || body == "/" {
-			continue
-		}
-		if strings.Contains(body, "/") && line[0] != '/' {
-			line = "/" + line
-		}
-		line, ok := globToLib(line)
-		if !ok {
-			continue
-		}
-		r.gi = gitignore.CompileIgnoreLines(line)
-		rules = append(rules, r)
-		if len(rules) == maxIgnoreRules {
-			break
-		}
-	}
-	return rules
-}
-
-// longestLiteral returns the longest run of a pattern's characters that
-// any path it matches contains as they are: no wildcard, class or escape,
-// and no slash at its ends (which "**/" may match as nothing).
-func longestLiteral(p string) string {
-	best, start := "", 0
-	end := func(i int) {
-		if run := strings.Trim(p[start:i], "/"); len(run) > len(best) {
-			best = run
-		}
-	}
-	for i := 0; i < len(p); i++ {
-		switch p[i] {
-		case '*', '?', '\\':
-			end(i)
-			start = i + 1
-		case '[': // a class, to its closing "]", is no literal
-			end(i)
-			if i+2 <= len(p) {
-				if j := strings.IndexByte(p[i+2:], ']'); j >= 0 {
-					i += 2 + j
-				}
-			}
-			start = i + 1
-		}
-	}
-	end(len(p))
-	return best
-}
-
-// globToLib rewrites the glob syntax of a pattern that the library would
-// take for regular expression syntax (it turns only "*", "**" and "." into
-// their regular expressions and keeps the rest): "?" is any one character
-// but "/", "[!…]" is a negated class, "+", "(", "|" and the like are
-// themselves, and a backslash makes the next character itself. ok is false
-// for a pattern git matches nothing with (a trailing backslash).
-func globToLib(p string) (string, bool) {
-	var b strings.Builder
-	inClass := false
-	for i := 0; i < len(p); i++ {
-		c := p[i]
-		switch {
-		case c == '\\':
-			if i+1 == len(p) {
-				return "", false
-			}
-			i++
-			switch n := p[i]; {
-			case n == '*':
-				b.WriteString(`\*`) // kept literal by the library
-			case n == '.':
-				b.WriteByte('.') // escaped by the library
-			case n == '?':
-				b.WriteString("[?]")
-			case n < 0x80 && (n >= 'a' && n <= 'z' || n >= 'A' && n <= 'Z' || n >= '0' && n <= '9' || n == ' ' || n == '/'):
-				b.WriteByte(n)
-			default:
-				b.WriteByte('\\')
-				b.WriteByte(n)
-			}
-		case inClass:
-			switch c {
-			case ']':
-				inClass = false
-				b.WriteByte(c)
-			case '*', '[':
-				b.WriteByte('\\')
-				b.WriteByte(c)
-			default:
-				b.WriteByte(c)
-			}
-		case c == '[' && strings.IndexByte(p[i+1:], ']') >= 0:
-			inClass = true
-			b.WriteByte('[')
-			if i+1 < len(p) && (p[i+1] == '!' || p[i+1] == '^') {
-				b.WriteByte('^')
-				i++
-			}
-			if i+1 < len(p) && p[i+1] == ']' { // a "]" first is itself
-				b.WriteString(`\]`)
-				i++
-			}
-		case c == '?':
-			b.WriteString("[^/]")
-		case strings.IndexByte("+(){}|^$[]", c) >= 0:
-			b.WriteByte('\\')
-			b.WriteByte(c)
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return b.String(), true
-}
-
-// match reports whether the entry p (a folder when dir) is ignored.
-func (g *ignorer) match(p string, dir bool) bool {
-	for ; g != nil; g = g.parent {
-		rel, err := filepath.Rel(g.dir, p)
-		if err != nil {
-			continue
-		}
-		rel = filepath.ToSlash(rel)
-		for i := len(g.rules) - 1; i >= 0; i-- {
-			if g.rules[i].matches(rel, dir) {
-				return !g.rules[i].negate
-			}
-		}
-	}
-	return false
-}
-
-// aboveRoot returns the ignore rules that apply to the entries of the
-// indexed folder root from above it: git applies every .gitignore from the
-// top of the work tree down, and the repository's .git/info/exclude. The
-// top is the nearest folder at or above root holding a .git folder, or a
-// .git file as in linked work trees and submodules. The search goes at most
-// maxIgnoreUp folders up and stops below the user's home folder, so that a
-// home folder kept in git (whose .gitignore often says "*") does not hide
-// every folder under it. Without a top, no rules apply from above.
-//
-// The folder named for indexing is indexed even when a pattern above it
-// excludes it or a folder above it: git would ignore all of it, but the
-// user asked for it by name, and an index of nothing helps no one. So the
-// patterns above that exclude root or a folder above it are left out; the
-// others apply to its entries as git applies them (a "*.txt" in the top
-// folder still excludes root's text files, and after "*" and "!*/" only
-// what another pattern re-includes is indexed).
-func aboveRoot(root string) *ignorer {
-	home, _ := os.UserHomeDir()
-	var up []string // the folders above root, nearest first, up to the top
-	top := ""
-	for d, n := root, 0; n <= maxIgnoreUp; n++ {
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			top = d
-			break
-		}
-		parent := filepath.Dir(d)
-		if parent == d || parent == home {
-			break
-		}
-		up = append(up, parent)
-		d = parent
-	}
-	if top == "" {
-		return nil
-	}
-	var g *ignorer
-	if gitDir := gitDirOf(top); gitDir != "" {
-		g = g.with(top, filepath.Join(gitDir, "info", "exclude"))
-	}
-	for i := len(up) - 1; i >= 0; i-- {
-		g = g.enter(up[i])
-	}
-	// Leave out the patterns that exclude root or a folder above it, one
-	// at a time, until none is excluded: root is then indexed as if it
-	// were not, and a pattern that, say, re-includes folders after "*"
-	// still counts.
-	for d := top; d != root; {
-		rel, err := filepath.Rel(d, root)
-		next, _, _ := strings.Cut(rel, string(filepath.Separator))
-		if err != nil || next == ".." || next == "." {
-			break
-		}
-		d = filepath.Join(d, next)
-		dropped := true
-		for dropped {
-			dropped = g.drop(d)
-		}
-	}
-	return g
-}
-
-// drop removes the pattern that excludes the folder p, if any, from the
-// levels of g above p, and reports whether it did.
-func (g *ignorer) drop(p string) bool {
-	for ; g != nil; g = g.parent {
-		rel, err := filepath.Rel(g.dir, p)
-		if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
-			continue
-		}
-		rel = filepath.ToSlash(rel)
-		for i := len(g.rules) - 1; i >= 0; i-- {
-			if g.rules[i].matches(rel, true) {
-				if g.rules[i].negate {
-					return false
-				}
-				g.rules = slices.Delete(g.rules, i, i+1)
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // gitDirOf returns the repository folder of the work tree whose top is

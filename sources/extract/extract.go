@@ -37,11 +37,18 @@ const minReadable = 200
 // contentType or an HTML <meta> declaration, in that order (the WHATWG
 // rules). Without a declaration, a body that is valid UTF-8 is taken as
 // UTF-8: the WHATWG fallback (windows-1252) would garble the many UTF-8
-// files that simply do not say what they are.
+// files that simply do not say what they are. A body declared UTF-8, or not
+// declared, that is not UTF-8 has its encoding guessed from its bytes
+// (mislabelled), as browsers guess.
 func DecodeText(body []byte, contentType string) string {
 	enc, name, certain := charset.DetermineEncoding(body, contentType)
 	if !certain && name != "utf-8" && utf8.Valid(body) && !declaresCharset(body) {
 		name = "utf-8"
+	}
+	if name == "utf-8" || (!certain && !declaresCharset(body)) { // said or taken to be UTF-8: is it?
+		if e, n := mislabelled(body); e != nil {
+			enc, name = e, n
+		}
 	}
 	if name == "utf-8" || enc == nil {
 		return strings.ToValidUTF8(string(bytes.TrimPrefix(body, []byte("\xef\xbb\xbf"))), "\uFFFD")
