@@ -18,6 +18,9 @@ const (
 	MaxTimeLimit = 7 * 24 * time.Hour
 	// MaxCostLimit is the largest cost fuse accepted, in US dollars.
 	MaxCostLimit = 1e6
+	// MaxRounds is the most extra directed re-search rounds one run may ask for: each round re-runs search, read
+	// and verify, so more than this spends without adding what the verifier can still find.
+	MaxRounds = 10
 )
 
 // ErrBadInput marks a question or a limit refused by CheckQuestion or Budget.Validate.
@@ -88,4 +91,13 @@ func Minutes(m float64) (time.Duration, error) {
 		return 0, fmt.Errorf("%w: the time limit of %v minutes is not between 0 and %g (0 means no time limit)", ErrBadInput, m, MaxTimeLimit.Minutes())
 	}
 	return time.Duration(m * float64(time.Minute)), nil
+}
+
+// CheckRounds refuses a number of extra rounds outside 0..MaxRounds; every surface (the CLI's --rounds, the web
+// form, the MCP tool) checks the number the user gave with it.
+func CheckRounds(n int) error {
+	if n < 0 || n > MaxRounds {
+		return fmt.Errorf("%w: %d extra rounds is not a whole number from 0 to %d", ErrBadInput, n, MaxRounds)
+	}
+	return nil
 }
