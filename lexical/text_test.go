@@ -1,6 +1,7 @@
 package lexical
 
 import (
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -75,6 +76,21 @@ func TestLanguage(t *testing.T) {
 	} {
 		if got := Language(text); got != want {
 			t.Errorf("Language(%q) = %q, want %q", text, got, want)
+		}
+	}
+}
+
+func TestKeywords(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"What does the Go memory model guarantee about channels?", "go memory model guarantee channels"},
+		{"How do LSM-trees handle deletes in v2.1?", "lsm-trees handle deletes v2.1"},
+		{"Raft 共识算法 是什么?", "raft 共识算法 是什么"},
+		{"the the THE a", ""},
+		{"x y z 7", "7"},
+		{"deletes... deletes.", "deletes"},
+	} {
+		if got := strings.Join(Keywords(tc.in), " "); got != tc.want {
+			t.Errorf("Keywords(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }

@@ -69,6 +69,49 @@ func Tokenize(text string) []string {
 	return out
 }
 
+// Keywords are the words of a query as keyword search services take them: Latin-script words lower-cased but not
+// stemmed, stop words and one-letter words dropped, each CJK run kept whole, in order and without repeats.
+func Keywords(text string) []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(w string) {
+		if w != "" && !seen[w] {
+			seen[w] = true
+			out = append(out, w)
+		}
+	}
+	var word []rune
+	cjk := false
+	flush := func() {
+		if len(word) > 0 {
+			w := strings.TrimRight(strings.ToLower(string(word)), "-.")
+			if cjk || ((len([]rune(w)) >= 2 || isDigit(w)) && !stopWords[w]) {
+				add(w)
+			}
+		}
+		word, cjk = word[:0], false
+	}
+	for _, r := range text {
+		switch isC := IsCJK(r); {
+		case isC:
+			if !cjk {
+				flush()
+			}
+			cjk = true
+			word = append(word, r)
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || (r == '-' || r == '.') && len(word) > 0 && !cjk:
+			if cjk {
+				flush()
+			}
+			word = append(word, r)
+		default:
+			flush()
+		}
+	}
+	flush()
+	return out
+}
+
 func isDigit(s string) bool {
 	for _, r := range s {
 		if !unicode.IsDigit(r) {

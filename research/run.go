@@ -177,6 +177,8 @@ type SourceRef struct {
 	Title       string   `json:"title,omitempty"`
 	Citations   []int    `json:"citations"` // citation numbers that point into this source
 	EvidenceIDs []string `json:"evidence_ids"`
+	// Work is the bibliographic record a scholarly search provider gave for the source; nil for other sources.
+	Work *sources.Work `json:"work,omitempty"`
 }
 
 // Stats summarises a run.

@@ -374,6 +374,7 @@ func (r *runner) render(ctx context.Context, plan *Plan, body string, removed []
 		rep.Evidence = []Evidence{}
 	}
 	srcIdx := map[string]int{}
+	works := r.works(ctx)
 	for i, id := range order {
 		e := byID[id]
 		rep.Citations = append(rep.Citations, Citation{N: i + 1, EvidenceIDs: []string{id}})
@@ -388,7 +389,7 @@ func (r *runner) render(ctx context.Context, plan *Plan, body string, removed []
 			if _, _, anchored := lineAnchor(u); anchored {
 				u = stripFragment(u)
 			}
-			rep.Sources = append(rep.Sources, SourceRef{URL: u, Title: e.Title})
+			rep.Sources = append(rep.Sources, SourceRef{URL: u, Title: e.Title, Work: works[key]})
 		}
 		rep.Sources[j].Citations = append(rep.Sources[j].Citations, i+1)
 		rep.Sources[j].EvidenceIDs = append(rep.Sources[j].EvidenceIDs, id)

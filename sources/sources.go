@@ -27,6 +27,20 @@ type Result struct {
 	Date                time.Time // zero when unknown
 	Provider            string
 	Score               float64
+	// Work is what a scholarly index knows of the paper behind the result; nil for ordinary web results.
+	Work *Work
+}
+
+// Work describes a scholarly work as its index records it: who wrote it, when, where, and the identifiers a
+// bibliography cites it by. Every field may be empty.
+type Work struct {
+	Authors []string `json:"authors,omitempty"`
+	Year    int      `json:"year,omitempty"`
+	Venue   string   `json:"venue,omitempty"`
+	DOI     string   `json:"doi,omitempty"`
+	ArXiv   string   `json:"arxiv,omitempty"`
+	PMID    string   `json:"pmid,omitempty"`
+	PMCID   string   `json:"pmcid,omitempty"`
 }
 
 // Searcher finds candidate sources. Implementations are safe for concurrent use.
@@ -47,6 +61,46 @@ type Document struct {
 	// Truncated reports that the body hit the size limit and Text holds only
 	// the part that was read.
 	Truncated bool
+}
+
+// String is the record as a reference list shows it: "Diego Ongaro, John Ousterhout et al. (2014). USENIX ATC.
+// doi:10.1/x arXiv:1234.5678".
+func (w *Work) String() string {
+	if w == nil {
+		return ""
+	}
+	var parts []string
+	if n := len(w.Authors); n > 0 {
+		a := strings.Join(w.Authors[:min(n, 3)], ", ")
+		if n > 3 {
+			a += " et al."
+		}
+		parts = append(parts, a)
+	}
+	if w.Year != 0 {
+		parts = append(parts, fmt.Sprintf("(%d)", w.Year))
+	}
+	head := strings.Join(parts, " ")
+	var ids []string
+	for _, id := range []struct{ k, v string }{{"doi:", w.DOI}, {"arXiv:", w.ArXiv}, {"PMID:", w.PMID}, {"", w.PMCID}} {
+		if id.v != "" {
+			ids = append(ids, id.k+id.v)
+		}
+	}
+	out := head
+	if w.Venue != "" {
+		if out != "" {
+			out += ". "
+		}
+		out += w.Venue
+	}
+	if len(ids) > 0 {
+		if out != "" {
+			out += ". "
+		}
+		out += strings.Join(ids, " ")
+	}
+	return out
 }
 
 // Fetcher retrieves the full text of one source. Safe for concurrent use.

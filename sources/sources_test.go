@@ -105,3 +105,21 @@ func TestRouterMissingScheme(t *testing.T) {
 		}
 	}
 }
+
+func TestWorkString(t *testing.T) {
+	for _, tc := range []struct {
+		w    *Work
+		want string
+	}{
+		{nil, ""},
+		{&Work{}, ""},
+		{&Work{Authors: []string{"A", "B", "C", "D"}, Year: 2014, Venue: "USENIX ATC", DOI: "10.1/x", ArXiv: "1234.5678"},
+			"A, B, C et al. (2014). USENIX ATC. doi:10.1/x arXiv:1234.5678"},
+		{&Work{PMCID: "PMC1", PMID: "9"}, "PMID:9 PMC1"},
+		{&Work{Year: 1999, Venue: "Cell"}, "(1999). Cell"},
+	} {
+		if got := tc.w.String(); got != tc.want {
+			t.Errorf("%+v.String() = %q, want %q", tc.w, got, tc.want)
+		}
+	}
+}

@@ -233,7 +233,7 @@ already in --out and resumes their interrupted runs.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&fl.web, "web", "", "web search provider: "+strings.Join(websearch.Names(), ", "))
+	f.StringVar(&fl.web, "web", "", "search providers, comma-separated: "+strings.Join(websearch.Names(), ", "))
 	f.StringArrayVar(&fl.corpora, "corpus", nil, "local corpus: an index directory or a folder to index (repeatable)")
 	f.StringVar(&fl.mcpFile, "mcp", "", "a .mcp.json file whose servers' search tools are searched")
 	f.StringVar(&fl.engine, "engine", "", "auto, llm or extractive")

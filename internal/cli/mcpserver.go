@@ -103,7 +103,7 @@ shared state as a resource, whichever machine ran it; --temporal needs it.`,
 	f.StringArrayVar(&roots, "root", nil, "over --http, a folder calls may read corpora from, with those below it (repeatable; default: sources.roots, else the working folder and the folders already indexed)")
 	f.StringVar(&runs, "runs", "", "folder of run folders (default runs/, or research.out_dir)")
 	f.StringArrayVar(&corpora, "corpus", nil, "default local corpus: an index directory or a folder (repeatable)")
-	f.StringVar(&web, "web", "", "default web search provider: "+strings.Join(websearch.Names(), ", "))
+	f.StringVar(&web, "web", "", "default search providers, comma-separated: "+strings.Join(websearch.Names(), ", "))
 	f.StringVar(&mcpFile, "mcp", "", `default MCP search sources: a .mcp.json file whose servers' search tools are searched`)
 	f.StringVar(&stateFlag, "state", "", "shared state whose finished runs are published: postgres://… (default $DEEPRESEARCH_STATE, or state in the configuration)")
 	addTemporalFlags(cmd, &tf)

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -21,6 +22,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/request"
 	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/research/export"
 	"github.com/deepresearch/deepresearch/research/extractive"
 	"github.com/deepresearch/deepresearch/sources/corpus"
 	"github.com/deepresearch/deepresearch/sources/websearch"
@@ -101,7 +103,7 @@ An interrupted run continues with "deepresearch resume".`,
 func addResearchFlags(cmd *cobra.Command, fl *researchFlags, sources bool) {
 	f := cmd.Flags()
 	if sources {
-		f.StringVar(&fl.web, "web", "", "web search provider: "+strings.Join(websearch.Names(), ", "))
+		f.StringVar(&fl.web, "web", "", "search providers, comma-separated: "+strings.Join(websearch.Names(), ", "))
 		f.StringArrayVar(&fl.corpora, "corpus", nil, "local corpus: an index directory or a folder to index (repeatable)")
 		f.StringVar(&fl.mcpFile, "mcp", "", `a .mcp.json file whose servers' search tools are searched ("searchTools" per server, else tools named *search*)`)
 		f.IntVar(&fl.rounds, "rounds", 0, "extra directed re-search rounds (default 2)")
@@ -231,7 +233,7 @@ func newRunsCmd(app *App) *cobra.Command {
 
 func newShowCmd(app *App) *cobra.Command {
 	var asJSON, open, events bool
-	var shared string
+	var shared, format string
 	cmd := &cobra.Command{
 		Use:   "show [RUN]",
 		Short: "Print a run's report (RUN: folder, id or unique id prefix; default the latest run)",
@@ -239,6 +241,12 @@ func newShowCmd(app *App) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if shared != "" && len(args) == 0 {
 				return errors.New("show --state needs the run id")
+			}
+			if asJSON {
+				format = "json"
+			}
+			if !slices.Contains(showFormats(), format) && format != "markdown" {
+				return usageError(fmt.Errorf("--format %q: want one of %s", format, strings.Join(showFormats(), ", ")))
 			}
 			// The shared state (--state first; from the environment or configuration, after the local runs).
 			_, ferr := app.findRun(runArg(args))
@@ -250,7 +258,7 @@ func newShowCmd(app *App) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				return writeReport(app.Stdout, rep, asJSON)
+				return writeFormat(app.Stdout, rep, format)
 			}
 			dir, err := app.findRun(runArg(args))
 			if err != nil {
@@ -274,10 +282,12 @@ func newShowCmd(app *App) *cobra.Command {
 				}
 				return err
 			}
-			return writeReport(app.Stdout, rep, asJSON)
+			return writeFormat(app.Stdout, rep, format)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print report.json")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print report.json (the same as --format json)")
+	cmd.Flags().StringVar(&format, "format", "md", "what to print: "+strings.Join(showFormats(), ", ")+
+		" (bibtex, csljson and ris: the report's sources as a bibliography)")
 	cmd.Flags().BoolVar(&open, "open", false, "open the run in the web viewer (served on 127.0.0.1 until Ctrl-C)")
 	cmd.Flags().StringVar(&shared, "state", "", "read the run from a shared state (postgres://…, as workers use)")
 	cmd.Flags().BoolVar(&events, "events", false, "print the run's events (its progress so far), one JSON object a line")
@@ -616,6 +626,31 @@ func writeReport(w io.Writer, rep *research.Report, asJSON bool) error {
 		return writeJSON(w, rep)
 	}
 	_, err := fmt.Fprint(w, rep.Markdown)
+	return err
+}
+
+// showFormats are what show --format takes: the report itself (md, json) and its sources as a bibliography.
+func showFormats() []string {
+	out := []string{"md", "json"}
+	for _, f := range export.Formats() {
+		out = append(out, string(f))
+	}
+	return out
+}
+
+// writeFormat prints the report in one of showFormats.
+func writeFormat(w io.Writer, rep *research.Report, format string) error {
+	switch format {
+	case "", "md", "markdown":
+		return writeReport(w, rep, false)
+	case "json":
+		return writeReport(w, rep, true)
+	}
+	b, err := export.Bibliography(rep, export.Format(format))
+	if err != nil {
+		return usageError(fmt.Errorf("--format %q: want one of %s", format, strings.Join(showFormats(), ", ")))
+	}
+	_, err = w.Write(b)
 	return err
 }
 

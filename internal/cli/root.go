@@ -96,9 +96,9 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	root.SetErr(stderr)
 	if err := root.ExecuteContext(ctx); err != nil {
 		fmt.Fprintln(stderr, "error:", redact.New(app.secrets()...).Scrub(err.Error()))
-		return 1
+		return exitCode(ctx, err)
 	}
-	return 0
+	return ExitOK
 }
 
 // NewRootCmd builds the command tree.

@@ -365,6 +365,9 @@ Without either, sources.web from the configuration is used, then sources.corpus.
 					meta = append(meta, r.Date.Format("2006-01-02"))
 				}
 				fmt.Fprintf(app.Stdout, "   [%s]\n", strings.Join(meta, " · "))
+				if w := r.Work.String(); w != "" {
+					fmt.Fprintf(app.Stdout, "   %s\n", w)
+				}
 				if r.Snippet != "" {
 					fmt.Fprintf(app.Stdout, "   %s\n", r.Snippet)
 				}

@@ -196,8 +196,12 @@ func (b *Builder) Build(ctx context.Context, r Research) (cfg research.Config, c
 		searchers = append(searchers, ix)
 		ixs = append(ixs, ix)
 	}
-	if r.Web != "" {
-		ws, err := websearch.New(r.Web, websearch.Config{Getenv: b.getenv, Logger: b.Log})
+	webNames, err := websearch.ParseList(r.Web)
+	if err != nil {
+		return research.Config{}, nil, err
+	}
+	for _, name := range webNames {
+		ws, err := websearch.New(name, websearch.Config{Getenv: b.getenv, Logger: b.Log})
 		if err != nil {
 			return research.Config{}, nil, err
 		}

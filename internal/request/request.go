@@ -38,7 +38,7 @@ type Research struct {
 	Question string `json:"question,omitempty"`
 	// Corpora are local corpus folders or index directories to search.
 	Corpora []string `json:"corpora,omitempty"`
-	// Web names a web search provider (see websearch.Names).
+	// Web names the search providers, comma-separated ("tavily", "arxiv,openalex"; see websearch.Names).
 	Web string `json:"web,omitempty"`
 	// MCPFile is a .mcp.json file whose servers' search tools are searched.
 	MCPFile string `json:"mcp_file,omitempty"`

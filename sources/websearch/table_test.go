@@ -30,7 +30,10 @@ func TestProviderTable(t *testing.T) {
 			t.Errorf("%s has neither a public endpoint nor an instance variable", p.Name)
 		}
 		_, err = New(p.Name, Config{Getenv: func(string) string { return "" }})
-		if err == nil || !strings.Contains(err.Error(), p.Needs()) {
+		switch {
+		case p.NeedsNothing() && err != nil:
+			t.Errorf("%s needs nothing but fails without its environment: %v", p.Name, err)
+		case !p.NeedsNothing() && (err == nil || !strings.Contains(err.Error(), p.Needs())):
 			t.Errorf("%s without its environment: %v, want a message naming %s", p.Name, err, p.Needs())
 		}
 		if !strings.Contains(Help(), p.Name+" ("+p.Needs()+")") {

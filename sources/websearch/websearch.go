@@ -1,6 +1,8 @@
-// Package websearch holds small clients for hosted web-search APIs: Tavily,
-// Brave Search, SearXNG and Exa. Each turns the provider's documented JSON
-// into normalised sources.Result values. Rate limiting (HTTP 429) is backed
+// Package websearch holds small clients for hosted search APIs: the web
+// (Tavily, Brave Search, SearXNG, Exa) and, needing no key, scholarly and
+// reference indexes (arXiv, OpenAlex, Crossref, Semantic Scholar, Europe PMC,
+// Wikipedia). Each turns the provider's documented JSON or Atom into
+// normalised sources.Result values, papers with their bibliographic record. Rate limiting (HTTP 429) is backed
 // off honouring Retry-After for a bounded number of attempts and then
 // reported as an error: a query is never silently answered with nothing.
 package websearch
@@ -21,6 +23,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"golang.org/x/time/rate"
 
 	"github.com/deepresearch/deepresearch/sources"
 )
@@ -109,7 +113,7 @@ func New(name string, cfg Config) (sources.Searcher, error) {
 		}
 		key = strings.TrimSpace(cfg.Getenv(e))
 	}
-	if key == "" && len(p.KeyEnv) > 0 {
+	if key == "" && len(p.KeyEnv) > 0 && !p.KeyOptional {
 		return nil, fmt.Errorf("websearch %s: no API key: set %s", p.Name, strings.Join(p.KeyEnv, " or "))
 	}
 	base := strings.TrimRight(cfg.BaseURL, "/")
@@ -134,6 +138,10 @@ type client struct {
 	// refuse recognises answers that no retry can change (a spent quota, a disabled feature) and explains them;
 	// nil, or a nil result, leaves the answer to the ordinary status handling.
 	refuse func(resp *http.Response, se *StatusError) error
+	// decode turns a successful body into out; nil means JSON.
+	decode func(data []byte, out any) error
+	// pace spaces requests as the service asks of clients without a key (arXiv: one every 3 s); nil sends at once.
+	pace *rate.Limiter
 }
 
 func newClient(name string, cfg Config) *client { return &client{name: name, cfg: cfg} }
@@ -172,6 +180,11 @@ func retryable(code int) bool {
 // query's language ("en", "zh", …), sent as Accept-Language.
 func (c *client) do(ctx context.Context, lang string, mk func() (*http.Request, error), out any) error {
 	for attempt := 1; ; attempt++ {
+		if c.pace != nil {
+			if err := c.pace.Wait(ctx); err != nil {
+				return fmt.Errorf("waiting for %s's request pace: %w", c.name, err)
+			}
+		}
 		req, err := mk()
 		if err != nil {
 			return err
@@ -194,7 +207,11 @@ func (c *client) do(ctx context.Context, lang string, mk func() (*http.Request, 
 			if rerr != nil {
 				return fmt.Errorf("read response: %w", rerr)
 			}
-			if err := json.Unmarshal(data, out); err != nil {
+			decode := c.decode
+			if decode == nil {
+				decode = json.Unmarshal
+			}
+			if err := decode(data, out); err != nil {
 				return fmt.Errorf("decode response: %w", err)
 			}
 			return nil

@@ -267,7 +267,7 @@ func TestConfigErrors(t *testing.T) {
 		"brave":   "set BRAVE_API_KEY or BRAVE_SEARCH_API_KEY",
 		"exa":     "set EXA_API_KEY",
 		"searxng": "set SEARXNG_URL",
-		"bing":    `unknown provider "bing" (known: brave, exa, searxng, tavily)`,
+		"bing":    `unknown provider "bing" (known: arxiv, brave, crossref, europepmc, exa, openalex, searxng, semanticscholar, tavily, wikipedia)`,
 	} {
 		_, err := New(name, Config{Getenv: empty})
 		if err == nil || !strings.Contains(err.Error(), want) {
