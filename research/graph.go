@@ -194,11 +194,23 @@ func merge(rc, stored runConfig) runConfig {
 	return rc
 }
 
+// runIDTimeLayout is the time at the start of a run id.
+const runIDTimeLayout = "20060102-150405"
+
 // NewRunID returns a time-ordered run id such as 20260102-150405-a1b2c3.
 func NewRunID() string {
 	var b [3]byte
 	_, _ = rand.Read(b[:])
-	return time.Now().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
+	return time.Now().Format(runIDTimeLayout) + "-" + hex.EncodeToString(b[:])
+}
+
+// RunIDTime is the time a NewRunID id was made at (to the second, local time), and whether id is one.
+func RunIDTime(id string) (time.Time, bool) {
+	if len(id) < len(runIDTimeLayout)+2 || id[len(runIDTimeLayout)] != '-' {
+		return time.Time{}, false
+	}
+	t, err := time.ParseInLocation(runIDTimeLayout, id[:len(runIDTimeLayout)], time.Local)
+	return t, err == nil
 }
 
 func run(ctx context.Context, cfg Config, resumeDir string) (rep *Report, err error) {

@@ -19,7 +19,8 @@ const (
 	MaxTimeLimit = 7 * 24 * time.Hour
 	// MaxCostLimit is the largest cost fuse accepted, in US dollars.
 	MaxCostLimit = 1e6
-	// MaxRounds is the most extra directed re-search rounds one run may ask for.
+	// MaxRounds is the most extra directed re-search rounds one run may ask for: each round re-runs search, read
+	// and verify, so more than this spends without adding what the verifier can still find.
 	MaxRounds = 10
 )
 

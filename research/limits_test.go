@@ -101,3 +101,13 @@ func TestRunawayPlanIsBounded(t *testing.T) {
 		}
 	}
 }
+
+// One limit on extra rounds for every surface: up to MaxRounds pass (negative means none), one past it is refused.
+func TestCheckRounds(t *testing.T) {
+	for n, ok := range map[int]bool{0: true, 1: true, MaxRounds: true, MaxRounds + 1: false, -1: true, 1000: false} {
+		err := CheckRounds(n)
+		if (err == nil) != ok || (err != nil && !errors.Is(err, ErrBadInput)) {
+			t.Errorf("CheckRounds(%d) = %v, want ok=%v", n, err, ok)
+		}
+	}
+}

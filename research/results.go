@@ -16,8 +16,35 @@ import (
 
 // ListRuns lists the run folders directly under dir, newest first; each ID is the folder's name, the handle
 // every surface finds it by. Folders without a state.db are skipped; one whose state cannot be read is listed
-// with status RunUnreadable and the reason in Error. A missing dir is an empty list.
+// with status RunUnreadable and the reason in Error. A missing dir is an empty list. It reads every run's state;
+// a listing that shows a page of runs finds them with ListRunFolders and reads only those with LoadSummary.
 func ListRuns(dir string) ([]RunSummary, error) {
+	folders, err := ListRunFolders(dir)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]RunSummary, 0, len(folders))
+	for _, f := range folders {
+		out = append(out, LoadSummary(f))
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Created.After(out[j].Created) })
+	return out, nil
+}
+
+// RunFolder is a run folder found without opening its state: enough to order a listing, so that a page of it
+// reads only the runs it shows.
+type RunFolder struct {
+	// ID is the folder's name.
+	ID  string
+	Dir string
+	// Started orders the listing: the time in the run's id (NewRunID), else the modification time of its state
+	// file (a folder named with --out or renamed).
+	Started time.Time
+}
+
+// ListRunFolders lists the run folders directly under dir — those holding a state.db — newest first, reading no
+// run's state: one directory read, and one lstat per folder. A missing dir is an empty list.
+func ListRunFolders(dir string) ([]RunFolder, error) {
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -25,32 +52,47 @@ func ListRuns(dir string) ([]RunSummary, error) {
 	if err != nil {
 		return nil, fmt.Errorf("research: list runs in %s: %w", dir, err)
 	}
-	var out []RunSummary
+	var out []RunFolder
 	for _, e := range entries {
 		if !e.IsDir() {
 			continue
 		}
 		runDir := filepath.Join(dir, e.Name())
-		if _, err := os.Stat(filepath.Join(runDir, StateFile)); err != nil {
-			continue
-		}
-		info, err := LoadRunInfo(runDir)
+		st, err := os.Lstat(filepath.Join(runDir, StateFile))
 		if err != nil {
-			// A corrupt or foreign folder: listed as such, dated by the folder, with the reason.
-			u := RunSummary{ID: e.Name(), Dir: runDir, Status: RunUnreadable, Error: err.Error()}
-			if fi, err := e.Info(); err == nil {
-				u.Created, u.Updated = fi.ModTime(), fi.ModTime()
-			}
-			out = append(out, u)
 			continue
 		}
-		// Runs are addressed by their folder's name (show <id>, the viewer, MCP resources), which differs from
-		// the recorded id when the folder was named with --out or renamed.
-		info.ID = e.Name()
-		out = append(out, info.RunSummary)
+		f := RunFolder{ID: e.Name(), Dir: runDir, Started: st.ModTime()}
+		if t, ok := RunIDTime(e.Name()); ok {
+			f.Started = t
+		}
+		out = append(out, f)
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Created.After(out[j].Created) })
+	sort.SliceStable(out, func(i, j int) bool {
+		if !out[i].Started.Equal(out[j].Started) {
+			return out[i].Started.After(out[j].Started)
+		}
+		return out[i].ID > out[j].ID
+	})
 	return out, nil
+}
+
+// LoadSummary reads one run folder's summary; a folder whose state cannot be read is RunUnreadable, with the
+// reason in Error, dated by the folder.
+func LoadSummary(f RunFolder) RunSummary {
+	info, err := LoadRunInfo(f.Dir)
+	if err != nil {
+		// A corrupt or foreign folder: listed as such, dated by the folder, with the reason.
+		u := RunSummary{ID: f.ID, Dir: f.Dir, Status: RunUnreadable, Error: err.Error(), Created: f.Started, Updated: f.Started}
+		if fi, err := os.Stat(f.Dir); err == nil {
+			u.Created, u.Updated = fi.ModTime(), fi.ModTime()
+		}
+		return u
+	}
+	// Runs are addressed by their folder's name (show <id>, the viewer, MCP resources), which differs from the
+	// recorded id when the folder was named with --out or renamed.
+	info.ID = f.ID
+	return info.RunSummary
 }
 
 // LoadRunInfo reads how a run was started and where it stands. It may be called while the run is writing.

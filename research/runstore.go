@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"sort"
+	"time"
 
 	"github.com/deepresearch/deepresearch/research/state"
 )
@@ -40,18 +41,58 @@ func SharedLabel(stateURL string) string {
 	return u.Redacted()
 }
 
-// List lists the runs, newest first.
+// List lists the runs, newest first, reading every one (see Entries for a listing shown a page at a time).
 func (r Runs) List(ctx context.Context) ([]RunSummary, error) {
-	var list []RunSummary
+	entries, err := r.Entries(ctx)
+	if err != nil {
+		return nil, err
+	}
+	list := make([]RunSummary, 0, len(entries))
+	for _, e := range entries {
+		list = append(list, e.Summary())
+	}
+	sort.SliceStable(list, func(i, j int) bool { return list[i].Created.After(list[j].Created) })
+	return list, nil
+}
+
+// RunEntry is one run of a listing, found without reading its state; Summary reads it.
+type RunEntry struct {
+	ID string
+	// Started orders the listing (RunFolder.Started; a run of the shared state: when it was created).
+	Started time.Time
+	folder  *RunFolder
+	shared  *RunSummary
+}
+
+// Summary reads the run's summary: from its folder, else (or when the folder cannot be read) from the shared
+// state's listing.
+func (e RunEntry) Summary() RunSummary {
+	if e.folder != nil {
+		s := LoadSummary(*e.folder)
+		if s.Status != RunUnreadable || e.shared == nil {
+			return s
+		}
+	}
+	if e.shared != nil {
+		return *e.shared
+	}
+	return RunSummary{ID: e.ID, Status: RunUnreadable, Error: "no run " + e.ID, Created: e.Started, Updated: e.Started}
+}
+
+// Entries lists the runs newest first without opening any run folder's state — a directory read and an lstat per
+// folder, and one query of the shared state when there is one — so that a page of a long listing reads only the
+// runs it shows (RunEntry.Summary).
+func (r Runs) Entries(ctx context.Context) ([]RunEntry, error) {
+	var list []RunEntry
 	seen := map[string]int{}
 	if r.Dir != "" {
-		local, err := ListRuns(r.Dir)
+		local, err := ListRunFolders(r.Dir)
 		if err != nil {
 			return nil, err
 		}
-		for _, s := range local {
-			seen[s.ID] = len(list)
-			list = append(list, s)
+		for i := range local {
+			seen[local[i].ID] = len(list)
+			list = append(list, RunEntry{ID: local[i].ID, Started: local[i].Started, folder: &local[i]})
 		}
 	}
 	if r.State != "" {
@@ -59,18 +100,15 @@ func (r Runs) List(ctx context.Context) ([]RunSummary, error) {
 		if err != nil {
 			return nil, err
 		}
-		for _, s := range shared {
-			if i, ok := seen[s.ID]; ok && list[i].Status != RunUnreadable {
+		for i := range shared {
+			if j, ok := seen[shared[i].ID]; ok {
+				list[j].shared = &shared[i]
 				continue
 			}
-			if i, ok := seen[s.ID]; ok {
-				list[i] = s
-				continue
-			}
-			list = append(list, s)
+			list = append(list, RunEntry{ID: shared[i].ID, Started: shared[i].Created, shared: &shared[i]})
 		}
 	}
-	sort.SliceStable(list, func(i, j int) bool { return list[i].Created.After(list[j].Created) })
+	sort.SliceStable(list, func(i, j int) bool { return list[i].Started.After(list[j].Started) })
 	return list, nil
 }
 

@@ -72,12 +72,12 @@ func (w *Workspace) Resolve(p string) (string, error) {
 	var abs string
 	if filepath.IsAbs(p) {
 		abs = filepath.Clean(p)
-		if !within(w.root, abs) {
+		if !Within(w.root, abs) {
 			return "", fmt.Errorf("%q: %w: absolute paths must lie inside %s; use a path relative to the workspace", p, ErrEscape, w.root)
 		}
 	} else {
 		abs = filepath.Join(w.root, p)
-		if !within(w.root, abs) {
+		if !Within(w.root, abs) {
 			return "", fmt.Errorf("%q: %w", p, ErrEscape)
 		}
 	}
@@ -121,7 +121,7 @@ func (w *Workspace) follow(cur, rel string, hops int) (string, error) {
 			target = filepath.Join(cur, target)
 		}
 		target = filepath.Clean(target)
-		if !within(w.root, target) {
+		if !Within(w.root, target) {
 			return "", fmt.Errorf("%w through a symbolic link", ErrEscape)
 		}
 		tr, _ := filepath.Rel(w.root, target)
@@ -141,7 +141,8 @@ func (w *Workspace) Rel(abs string) string {
 	return filepath.ToSlash(r)
 }
 
-func within(root, p string) bool {
+// Within reports whether the clean absolute path p is root or lies below it.
+func Within(root, p string) bool {
 	if p == root {
 		return true
 	}

@@ -130,7 +130,7 @@ func TestCorpusSharedByProcesses(t *testing.T) {
 	env, config := procEnv(t)
 	folder := copyCorpus(t)
 
-	base := startServer(t, bin, env, "serve", "--addr", "127.0.0.1:0", "--runs", filepath.Join(t.TempDir(), "runs"), "--config", config)
+	base := startServer(t, bin, env, "serve", "--addr", "127.0.0.1:0", "--runs", filepath.Join(t.TempDir(), "runs"), "--config", config, "--root", folder)
 	end, kinds := waitRun(t, base, postRun(t, base, folder))
 	if !strings.Contains(end, `"done"`) {
 		t.Fatalf("viewer run did not finish: %s", end)
@@ -140,7 +140,7 @@ func TestCorpusSharedByProcesses(t *testing.T) {
 		t.Errorf("no index_progress event before run_start: %v", kinds)
 	}
 
-	mcpBase := startServer(t, bin, env, "mcp", "--http", "127.0.0.1:0", "--runs", filepath.Join(t.TempDir(), "mcpruns"), "--config", config)
+	mcpBase := startServer(t, bin, env, "mcp", "--http", "127.0.0.1:0", "--runs", filepath.Join(t.TempDir(), "mcpruns"), "--config", config, "--root", folder)
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
 	cs, err := client.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: mcpBase + "/mcp"}, nil)
 	if err != nil {

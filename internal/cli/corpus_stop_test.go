@@ -124,7 +124,7 @@ func TestStoppingWhileIndexing(t *testing.T) {
 
 	t.Run("viewer stop", func(t *testing.T) {
 		runs := filepath.Join(t.TempDir(), "runs")
-		base := startServer(t, bin, env, "serve", "--addr", "127.0.0.1:0", "--runs", runs, "--config", config)
+		base := startServer(t, bin, env, "serve", "--addr", "127.0.0.1:0", "--runs", runs, "--config", config, "--root", folder)
 		loc := postRun(t, base, folder)
 		ev, err := http.Get(base + loc + "/events")
 		if err != nil {
@@ -203,7 +203,7 @@ func TestStoppingWhileIndexing(t *testing.T) {
 
 	t.Run("mcp cancel", func(t *testing.T) {
 		runs := filepath.Join(t.TempDir(), "mcpruns")
-		base := startServer(t, bin, env, "mcp", "--http", "127.0.0.1:0", "--runs", runs, "--config", config)
+		base := startServer(t, bin, env, "mcp", "--http", "127.0.0.1:0", "--runs", runs, "--config", config, "--root", folder)
 		rpc := newRawMCP(t, base+"/mcp")
 		stream := rpc.post(t, map[string]any{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": map[string]any{
 			"name": "deep_research", "arguments": map[string]any{"question": researchtest.Question, "sources": map[string]any{"corpus": []string{folder}}},

@@ -17,10 +17,12 @@ import (
 
 func newMCPCmd(app *App) *cobra.Command {
 	var (
-		httpAddr, runs, token, web, mcpFile, stateFlag string
-		corpora                                        []string
-		sessionTimeout                                 time.Duration
-		tf                                             temporalFlags
+		httpAddr, runs, web, mcpFile, stateFlag string
+		corpora, roots                          []string
+		sessionTimeout                          time.Duration
+		maxSessions, maxRuns                    int
+		tf                                      temporalFlags
+		tok                                     tokenFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "mcp [--http 127.0.0.1:PORT] [--corpus DIR] [--web PROVIDER]",
@@ -30,8 +32,13 @@ sources, budget), which returns the cited Markdown report and sends progress not
 publishes past reports as resources deepresearch://runs/<id>/report.md and report.json.
 
 By default it speaks MCP over stdin/stdout, as clients expect of a local server. With --http it serves the
-Streamable HTTP transport at http://ADDR/mcp instead; a non-loopback address requires --token (or
-DEEPRESEARCH_TOKEN), sent by clients as "Authorization: Bearer TOKEN".
+Streamable HTTP transport at http://ADDR/mcp instead; a non-loopback address requires an access token
+(--token-file, DEEPRESEARCH_TOKEN, or --token, which every user of the machine can read in the process list), sent
+by clients as "Authorization: Bearer TOKEN". Any local process can reach an HTTP port, so over HTTP a call may
+name corpora only in the folders the server shares: --root DIR (repeatable), else sources.roots in the
+configuration, else the working folder and the folders already indexed, plus the default corpora. At most
+--max-sessions HTTP sessions are open (an idle one makes room for a new one after 5 minutes; past that, 429) and
+--max-runs deep_research calls run at once on any transport (past that, error -32000).
 
 --corpus, --web and --mcp set the sources used when a call names none (default: the configuration's sources,
 including the search tools of mcp_file's servers).
@@ -58,10 +65,14 @@ shared state as a resource, whichever machine ran it; --temporal needs it.`,
 			if run == nil {
 				run = app.builder(runs).Run
 			}
-			srv, err := mcpserver.New(mcpserver.Config{
+			cfg := mcpserver.Config{
 				RunsDir: runs, State: be.state, Defaults: def, Version: Version, Log: app.Log, WebProviders: websearch.Names(),
-				Start: mcpStart(run),
-			})
+				Start: mcpStart(run), MaxRuns: maxRuns,
+			}
+			if httpAddr != "" {
+				cfg.Roots = app.serverRoots(roots, def.Corpus...)
+			}
+			srv, err := mcpserver.New(cfg)
 			if err != nil {
 				return err
 			}
@@ -69,14 +80,15 @@ shared state as a resource, whichever machine ran it; --temporal needs it.`,
 				// stdout belongs to the protocol: everything else goes to stderr.
 				return srv.Run(cmd.Context(), &mcpserver.StdioTransport{Log: app.Log})
 			}
-			if token == "" {
-				token = app.getenv("DEEPRESEARCH_TOKEN")
+			token, err := tok.token(app)
+			if err != nil {
+				return err
 			}
 			if err := mcpserver.CheckBind(httpAddr, token); err != nil {
 				return err
 			}
 			mux := http.NewServeMux()
-			mux.Handle("/mcp", srv.HTTPHandler(mcpserver.HTTPConfig{Token: token, SessionTimeout: sessionTimeout}))
+			mux.Handle("/mcp", srv.HTTPHandler(mcpserver.HTTPConfig{Token: token, SessionTimeout: sessionTimeout, MaxSessions: maxSessions}))
 			return listenAndServe(cmd.Context(), app, httpAddr, mux, func(base string) string {
 				return fmt.Sprintf("%s/mcp (Streamable HTTP)", base)
 			})
@@ -84,8 +96,11 @@ shared state as a resource, whichever machine ran it; --temporal needs it.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&httpAddr, "http", "", "serve Streamable HTTP on this address instead of stdio (e.g. 127.0.0.1:8788)")
-	f.StringVar(&token, "token", "", "bearer token required by the HTTP transport (default $DEEPRESEARCH_TOKEN)")
+	addTokenFlags(cmd, &tok, "bearer token required by the HTTP transport")
 	f.DurationVar(&sessionTimeout, "session-timeout", mcpserver.DefaultSessionTimeout, "close an HTTP session idle for this long (a negative value keeps sessions forever)")
+	f.IntVar(&maxSessions, "max-sessions", mcpserver.DefaultMaxSessions, "HTTP sessions open at once; a new one past it replaces one idle for 5 minutes, or is refused (429)")
+	f.IntVar(&maxRuns, "max-runs", mcpserver.DefaultMaxRuns, "deep_research calls running at once; more are refused (error -32000)")
+	f.StringArrayVar(&roots, "root", nil, "over --http, a folder calls may read corpora from, with those below it (repeatable; default: sources.roots, else the working folder and the folders already indexed)")
 	f.StringVar(&runs, "runs", "", "folder of run folders (default runs/, or research.out_dir)")
 	f.StringArrayVar(&corpora, "corpus", nil, "default local corpus: an index directory or a folder (repeatable)")
 	f.StringVar(&web, "web", "", "default search providers, comma-separated: "+strings.Join(websearch.Names(), ", "))

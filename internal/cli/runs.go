@@ -220,7 +220,7 @@ func (a *App) openInViewer(cmd *cobra.Command, dir string) error {
 		return err
 	}
 	fmt.Fprintln(a.Stdout, "Ctrl-C stops the viewer.")
-	return a.serveViewer(cmd, "127.0.0.1:0", filepath.Dir(abs), "", "/runs/"+filepath.Base(abs), func(link string) {
+	return a.serveViewer(cmd, "127.0.0.1:0", filepath.Dir(abs), "/runs/"+filepath.Base(abs), func(link string) {
 		browser := a.getenv("BROWSER")
 		if browser == "" {
 			for _, b := range []string{"xdg-open", "open"} {
@@ -239,5 +239,5 @@ func (a *App) openInViewer(cmd *cobra.Command, dir string) error {
 			return
 		}
 		go func() { _ = c.Wait() }()
-	}, backend{})
+	}, backend{}, viewerOptions{})
 }

@@ -4,8 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -14,12 +19,15 @@ import (
 	"github.com/deepresearch/deepresearch/internal/request"
 	"github.com/deepresearch/deepresearch/internal/webui"
 	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/sources/corpus"
 	"github.com/deepresearch/deepresearch/sources/websearch"
 )
 
 func newServeCmd(app *App) *cobra.Command {
-	var addr, runs, token, stateFlag string
+	var addr, runs, stateFlag string
 	var tf temporalFlags
+	var tok tokenFlags
+	var opts viewerOptions
 	cmd := &cobra.Command{
 		Use:   "serve [--addr 127.0.0.1:8787] [--runs DIR] [--token TOKEN]",
 		Short: "Web viewer: start runs, watch them live, read reports and click citations to their quotes",
@@ -27,9 +35,15 @@ func newServeCmd(app *App) *cobra.Command {
 sub-questions, sources, evidence as it arrives, spend), the finished report whose citations open the quoted
 passage highlighted in the stored source text, past runs, and report.md / report.json downloads.
 
-It listens on 127.0.0.1 by default. Any other address requires an access token (--token or DEEPRESEARCH_TOKEN):
-every request must carry it, as "Authorization: Bearer TOKEN" or through the link printed at start, which sets a
-cookie. Runs use the configured engine (extractive when no model is configured).
+It listens on 127.0.0.1 by default. Any other address requires an access token (--token-file, DEEPRESEARCH_TOKEN
+or --token, which every user of the machine can read in the process list): every request must carry it, as
+"Authorization: Bearer TOKEN" or through the link printed at start, which sets a cookie for this port only. Runs
+use the configured engine (extractive when no model is configured).
+
+Any local process can reach a loopback port, so the form reads corpora only from the folders the server shares,
+listed on its page: --root DIR (repeatable), else sources.roots in the configuration, else the working folder and
+the folders already indexed (deepresearch index), plus the configured sources.corpus. At most --max-runs runs go
+at once; the form refuses more until one ends.
 
 With --temporal (or temporal.host_port in the configuration) runs are submitted to a Temporal cluster and executed
 by its workers (deepresearch worker); the page follows them live, Stop cancels the workflow, and the report is
@@ -42,8 +56,9 @@ configuration) lists and shows every run of that shared state besides the local 
   deepresearch serve --temporal temporal:7233 --state postgres://research@db/research`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if token == "" {
-				token = app.getenv("DEEPRESEARCH_TOKEN")
+			token, err := tok.token(app)
+			if err != nil {
+				return err
 			}
 			if err := webui.CheckBind(addr, token); err != nil {
 				return err
@@ -56,20 +71,90 @@ configuration) lists and shows every run of that shared state besides the local 
 				return err
 			}
 			defer be.close()
-			return app.serveViewer(cmd, addr, runs, token, "/", nil, be)
+			opts.token = token
+			return app.serveViewer(cmd, addr, runs, "/", nil, be, opts)
 		},
 	}
 	addTemporalFlags(cmd, &tf)
 	cmd.Flags().StringVar(&stateFlag, "state", "", "shared state to list and show runs from: postgres://… (default $DEEPRESEARCH_STATE, or state in the configuration)")
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8787", "address to listen on (non-loopback needs --token)")
 	cmd.Flags().StringVar(&runs, "runs", "", "folder of run folders (default runs/, or research.out_dir)")
-	cmd.Flags().StringVar(&token, "token", "", "access token required on every request (default $DEEPRESEARCH_TOKEN)")
+	addTokenFlags(cmd, &tok, "access token required on every request")
+	cmd.Flags().StringArrayVar(&opts.roots, "root", nil, "a folder the form may read corpora from, with those below it (repeatable; default: sources.roots, else the working folder and the folders already indexed)")
+	cmd.Flags().IntVar(&opts.maxRuns, "max-runs", webui.DefaultMaxRuns, "runs going at once; the form refuses more")
 	return cmd
+}
+
+// viewerOptions are the web viewer's settings beyond its address and runs folder.
+type viewerOptions struct {
+	token   string
+	roots   []string // --root
+	maxRuns int
+}
+
+// tokenFlags are a server's ways to be given its access token.
+type tokenFlags struct{ value, file string }
+
+func addTokenFlags(cmd *cobra.Command, t *tokenFlags, what string) {
+	cmd.Flags().StringVar(&t.value, "token", "", what+"; visible to every user of this machine in the process list: prefer --token-file or $DEEPRESEARCH_TOKEN")
+	cmd.Flags().StringVar(&t.file, "token-file", "", "read the access token from this file (its first line)")
+}
+
+// maxTokenFile bounds what --token-file reads.
+const maxTokenFile = 4 << 10
+
+// token is the access token: --token, else the first line of --token-file, else $DEEPRESEARCH_TOKEN; empty means
+// none. Naming both flags, or a file that is empty, unreadable or not a regular file, is an error.
+func (t tokenFlags) token(app *App) (string, error) {
+	switch {
+	case t.value != "" && t.file != "":
+		return "", errors.New("give the access token once: --token or --token-file, not both")
+	case t.value != "":
+		return t.value, nil
+	case t.file == "":
+		return app.getenv("DEEPRESEARCH_TOKEN"), nil
+	}
+	f, err := os.OpenFile(t.file, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return "", fmt.Errorf("--token-file: %w", err)
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return "", fmt.Errorf("--token-file %s: not a regular file", t.file)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxTokenFile))
+	if err != nil {
+		return "", fmt.Errorf("--token-file: %w", err)
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	if tok := strings.TrimSpace(line); tok != "" {
+		return tok, nil
+	}
+	return "", fmt.Errorf("--token-file %s: the file holds no token on its first line", t.file)
+}
+
+// serverRoots are the folders a server that other local processes can reach (the viewer, mcp --http) may read
+// corpora from: the --root flags, else sources.roots, else the working folder and every folder already indexed;
+// always with the configured sources.corpus and the server's own default corpora (extra), which the user named.
+func (app *App) serverRoots(flags []string, extra ...string) []string {
+	roots := flags
+	if len(roots) == 0 {
+		roots = app.Config.Sources.Roots
+	}
+	if len(roots) == 0 {
+		if wd, err := os.Getwd(); err == nil {
+			roots = append(roots, wd)
+		}
+		roots = append(roots, corpus.Indexed()...)
+	}
+	roots = append(append(slices.Clone(roots), app.Config.Sources.Corpus...), extra...)
+	return request.NewRoots(roots...).Dirs()
 }
 
 // serveViewer serves the web viewer over the runs folder until the command's context ends, printing the link to
 // page; opened, when set, is told that link once the server listens.
-func (app *App) serveViewer(cmd *cobra.Command, addr, runs, token, page string, opened func(link string), be backend) error {
+func (app *App) serveViewer(cmd *cobra.Command, addr, runs, page string, opened func(link string), be backend, opts viewerOptions) error {
+	token := opts.token
 	b := app.builder(runs)
 	run := be.run
 	if run == nil {
@@ -81,6 +166,7 @@ func (app *App) serveViewer(cmd *cobra.Command, addr, runs, token, page string, 
 	}
 	srv, err := webui.New(webui.Config{
 		RunsDir: runs, State: be.state, Token: token, WebProviders: websearch.Names(), DefaultCorpus: defCorpus, Log: app.Log,
+		Roots: app.serverRoots(opts.roots), MaxRuns: opts.maxRuns,
 		CheckWeb: func(name string) error {
 			_, err := websearch.New(name, websearch.Config{Getenv: app.getenv})
 			return err

@@ -103,7 +103,7 @@ func TestServeCommandEndToEnd(t *testing.T) {
 	var stdout, stderr syncio.Buffer
 	exited := make(chan int, 1)
 	go func() {
-		exited <- cli.Main(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--runs", runs, "--config", cfg},
+		exited <- cli.Main(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--runs", runs, "--config", cfg, "--root", corpus},
 			strings.NewReader(""), &stdout, &stderr, func(string) string { return "" })
 	}()
 

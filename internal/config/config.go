@@ -73,7 +73,10 @@ type Sources struct {
 	Web        string   `yaml:"web,omitempty" json:"web,omitempty"` // tavily | brave | searxng | exa
 	Corpus     []string `yaml:"corpus,omitempty" json:"corpus,omitempty"`
 	AllowHosts []string `yaml:"allow_hosts,omitempty" json:"allow_hosts,omitempty"`
-	CacheDir   string   `yaml:"cache_dir,omitempty" json:"cache_dir,omitempty"`
+	// Roots are the folders the web viewer (serve) and `mcp --http` may read corpora from; a request naming a
+	// folder outside them is refused. Empty: the working folder and the folders already indexed.
+	Roots    []string `yaml:"roots,omitempty" json:"roots,omitempty"`
+	CacheDir string   `yaml:"cache_dir,omitempty" json:"cache_dir,omitempty"`
 }
 
 // Config is the effective configuration.

@@ -34,7 +34,7 @@ const newProtocolVersion = "2026-07-28"
 
 // jsonRPCErrors puts JSON-RPC error bodies on the transport's own refusals, which the SDK writes as text/plain:
 // a request without a session (400, -32600), an unknown method (-32601), an unknown or expired session (404,
-// -32001), a body that is not JSON (400, -32700). Successful responses and streams pass through untouched.
+// -32001), a body that is not JSON (400, -32700), a session past the bound (429, -32000). Successful responses and streams pass through untouched.
 func jsonRPCErrors(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var id json.RawMessage
@@ -142,6 +142,9 @@ func (t *textErrors) finish() {
 	}
 	msg := strings.TrimSpace(t.captured.String())
 	code := codeInvalidRequest
+	if t.status == http.StatusTooManyRequests {
+		code = codeServerBusy
+	}
 	if t.status == http.StatusNotFound {
 		code = codeSessionNotFound
 		msg = "Session not found: the session expired or was closed; start a new one with initialize"

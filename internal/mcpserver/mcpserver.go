@@ -8,9 +8,7 @@ package mcpserver
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/subtle"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -66,6 +64,11 @@ func inputSchema() *jsonschema.Schema {
 	}
 	if src := sc.Properties["sources"]; src != nil && src.Properties["web"] != nil {
 		src.Properties["web"].Description = webDescription()
+	}
+	if b := sc.Properties["budget"]; b != nil && b.Properties["rounds"] != nil {
+		r := b.Properties["rounds"]
+		r.Description = fmt.Sprintf("extra directed re-search rounds the verifier may ask for: 0 to %d (default 2)", research.MaxRounds)
+		r.Minimum, r.Maximum = ptr(0.0), ptr(float64(research.MaxRounds))
 	}
 	return sc
 }
@@ -145,6 +148,13 @@ type Config struct {
 	Version string
 	// WebProviders are the web search providers the server knows (offered by completion/complete).
 	WebProviders []string
+	// Roots, when set, are the folders a call may name a corpus in (or below); any other folder is refused. Nil
+	// allows every folder, as for stdio, whose client the user started; the command line sets them for --http,
+	// which any local process can reach (request.Roots).
+	Roots []string
+	// MaxRuns bounds the deep_research calls running at once; a call past it is refused with a -32000 error.
+	// Zero means DefaultMaxRuns.
+	MaxRuns int
 	// Log receives diagnostics; nil discards them.
 	Log *slog.Logger
 }
@@ -155,6 +165,8 @@ type Server struct {
 	log   *slog.Logger
 	srv   *mcp.Server
 	store research.Runs
+	roots *request.Roots // nil: every folder
+	runs  runSlots
 
 	mu        sync.Mutex
 	published map[string]bool
@@ -199,7 +211,15 @@ func New(cfg Config) (*Server, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	log = slog.New(quietGone{log.Handler()})
-	s := &Server{cfg: cfg, log: log, published: map[string]bool{}, store: research.Runs{Dir: abs, State: cfg.State}}
+	if cfg.MaxRuns <= 0 {
+		cfg.MaxRuns = DefaultMaxRuns
+	}
+	s := &Server{cfg: cfg, log: log, published: map[string]bool{}, store: research.Runs{Dir: abs, State: cfg.State},
+		runs: make(runSlots, cfg.MaxRuns)}
+	if cfg.Roots != nil {
+		r := request.NewRoots(cfg.Roots...)
+		s.roots = &r
+	}
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: "deepresearch", Title: "deepresearch", Version: cfg.Version}, &mcp.ServerOptions{
 		Instructions: "deep_research answers a research question with a Markdown report in which every factual sentence cites a verbatim quote from a source. " +
 			"It takes minutes; progress notifications report each step. Past reports are resources deepresearch://runs/<id>/report.md and report.json; " +
@@ -259,6 +279,12 @@ type HTTPConfig struct {
 	// SessionTimeout closes a session no request has used for this long; zero means DefaultSessionTimeout, a
 	// negative value keeps idle sessions forever.
 	SessionTimeout time.Duration
+	// MaxSessions bounds the open sessions; a request that would open one more is refused (HTTP 429, JSON-RPC
+	// -32000) unless a session idle for IdleEvict can be closed to make room. Zero means DefaultMaxSessions.
+	MaxSessions int
+	// IdleEvict is how long a session must have gone unused to be closed for a new one when MaxSessions are
+	// open; zero means DefaultIdleEvict.
+	IdleEvict time.Duration
 }
 
 // DefaultSessionTimeout is how long an idle HTTP session lives.
@@ -266,8 +292,14 @@ const DefaultSessionTimeout = 30 * time.Minute
 
 // HTTPHandler serves the Streamable HTTP transport. The SDK refuses non-localhost Host headers on loopback
 // connections (DNS rebinding); this adds cross-origin protection, JSON-RPC error bodies for the transport's own
-// refusals, idle-session expiry and, when configured, a bearer token.
+// refusals, idle-session expiry, a bound on open sessions and, when configured, a bearer token.
 func (s *Server) HTTPHandler(c HTTPConfig) http.Handler {
+	if c.MaxSessions <= 0 {
+		c.MaxSessions = DefaultMaxSessions
+	}
+	if c.IdleEvict <= 0 {
+		c.IdleEvict = DefaultIdleEvict
+	}
 	timeout := c.SessionTimeout
 	switch {
 	case timeout == 0:
@@ -276,7 +308,8 @@ func (s *Server) HTTPHandler(c HTTPConfig) http.Handler {
 		timeout = 0
 	}
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.srv }, &mcp.StreamableHTTPOptions{Logger: s.log, SessionTimeout: timeout})
-	next := http.Handler(http.NewCrossOriginProtection().Handler(jsonRPCErrors(h)))
+	limit := &sessionLimit{srv: s.srv, max: c.MaxSessions, idle: c.IdleEvict, now: time.Now, next: h, use: map[string]*sessionUse{}}
+	next := http.Handler(http.NewCrossOriginProtection().Handler(jsonRPCErrors(limit)))
 	if c.Token == "" {
 		return next
 	}
@@ -405,12 +438,22 @@ func (s *Server) deepResearch(ctx context.Context, req *mcp.CallToolRequest, in 
 	if len(src.Corpus) > maxCorpora {
 		return refuse(fmt.Sprintf("sources.corpus names %d folders; the limit is %d", len(src.Corpus), maxCorpora))
 	}
+	corpora := make([]string, 0, len(src.Corpus))
 	for _, c := range src.Corpus {
 		if _, err := os.Stat(c); err != nil {
 			return refuse(fmt.Sprintf("corpus %q cannot be used: %v", c, err))
 		}
+		if s.roots != nil {
+			dir, err := s.roots.Resolve(c)
+			if err != nil {
+				return refuse(fmt.Sprintf("corpus %q cannot be used: %v", c, err))
+			}
+			c = dir
+		}
+		corpora = append(corpora, c)
 	}
-	rr := RunRequest{Question: q, Sources: src, RunID: newRunID(time.Now())}
+	src.Corpus = corpora
+	rr := RunRequest{Question: q, Sources: src, RunID: research.NewRunID()}
 	rr.OutDir = filepath.Join(s.cfg.RunsDir, rr.RunID)
 	if b := in.Budget; b != nil {
 		maxTime, err := research.Minutes(b.MaxMinutes)
@@ -426,6 +469,9 @@ func (s *Server) deepResearch(ctx context.Context, req *mcp.CallToolRequest, in 
 		}
 		rr.Unjudged = b.Unjudged
 		if b.Rounds != nil {
+			if err := research.CheckRounds(*b.Rounds); err != nil {
+				return refuse(fmt.Sprintf("budget.rounds: %v", err))
+			}
 			rr.Rounds = *b.Rounds
 			if rr.Rounds == 0 {
 				rr.Rounds = -1 // the graph reads 0 as its default; the caller asked for none
@@ -435,6 +481,11 @@ func (s *Server) deepResearch(ctx context.Context, req *mcp.CallToolRequest, in 
 	if err := rr.Research().Validate(); err != nil { // the check every surface shares (rounds, …)
 		return refuse(err.Error())
 	}
+	release, err := s.runs.acquire()
+	if err != nil {
+		return nil, Output{}, err
+	}
+	defer release()
 	prog := newProgress(ctx, req)
 	rr.OnEvent = prog.event
 	rep, err := s.cfg.Start(ctx, rr)
@@ -484,10 +535,4 @@ func (s *Server) deepResearch(ctx context.Context, req *mcp.CallToolRequest, in 
 // refuse answers a call that cannot start a run: an error result whose structured content says why.
 func refuse(msg string) (*mcp.CallToolResult, Output, error) {
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}}, Output{Status: StatusRefused, Error: msg}, nil
-}
-
-func newRunID(now time.Time) string {
-	var b [3]byte
-	_, _ = rand.Read(b[:])
-	return now.Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
 }

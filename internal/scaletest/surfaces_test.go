@@ -162,7 +162,7 @@ func TestViewerAndMCPOnTemporal(t *testing.T) {
 	d.startWorker(t, ctx, 0, 4)
 	on := []string{"--temporal", d.temporal, "--namespace", d.namespace, "--state", d.state}
 	runsA := t.TempDir()
-	viewer := d.serve(t, ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--runs", runsA}, on...)...)
+	viewer := d.serve(t, ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--runs", runsA, "--root", d.docs}, on...)...)
 
 	// A run from the viewer, followed live to its end.
 	loc := startViewerRun(t, viewer, d.docs)
@@ -232,7 +232,7 @@ func TestViewerAndMCPOnTemporal(t *testing.T) {
 
 	// Stop on a viewer that did not start the run: a second viewer on Temporal cancels the durable run of the
 	// shared state by its id, and its page does not offer resume, which cannot continue a cancelled workflow.
-	viewerB := d.serve(t, ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--runs", t.TempDir()}, on...)...)
+	viewerB := d.serve(t, ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--runs", t.TempDir(), "--root", d.docs}, on...)...)
 	loc3 := startViewerRun(t, viewer, d.docs)
 	id3 := path.Base(loc3)
 	stoppedB := false

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"html/template"
 	"io/fs"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -23,8 +24,29 @@ import (
 //go:embed assets
 var assetsFS embed.FS
 
-// tokenCookie carries the access token after a visit with ?token=, so links and EventSource need no header.
-const tokenCookie = "deepresearch_token"
+// tokenCookiePrefix names the cookie that carries the access token after a visit with ?token=, so links and
+// EventSource need no header. Browsers send a host's cookies to every port of it, so the name ends in the port
+// the server listens on: a viewer on another port (another user's, or a page served there) never receives it
+// under the name it reads, and one server's cookie is never taken for another's.
+const tokenCookiePrefix = "deepresearch_token_"
+
+// tokenCookie is the token cookie's name for the port r arrived on (the listener's own port; the Host header's
+// when the request did not come through a listener).
+func tokenCookie(r *http.Request) string {
+	port := ""
+	if a, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && a != nil {
+		if _, p, err := net.SplitHostPort(a.String()); err == nil {
+			port = p
+		}
+	}
+	if port == "" {
+		_, port, _ = splitHostPort(r.Host)
+	}
+	if port == "" {
+		port = "80"
+	}
+	return tokenCookiePrefix + port
+}
 
 var pages = template.Must(template.New("").Funcs(template.FuncMap{
 	"since":  humanSince,
@@ -66,7 +88,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 					s.deny(w, r)
 					return
 				}
-				http.SetCookie(w, &http.Cookie{Name: tokenCookie, Value: q, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+				http.SetCookie(w, &http.Cookie{Name: tokenCookie(r), Value: q, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
 				u := *r.URL
 				v := u.Query()
 				v.Del("token")
@@ -101,10 +123,19 @@ func (s *Server) requestHasToken(r *http.Request) bool {
 	if t := r.Header.Get("X-Deepresearch-Token"); t != "" && s.tokenOK(t) {
 		return true
 	}
-	if c, err := r.Cookie(tokenCookie); err == nil && s.tokenOK(c.Value) {
+	if c, err := r.Cookie(tokenCookie(r)); err == nil && s.tokenOK(c.Value) {
 		return true
 	}
 	return false
+}
+
+// sameOrigin applies the state-changing requests' cross-origin check to a GET: a request another site's page made
+// (Sec-Fetch-Site cross-site or same-site, or an Origin other than the Host) is refused; a page of this server,
+// a typed address and a non-browser client pass.
+func (s *Server) sameOrigin(r *http.Request) error {
+	probe := r.WithContext(r.Context())
+	probe.Method = http.MethodPost
+	return s.csrf.Check(probe)
 }
 
 func (s *Server) deny(w http.ResponseWriter, _ *http.Request) {
@@ -135,6 +166,10 @@ type indexPage struct {
 	Error     string
 	Providers []string
 	RunsErr   string
+	// Roots are the folders a corpus may be taken from; nil when every folder may.
+	Roots []string
+	// The page of the runs listing shown: runs First to Last of Total; Prev and Next are page numbers, 0 for none.
+	Page, First, Last, Total, Prev, Next int
 }
 
 type formValues struct {
@@ -142,16 +177,38 @@ type formValues struct {
 }
 
 func (s *Server) handleIndex(w http.ResponseWriter, r *http.Request) {
-	s.renderIndex(r.Context(), w, http.StatusOK, formValues{Corpus: s.cfg.DefaultCorpus}, "")
+	page := 1
+	if v := r.URL.Query().Get("page"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			http.Error(w, "page must be a whole number from 1", http.StatusBadRequest)
+			return
+		}
+		page = n
+	}
+	s.renderIndex(r.Context(), w, http.StatusOK, formValues{Corpus: s.cfg.DefaultCorpus}, "", page)
 }
 
-func (s *Server) renderIndex(ctx context.Context, w http.ResponseWriter, code int, f formValues, msg string) {
-	p := indexPage{Form: f, Error: msg, Providers: s.cfg.WebProviders, L: labelsEN}
-	runs, err := s.runs(ctx)
+func (s *Server) renderIndex(ctx context.Context, w http.ResponseWriter, code int, f formValues, msg string, page int) {
+	p := indexPage{Form: f, Error: msg, Providers: s.cfg.WebProviders, L: labelsEN, Page: page}
+	if s.roots != nil {
+		p.Roots = s.roots.Dirs()
+	}
+	offset := (min(page, 1<<20) - 1) * runsPerPage
+	runs, total, err := s.runsPage(ctx, offset, runsPerPage)
 	if err != nil {
 		p.RunsErr = err.Error()
 	}
-	p.Runs = runs
+	p.Runs, p.Total = runs, total
+	if len(runs) > 0 {
+		p.First, p.Last = offset+1, offset+len(runs)
+	}
+	if page > 1 {
+		p.Prev = min(page-1, (total+runsPerPage-1)/runsPerPage)
+	}
+	if offset+len(runs) < total {
+		p.Next = page + 1
+	}
 	s.render(w, code, "index.html", p)
 }
 
@@ -195,6 +252,13 @@ func (s *Server) parseForm(r *http.Request) (RunParams, formValues, error) {
 		if _, err := os.Stat(f.Corpus); err != nil {
 			return p, f, fmt.Errorf("Cannot use the corpus %q: %v", f.Corpus, unwrapPathErr(err))
 		}
+		if s.roots != nil {
+			dir, err := s.roots.Resolve(f.Corpus)
+			if err != nil {
+				return p, f, fmt.Errorf("Cannot use the corpus: %v", unwrapPathErr(err))
+			}
+			p.Corpus = dir
+		}
 	}
 	if research.CheckUnjudged(f.Unjudged) != nil {
 		return p, f, fmt.Errorf("Sentences without a verdict are either removed or kept, not %q.", f.Unjudged)
@@ -220,7 +284,10 @@ func (s *Server) parseForm(r *http.Request) (RunParams, formValues, error) {
 	}
 	if f.Rounds != "" {
 		v, err := strconv.Atoi(f.Rounds)
-		if err != nil || v < 0 || v > research.MaxRounds {
+		if err == nil {
+			err = research.CheckRounds(v)
+		}
+		if err != nil {
 			return p, f, fmt.Errorf("Extra rounds must be a whole number from 0 to %d, not %q.", research.MaxRounds, f.Rounds)
 		}
 		p.Rounds = v
@@ -229,6 +296,13 @@ func (s *Server) parseForm(r *http.Request) (RunParams, formValues, error) {
 		}
 	}
 	return p, f, nil
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 func unwrapPathErr(err error) error {
@@ -256,12 +330,17 @@ func (s *Server) handleStart(w http.ResponseWriter, r *http.Request) {
 	}
 	p, f, err := s.parseForm(r)
 	if err != nil {
-		s.renderIndex(r.Context(), w, http.StatusBadRequest, f, err.Error())
+		s.renderIndex(r.Context(), w, http.StatusBadRequest, f, err.Error(), 1)
 		return
 	}
 	id, err := s.startRun(p)
 	if err != nil {
-		s.renderIndex(r.Context(), w, http.StatusServiceUnavailable, f, err.Error())
+		code := http.StatusServiceUnavailable
+		if errors.Is(err, ErrTooManyRuns) {
+			code = http.StatusTooManyRequests
+			w.Header().Set("Retry-After", "30")
+		}
+		s.renderIndex(r.Context(), w, code, f, capitalize(err.Error())+".", 1)
 		return
 	}
 	http.Redirect(w, r, "/runs/"+id, http.StatusSeeOther)
@@ -378,9 +457,24 @@ var errFirstEvent = errors.New("first event")
 
 // handleEvents streams a run's events as server-sent events: everything so far, then each new event as it
 // happens, then an "end" event carrying the final status. A finished run is replayed from events.jsonl.
+//
+// A stream holds a connection for as long as the run goes, so it is refused to other sites' pages (the token alone
+// would not do: a cookie goes with a same-site page on another port) and at most Config.MaxStreams are open.
 func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
+	if err := s.sameOrigin(r); err != nil {
+		http.Error(w, "cross-origin request refused: a run's events are for this server's own pages", http.StatusForbidden)
+		return
+	}
 	id, ok := s.pathID(w, r)
 	if !ok {
+		return
+	}
+	select {
+	case s.streams <- struct{}{}:
+		defer func() { <-s.streams }()
+	default:
+		w.Header().Set("Retry-After", "10")
+		http.Error(w, fmt.Sprintf("too many event streams open (this server keeps at most %d): close some of its pages and reload", cap(s.streams)), http.StatusTooManyRequests)
 		return
 	}
 	fl, ok := w.(http.Flusher)
@@ -513,12 +607,30 @@ func (s *Server) handleDownload(file, ctype string) http.HandlerFunc {
 	}
 }
 
+// handleAPIRuns lists runs as JSON, newest first, a page at a time: ?page=N (from 1) of ?per_page=M runs (default
+// 50, at most 500); X-Total-Count says how many runs there are in all.
 func (s *Server) handleAPIRuns(w http.ResponseWriter, r *http.Request) {
-	runs, err := s.runs(r.Context())
+	page, per := 1, runsPerPage
+	for _, q := range []struct {
+		name string
+		dst  *int
+		max  int
+	}{{"page", &page, 1 << 20}, {"per_page", &per, maxRunsPerPage}} {
+		if v := r.URL.Query().Get(q.name); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 || n > q.max {
+				http.Error(w, fmt.Sprintf("%s must be a whole number from 1 to %d", q.name, q.max), http.StatusBadRequest)
+				return
+			}
+			*q.dst = n
+		}
+	}
+	runs, total, err := s.runsPage(r.Context(), (page-1)*per, per)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
+	w.Header().Set("X-Total-Count", strconv.Itoa(total))
 	if runs == nil {
 		runs = []research.RunSummary{}
 	}

@@ -9,8 +9,6 @@ package webui
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -87,6 +85,15 @@ type Config struct {
 	CheckWeb func(provider string) error
 	// DefaultCorpus pre-fills the corpus field.
 	DefaultCorpus string
+	// Roots are the folders the form may name a corpus in (or below), shown on the page; any other folder is
+	// refused. Nil allows every folder: the command line always sets them (request.Roots).
+	Roots []string
+	// MaxRuns bounds the runs this server has going at once; a form posted past it is refused (429). Zero means
+	// DefaultMaxRuns.
+	MaxRuns int
+	// MaxStreams bounds the event streams open at once (each holds a connection); past it a stream is refused
+	// (429). Zero means DefaultMaxStreams.
+	MaxStreams int
 	// Log receives diagnostics; nil discards them.
 	Log *slog.Logger
 }
@@ -104,9 +111,22 @@ type Server struct {
 
 	store research.Runs // past runs: the run folders, and the shared state when configured
 
-	mu   sync.Mutex
-	live map[string]*liveRun
+	roots   *request.Roots // nil: every folder
+	streams chan struct{}  // one token per open event stream
+
+	mu      sync.Mutex
+	live    map[string]*liveRun
+	running int // live runs not yet finished
 }
+
+// Default bounds of a Server.
+const (
+	DefaultMaxRuns    = 10
+	DefaultMaxStreams = 64
+)
+
+// ErrTooManyRuns is startRun's refusal past Config.MaxRuns.
+var ErrTooManyRuns = errors.New("too many runs in progress")
 
 // New builds a server.
 func New(cfg Config) (*Server, error) {
@@ -128,9 +148,19 @@ func New(cfg Config) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	if cfg.MaxRuns <= 0 {
+		cfg.MaxRuns = DefaultMaxRuns
+	}
+	if cfg.MaxStreams <= 0 {
+		cfg.MaxStreams = DefaultMaxStreams
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{cfg: cfg, log: log, ctx: ctx, cancel: cancel, live: map[string]*liveRun{}, csrf: http.NewCrossOriginProtection(),
-		store: research.Runs{Dir: cfg.RunsDir, State: cfg.State}}
+		store: research.Runs{Dir: cfg.RunsDir, State: cfg.State}, streams: make(chan struct{}, cfg.MaxStreams)}
+	if cfg.Roots != nil {
+		r := request.NewRoots(cfg.Roots...)
+		s.roots = &r
+	}
 	s.routes()
 	return s, nil
 }
@@ -180,12 +210,6 @@ var runIDRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
 // validRunID keeps ids from naming anything outside the runs folder.
 func validRunID(id string) bool { return runIDRE.MatchString(id) && id != "." && id != ".." }
 
-func newRunID(now time.Time) string {
-	var b [3]byte
-	_, _ = rand.Read(b[:])
-	return now.Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
-}
-
 func (s *Server) runDir(id string) string { return filepath.Join(s.cfg.RunsDir, id) }
 
 // startRun launches a run in the background and returns its id.
@@ -193,11 +217,17 @@ func (s *Server) startRun(p RunParams) (string, error) {
 	if err := s.ctx.Err(); err != nil {
 		return "", errors.New("the server is shutting down")
 	}
-	id := newRunID(time.Now())
+	id := research.NewRunID()
 	lr := newLiveRun(id, p)
 	ctx, cancel := context.WithCancel(s.ctx)
 	lr.cancel = cancel
 	s.mu.Lock()
+	if s.running >= s.cfg.MaxRuns {
+		s.mu.Unlock()
+		cancel()
+		return "", fmt.Errorf("%w: this server runs at most %d at once; wait for one to finish or stop one, then start again", ErrTooManyRuns, s.cfg.MaxRuns)
+	}
+	s.running++
 	s.live[id] = lr
 	s.mu.Unlock()
 	req := RunRequest{RunParams: p, RunID: id, OutDir: s.runDir(id), OnEvent: lr.publish}
@@ -211,6 +241,9 @@ func (s *Server) startRun(p RunParams) (string, error) {
 			s.log.Warn("run failed", "run", id, "err", err)
 		}
 		lr.finish(rep, err, stopped)
+		s.mu.Lock()
+		s.running--
+		s.mu.Unlock()
 	}()
 	return id, nil
 }
@@ -231,29 +264,54 @@ func (s *Server) liveRun(id string) *liveRun {
 	return s.live[id]
 }
 
-// runs lists past and current runs, newest first. Runs started by this server that have not yet written their
-// folder still appear.
-func (s *Server) runs(ctx context.Context) ([]research.RunSummary, error) {
-	list, err := s.store.List(ctx)
+// Listing bounds: a page of the index shows runsPerPage runs; /api/runs may ask for up to maxRunsPerPage.
+const (
+	runsPerPage    = 50
+	maxRunsPerPage = 500
+)
+
+// runsPage lists runs offset to offset+limit of the listing, newest first, and how many runs there are in all:
+// past runs and those this server started, which appear before they have written their folder. Finding the runs
+// reads no run's state; only the runs on the page are read.
+func (s *Server) runsPage(ctx context.Context, offset, limit int) ([]research.RunSummary, int, error) {
+	entries, err := s.store.Entries(ctx)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	seen := map[string]bool{}
-	for i, r := range list {
-		seen[r.ID] = true
-		if lr := s.liveRun(r.ID); lr != nil {
-			list[i].Status = lr.status()
-		}
+	type row struct {
+		entry   *research.RunEntry // nil: a live run without a folder yet
+		live    *liveRun
+		started time.Time
+	}
+	rows := make([]row, 0, len(entries))
+	seen := make(map[string]bool, len(entries))
+	for i := range entries {
+		seen[entries[i].ID] = true
+		rows = append(rows, row{entry: &entries[i], started: entries[i].Started})
 	}
 	s.mu.Lock()
 	for id, lr := range s.live {
 		if !seen[id] {
-			list = append(list, lr.summary())
+			rows = append(rows, row{live: lr, started: lr.created})
 		}
 	}
 	s.mu.Unlock()
-	sort.SliceStable(list, func(i, j int) bool { return list[i].Created.After(list[j].Created) })
-	return list, nil
+	sort.SliceStable(rows, func(i, j int) bool { return rows[i].started.After(rows[j].started) })
+	total := len(rows)
+	lo, hi := min(max(offset, 0), total), min(max(offset, 0)+limit, total)
+	out := make([]research.RunSummary, 0, hi-lo)
+	for _, r := range rows[lo:hi] {
+		if r.entry == nil {
+			out = append(out, r.live.summary())
+			continue
+		}
+		sum := r.entry.Summary()
+		if lr := s.liveRun(sum.ID); lr != nil {
+			sum.Status = lr.status()
+		}
+		out = append(out, sum)
+	}
+	return out, total, nil
 }
 
 // liveRun is a run started by this server: its events so far and the subscribers waiting for more.

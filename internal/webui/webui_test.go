@@ -145,7 +145,7 @@ func TestTokenRequiredOnEveryRequest(t *testing.T) {
 	}
 	var cookie *http.Cookie
 	for _, c := range resp.Cookies() {
-		if c.Name == tokenCookie {
+		if strings.HasPrefix(c.Name, tokenCookiePrefix) {
 			cookie = c
 		}
 	}
