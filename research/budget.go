@@ -25,10 +25,18 @@ func (r *runner) spendNow() (tokens int, cost float64, calls int) {
 	return r.base.Tokens + u.InputTokens + u.OutputTokens, r.base.CostUSD + c, r.base.Calls + n
 }
 
-// estimatedTokens returns how many of the run's tokens were counted with a tokenizer because the server's
-// answers carried no usage. The ledger does not tell estimated usage apart yet: this is the one place that will
-// read it from llm.Usage when it does, and until then it reports none.
-func (r *runner) estimatedTokens() int { return 0 }
+// estimatedTokens returns how many of this process's tokens were counted with a tokenizer because the server's
+// answers carried no usage (llm.Usage.Estimated). Spend restored from an earlier process (resume, durable steps)
+// does not carry the mark and is counted as reported.
+func (r *runner) estimatedTokens() int {
+	n := 0
+	for _, e := range r.ledger.Entries() {
+		if e.Usage.Estimated {
+			n += e.Usage.PromptTokens() + e.Usage.OutputTokens
+		}
+	}
+	return n
+}
 
 // spendSaves coalesces the saves of the running spend: a save asked for while another is being written waits
 // for that write and at most one more, which covers every save asked for meanwhile, instead of writing its own.

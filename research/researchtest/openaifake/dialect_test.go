@@ -81,6 +81,10 @@ func TestGraphThroughEachDialect(t *testing.T) {
 			if p, c := srv.Usage(); !d.NoUsage && (p != u.PromptTokens() || c != u.OutputTokens) {
 				t.Errorf("the server reported %d/%d tokens, the ledger has %+v", p, c, u)
 			}
+			// The footer says when the token figure was estimated, and only then.
+			if said := strings.Contains(rep.Markdown, "estimated with a tokenizer"); said != d.NoUsage || (rep.Stats.TokensEstimated > 0) != d.NoUsage {
+				t.Errorf("footer says estimated: %v (%d tokens), server reports no usage: %v:\n%s", said, rep.Stats.TokensEstimated, d.NoUsage, rep.Markdown)
+			}
 		})
 	}
 }
