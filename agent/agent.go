@@ -270,6 +270,7 @@ func (a *Agent) Continue(ctx context.Context) (string, error) {
 		if a.cfg.Stream {
 			step := st.Step
 			req.OnText = func(d string) { a.emit(Event{Kind: EventText, Step: step, Text: d}) }
+			req.StreamUndecided = true // the display shows text as it comes; the history keeps the exact answer
 		}
 		for _, h := range a.requestHooks {
 			if err := h.BeforeRequest(ctx, st, req); err != nil {

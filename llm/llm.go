@@ -96,6 +96,10 @@ type Request struct {
 	JSON bool
 	// OnText, when set, streams the answer's text as it arrives; the full Response is still returned.
 	OnText func(delta string)
+	// StreamUndecided lets OnText show prose at once even while it may still turn out to be reasoning that a lone
+	// closing think tag ends (a chat display wants text as it comes); the Response's Content is split exactly
+	// either way. Without it such prose is held back until it is known to be the answer.
+	StreamUndecided bool
 }
 
 // StopReason says why the model stopped.

@@ -31,6 +31,10 @@ var thinkTags = [][2]string{{"<think>", "</think>"}, {"<thinking>", "</thinking>
 // thus shown whole at the end of its stream, never mixed with reasoning. White space between the reasoning and the answer is
 // dropped; an answer with no think tags is returned unchanged. The zero value is ready to use.
 type ThinkSplitter struct {
+	// Eager streams prose at once even while it may still turn out to be reasoning closed by a lone closing tag,
+	// for displays that want text as it comes (chat); Answer and Reasoning stay exact either way.
+	Eager     bool
+	shown     int // bytes of pending already streamed (Eager)
 	state     int
 	separate  bool
 	sawBlock  bool
@@ -162,12 +166,20 @@ func (s *ThinkSplitter) advance(final bool) string {
 			if i, n, ok := s.orphanClose(final); ok {
 				s.addReasoning(s.pending[:i])
 				s.pending = s.pending[i+n:]
-				s.state, s.sawBlock = tsStart, true
+				s.state, s.sawBlock, s.shown = tsStart, true, 0
 				continue
 			}
 			if final {
-				s.emit(&out, s.pending)
-				s.pending = ""
+				out.WriteString(s.pending[min(s.shown, len(s.pending)):])
+				s.answer.WriteString(s.pending)
+				s.pending, s.shown = "", 0
+			} else if s.Eager {
+				// Show what cannot be the start of a closing tag; the answer is settled at the end.
+				upto := len(s.pending) - tagPrefixTail(s.pending, "</thinking>") // the longer closing tag
+				if upto > s.shown {
+					out.WriteString(s.pending[s.shown:upto])
+					s.shown = upto
+				}
 			}
 			return out.String()
 		case tsAnswer:

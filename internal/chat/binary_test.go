@@ -82,7 +82,7 @@ func fakeOpenAI(t *testing.T) (*httptest.Server, *atomic.Int64, *requestLog) {
 			fmt.Fprintf(w, "data: %s\n\n", b)
 			fl.Flush()
 		}
-		usage := map[string]any{"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}
+		usage := map[string]any{"prompt_tokens": 9000, "completion_tokens": 10, "total_tokens": 9010} // of the order of the prompt sent
 		switch {
 		case req.Messages[last].Role == "tool":
 			chunk(map[string]any{"role": "assistant", "content": "Listed: " + strings.Join(strings.Fields(content(last)), " ")}, nil, nil)

@@ -142,6 +142,13 @@ func TestAskDelegatesMCPWorkToSubagent(t *testing.T) {
 	}
 	const answer = "The serial in inventory.txt is QX-7."
 	readArgs, _ := json.Marshal(map[string]string{"path": filepath.Join(realDir, "inventory.txt")})
+	// The server reports a prompt size of the order it was sent (about 3,000 tokens here): one that reports far
+	// fewer has truncated the prompt, and the adapter refuses its answer.
+	usage := llmtest.Usage{Input: 8000, Output: 20}
+	text := func(s string) llmtest.Reply { return llmtest.Reply{Body: llmtest.OpenAIAnswer(s, "", nil, usage)} }
+	calls := func(c llmtest.ToolCall) llmtest.Reply {
+		return llmtest.Reply{Body: llmtest.OpenAIAnswer("", "", []llmtest.ToolCall{c}, usage)}
+	}
 	srv := llmtest.NewFuncServer(t, func(_ int, req llmtest.Request) llmtest.Reply {
 		msgs := llmtest.Messages(t, req)
 		system, _ := msgs[0]["content"].(string)
@@ -149,15 +156,15 @@ func TestAskDelegatesMCPWorkToSubagent(t *testing.T) {
 		lastContent, _ := last["content"].(string)
 		if strings.Contains(system, "You are a subagent") {
 			if last["role"] == "tool" && strings.Contains(lastContent, "SERIAL=QX-7") {
-				return llmtest.OpenAIText(answer)
+				return text(answer)
 			}
-			return llmtest.OpenAICalls(llmtest.ToolCall{ID: "s1", Name: "mcp__fs__read_text_file", Arguments: string(readArgs)})
+			return calls(llmtest.ToolCall{ID: "s1", Name: "mcp__fs__read_text_file", Arguments: string(readArgs)})
 		}
 		if last["role"] == "tool" {
-			return llmtest.OpenAIText("Final: " + lastContent)
+			return text("Final: " + lastContent)
 		}
 		args, _ := json.Marshal(map[string]string{"description": "Find the serial number in " + realDir + "/inventory.txt", "subagent_type": "general-purpose"})
-		return llmtest.OpenAICalls(llmtest.ToolCall{ID: "p1", Name: "task", Arguments: string(args)})
+		return calls(llmtest.ToolCall{ID: "p1", Name: "task", Arguments: string(args)})
 	})
 	var stdout, stderr bytes.Buffer
 	code := cli.Main(t.Context(), []string{"ask", "--config", configFile, "--provider", "openai", "--base-url", srv.URL + "/v1",

@@ -301,7 +301,6 @@ func TestToolRefusesBadInputClearly(t *testing.T) {
 		{"negative tokens", map[string]any{"question": "Why?", "sources": map[string]any{"web": "searxng"}, "budget": map[string]any{"max_tokens": -3}}, "token fuse"},
 		{"NUL in the question", map[string]any{"question": "Why\x00 not?", "sources": map[string]any{"web": "searxng"}}, "control character U+0000"},
 		{"emoji-only question", map[string]any{"question": "🐝❓", "sources": map[string]any{"web": "searxng"}}, "no letter or digit"},
-		{"too many rounds", map[string]any{"question": "Why?", "sources": map[string]any{"web": "searxng"}, "budget": map[string]any{"rounds": 11}}, "the limit is 10"},
 		{"unknown unjudged choice", map[string]any{"question": "Why?", "sources": map[string]any{"web": "searxng"}, "budget": map[string]any{"unjudged": "sometimes"}}, "budget.unjudged"},
 		{"1 MB question", map[string]any{"question": strings.Repeat("why ", 1<<18), "sources": map[string]any{"web": "searxng"}}, "the limit is 4000"},
 		{"too many corpora", map[string]any{"question": "Why?", "sources": map[string]any{"corpus": make([]string, 17)}}, "the limit is 16"},

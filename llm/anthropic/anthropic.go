@@ -101,7 +101,7 @@ func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, 
 	}
 	var resp *llm.Response
 	if req.OnText != nil {
-		resp, err = m.stream(ctx, params, opts, req.OnText)
+		resp, err = m.stream(ctx, params, opts, req.OnText, req.StreamUndecided)
 	} else {
 		// The SDK refuses non-streaming calls whose max_tokens suggests more than ten minutes unless a timeout
 		// is given; llm.WithRetry's per-call timeout is the real bound.
@@ -388,7 +388,7 @@ type block struct {
 }
 
 // stream makes a streaming call and assembles the answer from its events.
-func (m *Model) stream(ctx context.Context, p sdk.MessageNewParams, opts []option.RequestOption, onText func(string)) (*llm.Response, error) {
+func (m *Model) stream(ctx context.Context, p sdk.MessageNewParams, opts []option.RequestOption, onText func(string), eager bool) (*llm.Response, error) {
 	s := m.client.Messages.NewStreaming(ctx, p, opts...)
 	defer s.Close()
 	var (
@@ -398,6 +398,7 @@ func (m *Model) stream(ctx context.Context, p sdk.MessageNewParams, opts []optio
 		model  string
 		split  llm.ThinkSplitter
 	)
+	split.Eager = eager
 	// Only the answer is streamed: text passes through the splitter, which holds back what may be reasoning.
 	show := func(t string) {
 		if t = split.Write(t); t != "" {

@@ -113,7 +113,7 @@ func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, 
 	var resp *llm.Response
 	var reported bool
 	if req.OnText != nil {
-		resp, reported, err = m.stream(ctx, params, req.OnText)
+		resp, reported, err = m.stream(ctx, params, req.OnText, req.StreamUndecided)
 	} else {
 		var cc *sdk.ChatCompletion
 		if cc, err = m.client.Chat.Completions.New(ctx, params); err == nil {
@@ -376,7 +376,7 @@ func modelName(got, asked string) string {
 // stream makes a streaming call and assembles the answer from its deltas. Only the answer is streamed to onText:
 // reasoning fields and parts never are, and text passes through a ThinkSplitter, which holds back what may still
 // turn out to be reasoning.
-func (m *Model) stream(ctx context.Context, p sdk.ChatCompletionNewParams, onText func(string)) (*llm.Response, bool, error) {
+func (m *Model) stream(ctx context.Context, p sdk.ChatCompletionNewParams, onText func(string), eager bool) (*llm.Response, bool, error) {
 	p.StreamOptions = sdk.ChatCompletionStreamOptionsParam{IncludeUsage: sdk.Bool(true)}
 	s := m.client.Chat.Completions.NewStreaming(ctx, p)
 	defer s.Close()
@@ -389,6 +389,7 @@ func (m *Model) stream(ctx context.Context, p sdk.ChatCompletionNewParams, onTex
 		reported         bool
 		chars            int
 	)
+	split.Eager = eager
 	show := func(t string) {
 		if t != "" {
 			onText(t)
