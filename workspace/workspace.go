@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+
+	"github.com/deepresearch/deepresearch/internal/runfolder"
 )
 
 // ErrEscape is returned for a path that would leave the workspace.
@@ -208,23 +210,9 @@ func (w *Workspace) openRegular(name string) (*os.File, fs.FileInfo, error) {
 	}
 	if !fi.Mode().IsRegular() {
 		f.Close()
-		return nil, nil, &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("%w (%s)", ErrNotRegular, fileKind(fi.Mode()))}
+		return nil, nil, &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("%w (%s)", ErrNotRegular, runfolder.Kind(fi.Mode()))}
 	}
 	return f, fi, nil
-}
-
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	}
-	return "mode " + m.String()
 }
 
 // WriteFile writes a workspace file, creating parent directories, within the quota.
