@@ -43,7 +43,7 @@ func (a *App) probe(ctx context.Context, rows []modelRow) {
 	for i := range rows {
 		p := &probeResult{}
 		rows[i].Probe = p
-		m, err := a.modelFromSpec(rows[i].spec, nil, rows[i].Tier)
+		m, err := a.models().FromSpec(rows[i].spec, nil, rows[i].Tier)
 		if err == nil {
 			pctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 			var resp *llm.Response
@@ -84,7 +84,7 @@ func probeLine(r modelRow) string {
 }
 
 func newModelsCmd(app *App) *cobra.Command {
-	var asJSON, probe bool
+	var asJSON, probe, listProviders bool
 	cmd := &cobra.Command{
 		Use:   "models",
 		Short: "List the configured models per tier with context window and prices",
@@ -96,6 +96,12 @@ model one short request and says whether its server reports usage: many local se
 then the fuses and the report count that tier's tokens locally and say the figures are estimated.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if listProviders {
+				if asJSON {
+					return writeJSON(app.Stdout, app.Config.Providers.Rows())
+				}
+				return app.printProviders()
+			}
 			rows := app.modelRows()
 			if probe {
 				app.probe(cmd.Context(), rows)
@@ -106,7 +112,8 @@ then the fuses and the report count that tier's tokens locally and say the figur
 			if len(rows) == 0 {
 				fmt.Fprintln(app.Stdout, "no model configured: pass --provider and --model (and --base-url for a local server), or set them in the config file.")
 				fmt.Fprintln(app.Stdout, "Without a model, research runs on the extractive engine.")
-				return nil
+				fmt.Fprintln(app.Stdout)
+				return app.printProviders()
 			}
 			tw := tabwriter.NewWriter(app.Stdout, 2, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "TIER\tPROVIDER\tMODEL\tCONTEXT\tMAX OUT\tIN $/M\tOUT $/M\tCACHE READ $/M\tCACHE WRITE $/M\tSOURCE\tAS OF\tROLES")
@@ -150,6 +157,7 @@ then the fuses and the report count that tier's tokens locally and say the figur
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&listProviders, "providers", false, "list the model providers --provider accepts: protocol, key variable, default endpoint, suggested models per tier")
 	cmd.Flags().BoolVar(&probe, "probe", false, "send each tier's model one short request and say whether its server reports usage (when it does not, tokens and cost are counted here and marked estimated)")
 	return cmd
 }
@@ -161,9 +169,9 @@ func (a *App) modelRows() []modelRow {
 	for role, tier := range cfg.Roles {
 		rolesByTier[tier] = append(rolesByTier[tier], role)
 	}
-	tiers := []string{config.TierStrong, config.TierMid, config.TierFast}
+	tiers := providers.Tiers()
 	for t := range cfg.Tiers {
-		if t != config.TierStrong && t != config.TierMid && t != config.TierFast {
+		if !slices.Contains(providers.Tiers(), t) {
 			tiers = append(tiers, t)
 		}
 	}
@@ -189,21 +197,35 @@ func (a *App) modelRows() []modelRow {
 		if spec.Provider == "" || spec.Model == "" {
 			continue
 		}
-		e := providers.Describe(providers.Spec{Provider: spec.Provider, Model: spec.Model, BaseURL: spec.BaseURL,
-			Override: overrideFor(cfg, spec.Model)})
+		e := cfg.Describe(spec)
 		rows = append(rows, modelRow{Tier: tier, Roles: roles, BaseURL: spec.BaseURL, Entry: e, spec: spec})
 	}
 	return rows
 }
 
-// overrideFor turns the configuration's per-model corrections into catalogue overrides.
-func overrideFor(cfg *config.Config, model string) *llm.Info {
-	o, ok := cfg.Models[model]
-	if !ok {
-		return nil
+// printProviders prints the model provider table.
+func (a *App) printProviders() error {
+	tw := tabwriter.NewWriter(a.Stdout, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "PROVIDER\tPROTOCOL\tKEY\tENDPOINT\tSUGGESTED MODELS")
+	for _, p := range a.Config.Providers.Rows() {
+		endpoint := p.BaseURL
+		if endpoint == "" {
+			endpoint = "(the service's own)"
+		}
+		if p.BaseURLEnv != "" {
+			endpoint += " or $" + p.BaseURLEnv
+		}
+		suggested := p.Suggested()
+		if suggested == "" {
+			suggested = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", p.Name, p.Protocol, p.Needs(), endpoint, suggested)
 	}
-	return &llm.Info{ContextWindow: o.ContextWindow, MaxOutput: o.MaxOutput,
-		Price: llm.Price{Input: o.InputPrice, Output: o.OutputPrice}}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(a.Stdout, "Any OpenAI-compatible server is openai with --base-url; a key is read only from its provider's variable (or model.api_key_env).")
+	return nil
 }
 
 func price(p float64) string {

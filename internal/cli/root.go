@@ -18,6 +18,7 @@ import (
 
 	"github.com/deepresearch/deepresearch/internal/config"
 	"github.com/deepresearch/deepresearch/internal/redact"
+	"github.com/deepresearch/deepresearch/internal/request"
 	"github.com/deepresearch/deepresearch/internal/termsafe"
 	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/llm/providers"
@@ -83,19 +84,27 @@ type App struct {
 	// localTrusted says the working folder's deepresearch.yaml and .mcp.json may take effect (see
 	// decideLocalTrust).
 	localTrusted bool
-	// warnedModels are the unknown models already warned about (warnUnknownModel).
-	warnedModels sync.Map
+	// Providers is the model provider table; nil means providers.Builtin().
+	Providers *providers.Table
+	// modelBuilder builds the configured models (models()).
+	modelBuilder *request.Models
+	modelsOnce   sync.Once
 }
 
 // Main runs the command line and returns the process exit code.
 func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+	return mainWith(ctx, &App{Getenv: getenv}, args, stdin, stdout, stderr)
+}
+
+// mainWith is Main for an App that carries more than the environment (a provider table of its own, in tests).
+func mainWith(ctx context.Context, app *App, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// Everything printed may hold text from outside (pages, corpus files and their names, questions, model
 	// output): both streams go through the one sanitising printer, so no control sequence reaches the terminal.
 	// The progress displays draw their own escapes on the writer beneath and sanitise what they draw.
 	out, errw := termsafe.NewWriter(stdout), termsafe.NewWriter(stderr)
 	defer out.Flush()
 	defer errw.Flush()
-	app := &App{Stdin: stdin, Stdout: out, Stderr: errw, Getenv: getenv}
+	app.Stdin, app.Stdout, app.Stderr = stdin, out, errw
 	root := NewRootCmd(app)
 	root.SetArgs(args)
 	root.SetIn(stdin)
@@ -135,7 +144,7 @@ and with Anthropic; with no model configured it runs its extractive engine, whic
 	root.SetFlagErrorFunc(suggestFlag)
 	pf := root.PersistentFlags()
 	pf.StringVar(&app.configFile, "config", "", "configuration file (default ./deepresearch.yaml in a trusted folder, then the user config dir)")
-	pf.StringVar(&app.overrides.Provider, "provider", "", "model provider: "+strings.Join(providers.Names(), ", ")+" (openai: any OpenAI-compatible server, with --base-url)")
+	pf.StringVar(&app.overrides.Provider, "provider", "", "model provider: "+strings.Join(app.Providers.Names(), ", ")+" (openai: any OpenAI-compatible server, with --base-url)")
 	pf.StringVar(&app.overrides.Model, "model", "", "model name")
 	pf.StringVar(&app.overrides.BaseURL, "base-url", "", "API base URL (for Ollama, vLLM, DeepSeek, OpenRouter, …)")
 	pf.BoolVarP(&app.verbose, "verbose", "v", false, "log debug details to stderr")
@@ -175,7 +184,7 @@ func checkModel(cfg *config.Config) error {
 	d := cfg.Default
 	if slices.Contains(websearch.Names(), strings.ToLower(d.Provider)) {
 		return fmt.Errorf("%q is a web search provider: pass it as --web %s (--provider names the model provider: %s)",
-			d.Provider, strings.ToLower(d.Provider), strings.Join(providers.Names(), ", "))
+			d.Provider, strings.ToLower(d.Provider), strings.Join(cfg.Providers.Names(), ", "))
 	}
 	var tierProvider, tierModel bool
 	for _, t := range cfg.Tiers {
@@ -185,17 +194,21 @@ func checkModel(cfg *config.Config) error {
 	switch {
 	case d.Model != "" && d.Provider == "" && !tierProvider:
 		return fmt.Errorf("model %q has no provider: add --provider (%s) or set DEEPRESEARCH_PROVIDER or model.provider in the config file",
-			d.Model, strings.Join(providers.Names(), ", "))
+			d.Model, strings.Join(cfg.Providers.Names(), ", "))
 	case d.Provider != "" && d.Model == "" && !tierModel:
-		return fmt.Errorf("provider %q has no model: add --model NAME or set DEEPRESEARCH_MODEL or model.model in the config file", d.Provider)
+		hint := ""
+		if p, ok := cfg.Providers.Lookup(d.Provider); ok && p.Suggested() != "" {
+			hint = " (suggested: " + p.Suggested() + ")"
+		}
+		return fmt.Errorf("provider %q has no model: add --model NAME or set DEEPRESEARCH_MODEL or model.model in the config file%s", d.Provider, hint)
 	}
 	for _, spec := range append([]config.ModelSpec{d}, tierSpecs(cfg)...) {
 		if spec.Provider == "" {
 			continue
 		}
-		if !slices.Contains(providers.Names(), strings.ToLower(spec.Provider)) {
+		if !slices.Contains(cfg.Providers.Names(), strings.ToLower(spec.Provider)) {
 			return fmt.Errorf("unknown provider %q: want one of %s (any OpenAI-compatible server is openai with --base-url)",
-				spec.Provider, strings.Join(providers.Names(), ", "))
+				spec.Provider, strings.Join(cfg.Providers.Names(), ", "))
 		}
 	}
 	return nil
@@ -233,7 +246,7 @@ func (a *App) load(cmd *cobra.Command) error {
 	if file == "" {
 		file = config.DefaultFile(getenv, a.localTrusted)
 	}
-	cfg, err := config.Load(file, getenv)
+	cfg, err := config.LoadWith(file, getenv, a.Providers)
 	if err != nil {
 		return err
 	}
@@ -312,7 +325,7 @@ func suggestFlag(cmd *cobra.Command, err error) error {
 
 // calmLog keeps raw log lines off the terminal where the command says the same thing itself: nothing after the
 // command's context ends (Ctrl-C: the interrupted steps' errors are the interruption, which the command reports
-// once), and not the research roles' unknown-window warning, which warnUnknownModel gives in full. -v shows all.
+// once), and not the research roles' unknown-window warning, which request.Models gives in full. -v shows all.
 type calmLog struct {
 	slog.Handler
 	ctx context.Context

@@ -151,14 +151,7 @@ func loadSubagentTypes() ([]subagent.Type, error) {
 // tierModel builds the model for a subagent type's tier, or returns nil (the parent's model) when the
 // configuration names no model of its own for that tier.
 func (a *App) tierModel(tier string, ledger *llm.Ledger) (llm.Model, error) {
-	if a.Config.Tiers[tier].Model == "" {
-		return nil, nil
-	}
-	m, err := a.modelFromSpec(a.Config.ModelForTier(tier), ledger, "subagent-"+tier)
-	if err != nil {
-		return nil, fmt.Errorf("model for tier %s: %w", tier, err)
-	}
-	return m, nil
+	return a.models().ForTier(tier, ledger, "subagent-"+tier)
 }
 
 // subagentObserver prints subagents' tool calls and failures to stderr, indented under the parent's task call.

@@ -13,7 +13,6 @@ import (
 	"github.com/deepresearch/deepresearch/agent"
 	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/llm"
-	"github.com/deepresearch/deepresearch/llm/providers"
 	"github.com/deepresearch/deepresearch/llm/tokens"
 	"github.com/deepresearch/deepresearch/mcptools"
 )
@@ -97,8 +96,7 @@ func (a *App) listTools(ctx context.Context, dir string, listsFailures bool) (*t
 	if a.Config.HasModel() {
 		// The listing needs the window and the tokenizer, never an answer, so no API key is required.
 		spec := a.Config.ModelFor("agent")
-		e := providers.Describe(providers.Spec{Provider: spec.Provider, Model: spec.Model, BaseURL: spec.BaseURL,
-			Override: overrideFor(a.Config, spec.Model)})
+		e := a.Config.Describe(spec)
 		model = listingModel{info: e.Info}
 	}
 	info := model.Info()

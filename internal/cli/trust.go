@@ -60,7 +60,7 @@ func (a *App) secrets() []string {
 	if a.Config != nil {
 		return a.Config.Secrets()
 	}
-	return redact.EnvValues(a.getenv)
+	return redact.EnvValues(a.getenv, config.KeyVars(a.Providers)...)
 }
 
 // interactive reports whether a person is at the terminal: stdin and stderr both terminals.

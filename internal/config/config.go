@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -17,21 +18,17 @@ import (
 
 	"github.com/deepresearch/deepresearch/contextmgr"
 	"github.com/deepresearch/deepresearch/internal/redact"
+	"github.com/deepresearch/deepresearch/llm"
+	"github.com/deepresearch/deepresearch/llm/catalog"
+	"github.com/deepresearch/deepresearch/llm/providers"
 	"github.com/deepresearch/deepresearch/research"
 	"github.com/deepresearch/deepresearch/sources/websearch"
 	"github.com/deepresearch/deepresearch/subagent"
 )
 
-// Tier names a model strength class.
-const (
-	TierStrong = "strong"
-	TierMid    = "mid"
-	TierFast   = "fast"
-)
-
 // ModelSpec says which model serves a tier.
 type ModelSpec struct {
-	Provider string `yaml:"provider,omitempty" json:"provider,omitempty"` // openai | anthropic (any OpenAI-compatible server is openai)
+	Provider string `yaml:"provider,omitempty" json:"provider,omitempty"` // a name of the provider table (llm/providers); any OpenAI-compatible server is openai
 	Model    string `yaml:"model,omitempty" json:"model,omitempty"`
 	BaseURL  string `yaml:"base_url,omitempty" json:"base_url,omitempty"`
 	// APIKeyEnv names the environment variable holding the key; default by provider.
@@ -102,6 +99,9 @@ type Config struct {
 	// list and show every run in it.
 	State string `yaml:"state,omitempty" json:"state,omitempty"`
 
+	// Providers is the model provider table provider names are looked up in; nil means providers.Builtin().
+	Providers *providers.Table `yaml:"-" json:"-"`
+
 	// File is where the configuration was read from, if anywhere.
 	File string `yaml:"-" json:"file,omitempty"`
 	env  func(string) string
@@ -123,13 +123,13 @@ func Defaults() *Config {
 	return &Config{
 		Tiers: map[string]ModelSpec{},
 		Roles: map[string]string{
-			"planner":     TierStrong,
-			"verifier":    TierStrong,
-			"synthesizer": TierStrong,
-			"analyst":     TierMid,
-			"searcher":    TierFast,
-			"agent":       TierStrong,
-			"summarizer":  TierFast,
+			"planner":     providers.TierStrong,
+			"verifier":    providers.TierStrong,
+			"synthesizer": providers.TierStrong,
+			"analyst":     providers.TierMid,
+			"searcher":    providers.TierFast,
+			"agent":       providers.TierStrong,
+			"summarizer":  providers.TierFast,
 		},
 		Models:  map[string]ModelOverride{},
 		Context: Context{Preset: "hybrid"},
@@ -156,7 +156,13 @@ func DefaultFile(getenv func(string) string, localTrusted bool) string {
 
 // Load reads defaults, the file (if path is non-empty) and the environment. getenv nil means os.Getenv.
 func Load(path string, getenv func(string) string) (*Config, error) {
+	return LoadWith(path, getenv, nil)
+}
+
+// LoadWith is Load with the model provider table names are looked up in; nil means providers.Builtin().
+func LoadWith(path string, getenv func(string) string, table *providers.Table) (*Config, error) {
 	c := Defaults()
+	c.Providers = table
 	if getenv != nil {
 		c.env = getenv
 	}
@@ -233,12 +239,9 @@ func (c *Config) applyEnv() {
 	if v := c.env("DEEPRESEARCH_BASE_URL"); v != "" {
 		c.Default.BaseURL = v
 	}
-	if c.Default.BaseURL == "" {
-		switch c.Default.Provider {
-		case "openai":
-			c.Default.BaseURL = c.env("OPENAI_BASE_URL")
-		case "anthropic":
-			c.Default.BaseURL = c.env("ANTHROPIC_BASE_URL")
+	if c.Default.BaseURL == "" && c.Default.Provider != "" {
+		if p, ok := c.Providers.Lookup(c.Default.Provider); ok && p.BaseURLEnv != "" {
+			c.Default.BaseURL = c.env(p.BaseURLEnv)
 		}
 	}
 	if v := c.env("DEEPRESEARCH_WEB"); v != "" {
@@ -278,7 +281,7 @@ func (c *Config) Apply(o Overrides) {
 func (c *Config) ModelFor(role string) ModelSpec {
 	tier := c.Roles[role]
 	if tier == "" {
-		tier = TierStrong
+		tier = providers.TierStrong
 	}
 	return c.ModelForTier(tier)
 }
@@ -314,31 +317,56 @@ func (c *Config) HasModel() bool {
 	return false
 }
 
-// APIKey returns the key for a spec from the environment.
+// APIKey returns the key for a spec from the environment: the api_key_env variable when the configuration names
+// one, else the provider's own variables (the provider table's), so that a key is never sent to a company it was
+// not issued by; "" for a provider that needs none or that the table does not have.
 func (c *Config) APIKey(s ModelSpec) string {
-	if s.APIKeyEnv != "" {
-		return c.env(s.APIKeyEnv)
-	}
-	// One variable per provider: a key is never sent to a company it was not issued by. Named
-	// OpenAI-compatible services (deepseek, openrouter, qwen) take their own variables through api_key_env or the
-	// provider presets.
-	switch s.Provider {
-	case "anthropic":
-		return c.env("ANTHROPIC_API_KEY")
-	case "openai", "":
-		return c.env("OPENAI_API_KEY")
-	}
-	return ""
+	key, _ := c.apiKey(s)
+	return key
 }
 
-// Secrets returns the API keys set in the environment — the known key variables and every api_key_env the
-// configuration names — for redact to remove from whatever is stored or printed.
-func (c *Config) Secrets() []string {
-	extra := append([]string{c.Default.APIKeyEnv}, websearch.KeyEnvs()...)
-	for _, t := range c.Tiers {
-		extra = append(extra, t.APIKeyEnv)
+// KeyVar returns the environment variable a spec's key belongs in: api_key_env, else the provider's preferred
+// variable; "" when the provider needs no key.
+func (c *Config) KeyVar(s ModelSpec) string {
+	_, env := c.apiKey(s)
+	return env
+}
+
+func (c *Config) apiKey(s ModelSpec) (key, env string) {
+	if s.APIKeyEnv != "" {
+		return c.env(s.APIKeyEnv), s.APIKeyEnv
 	}
-	out := redact.EnvValues(c.env, extra...)
+	p, ok := c.Providers.Lookup(s.Provider)
+	if !ok {
+		return "", ""
+	}
+	return p.Key(c.env)
+}
+
+// TokenEnv is the environment variable holding the access token of the web viewer and the MCP server over HTTP.
+const TokenEnv = "DEEPRESEARCH_TOKEN"
+
+// KeyVars lists every environment variable that holds one of deepresearch's secrets: the model providers' key
+// variables of table (nil: the built-in one), the web search providers' and the access token's. What they hold is
+// scrubbed from whatever is stored or printed, and masked by config show.
+func KeyVars(table *providers.Table) []string {
+	out := table.KeyEnvs()
+	for _, k := range append(websearch.KeyEnvs(), TokenEnv) {
+		if !slices.Contains(out, k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// Secrets returns the API keys set in the environment — the known key variables (KeyVars) and every api_key_env
+// the configuration names — for redact to remove from whatever is stored or printed.
+func (c *Config) Secrets() []string {
+	names := append(KeyVars(c.Providers), c.Default.APIKeyEnv)
+	for _, t := range c.Tiers {
+		names = append(names, t.APIKeyEnv)
+	}
+	out := redact.EnvValues(c.env, names...)
 	// The shared state's password, from the file or DEEPRESEARCH_STATE.
 	if u, err := url.Parse(c.State); err == nil && u.User != nil {
 		if pw, ok := u.User.Password(); ok && pw != "" {
@@ -346,6 +374,23 @@ func (c *Config) Secrets() []string {
 		}
 	}
 	return out
+}
+
+// Override returns the configuration's corrections of a model's catalogue facts (its models: entry) as an
+// override, or nil when it has none.
+func (c *Config) Override(model string) *llm.Info {
+	o, ok := c.Models[model]
+	if !ok {
+		return nil
+	}
+	return &llm.Info{ContextWindow: o.ContextWindow, MaxOutput: o.MaxOutput,
+		Price: llm.Price{Input: o.InputPrice, Output: o.OutputPrice}}
+}
+
+// Describe returns the catalogue facts of a spec's model with the configuration's corrections, without building
+// the model (no key needed).
+func (c *Config) Describe(s ModelSpec) catalog.Entry {
+	return c.Providers.Describe(providers.Spec{Provider: s.Provider, Model: s.Model, BaseURL: s.BaseURL, Override: c.Override(s.Model)})
 }
 
 // Env returns an environment variable through the configuration's environment source.
@@ -419,8 +464,10 @@ func (c *Config) Show() (string, error) {
 		b.WriteString("# sources.corpus: not set, no local documents (set it, or pass --corpus DIR)\n")
 	}
 	var keys []string
-	modelKeys := []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "DEEPSEEK_API_KEY", "OPENROUTER_API_KEY", "DASHSCOPE_API_KEY"}
-	for _, k := range append(modelKeys, websearch.KeyEnvs()...) {
+	for _, k := range KeyVars(c.Providers) {
+		if k == TokenEnv {
+			continue
+		}
 		if v := c.env(k); v != "" {
 			keys = append(keys, fmt.Sprintf("#   %s=%s\n", k, Mask(v)))
 		}

@@ -1,6 +1,7 @@
 package config_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -8,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/deepresearch/deepresearch/internal/config"
+	"github.com/deepresearch/deepresearch/llm/providers"
+	"github.com/deepresearch/deepresearch/sources/websearch"
 )
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -200,5 +203,42 @@ func TestScaleOutSettings(t *testing.T) {
 	}
 	if c.Temporal.HostPort != "env:7233" || c.State != vars["DEEPRESEARCH_STATE"] || !slices.Contains(c.Secrets(), "envpw67890") {
 		t.Errorf("from the environment: %+v %q %v", c.Temporal, c.State, c.Secrets())
+	}
+}
+
+// Every key variable of the model and web search provider tables is scrubbed: a provider row is all it takes,
+// no second list to keep in step.
+func TestEveryTableKeyIsASecret(t *testing.T) {
+	table := providers.Builtin().With(providers.Provider{Name: "fakeco", Title: "Fake", Protocol: providers.OpenAICompatible,
+		BaseURL: "http://127.0.0.1:9/v1", KeyEnv: []string{"FAKECO_API_KEY"}})
+	names := append(table.KeyEnvs(), websearch.KeyEnvs()...)
+	vars := map[string]string{}
+	for i, k := range names {
+		vars[k] = fmt.Sprintf("secret-value-%02d-%s", i, k)
+	}
+	c, err := config.LoadWith("", env(vars), table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	secrets := c.Secrets()
+	for _, k := range names {
+		if !slices.Contains(secrets, vars[k]) {
+			t.Errorf("%s is read but not scrubbed", k)
+		}
+	}
+	if !slices.Contains(config.KeyVars(table), "FAKECO_API_KEY") || slices.Contains(config.KeyVars(nil), "FAKECO_API_KEY") {
+		t.Errorf("KeyVars does not follow the table: %v", config.KeyVars(table))
+	}
+	if c.APIKey(config.ModelSpec{Provider: "fakeco"}) != vars["FAKECO_API_KEY"] || c.KeyVar(config.ModelSpec{Provider: "FakeCo"}) != "FAKECO_API_KEY" {
+		t.Errorf("the row's key is not the spec's")
+	}
+	shown, err := c.Show()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range names {
+		if strings.Contains(shown, vars[k]) || !strings.Contains(shown, k+"=****") {
+			t.Errorf("config show does not mask %s", k)
+		}
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/deepresearch/deepresearch/llm/providers"
 	"github.com/deepresearch/deepresearch/research"
 )
 
@@ -32,16 +33,16 @@ const (
 	DefaultTaskQueue = "deepresearch"
 )
 
-// Model tiers, each with a task queue of its own so that steps can go to the workers holding that tier's keys
-// or rate limits.
+// Model tiers (declared once, in llm/providers), each with a task queue of its own so that steps can go to the
+// workers holding that tier's keys or rate limits.
 const (
-	TierStrong = "strong" // planner, verifier, synthesizer
-	TierMid    = "mid"    // analysts (reading)
-	TierFast   = "fast"   // searchers
+	TierStrong = providers.TierStrong // planner, verifier, synthesizer
+	TierMid    = providers.TierMid    // analysts (reading)
+	TierFast   = providers.TierFast   // searchers
 )
 
 // Tiers lists the model tiers.
-var Tiers = []string{TierStrong, TierMid, TierFast}
+var Tiers = providers.Tiers()
 
 // TierQueue is the task queue of a tier under a base queue.
 func TierQueue(base, tier string) string { return base + "-" + tier }

@@ -12,10 +12,6 @@ import (
 // Mark replaces a secret.
 const Mark = "[redacted]"
 
-// KeyVars are the environment variables that hold deepresearch's API keys.
-var KeyVars = []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "DEEPSEEK_API_KEY", "OPENROUTER_API_KEY", "DASHSCOPE_API_KEY",
-	"TAVILY_API_KEY", "BRAVE_API_KEY", "EXA_API_KEY", "DEEPRESEARCH_TOKEN"}
-
 // minSecret is the shortest value treated as a secret; shorter ones would scrub ordinary words.
 const minSecret = 8
 
@@ -40,14 +36,19 @@ func New(secrets ...string) *Scrubber {
 }
 
 // FromEnv returns a scrubber for EnvValues.
-func FromEnv(getenv func(string) string, extra ...string) *Scrubber {
-	return New(EnvValues(getenv, extra...)...)
+func FromEnv(getenv func(string) string, names ...string) *Scrubber {
+	return New(EnvValues(getenv, names...)...)
 }
 
-// EnvValues returns the values of KeyVars and of the extra variable names (api_key_env settings) that are set.
-func EnvValues(getenv func(string) string, extra ...string) []string {
+// EnvValues returns the values of the named environment variables that are set. The names of deepresearch's key
+// variables are not known here but in the tables that declare them (config.KeyVars: the model and web search
+// provider tables), which is where a caller gets them.
+func EnvValues(getenv func(string) string, names ...string) []string {
 	var vals []string
-	for _, k := range append(slices.Clone(KeyVars), extra...) {
+	for _, k := range names {
+		if k == "" {
+			continue
+		}
 		if v := getenv(k); v != "" {
 			vals = append(vals, v)
 		}

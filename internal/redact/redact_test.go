@@ -34,7 +34,7 @@ func TestScrub(t *testing.T) {
 
 func TestFromEnv(t *testing.T) {
 	env := map[string]string{"OPENAI_API_KEY": "key-from-env-123", "MY_KEY": "custom-secret-456"}
-	s := FromEnv(func(k string) string { return env[k] }, "MY_KEY")
+	s := FromEnv(func(k string) string { return env[k] }, "OPENAI_API_KEY", "MY_KEY")
 	if got := s.Scrub("a key-from-env-123 b custom-secret-456"); got != "a [redacted] b [redacted]" {
 		t.Errorf("got %q", got)
 	}

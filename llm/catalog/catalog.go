@@ -55,35 +55,27 @@ var catalogueVersion = sync.OnceValue(func() string {
 // load parses the embedded catalogue once; it is immutable afterwards.
 var load = sync.OnceValue(func() []catwalk.Provider { return embedded.GetAll() })
 
-// aliases maps the provider names deepresearch accepts to catwalk provider ids.
-var aliases = map[string][]string{
-	"openai":     {"openai"},
-	"anthropic":  {"anthropic"},
-	"deepseek":   {"deepseek"},
-	"openrouter": {"openrouter"},
-	"qwen":       {"alibaba-singapore", "alibaba-us"},
-	"dashscope":  {"alibaba-singapore", "alibaba-us"},
-	"groq":       {"groq"},
-	"xai":        {"xai"},
-	"moonshot":   {"moonshot"},
-	"zhipu":      {"zhipu"},
-}
-
 // firstParty are searched before aggregators when a model id is looked up across providers, so that a bare id
 // gets its maker's price rather than a reseller's.
 var firstParty = []string{"openai", "anthropic", "deepseek", "gemini", "xai", "moonshot", "zhipu", "zai", "alibaba-singapore", "minimax"}
 
-// Lookup finds a model. The makers' own price sheets (makers.go) are read first; then the named provider's list is searched first, then first-party makers, then everyone
+// Lookup finds a model, searching the catalogue provider whose id is provider first. The makers' own price sheets (makers.go) are read first; then the named provider's list is searched first, then first-party makers, then everyone
 // else (aggregators), so that a bare id gets its maker's price rather than a reseller's. In each group an exact id
 // wins (also with a vendor prefix removed: "openai/gpt-4o"), then a dated variant in either direction
 // ("claude-sonnet-4-5" ↔ "claude-sonnet-4-5-20250929"). Without a match it returns the defaults with Known false.
 func Lookup(provider, model string) Entry {
-	provs := load()
-	want := strings.ToLower(strings.TrimSpace(model))
-	named := aliases[strings.ToLower(provider)]
-	if named == nil && provider != "" {
+	var named []string
+	if provider != "" {
 		named = []string{strings.ToLower(provider)}
 	}
+	return LookupIn(named, provider, model)
+}
+
+// LookupIn is Lookup searching the catalogue providers named (the ids of catalogue providers and makers' sheets,
+// as a model provider's table row lists them) first; provider is what the entry reports.
+func LookupIn(named []string, provider, model string) Entry {
+	provs := load()
+	want := strings.ToLower(strings.TrimSpace(model))
 	sheet := func(own bool) (Entry, bool) {
 		e, ok := fromSheets(named, want, own)
 		if ok {
@@ -176,7 +168,16 @@ func abs(n int) int {
 // Resolve looks a model up and lays an override over it: every non-zero field of override replaces the
 // catalogue's. An override that gives a context window makes an unknown model known.
 func Resolve(provider, model string, override *llm.Info) Entry {
-	e := Lookup(provider, model)
+	var named []string
+	if provider != "" {
+		named = []string{strings.ToLower(provider)}
+	}
+	return ResolveIn(named, provider, model, override)
+}
+
+// ResolveIn is Resolve searching the catalogue providers named first (see LookupIn).
+func ResolveIn(named []string, provider, model string, override *llm.Info) Entry {
+	e := LookupIn(named, provider, model)
 	if override == nil {
 		return e
 	}

@@ -90,7 +90,7 @@ func TestDescribeRemoteAndOverride(t *testing.T) {
 }
 
 func TestPresetsSupplyBaseURL(t *testing.T) {
-	p, ok := LookupPreset("DeepSeek")
+	p, ok := Builtin().Lookup("DeepSeek")
 	if !ok || !strings.HasPrefix(p.BaseURL, "https://api.deepseek.com") {
 		t.Errorf("deepseek preset %+v %v", p, ok)
 	}
