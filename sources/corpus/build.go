@@ -289,7 +289,7 @@ func indexFile(ctx context.Context, cur func() (batch, tbatch *bleve.Batch), ful
 	}
 	_, tbatch := cur()
 	meta, err := json.Marshal(fileMeta{
-		Path: o.path, Title: o.ex.title, ContentType: o.f.ctype, Lang: o.f.lang,
+		Path: o.path, Title: o.ex.title, ContentType: o.f.ContentType(), Lang: o.f.Lang,
 		TextHash: sources.HashText(o.ex.text), Lines: len(splitLines(o.ex.text)),
 		ModTime: time.Unix(0, o.entry.ModTime).UTC(),
 	})

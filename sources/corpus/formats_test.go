@@ -6,10 +6,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/xuri/excelize/v2"
+
+	"github.com/deepresearch/deepresearch/sources/extract"
 )
 
 // zipFile writes a zip container with the given members.
@@ -209,8 +212,8 @@ func FuzzExtract(f *testing.F) {
 	f.Add(".docx", []byte("PK\x03\x04"))
 	f.Add(".md", []byte("# T\r\n\r\ntext\r\n"))
 	f.Fuzz(func(t *testing.T, ext string, data []byte) {
-		fm, ok := formats[ext]
-		if !ok || fm.kind == kindPDF || fm.kind == kindXLSX {
+		fm, ok := extract.Builtin().ByPath("fuzz" + ext)
+		if !ok || !slices.Contains(fm.Extensions, ext) || fm.Name == "pdf" || fm.Name == "xlsx" {
 			return
 		}
 		ex, err := extractFile(t.Context(), "fuzz"+ext, fm, data)

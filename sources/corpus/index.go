@@ -34,6 +34,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/deepresearch/deepresearch/sources/extract"
 )
 
 const (
@@ -52,7 +54,8 @@ type Index struct {
 	log         *slog.Logger
 	progress    func(Progress)
 	followLinks bool
-	budget      int64 // bytes; zero: DefaultMemoryBudget
+	budget      int64             // bytes; zero: DefaultMemoryBudget
+	formats     *extract.Registry // nil: the built-in formats
 
 	// PerFile caps how many chunks of one file a search returns, so a long
 	// document cannot crowd out every other source. Zero means 2. Set it
@@ -185,6 +188,8 @@ type Options struct {
 	// indexed folder; by default they are skipped and counted
 	// (Stats.LinksOutside), as ripgrep and git skip them.
 	FollowLinks bool
+	// Formats are the document formats files are read as; nil means extract.Builtin().
+	Formats *extract.Registry
 	// MemoryBudget bounds the memory that the files being indexed at once
 	// may take while they are decoded, whatever the number of workers; zero
 	// means DefaultMemoryBudget.
@@ -210,6 +215,7 @@ func OpenWith(dir string, opts *Options) (*Index, error) {
 		ix.progress = opts.Progress
 		ix.followLinks = opts.FollowLinks
 		ix.budget = opts.MemoryBudget
+		ix.formats = opts.Formats
 	}
 	if err := prepareDir(abs); err != nil {
 		return nil, fmt.Errorf("open corpus %s: %w", dir, err)
@@ -428,7 +434,7 @@ func (ix *Index) Add(ctx context.Context, paths ...string) (Stats, error) {
 		return man.m, man.err
 	}
 	defer func() { _, _ = loadBase() }() // never leave the loader behind
-	roots, err := resolveRoots(paths, loadBase)
+	roots, err := resolveRoots(paths, ix.formats, loadBase)
 	if err != nil {
 		return finish(err)
 	}
@@ -533,7 +539,7 @@ type root struct {
 // resolveRoots checks every argument before touching the index: a typo
 // must not cost a half-finished update. loadBase returns the current
 // manifest, which is needed only for paths that no longer exist.
-func resolveRoots(paths []string, loadBase func() (*manifest, error)) ([]root, error) {
+func resolveRoots(paths []string, formats *extract.Registry, loadBase func() (*manifest, error)) ([]root, error) {
 	var roots []root
 	for _, p := range paths {
 		abs, err := filepath.Abs(p)
@@ -558,8 +564,8 @@ func resolveRoots(paths []string, loadBase func() (*manifest, error)) ([]root, e
 			if r, err := filepath.EvalSymlinks(abs); err == nil {
 				abs = r
 			}
-		} else if _, ok := formatOf(abs); !ok {
-			return nil, fmt.Errorf("index %s: unsupported file type; supported: %s", p, SupportedTypes())
+		} else if _, ok := formats.ByPath(abs); !ok {
+			return nil, fmt.Errorf("index %s: unsupported file type; supported: %s", p, formats.Describe())
 		}
 		roots = append(roots, root{path: abs, dir: info.IsDir()})
 	}
@@ -830,10 +836,10 @@ func process(ctx context.Context, j job, containerBudget int64) outcome {
 		return notDoc(Binary, "")
 	case errors.Is(err, errGenerated):
 		return notDoc(Excluded, "generated")
-	case errors.Is(err, errContainerShare): // not a property of the file: not recorded
+	case errors.Is(err, extract.ErrContainerShare): // not a property of the file: not recorded
 		o.result, o.err = Failed, err
 		return o
-	case errors.Is(err, errTooMuchText):
+	case errors.Is(err, extract.ErrTooMuchText):
 		return notDoc(TooLarge, err.Error())
 	case err != nil && ctx.Err() != nil: // stopped, not a property of the file: not recorded
 		o.result, o.err = Failed, err
@@ -848,7 +854,7 @@ func process(ctx context.Context, j job, containerBudget int64) outcome {
 	if j.prev != nil && j.prev.doc() {
 		o.result = Updated
 	}
-	o.detail = j.f.lang
+	o.detail = j.f.Lang
 	for _, c := range ex.chunks {
 		entry.Chunks = append(entry.Chunks, int32(c.start), int32(c.end))
 	}

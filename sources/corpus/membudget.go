@@ -5,6 +5,8 @@ import (
 	"errors"
 
 	"golang.org/x/sync/semaphore"
+
+	"github.com/deepresearch/deepresearch/sources/extract"
 )
 
 // DefaultMemoryBudget is the memory the files being indexed at once may
@@ -15,12 +17,12 @@ const DefaultMemoryBudget = 1 << 30
 // share from its size on disk; it may read that share's worth of
 // uncompressed members (containerShare), and one that expands past it (a
 // few kilobytes naming one chapter a hundred times) is read again with the
-// largest share, which the per-file bounds allow: maxContainerSize of
+// largest share, which the per-file bounds allow: extract.MaxContainerSize of
 // members, held with what is parsed from them.
 const (
 	minShare       = 64 << 10
 	containerRatio = 3 // bytes of memory per uncompressed byte read from a container
-	maxShare       = maxContainerSize*containerRatio + maxTextSize*4
+	maxShare       = extract.MaxContainerSize*containerRatio + extract.MaxTextSize*4
 )
 
 // memBudget is the budget shared by the index workers: a weighted
@@ -45,21 +47,18 @@ func newMemBudget(total int64) *memBudget {
 // maxShare; and for a zip container, the uncompressed bytes it may read
 // with that share.
 func (m *memBudget) share(j job) (share, container int64) {
-	var factor int64
-	switch j.f.kind {
-	case kindEPUB, kindDOCX, kindPPTX:
+	if j.f.Zip {
 		// Members compress about fourfold; each uncompressed byte is held
 		// as bytes, a parse tree and text.
 		container = max(j.size*4, 4<<20)
 		return m.clamp(j.size + container*containerRatio), container
-	case kindXLSX, kindPDF:
-		factor = 16
-	case kindHTML, kindNotebook:
-		factor = 8
-	default: // text and source code: the bytes, the text, chunks and their terms
-		factor = 4
 	}
-	return m.clamp(max(j.size*factor, minShare)), maxContainerSize
+	// Text and source code take the bytes, the text, chunks and their terms: 4 by default.
+	factor := int64(4)
+	if j.f.Expansion > 0 {
+		factor = int64(j.f.Expansion)
+	}
+	return m.clamp(max(j.size*factor, minShare)), extract.MaxContainerSize
 }
 
 func (m *memBudget) clamp(n int64) int64 { return min(max(n, minShare), maxShare, m.total) }
@@ -72,14 +71,14 @@ func (m *memBudget) process(ctx context.Context, j job) (outcome, bool) {
 		return outcome{}, false
 	}
 	o := process(ctx, j, container)
-	if errors.Is(o.err, errContainerShare) {
+	if errors.Is(o.err, extract.ErrContainerShare) {
 		// It expands past its share: again with the largest one.
 		m.sem.Release(share)
 		share = m.clamp(maxShare)
 		if err := m.sem.Acquire(ctx, share); err != nil {
 			return outcome{}, false
 		}
-		o = process(ctx, j, maxContainerSize)
+		o = process(ctx, j, extract.MaxContainerSize)
 	}
 	o.share = share
 	return o, true

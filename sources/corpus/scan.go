@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/deepresearch/deepresearch/sources/extract"
 )
 
 // scan walks the roots and returns the indexable files in walk order (each
@@ -27,13 +29,13 @@ func (ix *Index) scan(ctx context.Context, roots []root, st *Stats) ([]found, er
 	var tops []*scanDir // one per root, in order
 	var queue []scanTask
 	for _, r := range roots {
-		d := &scanDir{path: r.path, root: r.path, real: r.path}
+		d := &scanDir{path: r.path, root: r.path, real: r.path, formats: ix.formats}
 		tops = append(tops, d)
 		if !r.dir {
 			if _, err := os.Lstat(r.path); err == nil {
 				it := scanItem{path: r.path, file: true}
 				info, err := os.Stat(r.path)
-				it.look(info, err)
+				it.look(d.formats, info, err)
 				d.items = []scanItem{it}
 			}
 			continue
@@ -129,6 +131,7 @@ type scanDir struct {
 	parent     *scanDir
 	ign        *ignorer // the .gitignore files that apply to its entries
 	items      []scanItem
+	formats    *extract.Registry // what its files are read as
 }
 
 // scanItem is one entry of a folder: a walked subfolder, or a path with its
@@ -275,7 +278,7 @@ func (ix *Index) readDir(ctx context.Context, d *scanDir) []scanTask {
 		case ign.match(p, isDir):
 			why = ".gitignore"
 		case isDir:
-			sub := &scanDir{path: p, ign: ign, root: d.root, real: filepath.Join(d.real, name), parent: d}
+			sub := &scanDir{path: p, ign: ign, root: d.root, real: filepath.Join(d.real, name), parent: d, formats: d.formats}
 			items = append(items, scanItem{path: p, sub: sub})
 			more = append(more, scanTask{d: sub, list: true})
 			continue
@@ -341,7 +344,7 @@ func (ix *Index) link(d *scanDir, p string, ign *ignorer) (scanItem, *scanDir) {
 			return scanItem{path: p, outcome: Excluded, detail: "symbolic link to a folder above it (" + target + ")"}, nil
 		}
 	}
-	sub := &scanDir{path: p, ign: ign, root: d.root, real: target, parent: d}
+	sub := &scanDir{path: p, ign: ign, root: d.root, real: target, parent: d, formats: d.formats}
 	return scanItem{path: p, sub: sub}, sub
 }
 
@@ -369,11 +372,12 @@ func statFiles(ctx context.Context, d *scanDir, lo, hi int) {
 		}
 		if dir != nil {
 			if size, mod, ino, ok := dir.regular(filepath.Base(it.path)); ok {
-				it.regular(size, mod, ino)
+				it.regular(d.formats, size, mod, ino)
 				continue
 			}
 		}
-		it.look(os.Stat(it.path))
+		info, err := os.Stat(it.path)
+		it.look(d.formats, info, err)
 	}
 	if dir != nil {
 		dir.close()
@@ -382,7 +386,7 @@ func statFiles(ctx context.Context, d *scanDir, lo, hi int) {
 
 // look sets the outcome of a file from what os.Stat returned for it: ""
 // when it is to be indexed.
-func (it *scanItem) look(info os.FileInfo, err error) {
+func (it *scanItem) look(formats *extract.Registry, info os.FileInfo, err error) {
 	switch {
 	case err != nil:
 		it.outcome, it.err = Failed, err
@@ -394,12 +398,12 @@ func (it *scanItem) look(info os.FileInfo, err error) {
 		it.outcome, it.detail = Excluded, "not a regular file ("+info.Mode().Type().String()+")"
 		return
 	}
-	it.regular(info.Size(), info.ModTime().UnixNano(), fileID(info))
+	it.regular(formats, info.Size(), info.ModTime().UnixNano(), fileID(info))
 }
 
 // regular sets the outcome of a regular file.
-func (it *scanItem) regular(size, mod int64, ino uint64) {
-	f, ok := formatOf(it.path)
+func (it *scanItem) regular(formats *extract.Registry, size, mod int64, ino uint64) {
+	f, ok := formats.ByPath(it.path)
 	if !ok {
 		ext := filepath.Ext(it.path)
 		if ext == "" {

@@ -257,31 +257,3 @@ func FirstHeading(md string) string {
 	}
 	return ""
 }
-
-// IsPDF reports whether data starts with the PDF signature.
-func IsPDF(data []byte) bool {
-	return bytes.HasPrefix(bytes.TrimLeft(data[:min(len(data), 1024)], "\x00\t\n\r "), []byte("%PDF-"))
-}
-
-// binarySniff is how much of a body LooksBinary inspects.
-const binarySniff = 8 << 10
-
-// LooksBinary reports whether data is binary rather than text, whatever its label says: a NUL byte, or more
-// than one in ten bytes being control characters other than tab, newline, carriage return, form feed and
-// escape, within the first 8 KiB. Text in UTF-16 (which has NULs) is recognised by its byte-order mark.
-func LooksBinary(data []byte) bool {
-	head := data[:min(len(data), binarySniff)]
-	if bytes.HasPrefix(head, []byte("\xff\xfe")) || bytes.HasPrefix(head, []byte("\xfe\xff")) {
-		return false
-	}
-	ctrl := 0
-	for _, c := range head {
-		switch {
-		case c == 0:
-			return true
-		case c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != 0x1b, c == 0x7f:
-			ctrl++
-		}
-	}
-	return ctrl*10 > len(head)
-}

@@ -1,8 +1,9 @@
 // Package fetch retrieves web pages and documents for the research agents
 // safely: it refuses internal and cloud-metadata addresses (after DNS
 // resolution and on every redirect), bounds time and size, decodes legacy
-// charsets, extracts the main content of HTML pages as Markdown, reads PDF
-// text, backs off when a host says it is busy, and can keep every fetched
+// charsets, extracts the main content of HTML pages as Markdown, reads every
+// document format of the registry in sources/extract (PDF, DOCX, PPTX, XLSX,
+// EPUB, notebooks: the formats the corpus reads), backs off when a host says it is busy, and can keep every fetched
 // text on disk keyed by URL and content hash.
 package fetch
 
@@ -77,6 +78,9 @@ type Config struct {
 	Resolver Resolver
 	// Logger receives retries and cache events. Nil discards them.
 	Logger *slog.Logger
+	// Formats are the document formats a download is read as besides web pages and text (PDF, DOCX, EPUB, XLSX,
+	// notebooks…: the corpus's formats); nil means extract.Builtin().
+	Formats *extract.Registry
 }
 
 // Fetcher implements sources.Fetcher for http and https URLs.
@@ -408,14 +412,34 @@ func (f *Fetcher) extract(ctx context.Context, orig *url.URL, resp *http.Respons
 	if mt == "" || mt == "application/octet-stream" || mt == "binary/octet-stream" {
 		mt, _, _ = mime.ParseMediaType(http.DetectContentType(body))
 	}
-	if extract.IsPDF(body) {
-		mt = "application/pdf"
-	}
 	doc := &sources.Document{
 		URL:       orig.String(), // what the caller asked for, before redirects
 		FinalURL:  final.String(),
 		FetchedAt: time.Now().UTC(),
 		Truncated: truncated,
+	}
+	if fm, ok := f.format(mt, final.Path, body); ok {
+		// A document format of the registry, by its own bytes first (a PDF or an Office file labelled as
+		// anything), then by the server's label, then, under a generic label, by the URL's extension.
+		if fm.Binary && truncated {
+			return nil, fmt.Errorf("%s is larger than the %d-byte limit", strings.ToUpper(fm.Name), f.cfg.MaxBytes)
+		}
+		if !fm.Binary && extract.LooksBinary(body) {
+			return nil, fmt.Errorf("refused: the body is read as %s but holds binary data", fm.Name)
+		}
+		d, err := fm.Read(ctx, body, extract.Limits{})
+		if err != nil {
+			return nil, err
+		}
+		doc.ContentType, doc.Title, doc.Text = fm.ContentType(), d.Title, d.Text
+		if doc.Title == "" {
+			doc.Title = path.Base(final.Path)
+		}
+		if strings.TrimSpace(doc.Text) == "" {
+			return nil, fmt.Errorf("no text extracted from %s content", doc.ContentType)
+		}
+		doc.Hash = sources.HashText(doc.Text)
+		return doc, nil
 	}
 	switch {
 	case mt == "text/html" || mt == "application/xhtml+xml":
@@ -427,16 +451,6 @@ func (f *Fetcher) extract(ctx context.Context, orig *url.URL, resp *http.Respons
 			return nil, err
 		}
 		doc.ContentType, doc.Title, doc.Text, doc.Published = "text/html", res.Title, res.Text, res.Published
-	case mt == "application/pdf":
-		if truncated {
-			return nil, fmt.Errorf("PDF is larger than the %d-byte limit", f.cfg.MaxBytes)
-		}
-		text, err := extract.PDF(ctx, body)
-		if err != nil {
-			return nil, err
-		}
-		doc.ContentType, doc.Text = mt, text
-		doc.Title = path.Base(final.Path)
 	case strings.HasPrefix(mt, "text/") || mt == "application/json" || mt == "application/xml" || strings.HasSuffix(mt, "+json") || strings.HasSuffix(mt, "+xml"):
 		if extract.LooksBinary(body) {
 			return nil, fmt.Errorf("refused: the body is labelled %s but holds binary data", mt)
@@ -460,6 +474,29 @@ func (f *Fetcher) extract(ctx context.Context, orig *url.URL, resp *http.Respons
 	}
 	doc.Hash = sources.HashText(doc.Text)
 	return doc, nil
+}
+
+// format picks the registry format a body is read as, when it is one with a converter of its own (web pages and
+// text keep the fetcher's own reading): the body's bytes decide first, then the media type, then — under a
+// label that says nothing (none, octet-stream, zip, plain text, JSON) — the URL path's extension.
+func (f *Fetcher) format(mt, urlPath string, body []byte) (extract.Format, bool) {
+	converted := func(fm extract.Format, ok bool) bool {
+		return ok && fm.Convert != nil && fm.Layout != extract.LayoutHTML
+	}
+	if fm, ok := f.cfg.Formats.BySniff(body); converted(fm, ok) {
+		return fm, true
+	}
+	if fm, ok := f.cfg.Formats.ByMIME(mt); converted(fm, ok) {
+		return fm, true
+	}
+	switch mt {
+	case "", "application/octet-stream", "binary/octet-stream", "application/zip", "application/x-zip-compressed",
+		"text/plain", "application/json":
+		if fm, ok := f.cfg.Formats.ByPath(urlPath); converted(fm, ok) {
+			return fm, true
+		}
+	}
+	return extract.Format{}, false
 }
 
 func isMarkdown(mt, p string) bool {

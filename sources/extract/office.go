@@ -1,4 +1,4 @@
-package corpus
+package extract
 
 import (
 	"archive/zip"
@@ -15,52 +15,43 @@ import (
 	"strings"
 
 	"github.com/xuri/excelize/v2"
-
-	"github.com/deepresearch/deepresearch/sources/extract"
 )
 
 // Limits on what one container file may expand to: a zip bomb must not
 // fill memory.
 const (
-	maxPartSize      = 32 << 20        // one member of a zip container
-	maxContainerSize = 4 * maxPartSize // all the members read from one container together
-	maxTextSize      = 16 << 20        // the text extracted from one file
+	MaxPartSize      = 32 << 20        // one member of a zip container
+	MaxContainerSize = 4 * MaxPartSize // all the members read from one container together
+	MaxTextSize      = 16 << 20        // the text extracted from one file
 )
 
-var errTooMuchText = errors.New("more than 16 MiB of text")
+// ErrTooMuchText is a document whose text passes MaxTextSize.
+var ErrTooMuchText = errors.New("more than 16 MiB of text")
 
-// errContainerShare is a container expanding past the share of the memory
-// budget its size on disk was given.
-var errContainerShare = errors.New("the container expands past its share of the memory budget")
+// ErrContainerShare is a zip container expanding past the budget it was given (Limits.Container) while that
+// budget was below MaxContainerSize: the caller may try again with a larger one.
+var ErrContainerShare = errors.New("the container expands past its share of the memory budget")
 
-// officeText extracts Markdown-like text from EPUB, DOCX, PPTX and XLSX
-// files. DOCX, PPTX and EPUB are zip files of XML and XHTML, read with
-// archive/zip and encoding/xml; XLSX goes through excelize, which handles
-// shared strings, number formats and dates.
-//
-// budget bounds the uncompressed bytes read from the container (at most
-// maxContainerSize): past a smaller budget the error is errContainerShare,
-// and the caller may try again with a larger one.
-func officeText(ctx context.Context, k kind, data []byte, budget int64) (title, text string, err error) {
-	if k == kindXLSX {
-		return xlsxText(data)
+// zipText opens data as a zip container and reads it with read, within budget uncompressed bytes (at most
+// MaxContainerSize): past a smaller budget the error is ErrContainerShare, and the caller may try again with a
+// larger one. DOCX, PPTX and EPUB are zip files of XML and XHTML, read with archive/zip and encoding/xml.
+func zipText(ctx context.Context, data []byte, budget int64, read func(*container) (title, text string, err error)) (Document, error) {
+	if err := ctx.Err(); err != nil {
+		return Document{}, err
 	}
 	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
-		return "", "", errorf("not a valid zip container", err)
+		return Document{}, errorf("not a valid zip container", err)
 	}
-	c := &container{ctx: ctx, zr: zr, budget: min(budget, maxContainerSize)}
-	switch k {
-	case kindDOCX:
-		return docxText(c)
-	case kindPPTX:
-		return pptxText(c)
-	default:
-		return epubText(c)
+	if budget <= 0 {
+		budget = MaxContainerSize
 	}
+	c := &container{ctx: ctx, zr: zr, budget: min(budget, MaxContainerSize)}
+	title, text, err := read(c)
+	return Document{Title: title, Text: text}, err
 }
 
-// container reads the members of one zip container within bounds: each member up to maxPartSize, all the members
+// container reads the members of one zip container within bounds: each member up to MaxPartSize, all the members
 // read (a member named twice counts twice) up to budget, and nothing once ctx is done — so that a few kilobytes
 // naming one member thousands of times cannot keep an update busy, or deaf to cancellation, for minutes.
 type container struct {
@@ -79,32 +70,32 @@ func (c *container) part(name string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	limit := min(int64(maxPartSize), max(c.budget-c.read, 0))
+	limit := min(int64(MaxPartSize), max(c.budget-c.read, 0))
 	data, err := io.ReadAll(io.LimitReader(f, limit+1))
 	c.read += int64(len(data))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	if len(data) > maxPartSize {
-		return nil, fmt.Errorf("%s: more than %d MiB uncompressed", name, maxPartSize>>20)
+	if len(data) > MaxPartSize {
+		return nil, fmt.Errorf("%s: more than %d MiB uncompressed", name, MaxPartSize>>20)
 	}
 	if c.read > c.budget {
-		if c.budget < maxContainerSize {
-			return nil, fmt.Errorf("%s: the container's members add up to more than %d MiB uncompressed: %w", name, c.budget>>20, errContainerShare)
+		if c.budget < MaxContainerSize {
+			return nil, fmt.Errorf("%s: the container's members add up to more than %d MiB uncompressed: %w", name, c.budget>>20, ErrContainerShare)
 		}
 		return nil, fmt.Errorf("%s: the container's members add up to more than %d MiB uncompressed", name, c.budget>>20)
 	}
 	return data, nil
 }
 
-// textBuilder collects extracted text up to maxTextSize.
+// textBuilder collects extracted text up to MaxTextSize.
 type textBuilder struct {
 	strings.Builder
 	over bool
 }
 
 func (b *textBuilder) line(s string) {
-	if b.Len()+len(s) > maxTextSize {
+	if b.Len()+len(s) > MaxTextSize {
 		b.over = true
 		return
 	}
@@ -114,7 +105,7 @@ func (b *textBuilder) line(s string) {
 
 func (b *textBuilder) result() (string, error) {
 	if b.over {
-		return "", errTooMuchText
+		return "", ErrTooMuchText
 	}
 	return strings.TrimRight(b.String(), "\n") + "\n", nil
 }
@@ -161,7 +152,7 @@ func docxText(c *container) (title, text string, err error) {
 				para.Reset()
 				level = 0
 			case "pStyle":
-				v := attr(t, "val")
+				v := xmlAttr(t, "val")
 				switch {
 				case strings.EqualFold(v, "Title"):
 					level = 1
@@ -215,7 +206,7 @@ func docxText(c *container) (title, text string, err error) {
 	return title, text, err
 }
 
-func attr(t xml.StartElement, local string) string {
+func xmlAttr(t xml.StartElement, local string) string {
 	for _, a := range t.Attr {
 		if a.Name.Local == local {
 			return a.Value
@@ -346,7 +337,7 @@ func epubText(c *container) (title, text string, err error) {
 		if err != nil {
 			return "", "", errorf("EPUB", err)
 		}
-		res, err := extract.Whole(extract.DecodeText(part, "text/html"), nil)
+		res, err := Whole(DecodeText(part, "text/html"), nil)
 		if err != nil {
 			return "", "", errorf("EPUB "+name, err)
 		}
@@ -358,11 +349,12 @@ func epubText(c *container) (title, text string, err error) {
 }
 
 // xlsxText renders each sheet as "## Sheet name" and one line per row,
-// cells separated by " | ".
+// cells separated by " | ". XLSX goes through excelize, which handles
+// shared strings, number formats and dates.
 func xlsxText(data []byte) (title, text string, err error) {
 	f, err := excelize.OpenReader(bytes.NewReader(data), excelize.Options{
-		UnzipSizeLimit:    maxPartSize * 4,
-		UnzipXMLSizeLimit: maxPartSize,
+		UnzipSizeLimit:    MaxPartSize * 4,
+		UnzipXMLSizeLimit: MaxPartSize,
 	})
 	if err != nil {
 		return "", "", errorf("XLSX", err)
@@ -428,7 +420,7 @@ func notebookText(data []byte) (string, error) {
 		} else if err := json.Unmarshal(c.Source, &src); err != nil {
 			return "", errorf("notebook cell", err)
 		}
-		src = strings.TrimRight(extract.NormalizeNewlines(src), "\n")
+		src = strings.TrimRight(NormalizeNewlines(src), "\n")
 		if strings.TrimSpace(src) == "" {
 			continue
 		}
@@ -444,3 +436,5 @@ func notebookText(data []byte) (string, error) {
 	}
 	return out.result()
 }
+
+func errorf(what string, err error) error { return fmt.Errorf("%s: %w", what, err) }

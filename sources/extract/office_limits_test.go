@@ -1,4 +1,4 @@
-package corpus
+package extract
 
 import (
 	"archive/zip"
@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -57,8 +56,8 @@ func TestOfficeContainersAreBounded(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())
 		cancel()
 		for name, data := range map[string][]byte{"a.docx": docx, "a.pptx": pptx, "a.epub": epub} {
-			f, _ := formatOf(name)
-			if _, err := extractFile(ctx, filepath.Join(t.TempDir(), name), f, data); !errors.Is(err, context.Canceled) {
+			f, _ := Builtin().ByPath(name)
+			if _, err := f.Read(ctx, data, Limits{}); !errors.Is(err, context.Canceled) {
 				t.Errorf("%s read after cancellation: %v", name, err)
 			}
 		}
@@ -80,7 +79,7 @@ func TestOfficeContainersAreBounded(t *testing.T) {
 		if _, _, err := pptxText(c); err == nil || !strings.Contains(err.Error(), "uncompressed") {
 			t.Errorf("40 slides of 34 KB within a 256 KB budget: %v", err)
 		}
-		c = &container{ctx: t.Context(), zr: zr, budget: maxContainerSize}
+		c = &container{ctx: t.Context(), zr: zr, budget: MaxContainerSize}
 		if _, text, err := pptxText(c); err != nil || strings.Count(text, "## Slide") != 40 {
 			t.Errorf("the same slides within the default budget: %v", err)
 		}
@@ -96,8 +95,8 @@ func TestOfficeContainersAreBounded(t *testing.T) {
 			t.Fatal(err)
 		}
 		c := &container{ctx: t.Context(), zr: zr, budget: 1 << 40}
-		if _, _, err := epubText(c); !errors.Is(err, errTooMuchText) {
-			t.Fatalf("got %v, want errTooMuchText", err)
+		if _, _, err := epubText(c); !errors.Is(err, ErrTooMuchText) {
+			t.Fatalf("got %v, want ErrTooMuchText", err)
 		}
 		if c.read > 20*int64(len(chapter)) {
 			t.Errorf("read %d MiB of chapters after the text limit was passed", c.read>>20)
