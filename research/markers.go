@@ -135,57 +135,140 @@ func replaceMarkers(s string, fn func(m, inner string, ascii bool) (string, bool
 	return b.String()
 }
 
-// unfenceReport returns the report a draft wrapped in a code fence: a fenced block of Markdown (no language, or
-// markdown, md, text) that cites evidence is the report itself, not code from a source. When the draft's
-// citations all stand in one such block, the prose around it (a preamble, a closing remark) is dropped; other
-// such blocks lose their fences. A block of code is left as it is, for the check to compare with the quotes.
-func unfenceReport(markdown string) string {
-	lines := strings.Split(strings.ReplaceAll(markdown, "\r\n", "\n"), "\n")
-	type block struct{ open, close int }
-	var prose []block
-	outside := []string{}
+// UnwrapReport returns the report a model's draft holds, the one way every role set's draft is unwrapped. A
+// model asked for Markdown often wraps it in a ```markdown (or ```md, ```text, bare ```, ~~~) fence, with a
+// line of preamble before it and an offer of more after it: a fenced block of prose that looks like a report
+// (a heading or a citation) while what stands outside it does not is the report, and the prose around it is
+// dropped. Inside it the fences the report itself opens (```go … ```) are matched, so a code block of the
+// report does not end it, and a fence never closed (a cut-off answer) runs to the end. Otherwise fenced prose
+// blocks that cite evidence lose their fences (they are the report's text, not code from a source), a block of
+// code is left as it is, for the check to compare with the quotes, and an uncited preamble before the title
+// is dropped.
+func UnwrapReport(draft string) string {
+	lines := strings.Split(strings.ReplaceAll(draft, "\r\n", "\n"), "\n")
+	var cited []int // the opening lines of fenced prose blocks that cite evidence
+	closes := map[int]int{}
 	for i := 0; i < len(lines); i++ {
-		t := strings.TrimSpace(lines[i])
-		fence := fenceOf(t)
-		if fence == "" {
-			outside = append(outside, lines[i])
+		fence, info, ok := fenceLine(lines[i])
+		if !ok {
 			continue
 		}
-		lang := strings.ToLower(strings.TrimSpace(strings.TrimLeft(t, fence[:1])))
-		end := len(lines) // an unclosed fence runs to the end
-		for j := i + 1; j < len(lines); j++ {
-			u := strings.TrimSpace(lines[j])
-			if strings.HasPrefix(u, fence) && strings.Trim(u, fence[:1]) == "" {
-				end = j
-				break
-			}
+		if !proseInfo(info) {
+			i = skipFence(lines, i, fence) // a code block of the draft itself
+			continue
 		}
-		body := strings.Join(lines[i+1:min(end, len(lines))], "\n")
-		if (lang == "" || lang == "markdown" || lang == "md" || lang == "text" || lang == "txt") && len(citedIDs(canonicalMarkers(body))) > 0 {
-			prose = append(prose, block{i, end})
-		} else {
-			outside = append(outside, lines[i:min(end+1, len(lines))]...)
+		end := closeFence(lines, i, fence)
+		body := strings.Join(lines[i+1:end], "\n")
+		outside := strings.Join(lines[:i], "\n")
+		if end < len(lines) {
+			outside += "\n" + strings.Join(lines[end+1:], "\n")
+		}
+		if looksLikeReport(body) && !looksLikeReport(outside) {
+			return strings.TrimSpace(body)
+		}
+		if citesEvidence(body) {
+			cited = append(cited, i)
+			closes[i] = end
 		}
 		i = end
 	}
-	if len(prose) == 0 {
-		return markdown
-	}
-	if len(prose) == 1 && len(citedIDs(canonicalMarkers(strings.Join(outside, "\n")))) == 0 {
-		p := prose[0]
-		return strings.Join(lines[p.open+1:min(p.close, len(lines))], "\n")
+	if len(cited) == 0 {
+		return dropPreamble(draft)
 	}
 	drop := map[int]bool{}
-	for _, p := range prose {
-		drop[p.open], drop[p.close] = true, true
+	for _, open := range cited {
+		drop[open], drop[closes[open]] = true, true
 	}
-	var out []string
+	out := make([]string, 0, len(lines))
 	for i, l := range lines {
 		if !drop[i] {
 			out = append(out, l)
 		}
 	}
-	return strings.Join(out, "\n")
+	return dropPreamble(strings.Join(out, "\n"))
+}
+
+// fenceLine reads a line that opens or closes a fence: its marker (``` or ~~~, as long as written) and the
+// first word of its info string (the language), ok false for any other line.
+func fenceLine(line string) (fence, info string, ok bool) {
+	t := strings.TrimSpace(line)
+	fence = fenceOf(t)
+	if fence == "" {
+		return "", "", false
+	}
+	rest := strings.TrimSpace(t[len(fence):])
+	if fence[0] == '`' && strings.Contains(rest, "`") {
+		return "", "", false // inline code, not a fence (CommonMark)
+	}
+	if f := strings.Fields(rest); len(f) > 0 {
+		info = strings.ToLower(f[0])
+	}
+	return fence, info, true
+}
+
+// proseInfo reports whether a fence's info string labels prose: none, markdown, md, text.
+func proseInfo(info string) bool {
+	switch info {
+	case "", "markdown", "md", "text", "txt":
+		return true
+	}
+	return false
+}
+
+// closeFence returns the line that closes the prose fence opened at line open with marker: the first bare fence
+// of at least its length that closes no fence opened inside it; len(lines) when the draft never closes it.
+func closeFence(lines []string, open int, marker string) int {
+	depth := 0
+	for j := open + 1; j < len(lines); j++ {
+		m, info, ok := fenceLine(lines[j])
+		if !ok || m[0] != marker[0] {
+			continue
+		}
+		switch {
+		case info != "":
+			depth++ // a fence the report opens inside the wrapper
+		case depth > 0:
+			depth--
+		case len(m) >= len(marker):
+			return j
+		}
+	}
+	return len(lines)
+}
+
+// skipFence returns the line closing the code block opened at line open (len(lines)-1 when never closed).
+func skipFence(lines []string, open int, marker string) int {
+	for j := open + 1; j < len(lines); j++ {
+		if m, info, ok := fenceLine(lines[j]); ok && info == "" && m[0] == marker[0] && len(m) >= len(marker) {
+			return j
+		}
+	}
+	return len(lines) - 1
+}
+
+var (
+	headingLineRe = regexp.MustCompile(`(?m)^#{1,6}\s+\S`)
+	titleLineRe   = regexp.MustCompile(`(?m)^#\s+\S`)
+)
+
+// citesEvidence reports whether text cites evidence, in any form a model writes a marker ([e3], 【e3】, …).
+func citesEvidence(text string) bool { return len(citedIDs(canonicalMarkers(text))) > 0 }
+
+// looksLikeReport reports whether text has what a report has and a wrapper's prose has not: a heading or a
+// citation.
+func looksLikeReport(text string) bool { return headingLineRe.MatchString(text) || citesEvidence(text) }
+
+// dropPreamble drops the lines before a draft's title (its first # heading) when they cite nothing and open no
+// fence: a line of preamble ("Here is the report:") is not part of the report.
+func dropPreamble(t string) string {
+	loc := titleLineRe.FindStringIndex(t)
+	if loc == nil || loc[0] == 0 {
+		return t
+	}
+	if before := t[:loc[0]]; strings.TrimSpace(before) != "" && !citesEvidence(before) && !strings.Contains(before, "```") && !strings.Contains(before, "~~~") {
+		return t[loc[0]:]
+	}
+	return t
 }
 
 // fenceOf returns the fence a trimmed line opens (``` or ~~~, as long as written), or "".

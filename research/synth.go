@@ -75,7 +75,7 @@ func (r *runner) synthesize(ctx context.Context, verdict *Verdict) (*Report, err
 		degenerate += got.Loops
 		repeats += got.Repeats
 		// A report wrapped in a code fence is the report, not code; markers in other forms become [e3].
-		draft = canonicalMarkers(unfenceReport(got.Markdown))
+		draft = canonicalMarkers(UnwrapReport(got.Markdown))
 		r.judgeSupport(sctx, plan, checker, draft)
 		problems := checker.Check(draft)
 		if len(problems) == 0 {

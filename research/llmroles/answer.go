@@ -7,96 +7,10 @@ import (
 	"github.com/deepresearch/deepresearch/research"
 )
 
-// This file reads a text answer for what it is: the report inside whatever wraps it, and a draft that has
-// fallen into a loop.
+// This file reads a text answer for what it is: a draft that has fallen into a loop. (The report inside whatever
+// wraps it is research.UnwrapReport's.)
 
 var fenceOpenRe = regexp.MustCompile("^(`{3,}|~{3,})\\s*([A-Za-z0-9_+-]*)\\s*$")
-
-// unwrapReport returns the report a draft holds. A model asked for Markdown often wraps it in a ```markdown
-// (or ```md, or bare ```) fence, with a line of preamble before it and an offer of more after it; the fenced
-// report is taken and the prose around it dropped. A fence is taken only when what stands outside it has no
-// heading and no citation — it is then a wrapper, not a report quoting a block of Markdown — and inside it
-// the fences the report itself opens (```go … ```) are matched, so a code block inside the report does not
-// end it. A draft without such a fence loses only an uncited preamble before its title.
-func unwrapReport(t string) string {
-	lines := strings.Split(t, "\n")
-	for i := 0; i < len(lines); i++ {
-		m := fenceOpenRe.FindStringSubmatch(strings.TrimSpace(lines[i]))
-		if m == nil {
-			continue
-		}
-		info := strings.ToLower(m[2])
-		if info != "" && info != "markdown" && info != "md" {
-			i = skipFence(lines, i, m[1]) // a code block of the draft itself
-			continue
-		}
-		end := closeWrapper(lines, i, m[1])
-		body := strings.Join(lines[i+1:end], "\n")
-		outside := strings.Join(lines[:i], "\n")
-		if end < len(lines) {
-			outside += "\n" + strings.Join(lines[end+1:], "\n")
-		}
-		if !looksLikeReport(body) || looksLikeReport(outside) {
-			i = end
-			continue
-		}
-		return strings.TrimSpace(body)
-	}
-	return dropPreamble(t)
-}
-
-// closeWrapper returns the line that closes the fence opened at line open with marker: the first bare fence
-// of at least its length that closes no fence opened inside it; len(lines) when the draft never closes it.
-func closeWrapper(lines []string, open int, marker string) int {
-	depth := 0
-	for j := open + 1; j < len(lines); j++ {
-		m := fenceOpenRe.FindStringSubmatch(strings.TrimSpace(lines[j]))
-		if m == nil || m[1][0] != marker[0] {
-			continue
-		}
-		switch {
-		case m[2] != "":
-			depth++ // a fence the report opens inside the wrapper
-		case depth > 0:
-			depth--
-		case len(m[1]) >= len(marker):
-			return j
-		}
-	}
-	return len(lines)
-}
-
-// skipFence returns the line closing the code block opened at line open (len(lines)-1 when never closed).
-func skipFence(lines []string, open int, marker string) int {
-	for j := open + 1; j < len(lines); j++ {
-		m := fenceOpenRe.FindStringSubmatch(strings.TrimSpace(lines[j]))
-		if m != nil && m[2] == "" && m[1][0] == marker[0] && len(m[1]) >= len(marker) {
-			return j
-		}
-	}
-	return len(lines) - 1
-}
-
-var headingRe = regexp.MustCompile(`(?m)^#{1,6}\s+\S`)
-
-// looksLikeReport reports whether text has what a report has and a wrapper's prose has not: a heading or a
-// citation.
-func looksLikeReport(text string) bool {
-	return headingRe.MatchString(text) || citationRe.MatchString(text)
-}
-
-// dropPreamble drops the lines before a draft's title (its first # heading) when they cite nothing: a line
-// of preamble ("Here is the report:") is not part of the report.
-func dropPreamble(t string) string {
-	loc := regexp.MustCompile(`(?m)^#\s+\S`).FindStringIndex(t)
-	if loc == nil || loc[0] == 0 {
-		return t
-	}
-	if before := t[:loc[0]]; strings.TrimSpace(before) != "" && !citationRe.MatchString(before) && !strings.Contains(before, "```") {
-		return t[loc[0]:]
-	}
-	return t
-}
 
 // Degeneration: a model that falls into a loop repeats one paragraph (or line, or phrase) until the output
 // limit stops it. Such a draft is not continued, its repeats are removed before anything judges it, and the

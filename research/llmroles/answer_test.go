@@ -16,30 +16,6 @@ import (
 
 const shortReport = "# Channels\n\n## Guarantees\n\nA send happens before the receive completes [e1]. Closing a channel is seen by receivers [e2].\n"
 
-func TestUnwrapReport(t *testing.T) {
-	withCode := "# Channels\n\n## Code\n\nThe memory model shows this loop [e1].\n\n```go\nfor v := range ch {\n}\n```\n\nIt ends when the channel closes [e1].\n"
-	tests := []struct{ name, in, want string }{
-		{"preamble, markdown fence, postscript", "Sure! Here is the report:\n\n```markdown\n" + shortReport + "```\n\nLet me know if you need more.", shortReport},
-		{"md fence", "Report follows.\n```md\n" + shortReport + "```", shortReport},
-		{"bare fence", "```\n" + shortReport + "```\n", shortReport},
-		{"four backticks", "Here:\n````markdown\n" + shortReport + "````\nDone.", shortReport},
-		{"code block inside the wrapper", "Here it is:\n```markdown\n" + withCode + "```\nHope it helps.", withCode},
-		{"wrapper never closed (cut off)", "Here is the report:\n```markdown\n" + shortReport, shortReport},
-		{"report with its own code block is left alone", withCode, withCode},
-		{"report quoting a fenced Markdown example is left alone", shortReport + "\n```markdown\n# Example\n```\n", shortReport + "\n```markdown\n# Example\n```\n"},
-		{"preamble without a fence", "Here is the report you asked for.\n\n" + shortReport, shortReport},
-		{"no report in the fence", "```\nplain text\n```", "```\nplain text\n```"},
-		{"plain report", shortReport, shortReport},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := unwrapReport(tt.in); strings.TrimSpace(got) != strings.TrimSpace(tt.want) {
-				t.Errorf("unwrapReport:\n got  %q\n want %q", got, tt.want)
-			}
-		})
-	}
-}
-
 func TestDegenerate(t *testing.T) {
 	para := "The first item says a send happens before the receive completes [e1]. It also says so again in other words [e2]."
 	tests := []struct {

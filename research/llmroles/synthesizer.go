@@ -108,7 +108,7 @@ func (s *Synthesizer) Synthesize(ctx context.Context, in research.SynthesisInput
 			if degenerate(t) {
 				loops++
 			}
-			t, repeats = dropRepeats(unwrapReport(t))
+			t, repeats = dropRepeats(research.UnwrapReport(t))
 			if strings.TrimSpace(t) == "" {
 				return "", errors.New("the report is empty")
 			}
