@@ -456,7 +456,7 @@ func (f *Fetcher) extract(ctx context.Context, orig *url.URL, resp *http.Respons
 			return nil, fmt.Errorf("refused: the body is labelled %s but holds binary data", mt)
 		}
 		doc.ContentType = mt
-		if isMarkdown(mt, final.Path) {
+		if f.isMarkdown(mt, final.Path) {
 			doc.ContentType = "text/markdown"
 		}
 		doc.Text = extract.NormalizeNewlines(extract.DecodeText(body, header))
@@ -499,13 +499,14 @@ func (f *Fetcher) format(mt, urlPath string, body []byte) (extract.Format, bool)
 	return extract.Format{}, false
 }
 
-func isMarkdown(mt, p string) bool {
+// isMarkdown reports a Markdown body: labelled so, or plain text at a path the registry knows as Markdown.
+func (f *Fetcher) isMarkdown(mt, p string) bool {
 	switch mt {
 	case "text/markdown", "text/x-markdown":
 		return true
 	case "text/plain":
-		ext := strings.ToLower(path.Ext(p))
-		return ext == ".md" || ext == ".markdown"
+		fm, ok := f.cfg.Formats.ByPath(p)
+		return ok && fm.Layout == extract.LayoutMarkdown && fm.Convert == nil
 	}
 	return false
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/research"
 	"github.com/deepresearch/deepresearch/sources"
+	"github.com/deepresearch/deepresearch/sources/extract"
 )
 
 // citedEvidence returns the report's cited evidence items, each once, in citation order.
@@ -272,13 +273,10 @@ func Furniture(ctx context.Context, rep *research.Report, f sources.Fetcher) []s
 	return out
 }
 
-// isSourceFile reports a source code file, whose comments are its prose.
+// isSourceFile reports a source code file, whose comments are its prose: one the format registry reads as code.
 func isSourceFile(source string) bool {
-	switch path.Ext(fileName(source)) {
-	case ".md", ".markdown", ".html", ".htm", ".txt", ".rst", ".xhtml", "":
-		return false
-	}
-	return true
+	fm, ok := extract.Builtin().ByPath(fileName(source))
+	return ok && (fm.Layout == extract.LayoutCode || fm.Layout == extract.LayoutGo)
 }
 
 // inCodeComment reports a quote whose first line stands on a commented line inside a fenced code block of text.
