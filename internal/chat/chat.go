@@ -278,7 +278,7 @@ func (c *Chat) Loop(ctx context.Context) error {
 		if line == "" {
 			continue
 		}
-		if err := in.record(line); err != nil && !warnedHistory {
+		if err := c.record(in, clean(r.msg)); err != nil && !warnedHistory {
 			c.printf("warning: %v (history is kept for this session only)\n", err)
 			warnedHistory = true
 		}
@@ -294,6 +294,16 @@ func (c *Chat) Loop(ctx context.Context) error {
 		}
 		c.safeTurn(ctx, line)
 	}
+}
+
+// record keeps a message in the input history, except the commands that end the chat (recalled first next time,
+// they would end it by accident).
+func (c *Chat) record(in input, msg string) error {
+	switch strings.TrimSpace(msg) {
+	case "/exit", "/quit":
+		return nil
+	}
+	return in.record(msg)
 }
 
 // safeCommand runs a slash command; a panic in it is reported and the session goes on.
