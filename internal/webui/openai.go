@@ -198,9 +198,9 @@ func clipRunes(s string, n int) string {
 // completionRequest is the part of OpenAI's chat completion request the API reads; other fields (temperature,
 // max_tokens, user, …) mean nothing to a research run and are ignored.
 type completionRequest struct {
-	Model         string           `json:"model"`
-	Messages      []apiMessage     `json:"messages"`
-	Stream        bool             `json:"stream"`
+	Model         string       `json:"model"`
+	Messages      []apiMessage `json:"messages"`
+	Stream        bool         `json:"stream"`
 	StreamOptions *struct {
 		IncludeUsage bool `json:"include_usage"`
 	} `json:"stream_options"`
