@@ -85,12 +85,11 @@ const Prompt = "› "
 
 // Chat is one interactive session.
 type Chat struct {
-	cfg   Config
-	out   *syncio.Writer
-	ag    *agent.Agent
-	sess  *Session
-	led   *llm.Ledger
-	lines chan string
+	cfg  Config
+	out  *syncio.Writer
+	ag   *agent.Agent
+	sess *Session
+	led  *llm.Ledger
 	// base is how many ledger entries belong to earlier sessions of this process (before /clear).
 	base int
 	// streamed records whether the current turn already printed answer text as it arrived.
