@@ -246,6 +246,39 @@ func TestBinaryChatThroughPTY(t *testing.T) {
 	wait(cmd2)
 	saveTranscript(t, "chat-session-1.txt", term)
 	saveTranscript(t, "chat-session-2-resumed.txt", term2)
+
+	// With no model the real program starts too; every command that needs none works, and the rest say briefly
+	// what to do. This is where /context used to panic.
+	env = append(env, "DEEPRESEARCH_PROVIDER=", "DEEPRESEARCH_MODEL=", "DEEPRESEARCH_BASE_URL=", "OPENAI_API_KEY=",
+		"XDG_STATE_HOME="+filepath.Join(home, "state"))
+	term3, cmd3 := start()
+	term3.expect(`no model: /deep-research <question> works`)
+	term3.expect(`no model · /deep-research works without one · session`)
+	term3.expect(regexp.QuoteMeta(Prompt))
+	for _, step := range []struct{ keys, want string }{
+		{"/context\r", `Context: no model is configured`},
+		{"/compact\r", `/compact needs a model`},
+		{"hello?\r", `No model is configured, so there is no conversation`},
+		{"/cost\r", `Session \S+: 0 model calls`},
+		{"/sessions\r", `sessions in`},
+		{"/help\r", `No model is configured, so only /deep-research`},
+		{"half a line\x03", `Ctrl-C at the prompt drops the line`},
+		{"/exit\r", `Resume it with`},
+	} {
+		term3.press(step.keys)
+		term3.expect(step.want)
+	}
+	wait(cmd3)
+	// What was typed is kept in the state folder ($XDG_STATE_HOME), readable only by the user.
+	hist := filepath.Join(home, "state", "deepresearch", "chat_history")
+	st, err := os.Stat(hist)
+	if err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("history file %s: %v %v", hist, err, st)
+	}
+	if b, _ := os.ReadFile(hist); !strings.Contains(string(b), `"hello?"`) || strings.Contains(string(b), "half a line") {
+		t.Errorf("history file holds:\n%s", b)
+	}
+	saveTranscript(t, "chat-session-3-no-model.txt", term3)
 }
 
 // saveTranscript keeps what the terminal showed under $DEEPRESEARCH_ARTIFACTS, for reading by eye.

@@ -5,13 +5,13 @@
 package chat
 
 import (
-	"bufio"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -19,8 +19,10 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode"
 
 	"github.com/deepresearch/deepresearch/agent"
+	"github.com/deepresearch/deepresearch/internal/redact"
 	"github.com/deepresearch/deepresearch/internal/syncio"
 	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/llm"
@@ -71,6 +73,11 @@ type Config struct {
 	// runs (with the engine Research picks, the extractive one when there is no model), and anything that needs
 	// the conversation model prints this instead.
 	NoModel string
+	// HistoryFile keeps what the user typed at a terminal, for Up and Down in this and later sessions (at most
+	// HistoryLimit entries, readable by the user only); empty keeps it for this session only.
+	HistoryFile string
+	// Redact removes secrets from what the history file records; nil removes the shapes of secrets only.
+	Redact *redact.Scrubber
 }
 
 // Prompt is printed when the chat waits for input.
@@ -78,12 +85,11 @@ const Prompt = "› "
 
 // Chat is one interactive session.
 type Chat struct {
-	cfg   Config
-	out   *syncio.Writer
-	ag    *agent.Agent
-	sess  *Session
-	led   *llm.Ledger
-	lines chan string
+	cfg  Config
+	out  *syncio.Writer
+	ag   *agent.Agent
+	sess *Session
+	led  *llm.Ledger
 	// base is how many ledger entries belong to earlier sessions of this process (before /clear).
 	base int
 	// streamed records whether the current turn already printed answer text as it arrived.
@@ -193,45 +199,90 @@ func (c *Chat) State() *agent.State { return c.state() }
 
 func (c *Chat) printf(format string, args ...any) { fmt.Fprintf(c.out, format, args...) }
 
-// Loop reads input lines and serves them until /exit or end of input.
+// Loop reads messages and serves them until /exit or end of input. On a terminal it reads with a line editor
+// (history, completion, multi-line input) under a status line; from a pipe, one line per message.
 func (c *Chat) Loop(ctx context.Context) error {
-	c.lines = make(chan string)
+	hist, err := loadHistory(c.cfg.HistoryFile, c.cfg.Redact)
+	if err != nil {
+		c.printf("warning: %v\n", err)
+	}
+	home, _ := os.UserHomeDir()
+	root := c.cfg.Workspace
+	if root == "" {
+		root = "."
+	}
+	in := newInput(c.cfg.In, c.cfg.Out, hist, completer{root: root, home: home})
+	defer in.close()
+	type result struct {
+		msg string
+		cut bool
+		err error
+	}
+	asks, results := make(chan string), make(chan result)
 	go func() {
-		defer close(c.lines)
-		sc := bufio.NewScanner(c.cfg.In)
-		sc.Buffer(make([]byte, 64<<10), 1<<20)
-		for sc.Scan() {
+		for status := range asks {
+			m, cut, err := in.read(status)
 			select {
-			case c.lines <- sc.Text():
+			case results <- result{m, cut, err}:
 			case <-ctx.Done():
 				return
 			}
 		}
 	}()
+	defer close(asks)
 	c.banner()
+	warnedHistory, hintedInterrupt := false, false
 	for {
-		c.printf("%s", Prompt)
-		var line string
-		var ok bool
 		select {
+		case asks <- c.status():
 		case <-ctx.Done():
 			c.save()
 			return ctx.Err()
-		case <-c.cfg.Interrupt:
-			c.printf("\n(Ctrl-C cancels a running turn; type /exit or press Ctrl-D to leave)\n")
-			continue
-		case line, ok = <-c.lines:
 		}
-		if !ok {
+		var r result
+	wait:
+		for {
+			select {
+			case <-ctx.Done():
+				c.save()
+				return ctx.Err()
+			case <-c.cfg.Interrupt:
+				c.printf("\n(Ctrl-C cancels a running turn; type /exit or press Ctrl-D to leave)\n%s", Prompt)
+			case r = <-results:
+				break wait
+			}
+		}
+		switch {
+		case errors.Is(r.err, io.EOF):
 			c.printf("\n")
 			return c.exit()
+		case errors.Is(r.err, errInterrupted):
+			if !hintedInterrupt {
+				c.printf("(Ctrl-C at the prompt drops the line; /exit or Ctrl-D leaves)\n")
+				hintedInterrupt = true
+			}
+			continue
+		case r.err != nil:
+			c.printf("error: reading input: %v\n", r.err)
+			return errors.Join(r.err, c.exit())
 		}
-		line = strings.TrimSpace(line)
+		if r.cut {
+			// Kept in the history, so Up brings back what the editor held, to shorten or split with \.
+			_ = in.record(r.msg)
+			c.printf("Not sent: the message was cut (a typed line holds %d characters, a message %d bytes). "+
+				"Press Up to edit what was kept, end lines with \\ to go on, or put long text in a file and name it.\n", editorLineLimit, MaxMessage)
+			continue
+		}
+		line := strings.TrimSpace(clean(r.msg))
 		if line == "" {
 			continue
 		}
+		if err := c.record(in, clean(r.msg)); err != nil && !warnedHistory {
+			c.printf("warning: %v (history is kept for this session only)\n", err)
+			warnedHistory = true
+		}
 		if strings.HasPrefix(line, "/") {
-			quit, err := c.command(ctx, line)
+			quit, err := c.safeCommand(ctx, line)
 			if err != nil {
 				c.printf("error: %v\n", err)
 			}
@@ -240,8 +291,68 @@ func (c *Chat) Loop(ctx context.Context) error {
 			}
 			continue
 		}
-		c.turn(ctx, line)
+		c.safeTurn(ctx, line)
 	}
+}
+
+// record keeps a message in the input history, except the commands that end the chat (recalled first next time,
+// they would end it by accident).
+func (c *Chat) record(in input, msg string) error {
+	switch strings.TrimSpace(msg) {
+	case "/exit", "/quit":
+		return nil
+	}
+	return in.record(msg)
+}
+
+// safeCommand runs a slash command; a panic in it is reported and the session goes on.
+func (c *Chat) safeCommand(ctx context.Context, line string) (quit bool, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			quit, err = false, fmt.Errorf("internal error in %s: %v (the session goes on)", commandName(line), p)
+		}
+	}()
+	return c.command(ctx, line)
+}
+
+// safeTurn sends a message to the agent; a panic in it is reported and the session goes on.
+func (c *Chat) safeTurn(ctx context.Context, line string) {
+	defer func() {
+		if p := recover(); p != nil {
+			c.printf("\nerror: internal error: %v (the session goes on)\n", p)
+		}
+	}()
+	c.turn(ctx, line)
+}
+
+// status is the line shown above the prompt on a terminal: the model, how full its context window is, the
+// session's spend and id.
+func (c *Chat) status() string {
+	if c.ag == nil {
+		return fmt.Sprintf("no model · /deep-research works without one · session %s", c.sess.ID)
+	}
+	used, window := contextUse(c.state())
+	s := c.modelName()
+	if window > 0 {
+		s += fmt.Sprintf(" · context ≈%s of %s (%.0f%%)", shortCount(used), shortCount(window), 100*float64(used)/float64(window))
+	} else {
+		s += fmt.Sprintf(" · context ≈%s tokens", shortCount(used))
+	}
+	if sp := c.sessionWithSpend(); sp.CostUSD > 0 {
+		s += fmt.Sprintf(" · $%.4f", sp.CostUSD)
+	}
+	return s + " · session " + c.sess.ID
+}
+
+// shortCount writes a token count as 950, 12.3k or 1.05M.
+func shortCount(n int) string {
+	switch {
+	case n < 1000:
+		return strconv.Itoa(n)
+	case n < 1_000_000:
+		return strings.TrimSuffix(fmt.Sprintf("%.1f", float64(n)/1000), ".0") + "k"
+	}
+	return fmt.Sprintf("%.2fM", float64(n)/1e6)
 }
 
 func (c *Chat) banner() {
@@ -386,14 +497,25 @@ const help = `Commands:
 Anything else is sent to the agent. Ctrl-C cancels a running turn.
 `
 
+// commandName is the slash command a line starts with.
+func commandName(line string) string {
+	if i := strings.IndexFunc(line, unicode.IsSpace); i >= 0 {
+		return line[:i]
+	}
+	return line
+}
+
 func (c *Chat) command(ctx context.Context, line string) (quit bool, err error) {
-	name, arg, _ := strings.Cut(line, " ")
-	arg = strings.TrimSpace(arg)
+	name := commandName(line)
+	arg := strings.TrimSpace(line[len(name):])
 	switch name {
 	case "/exit", "/quit":
 		return true, nil
 	case "/help":
 		c.printf("%s", help)
+		if c.ag == nil {
+			c.printf("\nNo model is configured, so only /deep-research and the commands above work. %s\n", c.cfg.NoModel)
+		}
 	case "/clear":
 		c.save()
 		old := c.sess.ID
@@ -415,14 +537,18 @@ func (c *Chat) command(ctx context.Context, line string) (quit bool, err error) 
 	case "/sessions":
 		return false, c.sessions()
 	case "/context":
-		if c.cfg.Context != nil {
+		switch {
+		case c.ag == nil:
+			c.printf("Context: no model is configured, so there is no context window; the conversation holds %d messages (≈%d tokens). %s\n",
+				countMessages(c.state().Messages), tokens.CountMessages(tokens.Approx{}, c.state().Messages), c.noModel())
+		case c.cfg.Context != nil:
 			c.printf("%s\n", strings.TrimRight(c.cfg.Context(c.state()), "\n"))
-		} else {
+		default:
 			c.printf("%s", contextReport(c.state()))
 		}
 	case "/compact":
 		if c.ag == nil {
-			return false, errors.New(c.noModel())
+			return false, errors.New("/compact needs a model: " + c.noModel())
 		}
 		if c.cfg.Compact == nil {
 			return false, errors.New("/compact is not available: no context manager is configured")
@@ -454,6 +580,10 @@ func (c *Chat) command(ctx context.Context, line string) (quit bool, err error) 
 		}
 		c.deepResearch(ctx, arg)
 	default:
+		name = lexical.Clip(name, 40)
+		if near := nearestCommand(name); near != "" {
+			return false, fmt.Errorf("unknown command %s — did you mean %s? (type /help)", name, near)
+		}
 		return false, fmt.Errorf("unknown command %s (type /help)", name)
 	}
 	return false, nil
@@ -551,9 +681,27 @@ func (c *Chat) cost() {
 	}
 }
 
+// modelInfo is the state's model's description; the zero Info without a model.
+func modelInfo(st *agent.State) llm.Info {
+	if st == nil || st.Model == nil {
+		return llm.Info{}
+	}
+	return st.Model.Info()
+}
+
+// contextUse is how many tokens the next request would carry (messages and tool definitions) and the model's
+// context window (0 when unknown).
+func contextUse(st *agent.State) (used, window int) {
+	info := modelInfo(st)
+	counter := tokens.ForModel(info.Name)
+	used = tokens.CountMessages(counter, st.Messages) + tokens.CountTools(counter, st.Tools)
+	return used, info.ContextWindow
+}
+
 // contextReport is the built-in /context: tokens by kind of message against the model's window.
 func contextReport(st *agent.State) string {
-	counter := tokens.ForModel(st.Model.Info().Name)
+	info := modelInfo(st)
+	counter := tokens.ForModel(info.Name)
 	var sys, user, asst, tool, n int
 	for _, m := range st.Messages {
 		t := tokens.CountMessage(counter, m)
@@ -571,7 +719,7 @@ func contextReport(st *agent.State) string {
 	}
 	tools := tokens.CountTools(counter, st.Tools)
 	total := sys + user + asst + tool + tools
-	window := st.Model.Info().ContextWindow
+	window := info.ContextWindow
 	var b strings.Builder
 	fmt.Fprintf(&b, "Context: ≈%d of %d tokens (%.1f%%), %d messages\n", total, window, 100*float64(total)/float64(max(window, 1)), len(st.Messages))
 	row := func(name string, t int) {
@@ -617,9 +765,21 @@ func (c *Chat) deepResearch(ctx context.Context, question string) {
 	c.save()
 }
 
-// noModel is what the chat says when something needs the conversation model and there is none.
+// noModel is what the chat says when something needs the conversation model and there is none: briefly, since
+// the banner said how to configure one and /help says it again.
 func (c *Chat) noModel() string {
-	return "Conversation needs a model (/deep-research works without one). " + c.cfg.NoModel
+	return "No model is configured, so there is no conversation: /deep-research <question> works without one; /help says how to configure a model."
+}
+
+// nearestCommand is the slash command a misspelt one most likely meant, or "".
+func nearestCommand(name string) string {
+	best, bestD := "", 3
+	for _, cmd := range Commands {
+		if d := lexical.EditDistance([]rune(name), []rune(cmd)); d < bestD {
+			best, bestD = cmd, d
+		}
+	}
+	return best
 }
 
 // progress prints the run's milestones, one line each.

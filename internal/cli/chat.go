@@ -16,6 +16,7 @@ import (
 	"github.com/deepresearch/deepresearch/harness"
 	"github.com/deepresearch/deepresearch/internal/chat"
 	"github.com/deepresearch/deepresearch/internal/config"
+	"github.com/deepresearch/deepresearch/internal/redact"
 	"github.com/deepresearch/deepresearch/internal/request"
 	"github.com/deepresearch/deepresearch/llm"
 	"github.com/deepresearch/deepresearch/research"
@@ -38,6 +39,13 @@ tools from .mcp.json, task subagents and context management. Besides talking to 
   /clear                      start a fresh conversation (the old one stays saved)
   /sessions                   list saved sessions: id, last update, first message, message count
   /exit                       save and quit (Ctrl-D too); Ctrl-C cancels the running turn
+
+On a terminal the prompt is a line editor: arrows, Home/End, Ctrl-A/E/K/U/W, Up and Down through what you typed
+in this and earlier chats (kept in $XDG_STATE_HOME/deepresearch/chat_history, else ~/.local/state/…, at most
+1000 entries, readable by you only; a message typed with a leading space is not kept), Tab completes slash
+commands and paths, a line ending in \ continues on the next, and pasted lines are sent as one message. A status
+line above the prompt shows the model, how full its context window is, the spend and the session. Piped input
+is read one line per message.
 
 Sessions are saved after every turn in <workspace>/.deepresearch/sessions/, listed by /sessions and resumed
 with --resume ID.`,
@@ -110,10 +118,13 @@ with --resume ID.`,
 					Model: model, System: chatSystemPrompt(ws.Root()), Tools: rt.Tools, Middleware: rt.Middleware, MaxSteps: maxSteps,
 				},
 				Ledger: ledger, Sessions: chat.Store{Dir: sessions}, Resume: resume, Workspace: ws.Root(), Interrupt: interrupt,
-				Bind: rt.Bind, NoModel: noModelHint("chat"),
+				Bind: rt.Bind, NoModel: noModelHint("chat"), Redact: redact.FromEnv(app.getenv),
 				Research: func(ctx context.Context, q string, on func(research.Event)) (*research.Report, error) {
 					return b.Run(ctx, chatRequest(app.Config, ws.Root(), q, on, ledger))
 				},
+			}
+			if d := config.StateDir(app.getenv); d != "" {
+				cfg.HistoryFile = filepath.Join(d, "chat_history")
 			}
 			if model != nil && rt.ContextManager() != nil {
 				cfg.Compact = rt.Compact

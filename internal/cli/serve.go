@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/deepresearch/deepresearch/internal/durable"
+	"github.com/deepresearch/deepresearch/internal/mcpserver"
 	"github.com/deepresearch/deepresearch/internal/request"
 	"github.com/deepresearch/deepresearch/internal/webui"
 	"github.com/deepresearch/deepresearch/research"
@@ -28,8 +29,9 @@ func newServeCmd(app *App) *cobra.Command {
 	var tf temporalFlags
 	var tok tokenFlags
 	var opts viewerOptions
+	var api apiFlags
 	cmd := &cobra.Command{
-		Use:   "serve [--addr 127.0.0.1:8787] [--runs DIR] [--token TOKEN]",
+		Use:   "serve [--addr 127.0.0.1:8787] [--runs DIR] [--token TOKEN] [--api --corpus DIR --web PROVIDER --mcp FILE]",
 		Short: "Web viewer: start runs, watch them live, read reports and click citations to their quotes",
 		Long: `serve starts the web application: a form to start a research run, a live view of the run (stages,
 sub-questions, sources, evidence as it arrives, spend), the finished report whose citations open the quoted
@@ -49,8 +51,16 @@ With --temporal (or temporal.host_port in the configuration) runs are submitted 
 by its workers (deepresearch worker); the page follows them live, Stop cancels the workflow, and the report is
 written into the runs folder as usual. --state postgres://… (or DEEPRESEARCH_STATE, or state in the
 configuration) lists and shows every run of that shared state besides the local ones, whichever machine ran it;
---temporal needs it.`,
+--temporal needs it.
+
+--api also serves an OpenAI-compatible API at /v1 (GET /v1/models, POST /v1/chat/completions, streaming or not),
+so chat UIs (Open WebUI, LibreChat, …) and OpenAI SDKs can use deepresearch as a model: the last user message is
+the question, the sources are --corpus, --web and --mcp as run takes them (default: the configuration's
+sources), progress streams as reasoning (reasoning_content; "reasoning_format": "think" puts it in <think> tags),
+and the answer is the report with its sources and a link to it in the viewer. The models are deepresearch and
+deepresearch-quick, -standard and -deep. The access token is the API key; the runs count against --max-runs.`,
 		Example: `  deepresearch serve
+  DEEPRESEARCH_TOKEN=$(openssl rand -hex 16) deepresearch serve --api --corpus ~/notes --addr 0.0.0.0:8787
   deepresearch serve --runs ~/research/runs
   DEEPRESEARCH_TOKEN=$(openssl rand -hex 16) deepresearch serve --addr 0.0.0.0:8787
   deepresearch serve --temporal temporal:7233 --state postgres://research@db/research`,
@@ -72,6 +82,16 @@ configuration) lists and shows every run of that shared state besides the local 
 			}
 			defer be.close()
 			opts.token = token
+			if err := api.check(cmd); err != nil {
+				return err
+			}
+			if api.on {
+				def := mcpDefaults(app, api.corpora, api.web, api.mcpFile)
+				if len(def.Corpus) == 0 && def.Web == "" && def.MCPFile == "" {
+					return usageError(errors.New("serve --api needs the sources its answers use: --corpus DIR, --web PROVIDER or --mcp FILE (or sources in the configuration)"))
+				}
+				opts.api = &def
+			}
 			return app.serveViewer(cmd, addr, runs, "/", nil, be, opts)
 		},
 	}
@@ -81,8 +101,56 @@ configuration) lists and shows every run of that shared state besides the local 
 	cmd.Flags().StringVar(&runs, "runs", "", "folder of run folders (default runs/, or research.out_dir)")
 	addTokenFlags(cmd, &tok, "access token required on every request")
 	cmd.Flags().StringArrayVar(&opts.roots, "root", nil, "a folder the form may read corpora from, with those below it (repeatable; default: sources.roots, else the working folder and the folders already indexed)")
-	cmd.Flags().IntVar(&opts.maxRuns, "max-runs", webui.DefaultMaxRuns, "runs going at once; the form refuses more")
+	cmd.Flags().IntVar(&opts.maxRuns, "max-runs", webui.DefaultMaxRuns, "runs going at once (the form's and the API's); more are refused")
+	cmd.Flags().BoolVar(&api.on, "api", false, "also serve the OpenAI-compatible API at /v1 (models deepresearch, deepresearch-quick, -standard, -deep)")
+	cmd.Flags().StringArrayVar(&api.corpora, "corpus", nil, "with --api: local corpus the answers search, an index directory or a folder (repeatable)")
+	cmd.Flags().StringVar(&api.web, "web", "", "with --api: search providers the answers use, comma-separated: "+strings.Join(websearch.Names(), ", "))
+	cmd.Flags().StringVar(&api.mcpFile, "mcp", "", "with --api: a .mcp.json file whose servers' search tools the answers search")
 	return cmd
+}
+
+// apiFlags are serve's OpenAI-compatible API and the sources its answers use.
+type apiFlags struct {
+	on      bool
+	corpora []string
+	web     string
+	mcpFile string
+}
+
+// check refuses API sources without --api: the viewer's form names its own sources.
+func (a apiFlags) check(cmd *cobra.Command) error {
+	if a.on {
+		return nil
+	}
+	for _, name := range []string{"corpus", "web", "mcp"} {
+		if cmd.Flags().Changed(name) {
+			return usageError(fmt.Errorf("--%s sets the sources of the API's answers and needs --api (the viewer's form names its own sources)", name))
+		}
+	}
+	return nil
+}
+
+// apiStart runs the API's completions through run over the server's sources, at the depth the model name asks
+// for (apiDepth).
+func apiStart(run runFunc, def mcpserver.Sources) webui.APIStartFunc {
+	return func(ctx context.Context, req webui.RunRequest, depth string) (*research.Report, error) {
+		r := req.Research()
+		r.Corpora = append([]string(nil), def.Corpus...)
+		r.Web, r.MCPFile = def.Web, def.MCPFile
+		apiDepth(&r, depth)
+		return run(ctx, r)
+	}
+}
+
+// apiDepth maps a model name's depth onto the request: quick runs no directed re-search round, deep the most
+// research.MaxRounds allows, standard and the plain model the configured number.
+func apiDepth(r *request.Research, depth string) {
+	switch depth {
+	case webui.DepthQuick:
+		r.Rounds = -1
+	case webui.DepthDeep:
+		r.Rounds = research.MaxRounds
+	}
 }
 
 // viewerOptions are the web viewer's settings beyond its address and runs folder.
@@ -90,6 +158,7 @@ type viewerOptions struct {
 	token   string
 	roots   []string // --root
 	maxRuns int
+	api     *mcpserver.Sources // --api: the sources of the API's answers; nil: no API
 }
 
 // tokenFlags are a server's ways to be given its access token.
@@ -164,7 +233,7 @@ func (app *App) serveViewer(cmd *cobra.Command, addr, runs, page string, opened 
 	if len(app.Config.Sources.Corpus) > 0 {
 		defCorpus = app.Config.Sources.Corpus[0]
 	}
-	srv, err := webui.New(webui.Config{
+	wc := webui.Config{
 		RunsDir: runs, State: be.state, Token: token, WebProviders: websearch.Names(), DefaultCorpus: defCorpus, Log: app.Log,
 		Roots: app.serverRoots(opts.roots), MaxRuns: opts.maxRuns,
 		CheckWeb: func(name string) error {
@@ -172,7 +241,11 @@ func (app *App) serveViewer(cmd *cobra.Command, addr, runs, page string, opened 
 			return err
 		},
 		Start: webStart(run), Cancel: be.cancel,
-	})
+	}
+	if opts.api != nil {
+		wc.API = &webui.APIConfig{Start: apiStart(run, *opts.api)}
+	}
+	srv, err := webui.New(wc)
 	if err != nil {
 		return err
 	}
@@ -185,8 +258,19 @@ func (app *App) serveViewer(cmd *cobra.Command, addr, runs, page string, opened 
 		if opened != nil {
 			opened(link)
 		}
+		if opts.api != nil {
+			link += fmt.Sprintf("\ndeepresearch: OpenAI-compatible API at %s/v1 (models %s; the access token is the API key)", base, apiModelNames())
+		}
 		return link
 	})
+}
+
+func apiModelNames() string {
+	ids := make([]string, len(webui.Models))
+	for i, m := range webui.Models {
+		ids[i] = m.ID
+	}
+	return strings.Join(ids, ", ")
 }
 
 // listenAndServe serves h on addr until ctx ends, printing the address users should open.

@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
 	"github.com/spf13/cobra"
 
 	"github.com/deepresearch/deepresearch/agent"
@@ -278,6 +280,26 @@ func TestEverySurfaceRunsTheSameRequest(t *testing.T) {
 					t.Fatalf("mcp: deep_research failed: %s", res.Content[0].(*mcp.TextContent).Text)
 				}
 				got["mcp"] = cap.take(t, "mcp")
+			}
+
+			// serve --api: an OpenAI chat completion, over the server's sources (its flags, else the configuration's).
+			if !hasLimits {
+				app := newApp()
+				b := app.builder(t.TempDir())
+				def := mcpDefaults(app, tc.req.Corpora, tc.req.Web, tc.req.MCPFile)
+				srv, err := webui.New(webui.Config{RunsDir: t.TempDir(), Start: webStart(b.Run), API: &webui.APIConfig{Start: apiStart(b.Run, def)}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer srv.Close()
+				hs := httptest.NewServer(srv.Handler())
+				defer hs.Close()
+				c := openai.NewClient(option.WithBaseURL(hs.URL+"/v1"), option.WithAPIKey("unused"), option.WithMaxRetries(0))
+				if _, err := c.Chat.Completions.New(t.Context(), openai.ChatCompletionNewParams{Model: webui.ModelDefault,
+					Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage(question)}}); err != nil {
+					t.Fatalf("api: %v", err)
+				}
+				got["api"] = cap.take(t, "api")
 			}
 
 			// chat: /deep-research takes only the question.

@@ -38,6 +38,22 @@ func UserDir(getenv func(string) string) string {
 	return ""
 }
 
+// StateDir is deepresearch's folder for what it keeps between sessions that is neither configuration nor cache
+// (chat's input history): $XDG_STATE_HOME/deepresearch, else ~/.local/state/deepresearch; "" when neither is
+// known. getenv nil means os.Getenv.
+func StateDir(getenv func(string) string) string {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	if d := getenv("XDG_STATE_HOME"); d != "" && filepath.IsAbs(d) {
+		return filepath.Join(d, "deepresearch")
+	}
+	if h := getenv("HOME"); h != "" {
+		return filepath.Join(h, ".local", "state", "deepresearch")
+	}
+	return ""
+}
+
 // Trust is the record of folders whose deepresearch.yaml and .mcp.json the user trusts, kept in
 // <UserDir>/trusted-folders.json. The zero value (no File) trusts nothing.
 type Trust struct {

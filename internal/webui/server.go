@@ -96,6 +96,8 @@ type Config struct {
 	MaxStreams int
 	// Log receives diagnostics; nil discards them.
 	Log *slog.Logger
+	// API, when set, serves the OpenAI-compatible API (/v1/models, /v1/chat/completions) beside the viewer.
+	API *APIConfig
 }
 
 // Server is the web application. Create it with New, serve Handler, and call Close when done.
@@ -166,7 +168,15 @@ func New(cfg Config) (*Server, error) {
 }
 
 // Handler returns the application with access control applied.
-func (s *Server) Handler() http.Handler { return s.guard(s.mux) }
+func (s *Server) Handler() http.Handler {
+	if s.cfg.API == nil {
+		return s.guard(s.mux)
+	}
+	m := http.NewServeMux()
+	m.Handle("/", s.guard(s.mux))
+	m.Handle("/v1/", s.apiHandler())
+	return m
+}
 
 // Close cancels the runs in progress (they stay resumable on disk) and waits for them to stop.
 func (s *Server) Close() error {
@@ -214,8 +224,18 @@ func (s *Server) runDir(id string) string { return filepath.Join(s.cfg.RunsDir, 
 
 // startRun launches a run in the background and returns its id.
 func (s *Server) startRun(p RunParams) (string, error) {
+	lr, err := s.launch(p, s.cfg.Start)
+	if err != nil {
+		return "", err
+	}
+	return lr.id, nil
+}
+
+// launch starts a run through start in the background, under the server's cap on runs going at once, and
+// returns it; its events and outcome are kept for its page and its stream.
+func (s *Server) launch(p RunParams, start StartFunc) (*liveRun, error) {
 	if err := s.ctx.Err(); err != nil {
-		return "", errors.New("the server is shutting down")
+		return nil, errors.New("the server is shutting down")
 	}
 	id := research.NewRunID()
 	lr := newLiveRun(id, p)
@@ -225,7 +245,7 @@ func (s *Server) startRun(p RunParams) (string, error) {
 	if s.running >= s.cfg.MaxRuns {
 		s.mu.Unlock()
 		cancel()
-		return "", fmt.Errorf("%w: this server runs at most %d at once; wait for one to finish or stop one, then start again", ErrTooManyRuns, s.cfg.MaxRuns)
+		return nil, fmt.Errorf("%w: this server runs at most %d at once; wait for one to finish or stop one, then start again", ErrTooManyRuns, s.cfg.MaxRuns)
 	}
 	s.running++
 	s.live[id] = lr
@@ -235,7 +255,7 @@ func (s *Server) startRun(p RunParams) (string, error) {
 	go func() {
 		defer s.wg.Done()
 		defer cancel()
-		rep, err := s.safeStart(ctx, req)
+		rep, err := s.safeStart(ctx, start, req)
 		stopped := err != nil && ctx.Err() != nil
 		if err != nil && !stopped {
 			s.log.Warn("run failed", "run", id, "err", err)
@@ -245,17 +265,17 @@ func (s *Server) startRun(p RunParams) (string, error) {
 		s.running--
 		s.mu.Unlock()
 	}()
-	return id, nil
+	return lr, nil
 }
 
 // safeStart turns a panic in the engine into a failed run instead of a dead server.
-func (s *Server) safeStart(ctx context.Context, req RunRequest) (rep *research.Report, err error) {
+func (s *Server) safeStart(ctx context.Context, start StartFunc, req RunRequest) (rep *research.Report, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("run panicked: %v", p)
 		}
 	}()
-	return s.cfg.Start(ctx, req)
+	return start(ctx, req)
 }
 
 func (s *Server) liveRun(id string) *liveRun {
