@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -19,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/deepresearch/deepresearch/internal/atomicfile"
 	"github.com/deepresearch/deepresearch/internal/request"
 	"github.com/deepresearch/deepresearch/internal/termsafe"
 	"github.com/deepresearch/deepresearch/lexical"
@@ -241,7 +241,7 @@ func newRunsCmd(app *App) *cobra.Command {
 
 func newShowCmd(app *App) *cobra.Command {
 	var asJSON, open, events bool
-	var shared, format string
+	var shared, format, output string
 	cmd := &cobra.Command{
 		Use:   "show [RUN]",
 		Short: "Print a run's report (RUN: folder, id or unique id prefix; default the latest run)",
@@ -253,8 +253,8 @@ func newShowCmd(app *App) *cobra.Command {
 			if asJSON {
 				format = "json"
 			}
-			if !slices.Contains(showFormats(), format) && format != "markdown" {
-				return usageError(fmt.Errorf("--format %q: want one of %s", format, strings.Join(showFormats(), ", ")))
+			if _, err := export.Parse(format); err != nil {
+				return usageError(fmt.Errorf("--format %q: want one of %s", format, export.Names()))
 			}
 			// The shared state (--state first; from the environment or configuration, after the local runs).
 			_, ferr := app.findRun(runArg(args))
@@ -266,7 +266,7 @@ func newShowCmd(app *App) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				return writeFormat(app.Stdout, rep, format)
+				return app.writeFormat(cmd.Context(), rep, format, output)
 			}
 			dir, err := app.findRun(runArg(args))
 			if err != nil {
@@ -289,7 +289,7 @@ func newShowCmd(app *App) *cobra.Command {
 					if rerr != nil {
 						return rerr
 					}
-					return writeReport(app.Stdout, restored, asJSON)
+					return app.writeFormat(cmd.Context(), restored, format, output)
 				case ierr == nil:
 					return fmt.Errorf("run %s is %s with %d evidence items and no report yet; continue it with: deepresearch resume %s",
 						info.ID, info.Status, info.Evidence, dir)
@@ -297,12 +297,13 @@ func newShowCmd(app *App) *cobra.Command {
 					return fmt.Errorf("%s has no report, and its state cannot be read: %w", dir, ierr)
 				}
 			}
-			return writeFormat(app.Stdout, rep, format)
+			return app.writeFormat(cmd.Context(), rep, format, output)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print report.json (the same as --format json)")
-	cmd.Flags().StringVar(&format, "format", "md", "what to print: "+strings.Join(showFormats(), ", ")+
-		" (bibtex, csljson and ris: the report's sources as a bibliography)")
+	cmd.Flags().StringVar(&format, "format", "md", "what to print: "+export.Names()+
+		" (html: one self-contained file; docx: citations as footnotes; pdf: printed by headless Chromium; bibtex, csljson and ris: the report's sources as a bibliography)")
+	cmd.Flags().StringVarP(&output, "output", "o", "", "write to FILE instead of stdout (docx and pdf are not sent to a terminal)")
 	cmd.Flags().BoolVar(&open, "open", false, "open the run in the web viewer (served on 127.0.0.1 until Ctrl-C)")
 	cmd.Flags().StringVar(&shared, "state", "", "read the run from a shared state (postgres://…, as workers use)")
 	cmd.Flags().BoolVar(&events, "events", false, "print the run's events (its progress so far), one JSON object a line")
@@ -649,37 +650,31 @@ func clipWidth(s string, w int) string {
 	return s
 }
 
-// writeReport prints a report as show does: its Markdown, or with asJSON its report.json form.
-func writeReport(w io.Writer, rep *research.Report, asJSON bool) error {
-	if asJSON {
-		return writeJSON(w, rep)
-	}
-	_, err := fmt.Fprint(w, rep.Markdown)
-	return err
-}
-
-// showFormats are what show --format takes: the report itself (md, json) and its sources as a bibliography.
-func showFormats() []string {
-	out := []string{"md", "json"}
-	for _, f := range export.Formats() {
-		out = append(out, string(f))
-	}
-	return out
-}
-
-// writeFormat prints the report in one of showFormats.
-func writeFormat(w io.Writer, rep *research.Report, format string) error {
-	switch format {
-	case "", "md", "markdown":
-		return writeReport(w, rep, false)
-	case "json":
-		return writeReport(w, rep, true)
-	}
-	b, err := export.Bibliography(rep, export.Format(format))
+// writeFormat prints the report in an export format (export.Formats: the report as Markdown, JSON, HTML, DOCX or
+// PDF, or its sources as a bibliography) to stdout, or with output to that file. A binary format is not sent to a
+// terminal.
+func (app *App) writeFormat(ctx context.Context, rep *research.Report, format, output string) error {
+	f, err := export.Parse(format)
 	if err != nil {
-		return usageError(fmt.Errorf("--format %q: want one of %s", format, strings.Join(showFormats(), ", ")))
+		return usageError(fmt.Errorf("--format %q: want one of %s", format, export.Names()))
 	}
-	_, err = w.Write(b)
+	if output == "" && f.Binary() {
+		if o, ok := termsafe.Unwrap(app.Stdout).(*os.File); ok && term.IsTerminal(int(o.Fd())) {
+			return usageError(fmt.Errorf("--format %s is a binary file: name it with --output report%s (or redirect stdout)", f, f.Ext()))
+		}
+	}
+	b, err := export.Render(ctx, rep, f, nil)
+	if err != nil {
+		return err
+	}
+	if output != "" {
+		if err := atomicfile.Write(output, b, 0o644); err != nil {
+			return err
+		}
+		fmt.Fprintf(app.Stderr, "wrote %s (%s, %d bytes)\n", output, f, len(b))
+		return nil
+	}
+	_, err = app.Stdout.Write(b)
 	return err
 }
 
