@@ -90,44 +90,66 @@ func fragmentEnds(quote string) (start, end string) {
 	if len(runs) == 0 {
 		return "", ""
 	}
+	if len(runs) == 1 && len(runs[0]) <= 2*fragmentWords && len(strings.Join(runs[0], " ")) <= 120 {
+		return strings.Join(runs[0], " "), ""
+	}
 	first, last := splitClauses(runs[0]), splitClauses(runs[len(runs)-1])
-	if len(runs) == 1 && len(first) <= 2*fragmentWords && len(strings.Join(first, " ")) <= 120 {
-		return strings.Join(first, " "), ""
+	if len(runs) == 1 && len(first) == 1 {
+		return joinPieces(first), ""
 	}
 	if len(runs) == 1 && len(first) <= 2*fragmentWords {
 		// A long run of few words: clauses of a text without spaces (Chinese, Japanese).
-		return first[0], first[len(first)-1]
+		return joinPieces(first[:1]), joinPieces(first[len(first)-1:])
 	}
 	n, m := min(fragmentWords, len(first)), min(fragmentWords, len(last))
-	return strings.Join(first[:n], " "), strings.Join(last[len(last)-m:], " ")
+	return joinPieces(first[:n]), joinPieces(last[len(last)-m:])
+}
+
+// piece is a word, or a clause of a long word without spaces; glued pieces follow the one before without a space.
+type piece struct {
+	text  string
+	glued bool
+}
+
+func joinPieces(ps []piece) string {
+	var b strings.Builder
+	for i, p := range ps {
+		if i > 0 && !p.glued {
+			b.WriteByte(' ')
+		}
+		b.WriteString(p.text)
+	}
+	return b.String()
 }
 
 // splitClauses splits a run's words further where a long word without spaces (a Chinese sentence) ends a clause,
 // so that the start and end of its fragment fall on word boundaries a browser accepts.
-func splitClauses(run []string) []string {
-	var out []string
+func splitClauses(run []string) []piece {
+	var out []piece
 	for _, w := range run {
 		if utf8.RuneCountInString(w) <= 24 {
-			out = append(out, w)
+			out = append(out, piece{text: w})
 			continue
 		}
 		var cur strings.Builder
+		glued := false
 		for _, r := range w {
 			cur.WriteRune(r)
 			if strings.ContainsRune(clauseEnd, r) {
-				out = append(out, cur.String())
+				out = append(out, piece{cur.String(), glued})
 				cur.Reset()
+				glued = true
 			}
 		}
 		if cur.Len() > 0 {
-			out = append(out, cur.String())
+			out = append(out, piece{cur.String(), glued})
 		}
 	}
-	// A clause ending in punctuation is matched up to it; trailing punctuation of the last one is dropped so the
-	// end does not need the page to show it exactly.
+	// The end need not include a clause's final punctuation, which the page may show otherwise.
 	if len(out) > 0 {
-		out[len(out)-1] = strings.TrimRightFunc(out[len(out)-1], func(r rune) bool { return strings.ContainsRune(clauseEnd, r) })
-		if out[len(out)-1] == "" {
+		l := &out[len(out)-1]
+		l.text = strings.TrimRightFunc(l.text, func(r rune) bool { return strings.ContainsRune(clauseEnd, r) })
+		if l.text == "" {
 			out = out[:len(out)-1]
 		}
 	}
