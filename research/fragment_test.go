@@ -10,7 +10,7 @@ import (
 func TestTextFragmentURL(t *testing.T) {
 	for _, tc := range []struct {
 		name, source, quote, want string
-		ok                       bool
+		ok                        bool
 	}{
 		{"short quote whole", "https://example.com/lsm", "Deletes are tombstones.",
 			"https://example.com/lsm#:~:text=Deletes%20are%20tombstones.", true},
