@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/deepresearch/deepresearch/internal/config"
 	"github.com/deepresearch/deepresearch/research"
 )
 
@@ -25,8 +26,20 @@ func (a *App) runFolders() []string {
 	dirs := []string{a.runsDir()}
 	if a.Config == nil || a.Config.Research.OutDir == "" {
 		dirs = append(dirs, chatRunsDir)
+		if d := a.mcpRunsDir(); d != "" {
+			dirs = append(dirs, d)
+		}
 	}
 	return dirs
+}
+
+// mcpRunsDir is where the MCP server keeps its runs unless told otherwise: the user's data folder, since a client
+// starts the server in whatever folder it likes ("" when the environment names no home).
+func (a *App) mcpRunsDir() string {
+	if d := config.DataDir(a.getenv); d != "" {
+		return filepath.Join(d, "runs")
+	}
+	return ""
 }
 
 // allRuns lists the runs of every run folder, newest first.

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/deepresearch/deepresearch/research"
@@ -146,4 +148,25 @@ func reportJSON(rep *research.Report) ([]byte, error) {
 		return nil, fmt.Errorf("export: JSON: %w", err)
 	}
 	return append(b, '\n'), nil
+}
+
+// runLinkRE finds a Markdown link into the run folder: the report's links to the text a run kept (docs/<sha>.txt).
+var runLinkRE = regexp.MustCompile(`\]\((` + regexp.QuoteMeta(research.DocsDir) + `/[^)\s]+)\)`)
+
+// AbsoluteLinks rewrites the report's links into its run folder dir (relative to report.md) as absolute file://
+// URLs, for a reader that does not open the report from that folder — an MCP client, a copy mailed on. A link
+// that DefaultHref refuses (one climbing out of the folder) and every link when dir is not absolute stay as they
+// are.
+func AbsoluteLinks(md, dir string) string {
+	if dir == "" || !filepath.IsAbs(dir) {
+		return md
+	}
+	href := DefaultHref(dir)
+	return runLinkRE.ReplaceAllStringFunc(md, func(m string) string {
+		rel := runLinkRE.FindStringSubmatch(m)[1]
+		if abs := href(rel, 0); abs != "" {
+			return "](" + abs + ")"
+		}
+		return m
+	})
 }

@@ -341,3 +341,17 @@ func TestPDFWithoutChromium(t *testing.T) {
 		}
 	}
 }
+
+func TestAbsoluteLinks(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run 1")
+	md := "a [text read](docs/ab.txt#L3-L4) b [up](docs/../../x) c [web](https://x.org/docs/y) d (docs/plain)"
+	got := AbsoluteLinks(md, dir)
+	want := "a [text read](" + (&url.URL{Scheme: "file", Path: filepath.ToSlash(filepath.Join(dir, "docs", "ab.txt")), Fragment: "L3-L4"}).String() +
+		") b [up](docs/../../x) c [web](https://x.org/docs/y) d (docs/plain)"
+	if got != want {
+		t.Errorf("AbsoluteLinks:\n got %s\nwant %s", got, want)
+	}
+	if AbsoluteLinks(md, "relative/dir") != md {
+		t.Error("a relative folder changed the links")
+	}
+}
