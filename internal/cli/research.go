@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -19,6 +20,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/deepresearch/deepresearch/internal/atomicfile"
+	"github.com/deepresearch/deepresearch/internal/redact"
 	"github.com/deepresearch/deepresearch/internal/request"
 	"github.com/deepresearch/deepresearch/internal/termsafe"
 	"github.com/deepresearch/deepresearch/lexical"
@@ -43,6 +45,28 @@ type researchFlags struct {
 	unjudged string
 	noColour bool
 	follow   bool // follow links out of --corpus folders
+	json     bool // the run summary as JSON on stdout
+}
+
+// runSummary is what run --json prints on stdout: where the run is and what it found.
+type runSummary struct {
+	ID        string `json:"id"`
+	Folder    string `json:"folder,omitempty"`
+	Report    string `json:"report,omitempty"`
+	Status    string `json:"status"`
+	Citations int    `json:"citations"`
+	Sources   int    `json:"sources"`
+	Evidence  int    `json:"evidence"`
+	CutShort  string `json:"cut_short,omitempty"`
+	Error     string `json:"error,omitempty"`
+}
+
+// absPath is p made absolute when it can be, for output a script reads from another folder.
+func absPath(p string) string {
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return p
 }
 
 func (a *App) runsDir() string {
@@ -122,6 +146,7 @@ func addResearchFlags(cmd *cobra.Command, fl *researchFlags, sources bool) {
 	f.IntVar(&fl.maxToks, "max-tokens", 0, "token fuse (input + output): works without prices, for local or unpriced models")
 	f.DurationVar(&fl.maxTime, "max-time", 0, "time limit for searching and reading (e.g. 5m)")
 	f.BoolVar(&fl.noColour, "plain", false, "plain progress lines even on a terminal")
+	f.BoolVar(&fl.json, "json", false, "print the run's summary as JSON on stdout (id, folder, report, status, citations, sources, evidence); progress stays on stderr")
 }
 
 func newResumeCmd(app *App) *cobra.Command {
@@ -420,6 +445,16 @@ func (a *App) research(cmd *cobra.Command, fl researchFlags, question, resumeDir
 		if dir == "" {
 			dir = req.OutDir
 		}
+		if fl.json {
+			sum := runSummary{ID: cmp.Or(req.RunID, filepath.Base(dir)), Folder: absPath(dir), Status: research.RunFailed, Error: err.Error()}
+			if ctx.Err() != nil {
+				sum.Status = research.RunStopped
+			}
+			if info, ierr := research.LoadRunInfo(dir); ierr == nil {
+				sum.ID = info.ID
+			}
+			writeJSON(a.Stdout, redactSummary(a, sum))
+		}
 		if ctx.Err() != nil {
 			return fmt.Errorf("interrupted; continue with: deepresearch resume %s", dir)
 		}
@@ -430,8 +465,31 @@ func (a *App) research(cmd *cobra.Command, fl researchFlags, question, resumeDir
 	}
 	fmt.Fprintf(a.Stderr, "%d citations from %d sources · %d evidence items · %s\n", len(rep.Citations), len(rep.Sources),
 		rep.Stats.EvidenceAccepted, spendLine(rep.Engine, rep.Stats.Calls, rep.Stats.Tokens, rep.Stats.CostUSD))
-	fmt.Fprintln(a.Stdout, filepath.Join(rep.Dir, research.ReportMarkdownFile))
+	return a.finished(fl, rep, rep.Dir)
+}
+
+// finished prints where a finished run's report is — its path, or with --json the run summary — and refuses a
+// report that cites nothing (exit 3), which a script must not take for an answer.
+func (a *App) finished(fl researchFlags, rep *research.Report, dir string) error {
+	path := filepath.Join(dir, research.ReportMarkdownFile)
+	if fl.json {
+		if err := writeJSON(a.Stdout, runSummary{ID: rep.RunID, Folder: absPath(dir), Report: absPath(path), Status: research.RunDone,
+			Citations: len(rep.Citations), Sources: len(rep.Sources), Evidence: rep.Stats.EvidenceAccepted, CutShort: rep.CutShort}); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintln(a.Stdout, path)
+	}
+	if len(rep.Citations) == 0 {
+		return nothingError(fmt.Errorf("the report cites nothing: the sources searched held no evidence for the question (%s says what was searched)", path))
+	}
 	return nil
+}
+
+// redactSummary removes the API keys from a summary's error, as from every printed error.
+func redactSummary(a *App, s runSummary) runSummary {
+	s.Error = redact.New(a.secrets()...).Scrub(s.Error)
+	return s
 }
 
 // ---- live progress ----
