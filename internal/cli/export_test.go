@@ -3,6 +3,7 @@ package cli_test
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -113,5 +114,24 @@ func TestShowExports(t *testing.T) {
 	b, err := os.ReadFile(file)
 	if code != 0 || out != "" || err != nil || !strings.HasPrefix(string(b), "PK") || !strings.Contains(stderr, file) {
 		t.Fatalf("docx: exit %d, %d bytes (%v)\n%s\n%s", code, len(b), err, out, stderr)
+	}
+}
+
+// serve and mcp --http on a port in use say which flag picks another.
+func TestBusyPortNamesTheFlag(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	cfg := emptyConfig(t)
+	for flag, args := range map[string][]string{
+		"--addr": {"serve", "--config", cfg, "--root", t.TempDir(), "--addr", ln.Addr().String()},
+		"--http": {"mcp", "--config", cfg, "--runs", t.TempDir(), "--http", ln.Addr().String()},
+	} {
+		code, _, stderr := runCLI(t, nil, args...)
+		if code != cli.ExitFailure || !strings.Contains(stderr, "address already in use") || !strings.Contains(stderr, flag+" HOST:PORT") {
+			t.Errorf("%s on a busy port: exit %d\n%s", args[0], code, stderr)
+		}
 	}
 }

@@ -94,9 +94,9 @@ shared state as a resource, whichever machine ran it; --temporal needs it.`,
 			}
 			mux := http.NewServeMux()
 			mux.Handle("/mcp", srv.HTTPHandler(mcpserver.HTTPConfig{Token: token, SessionTimeout: sessionTimeout, MaxSessions: maxSessions}))
-			return listenAndServe(cmd.Context(), app, httpAddr, mux, func(base string) string {
+			return portHint(listenAndServe(cmd.Context(), app, httpAddr, mux, func(base string) string {
 				return fmt.Sprintf("%s/mcp (Streamable HTTP)", base)
-			})
+			}), "--http")
 		},
 	}
 	f := cmd.Flags()

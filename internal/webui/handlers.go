@@ -167,6 +167,7 @@ type indexPage struct {
 	Form      formValues
 	Error     string
 	Providers []string
+	Engine    string
 	RunsErr   string
 	// Roots are the folders a corpus may be taken from; nil when every folder may.
 	Roots []string
@@ -192,7 +193,7 @@ func (s *Server) handleIndex(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) renderIndex(ctx context.Context, w http.ResponseWriter, code int, f formValues, msg string, page int) {
-	p := indexPage{Form: f, Error: msg, Providers: s.cfg.WebProviders, L: labelsEN, Page: page}
+	p := indexPage{Form: f, Error: msg, Providers: s.cfg.WebProviders, Engine: s.cfg.Engine, L: labelsEN, Page: page}
 	if s.roots != nil {
 		p.Roots = s.roots.Dirs()
 	}
