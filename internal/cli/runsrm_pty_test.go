@@ -45,7 +45,9 @@ func TestRunsRmAsks(t *testing.T) {
 			}
 		}()
 		done := make(chan int, 1)
-		go func() { done <- cli.Main(t.Context(), []string{"runs", "rm", ids[0], "--config", cfg}, tty, &out, tty, func(string) string { return "" }) }()
+		go func() {
+			done <- cli.Main(t.Context(), []string{"runs", "rm", ids[0], "--config", cfg}, tty, &out, tty, func(string) string { return "" })
+		}()
 		select {
 		case code := <-done:
 			tty.Close()
