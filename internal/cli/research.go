@@ -502,6 +502,8 @@ type progressDisplay struct {
 	engine string
 
 	mu       sync.Mutex
+	start    time.Time // the first event
+	reading  time.Time // the first read of the run, from which the reads' pace is measured
 	last     research.Event
 	stage    string
 	msg      string
@@ -557,6 +559,12 @@ func (d *progressDisplay) Event(e research.Event) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.last = e
+	if d.start.IsZero() {
+		d.start = time.Now()
+	}
+	if d.reading.IsZero() && e.Stage == research.StageRead {
+		d.reading = time.Now()
+	}
 	if e.Stage != research.StageRun {
 		d.stage = e.Stage
 	}
@@ -598,11 +606,15 @@ func (d *progressDisplay) draw() {
 	if p.Round > 0 && stage != research.StageScope {
 		stage += fmt.Sprintf(" (round %d)", p.Round)
 	}
+	reads := ""
+	if !d.reading.IsZero() && p.ReadsPending > 0 {
+		reads = "   reading: " + progressETA(time.Since(d.reading), p.SourcesRead, p.SourcesRead+p.ReadsPending)
+	}
 	rows := []string{
-		fmt.Sprintf("deepresearch · run %s · %s", termsafe.Line(d.last.RunID), engineLabel(d.engine)),
+		fmt.Sprintf("deepresearch · run %s · %s · %s", termsafe.Line(d.last.RunID), engineLabel(d.engine), roundDuration(time.Since(d.start))),
 		fmt.Sprintf("  stage: %-20s sub-questions: %d   searches: %d", stage, p.SubQuestions, p.Searches),
-		fmt.Sprintf("  sources read: %d of %d candidates (%d pending)   evidence: %d (%d rejected)", p.SourcesRead,
-			p.Candidates, p.ReadsPending, p.Evidence, p.Rejected),
+		fmt.Sprintf("  sources read: %d of %d candidates (%d pending)   evidence: %d (%d rejected)%s", p.SourcesRead,
+			p.Candidates, p.ReadsPending, p.Evidence, p.Rejected, reads),
 		fmt.Sprintf("  spend: %s   in flight: %d", spendLine(d.engine, p.Calls, p.Tokens, p.CostUSD), p.InFlight),
 		"  " + termsafe.Line(lexical.Clip(lexical.NormalizeSpace(d.msg), 99)),
 	}
