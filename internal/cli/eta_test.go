@@ -11,7 +11,7 @@ func TestProgressETA(t *testing.T) {
 		done, total int
 		want        string
 	}{
-		{1500 * time.Millisecond, 10, 100, "2s"},                  // too early to estimate
+		{1500 * time.Millisecond, 10, 100, "2s"},                   // too early to estimate
 		{10 * time.Second, 0, 100, "10s"},                          // nothing done yet
 		{10 * time.Second, 1, 100, "10s"},                          // under 2% done
 		{10 * time.Second, 25, 100, "10s, about 30s left"},         // a quarter in 10 s: 30 s more
