@@ -231,7 +231,7 @@ func checkEvidence(byID map[string]Evidence, docs func(source string) (*docEntry
 // i18n holds the few fixed strings of a rendered report.
 type i18n struct {
 	engine, extractive, cutShort, sources, citations, citedAs, removed, empty, partial string
-	howMade, textRead                                                                  string
+	howMade, textRead, atQuote                                                         string
 	// nothingLeft replaces partial when the synthesis worked but none of its sentences could be published.
 	nothingLeft string
 	// uncovered opens the list of sub-questions a report that could support nothing leaves open.
@@ -270,6 +270,7 @@ var texts = map[string]i18n{
 		nothingLeft:  "Partial report: no sentence of the draft could be published with the support of its quotes, so this report lists the grounded evidence the run gathered, unedited.",
 		howMade:      "How this report was made",
 		textRead:     "text read, lines",
+		atQuote:      "at the quote",
 		unjudgedMark: "⚠ *unverified*",
 		how: howTexts{
 			read:            "%d sources read for %d sub-questions in %d round(s); %d quotes grounded in their sources, %d accepted as evidence; %d model calls, %s tokens",
@@ -307,6 +308,7 @@ var texts = map[string]i18n{
 		nothingLeft:  "不完整的报告：草稿中没有任何句子能得到其引文的支持，因此本报告仅列出本次运行收集到的可溯源证据，未经整理。",
 		howMade:      "本报告的生成方式",
 		textRead:     "所读文本，行",
+		atQuote:      "打开原文位置",
 		unjudgedMark: "⚠ *未经核验*",
 		how: howTexts{
 			read:            "为 %[2]d 个子问题阅读了 %[1]d 个来源，共 %[3]d 轮；%[4]d 条引文可在来源中逐字找到，其中 %[5]d 条被采纳为证据；模型调用 %[6]d 次，%[7]s 个 token",
@@ -487,7 +489,11 @@ func (r *runner) render(ctx context.Context, plan *Plan, body string, removed []
 		b.WriteString("\n## " + tx.citations + "\n\n")
 		for i, id := range order {
 			e := byID[id]
-			fmt.Fprintf(&b, "- [%d] “%s” — %s (%s)%s\n", i+1, oneLine(e.Quote), e.Source, id, storedTextLink(docs, e, tx))
+			at := ""
+			if u, ok := TextFragmentURL(e.Source, e.Quote); ok {
+				at = fmt.Sprintf(" · [%s](%s)", tx.atQuote, u)
+			}
+			fmt.Fprintf(&b, "- [%d] “%s” — %s (%s)%s%s\n", i+1, oneLine(e.Quote), e.Source, id, at, storedTextLink(docs, e, tx))
 		}
 	}
 	rep.Stats = r.stats(ctx)

@@ -222,8 +222,7 @@ func (a *App) researchDurable(cmd *cobra.Command, fl researchFlags, tf temporalF
 	}
 	fmt.Fprintf(a.Stderr, "%d citations from %d sources · %d evidence items · %s\n", len(rep.Citations), len(rep.Sources),
 		rep.Stats.EvidenceAccepted, spendLine(rep.Engine, rep.Stats.Calls, rep.Stats.Tokens, rep.Stats.CostUSD))
-	fmt.Fprintln(a.Stdout, filepath.Join(out, research.ReportMarkdownFile))
-	return nil
+	return a.finished(fl, rep, out)
 }
 
 // durableRun is one run submitted to Temporal. submitDurable and follow are the one way every surface — run,

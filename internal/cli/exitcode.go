@@ -27,6 +27,9 @@ func (e *codeError) Unwrap() error { return e.err }
 // usageError marks err as bad usage (exit 2).
 func usageError(err error) error { return &codeError{code: ExitUsage, err: err} }
 
+// nothingError marks err as a run that finished with nothing to cite (exit 3).
+func nothingError(err error) error { return &codeError{code: ExitNothing, err: err} }
+
 // exitCode is the code the process ends with for err; ctx is the command's context, done when the user
 // interrupted it.
 func exitCode(ctx context.Context, err error) int {
@@ -40,13 +43,10 @@ func exitCode(ctx context.Context, err error) int {
 	if ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, ctx.Err())) {
 		return ExitInterrupted
 	}
-	// cobra's own refusals: unknown commands and flags, wrong argument counts.
-	msg := err.Error()
-	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "flag needs an argument",
-		"invalid argument", "accepts at most", "accepts between", "requires at least", "requires exactly", "accepts "} {
-		if strings.HasPrefix(msg, p) {
-			return ExitUsage
-		}
+	// Flags and argument counts are refused with typed errors (suggestFlag, typedArgErrors); an unknown command is
+	// refused by cobra's command lookup before any of this program's code runs, and is known by its message only.
+	if strings.HasPrefix(err.Error(), "unknown command") {
+		return ExitUsage
 	}
 	return ExitFailure
 }

@@ -3,6 +3,7 @@ package cli_test
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -60,5 +61,77 @@ func TestExitCodes(t *testing.T) {
 		strings.NewReader(""), &out, &errb, func(string) string { return "" })
 	if code != cli.ExitInterrupted {
 		t.Fatalf("interrupted run: exit %d\n%s", code, errb.String())
+	}
+}
+
+// run --json prints the run summary, alone, on stdout (progress stays on stderr); a run whose report cites nothing
+// exits 3, --json or not.
+func TestRunJSONAndNothingFound(t *testing.T) {
+	cfg := emptyConfig(t)
+	corpus := t.TempDir()
+	if err := os.WriteFile(filepath.Join(corpus, "bees.md"), []byte("# Bees\n\nHoneybees dance to tell nestmates where food is.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "run1")
+	code, stdout, stderr := runCLI(t, nil, "run", "--plain", "--json", "--config", cfg, "--corpus", corpus, "--out", out, "How do honeybees tell where food is?")
+	var sum struct {
+		ID, Folder, Report, Status string
+		Citations, Sources         int
+	}
+	if code != 0 || json.Unmarshal([]byte(stdout), &sum) != nil {
+		t.Fatalf("exit %d; stdout is not one JSON summary:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	if sum.ID == "" || sum.Folder != out || sum.Report != filepath.Join(out, "report.md") || sum.Status != "done" || sum.Citations == 0 || sum.Sources != 1 {
+		t.Errorf("summary %+v", sum)
+	}
+	if !strings.Contains(stderr, "citations from") {
+		t.Errorf("progress is not on stderr:\n%s", stderr)
+	}
+	for _, asJSON := range []bool{false, true} {
+		args := []string{"run", "--plain", "--config", cfg, "--corpus", corpus, "--out", filepath.Join(t.TempDir(), "run2"), "What is the boiling point of mercury in kelvin?"}
+		if asJSON {
+			args = append(args, "--json")
+		}
+		code, stdout, stderr = runCLI(t, nil, args...)
+		if code != cli.ExitNothing || !strings.Contains(stderr, "cites nothing") {
+			t.Errorf("json=%v: a report citing nothing: exit %d, want %d\nstdout: %s\nstderr: %s", asJSON, code, cli.ExitNothing, stdout, stderr)
+		}
+		if asJSON && (json.Unmarshal([]byte(stdout), &sum) != nil || sum.Citations != 0 || sum.Status != "done") {
+			t.Errorf("json summary of a report citing nothing: %s", stdout)
+		}
+	}
+}
+
+// show --format html|docx writes the exports; a binary format goes to --output FILE.
+func TestShowExports(t *testing.T) {
+	cfg, _, ids := runsFixture(t)
+	code, out, stderr := runCLI(t, nil, "show", "--config", cfg, "--format", "html", ids[0])
+	if code != 0 || !strings.HasPrefix(out, "<!DOCTYPE html>") || !strings.Contains(out, `class="cite"`) {
+		t.Fatalf("html: exit %d\n%.300s\n%s", code, out, stderr)
+	}
+	file := filepath.Join(t.TempDir(), "r.docx")
+	code, out, stderr = runCLI(t, nil, "show", "--config", cfg, "--format", "docx", "-o", file, ids[0])
+	b, err := os.ReadFile(file)
+	if code != 0 || out != "" || err != nil || !strings.HasPrefix(string(b), "PK") || !strings.Contains(stderr, file) {
+		t.Fatalf("docx: exit %d, %d bytes (%v)\n%s\n%s", code, len(b), err, out, stderr)
+	}
+}
+
+// serve and mcp --http on a port in use say which flag picks another.
+func TestBusyPortNamesTheFlag(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	cfg := emptyConfig(t)
+	for flag, args := range map[string][]string{
+		"--addr": {"serve", "--config", cfg, "--root", t.TempDir(), "--addr", ln.Addr().String()},
+		"--http": {"mcp", "--config", cfg, "--runs", t.TempDir(), "--http", ln.Addr().String()},
+	} {
+		code, _, stderr := runCLI(t, nil, args...)
+		if code != cli.ExitFailure || !strings.Contains(stderr, "address already in use") || !strings.Contains(stderr, flag+" HOST:PORT") {
+			t.Errorf("%s on a busy port: exit %d\n%s", args[0], code, stderr)
+		}
 	}
 }

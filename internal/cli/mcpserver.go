@@ -52,8 +52,13 @@ shared state as a resource, whichever machine ran it; --temporal needs it.`,
   deepresearch mcp --temporal temporal:7233 --state postgres://research@db/research --corpus /shared/notes`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if runs == "" && app.Config != nil && app.Config.Research.OutDir != "" {
+				runs = app.Config.Research.OutDir
+			}
 			if runs == "" {
-				runs = app.runsDir()
+				if runs = app.mcpRunsDir(); runs == "" {
+					runs = app.runsDir()
+				}
 			}
 			def := mcpDefaults(app, corpora, web, mcpFile)
 			be, err := app.backend(cmd.Context(), tf, stateFlag)
@@ -89,9 +94,9 @@ shared state as a resource, whichever machine ran it; --temporal needs it.`,
 			}
 			mux := http.NewServeMux()
 			mux.Handle("/mcp", srv.HTTPHandler(mcpserver.HTTPConfig{Token: token, SessionTimeout: sessionTimeout, MaxSessions: maxSessions}))
-			return listenAndServe(cmd.Context(), app, httpAddr, mux, func(base string) string {
+			return portHint(listenAndServe(cmd.Context(), app, httpAddr, mux, func(base string) string {
 				return fmt.Sprintf("%s/mcp (Streamable HTTP)", base)
-			})
+			}), "--http")
 		},
 	}
 	f := cmd.Flags()
@@ -101,7 +106,7 @@ shared state as a resource, whichever machine ran it; --temporal needs it.`,
 	f.IntVar(&maxSessions, "max-sessions", mcpserver.DefaultMaxSessions, "HTTP sessions open at once; a new one past it replaces one idle for 5 minutes, or is refused (429)")
 	f.IntVar(&maxRuns, "max-runs", mcpserver.DefaultMaxRuns, "deep_research calls running at once; more are refused (error -32000)")
 	f.StringArrayVar(&roots, "root", nil, "over --http, a folder calls may read corpora from, with those below it (repeatable; default: sources.roots, else the working folder and the folders already indexed)")
-	f.StringVar(&runs, "runs", "", "folder of run folders (default runs/, or research.out_dir)")
+	f.StringVar(&runs, "runs", "", "folder of run folders (default research.out_dir, else runs/ in the user's data folder: $XDG_DATA_HOME/deepresearch, ~/.local/share/deepresearch)")
 	f.StringArrayVar(&corpora, "corpus", nil, "default local corpus: an index directory or a folder (repeatable)")
 	f.StringVar(&web, "web", "", "default search providers, comma-separated: "+strings.Join(websearch.Names(), ", "))
 	f.StringVar(&mcpFile, "mcp", "", `default MCP search sources: a .mcp.json file whose servers' search tools are searched`)

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -8,7 +9,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -19,6 +19,8 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/deepresearch/deepresearch/internal/atomicfile"
+	"github.com/deepresearch/deepresearch/internal/redact"
 	"github.com/deepresearch/deepresearch/internal/request"
 	"github.com/deepresearch/deepresearch/internal/termsafe"
 	"github.com/deepresearch/deepresearch/lexical"
@@ -43,6 +45,28 @@ type researchFlags struct {
 	unjudged string
 	noColour bool
 	follow   bool // follow links out of --corpus folders
+	json     bool // the run summary as JSON on stdout
+}
+
+// runSummary is what run --json prints on stdout: where the run is and what it found.
+type runSummary struct {
+	ID        string `json:"id"`
+	Folder    string `json:"folder,omitempty"`
+	Report    string `json:"report,omitempty"`
+	Status    string `json:"status"`
+	Citations int    `json:"citations"`
+	Sources   int    `json:"sources"`
+	Evidence  int    `json:"evidence"`
+	CutShort  string `json:"cut_short,omitempty"`
+	Error     string `json:"error,omitempty"`
+}
+
+// absPath is p made absolute when it can be, for output a script reads from another folder.
+func absPath(p string) string {
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return p
 }
 
 func (a *App) runsDir() string {
@@ -122,6 +146,7 @@ func addResearchFlags(cmd *cobra.Command, fl *researchFlags, sources bool) {
 	f.IntVar(&fl.maxToks, "max-tokens", 0, "token fuse (input + output): works without prices, for local or unpriced models")
 	f.DurationVar(&fl.maxTime, "max-time", 0, "time limit for searching and reading (e.g. 5m)")
 	f.BoolVar(&fl.noColour, "plain", false, "plain progress lines even on a terminal")
+	f.BoolVar(&fl.json, "json", false, "print the run's summary as JSON on stdout (id, folder, report, status, citations, sources, evidence); progress stays on stderr")
 }
 
 func newResumeCmd(app *App) *cobra.Command {
@@ -241,7 +266,7 @@ func newRunsCmd(app *App) *cobra.Command {
 
 func newShowCmd(app *App) *cobra.Command {
 	var asJSON, open, events bool
-	var shared, format string
+	var shared, format, output string
 	cmd := &cobra.Command{
 		Use:   "show [RUN]",
 		Short: "Print a run's report (RUN: folder, id or unique id prefix; default the latest run)",
@@ -253,8 +278,8 @@ func newShowCmd(app *App) *cobra.Command {
 			if asJSON {
 				format = "json"
 			}
-			if !slices.Contains(showFormats(), format) && format != "markdown" {
-				return usageError(fmt.Errorf("--format %q: want one of %s", format, strings.Join(showFormats(), ", ")))
+			if _, err := export.Parse(format); err != nil {
+				return usageError(fmt.Errorf("--format %q: want one of %s", format, export.Names()))
 			}
 			// The shared state (--state first; from the environment or configuration, after the local runs).
 			_, ferr := app.findRun(runArg(args))
@@ -266,7 +291,7 @@ func newShowCmd(app *App) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				return writeFormat(app.Stdout, rep, format)
+				return app.writeFormat(cmd.Context(), rep, format, output)
 			}
 			dir, err := app.findRun(runArg(args))
 			if err != nil {
@@ -289,7 +314,7 @@ func newShowCmd(app *App) *cobra.Command {
 					if rerr != nil {
 						return rerr
 					}
-					return writeReport(app.Stdout, restored, asJSON)
+					return app.writeFormat(cmd.Context(), restored, format, output)
 				case ierr == nil:
 					return fmt.Errorf("run %s is %s with %d evidence items and no report yet; continue it with: deepresearch resume %s",
 						info.ID, info.Status, info.Evidence, dir)
@@ -297,12 +322,13 @@ func newShowCmd(app *App) *cobra.Command {
 					return fmt.Errorf("%s has no report, and its state cannot be read: %w", dir, ierr)
 				}
 			}
-			return writeFormat(app.Stdout, rep, format)
+			return app.writeFormat(cmd.Context(), rep, format, output)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print report.json (the same as --format json)")
-	cmd.Flags().StringVar(&format, "format", "md", "what to print: "+strings.Join(showFormats(), ", ")+
-		" (bibtex, csljson and ris: the report's sources as a bibliography)")
+	cmd.Flags().StringVar(&format, "format", "md", "what to print: "+export.Names()+
+		" (html: one self-contained file; docx: citations as footnotes; pdf: printed by headless Chromium; bibtex, csljson and ris: the report's sources as a bibliography)")
+	cmd.Flags().StringVarP(&output, "output", "o", "", "write to FILE instead of stdout (docx and pdf are not sent to a terminal)")
 	cmd.Flags().BoolVar(&open, "open", false, "open the run in the web viewer (served on 127.0.0.1 until Ctrl-C)")
 	cmd.Flags().StringVar(&shared, "state", "", "read the run from a shared state (postgres://…, as workers use)")
 	cmd.Flags().BoolVar(&events, "events", false, "print the run's events (its progress so far), one JSON object a line")
@@ -419,6 +445,16 @@ func (a *App) research(cmd *cobra.Command, fl researchFlags, question, resumeDir
 		if dir == "" {
 			dir = req.OutDir
 		}
+		if fl.json {
+			sum := runSummary{ID: cmp.Or(req.RunID, filepath.Base(dir)), Folder: absPath(dir), Status: research.RunFailed, Error: err.Error()}
+			if ctx.Err() != nil {
+				sum.Status = research.RunStopped
+			}
+			if info, ierr := research.LoadRunInfo(dir); ierr == nil {
+				sum.ID = info.ID
+			}
+			writeJSON(a.Stdout, redactSummary(a, sum))
+		}
 		if ctx.Err() != nil {
 			return fmt.Errorf("interrupted; continue with: deepresearch resume %s", dir)
 		}
@@ -429,8 +465,31 @@ func (a *App) research(cmd *cobra.Command, fl researchFlags, question, resumeDir
 	}
 	fmt.Fprintf(a.Stderr, "%d citations from %d sources · %d evidence items · %s\n", len(rep.Citations), len(rep.Sources),
 		rep.Stats.EvidenceAccepted, spendLine(rep.Engine, rep.Stats.Calls, rep.Stats.Tokens, rep.Stats.CostUSD))
-	fmt.Fprintln(a.Stdout, filepath.Join(rep.Dir, research.ReportMarkdownFile))
+	return a.finished(fl, rep, rep.Dir)
+}
+
+// finished prints where a finished run's report is — its path, or with --json the run summary — and refuses a
+// report that cites nothing (exit 3), which a script must not take for an answer.
+func (a *App) finished(fl researchFlags, rep *research.Report, dir string) error {
+	path := filepath.Join(dir, research.ReportMarkdownFile)
+	if fl.json {
+		if err := writeJSON(a.Stdout, runSummary{ID: rep.RunID, Folder: absPath(dir), Report: absPath(path), Status: research.RunDone,
+			Citations: len(rep.Citations), Sources: len(rep.Sources), Evidence: rep.Stats.EvidenceAccepted, CutShort: rep.CutShort}); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintln(a.Stdout, path)
+	}
+	if len(rep.Citations) == 0 {
+		return nothingError(fmt.Errorf("the report cites nothing: the sources searched held no evidence for the question (%s says what was searched)", path))
+	}
 	return nil
+}
+
+// redactSummary removes the API keys from a summary's error, as from every printed error.
+func redactSummary(a *App, s runSummary) runSummary {
+	s.Error = redact.New(a.secrets()...).Scrub(s.Error)
+	return s
 }
 
 // ---- live progress ----
@@ -443,6 +502,8 @@ type progressDisplay struct {
 	engine string
 
 	mu       sync.Mutex
+	start    time.Time // the first event
+	reading  time.Time // the first read of the run, from which the reads' pace is measured
 	last     research.Event
 	stage    string
 	msg      string
@@ -498,6 +559,12 @@ func (d *progressDisplay) Event(e research.Event) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.last = e
+	if d.start.IsZero() {
+		d.start = time.Now()
+	}
+	if d.reading.IsZero() && e.Stage == research.StageRead {
+		d.reading = time.Now()
+	}
 	if e.Stage != research.StageRun {
 		d.stage = e.Stage
 	}
@@ -539,11 +606,15 @@ func (d *progressDisplay) draw() {
 	if p.Round > 0 && stage != research.StageScope {
 		stage += fmt.Sprintf(" (round %d)", p.Round)
 	}
+	reads := ""
+	if !d.reading.IsZero() && p.ReadsPending > 0 {
+		reads = "   reading: " + progressETA(time.Since(d.reading), p.SourcesRead, p.SourcesRead+p.ReadsPending)
+	}
 	rows := []string{
-		fmt.Sprintf("deepresearch · run %s · %s", termsafe.Line(d.last.RunID), engineLabel(d.engine)),
+		fmt.Sprintf("deepresearch · run %s · %s · %s", termsafe.Line(d.last.RunID), engineLabel(d.engine), roundDuration(time.Since(d.start))),
 		fmt.Sprintf("  stage: %-20s sub-questions: %d   searches: %d", stage, p.SubQuestions, p.Searches),
-		fmt.Sprintf("  sources read: %d of %d candidates (%d pending)   evidence: %d (%d rejected)", p.SourcesRead,
-			p.Candidates, p.ReadsPending, p.Evidence, p.Rejected),
+		fmt.Sprintf("  sources read: %d of %d candidates (%d pending)   evidence: %d (%d rejected)%s", p.SourcesRead,
+			p.Candidates, p.ReadsPending, p.Evidence, p.Rejected, reads),
 		fmt.Sprintf("  spend: %s   in flight: %d", spendLine(d.engine, p.Calls, p.Tokens, p.CostUSD), p.InFlight),
 		"  " + termsafe.Line(lexical.Clip(lexical.NormalizeSpace(d.msg), 99)),
 	}
@@ -649,37 +720,31 @@ func clipWidth(s string, w int) string {
 	return s
 }
 
-// writeReport prints a report as show does: its Markdown, or with asJSON its report.json form.
-func writeReport(w io.Writer, rep *research.Report, asJSON bool) error {
-	if asJSON {
-		return writeJSON(w, rep)
-	}
-	_, err := fmt.Fprint(w, rep.Markdown)
-	return err
-}
-
-// showFormats are what show --format takes: the report itself (md, json) and its sources as a bibliography.
-func showFormats() []string {
-	out := []string{"md", "json"}
-	for _, f := range export.Formats() {
-		out = append(out, string(f))
-	}
-	return out
-}
-
-// writeFormat prints the report in one of showFormats.
-func writeFormat(w io.Writer, rep *research.Report, format string) error {
-	switch format {
-	case "", "md", "markdown":
-		return writeReport(w, rep, false)
-	case "json":
-		return writeReport(w, rep, true)
-	}
-	b, err := export.Bibliography(rep, export.Format(format))
+// writeFormat prints the report in an export format (export.Formats: the report as Markdown, JSON, HTML, DOCX or
+// PDF, or its sources as a bibliography) to stdout, or with output to that file. A binary format is not sent to a
+// terminal.
+func (app *App) writeFormat(ctx context.Context, rep *research.Report, format, output string) error {
+	f, err := export.Parse(format)
 	if err != nil {
-		return usageError(fmt.Errorf("--format %q: want one of %s", format, strings.Join(showFormats(), ", ")))
+		return usageError(fmt.Errorf("--format %q: want one of %s", format, export.Names()))
 	}
-	_, err = w.Write(b)
+	if output == "" && f.Binary() {
+		if o, ok := termsafe.Unwrap(app.Stdout).(*os.File); ok && term.IsTerminal(int(o.Fd())) {
+			return usageError(fmt.Errorf("--format %s is a binary file: name it with --output report%s (or redirect stdout)", f, f.Ext()))
+		}
+	}
+	b, err := export.Render(ctx, rep, f, nil)
+	if err != nil {
+		return err
+	}
+	if output != "" {
+		if err := atomicfile.Write(output, b, 0o644); err != nil {
+			return err
+		}
+		fmt.Fprintf(app.Stderr, "wrote %s (%s, %d bytes)\n", output, f, len(b))
+		return nil
+	}
+	_, err = app.Stdout.Write(b)
 	return err
 }
 

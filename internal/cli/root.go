@@ -170,7 +170,24 @@ and with Anthropic; with no model configured it runs its extractive engine, whic
 		newChatCmd(app),
 		newTrustCmd(app),
 	)
+	typedArgErrors(root)
 	return root
+}
+
+// typedArgErrors marks the refusals of every command's argument check (too many, too few) as bad usage, so that
+// the exit code does not depend on the wording of cobra's messages.
+func typedArgErrors(c *cobra.Command) {
+	if orig := c.Args; orig != nil {
+		c.Args = func(cmd *cobra.Command, args []string) error {
+			if err := orig(cmd, args); err != nil {
+				return usageError(err)
+			}
+			return nil
+		}
+	}
+	for _, sub := range c.Commands() {
+		typedArgErrors(sub)
+	}
 }
 
 // annotationInspect marks commands that only show the configuration; they run even when it is incomplete, so
@@ -299,7 +316,7 @@ func suggestFlag(cmd *cobra.Command, err error) error {
 	msg := err.Error()
 	name, ok := strings.CutPrefix(msg, "unknown flag: --")
 	if !ok {
-		return fmt.Errorf("%w\nSee '%s --help'.", err, cmd.CommandPath())
+		return usageError(fmt.Errorf("%w\nSee '%s --help'.", err, cmd.CommandPath()))
 	}
 	name, _, _ = strings.Cut(name, "=")
 	best, bestD := "", 3
@@ -318,9 +335,9 @@ func suggestFlag(cmd *cobra.Command, err error) error {
 	cmd.Flags().VisitAll(visit)
 	cmd.InheritedFlags().VisitAll(visit)
 	if best == "" || bestD >= len([]rune(name)) {
-		return fmt.Errorf("%w\nSee '%s --help'.", err, cmd.CommandPath())
+		return usageError(fmt.Errorf("%w\nSee '%s --help'.", err, cmd.CommandPath()))
 	}
-	return fmt.Errorf("%w\nDid you mean --%s?", err, best)
+	return usageError(fmt.Errorf("%w\nDid you mean --%s?", err, best))
 }
 
 // calmLog keeps raw log lines off the terminal where the command says the same thing itself: nothing after the

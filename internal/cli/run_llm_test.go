@@ -458,8 +458,9 @@ func TestRunLLMWebSearXNG(t *testing.T) {
 		runDir := filepath.Join(t.TempDir(), "runs", "refused")
 		stdout, stderr, code := runLLM(t, env, "--config", writeConfig(t, ""), "run", "--provider", "openai",
 			"--base-url", srv.BaseURL(), "--model", "fake-research", "--web", "searxng", "--rounds", "0", "--out", runDir, kilnQuestion)
-		if code != 0 {
-			t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+		// Every page was refused, so the report cites nothing: exit 3.
+		if code != ExitNothing {
+			t.Fatalf("exit %d, want %d (nothing to cite)\nstdout:\n%s\nstderr:\n%s", code, ExitNothing, stdout, stderr)
 		}
 		events, err := research.LoadEvents(runDir)
 		if err != nil {

@@ -13,6 +13,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/deepresearch/deepresearch/internal/config"
+	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/research"
 )
 
@@ -25,8 +27,20 @@ func (a *App) runFolders() []string {
 	dirs := []string{a.runsDir()}
 	if a.Config == nil || a.Config.Research.OutDir == "" {
 		dirs = append(dirs, chatRunsDir)
+		if d := a.mcpRunsDir(); d != "" {
+			dirs = append(dirs, d)
+		}
 	}
 	return dirs
+}
+
+// mcpRunsDir is where the MCP server keeps its runs unless told otherwise: the user's data folder, since a client
+// starts the server in whatever folder it likes ("" when the environment names no home).
+func (a *App) mcpRunsDir() string {
+	if d := config.DataDir(a.getenv); d != "" {
+		return filepath.Join(d, "runs")
+	}
+	return ""
 }
 
 // allRuns lists the runs of every run folder, newest first.
@@ -95,10 +109,10 @@ func runArg(args []string) string {
 }
 
 func newRunsRmCmd(app *App) *cobra.Command {
-	force := new(bool)
+	force, yes := new(bool), new(bool)
 	cmd := &cobra.Command{
 		Use:   "rm RUN...",
-		Short: "Delete runs (a run id, a unique prefix of one, or a run folder)",
+		Short: "Delete runs (a run id, a unique prefix of one, or a run folder); asks first unless --yes",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var dirs []string
@@ -111,6 +125,23 @@ func newRunsRmCmd(app *App) *cobra.Command {
 					dirs = append(dirs, dir)
 				}
 			}
+			if !*yes {
+				if !app.interactive() {
+					return usageError(fmt.Errorf("runs rm deletes %d run folder(s) and nobody is at a terminal to confirm: pass --yes", len(dirs)))
+				}
+				for _, dir := range dirs {
+					q := ""
+					if info, err := research.LoadRunInfo(dir); err == nil {
+						q = " — " + lexical.Clip(lexical.NormalizeSpace(info.Question), 70)
+					}
+					fmt.Fprintf(app.Stderr, "  %s%s\n", dir, q)
+				}
+				fmt.Fprintf(app.Stderr, "Delete these %d run(s)? [y/N] ", len(dirs))
+				if a := readLine(app.Stdin); a != "y" && a != "yes" {
+					fmt.Fprintln(app.Stderr, "nothing deleted")
+					return nil
+				}
+			}
 			for _, dir := range dirs {
 				if err := removeRun(dir, *force); err != nil {
 					return err
@@ -121,6 +152,7 @@ func newRunsRmCmd(app *App) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVarP(force, "force", "f", false, "also delete a run that is still running")
+	cmd.Flags().BoolVarP(yes, "yes", "y", false, "delete without asking (needed when no terminal is there to ask)")
 	return cmd
 }
 

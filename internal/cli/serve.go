@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/deepresearch/deepresearch/internal/config"
 	"github.com/deepresearch/deepresearch/internal/durable"
 	"github.com/deepresearch/deepresearch/internal/mcpserver"
 	"github.com/deepresearch/deepresearch/internal/request"
@@ -233,8 +234,15 @@ func (app *App) serveViewer(cmd *cobra.Command, addr, runs, page string, opened 
 	if len(app.Config.Sources.Corpus) > 0 {
 		defCorpus = app.Config.Sources.Corpus[0]
 	}
+	// The form offers only the web providers that can run here (a key or instance configured, or none needed).
+	var web []string
+	for _, name := range websearch.Names() {
+		if _, err := websearch.New(name, websearch.Config{Getenv: app.getenv}); err == nil {
+			web = append(web, name)
+		}
+	}
 	wc := webui.Config{
-		RunsDir: runs, State: be.state, Token: token, WebProviders: websearch.Names(), DefaultCorpus: defCorpus, Log: app.Log,
+		RunsDir: runs, State: be.state, Token: token, WebProviders: web, DefaultCorpus: defCorpus, Log: app.Log, Engine: app.engineDescription(be.run != nil),
 		Roots: app.serverRoots(opts.roots), MaxRuns: opts.maxRuns,
 		CheckWeb: func(name string) error {
 			_, err := websearch.New(name, websearch.Config{Getenv: app.getenv})
@@ -250,7 +258,7 @@ func (app *App) serveViewer(cmd *cobra.Command, addr, runs, page string, opened 
 		return err
 	}
 	defer srv.Close()
-	return listenAndServe(cmd.Context(), app, addr, srv.Handler(), func(base string) string {
+	return portHint(listenAndServe(cmd.Context(), app, addr, srv.Handler(), func(base string) string {
 		link := base + page
 		if token != "" {
 			link += "?token=" + token
@@ -262,7 +270,41 @@ func (app *App) serveViewer(cmd *cobra.Command, addr, runs, page string, opened 
 			link += fmt.Sprintf("\ndeepresearch: OpenAI-compatible API at %s/v1 (models %s; the access token is the API key)", base, apiModelNames())
 		}
 		return link
-	})
+	}), "--addr")
+}
+
+// engineDescription says which engine and models a run started here uses: the configured model of each tier, or
+// the extractive engine; durable: the workers', whose configuration this process does not see.
+func (app *App) engineDescription(durable bool) string {
+	if durable {
+		return "the Temporal workers' engine and models"
+	}
+	c := app.Config
+	if c == nil || !c.HasModel() || c.Research.Engine == "extractive" {
+		return "the extractive engine (no language model configured)"
+	}
+	var parts []string
+	seen := map[string]bool{}
+	for _, tier := range []string{config.TierStrong, config.TierMid, config.TierFast} {
+		s := c.ModelForTier(tier)
+		m := s.Provider + " " + s.Model
+		if !seen[m] {
+			seen[m] = true
+			parts = append(parts, tier+": "+m)
+		}
+	}
+	if len(parts) == 1 {
+		return strings.SplitN(parts[0], ": ", 2)[1]
+	}
+	return strings.Join(parts, " · ")
+}
+
+// portHint adds to a refusal of an address in use the flag that picks another one.
+func portHint(err error, flag string) error {
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return fmt.Errorf("%w: another program (perhaps another deepresearch) serves there; pick another address with %s HOST:PORT (port 0: any free port)", err, flag)
+	}
+	return err
 }
 
 func apiModelNames() string {

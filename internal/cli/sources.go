@@ -225,7 +225,7 @@ func (p *indexProgress) update(pr corpus.Progress) {
 			line += fmt.Sprintf(" (it has done %d/%d files)", pr.Done, pr.Total)
 		}
 	case pr.Phase == "indexing":
-		line = fmt.Sprintf("indexing %s: %d/%d files", pr.Root, pr.Done, pr.Total)
+		line = fmt.Sprintf("indexing %s: %d/%d files (%s)", pr.Root, pr.Done, pr.Total, progressETA(time.Since(p.start), pr.Done, pr.Total))
 	default:
 		return
 	}

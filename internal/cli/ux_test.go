@@ -119,7 +119,7 @@ func TestRunsByPrefixLatestRmAndPrune(t *testing.T) {
 		t.Errorf("unknown run: exit %d, %s", code, stderr)
 	}
 
-	code, out, _ = runCLI(t, nil, "runs", "rm", ids[0], "--config", cfg)
+	code, out, _ = runCLI(t, nil, "runs", "rm", "--yes", ids[0], "--config", cfg)
 	if code != 0 || !strings.Contains(out, "removed") {
 		t.Fatalf("runs rm: exit %d %q", code, out)
 	}

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 
 	"github.com/deepresearch/deepresearch/internal/atomicfile"
@@ -50,6 +51,33 @@ func StateDir(getenv func(string) string) string {
 	}
 	if h := getenv("HOME"); h != "" {
 		return filepath.Join(h, ".local", "state", "deepresearch")
+	}
+	return ""
+}
+
+// DataDir is deepresearch's folder in the user's data directory, where what no working folder owns is kept (the
+// runs of the MCP server, which clients start in any folder): $XDG_DATA_HOME/deepresearch, else
+// ~/.local/share/deepresearch — on macOS ~/Library/Application Support/deepresearch, on Windows
+// %LOCALAPPDATA%\deepresearch. "" when the environment names no home. getenv nil means os.Getenv.
+func DataDir(getenv func(string) string) string {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	if d := getenv("XDG_DATA_HOME"); d != "" && filepath.IsAbs(d) {
+		return filepath.Join(d, "deepresearch")
+	}
+	switch runtime.GOOS {
+	case "windows":
+		if d := getenv("LOCALAPPDATA"); d != "" {
+			return filepath.Join(d, "deepresearch")
+		}
+	case "darwin":
+		if h := getenv("HOME"); h != "" {
+			return filepath.Join(h, "Library", "Application Support", "deepresearch")
+		}
+	}
+	if h := getenv("HOME"); h != "" && filepath.IsAbs(h) {
+		return filepath.Join(h, ".local", "share", "deepresearch")
 	}
 	return ""
 }

@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -27,6 +28,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/request"
 	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/research/export"
 	"github.com/deepresearch/deepresearch/research/state"
 	"github.com/deepresearch/deepresearch/sources/websearch"
 )
@@ -414,7 +416,19 @@ func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 		}
 		return nil, fmt.Errorf("read %s: %w", uri, err)
 	}
-	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: mime, Text: string(data)}}}, nil
+	text := string(data)
+	if file == research.ReportMarkdownFile {
+		// The report links the texts its run kept relative to its folder; a client reads it from no folder.
+		if dir := filepath.Join(s.cfg.RunsDir, id); isDir(dir) {
+			text = export.AbsoluteLinks(text, dir)
+		}
+	}
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: mime, Text: text}}}, nil
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
 }
 
 // maxCorpora bounds the corpus folders one tool call may name.
@@ -517,15 +531,18 @@ func (s *Server) deepResearch(ctx context.Context, req *mcp.CallToolRequest, in 
 	}
 	s.publish(rr.RunID, q)
 	s.notifyReportUpdated(ctx, rr.RunID)
-	out := Output{RunID: rr.RunID, Status: StatusDone, Question: rep.Question, Engine: rep.Engine, Report: rep.Markdown, ReportURI: ReportURI(rr.RunID),
+	// Links into the run folder become absolute file:// URLs: the client reads the report from no folder.
+	md := export.AbsoluteLinks(rep.Markdown, rr.OutDir)
+	out := Output{RunID: rr.RunID, Status: StatusDone, Question: rep.Question, Engine: rep.Engine, Report: md, ReportURI: ReportURI(rr.RunID),
 		JSONURI: ReportJSONURI(rr.RunID), Dir: rr.OutDir, Evidence: len(rep.CitedEvidence()), Pooled: len(rep.Evidence), CutShort: rep.CutShort, Sources: []SourceRef{}}
 	for _, sr := range rep.Sources {
 		out.Sources = append(out.Sources, SourceRef{URL: sr.URL, Title: sr.Title, Citations: sr.Citations})
 	}
-	footer := fmt.Sprintf("\n\n---\nRun %s · %d evidence items cited (of %d gathered) · report: %s · citations and quotes: %s",
-		rr.RunID, out.Evidence, out.Pooled, out.ReportURI, out.JSONURI)
+	folder := (&url.URL{Scheme: "file", Path: filepath.ToSlash(rr.OutDir) + "/"}).String()
+	footer := fmt.Sprintf("\n\n---\nRun %s · %d evidence items cited (of %d gathered) · report: %s · citations and quotes: %s · folder: %s",
+		rr.RunID, out.Evidence, out.Pooled, out.ReportURI, out.JSONURI, folder)
 	res := &mcp.CallToolResult{Content: []mcp.Content{
-		&mcp.TextContent{Text: rep.Markdown + footer},
+		&mcp.TextContent{Text: md + footer},
 		&mcp.ResourceLink{URI: out.ReportURI, Name: rr.RunID + "/report.md", MIMEType: "text/markdown", Title: q},
 		&mcp.ResourceLink{URI: out.JSONURI, Name: rr.RunID + "/report.json", MIMEType: "application/json", Title: q + " (JSON)"},
 	}}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/deepresearch/deepresearch/internal/webui/researchtest"
 	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/research/export"
 )
 
 // childEnv makes the test binary serve MCP over stdio instead of running tests, so the subprocess tests talk to
@@ -130,10 +132,14 @@ func checkReport(t *testing.T, runs string, out Output, body string) *research.R
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(body, rep.Markdown) || !strings.Contains(body, "[1]") {
+	md := export.AbsoluteLinks(rep.Markdown, filepath.Join(runs, out.RunID))
+	if !strings.Contains(body, md) || !strings.Contains(body, "[1]") {
 		t.Errorf("tool text does not carry the cited report:\n%s", body)
 	}
-	if out.Report != rep.Markdown {
+	if strings.Contains(body, "]("+research.DocsDir+"/") {
+		t.Errorf("tool text links the run folder relatively, which a client cannot open:\n%s", body)
+	}
+	if out.Report != md {
 		t.Errorf("structured report differs from report.md")
 	}
 	for _, c := range rep.Citations {
@@ -273,6 +279,53 @@ func TestInMemoryToolProgressAndResources(t *testing.T) {
 	}
 	if len(rl.Resources) != 2 || rl.Resources[0].Title == "" {
 		t.Errorf("restarted server lists %+v, want the past run's two reports", rl.Resources)
+	}
+}
+
+// TestToolLinksAreAbsolute: the links a report makes into its run folder (the stored text of a web page, at the
+// quote's lines) reach the client as absolute file:// URLs of files that exist, and the text names the folder.
+func TestToolLinksAreAbsolute(t *testing.T) {
+	runs := t.TempDir()
+	s, err := New(Config{RunsDir: runs, Start: func(_ context.Context, req RunRequest) (*research.Report, error) {
+		if err := os.MkdirAll(filepath.Join(req.OutDir, research.DocsDir), 0o755); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(filepath.Join(req.OutDir, research.DocsDir, "ab12.txt"), []byte("Deletes write tombstones.\n"), 0o644); err != nil {
+			return nil, err
+		}
+		return &research.Report{RunID: req.RunID, Question: req.Question, Dir: req.OutDir,
+			Markdown: "Deletes write tombstones [1].\n\n## Citations\n\n- [1] “Deletes write tombstones.” — https://example.com/lsm (e1) · " +
+				"[at the quote](https://example.com/lsm#:~:text=Deletes%20write%20tombstones.) · [text read, lines 1–1](docs/ab12.txt#L1-L1) · [out](docs/../../etc/passwd)\n",
+			Citations: []research.Citation{{N: 1, EvidenceIDs: []string{"e1"}}},
+			Evidence:  []research.Evidence{{ID: "e1", Quote: "Deletes write tombstones.", Source: "https://example.com/lsm"}}}, nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := connectInMemory(t, s, &recorder{})
+	res := callResearch(t, cs, map[string]any{"question": "How do LSM trees delete?", "sources": map[string]any{"web": "searxng"}}, nil)
+	body := text(res)
+	if res.IsError {
+		t.Fatalf("tool error: %s", body)
+	}
+	var out Output
+	raw, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(raw, &out); err != nil {
+		t.Fatal(err)
+	}
+	want := (&url.URL{Scheme: "file", Path: filepath.ToSlash(filepath.Join(out.Dir, research.DocsDir, "ab12.txt")), Fragment: "L1-L1"}).String()
+	if !filepath.IsAbs(out.Dir) || !strings.Contains(body, "]("+want+")") || !strings.Contains(out.Report, "]("+want+")") {
+		t.Fatalf("want the absolute link %s in the text and the structured report:\n%s", want, body)
+	}
+	u, _ := url.Parse(want)
+	if _, err := os.Stat(u.Path); err != nil {
+		t.Errorf("the link names no file: %v", err)
+	}
+	if !strings.Contains(body, "](docs/../../etc/passwd)") || strings.Contains(body, "file:///etc/passwd") {
+		t.Errorf("a link climbing out of the run folder was made absolute:\n%s", body)
+	}
+	if !strings.Contains(body, "https://example.com/lsm#:~:text=") || !strings.Contains(body, "folder: file://"+filepath.ToSlash(out.Dir)+"/") {
+		t.Errorf("the text lacks the link at the quote or the run folder:\n%s", body)
 	}
 }
 

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/research/export"
 )
 
 //go:embed assets
@@ -67,6 +68,7 @@ func (s *Server) routes() {
 	m.HandleFunc("POST /runs/{id}/cancel", s.handleCancel)
 	m.HandleFunc("GET /runs/{id}/report.md", s.handleDownload(research.ReportMarkdownFile, "text/markdown; charset=utf-8"))
 	m.HandleFunc("GET /runs/{id}/report.json", s.handleDownload(research.ReportJSONFile, "application/json"))
+	m.HandleFunc("GET /runs/{id}/export/{format}", s.handleExport)
 	m.HandleFunc("GET /runs/{id}/cite/{n}", s.handleCite)
 	m.HandleFunc("GET /runs/{id}/evidence/{eid}", s.handleEvidence)
 	m.HandleFunc("GET /api/runs", s.handleAPIRuns)
@@ -165,6 +167,7 @@ type indexPage struct {
 	Form      formValues
 	Error     string
 	Providers []string
+	Engine    string
 	RunsErr   string
 	// Roots are the folders a corpus may be taken from; nil when every folder may.
 	Roots []string
@@ -190,7 +193,7 @@ func (s *Server) handleIndex(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) renderIndex(ctx context.Context, w http.ResponseWriter, code int, f formValues, msg string, page int) {
-	p := indexPage{Form: f, Error: msg, Providers: s.cfg.WebProviders, L: labelsEN, Page: page}
+	p := indexPage{Form: f, Error: msg, Providers: s.cfg.WebProviders, Engine: s.cfg.Engine, L: labelsEN, Page: page}
 	if s.roots != nil {
 		p.Roots = s.roots.Dirs()
 	}
@@ -605,6 +608,33 @@ func (s *Server) handleDownload(file, ctype string) http.HandlerFunc {
 		w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="%s-%s"`, id, file))
 		w.Write(data)
 	}
+}
+
+// handleExport sends the report in one of the export formats (export.Formats) as a download.
+func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
+	id, ok := s.pathID(w, r)
+	if !ok {
+		return
+	}
+	f, err := export.Parse(r.PathValue("format"))
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusNotFound)
+		return
+	}
+	rep, err := s.store.Report(r.Context(), id)
+	if err != nil {
+		http.Error(w, fmt.Sprintf("run %s has no report yet", id), http.StatusNotFound)
+		return
+	}
+	b, err := export.Render(r.Context(), rep, f, nil)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusServiceUnavailable)
+		return
+	}
+	w.Header().Set("Content-Type", f.ContentType())
+	w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="%s-report%s"`, id, f.Ext()))
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Write(b)
 }
 
 // handleAPIRuns lists runs as JSON, newest first, a page at a time: ?page=N (from 1) of ?per_page=M runs (default

@@ -19,6 +19,7 @@ type labels struct {
 	Tokens, SubQuestionsH, SourcesH, EvidenceH, LogH                     string
 	Stopped, StoppedAgain, Back, Citation, QuoteOf, PrevQuote, NextQuote string
 	Source, Anchor, Confidence, SubQuestion, RoundOf                     string
+	AtQuote                                                              string
 	StoredText, NotFoundVerbatim, TextUnreadable                         string
 	// JS holds the words the live view's script writes.
 	JS map[string]string
@@ -36,6 +37,7 @@ var labelsEN = labels{
 	StoppedAgain: "Stopped, with nothing here to resume from (it was stopped before it began, or its workflow was cancelled): start the question again from the form.", Back: "←",
 	Citation: "Citation", QuoteOf: "quote %d of %d", PrevQuote: "← previous quote", NextQuote: "next quote →",
 	Source: "Source", Anchor: "Anchor", Confidence: "Confidence", SubQuestion: "Sub-question", RoundOf: "round",
+	AtQuote:    "open the source at the quote",
 	StoredText: "Stored source text", NotFoundVerbatim: "The quote was not found verbatim in the stored text; it is shown here as recorded:",
 	TextUnreadable: "The stored text of this source could not be read:",
 	JS: map[string]string{
@@ -57,6 +59,7 @@ var labelsZH = labels{
 	StoppedAgain: "已停止，此处没有可继续的内容（它在开始前就被停止，或其工作流已取消）：请在表单中重新提交该问题。", Back: "←",
 	Citation: "引用", QuoteOf: "第 %d 条，共 %d 条", PrevQuote: "← 上一条", NextQuote: "下一条 →",
 	Source: "来源", Anchor: "锚点", Confidence: "置信度", SubQuestion: "子问题", RoundOf: "轮次",
+	AtQuote:    "在原文中打开此引文",
 	StoredText: "保存的来源原文", NotFoundVerbatim: "在保存的原文中未找到逐字匹配的引文，以下为记录的引文：",
 	TextUnreadable: "无法读取该来源保存的原文：",
 	JS: map[string]string{

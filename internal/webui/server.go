@@ -80,6 +80,8 @@ type Config struct {
 	Token string
 	// WebProviders lists the web search providers the form offers; empty hides web search.
 	WebProviders []string
+	// Engine says which engine and models a run started from the form uses, shown on the form ("" shows nothing).
+	Engine string
 	// CheckWeb, when set, says whether a web search provider can be used (its API key or instance URL is
 	// configured); the form refuses a provider it rejects before any run is created.
 	CheckWeb func(provider string) error

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/research/export"
 )
 
 // sourcePage shows one evidence item inside the text that was read for it.
@@ -26,7 +27,9 @@ type sourcePage struct {
 	Next     string
 	Ev       research.Evidence
 	// Link is the original URL when it can be opened from a browser; FilePath and Lines describe a file anchor.
-	Link     string
+	Link string
+	// AtQuote opens the source at the quote (a text fragment), for web pages and HTML files.
+	AtQuote  string
 	FilePath string
 	Lines    string
 	Before   string
@@ -133,6 +136,9 @@ func findEvidence(rep *research.Report, eid string) (research.Evidence, bool) {
 
 func (s *Server) sourcePage(ctx context.Context, id string, rep *research.Report, ev research.Evidence) sourcePage {
 	p := sourcePage{Title: "Source · " + sourceName(ev), ID: id, Question: rep.Question, Ev: ev, Index: 1, Count: 1, L: labelsFor(rep.Language, rep.Question)}
+	if u, ok := research.TextFragmentURL(ev.Source, ev.Quote); ok && export.SafeHref(u) {
+		p.AtQuote = u // a page served over HTTP may not link file:// URLs
+	}
 	if u, err := url.Parse(ev.Source); err == nil {
 		switch u.Scheme {
 		case "http", "https":

@@ -18,15 +18,12 @@ import (
 // Format is an export format's name, as `show --format` takes it.
 type Format string
 
-// The export formats.
+// The bibliography formats.
 const (
 	BibTeX  Format = "bibtex"
 	CSLJSON Format = "csljson"
 	RIS     Format = "ris"
 )
-
-// Formats lists the bibliography formats.
-func Formats() []Format { return []Format{BibTeX, CSLJSON, RIS} }
 
 // entry is one source as every bibliography format needs it.
 type entry struct {

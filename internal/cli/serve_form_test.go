@@ -1,0 +1,74 @@
+package cli_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/deepresearch/deepresearch/internal/cli"
+	"github.com/deepresearch/deepresearch/internal/syncio"
+)
+
+// indexPage serves the viewer with cfg and env and returns its start page.
+func indexPage(t *testing.T, cfg string, env map[string]string) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	var stdout, stderr syncio.Buffer
+	exited := make(chan int, 1)
+	go func() {
+		exited <- cli.Main(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--runs", t.TempDir(), "--config", cfg, "--root", t.TempDir()},
+			strings.NewReader(""), &stdout, &stderr, func(k string) string { return env[k] })
+	}()
+	defer func() { cancel(); <-exited }()
+	deadline := time.After(30 * time.Second)
+	for {
+		if m := servingRE.FindStringSubmatch(stdout.String()); m != nil {
+			resp, err := http.Get(m[1] + "/")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			b, _ := io.ReadAll(resp.Body)
+			return string(b)
+		}
+		select {
+		case code := <-exited:
+			t.Fatalf("serve exited with %d\n%s", code, stderr.String())
+		case <-deadline:
+			t.Fatalf("serve printed no address\n%s", stderr.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// The viewer's form says which engine and model a run will use, and offers only the web providers that can run:
+// the keyless ones, and a keyed one once its key is set.
+func TestServeFormShowsEngineAndUsableProviders(t *testing.T) {
+	page := indexPage(t, emptyConfig(t), nil)
+	if !strings.Contains(page, `id="engine"`) || !strings.Contains(page, "extractive engine") {
+		t.Errorf("no engine line on the form:\n%s", page)
+	}
+	if !strings.Contains(page, `<option value="arxiv"`) || strings.Contains(page, `<option value="tavily"`) || strings.Contains(page, `<option value="searxng"`) {
+		t.Errorf("the form offers providers that cannot run (or lacks keyless ones):\n%s", page)
+	}
+	cfg := filepath.Join(t.TempDir(), "deepresearch.yaml")
+	if err := os.WriteFile(cfg, []byte("model: {provider: openai, model: gpt-4.1}\ntiers:\n  fast: {model: gpt-4.1-mini}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	page = indexPage(t, cfg, map[string]string{"OPENAI_API_KEY": "sk-test", "TAVILY_API_KEY": "tvly-test"})
+	if !strings.Contains(page, "strong: openai gpt-4.1") || !strings.Contains(page, "fast: openai gpt-4.1-mini") {
+		t.Errorf("the engine line does not name the models:\n%s", page)
+	}
+	if !strings.Contains(page, `<option value="tavily"`) {
+		t.Errorf("a provider with its key set is not offered:\n%s", page)
+	}
+	if strings.Contains(page, "sk-test") || strings.Contains(page, "tvly-test") {
+		t.Error("the page shows a key")
+	}
+}
