@@ -21,6 +21,8 @@ import (
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/deepresearch/deepresearch/internal/redact"
+	"github.com/deepresearch/deepresearch/llm"
 	"github.com/deepresearch/deepresearch/research"
 )
 
@@ -140,7 +142,7 @@ func (w *workflowSteps) exec(stage, tier, name string, staged bool, out any, arg
 		HeartbeatTimeout: 15 * time.Second,
 		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2,
 			MaximumInterval: 30 * time.Second, MaximumAttempts: 10,
-			NonRetryableErrorTypes: []string{errConfig}},
+			NonRetryableErrorTypes: []string{errConfig, errAuth}},
 	}
 	if staged && !w.run.stageEnd.IsZero() {
 		opts.ScheduleToCloseTimeout = max(w.run.stageEnd.Sub(workflow.Now(w.ctx)), time.Second)
@@ -159,7 +161,7 @@ func (w *workflowSteps) exec(stage, tier, name string, staged bool, out any, arg
 	if err == nil {
 		w.run.st.Steps++
 	}
-	return err
+	return stepError(err)
 }
 
 func (w *workflowSteps) Scope() (*research.Plan, error) {
@@ -284,8 +286,59 @@ func (t *workflowTurnstile) Done(i int) {
 	}
 }
 
-// errConfig is the error type of failures no retry can fix (a worker that cannot build the run's roles).
-const errConfig = "ConfigError"
+// Error types of the application errors activities return. Every error an activity returns is rebuilt as one of
+// them with its message scrubbed (Activities.Redact) and no cause attached, so that what reaches Temporal — the
+// workflow history, a pending activity's last failure, the SDK's log lines — holds no secret.
+const (
+	// errConfig is a failure no retry can fix (a worker that cannot build the run's roles).
+	errConfig = "ConfigError"
+	// errAuth is a provider refusing this worker's credentials (HTTP 401, 403): not retried.
+	errAuth = "AuthError"
+	// ErrStateStore is a step that failed on the shared state (a database outage): retried, and shown to whoever
+	// follows the run as research.StateStoreRetrying.
+	ErrStateStore = "StateStoreError"
+	// errStep is any other failure of a step: retried.
+	errStep = "StepError"
+)
+
+// failure turns an activity's error into what Temporal may see: scrubbed, classified, without its cause chain.
+// opening says the error came from opening the run's session, which touches nothing but the state.
+func (a *Activities) failure(ctx context.Context, err error, opening bool) error {
+	if err == nil {
+		return nil
+	}
+	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		return err // the engine's cancellation or timeout, as the SDK expects it
+	}
+	msg := a.scrub(err.Error())
+	var ae *temporal.ApplicationError
+	switch {
+	case errors.As(err, &ae) && ae.Type() == errConfig:
+		return temporal.NewNonRetryableApplicationError(msg, errConfig, nil)
+	case llm.IsAuth(err):
+		return temporal.NewNonRetryableApplicationError(msg, errAuth, nil)
+	case opening || errors.Is(err, research.ErrStateStore):
+		return temporal.NewApplicationError(msg, ErrStateStore)
+	}
+	return temporal.NewApplicationError(msg, errStep)
+}
+
+func (a *Activities) scrub(s string) string {
+	if a.Redact != nil {
+		return a.Redact(s)
+	}
+	return redact.New().Scrub(s)
+}
+
+// stepError is the error a step's activity ended with, as the workflow hands it to research.Drive: a state-store
+// failure is research.ErrStateStore again, so that the graph fails the run rather than go on without the step.
+func stepError(err error) error {
+	var ae *temporal.ApplicationError
+	if errors.As(err, &ae) && ae.Type() == ErrStateStore {
+		return fmt.Errorf("%w: %s", research.ErrStateStore, ae.Error())
+	}
+	return err
+}
 
 // BuildFunc turns a run's input into the research configuration (roles, fetcher, ledger) with this worker's
 // models, keys and sources; cleanup releases what it opened.
@@ -299,6 +352,9 @@ type Activities struct {
 	// Dir is this worker's folder for runs (cached texts, events), one sub-folder per run.
 	Dir string
 	Log *slog.Logger
+	// Redact scrubs the messages of the errors activities return, before Temporal or a log sees them; nil
+	// removes the shapes secrets take (redact.Scrubber), a worker passes one that knows its keys.
+	Redact func(string) string
 
 	dbs stateCache
 }
@@ -307,7 +363,7 @@ func (a *Activities) session(ctx context.Context, in Input) (*research.Session, 
 	t0 := time.Now()
 	cfg, cleanup, err := a.Build(ctx, in)
 	if err != nil {
-		return nil, nil, temporal.NewNonRetryableApplicationError("build the run's roles: "+err.Error(), errConfig, err)
+		return nil, nil, temporal.NewNonRetryableApplicationError("build the run's roles: "+a.scrub(err.Error()), errConfig, nil)
 	}
 	info := activity.GetInfo(ctx)
 	cfg.RunID, cfg.Question, cfg.Budget = in.RunID, in.Question, in.Budget
@@ -326,7 +382,7 @@ func (a *Activities) session(ctx context.Context, in Input) (*research.Session, 
 		return nil, nil, err
 	}
 	t1 := time.Now()
-	key := fmt.Sprintf("%s/%s/%s#%d", info.WorkflowExecution.ID, info.WorkflowExecution.RunID, info.ActivityID, info.Attempt)
+	key := spendKey(info)
 	s, err := research.OpenSession(ctx, cfg, research.SessionConfig{State: a.State, SpendKey: key, DB: db})
 	if err != nil {
 		release()
@@ -356,7 +412,7 @@ func (a *Activities) session(ctx context.Context, in Input) (*research.Session, 
 		stop()
 		<-done
 		if err := s.Close(); err != nil && a.Log != nil {
-			a.Log.Error("close session", "run", in.RunID, "err", err)
+			a.Log.Error("close session", "run", in.RunID, "err", a.scrub(err.Error()))
 		}
 		release()
 		cleanup()
@@ -367,15 +423,27 @@ func (a *Activities) session(ctx context.Context, in Input) (*research.Session, 
 	}, nil
 }
 
+// spendKey names one attempt of one step in the run's spend ledger. Activities and local activities are numbered
+// apart (both start at 1), so the kind is part of the key: otherwise a bookkeeping step's row would overwrite the
+// spend of the model step numbered like it.
+func spendKey(info activity.Info) string {
+	kind := "a"
+	if info.IsLocalActivity {
+		kind = "la"
+	}
+	return fmt.Sprintf("%s/%s/%s%s#%d", info.WorkflowExecution.ID, info.WorkflowExecution.RunID, kind, info.ActivityID, info.Attempt)
+}
+
 // step opens a session for one activity, runs fn in it and closes it.
 func step[R any](a *Activities, ctx context.Context, in Input, fn func(*research.Session) (R, error)) (R, error) {
 	s, done, err := a.session(ctx, in)
 	if err != nil {
 		var zero R
-		return zero, err
+		return zero, a.failure(ctx, err, true)
 	}
 	defer done()
-	return fn(s)
+	r, err := fn(s)
+	return r, a.failure(ctx, err, false)
 }
 
 // Scope is the scope step.
