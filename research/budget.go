@@ -240,7 +240,7 @@ func (r *runner) roleCall(ctx context.Context, stage string, round int, sq, what
 		if errors.Is(err, ErrStateStore) {
 			// Not the role's failure and not for this loop to retry: the step fails, is run again once the
 			// store answers, and says so (the log is in the store, so only the event carries it).
-			r.emit(Event{Stage: stage, Kind: EventRetry, Round: round, SubQuestion: sq, Message: StateStoreRetrying + ": " + what, Err: err.Error()})
+			r.emit(Event{Stage: stage, Kind: EventOutage, Round: round, SubQuestion: sq, Message: StateStoreRetrying + " (" + what + ")", Err: r.scrub.Scrub(err.Error())})
 			return err
 		}
 		var perm *permanentError

@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/deepresearch/deepresearch/internal/redact"
 	"github.com/deepresearch/deepresearch/internal/request"
 	"github.com/deepresearch/deepresearch/internal/termsafe"
 	"github.com/deepresearch/deepresearch/lexical"
@@ -189,7 +190,8 @@ func newRunsCmd(app *App) *cobra.Command {
 				}
 				if err != nil {
 					// From the environment or configuration: the local runs are still worth listing.
-					fmt.Fprintf(app.Stderr, "warning: the shared state cannot be read, listing local runs only: %v\n", err)
+					fmt.Fprintf(app.Stderr, "warning: the shared state cannot be read, listing local runs only: %s\n",
+						redact.New(app.secrets()...).Scrub(err.Error()))
 				}
 				have := map[string]bool{}
 				for _, r := range runs {
@@ -597,6 +599,8 @@ func describe(e research.Event) string {
 			return fmt.Sprintf("round %d", e.Round)
 		}
 		return "started"
+	case research.EventOutage:
+		return e.Message
 	case research.EventSearch:
 		return fmt.Sprintf("%s: %d hits (%s)", e.SubQuestion, e.Count, lexical.Clip(lexical.NormalizeSpace(e.Message), 59))
 	case research.EventCandidates:

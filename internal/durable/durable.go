@@ -12,7 +12,9 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"go.temporal.io/sdk/activity"
@@ -68,6 +70,10 @@ type Status struct {
 	Steps  int    `json:"steps"` // steps completed
 	Done   bool   `json:"done"`
 	Failed string `json:"failed,omitempty"`
+	// Outage is filled by Follow, not by the workflow: what keeps the run from going on while its steps are
+	// retried — the state store (a step's last attempt failed on it), or the engine itself (unreachable from
+	// here). Empty when nothing is wrong.
+	Outage string `json:"outage,omitempty"`
 }
 
 // Activity names. Model calls are activities of their own on their tier's task queue: searches on fast, reads
@@ -324,10 +330,8 @@ func (a *Activities) failure(ctx context.Context, err error, opening bool) error
 }
 
 func (a *Activities) scrub(s string) string {
-	if a.Redact != nil {
-		return a.Redact(s)
-	}
-	return redact.New().Scrub(s)
+	a.scrubOnce.Do(func() { a.scrubber = redact.New(a.Secrets...) })
+	return a.scrubber.Scrub(s)
 }
 
 // stepError is the error a step's activity ended with, as the workflow hands it to research.Drive: a state-store
@@ -352,9 +356,13 @@ type Activities struct {
 	// Dir is this worker's folder for runs (cached texts, events), one sub-folder per run.
 	Dir string
 	Log *slog.Logger
-	// Redact scrubs the messages of the errors activities return, before Temporal or a log sees them; nil
-	// removes the shapes secrets take (redact.Scrubber), a worker passes one that knows its keys.
-	Redact func(string) string
+	// Secrets are this worker's keys: removed from the messages of the errors activities return, before
+	// Temporal or a log sees them, and from everything the runs store, emit and log (research.Config.Secrets).
+	// The shapes secrets take (redact.Scrubber) are removed in any case.
+	Secrets []string
+
+	scrubOnce sync.Once
+	scrubber  *redact.Scrubber
 
 	dbs stateCache
 }
@@ -369,6 +377,7 @@ func (a *Activities) session(ctx context.Context, in Input) (*research.Session, 
 	cfg.RunID, cfg.Question, cfg.Budget = in.RunID, in.Question, in.Budget
 	cfg.OutDir = filepath.Join(a.Dir, in.RunID)
 	cfg.OnEvent = nil
+	cfg.Secrets = append(slices.Clone(cfg.Secrets), a.Secrets...)
 	if a.Log != nil {
 		cfg.Log = a.Log
 	}
@@ -646,14 +655,43 @@ func Follow(ctx context.Context, c client.Client, run client.WorkflowRun, interv
 			if onStatus == nil {
 				continue
 			}
-			if v, err := c.QueryWorkflow(ctx, run.GetID(), run.GetRunID(), QueryProgress); err == nil {
-				var st Status
-				if v.Get(&st) == nil {
-					onStatus(st)
-				}
+			if st, ok := status(ctx, c, run, interval); ok {
+				onStatus(st)
 			}
 		}
 	}
+}
+
+// status asks the engine for a run's progress and for its steps waiting on a retry; ok is false when there is
+// nothing to say (ctx ended, or the workflow cannot answer the query yet: no worker has run it).
+func status(ctx context.Context, c client.Client, run client.WorkflowRun, interval time.Duration) (Status, bool) {
+	qctx, cancel := context.WithTimeout(ctx, max(interval, 5*time.Second))
+	defer cancel()
+	var st Status
+	// Describing a workflow needs only the engine, not a worker: its failure is the engine's.
+	d, err := c.DescribeWorkflowExecution(qctx, run.GetID(), run.GetRunID())
+	if err != nil {
+		if ctx.Err() != nil {
+			return st, false
+		}
+		st.Outage = "Temporal unreachable, retrying: " + err.Error()
+		return st, true
+	}
+	for _, pa := range d.GetPendingActivities() {
+		f := pa.GetLastFailure()
+		if pa.GetAttempt() > 1 && f.GetApplicationFailureInfo().GetType() == ErrStateStore {
+			st.Outage = fmt.Sprintf("%s (%s, attempt %d): %s", research.StateStoreRetrying, pa.GetActivityType().GetName(),
+				pa.GetAttempt(), f.GetMessage())
+			break
+		}
+	}
+	outage := st.Outage
+	v, err := c.QueryWorkflow(qctx, run.GetID(), run.GetRunID(), QueryProgress)
+	if err == nil {
+		err = v.Get(&st)
+	}
+	st.Outage = outage
+	return st, err == nil || outage != ""
 }
 
 // Cancel cancels a run's workflow; the step in flight is cancelled through its heartbeat.

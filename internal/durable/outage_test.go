@@ -3,8 +3,6 @@ package durable
 import (
 	"context"
 	"errors"
-	"io"
-	"net"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -19,79 +17,11 @@ import (
 	"github.com/deepresearch/deepresearch/sources"
 )
 
-// cutProxy stands between the workers and PostgreSQL: cut closes every connection and refuses new ones, as a
-// database that went down does; mend lets connections through again.
-type cutProxy struct {
-	ln     net.Listener
-	target string
-	mu     sync.Mutex
-	cut    bool
-	conns  map[net.Conn]bool
-}
-
-func newCutProxy(t *testing.T, target string) *cutProxy {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &cutProxy{ln: ln, target: target, conns: map[net.Conn]bool{}}
-	t.Cleanup(func() { ln.Close(); p.cutNow() })
-	go p.serve()
-	return p
-}
-
-func (p *cutProxy) serve() {
-	for {
-		c, err := p.ln.Accept()
-		if err != nil {
-			return
-		}
-		p.mu.Lock()
-		if p.cut {
-			p.mu.Unlock()
-			c.Close()
-			continue
-		}
-		up, err := net.Dial("tcp", p.target)
-		if err != nil {
-			p.mu.Unlock()
-			c.Close()
-			continue
-		}
-		p.conns[c], p.conns[up] = true, true
-		p.mu.Unlock()
-		go func() { _, _ = io.Copy(up, c); up.Close() }()
-		go func() { _, _ = io.Copy(c, up); c.Close() }()
-	}
-}
-
-func (p *cutProxy) cutNow() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.cut = true
-	for c := range p.conns {
-		c.Close()
-	}
-	p.conns = map[net.Conn]bool{}
-}
-
-func (p *cutProxy) mend() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.cut = false
-}
-
-func (p *cutProxy) isCut() bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.cut
-}
-
 // cutOnFetch cuts the database the first time a page is fetched, after the fetch: the read has its text and
 // storing it fails.
 type cutOnFetch struct {
 	sources.Fetcher
-	proxy *cutProxy
+	proxy *pgtest.Proxy
 	path  string
 	once  *sync.Once
 }
@@ -99,7 +29,7 @@ type cutOnFetch struct {
 func (f cutOnFetch) Fetch(ctx context.Context, u string) (*sources.Document, error) {
 	doc, err := f.Fetcher.Fetch(ctx, u)
 	if strings.HasSuffix(u, f.path) {
-		f.once.Do(f.proxy.cutNow)
+		f.once.Do(f.proxy.Cut)
 	}
 	return doc, err
 }
@@ -124,10 +54,8 @@ func TestStateOutageMidReadLosesNothing(t *testing.T) {
 		want[state.EvidenceKey(e.Source, e.Quote)] = true
 	}
 
-	target := strings.TrimPrefix(strings.Split(pg.URL, "@")[1], "")
-	target = target[:strings.IndexAny(target, "/?")]
-	proxy := newCutProxy(t, target)
-	url := strings.Replace(pg.URL, target, proxy.ln.Addr().String(), 1)
+	proxy := pgtest.NewProxy(t, pg)
+	url := proxy.URL
 	var once sync.Once
 	acts := &Activities{Dir: t.TempDir(), State: url, Build: func(context.Context, Input) (research.Config, func(), error) {
 		c := f.config()
@@ -138,7 +66,7 @@ func TestStateOutageMidReadLosesNothing(t *testing.T) {
 	// The database comes back after three steps have failed on it.
 	var failed, storeFailed atomic.Int32
 	watch := func(err error) {
-		if err == nil || !proxy.isCut() {
+		if err == nil || !proxy.IsCut() {
 			return
 		}
 		var ae interface{ Type() string }
@@ -146,7 +74,7 @@ func TestStateOutageMidReadLosesNothing(t *testing.T) {
 			storeFailed.Add(1)
 		}
 		if failed.Add(1) >= 3 {
-			proxy.mend()
+			proxy.Mend()
 		}
 	}
 	var s testsuite.WorkflowTestSuite
