@@ -27,6 +27,13 @@ func (e *APIError) Retryable() bool {
 	return e.StatusCode == 408 || e.StatusCode == 409 || e.StatusCode == 429 || e.StatusCode >= 500
 }
 
+// IsAuth reports whether err is (or wraps) a provider's refusal of the credentials (HTTP 401 or 403): no retry
+// can fix it, only another key.
+func IsAuth(err error) bool {
+	var e *APIError
+	return errors.As(err, &e) && (e.StatusCode == 401 || e.StatusCode == 403)
+}
+
 // ErrIncompleteAnswer marks an answer that arrived cut off: a body that ended before its declared length or
 // before its JSON closed, or a stream that stopped without the model's finish reason. Trying again may succeed.
 var ErrIncompleteAnswer = errors.New("the answer arrived incomplete")

@@ -194,7 +194,7 @@ func (r *runner) reserveGate(ctx context.Context, gate func() error) func() erro
 		}
 		ok, err := r.db.ReserveCall(context.WithoutCancel(ctx), r.spendKey, r.rc.Budget.MaxCalls)
 		if err != nil {
-			return err
+			return storeErr(err)
 		}
 		if !ok {
 			return fmt.Errorf("%w (%d calls)", ErrCallCap, r.rc.Budget.MaxCalls)
@@ -237,10 +237,17 @@ func (r *runner) roleCall(ctx context.Context, stage string, round int, sq, what
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
+		if errors.Is(err, ErrStateStore) {
+			// Not the role's failure and not for this loop to retry: the step fails, is run again once the
+			// store answers, and says so (the log is in the store, so only the event carries it).
+			r.emit(Event{Stage: stage, Kind: EventOutage, Round: round, SubQuestion: sq, Message: StateStoreRetrying + " (" + what + ")", Err: r.scrub.Scrub(err.Error())})
+			return err
+		}
 		var perm *permanentError
 		// A context-length error is not retried here: the same call would overflow the same way, and the roles
 		// shrink their material themselves before they give up.
-		if attempt >= retries || errors.As(err, &perm) || llm.IsContextLength(err) {
+		// Refused credentials are not retried either: the same key is refused again.
+		if attempt >= retries || errors.As(err, &perm) || llm.IsContextLength(err) || llm.IsAuth(err) {
 			decision := "error"
 			if perm != nil {
 				decision = "fetch failed"

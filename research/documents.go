@@ -36,7 +36,8 @@ func (r *runner) document(ctx context.Context, rawURL string) (*docEntry, error)
 	}
 	doc, err := r.load(ctx, rawURL)
 	if err != nil {
-		if isContextErr(err) {
+		if isContextErr(err) || errors.Is(err, ErrStateStore) {
+			// Not the document's failure: the next caller tries again.
 			r.mu.Lock()
 			delete(r.docs, n)
 			r.mu.Unlock()
@@ -57,13 +58,17 @@ func isContextErr(err error) bool {
 
 // load reads url's text from the run folder, or fetches and stores it.
 func (r *runner) load(ctx context.Context, rawURL string) (*sources.Document, error) {
-	if meta, err := r.db.Document(ctx, rawURL); err == nil {
+	meta, err := r.db.Document(ctx, rawURL)
+	switch {
+	case err == nil:
 		text, err := r.storedText(ctx, meta)
 		if err == nil {
 			return &sources.Document{URL: meta.URL, FinalURL: meta.FinalURL, Title: meta.Title,
 				Text: string(text), ContentType: meta.ContentType, Hash: meta.Hash, FetchedAt: meta.FetchedAt,
 				Truncated: meta.Truncated}, nil
 		}
+	case !errors.Is(err, state.ErrNotFound):
+		return nil, storeErr(err) // the state cannot say whether the document was fetched: fetch nothing
 	}
 	doc, err := r.cfg.Fetcher.Fetch(ctx, rawURL)
 	if err != nil {
@@ -75,17 +80,17 @@ func (r *runner) load(ctx context.Context, rawURL string) (*sources.Document, er
 	doc.Hash = sources.HashText(doc.Text)
 	rel := filepath.Join(DocsDir, doc.Hash+".txt")
 	if err := writeRunFile(r.dir, rel, []byte(doc.Text)); err != nil {
-		return nil, fmt.Errorf("store %s: %w", rawURL, err)
+		return nil, storeErr(fmt.Errorf("store %s: %w", rawURL, err))
 	}
 	if err := r.db.PutDocument(ctx, state.Document{URL: rawURL, FinalURL: doc.FinalURL, Title: doc.Title,
 		Hash: doc.Hash, Path: rel, ContentType: doc.ContentType, Truncated: doc.Truncated,
 		FetchedAt: doc.FetchedAt}); err != nil {
-		return nil, err
+		return nil, storeErr(err)
 	}
 	if r.db.Backend() == state.Postgres {
 		// Shared state: the text goes there too, so a step on another machine reads it without fetching again.
 		if err := r.db.PutText(ctx, doc.Hash, doc.Text); err != nil {
-			return nil, err
+			return nil, storeErr(err)
 		}
 	}
 	return doc, nil

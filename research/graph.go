@@ -26,6 +26,24 @@ import (
 // errFuse is returned by gated calls once the budget fuse has fired.
 var errFuse = errors.New("research: budget fuse fired")
 
+// ErrStateStore marks a step that failed because the run's state could not be read or written (a database
+// outage, a full disk). Such a step is run again — by the durable engine's retry, or by resuming a local run —
+// and never taken for a source that cannot be read or a search that found nothing: what it would have added
+// is not lost, and the failure is said (StateStoreRetrying).
+var ErrStateStore = errors.New("research: state store unreachable")
+
+// StateStoreRetrying is the progress message of a step that failed on the state store and is tried again.
+const StateStoreRetrying = "state store unreachable, retrying"
+
+// storeErr marks err, a failure of the run's state, with ErrStateStore (nil stays nil; a context's end is the
+// context's, not the store's).
+func storeErr(err error) error {
+	if err == nil || errors.Is(err, ErrStateStore) || isContextErr(err) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", ErrStateStore, err)
+}
+
 // permanentError marks a failure that a retry cannot fix (a source that could not be fetched).
 type permanentError struct{ err error }
 

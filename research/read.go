@@ -26,13 +26,13 @@ func analysisStep(sq, u string) string { return "analysis:" + sq + ":" + sources
 func (r *runner) readStep(ctx context.Context, round int, c Candidate) (Reading, error) {
 	name := readStep(c.SubQuestion, c.URL)
 	if done, err := r.db.Step(ctx, name, nil); err != nil {
-		return Reading{}, err
+		return Reading{}, storeErr(err)
 	} else if done {
 		return Reading{Skipped: "done"}, nil
 	}
 	var items []Evidence
 	if done, err := r.db.Step(ctx, analysisStep(c.SubQuestion, c.URL), &items); err != nil {
-		return Reading{}, err
+		return Reading{}, storeErr(err)
 	} else if done {
 		return Reading{Items: items}, nil
 	}
@@ -63,6 +63,9 @@ func (r *runner) readStep(ctx context.Context, round int, c Candidate) (Reading,
 	err := r.roleCall(ctx, StageRead, round, c.SubQuestion, "read "+c.URL, gate, func(ctx context.Context) error {
 		doc, err := r.document(ctx, c.URL)
 		if err != nil {
+			if errors.Is(err, ErrStateStore) {
+				return err // the source was read; storing it failed: the step is run again
+			}
 			return &permanentError{err}
 		}
 		// The document is fetched once per run; the analyst reads it at this candidate's URL (its line anchor
@@ -92,7 +95,7 @@ func (r *runner) readStep(ctx context.Context, round int, c Candidate) (Reading,
 		r.logf(ctx, StageRead, round, c.SubQuestion, "skipped", "early stop: "+c.URL, nil)
 		return skip("early stop")
 	case err != nil:
-		if ctx.Err() != nil || isContextErr(err) {
+		if ctx.Err() != nil || isContextErr(err) || errors.Is(err, ErrStateStore) {
 			return Reading{}, err
 		}
 		// Not read again in a later round, for this or any sub-question.
@@ -103,7 +106,7 @@ func (r *runner) readStep(ctx context.Context, round int, c Candidate) (Reading,
 		items = []Evidence{}
 	}
 	if err := r.db.MarkStep(ctx, analysisStep(c.SubQuestion, c.URL), items); err != nil {
-		return Reading{}, err
+		return Reading{}, storeErr(err)
 	}
 	return Reading{Items: items}, nil
 }
@@ -115,7 +118,7 @@ func (r *runner) admitStep(ctx context.Context, round int, c Candidate, rd Readi
 	defer r.update(func(p *Progress) { p.ReadsPending = max(p.ReadsPending-1, 0) })
 	name := readStep(c.SubQuestion, c.URL)
 	if done, err := r.db.Step(ctx, name, nil); err != nil || done {
-		return Admission{}, err
+		return Admission{}, storeErr(err)
 	}
 	// A sub-question the reads before this one saturated takes nothing from it, and the read counts as not made,
 	// exactly as when early stop was known before it started: which of the two happened depends on timing, and
@@ -129,7 +132,8 @@ func (r *runner) admitStep(ctx context.Context, round int, c Candidate, rd Readi
 	items := rd.Items
 	doc, err := r.document(ctx, c.URL)
 	if err != nil {
-		return Admission{}, fmt.Errorf("research: admit %s: %w", c.URL, err)
+		// The read stored its document; not finding it now is the store's failure.
+		return Admission{}, storeErr(fmt.Errorf("research: admit %s: %w", c.URL, err))
 	}
 	// The read's evidence, its log rows and its step marker commit together: one commit per read, while the next
 	// read waits for its turn.
@@ -138,7 +142,7 @@ func (r *runner) admitStep(ctx context.Context, round int, c Candidate, rd Readi
 		return b.MarkStep(name, map[string]int{"evidence": accepted, "items": len(items)})
 	})
 	if err != nil {
-		return Admission{}, err
+		return Admission{}, storeErr(err)
 	}
 	r.update(func(p *Progress) { p.SourcesRead++ })
 	r.emit(Event{Stage: StageRead, Kind: EventRead, Round: round, SubQuestion: c.SubQuestion, URL: c.URL, Count: accepted})

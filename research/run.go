@@ -131,6 +131,9 @@ const (
 	EventCutShort    = "cut_short"
 	EventError       = "error" // a role call or fetch failed (after retries); never silent
 	EventRetry       = "retry"
+	// EventOutage: something the run depends on (the state store, the durable engine) cannot be reached; its
+	// steps are tried again. Message says what, Err the failure; a Message without Err says it is back.
+	EventOutage      = "outage"
 	EventSpend       = "spend"
 	EventResumed     = "resumed"
 	EventReportReady = "report"

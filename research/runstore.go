@@ -10,6 +10,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/deepresearch/deepresearch/internal/redact"
 	"github.com/deepresearch/deepresearch/research/state"
 )
 
@@ -32,13 +33,12 @@ func (r Runs) dir(id string) string {
 }
 
 // SharedLabel is how a summary from the shared state names where the run lives: the state's URL without its
-// password, so that listings served to browsers and MCP clients never carry the credential.
+// passwords (user information, ?password=, ?sslpassword=), so that listings served to browsers and MCP clients never carry the credential.
 func SharedLabel(stateURL string) string {
-	u, err := url.Parse(stateURL)
-	if err != nil {
+	if _, err := url.Parse(stateURL); err != nil {
 		return "shared state"
 	}
-	return u.Redacted()
+	return redact.URL(stateURL)
 }
 
 // List lists the runs, newest first, reading every one (see Entries for a listing shown a page at a time).

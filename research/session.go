@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/deepresearch/deepresearch/internal/redact"
 	"github.com/deepresearch/deepresearch/llm"
 	"github.com/deepresearch/deepresearch/research/state"
 )
@@ -66,7 +67,7 @@ func OpenSession(ctx context.Context, cfg Config, sc SessionConfig) (*Session, e
 	if err := cfg.Budget.Validate(); err != nil {
 		return nil, fmt.Errorf("research: %w", err)
 	}
-	r := &runner{cfg: cfg, id: cfg.RunID, started: time.Now(), ledger: cfg.Ledger, log: cfg.Log,
+	r := &runner{cfg: cfg, scrub: redact.New(cfg.Secrets...), id: cfg.RunID, started: time.Now(), ledger: cfg.Ledger, log: cfg.Log,
 		novelty: map[string]*novelty{}, docs: map[string]*docEntry{}, spendKey: sc.SpendKey}
 	if r.ledger == nil {
 		r.ledger = &llm.Ledger{}

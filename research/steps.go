@@ -130,11 +130,19 @@ func driveRound(s Steps, round int, targets []Target) (fused bool, err error) {
 	if err != nil || rp.Fused {
 		return rp.Fused, err
 	}
+	// A step that failed on the state store (after the engine's retries) fails the round, and so the run, which
+	// can be resumed: what the step would have added is not silently missing from the report.
+	var lost laneError
 	// ② One search per targeted sub-question, in parallel. A failed search has been logged; it finds nothing.
 	found := make([][]Candidate, len(targets))
 	s.FanOut(len(targets), rp.Searches, func(lane Steps, i int) {
-		found[i], _ = lane.Search(round, targets[i])
+		var err error
+		found[i], err = lane.Search(round, targets[i])
+		lost.note(err)
 	})
+	if err := lost.get(); err != nil {
+		return false, err
+	}
 	picked, err := s.Collect(round, targets, found)
 	if err != nil {
 		return false, err
@@ -146,15 +154,43 @@ func driveRound(s Steps, round int, targets []Target) (fused bool, err error) {
 	s.FanOut(len(picked), rp.Reads, func(lane Steps, i int) {
 		defer turns.Done(i)
 		rd, err := lane.Read(round, picked[i])
+		lost.note(err)
 		if err != nil || rd.Skipped != "" {
 			return // logged by the step
 		}
 		if turns.Wait(lane, i) != nil {
 			return
 		}
-		_, _ = lane.Admit(round, picked[i], rd)
+		_, err = lane.Admit(round, picked[i], rd)
+		lost.note(err)
 	})
+	if err := lost.get(); err != nil {
+		return false, err
+	}
 	return s.EndRound(round)
+}
+
+// laneError keeps the first state-store failure of a fan-out's lanes.
+type laneError struct {
+	mu  sync.Mutex
+	err error
+}
+
+func (l *laneError) note(err error) {
+	if err == nil || !errors.Is(err, ErrStateStore) {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.err == nil {
+		l.err = err
+	}
+}
+
+func (l *laneError) get() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.err
 }
 
 // InitialTargets are the first round's targets: every sub-question with its own queries.

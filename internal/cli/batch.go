@@ -16,30 +16,61 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/deepresearch/deepresearch/internal/syncio"
+	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/research"
 	"github.com/deepresearch/deepresearch/research/state"
 	"github.com/deepresearch/deepresearch/sources/websearch"
 )
 
 // batchQuestion is one line of a batch file: DeepResearch Bench's query format ({"id", "prompt"}); "question" is
-// accepted for "prompt".
+// accepted for "prompt". The id is a JSON string or number (the benchmark's own query.jsonl numbers its
+// questions), kept as given (Raw) and written back so; ID is its text.
 type batchQuestion struct {
-	ID       string `json:"id"`
-	Prompt   string `json:"prompt"`
-	Question string `json:"question,omitempty"`
+	Raw      json.RawMessage `json:"id"`
+	Prompt   string          `json:"prompt"`
+	Question string          `json:"question,omitempty"`
+	ID       string          `json:"-"`
 }
 
 // batchResult is one line of the results file: DeepResearch Bench's article format, plus where the run's
 // report.json is.
 type batchResult struct {
-	ID      string `json:"id"`
-	Prompt  string `json:"prompt"`
-	Article string `json:"article"`
-	Report  string `json:"report_json,omitempty"`
+	ID      json.RawMessage `json:"id"`
+	Prompt  string          `json:"prompt"`
+	Article string          `json:"article"`
+	Report  string          `json:"report_json,omitempty"`
 }
 
 // maxBatchLine bounds one line of a batch or results file.
 const maxBatchLine = 4 << 20
+
+// batchID reads a question's id: a JSON string (its text, trimmed) or a JSON number (its literal); raw is the id
+// as the file gives it, compacted.
+func batchID(raw json.RawMessage) (text string, compact json.RawMessage, err error) {
+	raw = json.RawMessage(strings.TrimSpace(string(raw)))
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", nil, errors.New("no id")
+	}
+	switch raw[0] {
+	case '"':
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return "", nil, err
+		}
+		if s = strings.TrimSpace(s); s == "" {
+			return "", nil, errors.New("no id")
+		}
+		b, _ := json.Marshal(s)
+		return s, b, nil
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		var n json.Number
+		if err := json.Unmarshal(raw, &n); err != nil {
+			return "", nil, err
+		}
+		return n.String(), json.RawMessage(n.String()), nil
+	}
+	return "", nil, fmt.Errorf("id %s: want a string or a number", lexical.Clip(string(raw), 40))
+}
 
 func readBatch(r io.Reader) ([]batchQuestion, error) {
 	sc := bufio.NewScanner(r)
@@ -58,13 +89,15 @@ func readBatch(r io.Reader) ([]batchQuestion, error) {
 		if q.Prompt == "" {
 			q.Prompt = q.Question
 		}
-		q.ID, q.Prompt = strings.TrimSpace(q.ID), strings.TrimSpace(q.Prompt)
-		if q.ID == "" {
-			return nil, fmt.Errorf("line %d: no id", n)
+		q.Prompt = strings.TrimSpace(q.Prompt)
+		var err error
+		if q.ID, q.Raw, err = batchID(q.Raw); err != nil {
+			return nil, fmt.Errorf("line %d: %w", n, err)
 		}
 		if err := research.CheckQuestion(q.Prompt); err != nil {
 			return nil, fmt.Errorf("line %d (id %s): %w", n, q.ID, err)
 		}
+		// 1 and "1" are one id: the benchmark's tools compare ids by value, whichever way a file writes them.
 		if prev, ok := seen[q.ID]; ok {
 			return nil, fmt.Errorf("line %d: id %s already on line %d", n, q.ID, prev)
 		}
@@ -77,8 +110,12 @@ func readBatch(r io.Reader) ([]batchQuestion, error) {
 	return out, nil
 }
 
-// doneIDs reads the ids already answered in a results file; a torn last line (a batch killed mid-write) is
-// ignored and answered again.
+// answered is the key of a question in a results file: its id and its prompt, so that a results file reused
+// for another question file whose ids repeat answers the new questions rather than skip them.
+func answered(id, prompt string) string { return id + "\x00" + prompt }
+
+// doneIDs reads the questions already answered in a results file (see answered); a torn last line (a batch
+// killed mid-write) is ignored and answered again.
 func doneIDs(path string) (map[string]bool, error) {
 	done := map[string]bool{}
 	f, err := os.Open(path)
@@ -93,8 +130,11 @@ func doneIDs(path string) (map[string]bool, error) {
 	sc.Buffer(make([]byte, 64<<10), maxBatchLine)
 	for sc.Scan() {
 		var r batchResult
-		if json.Unmarshal(sc.Bytes(), &r) == nil && r.ID != "" && r.Article != "" {
-			done[r.ID] = true
+		if json.Unmarshal(sc.Bytes(), &r) != nil || r.Article == "" {
+			continue
+		}
+		if id, _, err := batchID(r.ID); err == nil {
+			done[answered(id, strings.TrimSpace(r.Prompt))] = true
 		}
 	}
 	return done, sc.Err()
@@ -122,21 +162,27 @@ func endTornLine(path string, w io.Writer) error {
 	return err
 }
 
-// batchDir is the run folder of a batch question: its id made safe as a folder name, under the runs folder.
-func batchDir(runs, id string) string {
+// batchDir is the run folder of a batch question: its id made safe as a folder name, under the runs folder,
+// then a hash of the question file's identity (its absolute path), the id and the prompt — the run id of a batch
+// question is this folder's name, so a question answers only itself: not the question another file, or an edited
+// line, gives the same id.
+func batchDir(runs, source string, q batchQuestion) string {
 	var b strings.Builder
-	for _, r := range id {
+	for _, r := range q.ID {
 		if r == '-' || r == '_' || r == '.' || (r >= '0' && r <= '9') || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') {
 			b.WriteRune(r)
 		} else {
 			b.WriteByte('_')
+		}
+		if b.Len() >= 40 {
+			break
 		}
 	}
 	name := strings.Trim(b.String(), ".")
 	if name == "" {
 		name = "_"
 	}
-	return filepath.Join(runs, "batch", name+"-"+state.RunSchemaSuffix(id))
+	return filepath.Join(runs, "batch", name+"-"+state.RunSchemaSuffix(source+"\x00"+q.ID+"\x00"+q.Prompt))
 }
 
 func newBatchCmd(app *App) *cobra.Command {
@@ -152,8 +198,10 @@ func newBatchCmd(app *App) *cobra.Command {
 		Long: `batch runs the research graph for every line of a JSON-lines file — DeepResearch Bench's query format,
 {"id": …, "prompt": …} — at most --concurrency at once, and appends {"id", "prompt", "article"} lines (the
 benchmark's article format, plus the path of each run's report.json) to --out as each finishes, so the benchmark's
-own tools can score them. Each question's run folder is <runs>/batch/<id>-…; a batch started again skips the ids
-already in --out and resumes their interrupted runs.`,
+own tools can score them. An id is a string or a number, written back as given. Each question's run folder (and
+run id) is <runs>/batch/<id>-<hash of the question file's path, the id and the prompt>, so another file reusing an
+id, or an edited prompt, is a new run; a batch started again skips the questions (id and prompt) already in --out
+and resumes their interrupted runs.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
@@ -177,9 +225,13 @@ already in --out and resumes their interrupted runs.`,
 			}
 			var todo []batchQuestion
 			for _, q := range qs {
-				if !done[q.ID] {
+				if !done[answered(q.ID, q.Prompt)] {
 					todo = append(todo, q)
 				}
+			}
+			source, err := filepath.Abs(args[0])
+			if err != nil {
+				return err
 			}
 			fmt.Fprintf(app.Stderr, "batch: %d questions, %d already answered, %d to run\n", len(qs), len(qs)-len(todo), len(todo))
 			w, err := os.OpenFile(out, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
@@ -202,7 +254,7 @@ already in --out and resumes their interrupted runs.`,
 			var mu sync.Mutex
 			finished, failed := len(qs)-len(todo), 0
 			_, errs := research.FanOut(cmd.Context(), todo, concurrency, func(ctx context.Context, q batchQuestion) (struct{}, error) {
-				rep, err := app.batchOne(ctx, fl, q, c, tf)
+				rep, err := app.batchOne(ctx, fl, source, q, c, tf)
 				mu.Lock()
 				defer mu.Unlock()
 				if err != nil {
@@ -210,7 +262,7 @@ already in --out and resumes their interrupted runs.`,
 					fmt.Fprintf(app.Stderr, "batch: [%d/%d] %s failed: %v\n", finished, len(qs), q.ID, err)
 					return struct{}{}, err
 				}
-				line, _ := json.Marshal(batchResult{ID: q.ID, Prompt: q.Prompt, Article: rep.Markdown,
+				line, _ := json.Marshal(batchResult{ID: q.Raw, Prompt: q.Prompt, Article: rep.Markdown,
 					Report: filepath.Join(rep.Dir, research.ReportJSONFile)})
 				if _, err := w.Write(append(line, '\n')); err != nil {
 					return struct{}{}, err
@@ -246,9 +298,10 @@ already in --out and resumes their interrupted runs.`,
 }
 
 // batchOne runs (or resumes) one batch question quietly: in this process, or on Temporal when c is set (under a
-// run id derived from the question's id, so a batch started again attaches to the run already there).
-func (a *App) batchOne(ctx context.Context, fl researchFlags, q batchQuestion, c client.Client, tf temporalFlags) (*research.Report, error) {
-	dir := batchDir(a.runsDir(), q.ID)
+// run id derived from the question file, the question's id and its prompt — batchDir — so a batch started again
+// attaches to the run already there).
+func (a *App) batchOne(ctx context.Context, fl researchFlags, source string, q batchQuestion, c client.Client, tf temporalFlags) (*research.Report, error) {
+	dir := batchDir(a.runsDir(), source, q)
 	if c != nil {
 		req := fl.request(q.Prompt, "")
 		req.RunID = "batch-" + filepath.Base(dir)

@@ -148,7 +148,7 @@ DEEPRESEARCH_STATE): a step that a dead worker left is retried on another one fr
 				return err
 			}
 			defer c.Close()
-			acts := &durable.Activities{State: url, Dir: dir, Log: app.Log, Build: app.durableBuild}
+			acts := &durable.Activities{State: url, Dir: dir, Log: app.Log, Build: app.durableBuild, Secrets: app.secrets()}
 			fmt.Fprintf(app.Stderr, "worker: serving %s on %s (namespace %s)\n", tf.taskQueue, tf.hostPort, tf.namespace)
 			return durable.Serve(cmd.Context(), c, durable.WorkerOptions{TaskQueue: tf.taskQueue, Tiers: tiers,
 				Concurrency: concurrency}, acts)
@@ -316,18 +316,65 @@ func (d *durableRun) follow(ctx context.Context, out string, cancel bool, onEven
 	return rep, nil
 }
 
+// outages turns what the follower sees go wrong — the shared state unreadable, the engine unreachable, steps
+// retried on the state store — into one outage event when it starts and one when it ends, never a line a second.
+type outages struct {
+	mu    sync.Mutex
+	runID string
+	emit  func(research.Event)
+	now   map[string]string // what is down (state store, Temporal) → its message
+}
+
+func newOutages(runID string, emit func(research.Event)) *outages {
+	return &outages{runID: runID, emit: emit, now: map[string]string{}}
+}
+
+// set reports what is down with its message, or ("" message) that it is back.
+func (o *outages) set(what, msg, err string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	_, was := o.now[what]
+	switch {
+	case msg != "" && !was:
+		o.now[what] = msg
+		o.emit(research.Event{Time: time.Now(), RunID: o.runID, Stage: research.StageRun, Kind: research.EventOutage, Message: msg, Err: err})
+	case msg == "" && was:
+		delete(o.now, what)
+		o.emit(research.Event{Time: time.Now(), RunID: o.runID, Stage: research.StageRun, Kind: research.EventOutage, Message: what + " reachable again"})
+	}
+}
+
+// status reads the engine's view of the run: its steps retried on the state store, the engine unreachable.
+func (o *outages) status(st durable.Status) {
+	switch {
+	case strings.HasPrefix(st.Outage, research.StateStoreRetrying):
+		o.set("state store", research.StateStoreRetrying, st.Outage)
+		o.set("Temporal", "", "")
+	case st.Outage != "":
+		o.set("Temporal", "Temporal unreachable, retrying", st.Outage)
+	default:
+		o.set("Temporal", "", "")
+	}
+}
+
 // followFeed follows the run to its end, passing on the events its workers store in the shared state.
 func (d *durableRun) followFeed(ctx context.Context, onEvent func(research.Event)) (*research.Report, error) {
 	feed := research.NewEventFeed(d.feed, d.id)
 	defer feed.Close()
 	var mu sync.Mutex // the poller and the last read after the result deliver in order, never at once
+	down := newOutages(d.id, onEvent)
 	show := func(ctx context.Context) {
 		mu.Lock()
 		defer mu.Unlock()
 		evs, err := feed.Next(ctx)
 		if err != nil {
-			return // the state is read again on the next tick; the run's result does not depend on it
+			if ctx.Err() == nil {
+				// The state is read again on the next tick; the run's result does not depend on it.
+				down.set("state store", research.StateStoreRetrying, redact.URL(err.Error()))
+			}
+			return
 		}
+		down.set("state store", "", "")
 		for _, e := range evs {
 			onEvent(e)
 		}
@@ -347,7 +394,15 @@ func (d *durableRun) followFeed(ctx context.Context, onEvent func(research.Event
 			}
 		}
 	}()
-	rep, err := durable.Follow(ctx, d.c, d.run, followInterval, nil)
+	rep, err := durable.Follow(ctx, d.c, d.run, followInterval, func(st durable.Status) {
+		mu.Lock()
+		defer mu.Unlock()
+		if strings.HasPrefix(st.Outage, research.StateStoreRetrying) {
+			down.set("state store", research.StateStoreRetrying, st.Outage)
+			return
+		}
+		down.status(st)
+	})
 	stop()
 	<-done
 	if err == nil {
@@ -366,7 +421,9 @@ func (d *durableRun) followQuery(ctx context.Context, onEvent func(research.Even
 	}
 	emit(research.EventRunStart, research.StageRun, 0, "submitted to Temporal as workflow "+d.run.GetID())
 	last := ""
+	down := newOutages(d.id, onEvent)
 	rep, err := durable.Follow(ctx, d.c, d.run, followInterval, func(st durable.Status) {
+		down.status(st)
 		key := fmt.Sprintf("%s/%d", st.Stage, st.Round)
 		if key == last || st.Stage == "" {
 			return

@@ -62,7 +62,7 @@ func TestSurfacesRefuseUnreachableBackends(t *testing.T) {
 	pg := pgtest.New(t)
 	dead := closedPort(t)
 	silent := silentServer(t)
-	deadPG := "postgres://research:hunter2secret@" + closedPort(t) + "/research?sslmode=disable"
+	deadPG := "postgres://research:hunter2secret@" + closedPort(t) + "/research?sslmode=disable&password=hunter2secret&sslpassword=hunter2secret"
 	withTemporal := filepath.Join(t.TempDir(), "deepresearch.yaml")
 	if err := os.WriteFile(withTemporal, []byte("temporal:\n  host_port: "+dead+"\nstate: "+pg.URL+"\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -120,7 +120,7 @@ func TestSurfacesRefuseUnreachableBackends(t *testing.T) {
 func TestWorkerAndRunsWithUnreachableBackends(t *testing.T) {
 	pg := pgtest.New(t)
 	dead := closedPort(t)
-	deadPG := "postgres://research:hunter2secret@" + closedPort(t) + "/research?sslmode=disable"
+	deadPG := "postgres://research:hunter2secret@" + closedPort(t) + "/research?sslmode=disable&password=hunter2secret&sslpassword=hunter2secret"
 	run := func(env map[string]string, args ...string) (int, string, string) {
 		ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
 		defer cancel()

@@ -214,7 +214,8 @@ func newRunsCmd(app *App) *cobra.Command {
 				}
 				if err != nil {
 					// From the environment or configuration: the local runs are still worth listing.
-					fmt.Fprintf(app.Stderr, "warning: the shared state cannot be read, listing local runs only: %v\n", err)
+					fmt.Fprintf(app.Stderr, "warning: the shared state cannot be read, listing local runs only: %s\n",
+						redact.New(app.secrets()...).Scrub(err.Error()))
 				}
 				have := map[string]bool{}
 				for _, r := range runs {
@@ -668,6 +669,8 @@ func describe(e research.Event) string {
 			return fmt.Sprintf("round %d", e.Round)
 		}
 		return "started"
+	case research.EventOutage:
+		return e.Message
 	case research.EventSearch:
 		return fmt.Sprintf("%s: %d hits (%s)", e.SubQuestion, e.Count, lexical.Clip(lexical.NormalizeSpace(e.Message), 59))
 	case research.EventCandidates:

@@ -15,11 +15,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/deepresearch/deepresearch/internal/config"
 	"github.com/deepresearch/deepresearch/internal/durable"
 	"github.com/deepresearch/deepresearch/internal/mcpserver"
 	"github.com/deepresearch/deepresearch/internal/request"
 	"github.com/deepresearch/deepresearch/internal/webui"
+	"github.com/deepresearch/deepresearch/llm/providers"
 	"github.com/deepresearch/deepresearch/research"
 	"github.com/deepresearch/deepresearch/sources/corpus"
 	"github.com/deepresearch/deepresearch/sources/websearch"
@@ -285,7 +285,7 @@ func (app *App) engineDescription(durable bool) string {
 	}
 	var parts []string
 	seen := map[string]bool{}
-	for _, tier := range []string{config.TierStrong, config.TierMid, config.TierFast} {
+	for _, tier := range providers.Tiers() {
 		s := c.ModelForTier(tier)
 		m := s.Provider + " " + s.Model
 		if !seen[m] {

@@ -86,12 +86,13 @@ func TestShowMasksSecrets(t *testing.T) {
 	}
 }
 
-// A base_url with user:key@ is printed with the key masked, for the default model and every tier, and the
+// A base_url with user:key@ (and a state URL with ?password= or ?sslpassword=) is printed with the key masked, for the default model and every tier, and the
 // configuration itself keeps the real address.
 func TestShowMasksBaseURLUserinfo(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "c.yaml")
 	os.WriteFile(file, []byte("model:\n  provider: openai\n  model: m\n  base_url: https://me:sk-inurl-secret99@gw.example/v1\n"+
-		"tiers:\n  fast:\n    base_url: http://u:tierpass123@10.0.0.1:8000/v1\n"), 0o644)
+		"tiers:\n  fast:\n    base_url: http://u:tierpass123@10.0.0.1:8000/v1\n"+
+		"state: postgres://research@db/research?sslmode=verify-full&password=pgquerypass1&sslpassword=pgkeypass22\n"), 0o644)
 	c, err := config.Load(file, env(nil))
 	if err != nil {
 		t.Fatal(err)
@@ -101,6 +102,8 @@ func TestShowMasksBaseURLUserinfo(t *testing.T) {
 		t.Fatal(err)
 	}
 	if strings.Contains(out, "sk-inurl-secret99") || strings.Contains(out, "tierpass123") ||
+		strings.Contains(out, "pgquerypass1") || strings.Contains(out, "pgkeypass22") ||
+		!strings.Contains(out, "password=[redacted]&sslpassword=[redacted]") ||
 		!strings.Contains(out, "https://me:[redacted]@gw.example/v1") || !strings.Contains(out, "http://u:[redacted]@10.0.0.1:8000/v1") {
 		t.Errorf("Show:\n%s", out)
 	}

@@ -12,7 +12,9 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"go.temporal.io/sdk/activity"
@@ -21,6 +23,8 @@ import (
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/deepresearch/deepresearch/internal/redact"
+	"github.com/deepresearch/deepresearch/llm"
 	"github.com/deepresearch/deepresearch/llm/providers"
 	"github.com/deepresearch/deepresearch/research"
 )
@@ -67,6 +71,10 @@ type Status struct {
 	Steps  int    `json:"steps"` // steps completed
 	Done   bool   `json:"done"`
 	Failed string `json:"failed,omitempty"`
+	// Outage is filled by Follow, not by the workflow: what keeps the run from going on while its steps are
+	// retried — the state store (a step's last attempt failed on it), or the engine itself (unreachable from
+	// here). Empty when nothing is wrong.
+	Outage string `json:"outage,omitempty"`
 }
 
 // Activity names. Model calls are activities of their own on their tier's task queue: searches on fast, reads
@@ -141,7 +149,7 @@ func (w *workflowSteps) exec(stage, tier, name string, staged bool, out any, arg
 		HeartbeatTimeout: 15 * time.Second,
 		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2,
 			MaximumInterval: 30 * time.Second, MaximumAttempts: 10,
-			NonRetryableErrorTypes: []string{errConfig}},
+			NonRetryableErrorTypes: []string{errConfig, errAuth}},
 	}
 	if staged && !w.run.stageEnd.IsZero() {
 		opts.ScheduleToCloseTimeout = max(w.run.stageEnd.Sub(workflow.Now(w.ctx)), time.Second)
@@ -160,7 +168,7 @@ func (w *workflowSteps) exec(stage, tier, name string, staged bool, out any, arg
 	if err == nil {
 		w.run.st.Steps++
 	}
-	return err
+	return stepError(err)
 }
 
 func (w *workflowSteps) Scope() (*research.Plan, error) {
@@ -285,8 +293,57 @@ func (t *workflowTurnstile) Done(i int) {
 	}
 }
 
-// errConfig is the error type of failures no retry can fix (a worker that cannot build the run's roles).
-const errConfig = "ConfigError"
+// Error types of the application errors activities return. Every error an activity returns is rebuilt as one of
+// them with its message scrubbed (Activities.Redact) and no cause attached, so that what reaches Temporal — the
+// workflow history, a pending activity's last failure, the SDK's log lines — holds no secret.
+const (
+	// errConfig is a failure no retry can fix (a worker that cannot build the run's roles).
+	errConfig = "ConfigError"
+	// errAuth is a provider refusing this worker's credentials (HTTP 401, 403): not retried.
+	errAuth = "AuthError"
+	// ErrStateStore is a step that failed on the shared state (a database outage): retried, and shown to whoever
+	// follows the run as research.StateStoreRetrying.
+	ErrStateStore = "StateStoreError"
+	// errStep is any other failure of a step: retried.
+	errStep = "StepError"
+)
+
+// failure turns an activity's error into what Temporal may see: scrubbed, classified, without its cause chain.
+// opening says the error came from opening the run's session, which touches nothing but the state.
+func (a *Activities) failure(ctx context.Context, err error, opening bool) error {
+	if err == nil {
+		return nil
+	}
+	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		return err // the engine's cancellation or timeout, as the SDK expects it
+	}
+	msg := a.scrub(err.Error())
+	var ae *temporal.ApplicationError
+	switch {
+	case errors.As(err, &ae) && ae.Type() == errConfig:
+		return temporal.NewNonRetryableApplicationError(msg, errConfig, nil)
+	case llm.IsAuth(err):
+		return temporal.NewNonRetryableApplicationError(msg, errAuth, nil)
+	case opening || errors.Is(err, research.ErrStateStore):
+		return temporal.NewApplicationError(msg, ErrStateStore)
+	}
+	return temporal.NewApplicationError(msg, errStep)
+}
+
+func (a *Activities) scrub(s string) string {
+	a.scrubOnce.Do(func() { a.scrubber = redact.New(a.Secrets...) })
+	return a.scrubber.Scrub(s)
+}
+
+// stepError is the error a step's activity ended with, as the workflow hands it to research.Drive: a state-store
+// failure is research.ErrStateStore again, so that the graph fails the run rather than go on without the step.
+func stepError(err error) error {
+	var ae *temporal.ApplicationError
+	if errors.As(err, &ae) && ae.Type() == ErrStateStore {
+		return fmt.Errorf("%w: %s", research.ErrStateStore, ae.Error())
+	}
+	return err
+}
 
 // BuildFunc turns a run's input into the research configuration (roles, fetcher, ledger) with this worker's
 // models, keys and sources; cleanup releases what it opened.
@@ -300,6 +357,13 @@ type Activities struct {
 	// Dir is this worker's folder for runs (cached texts, events), one sub-folder per run.
 	Dir string
 	Log *slog.Logger
+	// Secrets are this worker's keys: removed from the messages of the errors activities return, before
+	// Temporal or a log sees them, and from everything the runs store, emit and log (research.Config.Secrets).
+	// The shapes secrets take (redact.Scrubber) are removed in any case.
+	Secrets []string
+
+	scrubOnce sync.Once
+	scrubber  *redact.Scrubber
 
 	dbs stateCache
 }
@@ -308,12 +372,13 @@ func (a *Activities) session(ctx context.Context, in Input) (*research.Session, 
 	t0 := time.Now()
 	cfg, cleanup, err := a.Build(ctx, in)
 	if err != nil {
-		return nil, nil, temporal.NewNonRetryableApplicationError("build the run's roles: "+err.Error(), errConfig, err)
+		return nil, nil, temporal.NewNonRetryableApplicationError("build the run's roles: "+a.scrub(err.Error()), errConfig, nil)
 	}
 	info := activity.GetInfo(ctx)
 	cfg.RunID, cfg.Question, cfg.Budget = in.RunID, in.Question, in.Budget
 	cfg.OutDir = filepath.Join(a.Dir, in.RunID)
 	cfg.OnEvent = nil
+	cfg.Secrets = append(slices.Clone(cfg.Secrets), a.Secrets...)
 	if a.Log != nil {
 		cfg.Log = a.Log
 	}
@@ -327,7 +392,7 @@ func (a *Activities) session(ctx context.Context, in Input) (*research.Session, 
 		return nil, nil, err
 	}
 	t1 := time.Now()
-	key := fmt.Sprintf("%s/%s/%s#%d", info.WorkflowExecution.ID, info.WorkflowExecution.RunID, info.ActivityID, info.Attempt)
+	key := spendKey(info)
 	s, err := research.OpenSession(ctx, cfg, research.SessionConfig{State: a.State, SpendKey: key, DB: db})
 	if err != nil {
 		release()
@@ -357,7 +422,7 @@ func (a *Activities) session(ctx context.Context, in Input) (*research.Session, 
 		stop()
 		<-done
 		if err := s.Close(); err != nil && a.Log != nil {
-			a.Log.Error("close session", "run", in.RunID, "err", err)
+			a.Log.Error("close session", "run", in.RunID, "err", a.scrub(err.Error()))
 		}
 		release()
 		cleanup()
@@ -368,15 +433,27 @@ func (a *Activities) session(ctx context.Context, in Input) (*research.Session, 
 	}, nil
 }
 
+// spendKey names one attempt of one step in the run's spend ledger. Activities and local activities are numbered
+// apart (both start at 1), so the kind is part of the key: otherwise a bookkeeping step's row would overwrite the
+// spend of the model step numbered like it.
+func spendKey(info activity.Info) string {
+	kind := "a"
+	if info.IsLocalActivity {
+		kind = "la"
+	}
+	return fmt.Sprintf("%s/%s/%s%s#%d", info.WorkflowExecution.ID, info.WorkflowExecution.RunID, kind, info.ActivityID, info.Attempt)
+}
+
 // step opens a session for one activity, runs fn in it and closes it.
 func step[R any](a *Activities, ctx context.Context, in Input, fn func(*research.Session) (R, error)) (R, error) {
 	s, done, err := a.session(ctx, in)
 	if err != nil {
 		var zero R
-		return zero, err
+		return zero, a.failure(ctx, err, true)
 	}
 	defer done()
-	return fn(s)
+	r, err := fn(s)
+	return r, a.failure(ctx, err, false)
 }
 
 // Scope is the scope step.
@@ -579,14 +656,43 @@ func Follow(ctx context.Context, c client.Client, run client.WorkflowRun, interv
 			if onStatus == nil {
 				continue
 			}
-			if v, err := c.QueryWorkflow(ctx, run.GetID(), run.GetRunID(), QueryProgress); err == nil {
-				var st Status
-				if v.Get(&st) == nil {
-					onStatus(st)
-				}
+			if st, ok := status(ctx, c, run, interval); ok {
+				onStatus(st)
 			}
 		}
 	}
+}
+
+// status asks the engine for a run's progress and for its steps waiting on a retry; ok is false when there is
+// nothing to say (ctx ended, or the workflow cannot answer the query yet: no worker has run it).
+func status(ctx context.Context, c client.Client, run client.WorkflowRun, interval time.Duration) (Status, bool) {
+	qctx, cancel := context.WithTimeout(ctx, max(interval, 5*time.Second))
+	defer cancel()
+	var st Status
+	// Describing a workflow needs only the engine, not a worker: its failure is the engine's.
+	d, err := c.DescribeWorkflowExecution(qctx, run.GetID(), run.GetRunID())
+	if err != nil {
+		if ctx.Err() != nil {
+			return st, false
+		}
+		st.Outage = "Temporal unreachable, retrying: " + err.Error()
+		return st, true
+	}
+	for _, pa := range d.GetPendingActivities() {
+		f := pa.GetLastFailure()
+		if pa.GetAttempt() > 1 && f.GetApplicationFailureInfo().GetType() == ErrStateStore {
+			st.Outage = fmt.Sprintf("%s (%s, attempt %d): %s", research.StateStoreRetrying, pa.GetActivityType().GetName(),
+				pa.GetAttempt(), f.GetMessage())
+			break
+		}
+	}
+	outage := st.Outage
+	v, err := c.QueryWorkflow(qctx, run.GetID(), run.GetRunID(), QueryProgress)
+	if err == nil {
+		err = v.Get(&st)
+	}
+	st.Outage = outage
+	return st, err == nil || outage != ""
 }
 
 // Cancel cancels a run's workflow; the step in flight is cancelled through its heartbeat.

@@ -151,6 +151,17 @@ func TestWorkflowMatchesLocalRun(t *testing.T) {
 	if rep.Stats.Rounds != 2 {
 		t.Errorf("rounds = %d, want 2 (one directed re-search)", rep.Stats.Rounds)
 	}
+	// The footer's spend is the local run's: every step attempt has its own row in the ledger, the bookkeeping
+	// steps' included, and none overwrites another's.
+	if rep.Stats.Calls != local.Stats.Calls || rep.Stats.Tokens != local.Stats.Tokens ||
+		fmt.Sprintf("%.6f", rep.Stats.CostUSD) != fmt.Sprintf("%.6f", local.Stats.CostUSD) || rep.Stats.FusesTripped != local.Stats.FusesTripped {
+		t.Errorf("durable footer: %d calls, %d tokens, $%.6f, %d fuses; local: %d, %d, $%.6f, %d",
+			rep.Stats.Calls, rep.Stats.Tokens, rep.Stats.CostUSD, rep.Stats.FusesTripped,
+			local.Stats.Calls, local.Stats.Tokens, local.Stats.CostUSD, local.Stats.FusesTripped)
+	}
+	if rep.Stats.Tokens == 0 {
+		t.Error("the run spent no tokens: the comparison above proves nothing")
+	}
 	// Every model call went to its tier's queue: one search per sub-question and round on fast, one read per
 	// source on mid, scope, verifications and synthesis on strong; the bookkeeping ran as local activities.
 	want := map[string]map[string]int{

@@ -65,7 +65,13 @@ var shapes = []struct {
 	// key=value and "key": "value" pairs whose value has a digit (a key, not a word of prose).
 	{regexp.MustCompile(`(?i)(\b(?:api[_-]?key|access[_-]?token|auth[_-]?token|token|secret|password|x-api-key|x-subscription-token)["']?\s*[:=]\s*["']?)([^\s"'&,;}]*[0-9][^\s"'&,;}]*)`), "${1}" + Mark},
 	{regexp.MustCompile(`(://[^/@\s:]*:)[^/@\s]+@`), "${1}" + Mark + "@"},
+	// A secret given as a URL's query parameter (a PostgreSQL URL's ?password= or ?sslpassword=, a ?key= or
+	// ?token= of an API), whatever its value looks like.
+	{queryRe, "${1}" + Mark},
 }
+
+// queryRe matches the value of a URL query parameter that holds a secret.
+var queryRe = regexp.MustCompile(`(?i)([?&](?:password|sslpassword|passwd|pass|key|api[_-]?key|apikey|token|access[_-]?token|auth[_-]?token|secret|client[_-]?secret|sig|signature)=)([^&#\s"'<>]+)`)
 
 // Scrub returns text with every known secret and every secret-shaped token replaced by Mark.
 func (s *Scrubber) Scrub(text string) string {
@@ -80,8 +86,9 @@ func (s *Scrubber) Scrub(text string) string {
 	return text
 }
 
-// URL returns rawURL with the password of its user information (https://user:key@host) replaced by Mark, for
-// printing configuration.
+// URL returns rawURL with the password of its user information (https://user:key@host) and the values of its
+// secret query parameters (password, sslpassword, key, token, …) replaced by Mark, for printing configuration
+// and naming a state or server anywhere it is shown.
 func URL(rawURL string) string {
-	return shapes[3].re.ReplaceAllString(rawURL, "${1}"+Mark+"@")
+	return queryRe.ReplaceAllString(shapes[3].re.ReplaceAllString(rawURL, "${1}"+Mark+"@"), "${1}"+Mark)
 }

@@ -20,6 +20,8 @@ func TestScrub(t *testing.T) {
 		{`HTTP 401: invalid_api_key: Incorrect API key provided`, `HTTP 401: invalid_api_key: Incorrect API key provided`},
 		{`max_token=4096`, `max_token=4096`},
 		{`password: hunter22`, `password: [redacted]`},
+		{`open postgres://db/x?password=word&sslmode=disable: refused`, `open postgres://db/x?password=[redacted]&sslmode=disable: refused`},
+		{`GET /v1/search?key=plainword`, `GET /v1/search?key=[redacted]`},
 	}
 	for _, tt := range tests {
 		if got := s.Scrub(tt.in); got != tt.want {
@@ -42,9 +44,14 @@ func TestFromEnv(t *testing.T) {
 
 func TestURL(t *testing.T) {
 	for in, want := range map[string]string{
-		"https://user:sk-secret@api.example/v1": "https://user:[redacted]@api.example/v1",
-		"https://api.example/v1":                "https://api.example/v1",
-		"http://localhost:11434/v1":             "http://localhost:11434/v1",
+		"https://user:sk-secret@api.example/v1":                                   "https://user:[redacted]@api.example/v1",
+		"https://api.example/v1":                                                  "https://api.example/v1",
+		"http://localhost:11434/v1":                                               "http://localhost:11434/v1",
+		"postgres://research@db/research?password=hunter2&sslmode=require":        "postgres://research@db/research?password=[redacted]&sslmode=require",
+		"postgres://db/r?sslmode=verify-full&sslpassword=p4ss&application_name=x": "postgres://db/r?sslmode=verify-full&sslpassword=[redacted]&application_name=x",
+		"https://api.example/search?q=go&key=abc&Token=xyz#frag":                  "https://api.example/search?q=go&key=[redacted]&Token=[redacted]#frag",
+		"https://u:pw@h/p?PASSWORD=x":                                             "https://u:[redacted]@h/p?PASSWORD=[redacted]",
+		"https://api.example/v1?monkey=banana&keyboard=qwerty":                    "https://api.example/v1?monkey=banana&keyboard=qwerty",
 	} {
 		if got := URL(in); got != want {
 			t.Errorf("URL(%q) = %q, want %q", in, got, want)

@@ -34,7 +34,9 @@ func TestSharedStateRunsAreShown(t *testing.T) {
 		}
 	}
 	db.Close()
-	withPassword := strings.Replace(pg.URL, "postgres://postgres@", "postgres://postgres:s3cretpw@", 1)
+	// The password in the user information and as query parameters (password, sslpassword), as PostgreSQL
+	// accepts it.
+	withPassword := strings.Replace(pg.URL, "postgres://postgres@", "postgres://postgres:s3cretpw@", 1) + "&password=s3cretpw&sslpassword=s3cretpw"
 	s, err := New(Config{RunsDir: t.TempDir(), State: withPassword, Start: func(context.Context, RunRequest) (*research.Report, error) {
 		return nil, errors.New("no runs here")
 	}})

@@ -232,14 +232,75 @@ CREATE TABLE events (
 `
 
 // registryDDL is the one table PostgreSQL keeps outside the run schemas: which runs exist, so any machine can
-// list them.
-const registryDDL = `
-CREATE TABLE IF NOT EXISTS public.deepresearch_runs (
+// list them. A namespace has a registry table of its own (see pgTarget).
+func registryDDL(table string) string {
+	return `CREATE TABLE IF NOT EXISTS ` + table + ` (
 	run_id  TEXT PRIMARY KEY,
 	schema  TEXT NOT NULL UNIQUE,
 	created TEXT NOT NULL
-);
-`
+);`
+}
+
+// NamespaceParam is the query parameter of a PostgreSQL state URL that names the deployment's namespace
+// (postgres://…/research?namespace=staging): two deployments sharing one database, each with its own namespace,
+// each see only their own runs — their own registry of runs and their own run schemas. It is read here and never
+// sent to the server. No namespace is the default deployment (the registry public.deepresearch_runs).
+const NamespaceParam = "namespace"
+
+// maxNamespace bounds a namespace's length, so that run schema names stay within PostgreSQL's 63 bytes.
+const maxNamespace = 16
+
+// pgTarget is where a PostgreSQL state URL points: its connection settings (without the namespace), its
+// namespace, and the namespace's registry table.
+type pgTarget struct {
+	cfg       *pgx.ConnConfig
+	namespace string
+	registry  string
+}
+
+func parsePostgres(url string) (pgTarget, error) {
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		return pgTarget{}, fmt.Errorf("parse URL: %w", err)
+	}
+	t := pgTarget{cfg: cfg, registry: "public.deepresearch_runs"}
+	if ns, ok := cfg.RuntimeParams[NamespaceParam]; ok {
+		delete(cfg.RuntimeParams, NamespaceParam)
+		if err := CheckNamespace(ns); err != nil {
+			return pgTarget{}, err
+		}
+		t.namespace = ns
+		if ns != "" {
+			t.registry = "public.deepresearch_" + ns + "_runs"
+		}
+	}
+	return t, nil
+}
+
+// CheckNamespace refuses a namespace that is not 1 to 16 lower-case letters, digits and underscores.
+func CheckNamespace(ns string) error {
+	if ns == "" {
+		return nil
+	}
+	if len(ns) > maxNamespace {
+		return fmt.Errorf("state: namespace %q: at most %d characters", ns, maxNamespace)
+	}
+	for _, r := range ns {
+		if (r < 'a' || r > 'z') && (r < '0' || r > '9') && r != '_' {
+			return fmt.Errorf("state: namespace %q: only a-z, 0-9 and _", ns)
+		}
+	}
+	return nil
+}
+
+// schema is the run schema of a run in this target's namespace: RunSchema for the default namespace; in a
+// named one, the namespace is part of the name and of the hash, so no id of one deployment reaches another's.
+func (t pgTarget) schema(runID string) string {
+	if t.namespace == "" {
+		return RunSchema(runID)
+	}
+	return runSchemaIn(t.namespace+"_", t.namespace+"\x00"+runID, runID)
+}
 
 // SchemaVersion is the schema version Open migrates a database to.
 func SchemaVersion() int { return len(sqliteDialect.migrations) }
@@ -281,7 +342,11 @@ func migrate(ctx context.Context, db *sql.DB, d dialect, lock string) error {
 
 // RunSchema is the PostgreSQL schema that holds a run's tables: a readable prefix of the run id and a hash of it,
 // so any id maps to a valid, distinct identifier.
-func RunSchema(runID string) string {
+func RunSchema(runID string) string { return runSchemaIn("", runID, runID) }
+
+// runSchemaIn is run_<prefix><readable id>_<hash of key>, at most 63 bytes.
+func runSchemaIn(prefix, key, runID string) string {
+	room := min(40, 63-len("run_")-len(prefix)-1-8)
 	var b strings.Builder
 	for _, r := range strings.ToLower(runID) {
 		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
@@ -289,11 +354,11 @@ func RunSchema(runID string) string {
 		} else {
 			b.WriteByte('_')
 		}
-		if b.Len() >= 40 {
+		if b.Len() >= room {
 			break
 		}
 	}
-	return "run_" + b.String() + "_" + RunSchemaSuffix(runID)
+	return "run_" + prefix + b.String() + "_" + RunSchemaSuffix(key)
 }
 
 // openPostgres opens a pool whose connections see the run's schema first on their search path, creating and
@@ -302,11 +367,12 @@ func openPostgres(ctx context.Context, url, runID string, write bool) (*sql.DB, 
 	if strings.TrimSpace(runID) == "" {
 		return nil, errors.New("a PostgreSQL state needs a run id")
 	}
-	cfg, err := pgx.ParseConfig(url)
+	t, err := parsePostgres(url)
 	if err != nil {
-		return nil, fmt.Errorf("parse URL: %w", err)
+		return nil, err
 	}
-	schema := RunSchema(runID)
+	cfg := t.cfg
+	schema := t.schema(runID)
 	if cfg.RuntimeParams == nil {
 		cfg.RuntimeParams = map[string]string{}
 	}
@@ -327,7 +393,7 @@ func openPostgres(ctx context.Context, url, runID string, write bool) (*sql.DB, 
 		}
 		return db, nil
 	}
-	if err := ensureRegistry(ctx, db); err != nil {
+	if err := ensureRegistry(ctx, db, t.registry); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -337,7 +403,7 @@ func openPostgres(ctx context.Context, url, runID string, write bool) (*sql.DB, 
 		db.Close()
 		return nil, fmt.Errorf("migrate schema %s: %w", schema, err)
 	}
-	if _, err := db.ExecContext(ctx, `INSERT INTO public.deepresearch_runs(run_id, schema, created) VALUES($1, $2, $3)
+	if _, err := db.ExecContext(ctx, `INSERT INTO `+t.registry+`(run_id, schema, created) VALUES($1, $2, $3)
 		ON CONFLICT (run_id) DO NOTHING`, runID, schema, now()); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("register run: %w", err)
@@ -345,7 +411,7 @@ func openPostgres(ctx context.Context, url, runID string, write bool) (*sql.DB, 
 	return db, nil
 }
 
-func ensureRegistry(ctx context.Context, db *sql.DB) error {
+func ensureRegistry(ctx context.Context, db *sql.DB, table string) error {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("registry: %w", err)
@@ -354,7 +420,7 @@ func ensureRegistry(ctx context.Context, db *sql.DB) error {
 	if _, err := tx.ExecContext(ctx, fmt.Sprintf(`SELECT pg_advisory_xact_lock(%d)`, lockID("deepresearch_runs"))); err != nil {
 		return fmt.Errorf("registry: %w", err)
 	}
-	if _, err := tx.ExecContext(ctx, registryDDL); err != nil {
+	if _, err := tx.ExecContext(ctx, registryDDL(table)); err != nil {
 		return fmt.Errorf("registry: %w", err)
 	}
 	return tx.Commit()
@@ -371,16 +437,16 @@ func lockID(name string) int64 {
 
 // ListRuns lists the run ids a PostgreSQL state holds, oldest first.
 func ListRuns(ctx context.Context, url string) ([]string, error) {
-	cfg, err := pgx.ParseConfig(url)
+	t, err := parsePostgres(url)
 	if err != nil {
-		return nil, fmt.Errorf("state: parse URL: %w", err)
+		return nil, fmt.Errorf("state: %w", err)
 	}
-	db := stdlib.OpenDB(*cfg)
+	db := stdlib.OpenDB(*t.cfg)
 	defer db.Close()
-	if err := ensureRegistry(ctx, db); err != nil {
+	if err := ensureRegistry(ctx, db, t.registry); err != nil {
 		return nil, fmt.Errorf("state: list runs: %w", err)
 	}
-	rows, err := db.QueryContext(ctx, `SELECT run_id FROM public.deepresearch_runs ORDER BY created, run_id`)
+	rows, err := db.QueryContext(ctx, `SELECT run_id FROM `+t.registry+` ORDER BY created, run_id`)
 	if err != nil {
 		return nil, fmt.Errorf("state: list runs: %w", err)
 	}
@@ -419,19 +485,19 @@ const listChunk = 200
 // then one query per listChunk runs); a run whose schema cannot be read is listed with Err and the rest are
 // listed as usual.
 func ListRunsWithMeta(ctx context.Context, url string, keys []string) ([]ListedRun, error) {
-	cfg, err := pgx.ParseConfig(url)
+	t, err := parsePostgres(url)
 	if err != nil {
-		return nil, fmt.Errorf("state: parse URL: %w", err)
+		return nil, fmt.Errorf("state: %w", err)
 	}
-	db := stdlib.OpenDB(*cfg)
+	db := stdlib.OpenDB(*t.cfg)
 	defer db.Close()
 	db.SetMaxOpenConns(1)
-	if err := ensureRegistry(ctx, db); err != nil {
+	if err := ensureRegistry(ctx, db, t.registry); err != nil {
 		return nil, fmt.Errorf("state: list runs: %w", err)
 	}
 	var runs []ListedRun
 	var schemas []string
-	rows, err := db.QueryContext(ctx, `SELECT run_id, schema FROM public.deepresearch_runs ORDER BY created, run_id`)
+	rows, err := db.QueryContext(ctx, `SELECT run_id, schema FROM `+t.registry+` ORDER BY created, run_id`)
 	if err != nil {
 		return nil, fmt.Errorf("state: list runs: %w", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -321,6 +322,69 @@ func TestPostgresRunsAreSeparateAndListed(t *testing.T) {
 	}
 	if _, err := state.OpenRun(ctx, url, " "); err == nil {
 		t.Error("empty run id accepted")
+	}
+}
+
+// Two deployments sharing one database, each under its own namespace (?namespace= in the state URL), and the
+// default deployment beside them: each lists only its own runs, a run id used by both is two runs with two
+// pools, and the namespace never reaches the server as a setting. A malformed namespace is refused.
+func TestNamespacesSeparateDeployments(t *testing.T) {
+	ctx := t.Context()
+	url := newDatabase(t)
+	deployments := map[string]string{"": url, "alpha": url + "&namespace=alpha", "beta": url + "&namespace=beta"}
+	for ns, u := range deployments {
+		for _, id := range []string{"shared-id", "only-" + ns} {
+			db, err := state.OpenRun(ctx, u, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := db.SetMeta(ctx, "owner", ns); err != nil {
+				t.Fatal(err)
+			}
+			db.Close()
+		}
+	}
+	for ns, u := range deployments {
+		ids, err := state.ListRuns(ctx, u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Join(ids, ",") != "shared-id,only-"+ns {
+			t.Errorf("namespace %q lists %v, want only its own two runs", ns, ids)
+		}
+		listed, err := state.ListRunsWithMeta(ctx, u, []string{"owner"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range listed {
+			if l.Err != nil || l.Meta["owner"] != ns {
+				t.Errorf("namespace %q: run %s belongs to %q (%v)", ns, l.ID, l.Meta["owner"], l.Err)
+			}
+		}
+		db, err := state.OpenRunReadOnly(ctx, u, "shared-id")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v, _, _ := db.Meta(ctx, "owner"); v != ns {
+			t.Errorf("namespace %q opened the run of %q", ns, v)
+		}
+		db.Close()
+		for other := range deployments {
+			if other == ns {
+				continue
+			}
+			if _, err := state.OpenRunReadOnly(ctx, u, "only-"+other); !errors.Is(err, state.ErrNotFound) {
+				t.Errorf("namespace %q reaches a run of %q: %v", ns, other, err)
+			}
+		}
+	}
+	for _, bad := range []string{"Upper", "a-b", "a;drop", strings.Repeat("n", 17)} {
+		if _, err := state.OpenRun(ctx, url+"&namespace="+bad, "r"); err == nil || !strings.Contains(err.Error(), "namespace") {
+			t.Errorf("namespace %q: %v", bad, err)
+		}
+		if _, err := state.ListRuns(ctx, url+"&namespace="+bad); err == nil {
+			t.Errorf("namespace %q listed", bad)
+		}
 	}
 }
 
