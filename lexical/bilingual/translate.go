@@ -92,7 +92,12 @@ const Alternatives = "|"
 // the dictionary lacks as written (so the rest of a partly known question still searches), function words
 // dropped, and words of other scripts ("Go", "sync.Map") as written. It returns the rendering and how many
 // Chinese words were rendered; with none rendered the rendering is "".
-func (d *Dict) ToEnglish(s string) (string, int) {
+func (d *Dict) ToEnglish(s string) (string, int) { return d.ToEnglishUsing(s, nil) }
+
+// ToEnglishUsing is ToEnglish choosing each word's renderings by the vocabulary of the documents searched: a
+// rendering that used reports the documents never use cannot match them and is dropped, unless none of the
+// word's renderings is used (then the best stays, so the word still searches). used nil keeps every rendering.
+func (d *Dict) ToEnglishUsing(s string, used func(word string) bool) (string, int) {
 	var parts []string
 	rendered := 0
 	for _, seg := range d.Segment(s) {
@@ -107,7 +112,12 @@ func (d *Dict) ToEnglish(s string) (string, int) {
 		}
 		alts := make([]string, 0, len(terms))
 		for _, t := range terms {
-			alts = append(alts, t.Text)
+			if used == nil || used(t.Text) {
+				alts = append(alts, t.Text)
+			}
+		}
+		if len(alts) == 0 && len(terms) > 0 {
+			alts = append(alts, terms[0].Text)
 		}
 		if len(terms) > 0 {
 			parts = append(parts, strings.Join(alts, Alternatives))
