@@ -245,3 +245,24 @@ func FuzzSegment(f *testing.F) {
 		d.ToChinese(s)
 	})
 }
+
+// ToEnglishUsing keeps the renderings the documents use, the best one when they use none, and every one with no
+// vocabulary.
+func TestToEnglishUsing(t *testing.T) {
+	d := dict(t)
+	all, n := d.ToEnglish("集合")
+	if n != 1 || !strings.Contains(all, Alternatives) {
+		t.Fatalf("ToEnglish(集合) = %q, %d: the test needs several renderings", all, n)
+	}
+	alts := strings.Split(all, Alternatives)
+	last := alts[len(alts)-1]
+	if got, _ := d.ToEnglishUsing("集合 Python", func(w string) bool { return w == last }); got != last+" Python" {
+		t.Errorf("only %q used: %q", last, got)
+	}
+	if got, _ := d.ToEnglishUsing("集合", func(string) bool { return false }); got != alts[0] {
+		t.Errorf("none used: %q, want %q", got, alts[0])
+	}
+	if got, _ := d.ToEnglishUsing("集合", nil); got != all {
+		t.Errorf("nil vocabulary: %q, want %q", got, all)
+	}
+}
