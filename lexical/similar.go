@@ -76,14 +76,14 @@ func ShingleContainment(a, b []string) float64 {
 // texts. Each line of at least MarkWords words is hashed as its words (lower-cased, punctuation and spacing
 // ignored; a CJK character counts as a word), so a paragraph repeated in another document — a page and the
 // print-all page that repeats it — has the same mark in both. A long document keeps the marks divisible by
-// markSample, the same subset in every document, so that the share of a document's marks another one holds
+// MarkSample, the same subset in every document, so that the share of a document's marks another one holds
 // estimates the share of its lines it holds; at most MaxMarks are kept, the smallest values, again the same subset
 // everywhere.
 const (
 	MarkWords   = 6    // fewer words are a heading, a link or a label, which many pages share without copying
 	MaxMarks    = 4096 // marks kept of one document
-	markSample  = 4    // a long document keeps one mark in markSample
-	markSampled = 32   // documents with more marked lines than this are sampled
+	MarkSample  = 4    // a long document keeps the marks divisible by MarkSample
+	MarkSampled = 32   // documents with more marked lines than this are sampled
 )
 
 // LineMarks returns the distinct line marks of text, in increasing order.
@@ -96,8 +96,8 @@ func LineMarks(text string) []uint32 {
 	}
 	slices.Sort(all)
 	all = slices.Compact(all)
-	if len(all) > markSampled {
-		all = slices.DeleteFunc(all, func(h uint32) bool { return h%markSample != 0 })
+	if len(all) > MarkSampled {
+		all = slices.DeleteFunc(all, func(h uint32) bool { return h%MarkSample != 0 })
 	}
 	if len(all) > MaxMarks {
 		all = all[:MaxMarks]

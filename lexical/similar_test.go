@@ -83,7 +83,7 @@ func TestLineMarks(t *testing.T) {
 		fmt.Fprintf(&book, "Another chapter line %d of the book repeats nothing at all %d.\n", i, i)
 	}
 	pm, bm := LineMarks(page.String()), LineMarks(book.String())
-	if len(pm) == 0 || len(pm) > 200/markSample*2 {
+	if len(pm) == 0 || len(pm) > 200/MarkSample*2 {
 		t.Fatalf("a 200-line page keeps %d marks", len(pm))
 	}
 	if !slices.IsSorted(pm) || len(slices.Compact(slices.Clone(pm))) != len(pm) {

@@ -2,7 +2,10 @@ package corpus
 
 import (
 	"cmp"
+	"math"
 	"slices"
+
+	"github.com/deepresearch/deepresearch/lexical"
 )
 
 // Copies found at index time. A documentation tree often holds its text twice: a print-all page (the whole book
@@ -12,9 +15,9 @@ import (
 //
 //   - a copy: two documents that hold at least copyShare of each other's marks are one document twice; the one
 //     with the fewest bytes (then the shorter, then the first path) is the original, the others copies;
-//   - an aggregate: a document at least aggregateShare of whose marks are found in other documents, at least
-//     aggregateSources of them, none of which holds partShare of it or more — a page made of other pages, not a
-//     page that one larger page includes (the specific page that an aggregate repeats).
+//   - an aggregate: a document that holds partShare or more of each of at least aggregateSources smaller
+//     documents, which together hold at least aggregateShare of it — a page made of other pages, not a page that
+//     quotes a line of each of a few others, nor one of several pages of the same template.
 //
 // A mark found in more than maxMarkOwners documents is site furniture (a footer, a notice on every stub), which
 // proves no copying, and a document with fewer than minRedundantMarks marks is too short to judge. Search ranks
@@ -26,6 +29,8 @@ const (
 	aggregateShare    = 0.5
 	aggregateSources  = 3
 	partShare         = 0.8
+	minHeldMarks      = 2 // marks of a source an aggregate must be able to hold to judge whether it does
+	markSampledMin    = 8 // more marks than this, all divisible by lexical.MarkSample: a sampled document
 	maxMarkOwners     = 4
 	minRedundantMarks = 8
 	redundantWeight   = 0.3
@@ -129,12 +134,62 @@ func redundantDocs(files map[string]*fileEntry) map[string]string {
 			}
 		}
 	}
-	// held[d]: marks of d that some document other than d and its copies holds, counted once however many do.
+	// An aggregate holds most of each of its sources. A document's marks are a subset chosen by value (every
+	// markSample-th when it was sampled, the smallest lexical.MaxMarks), so how much of o document d holds is
+	// measured on o's marks that d would have kept.
+	furniture := map[uint32]bool{}
+	for i := 0; i < len(all); {
+		j := i + 1
+		for j < len(all) && all[j].mark == all[i].mark {
+			j++
+		}
+		if j-i > maxMarkOwners {
+			furniture[all[i].mark] = true
+		}
+		i = j
+	}
+	keeps := func(d int32) func(uint32) bool {
+		m := files[paths[d]].Marks
+		limit := uint32(math.MaxUint32)
+		if len(m) >= lexical.MaxMarks {
+			limit = m[len(m)-1]
+		}
+		sampled := len(m) > markSampledMin && !slices.ContainsFunc(m, func(v uint32) bool { return v%lexical.MarkSample != 0 })
+		return func(v uint32) bool { return v <= limit && (!sampled || v%lexical.MarkSample == 0) }
+	}
+	contained := make([]map[int32]bool, len(paths)) // contained[d]: the documents d holds most of
+	for d := range paths {
+		if copied[d] || content[d] < minRedundantMarks {
+			continue
+		}
+		keep := keeps(int32(d))
+		for o := range shared[d] {
+			if copied[o] || files[paths[o]].Size >= files[paths[d]].Size {
+				continue
+			}
+			eligible := 0
+			for _, v := range files[paths[o]].Marks {
+				if !furniture[v] && keep(v) {
+					eligible++
+				}
+			}
+			if eligible >= minHeldMarks && float64(shared[o][int32(d)]) >= partShare*float64(eligible) {
+				if contained[d] == nil {
+					contained[d] = map[int32]bool{}
+				}
+				contained[d][o] = true
+			}
+		}
+	}
+	// held[d]: marks of d that a document it contains holds, counted once however many do.
 	held := make([]int, len(paths))
 	runs(func(run []owned) {
 		for _, a := range run {
+			if len(contained[a.doc]) < aggregateSources {
+				continue
+			}
 			for _, b := range run {
-				if b.doc != a.doc && !copied[b.doc] {
+				if contained[a.doc][b.doc] {
 					held[a.doc]++
 					break
 				}
@@ -142,17 +197,7 @@ func redundantDocs(files map[string]*fileEntry) map[string]string {
 		}
 	})
 	for d := range paths {
-		if copied[d] || content[d] < minRedundantMarks || float64(held[d]) < aggregateShare*float64(content[d]) {
-			continue
-		}
-		sources, most := 0, 0.0
-		for o := range shared[d] {
-			if !copied[o] {
-				sources++
-				most = max(most, holds(int32(d), o))
-			}
-		}
-		if sources >= aggregateSources && most < partShare {
+		if len(contained[d]) >= aggregateSources && float64(held[d]) >= aggregateShare*float64(content[d]) {
 			out[paths[d]] = redundantAggregate
 		}
 	}

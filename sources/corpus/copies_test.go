@@ -104,7 +104,7 @@ func TestIndexNamesAggregatesAndCopies(t *testing.T) {
 	var all strings.Builder
 	all.WriteString("# Everything on one page\n\n")
 	for _, tp := range topics {
-		text := pageText(tp, 12)
+		text := pageText(tp, 20)
 		writeFile(t, filepath.Join(root, "api", tp+".md"), text)
 		all.WriteString(text + "\n")
 	}
@@ -125,7 +125,7 @@ func TestIndexNamesAggregatesAndCopies(t *testing.T) {
 	var quoting strings.Builder
 	quoting.WriteString(pageText("iota", 20))
 	for _, tp := range topics[:3] {
-		quoting.WriteString(lineOf(tp, 12, 1) + "\n\n")
+		quoting.WriteString(lineOf(tp, 20, 1) + "\n\n")
 	}
 	writeFile(t, filepath.Join(root, "iota.md"), quoting.String())
 
@@ -146,7 +146,7 @@ func TestIndexNamesAggregatesAndCopies(t *testing.T) {
 	// Search ranks the specific page first for its passage and never cites the aggregate or the copy for it.
 	for _, d := range []depth{{}, {keep: 2}} {
 		ix.depth = d
-		res, err := ix.Search(t.Context(), lineOf("gamma", 12, 3), 10)
+		res, err := ix.Search(t.Context(), lineOf("gamma", 20, 3), 10)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -234,7 +234,11 @@ func (g *generation) results(r index.IndexReader, hits []hit, rq rankQuery) (out
 		}
 		j, act := 0, copyNew
 		if !rq.keepCopies {
-			j, act = copies.add(path, len(f.body), text, g.info.Redundant[path] != "")
+			focus := ""
+			if g.info.Redundant[path] != "" {
+				focus = res.Snippet
+			}
+			j, act = copies.add(path, len(f.body), text, focus)
 		}
 		switch act {
 		case copyNew:
@@ -295,9 +299,8 @@ func (g *generation) demoteRedundant(r index.IndexReader, hits []hit) error {
 // dupContainment) is kept once, from the shortest document holding it — the specific page, not the aggregate —
 // and a passage found in boilerplateCopies documents or more is site boilerplate and kept from none.
 const (
-	dupContainment       = 0.8
-	redundantContainment = 0.5
-	boilerplateCopies    = 3
+	dupContainment    = 0.8
+	boilerplateCopies = 3
 )
 
 type copyAction int
@@ -322,14 +325,16 @@ type keptPassage struct {
 	copies int // documents holding the passage
 }
 
-// add classifies the passage text of a hit on path, a document of size bytes, against the results so far. A
-// passage of a document the index found redundant (a copy, an aggregate) is its copy of a kept result already
-// when it holds redundantContainment of it: the chunks of an aggregate are cut elsewhere than the pages it repeats.
-func (c *copyTracker) add(path string, size int, text string, redundant bool) (int, copyAction) {
+// add classifies the passage text of a hit on path, a document of size bytes, against the results so far. focus
+// is set for a document the index found redundant (a copy, an aggregate: see redundantDocs): the lines where the
+// search found the hit, which make it a copy of a kept result already when that result holds them — the chunks
+// of an aggregate are cut elsewhere than those of the pages it repeats.
+func (c *copyTracker) add(path string, size int, text, focus string) (int, copyAction) {
 	terms := lexical.Tokenize(text)
-	if redundant {
+	if focus != "" {
+		ft := lexical.Tokenize(focus)
 		for j := range c.kept {
-			if c.kept[j].path != path && lexical.ShingleContainment(c.kept[j].terms, terms) >= redundantContainment {
+			if c.kept[j].path != path && lexical.ShingleContainment(c.kept[j].terms, ft) >= dupContainment {
 				return j, copySkip
 			}
 		}
