@@ -266,3 +266,24 @@ func TestToEnglishUsing(t *testing.T) {
 		t.Errorf("nil vocabulary: %q, want %q", got, all)
 	}
 }
+
+// A single character one of whose senses is only function words is grammar in a question: 中 in 约束中 ("in the
+// constraint") is not rendered "Chinese", 后 ("after") not "empress"; a character without such a sense, and a
+// word of two characters, keep their renderings.
+func TestGrammaticalCharacters(t *testing.T) {
+	d := dict(t)
+	for _, c := range []string{"中", "后", "会"} {
+		if terms, known := d.English(c); !known || len(terms) != 0 {
+			t.Errorf("English(%s) = %v, %v; want a known function word", c, terms, known)
+		}
+	}
+	for _, c := range []string{"锁", "键", "约束", "中文"} {
+		if terms, _ := d.English(c); len(terms) == 0 {
+			t.Errorf("English(%s) has no rendering", c)
+		}
+	}
+	got, _ := d.ToEnglish("唯一约束中")
+	if strings.Contains(got, "chinese") || !strings.Contains(got, "constrain") {
+		t.Errorf("ToEnglish(唯一约束中) = %q", got)
+	}
+}

@@ -25,13 +25,14 @@ const (
 // knows the word. A function word is known and has none. Each candidate is a content word of the word's senses,
 // weighted by how many of its senses it stands for (the first sense counting most) and by how specific it is in
 // the dictionary; the best weighs 1 for a word of two or more characters and 0.5 for a single character, which is
-// ambiguous.
+// ambiguous. A single character with a sense that is only English function words is a function word
+// (see grammatical).
 func (d *Dict) English(zh string) ([]Term, bool) {
 	w, ok := d.words[zh]
 	if !ok {
 		return nil, false
 	}
-	if w.function {
+	if w.function || len([]rune(zh)) == 1 && grammatical(w) {
 		return nil, true
 	}
 	score := map[string]float64{}
@@ -80,6 +81,19 @@ func (d *Dict) English(zh string) ([]Term, bool) {
 		out = append(out, Term{Text: surface[st], Weight: conf * score[st] / top})
 	}
 	return out, true
+}
+
+// grammatical reports a word one of whose senses is only English function words ("in", "after", "can", "at"): a
+// single character with such a sense (中 "in", 后 "after", 会 "can", 对 "for") is, in a question, mostly the
+// grammar around the content words ("约束中" is "in the constraint"), and its other senses ("Chinese", "empress")
+// would search for something the question does not ask about.
+func grammatical(w *word) bool {
+	for _, s := range w.senses {
+		if ws := senseWords(s); len(ws) > 0 && len(lexical.Tokenize(s)) == 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // Alternatives joins the renderings of one word in ToEnglish's and ToChinese's output ("propagate|spread"): a
