@@ -169,8 +169,9 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 		if c < a.cfg.MinConfidence {
 			continue
 		}
-		// A quote ending in a colon promises what follows; without the list it introduces it is a fragment.
-		if qs, qe := a.quoteBounds(ix, i, lo); endsInColon(ix.text[qs:qe]) {
+		// A quote ending in a colon promises what follows; without the list it introduces it is a fragment. A
+		// short passage quoted with the label before it ("**Table 8.23.** JSON Primitive Types …") is a caption.
+		if qs, qe := a.quoteBounds(ix, i, lo); endsInColon(ix.text[qs:qe]) || lexical.IsCaption(plainText(ix.text[qs:qe])) {
 			continue
 		}
 		if refersBack(ix.spans[i].Text) && !ix.opensComment(i) {

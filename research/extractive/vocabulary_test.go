@@ -110,3 +110,19 @@ func TestAnalystQuotesTheExplainingSentence(t *testing.T) {
 		t.Fatalf("the stability sentence is not evidence: %+v", ev)
 	}
 }
+
+// A table's caption is no finding, also when its words after the label would pass for a sentence and the label is
+// quoted with them as their context.
+func TestAnalystSkipsACaptionQuotedWithItsLabel(t *testing.T) {
+	text := "# JSON Types\n\nThe json type stores an exact copy of the input text of the JSON value.\n\n**Table 8.23. JSON Primitive Types and Corresponding PostgreSQL Types**\n\nstring\ttext\n"
+	sq := research.SubQuestion{ID: "q1", Question: "What are the JSON primitive types in PostgreSQL?", Queries: []string{"JSON primitive types PostgreSQL"}}
+	ev, err := New(Config{}).Analyst.Analyze(t.Context(), sq, &sources.Document{URL: "file:///json.md", Title: "JSON Types", Text: text, Hash: sources.HashText(text)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ev {
+		if strings.Contains(e.Quote, "Table 8.23") {
+			t.Errorf("caption quoted: %q", e.Quote)
+		}
+	}
+}
