@@ -1,6 +1,11 @@
 package lexical
 
-import "strings"
+import (
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
 
 // ShingleJaccard is the Jaccard similarity of two token sequences' sets of adjacent token pairs (shingles of
 // two). Unlike Jaccard over single tokens it sees word order, so parallel statements that share their wording
@@ -65,4 +70,76 @@ func ShingleContainment(a, b []string) float64 {
 		}
 	}
 	return float64(inter) / float64(len(sa))
+}
+
+// Line marks: the fingerprint by which a document's copies are found among many documents without comparing their
+// texts. Each line of at least MarkWords words is hashed as its words (lower-cased, punctuation and spacing
+// ignored; a CJK character counts as a word), so a paragraph repeated in another document — a page and the
+// print-all page that repeats it — has the same mark in both. A long document keeps the marks divisible by
+// MarkSample, the same subset in every document, so that the share of a document's marks another one holds
+// estimates the share of its lines it holds; at most MaxMarks are kept, the smallest values, again the same subset
+// everywhere.
+const (
+	MarkWords   = 6    // fewer words are a heading, a link or a label, which many pages share without copying
+	MaxMarks    = 4096 // marks kept of one document
+	MarkSample  = 4    // a long document keeps the marks divisible by MarkSample
+	MarkSampled = 32   // documents with more marked lines than this are sampled
+)
+
+// LineMarks returns the distinct line marks of text, in increasing order.
+func LineMarks(text string) []uint32 {
+	var all []uint32
+	for line := range strings.SplitSeq(text, "\n") {
+		if h, ok := lineMark(line); ok {
+			all = append(all, h)
+		}
+	}
+	slices.Sort(all)
+	all = slices.Compact(all)
+	if len(all) > MarkSampled {
+		all = slices.DeleteFunc(all, func(h uint32) bool { return h%MarkSample != 0 })
+	}
+	if len(all) > MaxMarks {
+		all = all[:MaxMarks]
+	}
+	return slices.Clip(all)
+}
+
+// lineMark hashes a line's words with 32-bit FNV-1a, one separator between words; ok is false for a line of fewer
+// than MarkWords words.
+func lineMark(line string) (uint32, bool) {
+	const offset, prime = 2166136261, 16777619
+	h := uint32(offset)
+	words, inWord := 0, false
+	mix := func(b byte) { h = (h ^ uint32(b)) * prime }
+	var buf [utf8.UTFMax]byte
+	for _, r := range line {
+		switch {
+		case IsCJK(r):
+			if words > 0 {
+				mix(' ')
+			}
+			n := utf8.EncodeRune(buf[:], r)
+			for _, b := range buf[:n] {
+				mix(b)
+			}
+			words++
+			inWord = false
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			if !inWord {
+				if words > 0 {
+					mix(' ')
+				}
+				words++
+				inWord = true
+			}
+			n := utf8.EncodeRune(buf[:], unicode.ToLower(r))
+			for _, b := range buf[:n] {
+				mix(b)
+			}
+		default:
+			inWord = false
+		}
+	}
+	return h, words >= MarkWords
 }

@@ -108,6 +108,15 @@ type Fetcher interface {
 	Fetch(ctx context.Context, url string) (*Document, error)
 }
 
+// Vocabulary is a source that knows the words its documents use — a local corpus index. It lets a query's
+// candidate words be chosen by what the sources can match (a translated word's renderings) and a word the sources
+// use elsewhere count as missing where a passage lacks it.
+type Vocabulary interface {
+	// DocFreq returns how many passages of the source use word (as the source analyses words: stemmed,
+	// lower-cased) and how many passages it has. A word of several terms counts the passages using its rarest.
+	DocFreq(ctx context.Context, word string) (df, n int, err error)
+}
+
 // HashText returns the sha256 hex digest used for Document.Hash.
 func HashText(text string) string {
 	sum := sha256.Sum256([]byte(text))

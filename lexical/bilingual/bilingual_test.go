@@ -245,3 +245,45 @@ func FuzzSegment(f *testing.F) {
 		d.ToChinese(s)
 	})
 }
+
+// ToEnglishUsing keeps the renderings the documents use, the best one when they use none, and every one with no
+// vocabulary.
+func TestToEnglishUsing(t *testing.T) {
+	d := dict(t)
+	all, n := d.ToEnglish("集合")
+	if n != 1 || !strings.Contains(all, Alternatives) {
+		t.Fatalf("ToEnglish(集合) = %q, %d: the test needs several renderings", all, n)
+	}
+	alts := strings.Split(all, Alternatives)
+	last := alts[len(alts)-1]
+	if got, _ := d.ToEnglishUsing("集合 Python", func(w string) bool { return w == last }); got != last+" Python" {
+		t.Errorf("only %q used: %q", last, got)
+	}
+	if got, _ := d.ToEnglishUsing("集合", func(string) bool { return false }); got != alts[0] {
+		t.Errorf("none used: %q, want %q", got, alts[0])
+	}
+	if got, _ := d.ToEnglishUsing("集合", nil); got != all {
+		t.Errorf("nil vocabulary: %q, want %q", got, all)
+	}
+}
+
+// A single character one of whose senses is only function words is grammar in a question: 中 in 约束中 ("in the
+// constraint") is not rendered "Chinese", 后 ("after") not "empress"; a character without such a sense, and a
+// word of two characters, keep their renderings.
+func TestGrammaticalCharacters(t *testing.T) {
+	d := dict(t)
+	for _, c := range []string{"中", "后", "会"} {
+		if terms, known := d.English(c); !known || len(terms) != 0 {
+			t.Errorf("English(%s) = %v, %v; want a known function word", c, terms, known)
+		}
+	}
+	for _, c := range []string{"锁", "键", "约束", "中文"} {
+		if terms, _ := d.English(c); len(terms) == 0 {
+			t.Errorf("English(%s) has no rendering", c)
+		}
+	}
+	got, _ := d.ToEnglish("唯一约束中")
+	if strings.Contains(got, "chinese") || !strings.Contains(got, "constrain") {
+		t.Errorf("ToEnglish(唯一约束中) = %q", got)
+	}
+}

@@ -25,13 +25,14 @@ const (
 // knows the word. A function word is known and has none. Each candidate is a content word of the word's senses,
 // weighted by how many of its senses it stands for (the first sense counting most) and by how specific it is in
 // the dictionary; the best weighs 1 for a word of two or more characters and 0.5 for a single character, which is
-// ambiguous.
+// ambiguous. A single character with a sense that is only English function words is a function word
+// (see grammatical).
 func (d *Dict) English(zh string) ([]Term, bool) {
 	w, ok := d.words[zh]
 	if !ok {
 		return nil, false
 	}
-	if w.function {
+	if w.function || len([]rune(zh)) == 1 && grammatical(w) {
 		return nil, true
 	}
 	score := map[string]float64{}
@@ -82,6 +83,19 @@ func (d *Dict) English(zh string) ([]Term, bool) {
 	return out, true
 }
 
+// grammatical reports a word one of whose senses is only English function words ("in", "after", "can", "at"): a
+// single character with such a sense (中 "in", 后 "after", 会 "can", 对 "for") is, in a question, mostly the
+// grammar around the content words ("约束中" is "in the constraint"), and its other senses ("Chinese", "empress")
+// would search for something the question does not ask about.
+func grammatical(w *word) bool {
+	for _, s := range w.senses {
+		if ws := senseWords(s); len(ws) > 0 && len(lexical.Tokenize(s)) == 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // Alternatives joins the renderings of one word in ToEnglish's and ToChinese's output ("propagate|spread"): a
 // search engine that splits words at punctuation searches all of them; a scorer that knows the mark counts one
 // word found when any of them is.
@@ -92,7 +106,12 @@ const Alternatives = "|"
 // the dictionary lacks as written (so the rest of a partly known question still searches), function words
 // dropped, and words of other scripts ("Go", "sync.Map") as written. It returns the rendering and how many
 // Chinese words were rendered; with none rendered the rendering is "".
-func (d *Dict) ToEnglish(s string) (string, int) {
+func (d *Dict) ToEnglish(s string) (string, int) { return d.ToEnglishUsing(s, nil) }
+
+// ToEnglishUsing is ToEnglish choosing each word's renderings by the vocabulary of the documents searched: a
+// rendering that used reports the documents never use cannot match them and is dropped, unless none of the
+// word's renderings is used (then the best stays, so the word still searches). used nil keeps every rendering.
+func (d *Dict) ToEnglishUsing(s string, used func(word string) bool) (string, int) {
 	var parts []string
 	rendered := 0
 	for _, seg := range d.Segment(s) {
@@ -107,7 +126,12 @@ func (d *Dict) ToEnglish(s string) (string, int) {
 		}
 		alts := make([]string, 0, len(terms))
 		for _, t := range terms {
-			alts = append(alts, t.Text)
+			if used == nil || used(t.Text) {
+				alts = append(alts, t.Text)
+			}
+		}
+		if len(alts) == 0 && len(terms) > 0 {
+			alts = append(alts, terms[0].Text)
 		}
 		if len(terms) > 0 {
 			parts = append(parts, strings.Join(alts, Alternatives))

@@ -24,6 +24,7 @@ import (
 type Analyst struct {
 	cfg      Config
 	sections *sectionMemo
+	vocab    *vocabulary // the words the sources use; nil or empty: unknown
 
 	mu    sync.Mutex
 	cache map[string]*docIndex // by document hash: one long file is read for many sub-questions and chunks
@@ -168,8 +169,9 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 		if c < a.cfg.MinConfidence {
 			continue
 		}
-		// A quote ending in a colon promises what follows; without the list it introduces it is a fragment.
-		if qs, qe := a.quoteBounds(ix, i, lo); endsInColon(ix.text[qs:qe]) {
+		// A quote ending in a colon promises what follows; without the list it introduces it is a fragment. A
+		// short passage quoted with the label before it ("**Table 8.23.** JSON Primitive Types …") is a caption.
+		if qs, qe := a.quoteBounds(ix, i, lo); endsInColon(ix.text[qs:qe]) || lexical.IsCaption(plainText(ix.text[qs:qe])) {
 			continue
 		}
 		if refersBack(ix.spans[i].Text) && !ix.opensComment(i) {
@@ -295,7 +297,7 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 			claim = strings.TrimRight(claim, ":： ") + "."
 		} else if qe > ix.spans[i].End && endsInColon(ix.spans[i].Text) {
 			claim = listClaim(ix.text[qs:qe])
-		} else if qs < ix.spans[i].Start && (refersBack(ix.spans[i].Text) || !commentLineRE.MatchString(ix.text[qs:qe])) {
+		} else if qs < ix.spans[i].Start && (refersBack(ix.spans[i].Text) || !commentLineRE.MatchString(ix.text[qs:qe])) || qe > ix.spans[i].End && !endsInColon(ix.spans[i].Text) {
 			// "This rule generalizes the previous rule …" says nothing without the sentence it points back to, and a
 			// short sentence quoted with its neighbour for context ("For the hardware register, use R13.") is
 			// stated with it: the report's sentence must make sense where it stands.
@@ -399,6 +401,17 @@ func queryVariant(q string) variant {
 	return v
 }
 
+// corpusUses reports whether the sources use a term of unit elsewhere (see vocabulary); false when they cannot
+// tell.
+func (a *Analyst) corpusUses(unit []string) bool {
+	for _, t := range unit {
+		if used, _ := a.vocab.uses(context.Background(), t); used {
+			return true
+		}
+	}
+	return false
+}
+
 // coverage is how much of the best query variant passage i covers: each unit weighs its rarest term's IDF and
 // counts the IDF-weighted share of its terms the passage contains. 1 when the passage mentions everything a
 // variant asks for, lower as rarer units are missing. Taking the best variant lets a translated variant match an
@@ -443,7 +456,8 @@ func (a *Analyst) coverageOf(ix *docIndex, variants []variant, tokens []string) 
 				continue
 			}
 			// A unit the document never uses ("contract" in "the io.Reader contract") is a difference of
-			// wording more than of relevance: it counts, but less.
+			// wording more than of relevance: it counts, but less — unless the sources use it elsewhere: then the
+			// document lacks what the question asks about ("sort" in a FAQ that mentions "stable releases").
 			absent := true
 			for _, t := range unit {
 				if ix.df(t) > 0 {
@@ -451,7 +465,7 @@ func (a *Analyst) coverageOf(ix *docIndex, variants []variant, tokens []string) 
 					break
 				}
 			}
-			if absent {
+			if absent && !a.corpusUses(unit) {
 				uw *= 0.3
 			}
 			all += uw
@@ -497,6 +511,16 @@ func (a *Analyst) quoteBounds(ix *docIndex, i, lo int) (int, int) {
 			break
 		}
 		j--
+	}
+	// A sentence the next one explains ("Sorts are guaranteed to be stable. That means that … their original
+	// order is preserved.") is quoted with it, within its paragraph: the explanation rarely repeats the words
+	// asked about, so it would never be found on its own.
+	if !endsInColon(sp.Text) && !table && i+1 < len(ix.spans) && ix.view == nil {
+		next := ix.spans[i+1]
+		if next.Start >= sp.End && !strings.Contains(ix.text[sp.End:next.Start], "\n") && ix.usable[i+1] && refersBack(next.Text) &&
+			!endsInColon(next.Text) && utf8.RuneCountInString(ix.text[s:next.End]) <= maxQuote {
+			e = next.End
+		}
 	}
 	if endsInColon(sp.Text) {
 		if l := listEnd(ix.text, s, e); l > e && ix.view == nil {

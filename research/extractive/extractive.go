@@ -80,11 +80,12 @@ func (c Config) withDefaults() Config {
 func New(cfg Config) research.Roles {
 	cfg = cfg.withDefaults()
 	sections := &sectionMemo{}
+	vocab := newVocabulary(cfg.Searchers)
 	return research.Roles{
 		Engine:      Engine,
-		Planner:     &Planner{cfg: cfg},
+		Planner:     &Planner{cfg: cfg, vocab: vocab},
 		Searcher:    &Searcher{cfg: cfg},
-		Analyst:     &Analyst{cfg: cfg, sections: sections},
+		Analyst:     &Analyst{cfg: cfg, sections: sections, vocab: vocab},
 		Verifier:    &Verifier{cfg: cfg, asked: map[askKey]int{}},
 		Synthesizer: &Synthesizer{cfg: cfg, sections: sections},
 	}

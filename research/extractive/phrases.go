@@ -1,6 +1,7 @@
 package extractive
 
 import (
+	"context"
 	"html"
 	"regexp"
 	"strings"
@@ -247,12 +248,23 @@ func prepositionAt(r rune, before, after string) bool {
 // translation of classic cross-language retrieval): each Chinese word by its best English renderings, a word the
 // dictionary lacks as written, function words dropped, Latin words kept. It returns "" when no Chinese word was
 // rendered, so an untranslatable text adds no query.
-func translate(s string) string {
+func translate(s string) string { return translateFor(nil, s) }
+
+// translateFor is translate with each word's renderings chosen by the words the sources use (see
+// bilingual.Dict.ToEnglishUsing); a nil or empty vocabulary keeps them all.
+func translateFor(v *vocabulary, s string) string {
 	d, err := bilingual.Default()
 	if err != nil {
 		return ""
 	}
-	t, _ := d.ToEnglish(s)
+	var used func(string) bool
+	if v != nil && len(v.srcs) > 0 {
+		used = func(w string) bool {
+			u, known := v.uses(context.Background(), w)
+			return u || !known
+		}
+	}
+	t, _ := d.ToEnglishUsing(s, used)
 	return t
 }
 

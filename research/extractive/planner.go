@@ -17,7 +17,10 @@ import (
 // function words and punctuation, groups phrases joined by conjunctions, and asks the standard facets of the
 // subject — what it is, the question itself, its rules and examples, its caveats — plus one sub-question per
 // conjunct ("A and B" → A, B).
-type Planner struct{ cfg Config }
+type Planner struct {
+	cfg   Config
+	vocab *vocabulary // the words the sources use, for choosing a translated word's renderings
+}
 
 // facet wording per language. %[1]s is the subject, %[2]s the focus.
 type wording struct {
@@ -154,7 +157,7 @@ func (p *Planner) Plan(ctx context.Context, question string) (*research.Plan, er
 		if lang != "en" {
 			// English renderings let a Chinese question find English documents.
 			for _, x := range qs {
-				if t := translate(x); t != "" {
+				if t := translateFor(p.vocab, x); t != "" {
 					qs = append(qs, t)
 				}
 			}

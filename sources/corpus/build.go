@@ -234,7 +234,7 @@ func (ix *Index) build(ctx context.Context, baseName string, base *manifest, p p
 	if !docsChanged && base.sameAs(roots, files) {
 		return nil // after all, nothing changed: the current generation stays (the deferred cleanup removes this one)
 	}
-	info := genInfo{Roots: roots, Built: time.Now().UTC()}
+	info := genInfo{Roots: roots, Built: time.Now().UTC(), Redundant: redundantDocs(files)}
 	for _, e := range files {
 		if e.doc() {
 			info.Files++

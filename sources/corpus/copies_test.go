@@ -1,9 +1,15 @@
 package corpus
 
 import (
+	"fmt"
+	"maps"
+	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/deepresearch/deepresearch/lexical"
 )
 
 // A print-all page that repeats two specific pages does not take their place: a search for a passage of one
@@ -46,6 +52,233 @@ func TestSearchPrefersTheSpecificPageOverAggregatesAndDropsBoilerplate(t *testin
 		}
 		if len(got) == 0 || !strings.Contains(got[0].URL, "print.md") {
 			t.Errorf("depth %+v: the aggregate's own passage lost: %v", d, urls(got))
+		}
+	}
+}
+
+// pageText is a page of n distinct lines about topic, each long enough to be marked (lexical.MarkWords), in words
+// drawn from a vocabulary of made-up words seeded by the topic, so that two pages share no wording by accident.
+func pageText(topic string, n int) string {
+	seed := uint64(0)
+	for _, c := range topic {
+		seed = seed*131 + uint64(c)
+	}
+	rng := rand.New(rand.NewPCG(seed, 7))
+	syll := []string{"ka", "lo", "mi", "ren", "tu", "vas", "qe", "dor", "pli", "sna", "gru", "fe", "xo", "bri", "zum", "hai"}
+	word := func() string {
+		var w strings.Builder
+		for range 2 + rng.IntN(2) {
+			w.WriteString(syll[rng.IntN(len(syll))])
+		}
+		return w.String()
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s\n\n", topic)
+	for i := range n {
+		fmt.Fprintf(&b, "The %s rule %d:", topic, i)
+		for range 8 {
+			b.WriteString(" " + word())
+		}
+		b.WriteString(".\n\n")
+	}
+	return b.String()
+}
+
+// lineOf returns line i (0-based, counting only the rules) of pageText(topic, n).
+func lineOf(topic string, n, i int) string {
+	var rules []string
+	for l := range strings.SplitSeq(pageText(topic, n), "\n") {
+		if strings.HasPrefix(l, "The ") {
+			rules = append(rules, l)
+		}
+	}
+	return rules[i]
+}
+
+// The index names the documents whose text others hold: a print-all page repeating the specific pages is an
+// aggregate, of two identical files and of a page copied with one line changed the longer is a copy, while a
+// specific page, a page that a larger one includes, and a page sharing a few lines with others are not redundant.
+func TestIndexNamesAggregatesAndCopies(t *testing.T) {
+	root := t.TempDir()
+	topics := []string{"alpha", "beta", "gamma", "delta", "epsilon"}
+	var all strings.Builder
+	all.WriteString("# Everything on one page\n\n")
+	for _, tp := range topics {
+		text := pageText(tp, 20)
+		writeFile(t, filepath.Join(root, "api", tp+".md"), text)
+		all.WriteString(text + "\n")
+	}
+	writeFile(t, filepath.Join(root, "api", "all.md"), all.String())
+	// Two identical files: the one under the longer path is the copy.
+	same := pageText("zeta", 15)
+	writeFile(t, filepath.Join(root, "zeta.md"), same)
+	writeFile(t, filepath.Join(root, "mirror", "zeta.md"), same)
+	// A page that is 99% a copy of another (one line in a hundred changed, one added): the larger is the copy.
+	long := pageText("eta", 100)
+	writeFile(t, filepath.Join(root, "eta.md"), long)
+	writeFile(t, filepath.Join(root, "eta-old.md"), strings.Replace(long, lineOf("eta", 100, 7), "The eta rule 7 was rewritten in another edition of this page.", 1)+lineOf("eta extra", 2, 0)+"\n\n"+lineOf("eta extra", 2, 1)+"\n")
+	// A page included whole in a larger page of its own (one source): neither is redundant.
+	part := pageText("theta", 10)
+	writeFile(t, filepath.Join(root, "theta.md"), part)
+	writeFile(t, filepath.Join(root, "theta-guide.md"), part+pageText("theta guide", 30))
+	// A page quoting one line of each of three others is no aggregate.
+	var quoting strings.Builder
+	quoting.WriteString(pageText("iota", 20))
+	for _, tp := range topics[:3] {
+		quoting.WriteString(lineOf(tp, 20, 1) + "\n\n")
+	}
+	writeFile(t, filepath.Join(root, "iota.md"), quoting.String())
+
+	ix := openIndex(t, t.TempDir())
+	if _, err := ix.Add(t.Context(), root); err != nil {
+		t.Fatal(err)
+	}
+	got := ix.info().Redundant
+	want := map[string]string{
+		filepath.Join(root, "api", "all.md"):     redundantAggregate,
+		filepath.Join(root, "mirror", "zeta.md"): redundantCopy,
+		filepath.Join(root, "eta-old.md"):        redundantCopy,
+	}
+	if !maps.Equal(got, want) {
+		t.Fatalf("redundant documents:\n got  %v\n want %v", got, want)
+	}
+
+	// Search ranks the specific page first for its passage and never cites the aggregate or the copy for it.
+	for _, d := range []depth{{}, {keep: 2}} {
+		ix.depth = d
+		res, err := ix.Search(t.Context(), lineOf("gamma", 20, 3), 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res) == 0 || !strings.Contains(res[0].URL, "/api/gamma.md") {
+			t.Fatalf("depth %+v: first result is not the specific page:%s", d, urls(res))
+		}
+		for _, r := range res {
+			if strings.Contains(r.URL, "all.md") {
+				t.Errorf("depth %+v: the aggregate is among the results:%s", d, urls(res))
+			}
+		}
+		res, err = ix.Search(t.Context(), lineOf("zeta", 15, 4), 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res) == 0 || strings.Contains(res[0].URL, "mirror") {
+			t.Errorf("depth %+v: the copy ranks first:%s", d, urls(res))
+		}
+	}
+	// The aggregate's own heading, which no other page holds, is still found there.
+	res, err := ix.Search(t.Context(), "everything on one page", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) == 0 || !strings.Contains(res[0].URL, "all.md") {
+		t.Errorf("the aggregate's own text is lost:%s", urls(res))
+	}
+
+	// An update that changes the aggregate into a page of its own clears it; unchanged files keep their marks.
+	writeFile(t, filepath.Join(root, "api", "all.md"), pageText("kappa", 20))
+	if _, err := ix.Add(t.Context(), root); err != nil {
+		t.Fatal(err)
+	}
+	if why := ix.info().Redundant[filepath.Join(root, "api", "all.md")]; why != "" {
+		t.Errorf("the rewritten page is still %s", why)
+	}
+	if why := ix.info().Redundant[filepath.Join(root, "mirror", "zeta.md")]; why != redundantCopy {
+		t.Errorf("the unchanged copy is no longer recognised: %q", why)
+	}
+}
+
+// A huge aggregate (400 pages on one page, every line of each page) is recognised from its bounded marks.
+func TestIndexNamesAHugeAggregate(t *testing.T) {
+	root := t.TempDir()
+	var all strings.Builder
+	for i := range 400 {
+		text := pageText(fmt.Sprintf("topic%03d", i), 40)
+		writeFile(t, filepath.Join(root, fmt.Sprintf("p%03d.md", i)), text)
+		all.WriteString(text)
+	}
+	writeFile(t, filepath.Join(root, "all.md"), all.String())
+	ix := openIndex(t, t.TempDir())
+	if _, err := ix.Add(t.Context(), root); err != nil {
+		t.Fatal(err)
+	}
+	red := ix.info().Redundant
+	if red[filepath.Join(root, "all.md")] != redundantAggregate || len(red) != 1 {
+		t.Fatalf("redundant documents: %v", red)
+	}
+	_, m, err := ix.loadManifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(m.entry(m.find(filepath.Join(root, "all.md"))).Marks); n == 0 || n > lexical.MaxMarks {
+		t.Errorf("the aggregate keeps %d marks, want 1..%d", n, lexical.MaxMarks)
+	}
+}
+
+// redundantDocs on hostile manifests: a document whose every mark every other document holds (furniture) is
+// no copy, documents too short to judge are left alone, and duplicated marks (a tampered manifest) count once.
+func TestRedundantDocsHostile(t *testing.T) {
+	marks := func(lo, hi uint32) []uint32 {
+		var m []uint32
+		for v := lo; v < hi; v++ {
+			m = append(m, v)
+		}
+		return m
+	}
+	files := map[string]*fileEntry{}
+	for i := range 6 { // six documents of the same 20 marks: furniture, not copies
+		files[fmt.Sprintf("/f%d", i)] = &fileEntry{Size: 100, Marks: marks(0, 20)}
+	}
+	files["/short-a"] = &fileEntry{Size: 10, Marks: marks(100, 104)} // too short to judge
+	files["/short-b"] = &fileEntry{Size: 11, Marks: marks(100, 104)}
+	dup := append(marks(200, 220), marks(200, 220)...) // duplicated marks
+	files["/dup-a"] = &fileEntry{Size: 50, Marks: dup}
+	files["/dup-b"] = &fileEntry{Size: 60, Marks: marks(200, 220)}
+	files["/notdoc"] = &fileEntry{Outcome: Binary, Marks: marks(200, 220)} // not a document: not compared
+	got := redundantDocs(files)
+	want := map[string]string{"/dup-b": redundantCopy}
+	if !maps.Equal(got, want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	if got := redundantDocs(nil); got != nil {
+		t.Errorf("no files: %v", got)
+	}
+}
+
+// Marks survive the manifest's round trip; a manifest written before marks is read with none, and one whose mark
+// columns disagree is refused.
+func TestManifestMarks(t *testing.T) {
+	files := map[string]*fileEntry{
+		"/a": {Size: 1, Chunks: []int32{1, 2}, Marks: []uint32{3, 5, 9}},
+		"/b": {Size: 2, Chunks: []int32{1, 4}},
+		"/c": {Size: 3, Chunks: []int32{1, 1}, Marks: []uint32{1}},
+	}
+	m := newManifest([]string{"/"}, files)
+	back, err := fromCols(m.cols)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p, e := range files {
+		if got := back.entry(back.find(p)); !got.same(e) {
+			t.Errorf("%s: %+v after the round trip, want %+v", p, got, e)
+		}
+	}
+	old := m.cols
+	old.NMarks, old.Marks = nil, nil
+	if back, err := fromCols(old); err != nil || back.entry(0).Marks != nil {
+		t.Errorf("a manifest without marks: %v, %v", err, back)
+	}
+	for name, bad := range map[string]func(c *manifestCols){
+		"short count column": func(c *manifestCols) { c.NMarks = c.NMarks[:1] },
+		"more counted":       func(c *manifestCols) { c.NMarks = []uint32{9, 0, 1} },
+		"trailing marks":     func(c *manifestCols) { c.Marks = append(c.Marks, 7) },
+		"marks, no counts":   func(c *manifestCols) { c.NMarks = nil },
+	} {
+		c := m.cols
+		c.NMarks, c.Marks = slices.Clone(c.NMarks), slices.Clone(c.Marks)
+		bad(&c)
+		if _, err := fromCols(c); err == nil {
+			t.Errorf("%s: accepted", name)
 		}
 	}
 }

@@ -35,6 +35,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/sources/extract"
 )
 
@@ -812,7 +813,7 @@ func process(ctx context.Context, j job, containerBudget int64) outcome {
 		Racy: !info.ModTime().Before(read.Add(-racyWindow)),
 	}
 	if j.prev != nil && j.prev.Hash == entry.Hash {
-		entry.Chunks, entry.Outcome, entry.Detail = j.prev.Chunks, j.prev.Outcome, j.prev.Detail
+		entry.Chunks, entry.Marks, entry.Outcome, entry.Detail = j.prev.Chunks, j.prev.Marks, j.prev.Outcome, j.prev.Detail
 		o.result, o.entry = Unchanged, entry
 		if !entry.doc() { // the same bytes are the same non-document
 			o.result, o.detail = entry.Outcome, entry.Detail
@@ -858,5 +859,6 @@ func process(ctx context.Context, j job, containerBudget int64) outcome {
 	for _, c := range ex.chunks {
 		entry.Chunks = append(entry.Chunks, int32(c.start), int32(c.end))
 	}
+	entry.Marks = lexical.LineMarks(ex.text)
 	return o
 }

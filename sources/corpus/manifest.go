@@ -31,6 +31,7 @@ type manifest struct {
 	cols     manifestCols
 	paths    []string       // cols.Paths cut at cols.PathLens
 	chunkEnd []int          // file i's chunks are cols.Chunks[chunkEnd[i-1]:chunkEnd[i]]
+	markEnd  []int          // file i's marks are cols.Marks[markEnd[i-1]:markEnd[i]]; nil when there are none
 	notes    map[int]string // the detail of each file that is not a document
 }
 
@@ -51,6 +52,10 @@ type manifestCols struct {
 	// files are all indexed.
 	Outcomes []byte
 	Notes    []string // the detail of each file whose outcome is not 0, in order
+	// NMarks is how many line marks (lexical.LineMarks, for finding copies: see redundantDocs) each file has in
+	// Marks; empty in a manifest written before marks, whose files then have none until they change.
+	NMarks []uint32
+	Marks  []uint32
 }
 
 // outcomeCodes are the outcomes a manifest records besides indexed (0).
@@ -77,6 +82,9 @@ type fileEntry struct {
 	// scan hashes the file instead of trusting them.
 	Racy   bool
 	Chunks []int32 // start, end line of each chunk: its id is FileURL(path, start, end)
+	// Marks are the line marks of the file's text (lexical.LineMarks), by which a copy of another document or a
+	// page repeating many others is recognised (redundantDocs).
+	Marks []uint32
 	// Outcome is "" for an indexed file; for a file read and found not to
 	// be a document, why (Binary, Excluded, TooLarge or Failed), with
 	// Detail (for Failed, the error).
@@ -90,7 +98,7 @@ func (e *fileEntry) doc() bool { return e.Outcome == "" }
 // same reports whether e and o record the same file the same way.
 func (e *fileEntry) same(o *fileEntry) bool {
 	return e.ModTime == o.ModTime && e.Size == o.Size && e.Ino == o.Ino && e.Hash == o.Hash && e.Racy == o.Racy &&
-		e.Outcome == o.Outcome && e.Detail == o.Detail && slices.Equal(e.Chunks, o.Chunks)
+		e.Outcome == o.Outcome && e.Detail == o.Detail && slices.Equal(e.Chunks, o.Chunks) && slices.Equal(e.Marks, o.Marks)
 }
 
 // racyWindow bounds the granularity of file modification times (2 s on
@@ -157,6 +165,14 @@ func (m *manifest) entry(i int) *fileEntry {
 	}
 	hi := m.chunkEnd[i]
 	e.Chunks = m.cols.Chunks[lo:hi:hi]
+	if m.markEnd != nil {
+		lo = 0
+		if i > 0 {
+			lo = m.markEnd[i-1]
+		}
+		hi = m.markEnd[i]
+		e.Marks = m.cols.Marks[lo:hi:hi]
+	}
 	if c := m.cols.Outcomes[i]; c != 0 {
 		e.Outcome, e.Detail = outcomeCodes[c], m.notes[i]
 	}
@@ -189,11 +205,12 @@ func (m *manifest) files() map[string]*fileEntry {
 // newManifest makes a manifest of roots and files.
 func newManifest(roots []string, files map[string]*fileEntry) *manifest {
 	paths := make([]string, 0, len(files))
-	size, chunks := 0, 0
+	size, chunks, marks := 0, 0, 0
 	for p, e := range files {
 		paths = append(paths, p)
 		size += len(p)
 		chunks += len(e.Chunks)
+		marks += len(e.Marks)
 	}
 	slices.SortFunc(paths, comparePaths)
 	n := len(paths)
@@ -208,6 +225,8 @@ func newManifest(roots []string, files map[string]*fileEntry) *manifest {
 		NLines:   make([]uint32, n),
 		Chunks:   make([]int32, 0, chunks),
 		Outcomes: make([]byte, n),
+		NMarks:   make([]uint32, n),
+		Marks:    make([]uint32, 0, marks),
 	}
 	var sb strings.Builder
 	sb.Grow(size)
@@ -222,6 +241,8 @@ func newManifest(roots []string, files map[string]*fileEntry) *manifest {
 		}
 		c.NLines[i] = uint32(len(e.Chunks))
 		c.Chunks = append(c.Chunks, e.Chunks...)
+		c.NMarks[i] = uint32(len(e.Marks))
+		c.Marks = append(c.Marks, e.Marks...)
 		if !e.doc() {
 			c.Outcomes[i] = outcomeCode(e.Outcome)
 			c.Notes = append(c.Notes, e.Detail)
@@ -284,6 +305,24 @@ func fromCols(c manifestCols) (*manifest, error) {
 	}
 	if off != len(c.Paths) || chunks != len(c.Chunks) {
 		return nil, errors.New("trailing paths or chunks")
+	}
+	switch {
+	case len(c.NMarks) == 0 && len(c.Marks) == 0: // written before marks
+	case len(c.NMarks) != n:
+		return nil, errors.New("columns of different lengths")
+	default:
+		m.markEnd = make([]int, n)
+		marks := 0
+		for i, k := range c.NMarks {
+			marks += int(k)
+			if marks > len(c.Marks) {
+				return nil, errors.New("fewer marks than counted")
+			}
+			m.markEnd[i] = marks
+		}
+		if marks != len(c.Marks) {
+			return nil, errors.New("trailing marks")
+		}
 	}
 	return m, nil
 }

@@ -1,6 +1,7 @@
 package corpus
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -194,6 +195,9 @@ func (g *generation) rankCertified(ctx context.Context, rq rankQuery, d depth) (
 // out of hits before reaching limit.
 func (g *generation) results(r index.IndexReader, hits []hit, rq rankQuery) (out []sources.Result, consumed int, exhausted bool, err error) {
 	limit, perFile := rq.limit, rq.perFile
+	if err := g.demoteRedundant(r, hits); err != nil {
+		return nil, 0, false, err
+	}
 	perPath := map[string]int{}
 	files := map[string]*storedFile{}
 	var copies copyTracker
@@ -230,7 +234,11 @@ func (g *generation) results(r index.IndexReader, hits []hit, rq rankQuery) (out
 		}
 		j, act := 0, copyNew
 		if !rq.keepCopies {
-			j, act = copies.add(path, len(f.body), text)
+			focus := ""
+			if g.info.Redundant[path] != "" {
+				focus = res.Snippet
+			}
+			j, act = copies.add(path, len(f.body), text, focus)
 		}
 		switch act {
 		case copyNew:
@@ -255,6 +263,34 @@ func (g *generation) results(r index.IndexReader, hits []hit, rq rankQuery) (out
 		}
 	}
 	return out, consumed, true, nil
+}
+
+// demoteRedundant ranks the hits on documents the index found redundant (copies and aggregates, see
+// redundantDocs) at redundantWeight of their score, keeping the order of equal scores. The scores are changed in
+// place, so that a caller comparing the last hit taken with what was left unranked compares what was ranked.
+func (g *generation) demoteRedundant(r index.IndexReader, hits []hit) error {
+	if len(g.info.Redundant) == 0 {
+		return nil
+	}
+	changed := false
+	for i := range hits {
+		h := &hits[i]
+		if h.id == "" {
+			id, err := r.ExternalID(h.iid)
+			if err != nil {
+				return err
+			}
+			h.id = id
+		}
+		if path, _, _, ok := parseChunkID(h.id); ok && g.info.Redundant[path] != "" {
+			h.score *= redundantWeight
+			changed = true
+		}
+	}
+	if changed {
+		slices.SortStableFunc(hits, func(a, b hit) int { return cmp.Compare(b.score, a.score) })
+	}
+	return nil
 }
 
 // Near-duplicate documents. A print-all page (the whole book on one page, "all APIs" on one page) repeats the
@@ -289,9 +325,20 @@ type keptPassage struct {
 	copies int // documents holding the passage
 }
 
-// add classifies the passage text of a hit on path, a document of size bytes, against the results so far.
-func (c *copyTracker) add(path string, size int, text string) (int, copyAction) {
+// add classifies the passage text of a hit on path, a document of size bytes, against the results so far. focus
+// is set for a document the index found redundant (a copy, an aggregate: see redundantDocs): the lines where the
+// search found the hit, which make it a copy of a kept result already when that result holds them — the chunks
+// of an aggregate are cut elsewhere than those of the pages it repeats.
+func (c *copyTracker) add(path string, size int, text, focus string) (int, copyAction) {
 	terms := lexical.Tokenize(text)
+	if focus != "" {
+		ft := lexical.Tokenize(focus)
+		for j := range c.kept {
+			if c.kept[j].path != path && lexical.ShingleContainment(c.kept[j].terms, ft) >= dupContainment {
+				return j, copySkip
+			}
+		}
+	}
 	for _, g := range c.gone {
 		if lexical.ShingleContainment(g, terms) >= dupContainment {
 			return -1, copySkip

@@ -66,6 +66,9 @@ type genInfo struct {
 	Files  int       `json:"files"`
 	Chunks int       `json:"chunks"`
 	Built  time.Time `json:"built"`
+	// Redundant are the documents whose text other documents hold (redundantDocs): path → why (redundantCopy,
+	// redundantAggregate). Search ranks their passages below the same passages elsewhere.
+	Redundant map[string]string `json:"redundant,omitempty"`
 }
 
 func genName(seq uint64) string { return fmt.Sprintf("%s%012d", genPrefix, seq) }
@@ -209,6 +212,7 @@ type generation struct {
 	texts bleve.Index // file documents
 	info  genInfo
 	refs  int // guarded by Index.mu
+	vocab vocabMemo
 }
 
 // openGeneration opens the current generation of the index in dir. It

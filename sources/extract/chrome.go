@@ -2,6 +2,7 @@ package extract
 
 import (
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/net/html"
@@ -21,8 +22,12 @@ import (
 //  3. lists, tables, paragraphs and blocks whose text is mostly link text (a site map, a "see also" bar, a pager)
 //     — at least three links covering three quarters of the text, or one short block that is nothing but links;
 //  4. the class or id names of generators' chrome, listed per generator in chromeNames;
-//  5. permalink marks beside headings ("¶", "#", "§" links to the heading's own anchor) and empty links; a link
-//     to an anchor of the page itself keeps its text.
+//  5. permalink marks beside headings ("¶", "#", "§", "◆" links to the heading's own anchor, also behind a zero-width
+//     space), a footnote's link back to its reference ("↩") and empty links; a link to an anchor of the page
+//     itself keeps its text.
+//
+// Code that a generator lays out in divs rather than pre (Doxygen's div.fragment of div.line) becomes a pre block,
+// so it reads as code, not as sentences.
 //
 // Headings, paragraphs, list items, table rows, definitions and code are kept unless one of the rules names them.
 
@@ -34,7 +39,7 @@ var chromeNames = map[string][]string{
 		"searchbox", "mobile-nav", "version_switcher_placeholder", "language_switcher_placeholder", "bd-sidebar",
 		"bd-sidebar-primary", "bd-sidebar-secondary", "bd-header", "bd-footer", "prev-next-area", "headerbtn"},
 	"MkDocs (default and Material themes)": {"md-header", "md-tabs", "md-sidebar", "md-footer", "md-search", "md-source",
-		"md-content__button", "md-top", "md-banner", "md-dialog", "bs-sidenav", "navbar"},
+		"md-content__button", "md-top", "md-banner", "md-dialog", "md-source-file", "bs-sidenav", "navbar"},
 	"mdBook": {"sidebar", "menu-bar", "menu-bar-hover-placeholder", "nav-wrapper", "nav-wide-wrapper", "mobile-nav-chapters",
 		"nav-chapters", "search-wrapper", "searchbar-outer", "searchresults-outer", "theme-popup", "sidebar-resize-handle"},
 	"Docusaurus": {"navbar", "navbar-sidebar", "theme-doc-sidebar-container", "theme-doc-breadcrumbs", "theme-doc-version-banner",
@@ -115,6 +120,45 @@ func PruneChrome(doc *html.Node) {
 		}
 	}
 	unwrapSelfLinks(doc)
+	lineFragments(doc)
+}
+
+// lineFragments replaces each Doxygen code fragment (div.fragment holding one div.line per line of code) by a pre
+// element holding its lines.
+func lineFragments(n *html.Node) {
+	for c := n.FirstChild; c != nil; {
+		next := c.NextSibling
+		if c.Type == html.ElementNode && c.Data == "div" && hasClass(c, "fragment") {
+			var lines []string
+			for l := c.FirstChild; l != nil; l = l.NextSibling {
+				if l.Type == html.ElementNode && hasClass(l, "line") {
+					lines = append(lines, strings.TrimRight(textOf(l), " \t\r\n"))
+				}
+			}
+			if len(lines) > 0 {
+				pre := &html.Node{Type: html.ElementNode, Data: "pre"}
+				code := &html.Node{Type: html.ElementNode, Data: "code"}
+				code.AppendChild(&html.Node{Type: html.TextNode, Data: strings.Join(lines, "\n")})
+				pre.AppendChild(code)
+				n.InsertBefore(pre, c)
+				n.RemoveChild(c)
+				c = next
+				continue
+			}
+		}
+		lineFragments(c)
+		c = next
+	}
+}
+
+// hasClass reports whether n has the class name (one class token, case-insensitively).
+func hasClass(n *html.Node, name string) bool {
+	for _, c := range strings.Fields(attr(n, "class")) {
+		if strings.EqualFold(c, name) {
+			return true
+		}
+	}
+	return false
 }
 
 func isChrome(n *html.Node) bool {
@@ -197,7 +241,8 @@ func linkDense(n *html.Node) bool {
 // isPermalink reports a link to an anchor on the same page whose text is only a mark ("¶", "#", "§", "🔗") or
 // empty, or whose title says it is a permalink.
 func isPermalink(a *html.Node) bool {
-	if strings.TrimSpace(textOf(a)) == "" && !hasElement(a, "img") {
+	text := strings.TrimFunc(textOf(a), func(r rune) bool { return unicode.IsSpace(r) || r == '\u200b' || r == '\ufeff' || r == '\ufe0f' })
+	if text == "" && !hasElement(a, "img") {
 		return true // an anchor target or an icon link: nothing to read
 	}
 	href := attr(a, "href")
@@ -207,8 +252,11 @@ func isPermalink(a *html.Node) bool {
 	if strings.HasPrefix(strings.ToLower(attr(a, "title")), "permalink") {
 		return true
 	}
-	switch strings.TrimSpace(textOf(a)) {
-	case "", "¶", "#", "§", "🔗", "¶¶":
+	if strings.EqualFold(attr(a, "role"), "doc-backlink") {
+		return true // a footnote's link back to where it is cited
+	}
+	switch text {
+	case "", "¶", "#", "§", "🔗", "¶¶", "◆", "↩":
 		return a.FirstChild == nil || !hasElement(a, "img")
 	}
 	return false

@@ -151,11 +151,16 @@ func toMarkdown(n *html.Node, pageURL *url.URL) (string, error) {
 	return strings.TrimSpace(tableRows(NormalizeNewlines(string(out)))) + "\n", nil
 }
 
+// listSeparator is the comment the Markdown converter puts between two adjacent lists (so that a Markdown reader
+// does not join them); in the text read it is a line of markup, not content, and is dropped.
+const listSeparator = "<!--THE END-->"
+
 var tableRuleRE = regexp.MustCompile(`^\|(?:\s*:?-+:?\s*\|)+\s*$`)
 
 // tableRows rewrites the Markdown tables of md as the corpus writes the tables of office documents: one line per
 // row, its cells separated by tabs, the header row first and no rule line under it. A row is then one line the
-// reader takes as a unit and spells out with its column headers. Lines inside fenced code are left alone.
+// reader takes as a unit and spells out with its column headers. Lines inside fenced code are left alone; the
+// converter's list separators outside them are dropped.
 func tableRows(md string) string {
 	lines := strings.Split(md, "\n")
 	out := lines[:0]
@@ -164,6 +169,9 @@ func tableRows(md string) string {
 		l := lines[i]
 		if t := strings.TrimSpace(l); strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
 			fenced = !fenced
+		}
+		if !fenced && strings.TrimSpace(l) == listSeparator {
+			continue
 		}
 		if fenced || !isPipeRow(l) || i+1 >= len(lines) || !tableRuleRE.MatchString(strings.TrimSpace(lines[i+1])) {
 			out = append(out, l)

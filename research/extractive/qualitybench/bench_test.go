@@ -224,7 +224,7 @@ func runGrounded(t *testing.T, opts Options) *Result {
 // real graph: citations grounded, none of them page furniture (navigation, a caption, a comment out of its code),
 // none from the aggregate pages or the stubs, and a recall floor below what the engine reaches.
 func TestBenchDebianDocs(t *testing.T) {
-	res := runGrounded(t, Options{WorkDir: t.TempDir(), Only: []string{"rust-references-rules"}})
+	res := runGrounded(t, Options{WorkDir: t.TempDir(), Only: []string{"rust-references-rules", "node-max-listeners"}})
 	for _, q := range res.Questions {
 		if q.Citations == 0 || len(q.Furniture) > 0 {
 			t.Errorf("%s: %d citations, furniture %q", q.ID, q.Citations, q.Furniture)
@@ -241,7 +241,7 @@ func TestBenchDebianDocs(t *testing.T) {
 }
 
 // debianFloor is TestBenchDebianDocs's recall floor per question, below what the engine reaches.
-var debianFloor = map[string]float64{"rust-references-rules": 0.5}
+var debianFloor = map[string]float64{"rust-references-rules": 0.5, "node-max-listeners": 0.66}
 
 // The totals of each split: the older questions, the tune half and the held-out half, each summed on its own.
 func TestTotalsPerSplit(t *testing.T) {
