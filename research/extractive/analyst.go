@@ -401,11 +401,11 @@ func queryVariant(q string) variant {
 	return v
 }
 
-// corpusUses reports whether the sources use a term of unit elsewhere (see vocabulary); false when they cannot
-// tell.
+// corpusUses reports whether the sources use a term of unit elsewhere as a word of a topic (vocabulary.specific);
+// false when they cannot tell.
 func (a *Analyst) corpusUses(unit []string) bool {
 	for _, t := range unit {
-		if used, _ := a.vocab.uses(context.Background(), t); used {
+		if a.vocab.specific(context.Background(), t) {
 			return true
 		}
 	}
@@ -456,8 +456,9 @@ func (a *Analyst) coverageOf(ix *docIndex, variants []variant, tokens []string) 
 				continue
 			}
 			// A unit the document never uses ("contract" in "the io.Reader contract") is a difference of
-			// wording more than of relevance: it counts, but less — unless the sources use it elsewhere: then the
-			// document lacks what the question asks about ("sort" in a FAQ that mentions "stable releases").
+			// wording more than of relevance: it counts, but less — unless the sources use it elsewhere as the word of
+			// a topic: then the document lacks what the question asks about ("sort" in a FAQ that mentions "stable
+			// releases").
 			absent := true
 			for _, t := range unit {
 				if ix.df(t) > 0 {

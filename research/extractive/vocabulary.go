@@ -20,7 +20,7 @@ type vocabulary struct {
 	srcs []sources.Vocabulary
 
 	mu   sync.Mutex
-	memo map[string]int // word → passages using it, summed over the sources
+	memo map[string][2]int // word → passages using it and passages in all, summed over the sources
 }
 
 func newVocabulary(searchers []sources.Searcher) *vocabulary {
@@ -35,31 +35,45 @@ func newVocabulary(searchers []sources.Searcher) *vocabulary {
 
 // uses reports whether the sources use word (known is false when no source can tell, or none answered).
 func (v *vocabulary) uses(ctx context.Context, word string) (used, known bool) {
+	df, _, known := v.docFreq(ctx, word)
+	return df >= minCorpusUses, known
+}
+
+// specific reports whether the sources use word in at least minCorpusUses passages but fewer than the square root
+// of their number: a word of a topic ("sort" in a language's documentation), not of the whole corpus ("object",
+// "start" in its source code), whose absence from a passage says nothing.
+func (v *vocabulary) specific(ctx context.Context, word string) bool {
+	df, n, known := v.docFreq(ctx, word)
+	return known && df >= minCorpusUses && df*df < n
+}
+
+// docFreq is the sources' passages using word and their number, remembered; known is false when no source can
+// tell, or none answered.
+func (v *vocabulary) docFreq(ctx context.Context, word string) (df, n int, known bool) {
 	if v == nil || len(v.srcs) == 0 || word == "" {
-		return false, false
+		return 0, 0, false
 	}
 	v.mu.Lock()
-	df, ok := v.memo[word]
+	got, ok := v.memo[word]
 	v.mu.Unlock()
-	if !ok {
-		df, ok = 0, false
-		for _, s := range v.srcs {
-			d, _, err := s.DocFreq(ctx, word)
-			if err != nil {
-				continue
-			}
-			df += d
-			ok = true
-		}
-		if !ok {
-			return false, false
-		}
-		v.mu.Lock()
-		if v.memo == nil || len(v.memo) >= maxVocabulary {
-			v.memo = map[string]int{}
-		}
-		v.memo[word] = df
-		v.mu.Unlock()
+	if ok {
+		return got[0], got[1], true
 	}
-	return df >= minCorpusUses, true
+	for _, s := range v.srcs {
+		d, m, err := s.DocFreq(ctx, word)
+		if err != nil {
+			continue
+		}
+		df, n, known = df+d, n+m, true
+	}
+	if !known {
+		return 0, 0, false
+	}
+	v.mu.Lock()
+	if v.memo == nil || len(v.memo) >= maxVocabulary {
+		v.memo = map[string][2]int{}
+	}
+	v.memo[word] = [2]int{df, n}
+	v.mu.Unlock()
+	return df, n, true
 }

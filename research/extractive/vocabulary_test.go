@@ -21,7 +21,7 @@ func (v vocabSource) DocFreq(_ context.Context, word string) (int, int, error) {
 	if v.err != nil {
 		return 0, 0, v.err
 	}
-	return v.df[word], 1000, nil
+	return v.df[word], 10000, nil
 }
 
 const faqDoc = `# General FAQ
@@ -34,8 +34,9 @@ The latest stable releases can always be found on the download page of the proje
 `
 
 // A passage that lacks a word the question asks about counts that word as missing when the sources use it
-// elsewhere: "stable releases" in a FAQ does not answer "Are sorts stable?" over a corpus with a sorting page. A
-// source that cannot tell, or fails, leaves the older leniency (a word no document uses is a difference of wording).
+// elsewhere as the word of a topic: "stable releases" in a FAQ does not answer "Are sorts stable?" over a corpus
+// with a sorting page. A word of the whole corpus (in more passages than the square root of their number), a stray
+// one, or a source that cannot tell or fails, leaves the older leniency (a difference of wording).
 func TestAnalystCountsAWordTheCorpusUsesAsMissing(t *testing.T) {
 	sq := research.SubQuestion{ID: "q1", Question: "Are sorts stable?", Queries: []string{"sorts stable"}}
 	d := &sources.Document{URL: "file:///faq.md", Title: "General FAQ", Text: faqDoc, Hash: sources.HashText(faqDoc)}
@@ -60,6 +61,9 @@ func TestAnalystCountsAWordTheCorpusUsesAsMissing(t *testing.T) {
 	}
 	if ev := analyze(vocabSource{df: map[string]int{"sort": 1}}); len(ev) == 0 {
 		t.Error("a word used once in the corpus (a stray mention) counts as missing")
+	}
+	if ev := analyze(vocabSource{df: map[string]int{"sort": 500}}); len(ev) == 0 {
+		t.Error("a word of the whole corpus (500 of 10,000 passages) counts as missing")
 	}
 	if ev := analyze(vocabSource{err: errors.New("index closed")}); len(ev) == 0 {
 		t.Error("a failing vocabulary changed the reading")
