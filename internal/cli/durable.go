@@ -450,6 +450,39 @@ func durableRunner(c client.Client, tf temporalFlags, sharedState string) func(c
 	}
 }
 
+// newRunsCancelCmd cancels a detached run on Temporal and records it stopped in the shared state.
+func newRunsCancelCmd(app *App) *cobra.Command {
+	var tf temporalFlags
+	var shared string
+	cmd := &cobra.Command{
+		Use:   "cancel RUN --temporal HOST:PORT --state postgres://…",
+		Short: "Cancel a run on Temporal (a detached run, a batch's): its step in flight stops, it is listed stopped",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			tf = app.temporal(tf)
+			c, err := app.temporalClient(tf)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			id := args[0]
+			if err := durable.Cancel(cmd.Context(), c, id); err != nil {
+				return err
+			}
+			if url := app.stateURL(shared); state.IsPostgresURL(url) {
+				if err := research.MarkSharedStopped(cmd.Context(), url, id); err != nil && !errors.Is(err, state.ErrNotFound) {
+					return fmt.Errorf("run %s cancelled; marking it stopped in the shared state failed: %w", id, err)
+				}
+			}
+			fmt.Fprintf(app.Stdout, "run %s cancelled\n", id)
+			return nil
+		},
+	}
+	addTemporalFlags(cmd, &tf)
+	cmd.Flags().StringVar(&shared, "state", "", "shared state: postgres://… (default $DEEPRESEARCH_STATE)")
+	return cmd
+}
+
 // describeDurable answers resume for a run on Temporal: the engine resumes it, so there is nothing to do.
 func (a *App) describeDurable(cmd *cobra.Command, tf temporalFlags, runID string) error {
 	c, err := a.temporalClient(tf)
