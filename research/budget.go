@@ -194,7 +194,7 @@ func (r *runner) reserveGate(ctx context.Context, gate func() error) func() erro
 		}
 		ok, err := r.db.ReserveCall(context.WithoutCancel(ctx), r.spendKey, r.rc.Budget.MaxCalls)
 		if err != nil {
-			return storeErr(err)
+			return storeErr(ctx, err)
 		}
 		if !ok {
 			return fmt.Errorf("%w (%d calls)", ErrCallCap, r.rc.Budget.MaxCalls)

@@ -68,7 +68,7 @@ func (r *runner) load(ctx context.Context, rawURL string) (*sources.Document, er
 				Truncated: meta.Truncated}, nil
 		}
 	case !errors.Is(err, state.ErrNotFound):
-		return nil, storeErr(err) // the state cannot say whether the document was fetched: fetch nothing
+		return nil, storeErr(ctx, err) // the state cannot say whether the document was fetched: fetch nothing
 	}
 	doc, err := r.cfg.Fetcher.Fetch(ctx, rawURL)
 	if err != nil {
@@ -80,17 +80,17 @@ func (r *runner) load(ctx context.Context, rawURL string) (*sources.Document, er
 	doc.Hash = sources.HashText(doc.Text)
 	rel := filepath.Join(DocsDir, doc.Hash+".txt")
 	if err := writeRunFile(r.dir, rel, []byte(doc.Text)); err != nil {
-		return nil, storeErr(fmt.Errorf("store %s: %w", rawURL, err))
+		return nil, storeErr(ctx, fmt.Errorf("store %s: %w", rawURL, err))
 	}
 	if err := r.db.PutDocument(ctx, state.Document{URL: rawURL, FinalURL: doc.FinalURL, Title: doc.Title,
 		Hash: doc.Hash, Path: rel, ContentType: doc.ContentType, Truncated: doc.Truncated,
 		FetchedAt: doc.FetchedAt}); err != nil {
-		return nil, storeErr(err)
+		return nil, storeErr(ctx, err)
 	}
 	if r.db.Backend() == state.Postgres {
 		// Shared state: the text goes there too, so a step on another machine reads it without fetching again.
 		if err := r.db.PutText(ctx, doc.Hash, doc.Text); err != nil {
-			return nil, storeErr(err)
+			return nil, storeErr(ctx, err)
 		}
 	}
 	return doc, nil

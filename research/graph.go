@@ -35,10 +35,11 @@ var ErrStateStore = errors.New("research: state store unreachable")
 // StateStoreRetrying is the progress message of a step that failed on the state store and is tried again.
 const StateStoreRetrying = "state store unreachable, retrying"
 
-// storeErr marks err, a failure of the run's state, with ErrStateStore (nil stays nil; a context's end is the
-// context's, not the store's).
-func storeErr(err error) error {
-	if err == nil || errors.Is(err, ErrStateStore) || isContextErr(err) {
+// storeErr marks err, a failure of the run's state, with ErrStateStore (nil stays nil). A failure while ctx has
+// ended is the context's end (a stage timeout, a cancellation), not the store's; a driver's own timeout while
+// ctx is live is the store's.
+func storeErr(ctx context.Context, err error) error {
+	if err == nil || errors.Is(err, ErrStateStore) || ctx.Err() != nil {
 		return err
 	}
 	return fmt.Errorf("%w: %w", ErrStateStore, err)

@@ -26,13 +26,13 @@ func analysisStep(sq, u string) string { return "analysis:" + sq + ":" + sources
 func (r *runner) readStep(ctx context.Context, round int, c Candidate) (Reading, error) {
 	name := readStep(c.SubQuestion, c.URL)
 	if done, err := r.db.Step(ctx, name, nil); err != nil {
-		return Reading{}, storeErr(err)
+		return Reading{}, storeErr(ctx, err)
 	} else if done {
 		return Reading{Skipped: "done"}, nil
 	}
 	var items []Evidence
 	if done, err := r.db.Step(ctx, analysisStep(c.SubQuestion, c.URL), &items); err != nil {
-		return Reading{}, storeErr(err)
+		return Reading{}, storeErr(ctx, err)
 	} else if done {
 		return Reading{Items: items}, nil
 	}
@@ -106,7 +106,7 @@ func (r *runner) readStep(ctx context.Context, round int, c Candidate) (Reading,
 		items = []Evidence{}
 	}
 	if err := r.db.MarkStep(ctx, analysisStep(c.SubQuestion, c.URL), items); err != nil {
-		return Reading{}, storeErr(err)
+		return Reading{}, storeErr(ctx, err)
 	}
 	return Reading{Items: items}, nil
 }
@@ -118,7 +118,7 @@ func (r *runner) admitStep(ctx context.Context, round int, c Candidate, rd Readi
 	defer r.update(func(p *Progress) { p.ReadsPending = max(p.ReadsPending-1, 0) })
 	name := readStep(c.SubQuestion, c.URL)
 	if done, err := r.db.Step(ctx, name, nil); err != nil || done {
-		return Admission{}, storeErr(err)
+		return Admission{}, storeErr(ctx, err)
 	}
 	// A sub-question the reads before this one saturated takes nothing from it, and the read counts as not made,
 	// exactly as when early stop was known before it started: which of the two happened depends on timing, and
@@ -133,7 +133,7 @@ func (r *runner) admitStep(ctx context.Context, round int, c Candidate, rd Readi
 	doc, err := r.document(ctx, c.URL)
 	if err != nil {
 		// The read stored its document; not finding it now is the store's failure.
-		return Admission{}, storeErr(fmt.Errorf("research: admit %s: %w", c.URL, err))
+		return Admission{}, storeErr(ctx, fmt.Errorf("research: admit %s: %w", c.URL, err))
 	}
 	// The read's evidence, its log rows and its step marker commit together: one commit per read, while the next
 	// read waits for its turn.
@@ -142,7 +142,7 @@ func (r *runner) admitStep(ctx context.Context, round int, c Candidate, rd Readi
 		return b.MarkStep(name, map[string]int{"evidence": accepted, "items": len(items)})
 	})
 	if err != nil {
-		return Admission{}, storeErr(err)
+		return Admission{}, storeErr(ctx, err)
 	}
 	r.update(func(p *Progress) { p.SourcesRead++ })
 	r.emit(Event{Stage: StageRead, Kind: EventRead, Round: round, SubQuestion: c.SubQuestion, URL: c.URL, Count: accepted})

@@ -129,6 +129,14 @@ type Synthesizer interface {
 	Synthesize(ctx context.Context, in SynthesisInput) (*Draft, error)
 }
 
+// PlanKnower is implemented by a role that uses the run's plan beyond the call in hand (the language-model analyst
+// asks each read about every sub-question, so that a window is read once for all of them). A session — a step
+// run apart from the scope step, as a durable run's activity is — hands such a role the plan it read from the
+// state, as the planner's own call does in a run in one process.
+type PlanKnower interface {
+	KnowPlan(plan *Plan)
+}
+
 // Roles is one complete set of role implementations; the graph is the same whichever set runs it.
 type Roles struct {
 	// Engine names the set ("llm", "extractive"); it is shown in progress and the report header.

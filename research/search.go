@@ -25,7 +25,7 @@ func (r *runner) search(ctx context.Context, round int, t target) ([]Candidate, 
 	var cands []Candidate
 	name := searchStep(round, t.sq.ID)
 	if ok, err := r.db.Step(ctx, name, &cands); err != nil || ok {
-		return cands, storeErr(err)
+		return cands, storeErr(ctx, err)
 	}
 	var got []Candidate
 	var partial error
@@ -64,7 +64,7 @@ func (r *runner) search(ctx context.Context, round int, t target) ([]Candidate, 
 		cands = append(cands, c)
 	}
 	if err := r.db.MarkStep(ctx, name, cands); err != nil {
-		return nil, storeErr(err)
+		return nil, storeErr(ctx, err)
 	}
 	r.logf(ctx, StageSearch, round, t.sq.ID, "searched", fmt.Sprintf("%d hits for %s", len(cands), strings.Join(t.queries, " | ")), nil)
 	r.update(func(p *Progress) { p.Searches++ })

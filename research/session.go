@@ -155,6 +155,11 @@ func OpenSession(ctx context.Context, cfg Config, sc SessionConfig) (*Session, e
 		r.plan = &plan
 		r.prog.SubQuestions = len(plan.SubQuestions)
 		_ = r.restoreProgress(ctx)
+		for _, role := range []any{cfg.Roles.Planner, cfg.Roles.Searcher, cfg.Roles.Analyst, cfg.Roles.Verifier, cfg.Roles.Synthesizer} {
+			if k, ok := role.(PlanKnower); ok {
+				k.KnowPlan(&plan)
+			}
+		}
 	}
 	ok = true
 	return &Session{r: r, fuse: fs, ownDB: owned}, nil

@@ -3,10 +3,13 @@ package cli
 import (
 	"cmp"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -16,6 +19,7 @@ import (
 	"go.temporal.io/sdk/client"
 	tlog "go.temporal.io/sdk/log"
 
+	"github.com/deepresearch/deepresearch/internal/config"
 	"github.com/deepresearch/deepresearch/internal/durable"
 	"github.com/deepresearch/deepresearch/internal/redact"
 	"github.com/deepresearch/deepresearch/internal/request"
@@ -28,6 +32,9 @@ type temporalFlags struct {
 	hostPort  string
 	namespace string
 	taskQueue string
+	// From the configuration only: how the cluster is reached (TLS, API key) and the steps' policy.
+	conn  config.Temporal
+	steps durable.StepPolicy
 }
 
 func addTemporalFlags(cmd *cobra.Command, fl *temporalFlags) {
@@ -45,6 +52,10 @@ func (a *App) temporal(fl temporalFlags) temporalFlags {
 		fl.hostPort = cmp.Or(fl.hostPort, c.HostPort)
 		fl.namespace = cmp.Or(fl.namespace, c.Namespace)
 		fl.taskQueue = cmp.Or(fl.taskQueue, c.TaskQueue)
+		fl.conn = c
+		st := c.Steps
+		fl.steps = durable.StepPolicy{HeartbeatTimeout: st.HeartbeatTimeout, StartToClose: st.StartToClose,
+			MaxAttempts: st.MaxAttempts, InitialInterval: st.InitialInterval, MaxInterval: st.MaxInterval}
 	}
 	fl.hostPort = cmp.Or(fl.hostPort, a.getenv("DEEPRESEARCH_TEMPORAL"))
 	fl.namespace = cmp.Or(fl.namespace, "default")
@@ -62,11 +73,56 @@ func (a *App) temporalClient(fl temporalFlags) (client.Client, error) {
 		quiet = slog.New(slog.NewTextHandler(a.Stderr, nil))
 	}
 	quiet = slog.New(levelFilter{quiet.Handler(), slog.LevelWarn})
-	c, err := client.Dial(client.Options{HostPort: fl.hostPort, Namespace: fl.namespace, Logger: tlog.NewStructuredLogger(quiet)})
+	opts := client.Options{HostPort: fl.hostPort, Namespace: fl.namespace, Logger: tlog.NewStructuredLogger(quiet)}
+	if err := a.temporalSecurity(fl, &opts); err != nil {
+		return nil, err
+	}
+	c, err := client.Dial(opts)
 	if err != nil {
 		return nil, fmt.Errorf("connect to Temporal at %s: %w", fl.hostPort, err)
 	}
 	return c, nil
+}
+
+// temporalSecurity sets how the cluster is reached from the configuration's temporal section: TLS (the system's
+// roots, or tls_ca), a client certificate for mTLS (tls_cert, tls_key), the server name to check, and an API key
+// from the variable api_key_env (Temporal Cloud), which implies TLS.
+func (a *App) temporalSecurity(fl temporalFlags, opts *client.Options) error {
+	c := fl.conn
+	if c.APIKeyEnv != "" {
+		key := a.getenv(c.APIKeyEnv)
+		if key == "" {
+			return fmt.Errorf("temporal.api_key_env: $%s is not set", c.APIKeyEnv)
+		}
+		opts.Credentials = client.NewAPIKeyStaticCredentials(key)
+	}
+	if !c.TLS && c.TLSCA == "" && c.TLSCert == "" && c.TLSKey == "" && c.APIKeyEnv == "" {
+		return nil
+	}
+	cfg := &tls.Config{MinVersion: tls.VersionTLS12, ServerName: c.TLSServerName}
+	if c.TLSCA != "" {
+		pem, err := os.ReadFile(c.TLSCA)
+		if err != nil {
+			return fmt.Errorf("temporal.tls_ca: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return fmt.Errorf("temporal.tls_ca %s: no PEM certificate in it", c.TLSCA)
+		}
+		cfg.RootCAs = pool
+	}
+	if (c.TLSCert == "") != (c.TLSKey == "") {
+		return errors.New("temporal: tls_cert and tls_key go together (a client certificate and its key)")
+	}
+	if c.TLSCert != "" {
+		cert, err := tls.LoadX509KeyPair(c.TLSCert, c.TLSKey)
+		if err != nil {
+			return fmt.Errorf("temporal.tls_cert/tls_key: %w", err)
+		}
+		cfg.Certificates = []tls.Certificate{cert}
+	}
+	opts.ConnectionOptions.TLS = cfg
+	return nil
 }
 
 type levelFilter struct {
@@ -253,7 +309,7 @@ func submitDurable(ctx context.Context, c client.Client, tf temporalFlags, share
 		return nil, err
 	}
 	run, err := durable.Submit(ctx, c, durable.Input{RunID: req.RunID, Question: req.Question, Request: raw,
-		Budget: req.Budget, TaskQueue: tf.taskQueue})
+		Budget: req.Budget, TaskQueue: tf.taskQueue, Steps: tf.steps})
 	if err != nil {
 		return nil, err
 	}
@@ -447,6 +503,39 @@ func durableRunner(c client.Client, tf temporalFlags, sharedState string) func(c
 		}
 		return d.follow(ctx, req.OutDir, true, req.OnEvent)
 	}
+}
+
+// newRunsCancelCmd cancels a detached run on Temporal and records it stopped in the shared state.
+func newRunsCancelCmd(app *App) *cobra.Command {
+	var tf temporalFlags
+	var shared string
+	cmd := &cobra.Command{
+		Use:   "cancel RUN --temporal HOST:PORT --state postgres://…",
+		Short: "Cancel a run on Temporal (a detached run, a batch's): its step in flight stops, it is listed stopped",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			tf = app.temporal(tf)
+			c, err := app.temporalClient(tf)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			id := args[0]
+			if err := durable.Cancel(cmd.Context(), c, id); err != nil {
+				return err
+			}
+			if url := app.stateURL(shared); state.IsPostgresURL(url) {
+				if err := research.MarkSharedStopped(cmd.Context(), url, id); err != nil && !errors.Is(err, state.ErrNotFound) {
+					return fmt.Errorf("run %s cancelled; marking it stopped in the shared state failed: %w", id, err)
+				}
+			}
+			fmt.Fprintf(app.Stdout, "run %s cancelled\n", id)
+			return nil
+		},
+	}
+	addTemporalFlags(cmd, &tf)
+	cmd.Flags().StringVar(&shared, "state", "", "shared state: postgres://… (default $DEEPRESEARCH_STATE)")
+	return cmd
 }
 
 // describeDurable answers resume for a run on Temporal: the engine resumes it, so there is nothing to do.

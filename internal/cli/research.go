@@ -185,11 +185,11 @@ RUN is a run folder, a run id or any unique prefix of one; without it, the lates
 }
 
 func newRunsCmd(app *App) *cobra.Command {
-	var dir, shared string
+	var dir, shared, status string
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "runs",
-		Short: "List research runs (also those chat started here); runs rm, runs prune",
+		Short: "List research runs (also those chat started here); runs rm, runs prune, runs cancel",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			dirs := app.runFolders()
@@ -228,6 +228,16 @@ func newRunsCmd(app *App) *cobra.Command {
 				}
 				sort.SliceStable(runs, func(i, j int) bool { return runs[i].Created.After(runs[j].Created) })
 			}
+			if status != "" {
+				kept := runs[:0]
+				for _, r := range runs {
+					if r.Status == status {
+						kept = append(kept, r)
+					}
+				}
+				runs = kept
+				dir += " with status " + status
+			}
 			if asJSON {
 				if runs == nil {
 					runs = []research.RunSummary{}
@@ -261,7 +271,8 @@ func newRunsCmd(app *App) *cobra.Command {
 	cmd.Flags().StringVar(&dir, "dir", "", "folder holding the runs (default runs/, and .deepresearch/runs/ of chat)")
 	cmd.Flags().StringVar(&shared, "state", "", "also list the runs of a shared state (postgres://…, as workers use; default $DEEPRESEARCH_STATE, or state in the configuration)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
-	cmd.AddCommand(newRunsRmCmd(app), newRunsPruneCmd(app))
+	cmd.Flags().StringVar(&status, "status", "", "list only the runs with this status: running, done, failed, stopped, unreadable")
+	cmd.AddCommand(newRunsRmCmd(app), newRunsPruneCmd(app), newRunsCancelCmd(app))
 	return cmd
 }
 

@@ -112,6 +112,31 @@ type Temporal struct {
 	HostPort  string `yaml:"host_port,omitempty" json:"host_port,omitempty"`
 	Namespace string `yaml:"namespace,omitempty" json:"namespace,omitempty"`
 	TaskQueue string `yaml:"task_queue,omitempty" json:"task_queue,omitempty"`
+	// TLS connects over TLS with the system's roots (implied by any of the TLS files and by an API key).
+	TLS bool `yaml:"tls,omitempty" json:"tls,omitempty"`
+	// TLSCA is a PEM file of the roots to trust instead of the system's; TLSCert and TLSKey a client certificate
+	// and its key, for mTLS; TLSServerName the name the server's certificate must carry (default the host).
+	TLSCA         string `yaml:"tls_ca,omitempty" json:"tls_ca,omitempty"`
+	TLSCert       string `yaml:"tls_cert,omitempty" json:"tls_cert,omitempty"`
+	TLSKey        string `yaml:"tls_key,omitempty" json:"tls_key,omitempty"`
+	TLSServerName string `yaml:"tls_server_name,omitempty" json:"tls_server_name,omitempty"`
+	// APIKeyEnv names the environment variable holding an API key (Temporal Cloud), sent as a bearer token.
+	APIKeyEnv string `yaml:"api_key_env,omitempty" json:"api_key_env,omitempty"`
+	// Steps are the timeouts and retries of a durable run's steps; zero values keep the defaults.
+	Steps StepPolicy `yaml:"steps,omitempty" json:"steps,omitempty"`
+}
+
+// StepPolicy is how the engine runs a durable run's steps. Zero values mean the defaults in brackets.
+type StepPolicy struct {
+	// HeartbeatTimeout is how soon a worker that stopped heartbeating is taken for dead and its step retried
+	// elsewhere [15s].
+	HeartbeatTimeout time.Duration `yaml:"heartbeat_timeout,omitempty" json:"heartbeat_timeout,omitempty"`
+	// StartToClose bounds one attempt of a step [the stage timeout + 1m].
+	StartToClose time.Duration `yaml:"start_to_close,omitempty" json:"start_to_close,omitempty"`
+	// MaxAttempts bounds a step's attempts [10]; InitialInterval and MaxInterval the wait between them [1s, 30s].
+	MaxAttempts     int           `yaml:"max_attempts,omitempty" json:"max_attempts,omitempty"`
+	InitialInterval time.Duration `yaml:"initial_interval,omitempty" json:"initial_interval,omitempty"`
+	MaxInterval     time.Duration `yaml:"max_interval,omitempty" json:"max_interval,omitempty"`
 }
 
 // Context selects the context-engineering preset and overrides single knobs of it: contextmgr.Settings, the one
@@ -362,15 +387,21 @@ func KeyVars(table *providers.Table) []string {
 // Secrets returns the API keys set in the environment — the known key variables (KeyVars) and every api_key_env
 // the configuration names — for redact to remove from whatever is stored or printed.
 func (c *Config) Secrets() []string {
-	names := append(KeyVars(c.Providers), c.Default.APIKeyEnv)
+	names := append(KeyVars(c.Providers), c.Default.APIKeyEnv, c.Temporal.APIKeyEnv)
 	for _, t := range c.Tiers {
 		names = append(names, t.APIKeyEnv)
 	}
 	out := redact.EnvValues(c.env, names...)
-	// The shared state's password, from the file or DEEPRESEARCH_STATE.
-	if u, err := url.Parse(c.State); err == nil && u.User != nil {
+	// The shared state's password, from the file or DEEPRESEARCH_STATE: in its user information or as a query
+	// parameter.
+	if u, err := url.Parse(c.State); err == nil {
 		if pw, ok := u.User.Password(); ok && pw != "" {
 			out = append(out, pw)
+		}
+		for _, k := range []string{"password", "sslpassword"} {
+			if v := u.Query().Get(k); v != "" {
+				out = append(out, v)
+			}
 		}
 	}
 	return out

@@ -61,6 +61,50 @@ type Input struct {
 	Budget  research.Budget `json:"budget"`
 	// TaskQueue is the base task queue; default DefaultTaskQueue.
 	TaskQueue string `json:"task_queue,omitempty"`
+	// Steps are the timeouts and retries of the run's steps; zero values keep the defaults.
+	Steps StepPolicy `json:"steps,omitzero"`
+}
+
+// StepPolicy is how the engine runs a run's steps. Zero values mean the defaults in brackets.
+type StepPolicy struct {
+	// HeartbeatTimeout is how soon a worker that stopped heartbeating is taken for dead and its step retried
+	// elsewhere [15s]; workers heartbeat three times within it.
+	HeartbeatTimeout time.Duration `json:"heartbeat_timeout,omitempty"`
+	// StartToClose bounds one attempt of a step [the stage timeout + 1m].
+	StartToClose time.Duration `json:"start_to_close,omitempty"`
+	// MaxAttempts bounds a step's attempts [10]; InitialInterval and MaxInterval the wait between them [1s, 30s].
+	MaxAttempts     int           `json:"max_attempts,omitempty"`
+	InitialInterval time.Duration `json:"initial_interval,omitempty"`
+	MaxInterval     time.Duration `json:"max_interval,omitempty"`
+}
+
+// Check refuses a policy that cannot work.
+func (p StepPolicy) Check() error {
+	switch {
+	case p.HeartbeatTimeout < 0 || p.StartToClose < 0 || p.MaxAttempts < 0 || p.InitialInterval < 0 || p.MaxInterval < 0:
+		return errors.New("durable: step policy: negative timeout, interval or attempts")
+	case p.HeartbeatTimeout > 0 && p.HeartbeatTimeout < 3*time.Second:
+		return fmt.Errorf("durable: step policy: heartbeat timeout %s is under 3s", p.HeartbeatTimeout)
+	case p.MaxInterval > 0 && p.InitialInterval > p.MaxInterval:
+		return fmt.Errorf("durable: step policy: initial interval %s is over the maximum interval %s", p.InitialInterval, p.MaxInterval)
+	}
+	return nil
+}
+
+func (p StepPolicy) withDefaults(stage time.Duration) StepPolicy {
+	or := func(v *time.Duration, d time.Duration) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	or(&p.HeartbeatTimeout, 15*time.Second)
+	or(&p.StartToClose, stage+time.Minute)
+	or(&p.InitialInterval, time.Second)
+	or(&p.MaxInterval, max(30*time.Second, p.InitialInterval))
+	if p.MaxAttempts <= 0 {
+		p.MaxAttempts = 10
+	}
+	return p
 }
 
 // Status is what the progress query answers.
@@ -141,14 +185,15 @@ func (w *workflowSteps) exec(stage, tier, name string, staged bool, out any, arg
 		base = DefaultTaskQueue
 	}
 	queue := TierQueue(base, tier)
+	p := w.run.in.Steps.withDefaults(w.stageTimeout())
 	opts := workflow.ActivityOptions{
 		TaskQueue: queue,
 		// A step is at most a stage plus its bookkeeping.
-		StartToCloseTimeout: w.stageTimeout() + time.Minute,
+		StartToCloseTimeout: p.StartToClose,
 		// A worker that dies is noticed within the heartbeat timeout and the step is retried elsewhere.
-		HeartbeatTimeout: 15 * time.Second,
-		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2,
-			MaximumInterval: 30 * time.Second, MaximumAttempts: 10,
+		HeartbeatTimeout: p.HeartbeatTimeout,
+		RetryPolicy: &temporal.RetryPolicy{InitialInterval: p.InitialInterval, BackoffCoefficient: 2,
+			MaximumInterval: p.MaxInterval, MaximumAttempts: int32(min(p.MaxAttempts, 1000)),
 			NonRetryableErrorTypes: []string{errConfig, errAuth}},
 	}
 	if staged && !w.run.stageEnd.IsZero() {
@@ -406,7 +451,11 @@ func (a *Activities) session(ctx context.Context, in Input) (*research.Session, 
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		t := time.NewTicker(3 * time.Second)
+		every := 3 * time.Second
+		if hb := info.HeartbeatTimeout; hb > 0 {
+			every = max(min(every, hb/3), 100*time.Millisecond)
+		}
+		t := time.NewTicker(every)
 		defer t.Stop()
 		for {
 			activity.RecordHeartbeat(ctx, s.Progress())
@@ -611,6 +660,9 @@ func Submit(ctx context.Context, c client.Client, in Input) (client.WorkflowRun,
 	}
 	if err := research.CheckQuestion(in.Question); err != nil {
 		return nil, fmt.Errorf("durable: %w", err)
+	}
+	if err := in.Steps.Check(); err != nil {
+		return nil, err
 	}
 	q := in.TaskQueue
 	if q == "" {

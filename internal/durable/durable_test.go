@@ -14,6 +14,7 @@ import (
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/worker"
 
 	"github.com/deepresearch/deepresearch/llm"
 	"github.com/deepresearch/deepresearch/research"
@@ -77,6 +78,9 @@ func (f *fixture) activities(t *testing.T) *Activities {
 
 // register registers the workflow and every queue's activities; override replaces activities by name.
 func register(env *testsuite.TestWorkflowEnvironment, acts *Activities, override map[string]any) {
+	// The test environment takes a workflow task over a second for a deadlock; on a loaded machine under -race
+	// the graph's bookkeeping between two yields can take that long.
+	env.SetWorkerOptions(worker.Options{DeadlockDetectionTimeout: time.Minute})
 	env.RegisterWorkflowWithOptions(Workflow, workflowRegisterOptions())
 	for _, tier := range append([]string{""}, Tiers...) {
 		acts.register(overriding{env, override}, tier)

@@ -65,10 +65,15 @@ func TestStateOutageMidReadLosesNothing(t *testing.T) {
 	defer acts.Close()
 	// The database comes back after three steps have failed on it.
 	var failed, storeFailed atomic.Int32
+	var mu sync.Mutex
+	var failures []string
 	watch := func(err error) {
 		if err == nil || !proxy.IsCut() {
 			return
 		}
+		mu.Lock()
+		failures = append(failures, err.Error())
+		mu.Unlock()
 		var ae interface{ Type() string }
 		if errors.As(err, &ae) && ae.Type() == ErrStateStore {
 			storeFailed.Add(1)
@@ -97,7 +102,8 @@ func TestStateOutageMidReadLosesNothing(t *testing.T) {
 	}
 	once.Do(func() {}) // the cut happened (or the test below fails)
 	if failed.Load() < 3 || storeFailed.Load() == 0 {
-		t.Fatalf("%d steps failed during the outage, %d of them as state-store failures: the outage was not exercised", failed.Load(), storeFailed.Load())
+		t.Fatalf("%d steps failed during the outage, %d of them as state-store failures: the outage was not exercised:\n%s",
+			failed.Load(), storeFailed.Load(), strings.Join(failures, "\n"))
 	}
 	var rep research.Report
 	if err := env.GetWorkflowResult(&rep); err != nil {

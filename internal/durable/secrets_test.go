@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
 
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/converter"
@@ -79,5 +80,35 @@ func TestRefusedKeyFailsOnceAndIsNeverShown(t *testing.T) {
 	}
 	if !strings.Contains(logs.String(), "401") {
 		t.Errorf("the worker's log does not show the failure at all:\n%s", logs.String())
+	}
+}
+
+// The run's step policy is the engine's: a step that keeps failing is tried max_attempts times, and a policy
+// that cannot work is refused at submission.
+func TestStepPolicyBoundsAttempts(t *testing.T) {
+	f := newFixture(t)
+	acts := f.activities(t)
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	attempts := 0
+	register(env, acts, map[string]any{
+		actScope: func(ctx context.Context, in Input) (*research.Plan, error) {
+			attempts++
+			return nil, temporal.NewApplicationError("the planner is down", errStep)
+		},
+	})
+	env.ExecuteWorkflow(WorkflowName, Input{RunID: "policy", Question: question,
+		Steps: StepPolicy{MaxAttempts: 3, InitialInterval: time.Second, MaxInterval: 2 * time.Second, HeartbeatTimeout: 5 * time.Second}})
+	if !env.IsWorkflowCompleted() || env.GetWorkflowError() == nil {
+		t.Fatalf("workflow: completed %v, error %v; want a failed run", env.IsWorkflowCompleted(), env.GetWorkflowError())
+	}
+	if attempts != 3 {
+		t.Errorf("scope tried %d times, want the policy's 3", attempts)
+	}
+	for _, bad := range []StepPolicy{{HeartbeatTimeout: time.Second}, {MaxAttempts: -1},
+		{InitialInterval: time.Minute, MaxInterval: time.Second}} {
+		if _, err := Submit(t.Context(), nil, Input{RunID: "x", Question: question, Steps: bad}); err == nil || !strings.Contains(err.Error(), "step policy") {
+			t.Errorf("policy %+v: %v", bad, err)
+		}
 	}
 }

@@ -135,6 +135,7 @@ type deployment struct {
 	bin, home, docs, config string
 	temporal, namespace     string
 	state                   string
+	pg                      *pgtest.Server
 	model                   *openaifake.Server
 }
 
@@ -158,7 +159,7 @@ func setup(t testing.TB, latency time.Duration) *deployment {
 		d.bin = build(t, repoRoot(t), "./cmd/deepresearch", "deepresearch")
 	}()
 	pg := pgtest.New(t)
-	d.state = pg.URL
+	d.state, d.pg = pg.URL, pg
 	d.temporal, d.namespace = temporalServer(t)
 	wg.Wait()
 	if d.bin == "" {
@@ -183,9 +184,16 @@ func setup(t testing.TB, latency time.Duration) *deployment {
 
 func (d *deployment) startWorker(t *testing.T, ctx context.Context, i int, concurrency int) (*proc, string) {
 	t.Helper()
-	dir := filepath.Join(t.TempDir(), fmt.Sprintf("worker%d", i))
-	w := d.command(ctx, "worker", "--temporal", d.temporal, "--namespace", d.namespace, "--state", d.state,
-		"--dir", dir, "--concurrency", fmt.Sprint(concurrency))
+	return d.startWorkerAt(t, ctx, fmt.Sprintf("worker%d", i), d.state, []string{"--concurrency", fmt.Sprint(concurrency)}, nil)
+}
+
+// startWorkerAt starts a worker on the shared state at stateURL, with extra arguments and environment.
+func (d *deployment) startWorkerAt(t *testing.T, ctx context.Context, name, stateURL string, args, env []string) (*proc, string) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), name)
+	w := d.command(ctx, append([]string{"worker", "--temporal", d.temporal, "--namespace", d.namespace, "--state", stateURL,
+		"--dir", dir}, args...)...)
+	w.cmd.Env = append(w.cmd.Env, env...)
 	w.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := w.cmd.Start(); err != nil {
 		t.Fatal(err)

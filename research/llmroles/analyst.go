@@ -195,6 +195,12 @@ type windowItem struct {
 	forID string
 }
 
+// KnowPlan tells the analyst the run's sub-questions when the planner did not run in this role set (a step of a
+// durable run): each read asks about all of them, as in a run in one process.
+func (a *Analyst) KnowPlan(plan *research.Plan) { a.s.reads.know(plan.SubQuestions...) }
+
+var _ research.PlanKnower = (*Analyst)(nil)
+
 // windowReads remembers which windows of which documents the analyst has read in a role set's life (one run)
 // and what it found there, so that a window is sent to the model once whichever sub-questions reach it: the
 // read asks for the evidence of every sub-question of the plan, and each sub-question that reaches the window
