@@ -54,6 +54,10 @@ type Input struct {
 	Question string   `json:"question" jsonschema:"the research question, in any language; the report is written in the question's language"`
 	Sources  *Sources `json:"sources,omitempty" jsonschema:"where to search; default: the sources the server was started with"`
 	Budget   *Budget  `json:"budget,omitempty" jsonschema:"limits on spend and time"`
+	// Depth, Length and Instructions steer the run.
+	Depth        string `json:"depth,omitempty" jsonschema:"how much research: auto (the planner triages the question; the default with a model), quick, standard or deep"`
+	Length       string `json:"length,omitempty" jsonschema:"report length: brief, standard, long or a number of words"`
+	Instructions string `json:"instructions,omitempty" jsonschema:"audience, focus and what to leave out, read by the planner and the synthesizer"`
 }
 
 // inputSchema is the deep_research tool's input schema, with the web search providers read from their table.
@@ -69,6 +73,14 @@ func inputSchema() *jsonschema.Schema {
 		r := b.Properties["rounds"]
 		r.Description = fmt.Sprintf("extra directed re-search rounds the verifier may ask for: 0 to %d (default 2)", research.MaxRounds)
 		r.Minimum, r.Maximum = ptr(0.0), ptr(float64(research.MaxRounds))
+	}
+	if d := sc.Properties["depth"]; d != nil {
+		for _, name := range research.DepthNames() {
+			d.Enum = append(d.Enum, name)
+		}
+	}
+	if ins := sc.Properties["instructions"]; ins != nil {
+		ins.MaxLength = ptr(research.MaxInstructionRunes)
 	}
 	return sc
 }
@@ -118,8 +130,10 @@ type RunRequest struct {
 	Budget   research.Budget
 	Rounds   int
 	Unjudged string
-	RunID    string
-	OutDir   string
+	// Depth, Length and Instructions steer the run (request.Research).
+	Depth, Length, Instructions string
+	RunID                       string
+	OutDir                      string
 	// OnEvent must receive every event of the run (research.Config.OnEvent).
 	OnEvent func(research.Event)
 }
@@ -127,7 +141,8 @@ type RunRequest struct {
 // Research is the request every research surface hands to the one request builder.
 func (r RunRequest) Research() request.Research {
 	return request.Research{Question: r.Question, Corpora: r.Sources.Corpus, Web: r.Sources.Web, MCPFile: r.Sources.MCPFile, Budget: r.Budget,
-		Rounds: r.Rounds, Unjudged: r.Unjudged, RunID: r.RunID, OutDir: r.OutDir, OnEvent: r.OnEvent}
+		Rounds: r.Rounds, Unjudged: r.Unjudged, RunID: r.RunID, OutDir: r.OutDir, OnEvent: r.OnEvent,
+		Depth: r.Depth, Length: r.Length, Instructions: r.Instructions}
 }
 
 // StartFunc executes one research run to completion (or until ctx is cancelled) and returns its report.
@@ -453,7 +468,8 @@ func (s *Server) deepResearch(ctx context.Context, req *mcp.CallToolRequest, in 
 		corpora = append(corpora, c)
 	}
 	src.Corpus = corpora
-	rr := RunRequest{Question: q, Sources: src, RunID: research.NewRunID()}
+	rr := RunRequest{Question: q, Sources: src, RunID: research.NewRunID(), Depth: strings.TrimSpace(in.Depth),
+		Length: strings.TrimSpace(in.Length), Instructions: strings.TrimSpace(in.Instructions)}
 	rr.OutDir = filepath.Join(s.cfg.RunsDir, rr.RunID)
 	if b := in.Budget; b != nil {
 		maxTime, err := research.Minutes(b.MaxMinutes)

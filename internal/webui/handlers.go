@@ -170,10 +170,13 @@ type indexPage struct {
 	Roots []string
 	// The page of the runs listing shown: runs First to Last of Total; Prev and Next are page numbers, 0 for none.
 	Page, First, Last, Total, Prev, Next int
+	// Depths are the depths the form offers.
+	Depths []string
 }
 
 type formValues struct {
 	Question, Corpus, Web, MaxCost, MaxMinutes, Rounds, Unjudged string
+	Depth, Length, Instructions                                  string
 }
 
 func (s *Server) handleIndex(w http.ResponseWriter, r *http.Request) {
@@ -190,7 +193,7 @@ func (s *Server) handleIndex(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) renderIndex(ctx context.Context, w http.ResponseWriter, code int, f formValues, msg string, page int) {
-	p := indexPage{Form: f, Error: msg, Providers: s.cfg.WebProviders, L: labelsEN, Page: page}
+	p := indexPage{Form: f, Error: msg, Providers: s.cfg.WebProviders, L: labelsEN, Page: page, Depths: research.DepthNames()}
 	if s.roots != nil {
 		p.Roots = s.roots.Dirs()
 	}
@@ -230,8 +233,13 @@ func (s *Server) parseForm(r *http.Request) (RunParams, formValues, error) {
 		MaxMinutes: strings.TrimSpace(r.PostFormValue("max_minutes")),
 		Rounds:     strings.TrimSpace(r.PostFormValue("rounds")),
 		Unjudged:   strings.TrimSpace(r.PostFormValue("unjudged")),
+		Depth:      strings.TrimSpace(r.PostFormValue("depth")),
+		Length:     strings.TrimSpace(r.PostFormValue("length")),
+		// Instructions keep their line breaks.
+		Instructions: strings.TrimSpace(r.PostFormValue("instructions")),
 	}
-	p := RunParams{Question: f.Question, Corpus: f.Corpus, Web: f.Web, Unjudged: f.Unjudged}
+	p := RunParams{Question: f.Question, Corpus: f.Corpus, Web: f.Web, Unjudged: f.Unjudged, Depth: f.Depth,
+		Length: f.Length, Instructions: f.Instructions}
 	switch {
 	case f.Question == "":
 		return p, f, errors.New("Please enter a research question.")
@@ -259,6 +267,16 @@ func (s *Server) parseForm(r *http.Request) (RunParams, formValues, error) {
 			}
 			p.Corpus = dir
 		}
+	}
+	if research.CheckDepth(f.Depth) != nil {
+		return p, f, fmt.Errorf("Depth is auto, quick, standard or deep, not %q.", f.Depth)
+	}
+	if err := research.CheckLength(f.Length); err != nil {
+		return p, f, fmt.Errorf("Report length is brief, standard, long or a number of words from %d to %d, not %q.",
+			research.MinLengthWords, research.MaxLengthWords, f.Length)
+	}
+	if err := research.CheckInstructions(f.Instructions); err != nil {
+		return p, f, fmt.Errorf("Instructions: %v", err)
 	}
 	if research.CheckUnjudged(f.Unjudged) != nil {
 		return p, f, fmt.Errorf("Sentences without a verdict are either removed or kept, not %q.", f.Unjudged)

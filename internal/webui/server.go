@@ -38,6 +38,11 @@ type RunParams struct {
 	// Unjudged is what happens to sentences the support judge gave no verdict on: "" (the configured choice),
 	// research.UnjudgedRemove or research.UnjudgedKeep.
 	Unjudged string `json:"unjudged,omitempty"`
+	// Depth (auto, quick, standard, deep), Length (brief, standard, long or words) and Instructions steer the
+	// run; empty means the configured choice.
+	Depth        string `json:"depth,omitempty"`
+	Length       string `json:"length,omitempty"`
+	Instructions string `json:"instructions,omitempty"`
 }
 
 // RunRequest is one run to execute: the user's parameters plus where the run lives and where its events go.
@@ -52,7 +57,7 @@ type RunRequest struct {
 // Research is the request every research surface hands to the one request builder.
 func (r RunRequest) Research() request.Research {
 	q := request.Research{Question: r.Question, Web: r.Web, Budget: r.Budget, Rounds: r.Rounds, Unjudged: r.Unjudged,
-		RunID: r.RunID, OutDir: r.OutDir, OnEvent: r.OnEvent}
+		RunID: r.RunID, OutDir: r.OutDir, OnEvent: r.OnEvent, Depth: r.Depth, Length: r.Length, Instructions: r.Instructions}
 	if r.Corpus != "" {
 		q.Corpora = []string{r.Corpus}
 	}
