@@ -2,7 +2,9 @@ package openaifake_test
 
 import (
 	"context"
+	"errors"
 	"io"
+	"os"
 	"log/slog"
 	"path/filepath"
 	"sort"
@@ -16,6 +18,7 @@ import (
 	"github.com/deepresearch/deepresearch/research/llmroles"
 	"github.com/deepresearch/deepresearch/research/researchtest"
 	"github.com/deepresearch/deepresearch/research/researchtest/openaifake"
+	"github.com/deepresearch/deepresearch/research/state"
 	"github.com/deepresearch/deepresearch/sources"
 )
 
@@ -41,8 +44,15 @@ func kilnSite(t *testing.T) *researchtest.Site {
 // steerRun runs the whole graph against the fake over the kiln pages with cfg's steering options.
 func steerRun(t *testing.T, fake openaifake.Config, cfg research.Config) (*research.Report, *openaifake.Server, error) {
 	t.Helper()
-	site := kilnSite(t)
 	srv := openaifake.New(t, fake)
+	rep, err := steerRunOn(t, srv, cfg)
+	return rep, srv, err
+}
+
+// steerRunOn is steerRun against a fake already started.
+func steerRunOn(t *testing.T, srv *openaifake.Server, cfg research.Config) (*research.Report, error) {
+	t.Helper()
+	site := kilnSite(t)
 	m, err := openai.New(openai.Config{Model: "fake-research", BaseURL: srv.BaseURL(), APIKey: "k"})
 	if err != nil {
 		t.Fatal(err)
@@ -57,8 +67,7 @@ func steerRun(t *testing.T, fake openaifake.Config, cfg research.Config) (*resea
 	if cfg.OutDir == "" {
 		cfg.OutDir = filepath.Join(t.TempDir(), "run")
 	}
-	rep, err := research.Run(t.Context(), cfg)
-	return rep, srv, err
+	return research.Run(t.Context(), cfg)
 }
 
 // anyWord searches the site for pages holding any of the query's words of four letters or more, the pages with
@@ -251,4 +260,134 @@ func TestBadLengthsAreRefused(t *testing.T) {
 			t.Errorf("length %q: err = %v, want %q", tc.length, err, tc.want)
 		}
 	}
+}
+
+// TestThePlanIsReviewedBeforeAnythingIsSearched: the review sees the planner's plan before any search, and the
+// run researches what it returns — a sub-question dropped, one added — which plan.yaml then holds; a review that
+// fails ends the run with nothing searched. A given plan (a plan file) is researched without asking the planner.
+func TestThePlanIsReviewedBeforeAnythingIsSearched(t *testing.T) {
+	searchedBefore := -1
+	dir := filepath.Join(t.TempDir(), "run")
+	srv := openaifake.New(t, openaifake.Config{GapSubQuestion: -1})
+	rep, err := steerRunOn(t, srv, research.Config{
+		Question: openaifake.KilnQuestion, OutDir: dir,
+		ReviewPlan: func(_ context.Context, p *research.Plan) (*research.Plan, error) {
+			searchedBefore = srv.Count(openaifake.RoleSearcher)
+			if len(p.SubQuestions) != 3 {
+				t.Errorf("the review was shown %d sub-questions", len(p.SubQuestions))
+			}
+			p.SubQuestions = append(p.SubQuestions[:2], research.SubQuestion{Question: "How many days did oak planks need in December and January?",
+				Queries: []string{"winter season December January"}})
+			return p, nil
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if searchedBefore != 0 {
+		t.Errorf("%d searches ran before the review", searchedBefore)
+	}
+	saved, err := research.ParsePlan(mustRead(t, filepath.Join(dir, research.PlanFile)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(saved.SubQuestions) != 3 || saved.SubQuestions[2].Question != "How many days did oak planks need in December and January?" {
+		t.Errorf("plan.yaml holds %+v", saved.SubQuestions)
+	}
+	if !strings.Contains(rep.Markdown, "71 days") {
+		t.Errorf("the added sub-question was not researched:\n%s", rep.Markdown)
+	}
+
+	// A review that ends the run: nothing searched.
+	_, srv, err = steerRun(t, openaifake.Config{GapSubQuestion: -1}, research.Config{Question: openaifake.KilnQuestion,
+		ReviewPlan: func(context.Context, *research.Plan) (*research.Plan, error) { return nil, errors.New("declined") }})
+	if err == nil || !strings.Contains(err.Error(), "declined") || srv.Count(openaifake.RoleSearcher) != 0 {
+		t.Fatalf("err %v, %d searches", err, srv.Count(openaifake.RoleSearcher))
+	}
+	// A review that empties the plan is refused, not researched.
+	_, _, err = steerRun(t, openaifake.Config{GapSubQuestion: -1}, research.Config{Question: openaifake.KilnQuestion,
+		ReviewPlan: func(_ context.Context, p *research.Plan) (*research.Plan, error) { p.SubQuestions = nil; return p, nil }})
+	if err == nil || !strings.Contains(err.Error(), "the reviewed plan has no sub-questions") {
+		t.Fatalf("err %v", err)
+	}
+
+	// A given plan: the planner is not asked.
+	given, err := research.ParsePlan([]byte("- How much do the materials of a Kestrel kiln cost in euros?\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, srv, err = steerRun(t, openaifake.Config{GapSubQuestion: -1}, research.Config{Question: openaifake.KilnQuestion, Plan: given, Depth: research.DepthAuto})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if srv.Count(openaifake.RolePlanner) != 0 || rep.Stats.SubQuestions != 1 || !strings.Contains(rep.Markdown, "2,400 euros") ||
+		!strings.Contains(rep.DepthReason, "a given plan is not triaged") {
+		t.Errorf("given plan: %d planner calls, %d sub-questions, depth %s (%s)", srv.Count(openaifake.RolePlanner), rep.Stats.SubQuestions, rep.Depth, rep.DepthReason)
+	}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestClarifyingQuestionsAreBoundedAndRecorded: a planner that asks ten questions (some empty, some twice) puts
+// at most three to the person; their answers reach the plan and the research log. A planner with nothing to ask
+// asks nothing, and a run with no one to ask (no Clarify) never asks the planner.
+func TestClarifyingQuestionsAreBoundedAndRecorded(t *testing.T) {
+	var put []string
+	dir := filepath.Join(t.TempDir(), "run")
+	rep, srv, err := steerRun(t, openaifake.Config{GapSubQuestion: -1, Misbehave: openaifake.Misbehaviour{ClarifyFlood: true}},
+		research.Config{Question: "What does a Kestrel kiln cost?", OutDir: dir,
+			Clarify: func(_ context.Context, qs []string) ([]string, error) {
+				put = qs
+				return []string{"materials only"}, nil // fewer answers than questions: the rest stay open
+			}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(put) != research.MaxClarifications || put[0] == put[1] || put[0] == "" {
+		t.Fatalf("put %q to the person", put)
+	}
+	if !strings.Contains(rep.Markdown, "materials only") {
+		t.Errorf("the answer did not reach the plan:\n%s", rep.Markdown)
+	}
+	log := researchLog(t, dir)
+	if !strings.Contains(log, "clarified: "+put[0]+" → materials only") || !strings.Contains(log, "(no answer)") {
+		t.Errorf("the research log does not record the questions and answers:\n%s", log)
+	}
+	_ = srv
+
+	_, srv, err = steerRun(t, openaifake.Config{GapSubQuestion: -1, Clarify: []string{"Which kiln?"}},
+		research.Config{Question: "What does a Kestrel kiln cost?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range srv.Calls() {
+		if c.Clarify {
+			t.Fatal("the planner was asked to clarify with no one to answer")
+		}
+	}
+}
+
+// researchLog is the run's research log, one "decision: detail" a line.
+func researchLog(t *testing.T, dir string) string {
+	t.Helper()
+	db, err := state.OpenReadOnly(t.Context(), filepath.Join(dir, research.StateFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	entries, err := db.Log(t.Context(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, e := range entries {
+		b.WriteString(e.Decision + ": " + e.Detail + "\n")
+	}
+	return b.String()
 }
