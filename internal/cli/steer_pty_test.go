@@ -134,7 +134,7 @@ func TestReviewThePlanOnATerminal(t *testing.T) {
 	srv := openaifake.New(t, openaifake.Config{APIKey: "fake-key", GapSubQuestion: -1})
 	editor := fakeEditor(t,
 		[2]string{"sub_questions:\n  - How fast does the Kestrel kiln dry timber\n", "1"}, // the editor fails
-		[2]string{"sub_questions: [unclosed\n", "0"},                                     // invalid YAML
+		[2]string{"sub_questions: [unclosed\n", "0"},                                      // invalid YAML
 		[2]string{"sub_questions:\n  - question: How fast does the Kestrel kiln dry oak boards?\n    queries: [summer trial boards dried]\n  - question: What does a Kestrel kiln cost?\n", "0"})
 	term, tty := newPTY(t)
 	runDir := filepath.Join(t.TempDir(), "runs", "reviewed")
