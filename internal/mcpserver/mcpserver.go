@@ -58,6 +58,8 @@ type Input struct {
 	Depth        string `json:"depth,omitempty" jsonschema:"how much research: auto (the planner triages the question; the default with a model), quick, standard or deep"`
 	Length       string `json:"length,omitempty" jsonschema:"report length: brief, standard, long or a number of words"`
 	Instructions string `json:"instructions,omitempty" jsonschema:"audience, focus and what to leave out, read by the planner and the synthesizer"`
+	Review       bool   `json:"review,omitempty" jsonschema:"show the plan before anything is searched, to accept or edit (as YAML), through elicitation; ignored when the client offers no elicitation"`
+	Clarify      bool   `json:"clarify,omitempty" jsonschema:"let the planner ask up to three clarifying questions of an ambiguous question first, through elicitation; ignored when the client offers no elicitation"`
 }
 
 // inputSchema is the deep_research tool's input schema, with the web search providers read from their table.
@@ -130,8 +132,11 @@ type RunRequest struct {
 	Budget   research.Budget
 	Rounds   int
 	Unjudged string
-	// Depth, Length and Instructions steer the run (request.Research).
+	// Depth, Length and Instructions steer the run (request.Research); ReviewPlan and Clarify ask the client's
+	// user through elicitation.
 	Depth, Length, Instructions string
+	ReviewPlan                  func(ctx context.Context, p *research.Plan) (*research.Plan, error)
+	Clarify                     func(ctx context.Context, questions []string) ([]string, error)
 	RunID                       string
 	OutDir                      string
 	// OnEvent must receive every event of the run (research.Config.OnEvent).
@@ -142,7 +147,7 @@ type RunRequest struct {
 func (r RunRequest) Research() request.Research {
 	return request.Research{Question: r.Question, Corpora: r.Sources.Corpus, Web: r.Sources.Web, MCPFile: r.Sources.MCPFile, Budget: r.Budget,
 		Rounds: r.Rounds, Unjudged: r.Unjudged, RunID: r.RunID, OutDir: r.OutDir, OnEvent: r.OnEvent,
-		Depth: r.Depth, Length: r.Length, Instructions: r.Instructions}
+		Depth: r.Depth, Length: r.Length, Instructions: r.Instructions, ReviewPlan: r.ReviewPlan, Clarify: r.Clarify}
 }
 
 // StartFunc executes one research run to completion (or until ctx is cancelled) and returns its report.
@@ -159,6 +164,9 @@ type Config struct {
 	Start StartFunc
 	// Defaults are the sources used when a call names none.
 	Defaults Sources
+	// Clarify lets the planner ask clarifying questions on every call whose client offers elicitation, as if the
+	// call had asked for it (the configuration's research.clarify).
+	Clarify bool
 	// Version is reported to clients.
 	Version string
 	// WebProviders are the web search providers the server knows (offered by completion/complete).
@@ -491,6 +499,20 @@ func (s *Server) deepResearch(ctx context.Context, req *mcp.CallToolRequest, in 
 			rr.Rounds = *b.Rounds
 			if rr.Rounds == 0 {
 				rr.Rounds = -1 // the graph reads 0 as its default; the caller asked for none
+			}
+		}
+	}
+	if req != nil && req.Session != nil {
+		// Elicitation during a call is allowed up to protocol 2025-11-25; from 2026-07-28 a server may ask only by
+		// returning input requests and being called again, which a run in progress cannot do: it proceeds.
+		if ip := req.Session.InitializeParams(); ip != nil && ip.Capabilities != nil && ip.Capabilities.Elicitation != nil &&
+			ip.ProtocolVersion < elicitBefore {
+			e := elicitor{ss: req.Session}
+			if in.Review {
+				rr.ReviewPlan = e.reviewPlan
+			}
+			if in.Clarify || s.cfg.Clarify {
+				rr.Clarify = e.clarify
 			}
 		}
 	}

@@ -255,7 +255,7 @@ func (b *Builder) Build(ctx context.Context, r Research) (cfg research.Config, c
 	cfg = research.Config{
 		Question: r.Question, Roles: roles, Fetcher: router, RunID: r.RunID, OutDir: r.OutDir, Budget: r.Budget,
 		Rounds: r.Rounds, MaxCandidates: r.MaxCandidates, Unjudged: r.Unjudged, Ledger: ledger, OnEvent: r.OnEvent, Log: b.Log,
-		Depth: r.Depth, Length: r.Length, Instructions: r.Instructions, Plan: r.Plan,
+		Depth: r.Depth, Length: r.Length, Instructions: r.Instructions, Plan: r.Plan, ReviewPlan: r.ReviewPlan, Clarify: r.Clarify,
 		Settings: Settings(r), Secrets: b.Config.Secrets(),
 	}
 	if r.ResumeDir == "" {

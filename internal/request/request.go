@@ -6,6 +6,7 @@
 package request
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -73,6 +74,10 @@ type Research struct {
 	// ResumeDir, when set, continues the run in that folder: its question, sources and engine are the ones it
 	// recorded, and the sources above are ignored.
 	ResumeDir string `json:"resume_dir,omitempty"`
+	// ReviewPlan and Clarify, when set, ask the person about the plan and the question (research.Config):
+	// surfaces that can ask someone set them — a terminal, an MCP client that offers elicitation.
+	ReviewPlan func(ctx context.Context, p *research.Plan) (*research.Plan, error) `json:"-"`
+	Clarify    func(ctx context.Context, questions []string) ([]string, error)     `json:"-"`
 	// OnEvent receives every progress event (research.Config.OnEvent).
 	OnEvent func(research.Event) `json:"-"`
 	// Ledger records the run's model spend; nil means a fresh one.
