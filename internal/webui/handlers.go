@@ -65,6 +65,8 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /runs/{id}", s.handleRun)
 	m.HandleFunc("GET /runs/{id}/events", s.handleEvents)
 	m.HandleFunc("POST /runs/{id}/cancel", s.handleCancel)
+	m.HandleFunc("GET /runs/{id}/plan", s.handlePlan)
+	m.HandleFunc("POST /runs/{id}/plan", s.handlePlanAnswer)
 	m.HandleFunc("GET /runs/{id}/report.md", s.handleDownload(research.ReportMarkdownFile, "text/markdown; charset=utf-8"))
 	m.HandleFunc("GET /runs/{id}/report.json", s.handleDownload(research.ReportJSONFile, "application/json"))
 	m.HandleFunc("GET /runs/{id}/cite/{n}", s.handleCite)
@@ -177,6 +179,7 @@ type indexPage struct {
 type formValues struct {
 	Question, Corpus, Web, MaxCost, MaxMinutes, Rounds, Unjudged string
 	Depth, Length, Instructions                                  string
+	Review                                                       bool
 }
 
 func (s *Server) handleIndex(w http.ResponseWriter, r *http.Request) {
@@ -237,9 +240,10 @@ func (s *Server) parseForm(r *http.Request) (RunParams, formValues, error) {
 		Length:     strings.TrimSpace(r.PostFormValue("length")),
 		// Instructions keep their line breaks.
 		Instructions: strings.TrimSpace(r.PostFormValue("instructions")),
+		Review:       r.PostFormValue("review") != "",
 	}
 	p := RunParams{Question: f.Question, Corpus: f.Corpus, Web: f.Web, Unjudged: f.Unjudged, Depth: f.Depth,
-		Length: f.Length, Instructions: f.Instructions}
+		Length: f.Length, Instructions: f.Instructions, Review: f.Review}
 	switch {
 	case f.Question == "":
 		return p, f, errors.New("Please enter a research question.")
@@ -360,6 +364,93 @@ func (s *Server) handleStart(w http.ResponseWriter, r *http.Request) {
 		}
 		s.renderIndex(r.Context(), w, code, f, capitalize(err.Error())+".", 1)
 		return
+	}
+	if p.Review {
+		http.Redirect(w, r, "/runs/"+id+"/plan", http.StatusSeeOther)
+		return
+	}
+	http.Redirect(w, r, "/runs/"+id, http.StatusSeeOther)
+}
+
+type planPage struct {
+	Title, ID, Question, Text, Error string
+	Waiting                          bool
+	L                                labels
+}
+
+// handlePlan shows the plan a run waits on for review, editable as YAML; while the planner is still planning,
+// a page that reloads.
+func (s *Server) handlePlan(w http.ResponseWriter, r *http.Request) {
+	id, ok := s.pathID(w, r)
+	if !ok {
+		return
+	}
+	lr := s.liveRun(id)
+	if lr == nil {
+		http.Error(w, "no plan of run "+id+" waits for review", http.StatusNotFound)
+		return
+	}
+	lr.mu.Lock()
+	pr, done := lr.review, lr.done
+	page := planPage{Title: "Review the plan", ID: id, Question: lr.params.Question, L: labelsEN}
+	if pr != nil {
+		page.Text, page.Error = pr.text, pr.problem
+	}
+	lr.mu.Unlock()
+	if pr == nil {
+		if done || !lr.params.Review {
+			http.Redirect(w, r, "/runs/"+id, http.StatusSeeOther)
+			return
+		}
+		page.Waiting = true
+	}
+	s.render(w, http.StatusOK, "plan.html", page)
+}
+
+// handlePlanAnswer takes the plan page's answer: the plan as edited, or a decline. An edit that is not a plan is
+// shown again with the error, the person's text kept.
+func (s *Server) handlePlanAnswer(w http.ResponseWriter, r *http.Request) {
+	id, ok := s.pathID(w, r)
+	if !ok {
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, research.MaxPlanBytes+16<<10)
+	if err := r.ParseForm(); err != nil {
+		http.Error(w, "bad form: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	lr := s.liveRun(id)
+	var pr *pendingReview
+	if lr != nil {
+		lr.mu.Lock()
+		pr = lr.review
+		lr.mu.Unlock()
+	}
+	if pr == nil {
+		http.Error(w, "no plan of run "+id+" waits for review", http.StatusConflict)
+		return
+	}
+	if r.PostFormValue("action") == "decline" {
+		select {
+		case pr.reply <- reviewReply{decline: true}:
+		default: // answered already
+		}
+		http.Redirect(w, r, "/runs/"+id, http.StatusSeeOther)
+		return
+	}
+	text := r.PostFormValue("plan")
+	plan, err := research.ParsePlan([]byte(text))
+	if err != nil {
+		lr.mu.Lock()
+		pr.text, pr.problem = text, capitalize(err.Error())+"."
+		lr.mu.Unlock()
+		s.render(w, http.StatusBadRequest, "plan.html", planPage{Title: "Review the plan", ID: id, Question: lr.params.Question,
+			Text: text, Error: pr.problem, L: labelsEN})
+		return
+	}
+	select {
+	case pr.reply <- reviewReply{plan: plan}:
+	default: // answered already (a second tab)
 	}
 	http.Redirect(w, r, "/runs/"+id, http.StatusSeeOther)
 }
