@@ -59,6 +59,11 @@ type runConfig struct {
 	BatchSize       int    `json:"batch_size"`
 	EarlyStopWindow int    `json:"early_stop_window"`
 	Unjudged        string `json:"unjudged,omitempty"`
+	// Depth is the depth asked for (DepthAuto: the planner triages); Length and Instructions steer the planner
+	// and the synthesizer.
+	Depth        string `json:"depth,omitempty"`
+	Length       string `json:"length,omitempty"`
+	Instructions string `json:"instructions,omitempty"`
 }
 
 // spend is what earlier attempts of a run consumed.
@@ -94,10 +99,14 @@ type runner struct {
 	question string
 	created  time.Time
 	db       *state.DB
-	fleet    *Fleet
-	ledger   *llm.Ledger
-	log      *slog.Logger
-	events   *eventSink
+	// given is the run's configuration as asked for, before the depth's limits and the defaults fill it: once
+	// the scope has settled the depth, rc is recomputed from it (applyDepth).
+	given  runConfig
+	depth  DepthSettings
+	fleet  *Fleet
+	ledger *llm.Ledger
+	log    *slog.Logger
+	events *eventSink
 	// stopped is closed when the caller cancels the run: from then on the errors of the steps it interrupts are
 	// the cancellation itself, reported once by run_stopped.
 	stopped  <-chan struct{}
@@ -210,6 +219,15 @@ func merge(rc, stored runConfig) runConfig {
 	if rc.Unjudged == "" {
 		rc.Unjudged = stored.Unjudged
 	}
+	if rc.Depth == "" {
+		rc.Depth = stored.Depth
+	}
+	if rc.Length == "" {
+		rc.Length = stored.Length
+	}
+	if rc.Instructions == "" {
+		rc.Instructions = stored.Instructions
+	}
 	return rc
 }
 
@@ -254,8 +272,16 @@ func run(ctx context.Context, cfg Config, resumeDir string) (rep *Report, err er
 	if r.log == nil {
 		r.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	rc := runConfig{Budget: cfg.Budget, Rounds: cfg.Rounds, MaxCandidates: cfg.MaxCandidates,
-		BatchSize: cfg.BatchSize, EarlyStopWindow: cfg.EarlyStopWindow, Unjudged: cfg.Unjudged}
+	if err := CheckDepth(cfg.Depth); err != nil {
+		return nil, fmt.Errorf("research: %w", err)
+	}
+	if err := CheckLength(cfg.Length); err != nil {
+		return nil, fmt.Errorf("research: %w", err)
+	}
+	if err := CheckInstructions(cfg.Instructions); err != nil {
+		return nil, fmt.Errorf("research: %w", err)
+	}
+	rc := cfg.runConfig()
 
 	if resumeDir != "" {
 		r.dir = resumeDir
@@ -291,7 +317,7 @@ func run(ctx context.Context, cfg Config, resumeDir string) (rep *Report, err er
 		r.question = strings.TrimSpace(cfg.Question)
 		r.created = r.started
 	}
-	r.rc = defaults(rc)
+	r.setConfig(rc)
 	if err := r.arm(r.started); err != nil {
 		return nil, err
 	}
@@ -364,11 +390,7 @@ func (r *runner) loadResumed(ctx context.Context, rc runConfig) (_ runConfig, do
 			r.dir, info.Engine, engine)
 	}
 	r.id, r.question, r.created = info.ID, info.Question, info.Created
-	var stored runConfig
-	if v, ok, _ := r.db.Meta(ctx, "config"); ok {
-		_ = json.Unmarshal([]byte(v), &stored)
-	}
-	rc = merge(rc, stored)
+	rc = merge(rc, storedConfig(ctx, r.db))
 	if v, ok, _ := r.db.Meta(ctx, "spend"); ok {
 		_ = json.Unmarshal([]byte(v), &r.base)
 	}
@@ -382,6 +404,8 @@ func (r *runner) saveMeta(ctx context.Context, fresh bool) error {
 	b := r.db.Batch() // one commit for all of them
 	if fresh {
 		cfgJSON, _ := json.Marshal(r.rc)
+		given, _ := json.Marshal(r.given)
+		b.SetMeta("given", string(given))
 		settings, _ := json.Marshal(r.cfg.Settings)
 		for _, kv := range [][2]string{
 			{"run_id", r.id}, {"question", r.question}, {"engine", r.cfg.Roles.Engine},

@@ -86,17 +86,22 @@ func TestRunawayPlanIsBounded(t *testing.T) {
 		}
 		in.SubQuestions = append(in.SubQuestions, sq)
 	}
-	p, notes := normalizePlan(&in, "Why?")
-	if len(p.SubQuestions) != MaxSubQuestions || len(notes) == 0 {
-		t.Fatalf("%d sub-questions, notes %v", len(p.SubQuestions), notes)
-	}
-	for _, sq := range p.SubQuestions {
-		if len(sq.Queries) != MaxQueries || len([]rune(sq.Question)) > MaxQuestionRunes+1 {
-			t.Fatalf("sub-question %s: %d queries, %d characters", sq.ID, len(sq.Queries), len([]rune(sq.Question)))
+	// Each depth bounds a plan by its own range; a plan the person wrote or edited by the graph's maxima.
+	std, _ := DepthOf(DepthStandard)
+	for _, d := range append(Depths(), personLimits(std)) {
+		p, notes := normalizePlan(&in, "Why?", d)
+		wantSQ, wantQ := min(d.MaxSubQuestions, MaxSubQuestions), min(d.Queries, MaxQueries)
+		if len(p.SubQuestions) != wantSQ || len(notes) == 0 {
+			t.Fatalf("%s: %d sub-questions, want %d; notes %v", d.Name, len(p.SubQuestions), wantSQ, notes)
 		}
-		for _, q := range sq.Queries {
-			if len([]rune(q)) > maxQueryRunes+1 {
-				t.Fatalf("a query of %d characters", len([]rune(q)))
+		for _, sq := range p.SubQuestions {
+			if len(sq.Queries) != wantQ || len([]rune(sq.Question)) > MaxQuestionRunes+1 {
+				t.Fatalf("%s: sub-question %s: %d queries (want %d), %d characters", d.Name, sq.ID, len(sq.Queries), wantQ, len([]rune(sq.Question)))
+			}
+			for _, q := range sq.Queries {
+				if len([]rune(q)) > maxQueryRunes+1 {
+					t.Fatalf("a query of %d characters", len([]rune(q)))
+				}
 			}
 		}
 	}

@@ -20,6 +20,9 @@ type Plan struct {
 	Question     string        `json:"question"`
 	Language     string        `json:"language"` // BCP-47-ish code of the question ("en", "zh"); the report is written in it
 	SubQuestions []SubQuestion `json:"sub_questions"`
+	// Depth is the depth the run used (a row of Depths) and DepthReason why: asked for, or the planner's triage.
+	Depth       string `json:"depth,omitempty"`
+	DepthReason string `json:"depth_reason,omitempty"`
 }
 
 // Candidate is a search hit picked for reading.
@@ -88,6 +91,10 @@ type SynthesisInput struct {
 	Problems []string
 	// CutShort explains why the run stopped early (budget fuse, time), empty otherwise.
 	CutShort string
+	// Words is the report length asked for, in words (0: none); Instructions are the person's words about
+	// audience, focus and what to leave out.
+	Words        int
+	Instructions string
 }
 
 // Draft is the synthesizer's Markdown. It cites evidence by id in square brackets — "[e3]" or "[e3, e7]" — which
@@ -104,6 +111,43 @@ type Draft struct {
 // Planner decomposes the question (Scope stage). Implementations are safe for concurrent use.
 type Planner interface {
 	Plan(ctx context.Context, question string) (*Plan, error)
+}
+
+// PlanRequest is what a planner is asked: the question and how the person steering the run wants it planned.
+type PlanRequest struct {
+	Question string
+	// Depth is the depth asked for. DepthAuto asks the planner to triage the question first — set Plan.Depth to
+	// one of quick, standard or deep and Plan.DepthReason to why — and to plan within that depth's range.
+	Depth string
+	// MinSubQuestions to MaxSubQuestions and MaxQueries are the fixed depth's range (zero with DepthAuto).
+	MinSubQuestions, MaxSubQuestions, MaxQueries int
+	// Words is the report length asked for (0: none); Instructions the person's words about audience and focus.
+	Words        int
+	Instructions string
+	// Clarifications are the questions the planner asked the person before planning, with their answers.
+	Clarifications []Clarification
+}
+
+// Clarification is one question put to the person before planning, and the answer (empty: not answered).
+type Clarification struct {
+	Question string `json:"question"`
+	Answer   string `json:"answer"`
+}
+
+// RequestPlanner is a Planner that honours a PlanRequest: depth triage, length, instructions, clarifications.
+// A Planner without it is asked the bare question and triages nothing (an auto run then uses standard).
+type RequestPlanner interface {
+	PlanRequest(ctx context.Context, req PlanRequest) (*Plan, error)
+}
+
+// MaxClarifications bounds the questions a planner may ask before planning.
+const MaxClarifications = 3
+
+// Clarifier is a Planner that can tell an ambiguous question (which product, which period, which audience?) and
+// ask the person about it before planning: it returns at most MaxClarifications short questions, none when the
+// question is clear.
+type Clarifier interface {
+	Clarify(ctx context.Context, req PlanRequest) ([]string, error)
 }
 
 // Searcher finds candidate sources for one sub-question (Parallel Search stage). When some of its sources fail

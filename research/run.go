@@ -75,6 +75,28 @@ type Config struct {
 	// again: UnjudgedRemove (the default; the report publishes only what the judge found supported) or
 	// UnjudgedKeep (kept, visibly marked). Without a judge it has no effect.
 	Unjudged string
+	// Depth is how much research the question gets: DepthQuick, DepthStandard (the default), DepthDeep — rows of
+	// one table (Depths) setting sub-questions, queries, candidates, reads, rounds and the default token fuse
+	// together — or DepthAuto: the planner triages the question and chooses. The report says which and why.
+	Depth string
+	// Length is the report's length: LengthBrief, LengthStandard, LengthLong or a number of words; empty leaves it
+	// to the synthesizer. The integrity check is the same at every length: when the grounded evidence is short
+	// of the length asked for, the report says so rather than pad.
+	Length string
+	// Instructions are the person's words about audience, focus and what to leave out, shown to the planner and
+	// the synthesizer (at most MaxInstructionRunes).
+	Instructions string
+	// Plan, when set, is the run's plan (a plan file): the planner is not asked. Its sub-questions are checked
+	// and repaired as a planner's are.
+	Plan *Plan
+	// ReviewPlan, when set, is shown the plan before anything is searched and returns the plan to research —
+	// the same, edited, with sub-questions dropped or added — or an error, which ends the run (its folder keeps
+	// nothing to resume). It is not called on resume: the reviewed plan is stored.
+	ReviewPlan func(ctx context.Context, p *Plan) (*Plan, error)
+	// Clarify, when set, lets the planner ask the person at most MaxClarifications short questions before it
+	// plans an ambiguous question (a Clarifier planner); it returns the answers, in order ("" for one left
+	// unanswered). Questions and answers go to the research log.
+	Clarify func(ctx context.Context, questions []string) ([]string, error)
 	// Settings are opaque key/values stored with the run (for example which sources were configured) so a
 	// surface can rebuild the same roles on resume; see LoadRunInfo.
 	Settings map[string]string
@@ -117,6 +139,7 @@ const (
 	EventStageStart  = "stage_start"
 	EventStageDone   = "stage_done"
 	EventPlan        = "plan"
+	EventClarify     = "clarify"     // the planner asks the person (Message: the questions, one a line)
 	EventSearch      = "search"      // one sub-question searched (Count = hits)
 	EventCandidates  = "candidates"  // the collector picked (Count = picked)
 	EventRead        = "read"        // one source read (Count = evidence accepted from it)
@@ -272,6 +295,12 @@ type Report struct {
 	// Removed lists the sentences the integrity check refused to publish; Removals gives each one's cause.
 	Removed  []string  `json:"removed,omitempty"`
 	Removals []Removal `json:"removals,omitempty"`
+	// Depth is the depth the run used and DepthReason why (asked for, or the planner's triage).
+	Depth       string `json:"depth,omitempty"`
+	DepthReason string `json:"depth_reason,omitempty"`
+	// ShortOf is the length asked for, in words, when the published report fell well short of it (the
+	// evidence supported no more); 0 otherwise.
+	ShortOf  int       `json:"short_of,omitempty"`
 	Dir      string    `json:"-"`
 	Created  time.Time `json:"created"`
 	Finished time.Time `json:"finished"`

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 
+	"github.com/deepresearch/deepresearch/internal/atomicfile"
 	"github.com/deepresearch/deepresearch/lexical"
 )
 
@@ -21,48 +23,243 @@ func (r *runner) scope(ctx context.Context) (*Plan, error) {
 	start, t0, c0 := r.stageStart(StageScope, 0)
 	sctx, cancel := r.stageCtx(ctx, StageScope)
 	defer cancel()
+	req := r.planRequest()
 	var got *Plan
-	err := r.roleCall(sctx, StageScope, 0, "", "plan", nil, func(ctx context.Context) error {
-		p, err := r.cfg.Roles.Planner.Plan(ctx, r.question)
+	given := r.cfg.Plan != nil
+	if given {
+		cp := *r.cfg.Plan
+		cp.SubQuestions = append([]SubQuestion(nil), r.cfg.Plan.SubQuestions...)
+		got = &cp
+		r.logf(ctx, StageScope, 0, "", "plan given", fmt.Sprintf("%d sub-questions, not asked of the planner", len(got.SubQuestions)), nil)
+	} else {
+		if err := r.clarify(sctx, &req); err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, fmt.Errorf("research: scope: %w", err)
+		}
+		err := r.roleCall(sctx, StageScope, 0, "", "plan", nil, func(ctx context.Context) error {
+			var p *Plan
+			var err error
+			if rp, ok := r.cfg.Roles.Planner.(RequestPlanner); ok {
+				p, err = rp.PlanRequest(ctx, req)
+			} else {
+				p, err = r.cfg.Roles.Planner.Plan(ctx, r.question)
+			}
+			if err != nil {
+				return err
+			}
+			if p == nil {
+				return errors.New("planner returned no plan")
+			}
+			got = p
+			return nil
+		})
 		if err != nil {
-			return err
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			if errors.Is(context.Cause(sctx), errTimeLimit) {
+				return nil, fmt.Errorf("research: scope: the time limit of %s was reached before the plan was made: %w", r.rc.Budget.MaxTime, err)
+			}
+			return nil, fmt.Errorf("research: scope: %w", err)
 		}
-		if p == nil {
-			return errors.New("planner returned no plan")
-		}
-		got = p
-		return nil
-	})
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		if errors.Is(context.Cause(sctx), errTimeLimit) {
-			return nil, fmt.Errorf("research: scope: the time limit of %s was reached before the plan was made: %w", r.rc.Budget.MaxTime, err)
-		}
-		return nil, fmt.Errorf("research: scope: %w", err)
 	}
-	p, notes := normalizePlan(got, r.question)
+	d, why := resolveDepth(r.given.Depth, got.Depth, got.DepthReason)
+	if given && r.given.Depth == DepthAuto {
+		if fd, ok := DepthOf(strings.ToLower(strings.TrimSpace(got.Depth))); ok && got.Depth != "" {
+			d, why = fd, "named by the plan file"
+		} else {
+			why = "auto: a given plan is not triaged, so standard"
+		}
+	}
+	lim := d
+	if given {
+		lim = personLimits(d) // the person's own sub-questions are not trimmed to the depth's range
+	}
+	p, notes := normalizePlan(got, r.question, lim)
+	p.Depth, p.DepthReason = d.Name, why
 	for _, n := range notes {
 		r.logf(ctx, StageScope, 0, "", "plan repaired", n, nil)
 	}
 	if len(p.SubQuestions) == 0 {
 		err := errors.New("the planner produced no sub-questions")
+		if given {
+			err = errors.New("the plan given has no sub-questions")
+		}
 		r.logf(ctx, StageScope, 0, "", "error", "plan", err)
 		return nil, fmt.Errorf("research: scope: %w", err)
 	}
+	if r.cfg.ReviewPlan != nil {
+		reviewed, err := r.review(sctx, p, d)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, fmt.Errorf("research: plan review: %w", err)
+		}
+		p = reviewed
+	}
+	r.logf(ctx, StageScope, 0, "", "depth", d.Name+": "+why, nil)
 	if err := r.db.MarkStep(ctx, "scope", p); err != nil {
 		return nil, err
 	}
 	_ = r.db.SetMeta(ctx, "language", p.Language)
+	r.savePlanFile(ctx, p)
 	var sqs []string
 	for _, sq := range p.SubQuestions {
 		sqs = append(sqs, sq.ID+": "+sq.Question)
 	}
 	r.logf(ctx, StageScope, 0, "", "planned", strings.Join(sqs, "\n"), nil)
 	r.emit(Event{Stage: StageScope, Kind: EventPlan, Plan: p, Count: len(p.SubQuestions)})
-	r.stageDone(ctx, StageScope, 0, start, t0, c0, fmt.Sprintf("%d sub-questions", len(p.SubQuestions)))
+	r.stageDone(ctx, StageScope, 0, start, t0, c0, fmt.Sprintf("%d sub-questions, %s depth", len(p.SubQuestions), d.Name))
 	return p, nil
+}
+
+// planRequest is what the planner is asked, from the run's configuration.
+func (r *runner) planRequest() PlanRequest {
+	req := PlanRequest{Question: r.question, Depth: r.given.Depth, Instructions: r.rc.Instructions}
+	req.Words, _ = LengthWords(r.rc.Length)
+	if req.Depth != DepthAuto {
+		d, _ := DepthOf(req.Depth)
+		req.Depth = d.Name
+		req.MinSubQuestions, req.MaxSubQuestions, req.MaxQueries = d.MinSubQuestions, d.MaxSubQuestions, d.Queries
+	}
+	return req
+}
+
+// review shows the plan to Config.ReviewPlan and checks what comes back as a planner's plan is checked. The
+// depth stays the one settled: the review edits the plan, not the depth's limits.
+func (r *runner) review(ctx context.Context, p *Plan, d DepthSettings) (*Plan, error) {
+	shown := *p
+	shown.SubQuestions = append([]SubQuestion(nil), p.SubQuestions...)
+	edited, err := r.cfg.ReviewPlan(ctx, &shown)
+	if err != nil {
+		r.logf(ctx, StageScope, 0, "", "plan review", "the review ended the run", err)
+		return nil, err
+	}
+	if edited == nil {
+		edited = p
+	}
+	out, notes := normalizePlan(edited, r.question, personLimits(d))
+	out.Depth, out.DepthReason = p.Depth, p.DepthReason
+	for _, n := range notes {
+		r.logf(ctx, StageScope, 0, "", "plan repaired", "after review: "+n, nil)
+	}
+	if len(out.SubQuestions) == 0 {
+		return nil, errors.New("the reviewed plan has no sub-questions")
+	}
+	r.logf(ctx, StageScope, 0, "", "plan reviewed", planChanges(p, out), nil)
+	return out, nil
+}
+
+// personLimits are the limits of a plan a person wrote or edited: the graph's, not the depth's range.
+func personLimits(d DepthSettings) DepthSettings {
+	d.MaxSubQuestions, d.Queries = MaxSubQuestions, MaxQueries
+	return d
+}
+
+// savePlanFile writes the plan to the run folder as plan.yaml, for the person to edit and reuse (run --plan).
+func (r *runner) savePlanFile(ctx context.Context, p *Plan) {
+	b, err := MarshalPlan(p)
+	if err == nil {
+		err = atomicfile.Write(filepath.Join(r.dir, PlanFile), b, 0o644)
+	}
+	if err != nil {
+		r.logf(ctx, StageScope, 0, "", "error", "write "+PlanFile, err)
+	}
+}
+
+// maxClarificationRunes bounds one clarifying question and one answer.
+const (
+	maxClarificationRunes = 300
+	maxAnswerRunes        = 1000
+)
+
+// clarify lets a Clarifier planner ask the person about an ambiguous question before it plans, when the
+// surface can ask (Config.Clarify). At most MaxClarifications questions are put, each clipped; a planner that
+// fails to clarify is logged and the run plans without. The questions and answers go to the research log and
+// into the plan request.
+func (r *runner) clarify(ctx context.Context, req *PlanRequest) error {
+	c, ok := r.cfg.Roles.Planner.(Clarifier)
+	if r.cfg.Clarify == nil || !ok {
+		return nil
+	}
+	var asked []string
+	err := r.roleCall(ctx, StageScope, 0, "", "clarify", nil, func(ctx context.Context) error {
+		qs, err := c.Clarify(ctx, *req)
+		asked = qs
+		return err
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		r.logf(ctx, StageScope, 0, "", "clarify failed", "planning without clarifying questions", err)
+		return nil
+	}
+	var qs []string
+	seen := map[string]bool{}
+	for _, q := range asked {
+		q = lexical.Clip(strings.Join(strings.Fields(q), " "), maxClarificationRunes)
+		if q == "" || seen[strings.ToLower(q)] || CheckQuestion(q) != nil {
+			continue
+		}
+		seen[strings.ToLower(q)] = true
+		qs = append(qs, q)
+	}
+	if len(qs) > MaxClarifications {
+		r.logf(ctx, StageScope, 0, "", "clarify", fmt.Sprintf("the planner asked %d questions; the first %d are put", len(qs), MaxClarifications), nil)
+		qs = qs[:MaxClarifications]
+	}
+	if len(qs) == 0 {
+		r.logf(ctx, StageScope, 0, "", "clarify", "the question is clear: nothing to ask", nil)
+		return nil
+	}
+	r.emit(Event{Stage: StageScope, Kind: EventClarify, Count: len(qs), Message: strings.Join(qs, "\n")})
+	answers, err := r.cfg.Clarify(ctx, qs)
+	if err != nil {
+		return fmt.Errorf("clarifying questions: %w", err)
+	}
+	for i, q := range qs {
+		a := ""
+		if i < len(answers) {
+			a = lexical.Clip(strings.TrimSpace(answers[i]), maxAnswerRunes)
+		}
+		req.Clarifications = append(req.Clarifications, Clarification{Question: q, Answer: a})
+		shown := a
+		if shown == "" {
+			shown = "(no answer)"
+		}
+		r.logf(ctx, StageScope, 0, "", "clarified", q+" → "+shown, nil)
+	}
+	return nil
+}
+
+// planChanges says what a review changed, for the research log.
+func planChanges(before, after *Plan) string {
+	was := map[string]bool{}
+	for _, sq := range before.SubQuestions {
+		was[sq.Question] = true
+	}
+	now := map[string]bool{}
+	added := 0
+	for _, sq := range after.SubQuestions {
+		now[sq.Question] = true
+		if !was[sq.Question] {
+			added++
+		}
+	}
+	dropped := 0
+	for _, sq := range before.SubQuestions {
+		if !now[sq.Question] {
+			dropped++
+		}
+	}
+	if added == 0 && dropped == 0 {
+		return fmt.Sprintf("accepted: %d sub-questions", len(after.SubQuestions))
+	}
+	return fmt.Sprintf("%d sub-questions: %d new or reworded, %d dropped or reworded", len(after.SubQuestions), added, dropped)
 }
 
 // MaxSubQuestions bounds the search fan-out of a plan.
@@ -75,9 +272,10 @@ const (
 	maxQueryRunes = 300
 )
 
-// normalizePlan makes a plan usable: ids unique and present, queries present, language set, at most
-// MaxSubQuestions. It returns what it changed.
-func normalizePlan(in *Plan, question string) (*Plan, []string) {
+// normalizePlan makes a plan usable: ids unique and present, queries present (at most the depth's), language
+// set, at most the depth's sub-questions (and never more than MaxSubQuestions). It returns what it changed.
+func normalizePlan(in *Plan, question string, d DepthSettings) (*Plan, []string) {
+	maxSQ, maxQ := min(max(d.MaxSubQuestions, 1), MaxSubQuestions), min(max(d.Queries, 1), MaxQueries)
 	p := *in
 	var notes []string
 	p.Question = question
@@ -104,12 +302,12 @@ func normalizePlan(in *Plan, question string) (*Plan, []string) {
 		sq.Question = lexical.Clip(sq.Question, MaxQuestionRunes)
 		var qs []string
 		for _, q := range sq.Queries {
-			if q = strings.TrimSpace(q); q != "" && len(qs) < MaxQueries {
+			if q = strings.TrimSpace(q); q != "" && len(qs) < maxQ {
 				qs = append(qs, lexical.Clip(q, maxQueryRunes))
 			}
 		}
-		if len(sq.Queries) > MaxQueries {
-			notes = append(notes, fmt.Sprintf("%s: %d queries trimmed to %d", sq.ID, len(sq.Queries), MaxQueries))
+		if len(sq.Queries) > maxQ {
+			notes = append(notes, fmt.Sprintf("%s: %d queries trimmed to %d", sq.ID, len(sq.Queries), maxQ))
 		}
 		if len(qs) == 0 {
 			qs = []string{sq.Question}
@@ -118,9 +316,9 @@ func normalizePlan(in *Plan, question string) (*Plan, []string) {
 		sq.Queries = qs
 		sqs = append(sqs, sq)
 	}
-	if len(sqs) > MaxSubQuestions {
-		notes = append(notes, fmt.Sprintf("%d sub-questions trimmed to %d", len(sqs), MaxSubQuestions))
-		sqs = sqs[:MaxSubQuestions]
+	if len(sqs) > maxSQ {
+		notes = append(notes, fmt.Sprintf("%d sub-questions trimmed to %d (%s depth)", len(sqs), maxSQ, d.Name))
+		sqs = sqs[:maxSQ]
 	}
 	p.SubQuestions = sqs
 	return &p, notes

@@ -136,6 +136,9 @@ func (r *runner) collect(ctx context.Context, round int, targets []target, found
 			perSQ[i] = append(perSQ[i], *s)
 		}
 		sort.SliceStable(perSQ[i], func(a, b int) bool { return perSQ[i][a].score > perSQ[i][b].score })
+		if c := r.depth.Candidates; c > 0 && len(perSQ[i]) > c {
+			perSQ[i] = perSQ[i][:c] // the depth's candidates per sub-question, best first
+		}
 	}
 	sourcesPicked := map[string]bool{}
 	for depth := 0; len(picked) < r.rc.MaxCandidates; depth++ {

@@ -101,8 +101,7 @@ func OpenSession(ctx context.Context, cfg Config, sc SessionConfig) (*Session, e
 			db.Close()
 		}
 	}()
-	rc := runConfig{Budget: cfg.Budget, Rounds: cfg.Rounds, MaxCandidates: cfg.MaxCandidates,
-		BatchSize: cfg.BatchSize, EarlyStopWindow: cfg.EarlyStopWindow, Unjudged: cfg.Unjudged}
+	rc := cfg.runConfig()
 	_, known, err := db.Meta(ctx, "run_id")
 	if err != nil {
 		return nil, err
@@ -113,18 +112,14 @@ func OpenSession(ctx context.Context, cfg Config, sc SessionConfig) (*Session, e
 			return nil, err
 		}
 		r.question, r.created = info.Question, info.Created
-		var stored runConfig
-		if v, ok, _ := db.Meta(ctx, "config"); ok {
-			_ = json.Unmarshal([]byte(v), &stored)
-		}
-		rc = merge(stored, rc) // the run's own bounds win over this worker's
+		rc = merge(storedConfig(ctx, db), rc) // the run's own bounds win over this worker's
 	} else {
 		if err := CheckQuestion(cfg.Question); err != nil {
 			return nil, fmt.Errorf("research: %w", err)
 		}
 		r.question, r.created = strings.TrimSpace(cfg.Question), r.started
 	}
-	r.rc = defaults(rc)
+	r.setConfig(rc)
 	others, err := db.TotalSpend(ctx, sc.SpendKey)
 	if err != nil {
 		return nil, err
@@ -153,6 +148,7 @@ func OpenSession(ctx context.Context, cfg Config, sc SessionConfig) (*Session, e
 		return nil, err
 	} else if done {
 		r.plan = &plan
+		r.applyDepth(&plan)
 		r.prog.SubQuestions = len(plan.SubQuestions)
 		_ = r.restoreProgress(ctx)
 		for _, role := range []any{cfg.Roles.Planner, cfg.Roles.Searcher, cfg.Roles.Analyst, cfg.Roles.Verifier, cfg.Roles.Synthesizer} {

@@ -2,6 +2,7 @@ package research
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -343,8 +344,12 @@ func (r *runner) scopeStep(ctx context.Context) (*Plan, error) {
 	}
 	r.mu.Lock()
 	r.plan = plan
+	r.applyDepth(plan)
 	r.prog.SubQuestions = len(plan.SubQuestions)
 	r.mu.Unlock()
+	if b, err := json.Marshal(r.rc); err == nil {
+		_ = r.db.SetMeta(ctx, "config", string(b)) // the limits in effect, now that the depth is settled
+	}
 	if err := r.restoreProgress(ctx); err != nil {
 		return nil, err
 	}

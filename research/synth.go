@@ -38,7 +38,8 @@ func (r *runner) synthesize(ctx context.Context, verdict *Verdict) (*Report, err
 	r.mu.Lock()
 	plan := r.plan
 	r.mu.Unlock()
-	in := SynthesisInput{Plan: plan, Evidence: accepted, Verdict: verdict, CutShort: r.cutShortText()}
+	in := SynthesisInput{Plan: plan, Evidence: accepted, Verdict: verdict, CutShort: r.cutShortText(), Instructions: r.rc.Instructions}
+	in.Words, _ = LengthWords(r.rc.Length)
 	// With a judge configured the check fails closed: a sentence is published only with a positive verdict.
 	_, hasJudge := r.cfg.Roles.Verifier.(SupportJudge)
 	checker := Checker{Evidence: check, Question: plan.Question, Judged: map[string]string{}, Approved: map[string]bool{},
@@ -238,7 +239,9 @@ type i18n struct {
 	uncovered string
 	// unjudgedMark follows a sentence kept without the judge's verdict (--unjudged keep).
 	unjudgedMark string
-	how          howTexts
+	// short notes a report shorter than the length asked for.
+	short string
+	how   howTexts
 }
 
 // howTexts are the lines of "How this report was made"; each counts one thing.
@@ -251,7 +254,7 @@ type howTexts struct {
 	estimated                                                 string
 	rejected, instructions, ungrounded, removed, removedNone  string
 	judge, unjudgedRemoved, unjudgedKept, noJudge, degenerate string
-	refused, roleErrors, unreadable, fuses                    string
+	refused, roleErrors, unreadable, fuses, depth             string
 	causes                                                    map[string]string
 }
 
@@ -272,6 +275,7 @@ var texts = map[string]i18n{
 		textRead:     "text read, lines",
 		atQuote:      "at the quote",
 		unjudgedMark: "⚠ *unverified*",
+		short:        "This report has %d words of the about %d asked for: the grounded evidence the run found supports no more, and nothing was added without it.",
 		how: howTexts{
 			read:            "%d sources read for %d sub-questions in %d round(s); %d quotes grounded in their sources, %d accepted as evidence; %d model calls, %s tokens",
 			readNoModel:     "%d sources read for %d sub-questions in %d round(s); %d quotes grounded in their sources, %d accepted as evidence; no language model",
@@ -290,6 +294,7 @@ var texts = map[string]i18n{
 			roleErrors:      "model calls that failed after retries: %d",
 			unreadable:      "sources that could not be read: %d",
 			fuses:           "fuses tripped: %d",
+			depth:           "depth: %s (%s)",
 			causes: map[string]string{CauseUnsupported: "unsupported by the quotes they cite", CauseUnjudged: "no verdict from the judge",
 				CauseCitationFormat: "citation format", CauseDuplicate: "duplicates", CauseInstruction: "addressed to the reader or the model"},
 		},
@@ -310,6 +315,7 @@ var texts = map[string]i18n{
 		textRead:     "所读文本，行",
 		atQuote:      "打开原文位置",
 		unjudgedMark: "⚠ *未经核验*",
+		short:        "本报告约 %d 字，少于要求的约 %d 字：本次运行找到的可溯源证据只能支持这么多，没有添加无证据的内容。",
 		how: howTexts{
 			read:            "为 %[2]d 个子问题阅读了 %[1]d 个来源，共 %[3]d 轮；%[4]d 条引文可在来源中逐字找到，其中 %[5]d 条被采纳为证据；模型调用 %[6]d 次，%[7]s 个 token",
 			readNoModel:     "为 %[2]d 个子问题阅读了 %[1]d 个来源，共 %[3]d 轮；%[4]d 条引文可在来源中逐字找到，其中 %[5]d 条被采纳为证据；未使用语言模型",
@@ -328,6 +334,7 @@ var texts = map[string]i18n{
 			roleErrors:      "重试后仍失败的模型调用：%d",
 			unreadable:      "无法读取的来源：%d",
 			fuses:           "触发的熔断：%d",
+			depth:           "研究深度：%s（%s）",
 			causes: map[string]string{CauseUnsupported: "引文不支持", CauseUnjudged: "评审未给出结论",
 				CauseCitationFormat: "引用格式错误", CauseDuplicate: "重复", CauseInstruction: "向读者或模型下达指令"},
 		},
@@ -509,7 +516,18 @@ func (r *runner) render(ctx context.Context, plan *Plan, body string, removed []
 		j.Kept = out.keepUnjudged
 		rep.Stats.Judge = &j
 	}
+	if words, _ := LengthWords(r.rc.Length); words > 0 && !out.partial {
+		// The integrity check is the same at every length: a report shorter than asked for says so.
+		if got := CountWords(numbered); got < words*3/5 {
+			b.WriteString("_" + fmt.Sprintf(tx.short, got, words) + "_\n\n")
+			rep.ShortOf = words
+		}
+	}
+	rep.Depth, rep.DepthReason = plan.Depth, plan.DepthReason
 	writeHowMade(&b, tx, rep.Stats, engine == "extractive")
+	if plan.Depth != "" {
+		fmt.Fprintf(&b, "- "+tx.how.depth+"\n", plan.Depth, plan.DepthReason)
+	}
 	rep.Markdown = strings.TrimRight(b.String(), "\n") + "\n"
 	return rep
 }

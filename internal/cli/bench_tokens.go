@@ -7,12 +7,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/deepresearch/deepresearch/internal/bench/tokenbench"
+	"github.com/deepresearch/deepresearch/research"
 )
 
 func newBenchTokensCmd(app *App) *cobra.Command {
 	var (
 		format string
 		only   string
+		depths string
 	)
 	cmd := &cobra.Command{
 		Use:   "tokens [--format text|json] [--only ID,…]",
@@ -30,6 +32,14 @@ quotes its sources verbatim, through the real OpenAI adapter. Prints input and o
 			if only != "" {
 				cfg.Questions = strings.Split(only, ",")
 			}
+			if depths != "" {
+				cfg.Depths = strings.Split(depths, ",")
+				for _, d := range cfg.Depths {
+					if err := research.CheckDepth(d); err != nil {
+						return usageError(fmt.Errorf("--depth: %w", err))
+					}
+				}
+			}
 			res, err := tokenbench.Run(cmd.Context(), cfg)
 			if err != nil {
 				return fmt.Errorf("bench tokens: %w", err)
@@ -41,6 +51,7 @@ quotes its sources verbatim, through the real OpenAI adapter. Prints input and o
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "text", "text or json")
+	cmd.Flags().StringVar(&depths, "depth", "", "comma-separated depths to run every question at ("+strings.Join(research.DepthNames(), ", ")+"; default: the default depth)")
 	cmd.Flags().StringVar(&only, "only", "", "comma-separated question ids (default: "+strings.Join(tokenbench.DefaultQuestions, ",")+")")
 	return cmd
 }

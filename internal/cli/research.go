@@ -46,6 +46,7 @@ type researchFlags struct {
 	noColour bool
 	follow   bool // follow links out of --corpus folders
 	json     bool // the run summary as JSON on stdout
+	steer    steerFlags
 }
 
 // runSummary is what run --json prints on stdout: where the run is and what it found.
@@ -141,6 +142,7 @@ func addResearchFlags(cmd *cobra.Command, fl *researchFlags, sources bool) {
 		f.StringVar(&fl.out, "out", "", "run folder (default runs/<id>/)")
 		f.StringVar(&fl.engine, "engine", "", "auto, llm or extractive (auto: extractive when no model is configured)")
 		f.StringVar(&fl.unjudged, "unjudged", "", "a sentence the support judge gave no verdict on (after asking again): remove (default) or keep, marked unverified")
+		addSteerFlags(cmd, &fl.steer)
 	}
 	f.Float64Var(&fl.maxCost, "max-cost", 0, "cost fuse in USD: past it no new search or reading starts")
 	f.IntVar(&fl.maxToks, "max-tokens", 0, "token fuse (input + output): works without prices, for local or unpriced models")
@@ -396,7 +398,8 @@ func (fl researchFlags) request(question, resumeDir string) request.Research {
 	return request.Research{
 		Question: question, Corpora: fl.corpora, FollowLinks: fl.follow, Web: fl.web, MCPFile: fl.mcpFile, Engine: fl.engine,
 		Budget: research.Budget{MaxCostUSD: fl.maxCost, MaxTokens: fl.maxToks, MaxTime: fl.maxTime}, Rounds: fl.rounds, OutDir: fl.out,
-		Unjudged: fl.unjudged, ResumeDir: resumeDir,
+		Unjudged: fl.unjudged, ResumeDir: resumeDir, Depth: fl.steer.depth, Length: fl.steer.length,
+		Instructions: fl.steer.instructions,
 	}
 }
 
@@ -414,6 +417,9 @@ func (a *App) research(cmd *cobra.Command, fl researchFlags, question, resumeDir
 	}
 	if err := research.CheckUnjudged(fl.unjudged); err != nil {
 		return fmt.Errorf("--unjudged: %w", err)
+	}
+	if err := fl.steer.check(); err != nil {
+		return err
 	}
 	if resumeDir != "" {
 		info, err := research.LoadRunInfo(resumeDir)
@@ -439,6 +445,14 @@ func (a *App) research(cmd *cobra.Command, fl researchFlags, question, resumeDir
 		req.RunID = research.NewRunID()
 		req.OutDir = filepath.Join(a.runsDir(), req.RunID)
 	}
+	var asker *terminalIO
+	var clarify bool
+	if resumeDir == "" {
+		var err error
+		if asker, clarify, err = a.steer(cmd, fl.steer, &req); err != nil {
+			return err
+		}
+	}
 	cfg, cleanup, err := b.Build(ctx, req)
 	if err != nil {
 		if ctx.Err() != nil && resumeDir == "" {
@@ -450,6 +464,16 @@ func (a *App) research(cmd *cobra.Command, fl researchFlags, question, resumeDir
 	defer cleanup()
 	disp := newProgressDisplay(a.Stderr, cfg.Roles.Engine, fl.noColour)
 	cfg.OnEvent = disp.Event
+	if asker != nil {
+		if fl.steer.review {
+			cfg.ReviewPlan = func(ctx context.Context, p *research.Plan) (*research.Plan, error) {
+				return asker.reviewPlan(ctx, cfg.OutDir, p)
+			}
+		}
+		if clarify {
+			cfg.Clarify = asker.answer // asked only when the planner can clarify and finds the question ambiguous
+		}
+	}
 	rep, err := b.Start(ctx, cfg, resumeDir)
 	disp.Finish()
 	if err != nil {

@@ -45,6 +45,9 @@ type effective struct {
 	Rounds        int
 	MaxCandidates int
 	Unjudged      string
+	Depth         string
+	Length        string
+	Instructions  string
 	HasFetcher    bool
 }
 
@@ -58,7 +61,8 @@ func (c *capture) run(_ context.Context, cfg research.Config, _ string) (*resear
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.runs = append(c.runs, effective{Question: cfg.Question, Engine: cfg.Roles.Engine, Settings: maps.Clone(cfg.Settings),
-		Budget: cfg.Budget, Rounds: cfg.Rounds, MaxCandidates: cfg.MaxCandidates, Unjudged: cfg.Unjudged, HasFetcher: cfg.Fetcher != nil})
+		Budget: cfg.Budget, Rounds: cfg.Rounds, MaxCandidates: cfg.MaxCandidates, Unjudged: cfg.Unjudged, HasFetcher: cfg.Fetcher != nil,
+		Depth: cfg.Depth, Length: cfg.Length, Instructions: cfg.Instructions})
 	return &research.Report{Question: cfg.Question, Engine: cfg.Roles.Engine, Dir: cfg.OutDir, Markdown: "A report."}, nil
 }
 
@@ -129,6 +133,12 @@ func TestEverySurfaceRunsTheSameRequest(t *testing.T) {
 		{name: "request keeps unjudged sentences",
 			config: "sources:\n  web: searxng\n",
 			req:    request.Research{Web: "searxng", Unjudged: research.UnjudgedKeep}},
+		{name: "configured depth and length",
+			config: "research:\n  depth: deep\n  length: long\nsources:\n  web: searxng\n"},
+		{name: "request steers depth, length and audience",
+			config: "research:\n  depth: deep\nsources:\n  web: searxng\n",
+			req: request.Research{Web: "searxng", Depth: research.DepthQuick, Length: "400",
+				Instructions: "For a newcomer to Go; leave out the history."}},
 		{name: "request asks for no re-search",
 			config: "sources:\n  web: searxng\n",
 			req:    request.Research{Corpora: []string{corpusB}, Rounds: -1, Budget: research.Budget{MaxTime: 90 * time.Second}}},
@@ -160,6 +170,7 @@ func TestEverySurfaceRunsTheSameRequest(t *testing.T) {
 			got := map[string]effective{}
 			hasSources := tc.req.HasSources()
 			hasLimits := tc.req.Rounds != 0 || tc.req.Budget != (research.Budget{}) || tc.req.Unjudged != ""
+			steers := tc.req.Depth != "" || tc.req.Length != "" || tc.req.Instructions != ""
 
 			// run: flags.
 			{
@@ -182,6 +193,15 @@ func TestEverySurfaceRunsTheSameRequest(t *testing.T) {
 				}
 				if tc.req.Unjudged != "" {
 					args = append(args, "--unjudged", tc.req.Unjudged)
+				}
+				if tc.req.Depth != "" {
+					args = append(args, "--depth", tc.req.Depth)
+				}
+				if tc.req.Length != "" {
+					args = append(args, "--length", tc.req.Length)
+				}
+				if tc.req.Instructions != "" {
+					args = append(args, "--instructions", tc.req.Instructions)
 				}
 				root := NewRootCmd(app)
 				root.SetArgs(append(args, question))
@@ -221,6 +241,9 @@ func TestEverySurfaceRunsTheSameRequest(t *testing.T) {
 				if tc.req.Unjudged != "" {
 					form.Set("unjudged", tc.req.Unjudged)
 				}
+				form.Set("depth", tc.req.Depth)
+				form.Set("length", tc.req.Length)
+				form.Set("instructions", tc.req.Instructions)
 				client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 				resp, err := client.PostForm(hs.URL+"/runs", form)
 				if err != nil {
@@ -273,6 +296,11 @@ func TestEverySurfaceRunsTheSameRequest(t *testing.T) {
 					}
 					args["budget"] = budget
 				}
+				for k, v := range map[string]string{"depth": tc.req.Depth, "length": tc.req.Length, "instructions": tc.req.Instructions} {
+					if v != "" {
+						args[k] = v
+					}
+				}
 				res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "deep_research", Arguments: args})
 				if err != nil {
 					t.Fatal(err)
@@ -304,7 +332,7 @@ func TestEverySurfaceRunsTheSameRequest(t *testing.T) {
 			}
 
 			// chat: /deep-research takes only the question.
-			if !hasSources && !hasLimits {
+			if !hasSources && !hasLimits && !steers {
 				app := newApp()
 				b := app.builder(t.TempDir())
 				ledger := &llm.Ledger{}
@@ -339,6 +367,16 @@ func TestEverySurfaceRunsTheSameRequest(t *testing.T) {
 					t.Errorf("%s builds\n%s\nrun builds\n%s", surface, describeEffective(e), describeEffective(want))
 				}
 			}
+			wantDepth := research.DepthStandard // the extractive engine does not triage: auto is not its default
+			switch {
+			case tc.req.Depth != "":
+				wantDepth = tc.req.Depth
+			case strings.Contains(tc.config, "depth: deep"):
+				wantDepth = research.DepthDeep
+			}
+			if want.Depth != wantDepth || want.Instructions != tc.req.Instructions {
+				t.Fatalf("run builds depth %q, instructions %q; want %q, %q", want.Depth, want.Instructions, wantDepth, tc.req.Instructions)
+			}
 			if len(got) < 3 {
 				t.Fatalf("only %d surfaces ran", len(got))
 			}
@@ -347,6 +385,6 @@ func TestEverySurfaceRunsTheSameRequest(t *testing.T) {
 }
 
 func describeEffective(e effective) string {
-	return fmt.Sprintf("  engine %s, settings %v\n  budget %+v, rounds %d, max candidates %d, unjudged %q", e.Engine, e.Settings, e.Budget,
-		e.Rounds, e.MaxCandidates, e.Unjudged)
+	return fmt.Sprintf("  engine %s, settings %v\n  budget %+v, rounds %d, max candidates %d, unjudged %q, depth %q, length %q, instructions %q",
+		e.Engine, e.Settings, e.Budget, e.Rounds, e.MaxCandidates, e.Unjudged, e.Depth, e.Length, e.Instructions)
 }

@@ -63,6 +63,13 @@ type Research struct {
 	// (published, marked unverified).
 	Unjudged string `yaml:"unjudged,omitempty" json:"unjudged,omitempty"`
 	OutDir   string `yaml:"out_dir,omitempty" json:"out_dir,omitempty"`
+	// Depth is quick, standard, deep or auto (default: auto with a model, standard without); Length is brief,
+	// standard, long or a number of words (default: none asked for).
+	Depth  string `yaml:"depth,omitempty" json:"depth,omitempty"`
+	Length string `yaml:"length,omitempty" json:"length,omitempty"`
+	// Clarify lets the planner ask up to three clarifying questions of an ambiguous question before it plans,
+	// on a terminal, in the viewer and over MCP (never in batch); default off.
+	Clarify bool `yaml:"clarify,omitempty" json:"clarify,omitempty"`
 }
 
 // Sources configures search and fetching.
@@ -246,6 +253,12 @@ func (r Research) Validate() error {
 		errs = append(errs, fmt.Errorf("research: %w", err))
 	}
 	if err := research.CheckUnjudged(r.Unjudged); err != nil {
+		errs = append(errs, fmt.Errorf("research: %w", err))
+	}
+	if err := research.CheckDepth(r.Depth); err != nil {
+		errs = append(errs, fmt.Errorf("research: %w", err))
+	}
+	if err := research.CheckLength(r.Length); err != nil {
 		errs = append(errs, fmt.Errorf("research: %w", err))
 	}
 	if r.Rounds < 0 || r.MaxCandidates < 0 {

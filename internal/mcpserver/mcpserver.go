@@ -56,6 +56,12 @@ type Input struct {
 	Question string   `json:"question" jsonschema:"the research question, in any language; the report is written in the question's language"`
 	Sources  *Sources `json:"sources,omitempty" jsonschema:"where to search; default: the sources the server was started with"`
 	Budget   *Budget  `json:"budget,omitempty" jsonschema:"limits on spend and time"`
+	// Depth, Length and Instructions steer the run.
+	Depth        string `json:"depth,omitempty" jsonschema:"how much research: auto (the planner triages the question; the default with a model), quick, standard or deep"`
+	Length       string `json:"length,omitempty" jsonschema:"report length: brief, standard, long or a number of words"`
+	Instructions string `json:"instructions,omitempty" jsonschema:"audience, focus and what to leave out, read by the planner and the synthesizer"`
+	Review       bool   `json:"review,omitempty" jsonschema:"show the plan before anything is searched, to accept or edit (as YAML), through elicitation; ignored when the client offers no elicitation"`
+	Clarify      bool   `json:"clarify,omitempty" jsonschema:"let the planner ask up to three clarifying questions of an ambiguous question first, through elicitation; ignored when the client offers no elicitation"`
 }
 
 // inputSchema is the deep_research tool's input schema, with the web search providers read from their table.
@@ -71,6 +77,14 @@ func inputSchema() *jsonschema.Schema {
 		r := b.Properties["rounds"]
 		r.Description = fmt.Sprintf("extra directed re-search rounds the verifier may ask for: 0 to %d (default 2)", research.MaxRounds)
 		r.Minimum, r.Maximum = ptr(0.0), ptr(float64(research.MaxRounds))
+	}
+	if d := sc.Properties["depth"]; d != nil {
+		for _, name := range research.DepthNames() {
+			d.Enum = append(d.Enum, name)
+		}
+	}
+	if ins := sc.Properties["instructions"]; ins != nil {
+		ins.MaxLength = ptr(research.MaxInstructionRunes)
 	}
 	return sc
 }
@@ -120,8 +134,13 @@ type RunRequest struct {
 	Budget   research.Budget
 	Rounds   int
 	Unjudged string
-	RunID    string
-	OutDir   string
+	// Depth, Length and Instructions steer the run (request.Research); ReviewPlan and Clarify ask the client's
+	// user through elicitation.
+	Depth, Length, Instructions string
+	ReviewPlan                  func(ctx context.Context, p *research.Plan) (*research.Plan, error)
+	Clarify                     func(ctx context.Context, questions []string) ([]string, error)
+	RunID                       string
+	OutDir                      string
 	// OnEvent must receive every event of the run (research.Config.OnEvent).
 	OnEvent func(research.Event)
 }
@@ -129,7 +148,8 @@ type RunRequest struct {
 // Research is the request every research surface hands to the one request builder.
 func (r RunRequest) Research() request.Research {
 	return request.Research{Question: r.Question, Corpora: r.Sources.Corpus, Web: r.Sources.Web, MCPFile: r.Sources.MCPFile, Budget: r.Budget,
-		Rounds: r.Rounds, Unjudged: r.Unjudged, RunID: r.RunID, OutDir: r.OutDir, OnEvent: r.OnEvent}
+		Rounds: r.Rounds, Unjudged: r.Unjudged, RunID: r.RunID, OutDir: r.OutDir, OnEvent: r.OnEvent,
+		Depth: r.Depth, Length: r.Length, Instructions: r.Instructions, ReviewPlan: r.ReviewPlan, Clarify: r.Clarify}
 }
 
 // StartFunc executes one research run to completion (or until ctx is cancelled) and returns its report.
@@ -146,6 +166,9 @@ type Config struct {
 	Start StartFunc
 	// Defaults are the sources used when a call names none.
 	Defaults Sources
+	// Clarify lets the planner ask clarifying questions on every call whose client offers elicitation, as if the
+	// call had asked for it (the configuration's research.clarify).
+	Clarify bool
 	// Version is reported to clients.
 	Version string
 	// WebProviders are the web search providers the server knows (offered by completion/complete).
@@ -467,7 +490,8 @@ func (s *Server) deepResearch(ctx context.Context, req *mcp.CallToolRequest, in 
 		corpora = append(corpora, c)
 	}
 	src.Corpus = corpora
-	rr := RunRequest{Question: q, Sources: src, RunID: research.NewRunID()}
+	rr := RunRequest{Question: q, Sources: src, RunID: research.NewRunID(), Depth: strings.TrimSpace(in.Depth),
+		Length: strings.TrimSpace(in.Length), Instructions: strings.TrimSpace(in.Instructions)}
 	rr.OutDir = filepath.Join(s.cfg.RunsDir, rr.RunID)
 	if b := in.Budget; b != nil {
 		maxTime, err := research.Minutes(b.MaxMinutes)
@@ -489,6 +513,20 @@ func (s *Server) deepResearch(ctx context.Context, req *mcp.CallToolRequest, in 
 			rr.Rounds = *b.Rounds
 			if rr.Rounds == 0 {
 				rr.Rounds = -1 // the graph reads 0 as its default; the caller asked for none
+			}
+		}
+	}
+	if req != nil && req.Session != nil {
+		// Elicitation during a call is allowed up to protocol 2025-11-25; from 2026-07-28 a server may ask only by
+		// returning input requests and being called again, which a run in progress cannot do: it proceeds.
+		if ip := req.Session.InitializeParams(); ip != nil && ip.Capabilities != nil && ip.Capabilities.Elicitation != nil &&
+			ip.ProtocolVersion < elicitBefore {
+			e := elicitor{ss: req.Session}
+			if in.Review {
+				rr.ReviewPlan = e.reviewPlan
+			}
+			if in.Clarify || s.cfg.Clarify {
+				rr.Clarify = e.clarify
 			}
 		}
 	}

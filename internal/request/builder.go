@@ -116,6 +116,12 @@ func (b *Builder) Resolve(r Research) (Research, error) {
 		if r.Unjudged == "" {
 			r.Unjudged = rc.Unjudged
 		}
+		if r.Depth == "" {
+			r.Depth = rc.Depth
+		}
+		if r.Length == "" {
+			r.Length = rc.Length
+		}
 		bd := &r.Budget
 		if bd.MaxCostUSD == 0 {
 			bd.MaxCostUSD = rc.MaxCostUSD
@@ -149,6 +155,13 @@ func (b *Builder) Resolve(r Research) (Research, error) {
 		return r, err
 	}
 	r.Engine = engine
+	if r.Depth == "" && r.ResumeDir == "" {
+		// auto needs a planner that triages: the language-model planner does; the extractive one does not.
+		r.Depth = research.DepthStandard
+		if engine == llmroles.Engine {
+			r.Depth = research.DepthAuto
+		}
+	}
 	if !r.HasSources() {
 		return r, errors.New("no sources: name a corpus folder (--corpus DIR), a web search provider (--web " +
 			strings.Join(websearch.Names(), ", ") + ") or an MCP file (--mcp FILE), or set sources in the configuration")
@@ -242,6 +255,7 @@ func (b *Builder) Build(ctx context.Context, r Research) (cfg research.Config, c
 	cfg = research.Config{
 		Question: r.Question, Roles: roles, Fetcher: router, RunID: r.RunID, OutDir: r.OutDir, Budget: r.Budget,
 		Rounds: r.Rounds, MaxCandidates: r.MaxCandidates, Unjudged: r.Unjudged, Ledger: ledger, OnEvent: r.OnEvent, Log: b.Log,
+		Depth: r.Depth, Length: r.Length, Instructions: r.Instructions, Plan: r.Plan, ReviewPlan: r.ReviewPlan, Clarify: r.Clarify,
 		Settings: Settings(r), Secrets: b.Config.Secrets(),
 	}
 	if r.ResumeDir == "" {

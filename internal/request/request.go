@@ -6,6 +6,7 @@
 package request
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -57,12 +58,26 @@ type Research struct {
 	// Unjudged is what happens to a sentence the support judge gave no verdict on: research.UnjudgedRemove or
 	// research.UnjudgedKeep (kept, marked); empty means the configured choice, else remove.
 	Unjudged string `json:"unjudged,omitempty"`
+	// Depth is quick, standard, deep or auto (the planner triages the question; the default with a model);
+	// empty means the configured depth, else auto with a model and standard without (research.Config.Depth).
+	Depth string `json:"depth,omitempty"`
+	// Length is the report's length: brief, standard, long or a number of words; empty means the configured
+	// length, else none asked for (research.Config.Length).
+	Length string `json:"length,omitempty"`
+	// Instructions are the person's words about audience, focus and what to leave out.
+	Instructions string `json:"instructions,omitempty"`
+	// Plan, when set, is the plan to research (a plan file); the planner is not asked.
+	Plan *research.Plan `json:"plan,omitempty"`
 	// RunID and OutDir name the run and its folder; empty means a new id under the Builder's RunsDir.
 	RunID  string `json:"run_id,omitempty"`
 	OutDir string `json:"out_dir,omitempty"`
 	// ResumeDir, when set, continues the run in that folder: its question, sources and engine are the ones it
 	// recorded, and the sources above are ignored.
 	ResumeDir string `json:"resume_dir,omitempty"`
+	// ReviewPlan and Clarify, when set, ask the person about the plan and the question (research.Config):
+	// surfaces that can ask someone set them — a terminal, an MCP client that offers elicitation.
+	ReviewPlan func(ctx context.Context, p *research.Plan) (*research.Plan, error) `json:"-"`
+	Clarify    func(ctx context.Context, questions []string) ([]string, error)     `json:"-"`
 	// OnEvent receives every progress event (research.Config.OnEvent).
 	OnEvent func(research.Event) `json:"-"`
 	// Ledger records the run's model spend; nil means a fresh one.
@@ -91,6 +106,15 @@ func (r Research) Validate() error {
 		errs = append(errs, err)
 	}
 	if err := research.CheckUnjudged(r.Unjudged); err != nil {
+		errs = append(errs, err)
+	}
+	if err := research.CheckDepth(r.Depth); err != nil {
+		errs = append(errs, err)
+	}
+	if err := research.CheckLength(r.Length); err != nil {
+		errs = append(errs, err)
+	}
+	if err := research.CheckInstructions(r.Instructions); err != nil {
 		errs = append(errs, err)
 	}
 	if r.MaxCandidates < 0 {

@@ -66,6 +66,8 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /runs/{id}", s.handleRun)
 	m.HandleFunc("GET /runs/{id}/events", s.handleEvents)
 	m.HandleFunc("POST /runs/{id}/cancel", s.handleCancel)
+	m.HandleFunc("GET /runs/{id}/plan", s.handlePlan)
+	m.HandleFunc("POST /runs/{id}/plan", s.handlePlanAnswer)
 	m.HandleFunc("GET /runs/{id}/report.md", s.handleDownload(research.ReportMarkdownFile, "text/markdown; charset=utf-8"))
 	m.HandleFunc("GET /runs/{id}/report.json", s.handleDownload(research.ReportJSONFile, "application/json"))
 	m.HandleFunc("GET /runs/{id}/export/{format}", s.handleExport)
@@ -173,10 +175,14 @@ type indexPage struct {
 	Roots []string
 	// The page of the runs listing shown: runs First to Last of Total; Prev and Next are page numbers, 0 for none.
 	Page, First, Last, Total, Prev, Next int
+	// Depths are the depths the form offers.
+	Depths []string
 }
 
 type formValues struct {
 	Question, Corpus, Web, MaxCost, MaxMinutes, Rounds, Unjudged string
+	Depth, Length, Instructions                                  string
+	Review                                                       bool
 }
 
 func (s *Server) handleIndex(w http.ResponseWriter, r *http.Request) {
@@ -193,7 +199,7 @@ func (s *Server) handleIndex(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) renderIndex(ctx context.Context, w http.ResponseWriter, code int, f formValues, msg string, page int) {
-	p := indexPage{Form: f, Error: msg, Providers: s.cfg.WebProviders, Engine: s.cfg.Engine, L: labelsEN, Page: page}
+	p := indexPage{Form: f, Error: msg, Providers: s.cfg.WebProviders, Engine: s.cfg.Engine, L: labelsEN, Page: page, Depths: research.DepthNames()}
 	if s.roots != nil {
 		p.Roots = s.roots.Dirs()
 	}
@@ -233,8 +239,14 @@ func (s *Server) parseForm(r *http.Request) (RunParams, formValues, error) {
 		MaxMinutes: strings.TrimSpace(r.PostFormValue("max_minutes")),
 		Rounds:     strings.TrimSpace(r.PostFormValue("rounds")),
 		Unjudged:   strings.TrimSpace(r.PostFormValue("unjudged")),
+		Depth:      strings.TrimSpace(r.PostFormValue("depth")),
+		Length:     strings.TrimSpace(r.PostFormValue("length")),
+		// Instructions keep their line breaks.
+		Instructions: strings.TrimSpace(r.PostFormValue("instructions")),
+		Review:       r.PostFormValue("review") != "",
 	}
-	p := RunParams{Question: f.Question, Corpus: f.Corpus, Web: f.Web, Unjudged: f.Unjudged}
+	p := RunParams{Question: f.Question, Corpus: f.Corpus, Web: f.Web, Unjudged: f.Unjudged, Depth: f.Depth,
+		Length: f.Length, Instructions: f.Instructions, Review: f.Review}
 	switch {
 	case f.Question == "":
 		return p, f, errors.New("Please enter a research question.")
@@ -262,6 +274,16 @@ func (s *Server) parseForm(r *http.Request) (RunParams, formValues, error) {
 			}
 			p.Corpus = dir
 		}
+	}
+	if research.CheckDepth(f.Depth) != nil {
+		return p, f, fmt.Errorf("Depth is auto, quick, standard or deep, not %q.", f.Depth)
+	}
+	if err := research.CheckLength(f.Length); err != nil {
+		return p, f, fmt.Errorf("Report length is brief, standard, long or a number of words from %d to %d, not %q.",
+			research.MinLengthWords, research.MaxLengthWords, f.Length)
+	}
+	if err := research.CheckInstructions(f.Instructions); err != nil {
+		return p, f, fmt.Errorf("Instructions: %v", err)
 	}
 	if research.CheckUnjudged(f.Unjudged) != nil {
 		return p, f, fmt.Errorf("Sentences without a verdict are either removed or kept, not %q.", f.Unjudged)
@@ -345,6 +367,93 @@ func (s *Server) handleStart(w http.ResponseWriter, r *http.Request) {
 		}
 		s.renderIndex(r.Context(), w, code, f, capitalize(err.Error())+".", 1)
 		return
+	}
+	if p.Review {
+		http.Redirect(w, r, "/runs/"+id+"/plan", http.StatusSeeOther)
+		return
+	}
+	http.Redirect(w, r, "/runs/"+id, http.StatusSeeOther)
+}
+
+type planPage struct {
+	Title, ID, Question, Text, Error string
+	Waiting                          bool
+	L                                labels
+}
+
+// handlePlan shows the plan a run waits on for review, editable as YAML; while the planner is still planning,
+// a page that reloads.
+func (s *Server) handlePlan(w http.ResponseWriter, r *http.Request) {
+	id, ok := s.pathID(w, r)
+	if !ok {
+		return
+	}
+	lr := s.liveRun(id)
+	if lr == nil {
+		http.Error(w, "no plan of run "+id+" waits for review", http.StatusNotFound)
+		return
+	}
+	lr.mu.Lock()
+	pr, done := lr.review, lr.done
+	page := planPage{Title: "Review the plan", ID: id, Question: lr.params.Question, L: labelsEN}
+	if pr != nil {
+		page.Text, page.Error = pr.text, pr.problem
+	}
+	lr.mu.Unlock()
+	if pr == nil {
+		if done || !lr.params.Review {
+			http.Redirect(w, r, "/runs/"+id, http.StatusSeeOther)
+			return
+		}
+		page.Waiting = true
+	}
+	s.render(w, http.StatusOK, "plan.html", page)
+}
+
+// handlePlanAnswer takes the plan page's answer: the plan as edited, or a decline. An edit that is not a plan is
+// shown again with the error, the person's text kept.
+func (s *Server) handlePlanAnswer(w http.ResponseWriter, r *http.Request) {
+	id, ok := s.pathID(w, r)
+	if !ok {
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, research.MaxPlanBytes+16<<10)
+	if err := r.ParseForm(); err != nil {
+		http.Error(w, "bad form: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	lr := s.liveRun(id)
+	var pr *pendingReview
+	if lr != nil {
+		lr.mu.Lock()
+		pr = lr.review
+		lr.mu.Unlock()
+	}
+	if pr == nil {
+		http.Error(w, "no plan of run "+id+" waits for review", http.StatusConflict)
+		return
+	}
+	if r.PostFormValue("action") == "decline" {
+		select {
+		case pr.reply <- reviewReply{decline: true}:
+		default: // answered already
+		}
+		http.Redirect(w, r, "/runs/"+id, http.StatusSeeOther)
+		return
+	}
+	text := r.PostFormValue("plan")
+	plan, err := research.ParsePlan([]byte(text))
+	if err != nil {
+		lr.mu.Lock()
+		pr.text, pr.problem = text, capitalize(err.Error())+"."
+		lr.mu.Unlock()
+		s.render(w, http.StatusBadRequest, "plan.html", planPage{Title: "Review the plan", ID: id, Question: lr.params.Question,
+			Text: text, Error: pr.problem, L: labelsEN})
+		return
+	}
+	select {
+	case pr.reply <- reviewReply{plan: plan}:
+	default: // answered already (a second tab)
 	}
 	http.Redirect(w, r, "/runs/"+id, http.StatusSeeOther)
 }

@@ -38,6 +38,13 @@ type RunParams struct {
 	// Unjudged is what happens to sentences the support judge gave no verdict on: "" (the configured choice),
 	// research.UnjudgedRemove or research.UnjudgedKeep.
 	Unjudged string `json:"unjudged,omitempty"`
+	// Depth (auto, quick, standard, deep), Length (brief, standard, long or words) and Instructions steer the
+	// run; empty means the configured choice.
+	Depth        string `json:"depth,omitempty"`
+	Length       string `json:"length,omitempty"`
+	Instructions string `json:"instructions,omitempty"`
+	// Review shows the plan on the run's plan page before anything is searched.
+	Review bool `json:"review,omitempty"`
 }
 
 // RunRequest is one run to execute: the user's parameters plus where the run lives and where its events go.
@@ -47,12 +54,15 @@ type RunRequest struct {
 	OutDir string
 	// OnEvent must receive every event of the run (research.Config.OnEvent).
 	OnEvent func(research.Event)
+	// ReviewPlan, set when the form asked to review the plan, waits for the plan page's answer.
+	ReviewPlan func(ctx context.Context, p *research.Plan) (*research.Plan, error)
 }
 
 // Research is the request every research surface hands to the one request builder.
 func (r RunRequest) Research() request.Research {
 	q := request.Research{Question: r.Question, Web: r.Web, Budget: r.Budget, Rounds: r.Rounds, Unjudged: r.Unjudged,
-		RunID: r.RunID, OutDir: r.OutDir, OnEvent: r.OnEvent}
+		RunID: r.RunID, OutDir: r.OutDir, OnEvent: r.OnEvent, Depth: r.Depth, Length: r.Length, Instructions: r.Instructions,
+		ReviewPlan: r.ReviewPlan}
 	if r.Corpus != "" {
 		q.Corpora = []string{r.Corpus}
 	}
@@ -253,6 +263,9 @@ func (s *Server) launch(p RunParams, start StartFunc) (*liveRun, error) {
 	s.live[id] = lr
 	s.mu.Unlock()
 	req := RunRequest{RunParams: p, RunID: id, OutDir: s.runDir(id), OnEvent: lr.publish}
+	if p.Review {
+		req.ReviewPlan = lr.awaitReview
+	}
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
@@ -350,6 +363,48 @@ type liveRun struct {
 	stopped bool // cancelled (Stop, or the server shutting down): resumable, not failed
 	report  *research.Report
 	err     error
+	// review is the plan waiting for the person's answer on the plan page; nil when none waits.
+	review *pendingReview
+}
+
+// pendingReview is a plan shown on the plan page: its YAML (or the person's last edit, kept when it was not a
+// plan) and where the answer goes.
+type pendingReview struct {
+	text    string
+	problem string
+	reply   chan reviewReply
+}
+
+type reviewReply struct {
+	plan    *research.Plan
+	decline bool
+}
+
+// awaitReview is the run's research.Config.ReviewPlan: it puts the plan on the plan page and waits for the
+// answer (or for the run to be stopped).
+func (lr *liveRun) awaitReview(ctx context.Context, p *research.Plan) (*research.Plan, error) {
+	b, err := research.MarshalPlan(p)
+	if err != nil {
+		return nil, err
+	}
+	pr := &pendingReview{text: string(b), reply: make(chan reviewReply, 1)}
+	lr.mu.Lock()
+	lr.review = pr
+	lr.mu.Unlock()
+	defer func() {
+		lr.mu.Lock()
+		lr.review = nil
+		lr.mu.Unlock()
+	}()
+	select {
+	case r := <-pr.reply:
+		if r.decline {
+			return nil, errors.New("the plan was declined on the plan page, so nothing was searched")
+		}
+		return r.plan, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 func newLiveRun(id string, p RunParams) *liveRun {

@@ -217,14 +217,16 @@ func (s *Synthesizer) Synthesize(ctx context.Context, in research.SynthesisInput
 		return !cited[e.ID] && !containsNear(said, e.Claim)
 	}
 	var summary []research.Evidence
+	summaryWords := 0
 	for _, e := range answer {
-		if len(summary) >= summaryMax {
+		if len(summary) >= summaryMax || in.Words > 0 && len(summary) > 0 && summaryWords >= in.Words/2 {
 			break
 		}
 		if sayable(e) {
 			summary = append(summary, e)
 			cited[e.ID] = true
 			said = append(said, e)
+			summaryWords += research.CountWords(e.Claim)
 		}
 	}
 	sort.SliceStable(summary, func(i, j int) bool {
@@ -253,9 +255,13 @@ func (s *Synthesizer) Synthesize(ctx context.Context, in research.SynthesisInput
 			continue
 		}
 		var shown []research.Evidence
+		words := research.CountWords(b.String())
 		for _, e := range ev {
 			if len(shown) >= s.cfg.SectionItems {
 				break
+			}
+			if in.Words > 0 && words >= in.Words {
+				break // the length asked for: the best-ranked quotes of each section, no more
 			}
 			if !onTopic[e.ID] || !sayable(e) {
 				continue
@@ -263,6 +269,7 @@ func (s *Synthesizer) Synthesize(ctx context.Context, in research.SynthesisInput
 			shown = append(shown, e)
 			cited[e.ID] = true
 			said = append(said, e)
+			words += research.CountWords(e.Claim)
 		}
 		if len(shown) == 0 {
 			continue

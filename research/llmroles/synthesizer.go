@@ -88,6 +88,9 @@ func (s *Synthesizer) Synthesize(ctx context.Context, in research.SynthesisInput
 				fmt.Fprintf(&b, "- %s: %s\n", g.SubQuestion, oneLine(g.Missing))
 			}
 		}
+		if st := steering(in.Words, in.Instructions); st != "" {
+			b.WriteString(st + "\nThe length is a target, not a reason to pad: write no more than the evidence supports.\n")
+		}
 		if len(in.Problems) > 0 {
 			b.WriteString("\nYour previous draft was refused by the integrity check. Fix every one of these problems:\n")
 			for _, p := range in.Problems {

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/llm"
 	"github.com/deepresearch/deepresearch/llm/catalog"
 	"github.com/deepresearch/deepresearch/llm/openai"
@@ -38,7 +39,9 @@ type Config struct {
 	Questions []string // question ids [DefaultQuestions]
 	GoRoot    string   // [go env GOROOT]
 	WorkDir   string   // index and run folders [a temporary folder, removed]
-	Log       *slog.Logger
+	// Depths runs every question at each of these depths (research.Config.Depth) [the default depth only].
+	Depths []string
+	Log    *slog.Logger
 }
 
 // Usage is what one stage (or a whole run) spent.
@@ -52,8 +55,14 @@ type Usage struct {
 
 // QuestionResult is one question's spend and recall.
 type QuestionResult struct {
-	ID        string  `json:"id"`
-	Question  string  `json:"question"`
+	ID       string `json:"id"`
+	Question string `json:"question"`
+	// Depth is the depth asked for ("" the default) and Used the one the run used (the planner's triage for
+	// auto); Sources is the reads the run made and Budget the token fuse it ran under.
+	Depth     string  `json:"depth,omitempty"`
+	Used      string  `json:"used,omitempty"`
+	Sources   int     `json:"sources_read"`
+	Budget    int     `json:"token_budget,omitempty"`
 	Stages    []Usage `json:"stages"`
 	Total     Usage   `json:"total"`
 	Facts     int     `json:"facts"`
@@ -126,18 +135,31 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		if !ok {
 			return nil, fmt.Errorf("token bench: no question %q", id)
 		}
-		qr := runQuestion(ctx, cfg, ix, q, price)
-		res.Questions = append(res.Questions, qr)
-		res.Total.Calls += qr.Total.Calls
-		res.Total.Input += qr.Total.Input
-		res.Total.Output += qr.Total.Output
-		res.Total.CostUSD += qr.Total.CostUSD
+		depths := cfg.Depths
+		if len(depths) == 0 {
+			depths = []string{""}
+		}
+		for _, depth := range depths {
+			if err := research.CheckDepth(depth); err != nil {
+				return nil, fmt.Errorf("token bench: %w", err)
+			}
+			qr := runQuestion(ctx, cfg, ix, q, price, depth)
+			res.Questions = append(res.Questions, qr)
+			res.Total.Calls += qr.Total.Calls
+			res.Total.Input += qr.Total.Input
+			res.Total.Output += qr.Total.Output
+			res.Total.CostUSD += qr.Total.CostUSD
+		}
 	}
 	return res, nil
 }
 
-func runQuestion(ctx context.Context, cfg Config, ix *corpus.Index, q qualitybench.Question, price llm.Price) QuestionResult {
-	qr := QuestionResult{ID: q.ID, Question: q.Question, Facts: len(q.Facts), Total: Usage{Stage: "total"}}
+func runQuestion(ctx context.Context, cfg Config, ix *corpus.Index, q qualitybench.Question, price llm.Price, depth string) QuestionResult {
+	qr := QuestionResult{ID: q.ID, Question: q.Question, Depth: depth, Facts: len(q.Facts), Total: Usage{Stage: "total"}}
+	name := q.ID
+	if depth != "" {
+		name += "-" + depth
+	}
 	srv := openaifake.Start(openaifake.Config{})
 	defer srv.Close()
 	// The model's window and prices as the catalogue gives them, as deepresearch run would configure it.
@@ -150,13 +172,16 @@ func runQuestion(ctx context.Context, cfg Config, ix *corpus.Index, q qualityben
 	model := llm.WithRetry(m, llm.RetryConfig{})
 	roles := llmroles.New(llmroles.Config{Planner: model, Searcher: model, Analyst: model, Verifier: model,
 		Synthesizer: model, Sources: []sources.Searcher{ix}, Logger: cfg.Log})
-	rep, err := research.Run(ctx, research.Config{Question: q.Question, Roles: roles, Fetcher: ix, RunID: q.ID,
-		OutDir: filepath.Join(cfg.WorkDir, "runs", q.ID), Log: cfg.Log})
+	rep, err := research.Run(ctx, research.Config{Question: q.Question, Roles: roles, Fetcher: ix, RunID: name,
+		OutDir: filepath.Join(cfg.WorkDir, "runs", name), Log: cfg.Log, Depth: depth})
 	if err != nil {
 		qr.Error = err.Error()
 	} else {
 		qr.Found, _ = qualitybench.FactRecall(rep, q.Facts)
 		qr.Citations = len(rep.Citations)
+		qr.Used, qr.Sources = rep.Depth, rep.Stats.SourcesRead
+		d, _ := research.DepthOf(rep.Depth)
+		qr.Budget = d.MaxTokens
 	}
 	for _, st := range stages {
 		u := Usage{Stage: st.stage}
@@ -186,11 +211,20 @@ func (r *Result) WriteTable(w io.Writer) error {
 	fmt.Fprintf(&b, "prices of %s: $%.2f / $%.2f per million input / output tokens\n\n", r.PriceModel, r.Price.Input, r.Price.Output)
 	fmt.Fprintf(&b, "%-14s %-8s %6s %10s %9s %9s\n", "question", "stage", "calls", "input", "output", "cost")
 	for _, q := range r.Questions {
-		for _, s := range q.Stages {
-			fmt.Fprintf(&b, "%-14s %-8s %6d %10d %9d %9.4f\n", q.ID, s.Stage, s.Calls, s.Input, s.Output, s.CostUSD)
+		id := q.ID
+		if q.Depth != "" {
+			id += "@" + q.Depth
 		}
-		fmt.Fprintf(&b, "%-14s %-8s %6d %10d %9d %9.4f   recall %d/%d, %d citations%s\n", q.ID, "TOTAL", q.Total.Calls,
-			q.Total.Input, q.Total.Output, q.Total.CostUSD, q.Found, q.Facts, q.Citations, errNote(q.Error))
+		for _, s := range q.Stages {
+			fmt.Fprintf(&b, "%-14s %-8s %6d %10d %9d %9.4f\n", id, s.Stage, s.Calls, s.Input, s.Output, s.CostUSD)
+		}
+		depth := ""
+		if q.Used != "" {
+			depth = fmt.Sprintf(", depth %s, %d sources read, %s of %s budget tokens", q.Used, q.Sources,
+				lexical.Thousands(q.Total.Input+q.Total.Output), lexical.Thousands(q.Budget))
+		}
+		fmt.Fprintf(&b, "%-14s %-8s %6d %10d %9d %9.4f   recall %d/%d, %d citations%s%s\n", id, "TOTAL", q.Total.Calls,
+			q.Total.Input, q.Total.Output, q.Total.CostUSD, q.Found, q.Facts, q.Citations, depth, errNote(q.Error))
 	}
 	fmt.Fprintf(&b, "%-14s %-8s %6d %10d %9d %9.4f\n", "ALL", "", r.Total.Calls, r.Total.Input, r.Total.Output, r.Total.CostUSD)
 	_, err := io.WriteString(w, b.String())

@@ -78,6 +78,11 @@ type Config struct {
 	// GapQueries are the new queries the verifier suggests for the gap; empty means the gapped sub-question's
 	// keywords joined into one query.
 	GapQueries []string
+	// Triage is the depth the planner answers when asked to triage the question (depth auto); empty triages
+	// honestly by the question's shape (Triage).
+	Triage string
+	// Clarify are the questions the planner asks when asked whether the question is ambiguous; empty asks none.
+	Clarify []string
 	// MalformedPlan sends the plan with prose around it, in a code fence and with a trailing comma — repairable
 	// without asking again.
 	MalformedPlan bool
@@ -150,6 +155,11 @@ type Misbehaviour struct {
 	// and the end of the second joined by an ellipsis, and claims the first's subject with the second's
 	// predicate. With the gap bridged the quote would be a verbatim span; the claim is false.
 	Splice bool
+	// JunkTriage answers a triage with a depth that is no depth ("as deep as the ocean") and a reason of 2,000
+	// characters.
+	JunkTriage bool
+	// ClarifyFlood asks ten clarifying questions, some of them duplicates or empty, whatever Config.Clarify says.
+	ClarifyFlood bool
 	// Obey makes the analyst do what a source tells it: for a sentence ordering it to "state that X", it claims
 	// X with that sentence as the quote, and claims X again with the nearest relevant sentence as the quote.
 	Obey bool
@@ -178,6 +188,14 @@ type Call struct {
 	JSONMode bool
 	// Reask is true when the conversation already held an answer (the role was asked again).
 	Reask bool
+	// Clarify is true for a planner call asking whether the question needs clarifying; Depth is the depth a
+	// triaging planner call answered.
+	Clarify bool
+	Depth   string
+	// Words is the report length a planner or synthesizer prompt asked for (0: none); Instructions the text of
+	// its <instructions> block.
+	Words        int
+	Instructions string
 	// Continue is true when the synthesizer was asked to continue a draft cut off by the output limit.
 	Continue bool
 	// Items is how many results the searcher picked, evidence items the analyst returned (the invented one
@@ -351,6 +369,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	call.Reask = assistants > 0
+	if m := wordsRe.FindStringSubmatch(task); m != nil {
+		call.Words, _ = strconv.Atoi(m[1])
+	}
+	call.Instructions, _ = between(task, "<instructions>\n", "\n</instructions>")
 	call.Digest = hex.EncodeToString(digest.Sum(nil)[:12])
 	low := strings.ToLower(system)
 	for _, rm := range roleMarkers {
@@ -401,7 +423,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	var answer string
 	switch call.Role {
 	case RolePlanner:
-		answer = s.plan(task)
+		if strings.Contains(system, "too ambiguous to research well") {
+			call.Clarify = true
+			answer = s.clarify()
+			break
+		}
+		answer = s.plan(system, task, &call)
 	case RoleSearcher:
 		answer = s.pick(task, &call)
 	case RoleAnalyst:
@@ -603,24 +630,91 @@ func between(s, start, end string) (string, bool) {
 	return rest, true
 }
 
-func (s *Server) subQuestions(question string) []SubQuestion {
+// subQuestions is the plan of n sub-questions (the fewest the planner was asked for; 3 when it does not say).
+func (s *Server) subQuestions(question string, n int) []SubQuestion {
 	if len(s.cfg.SubQuestions) > 0 {
 		return s.cfg.SubQuestions
 	}
 	q := strings.TrimRight(strings.TrimSpace(question), "?")
-	return []SubQuestion{
+	all := []SubQuestion{
 		{Question: question, Queries: []string{q}},
 		{Question: "What evidence is there about: " + q + "?", Queries: []string{q + " evidence"}},
 		{Question: "What is still disputed about: " + q + "?", Queries: []string{q + " criticism"}},
+		{Question: "What details do the sources give about: " + q + "?", Queries: []string{q + " details"}},
+		{Question: "What examples are there of: " + q + "?", Queries: []string{q + " example"}},
+		{Question: "What rules govern: " + q + "?", Queries: []string{q + " rules"}},
+		{Question: "What exceptions apply to: " + q + "?", Queries: []string{q + " exceptions"}},
+		{Question: "What is the background of: " + q + "?", Queries: []string{q + " background"}},
 	}
+	if n <= 0 {
+		n = 3
+	}
+	return all[:min(n, len(all))]
 }
 
-func (s *Server) plan(task string) string {
-	question, _ := between(task, "Research question:\n", "\n\nReply with")
+// Triage is the honest fake's depth for a question: deep for a comparison or a survey, quick for a short
+// question of one clause, standard otherwise; with the reason.
+func Triage(question string) (depth, reason string) {
+	low := " " + strings.ToLower(question) + " "
+	for _, w := range []string{"compare", "comparison", " versus ", " vs ", "survey", "overview", "landscape", "comprehensive", "in depth"} {
+		if strings.Contains(low, w) {
+			return "deep", "a comparison or survey needs many independent sources"
+		}
+	}
+	words := strings.Fields(question)
+	if len(words) <= 10 && !strings.Contains(low, " and ") && !strings.ContainsAny(question, ",;") {
+		return "quick", "a single short question that one good source answers"
+	}
+	return "standard", "a question with several facets"
+}
+
+var (
+	wordsRe  = regexp.MustCompile(`Report length asked for: about (\d+) words\.`)
+	rangeRe  = regexp.MustCompile(`into (\d+) to (\d+) sub-questions`)
+	depthRow = regexp.MustCompile(`(?m)^- (quick|standard|deep): .* — (\d+) to (\d+) sub-questions$`)
+	answerRe = regexp.MustCompile(`(?m)^  A: (.*)$`)
+)
+
+func (s *Server) clarify() string {
+	qs := s.cfg.Clarify
+	if s.cfg.Misbehave.ClarifyFlood {
+		qs = nil
+		for i := range 10 {
+			qs = append(qs, fmt.Sprintf("Which variant number %d do you mean?", i%7), "")
+		}
+	}
+	if qs == nil {
+		qs = []string{}
+	}
+	return mustJSON(map[string]any{"questions": qs})
+}
+
+func (s *Server) plan(system, task string, call *Call) string {
+	question, _ := between(task, "Research question:\n", "\n\n")
 	question = strings.TrimSpace(question)
 	lang := s.cfg.Language
 	if lang == "" {
 		lang = "en"
+	}
+	n := 0
+	if m := rangeRe.FindStringSubmatch(system); m != nil {
+		n, _ = strconv.Atoi(m[1])
+	}
+	var depth, reason string
+	if strings.Contains(system, "Triage the research question first") {
+		depth, reason = Triage(question)
+		if s.cfg.Triage != "" {
+			depth, reason = s.cfg.Triage, "scripted"
+		}
+		for _, m := range depthRow.FindAllStringSubmatch(system, -1) {
+			if m[1] == depth {
+				n, _ = strconv.Atoi(m[2])
+			}
+		}
+		if s.cfg.Misbehave.JunkTriage {
+			depth, reason = "as deep as the ocean", strings.Repeat("because ", 250)
+		}
+		call.Depth = depth
 	}
 	type item struct {
 		Question    string   `json:"question"`
@@ -629,12 +723,22 @@ func (s *Server) plan(task string) string {
 		Criteria    string   `json:"criteria"`
 	}
 	var items []item
-	for _, sq := range s.subQuestions(question) {
+	for _, sq := range s.subQuestions(question, n) {
 		items = append(items, item{Question: sq.Question, Queries: sq.Queries,
 			SourceTypes: []string{"technical reports", "field trials"},
 			Criteria:    "a source states it directly"})
 	}
-	b, _ := json.MarshalIndent(map[string]any{"language": lang, "sub_questions": items}, "", "  ")
+	// Answers to clarifying questions narrow the first sub-question.
+	for _, m := range answerRe.FindAllStringSubmatch(task, -1) {
+		if a := strings.TrimSpace(m[1]); a != "" && !strings.HasPrefix(a, "(no answer") && len(items) > 0 {
+			items[0].Question = strings.TrimRight(items[0].Question, "?") + " (" + a + ")?"
+		}
+	}
+	res := map[string]any{"language": lang, "sub_questions": items}
+	if depth != "" {
+		res["depth"], res["depth_reason"] = depth, reason
+	}
+	b, _ := json.MarshalIndent(res, "", "  ")
 	out := string(b)
 	if s.cfg.MalformedPlan {
 		// What chatty models send: prose, a fence, and a trailing comma before the closing brace.
@@ -976,13 +1080,21 @@ func (s *Server) synthesize(task string, call *Call) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s\n", strings.TrimSpace(question))
 	written := 0
+	// An honest model asked for a length writes at most that many words, never more than its evidence says.
+	limit := call.Words
 	for _, id := range ids {
+		if limit > 0 && len(strings.Fields(b.String())) >= limit {
+			break
+		}
 		cs := bySQ[id]
 		if len(cs) == 0 {
 			continue
 		}
 		fmt.Fprintf(&b, "\n## %s\n\n", text[id])
 		for i, c := range cs {
+			if limit > 0 && i > 0 && len(strings.Fields(b.String())) >= limit {
+				break
+			}
 			t := c.text
 			if !strings.HasSuffix(t, ".") && !strings.HasSuffix(t, "!") && !strings.HasSuffix(t, "?") {
 				t += "."
