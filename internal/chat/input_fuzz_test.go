@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode"
@@ -94,4 +95,47 @@ func FuzzReadLine(f *testing.F) {
 		}
 		t.Fatal("readLine never reached the end of its input")
 	})
+}
+
+// TestHistoryStaysBounded types more messages than the history keeps, in one session and over two: the file never
+// holds more than twice HistoryLimit entries, a new session recalls the newest HistoryLimit, and the file stays
+// 0600.
+func TestHistoryStaysBounded(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "state", "chat_history")
+	h, err := loadHistory(file, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := func() int {
+		b, _ := os.ReadFile(file)
+		return strings.Count(string(b), "\n")
+	}
+	for i := range 3*HistoryLimit + 7 {
+		if err := h.push("message " + strconv.Itoa(i)); err != nil {
+			t.Fatal(err)
+		}
+		if n := lines(); n > 2*HistoryLimit {
+			t.Fatalf("after %d messages the file holds %d entries", i+1, n)
+		}
+	}
+	h2, err := loadHistory(file, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h2.Len() != HistoryLimit || h2.At(0) != "message "+strconv.Itoa(3*HistoryLimit+6) || h2.At(HistoryLimit-1) != "message "+strconv.Itoa(2*HistoryLimit+7) {
+		t.Errorf("recalled %d entries, newest %q, oldest %q", h2.Len(), h2.At(0), h2.At(HistoryLimit-1))
+	}
+	if n := lines(); n != HistoryLimit {
+		t.Errorf("loading left %d entries in the file, want %d", n, HistoryLimit)
+	}
+	if st, _ := os.Stat(file); st.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v", st.Mode().Perm())
+	}
+	// Secrets are scrubbed before anything is written.
+	if err := h2.push("my key is sk-abcdefghijklmnopqrstuvwxyz123456"); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(file); strings.Contains(string(b), "sk-abcdefghijklmnopqrstuvwxyz123456") {
+		t.Error("the history file keeps an API key")
+	}
 }
