@@ -118,17 +118,24 @@ func (h *history) push(msg string) error {
 		return nil
 	}
 	h.entries = append(h.entries, msg)
-	if len(h.entries) > 2*HistoryLimit {
+	compact := len(h.entries) > 2*HistoryLimit
+	if compact {
+		// A long session: the file, appended to at every message, is cut back to the limit here too.
 		h.entries = h.entries[len(h.entries)-HistoryLimit:]
 	}
 	if h.file == "" || h.err != nil {
 		return nil
 	}
-	if err := h.append(msg); err != nil {
-		h.err = err
-		return err
+	var err error
+	if compact {
+		err = h.rewrite()
+	} else {
+		err = h.append(msg)
 	}
-	return nil
+	if err != nil {
+		h.err = err
+	}
+	return err
 }
 
 func (h *history) append(msg string) error {

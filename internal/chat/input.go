@@ -246,6 +246,9 @@ func (ti *termInput) tab(line string, pos int) (string, int, bool) {
 // cleared line and read into errInterrupted.
 const interruptMark = '\uF8FF'
 
+// maxKeySequence bounds the bytes after ESC taken as one key sequence.
+const maxKeySequence = 32
+
 // ttyIO is the terminal as the line editor sees it: reads from in, with Ctrl-C marked and lines longer than
 // MaxMessage cut (the editor bounds typed lines, not pasted ones), writes to out.
 type ttyIO struct {
@@ -256,6 +259,8 @@ type ttyIO struct {
 	err     error
 	run     int  // bytes since the last line end
 	skip    bool // dropping the rest of an over-long line
+	esc     bool // inside a key sequence (after ESC, before its final byte)
+	escLen  int  // bytes of the key sequence so far
 	cut     bool
 	intr    bool
 }
@@ -289,21 +294,30 @@ func (t *ttyIO) Read(p []byte) (int, error) {
 func (t *ttyIO) filter(b []byte) []byte {
 	var out bytes.Buffer
 	for _, c := range b {
+		keep := true
 		switch {
 		case c == 3: // Ctrl-C
 			out.WriteRune(interruptMark)
 			out.WriteByte('\r')
-			t.run, t.skip = 0, false
+			t.run, t.skip, t.esc = 0, false, false
 			continue
 		case c == '\r' || c == '\n':
-			t.run, t.skip = 0, false
+			t.run, t.skip, t.esc = 0, false, false
+		case c == 0x1b:
+			t.esc, t.escLen = true, 0
+		case t.esc && t.escLen < maxKeySequence:
+			// Key sequences (the end of a paste among them) reach the editor even while the over-long line around
+			// them is dropped; like the editor, a letter or ~ ends one.
+			t.escLen++
+			t.esc = !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '~')
 		default:
 			t.run++
 			if t.run > MaxMessage {
 				t.skip, t.cut = true, true
 			}
+			keep = !t.skip
 		}
-		if !t.skip {
+		if keep {
 			out.WriteByte(c)
 		}
 	}

@@ -68,6 +68,10 @@ func commandScript(t *testing.T, term *terminal, withModel bool) {
 	// Hostile input at the prompt. A line longer than the editor holds is not sent; what was kept comes back
 	// with Up.
 	step(strings.Repeat("x", 6000)+"\r", `Not sent: the message was cut`)
+	// A pasted line has no editor limit; past MaxMessage it is cut and refused the same way.
+	if withModel {
+		step("\x1b[200~"+strings.Repeat("p", MaxMessage+100)+"\x1b[201~\r", `Not sent: the message was cut`)
+	}
 	// Control bytes, a stray escape sequence and an OSC clipboard write are typed as text, never obeyed.
 	step("\x00\x0f\x11\x16\x18\x1c\x1f\x1b[999~\x1b]52;c;aGk=\x07 ping\r", "")
 	// Ctrl-C at the prompt drops the line; the next message is sent alone.
