@@ -171,8 +171,6 @@ var inlineRE = regexp.MustCompile("`[^`]{1,400}`" +
 
 var numRE = regexp.MustCompile(`\d+`)
 
-
-
 func (p *mdParser) inline(s string) []span {
 	var out []span
 	text := func(t string) {
