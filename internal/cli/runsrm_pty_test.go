@@ -76,3 +76,27 @@ func TestRunsRmAsks(t *testing.T) {
 		t.Errorf("refused, and the run is gone: %v", err)
 	}
 }
+
+// show --format docx (or pdf) does not pour a binary file onto a terminal: it asks for --output.
+func TestShowBinaryFormatNotToATerminal(t *testing.T) {
+	cfg, _, ids := runsFixture(t)
+	master, tty, err := pty.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer master.Close()
+	defer tty.Close()
+	go func() { // drain the terminal
+		b := make([]byte, 4096)
+		for {
+			if _, err := master.Read(b); err != nil {
+				return
+			}
+		}
+	}()
+	var errb strings.Builder
+	code := cli.Main(t.Context(), []string{"show", "--config", cfg, "--format", "docx", ids[0]}, strings.NewReader(""), tty, &errb, func(string) string { return "" })
+	if code != cli.ExitUsage || !strings.Contains(errb.String(), "--output report.docx") {
+		t.Errorf("docx to a terminal: exit %d\n%s", code, errb.String())
+	}
+}

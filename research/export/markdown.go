@@ -158,14 +158,16 @@ func (p *mdParser) list(lines []string, i int) (block, int) {
 	return b, i
 }
 
-// inlineRE finds the next inline construct: code span, link, citation group, bare URL, bold, italic.
-var inlineRE = regexp.MustCompile("`[^`]+`" +
-	`|\[([^\]]+)\]\(([^)\s]+)\)` +
-	`|\[(\d+(?:\s*[,;]\s*\d+)*)\]` +
-	`|\*\*([^*]+)\*\*` +
-	`|\*([^*\s][^*]*)\*` +
-	`|(?:^|\b)_([^_\s][^_]*)_(?:\b|$)` +
-	`|\b((?:https?|file)://[^\s<>"()\[\]]+[^\s<>"()\[\].,;:!?'’”])`)
+// inlineRE finds the next inline construct: code span, link, citation group, bare URL, bold, italic. Each is
+// bounded in length (a longer one is text): an unclosed "[" or "*" would otherwise keep the search running to the
+// end of the paragraph at every construct, quadratic in a long paragraph's length.
+var inlineRE = regexp.MustCompile("`[^`]{1,400}`" +
+	`|\[([^\]]{1,300})\]\(([^)\s]{1,800})\)` +
+	`|\[(\d{1,4}(?:\s{0,2}[,;]\s{0,2}\d{1,4}){0,30})\]` +
+	`|\*\*([^*]{1,400})\*\*` +
+	`|\*([^*\s][^*]{0,400})\*` +
+	`|(?:^|\b)_([^_\s][^_]{0,400})_(?:\b|$)` +
+	`|\b((?:https?|file)://[^\s<>"()\[\]]{1,800}[^\s<>"()\[\].,;:!?'’”])`)
 
 var numRE = regexp.MustCompile(`\d+`)
 

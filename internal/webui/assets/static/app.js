@@ -94,7 +94,10 @@
     var key = docKey(url), d = docs[key];
     if (!d) {
       var li = el("li", "doc");
-      var name = el("span", "name", title || fileName(key));
+      // A web page opens from its row; a local file cannot be opened from this page (its passages open from the
+      // report's citations once the run is done).
+      var name = /^https?:\/\//i.test(key) ? el("a", "name", title || fileName(key)) : el("span", "name", title || fileName(key));
+      if (name.tagName === "A") { name.href = key; name.target = "_blank"; name.rel = "noopener noreferrer"; }
       var loc = el("span", "where", where(key));
       var n = el("span", "n", "");
       li.title = key;
