@@ -143,14 +143,11 @@ func apiStart(run runFunc, def mcpserver.Sources) webui.APIStartFunc {
 	}
 }
 
-// apiDepth maps a model name's depth onto the request: quick runs no directed re-search round, deep the most
-// research.MaxRounds allows, standard and the plain model the configured number.
+// apiDepth sets the depth the model name asks for (research's depth table); the plain model keeps the
+// configured one.
 func apiDepth(r *request.Research, depth string) {
-	switch depth {
-	case webui.DepthQuick:
-		r.Rounds = -1
-	case webui.DepthDeep:
-		r.Rounds = research.MaxRounds
+	if depth != "" {
+		r.Depth = depth
 	}
 }
 

@@ -29,11 +29,12 @@ const (
 	ModelDeep     = "deepresearch-deep"
 )
 
-// Depths a model name (or the request's "depth" field) asks for; "" is the configured one.
+// Depths a model name (or the request's "depth" field) asks for: the research depth table's names; "" is the
+// configured one.
 const (
-	DepthQuick    = "quick"
-	DepthStandard = "standard"
-	DepthDeep     = "deep"
+	DepthQuick    = research.DepthQuick
+	DepthStandard = research.DepthStandard
+	DepthDeep     = research.DepthDeep
 )
 
 // Models lists the model names the API serves, each with the depth it runs at.
