@@ -255,7 +255,7 @@ func TestChatAndAskWithoutAModel(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("chat without a model: exit %d\n%s\n%s", code, stdout, errb.String())
 	}
-	for _, want := range []string{"no model: /deep-research <question> works", "Conversation needs a model",
+	for _, want := range []string{"no model: /deep-research <question> works", "No model is configured, so there is no conversation",
 		"--provider ollama --model qwen3", "Report: ", "evidence items cited"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("chat output lacks %q:\n%s", want, stdout)
