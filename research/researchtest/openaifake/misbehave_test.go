@@ -268,7 +268,9 @@ func checkCitations(t *testing.T, dir string, rep *research.Report) {
 	}
 }
 
-var storedLinkRe = regexp.MustCompile(`“([^”]*)” — \S+ \(e\d+\) · \[[^\]]*\]\((docs/[0-9a-f]+\.txt)#L(\d+)-L(\d+)\)`)
+// A citation entry: the quote, its source and id, the link that opens the page at the quote (web pages and HTML
+// files), then the link to the lines of the stored text.
+var storedLinkRe = regexp.MustCompile(`“([^”]*)” — \S+ \(e\d+\)(?: · \[[^\]]*\]\([^)\s]*#:~:text=[^)\s]*\))? · \[[^\]]*\]\((docs/[0-9a-f]+\.txt)#L(\d+)-L(\d+)\)`)
 
 func atoi(s string) int {
 	n, _ := strconv.Atoi(s)
