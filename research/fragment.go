@@ -2,11 +2,12 @@ package research
 
 import (
 	"net/url"
-	"path"
 	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/deepresearch/deepresearch/sources/extract"
 )
 
 // A line anchor (#L12-L14) names lines of the text a run read. For a Markdown, text or code file those are the
@@ -27,14 +28,16 @@ func TextFragmentURL(source, quote string) (string, bool) {
 	if err != nil {
 		return "", false
 	}
-	ext := strings.ToLower(path.Ext(u.Path))
+	// The format registry names what a path's extension holds: a web page is HTML unless it names a PDF (or is
+	// arXiv's /pdf/ path); a local file only when it is HTML.
+	f, known := extract.Builtin().ByPath(u.Path)
 	switch strings.ToLower(u.Scheme) {
 	case "http", "https":
-		if ext == ".pdf" || strings.HasPrefix(u.Path, "/pdf/") {
+		if known && f.Name == "pdf" || strings.HasPrefix(u.Path, "/pdf/") {
 			return "", false
 		}
 	case "file":
-		if ext != ".html" && ext != ".htm" && ext != ".xhtml" {
+		if !known || f.Layout != extract.LayoutHTML {
 			return "", false
 		}
 	default:

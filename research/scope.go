@@ -4,10 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 
-	"github.com/deepresearch/deepresearch/internal/atomicfile"
+	"github.com/deepresearch/deepresearch/internal/runfolder"
 	"github.com/deepresearch/deepresearch/lexical"
 )
 
@@ -163,7 +162,7 @@ func personLimits(d DepthSettings) DepthSettings {
 func (r *runner) savePlanFile(ctx context.Context, p *Plan) {
 	b, err := MarshalPlan(p)
 	if err == nil {
-		err = atomicfile.Write(filepath.Join(r.dir, PlanFile), b, 0o644)
+		err = runfolder.WriteFile(r.dir, PlanFile, b)
 	}
 	if err != nil {
 		r.logf(ctx, StageScope, 0, "", "error", "write "+PlanFile, err)

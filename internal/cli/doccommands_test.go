@@ -29,6 +29,7 @@ var notRun = map[string]string{
 	"go install github.com/deepresearch/deepresearch/cmd/deepresearch@latest": "installs from the module proxy, which tests never reach",
 	"go get github.com/deepresearch/deepresearch@latest":                      "downloads from the module proxy, which tests never reach",
 	"scripts/test": "the whole suite, this test among it",
+	"DEEPRESEARCH_TOKEN=$(openssl rand -hex 16) deepresearch serve --api --addr 0.0.0.0:8787 --corpus ~/notes": "a server on every interface that runs until stopped; TestServeAPIEndToEnd runs serve --api through openai-go",
 }
 
 var fenceRE = regexp.MustCompile("(?s)```(?:sh|bash|shell)\n(.*?)```")

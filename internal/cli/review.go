@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/deepresearch/deepresearch/internal/runfolder"
 	"github.com/deepresearch/deepresearch/internal/termsafe"
 	"github.com/deepresearch/deepresearch/research"
 )
@@ -149,7 +150,7 @@ func (t *terminalIO) edit(ctx context.Context, dir string, p *research.Plan) (*r
 		if err != nil {
 			return nil, err
 		}
-		if err := os.WriteFile(path, b, 0o600); err != nil {
+		if err := runfolder.WriteFile(dir, editFile, b); err != nil {
 			return nil, fmt.Errorf("plan review: %w", err)
 		}
 	}
@@ -171,7 +172,7 @@ func (t *terminalIO) edit(ctx context.Context, dir string, p *research.Plan) (*r
 				return nil, ctx.Err()
 			}
 			problem = fmt.Sprintf("the editor (%s) failed: %v", editor, runErr)
-		} else if b, err := os.ReadFile(path); err != nil {
+		} else if b, err := runfolder.ReadFile(dir, editFile, research.MaxPlanBytes); err != nil {
 			problem = err.Error()
 		} else if edited, err = research.ParsePlan(b); err != nil {
 			problem = err.Error()
@@ -212,19 +213,10 @@ func (t *terminalIO) answer(ctx context.Context, questions []string) ([]string, 
 	return answers, nil
 }
 
-// loadPlanFile reads a plan file (run --plan FILE), bounded before it is read.
+// loadPlanFile reads a plan file (run --plan FILE): a regular file, opened without blocking (a FIFO named as the
+// plan is refused, not waited on), bounded before it is read.
 func loadPlanFile(path string) (*research.Plan, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("--plan: %w", err)
-	}
-	defer f.Close()
-	if st, err := f.Stat(); err != nil {
-		return nil, fmt.Errorf("--plan: %w", err)
-	} else if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("--plan %s: not a regular file", path)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, research.MaxPlanBytes+1))
+	b, err := runfolder.ReadFile(filepath.Dir(path), filepath.Base(path), research.MaxPlanBytes)
 	if err != nil {
 		return nil, fmt.Errorf("--plan: %w", err)
 	}

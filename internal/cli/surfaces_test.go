@@ -324,8 +324,23 @@ func TestEverySurfaceRunsTheSameRequest(t *testing.T) {
 				hs := httptest.NewServer(srv.Handler())
 				defer hs.Close()
 				c := openai.NewClient(option.WithBaseURL(hs.URL+"/v1"), option.WithAPIKey("unused"), option.WithMaxRetries(0))
-				if _, err := c.Chat.Completions.New(t.Context(), openai.ChatCompletionNewParams{Model: webui.ModelDefault,
-					Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage(question)}}); err != nil {
+				// A client steers as the chat UIs do: the depth by the model's name, the audience in a system
+				// message, the length in the request's extension field.
+				model := webui.ModelDefault
+				for _, m := range webui.Models {
+					if m.Depth != "" && m.Depth == tc.req.Depth {
+						model = m.ID
+					}
+				}
+				msgs := []openai.ChatCompletionMessageParamUnion{openai.UserMessage(question)}
+				if tc.req.Instructions != "" {
+					msgs = append([]openai.ChatCompletionMessageParamUnion{openai.SystemMessage(tc.req.Instructions)}, msgs...)
+				}
+				var opts []option.RequestOption
+				if tc.req.Length != "" {
+					opts = append(opts, option.WithJSONSet("length", tc.req.Length))
+				}
+				if _, err := c.Chat.Completions.New(t.Context(), openai.ChatCompletionNewParams{Model: model, Messages: msgs}, opts...); err != nil {
 					t.Fatalf("api: %v", err)
 				}
 				got["api"] = cap.take(t, "api")

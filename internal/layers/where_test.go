@@ -226,7 +226,9 @@ func TestWhereToAddThingsMatchesTheCode(t *testing.T) {
 		if f.Convert == nil {
 			continue
 		}
-		got := holding(files, f.Extensions)
+		// The export table names the extensions of the files a report is written as — another concept, with its
+		// own row ("an export format of a report").
+		got := slices.DeleteFunc(holding(files, f.Extensions), func(p string) bool { return p == "research/export/export.go" })
 		if len(got) == 0 {
 			t.Errorf("format %s: no file declares %v", f.Name, f.Extensions)
 		}

@@ -217,6 +217,11 @@ type completionRequest struct {
 	Depth string `json:"depth"`
 	// ReasoningFormat (an extension) chooses how progress is sent: reasoning_content (default), think or none.
 	ReasoningFormat string `json:"reasoning_format"`
+	// Length (an extension) asks for the report's length: brief, standard, long or a word count.
+	Length string `json:"length"`
+	// Instructions (an extension) steer the run (audience, focus, what to leave out), after the text of the
+	// request's system and developer messages, which are read as instructions too.
+	Instructions string `json:"instructions"`
 }
 
 type apiMessage struct {
@@ -338,6 +343,29 @@ func (s *Server) parseCompletion(w http.ResponseWriter, r *http.Request, cfg API
 	if err := research.CheckQuestion(question); err != nil {
 		return req, "", "", refuse(http.StatusBadRequest, "", "messages", err.Error())
 	}
+	var instr []string
+	for i, m := range req.Messages {
+		if m.Role != "system" && m.Role != "developer" {
+			continue
+		}
+		t, err := m.text()
+		if err != nil {
+			return req, "", "", refuse(http.StatusBadRequest, "", fmt.Sprintf("messages[%d].content", i), err.Error())
+		}
+		if t = strings.TrimSpace(t); t != "" {
+			instr = append(instr, t)
+		}
+	}
+	if t := strings.TrimSpace(req.Instructions); t != "" {
+		instr = append(instr, t)
+	}
+	req.Instructions = strings.Join(instr, "\n")
+	if err := research.CheckInstructions(req.Instructions); err != nil {
+		return req, "", "", refuse(http.StatusBadRequest, "", "instructions", err.Error())
+	}
+	if err := research.CheckLength(req.Length); err != nil {
+		return req, "", "", refuse(http.StatusBadRequest, "", "length", err.Error())
+	}
 	return req, question, depth, nil
 }
 
@@ -349,7 +377,7 @@ func (s *Server) handleCompletions(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	start := func(ctx context.Context, rr RunRequest) (*research.Report, error) { return cfg.Start(ctx, rr, depth) }
-	lr, err := s.launch(RunParams{Question: question}, start)
+	lr, err := s.launch(RunParams{Question: question, Length: req.Length, Instructions: req.Instructions}, start)
 	if err != nil {
 		if errors.Is(err, ErrTooManyRuns) {
 			w.Header().Set("Retry-After", "30")
