@@ -43,16 +43,7 @@ func UserDir(getenv func(string) string) string {
 // (chat's input history): $XDG_STATE_HOME/deepresearch, else ~/.local/state/deepresearch; "" when neither is
 // known. getenv nil means os.Getenv.
 func StateDir(getenv func(string) string) string {
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	if d := getenv("XDG_STATE_HOME"); d != "" && filepath.IsAbs(d) {
-		return filepath.Join(d, "deepresearch")
-	}
-	if h := getenv("HOME"); h != "" {
-		return filepath.Join(h, ".local", "state", "deepresearch")
-	}
-	return ""
+	return xdgDir(getenv, "XDG_STATE_HOME", ".local", "state")
 }
 
 // DataDir is deepresearch's folder in the user's data directory, where what no working folder owns is kept (the
@@ -63,21 +54,32 @@ func DataDir(getenv func(string) string) string {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	if d := getenv("XDG_DATA_HOME"); d != "" && filepath.IsAbs(d) {
+	if d := getenv("XDG_DATA_HOME"); d == "" || !filepath.IsAbs(d) {
+		switch runtime.GOOS {
+		case "windows":
+			if d := getenv("LOCALAPPDATA"); d != "" {
+				return filepath.Join(d, "deepresearch")
+			}
+		case "darwin":
+			if h := getenv("HOME"); h != "" && filepath.IsAbs(h) {
+				return filepath.Join(h, "Library", "Application Support", "deepresearch")
+			}
+		}
+	}
+	return xdgDir(getenv, "XDG_DATA_HOME", ".local", "share")
+}
+
+// xdgDir is deepresearch's folder under the base directory the variable names (an absolute path), else under
+// the home folder's fallback path; "" when neither is known. getenv nil means os.Getenv.
+func xdgDir(getenv func(string) string, variable string, fallback ...string) string {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	if d := getenv(variable); d != "" && filepath.IsAbs(d) {
 		return filepath.Join(d, "deepresearch")
 	}
-	switch runtime.GOOS {
-	case "windows":
-		if d := getenv("LOCALAPPDATA"); d != "" {
-			return filepath.Join(d, "deepresearch")
-		}
-	case "darwin":
-		if h := getenv("HOME"); h != "" {
-			return filepath.Join(h, "Library", "Application Support", "deepresearch")
-		}
-	}
 	if h := getenv("HOME"); h != "" && filepath.IsAbs(h) {
-		return filepath.Join(h, ".local", "share", "deepresearch")
+		return filepath.Join(append(append([]string{h}, fallback...), "deepresearch")...)
 	}
 	return ""
 }
