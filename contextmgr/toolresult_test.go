@@ -13,7 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/deepresearch/deepresearch/agent"
-	"github.com/deepresearch/deepresearch/internal/syncio"
+	"github.com/deepresearch/deepresearch/base/syncio"
 	"github.com/deepresearch/deepresearch/llm"
 	"github.com/deepresearch/deepresearch/llm/tokens"
 )

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/deepresearch/deepresearch/internal/runfolder"
+	"github.com/deepresearch/deepresearch/base/runfolder"
 	"github.com/deepresearch/deepresearch/research/state"
 )
 

@@ -6,12 +6,12 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/deepresearch/deepresearch/internal/runfolder"
+	"github.com/deepresearch/deepresearch/base/runfolder"
 )
 
 // ---- files ----
 //
-// Every file of a run folder is opened through internal/runfolder (regular files only, no links out of the
+// Every file of a run folder is opened through base/runfolder (regular files only, no links out of the
 // folder, non-blocking opens, bounded reads); a test walks the code for any other open.
 
 // writeRunFile replaces the file name (relative, slash-separated) inside the run folder dir whole, so a

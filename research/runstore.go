@@ -10,7 +10,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/deepresearch/deepresearch/internal/redact"
+	"github.com/deepresearch/deepresearch/base/redact"
 	"github.com/deepresearch/deepresearch/research/state"
 )
 

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/deepresearch/deepresearch/internal/runfolder"
+	"github.com/deepresearch/deepresearch/base/runfolder"
 	"github.com/deepresearch/deepresearch/lexical"
 )
 

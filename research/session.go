@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/deepresearch/deepresearch/internal/redact"
+	"github.com/deepresearch/deepresearch/base/redact"
 	"github.com/deepresearch/deepresearch/llm"
 	"github.com/deepresearch/deepresearch/research/state"
 )

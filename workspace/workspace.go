@@ -14,7 +14,7 @@ import (
 	"sync"
 	"syscall"
 
-	"github.com/deepresearch/deepresearch/internal/runfolder"
+	"github.com/deepresearch/deepresearch/base/runfolder"
 )
 
 // ErrEscape is returned for a path that would leave the workspace.

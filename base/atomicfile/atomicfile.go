@@ -1,5 +1,7 @@
 // Package atomicfile replaces files whole: through a temporary file in the same directory and a rename, so a
 // reader — or a resume after kill -9 — sees the old content or the new, never half of it.
+//
+// Like every package under base/, it is importable by other modules but carries no compatibility promise.
 package atomicfile
 
 import (

@@ -2,6 +2,8 @@
 // or prose, and the usual defects are repaired — trailing or missing commas, single-quoted or unquoted keys and
 // strings, Python literals, comments, raw control characters in strings, mismatched brackets and an answer cut off
 // by the output limit. The repair is conservative: it never invents content, it only closes, quotes and drops.
+//
+// Like every package under base/, it is importable by other modules but carries no compatibility promise.
 package jsonfix
 
 import (

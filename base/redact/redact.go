@@ -1,6 +1,8 @@
 // Package redact removes secrets from text that is about to be stored or printed: error messages from
 // providers that echo the request (a key in a URL, a header, a body), log lines, events. It is the one scrubber
 // every surface uses.
+//
+// Like every package under base/, it is importable by other modules but carries no compatibility promise.
 package redact
 
 import (

@@ -25,7 +25,7 @@ var notRunFolders = map[string]string{
 	"sources/corpus/ignore.go":                     "ignore files of the indexed folder",
 	"sources/corpus/indexed.go":                    "the corpus index's own folders",
 	"research/state/state.go":                      "sql.Open of SQLite, after checkSQLiteFiles passed every file SQLite opens (checked below); PostgreSQL URLs",
-	"internal/atomicfile/atomicfile.go":            "whole-file replacement of configuration and chat files (trust list, sessions)",
+	"base/atomicfile/atomicfile.go":                "whole-file replacement of configuration and chat files (trust list, sessions)",
 	"internal/config/config.go":                    "configuration files",
 	"internal/config/trust.go":                     "the trust list in the user's configuration folder",
 	"internal/chat/session.go":                     "chat sessions under the user's session folder",
@@ -119,7 +119,7 @@ func TestRunFolderOpensGoThroughRunfolder(t *testing.T) {
 	}
 	sort.Strings(bad)
 	for _, b := range bad {
-		t.Errorf("%s: open a run folder's files with internal/runfolder, or list the file in notRunFolders with the reason its paths are not in a run folder", b)
+		t.Errorf("%s: open a run folder's files with base/runfolder, or list the file in notRunFolders with the reason its paths are not in a run folder", b)
 	}
 	for rel := range notRunFolders {
 		if len(found[rel]) == 0 {

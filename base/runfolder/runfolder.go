@@ -12,6 +12,8 @@
 //     the name is replaced, never written through.
 //
 // Files that another library opens by name (the SQLite state) are checked first with Check.
+//
+// Like every package under base/, it is importable by other modules but carries no compatibility promise.
 package runfolder
 
 import (

@@ -1,6 +1,8 @@
 // Package syncio holds the one writer and the one buffer that several goroutines may share: the terminal that
 // parallel questions print to, the MCP transport's frames and error frames, and log sinks read by tests while
 // the code under test is still writing.
+//
+// Like every package under base/, it is importable by other modules but carries no compatibility promise.
 package syncio
 
 import (

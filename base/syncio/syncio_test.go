@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/deepresearch/deepresearch/internal/syncio"
+	"github.com/deepresearch/deepresearch/base/syncio"
 )
 
 // chunky writes each call in two halves, so unserialised callers would interleave.

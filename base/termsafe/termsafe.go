@@ -13,6 +13,8 @@
 //   - a byte that is not UTF-8 as \xNN.
 //
 // Writer applies the same to everything written through it.
+//
+// Like every package under base/, it is importable by other modules but carries no compatibility promise.
 package termsafe
 
 import (

@@ -22,8 +22,8 @@ import (
 	"unicode"
 
 	"github.com/deepresearch/deepresearch/agent"
-	"github.com/deepresearch/deepresearch/internal/redact"
-	"github.com/deepresearch/deepresearch/internal/syncio"
+	"github.com/deepresearch/deepresearch/base/redact"
+	"github.com/deepresearch/deepresearch/base/syncio"
 	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/llm"
 	"github.com/deepresearch/deepresearch/llm/tokens"

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/deepresearch/deepresearch/internal/atomicfile"
-	"github.com/deepresearch/deepresearch/internal/redact"
+	"github.com/deepresearch/deepresearch/base/atomicfile"
+	"github.com/deepresearch/deepresearch/base/redact"
 )
 
 // History bounds: the entries kept (older ones are dropped when the file is next loaded) and the longest entry

@@ -14,7 +14,7 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/deepresearch/deepresearch/internal/termsafe"
+	"github.com/deepresearch/deepresearch/base/termsafe"
 )
 
 // MaxMessage bounds one message, in bytes: a longer line (piped, or pasted) is cut there and the user told.

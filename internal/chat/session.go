@@ -10,7 +10,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/deepresearch/deepresearch/internal/atomicfile"
+	"github.com/deepresearch/deepresearch/base/atomicfile"
 	"github.com/deepresearch/deepresearch/llm"
 )
 

@@ -16,7 +16,7 @@ import (
 	"github.com/deepresearch/deepresearch/harness"
 	"github.com/deepresearch/deepresearch/internal/chat"
 	"github.com/deepresearch/deepresearch/internal/config"
-	"github.com/deepresearch/deepresearch/internal/redact"
+	"github.com/deepresearch/deepresearch/base/redact"
 	"github.com/deepresearch/deepresearch/internal/request"
 	"github.com/deepresearch/deepresearch/llm"
 	"github.com/deepresearch/deepresearch/research"

@@ -21,7 +21,7 @@ import (
 
 	"github.com/deepresearch/deepresearch/internal/config"
 	"github.com/deepresearch/deepresearch/internal/durable"
-	"github.com/deepresearch/deepresearch/internal/redact"
+	"github.com/deepresearch/deepresearch/base/redact"
 	"github.com/deepresearch/deepresearch/internal/request"
 	"github.com/deepresearch/deepresearch/research"
 	"github.com/deepresearch/deepresearch/research/state"

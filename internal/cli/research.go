@@ -19,10 +19,10 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/deepresearch/deepresearch/internal/atomicfile"
-	"github.com/deepresearch/deepresearch/internal/redact"
+	"github.com/deepresearch/deepresearch/base/atomicfile"
+	"github.com/deepresearch/deepresearch/base/redact"
 	"github.com/deepresearch/deepresearch/internal/request"
-	"github.com/deepresearch/deepresearch/internal/termsafe"
+	"github.com/deepresearch/deepresearch/base/termsafe"
 	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/research"
 	"github.com/deepresearch/deepresearch/research/export"

@@ -14,8 +14,8 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/deepresearch/deepresearch/internal/runfolder"
-	"github.com/deepresearch/deepresearch/internal/termsafe"
+	"github.com/deepresearch/deepresearch/base/runfolder"
+	"github.com/deepresearch/deepresearch/base/termsafe"
 	"github.com/deepresearch/deepresearch/research"
 )
 

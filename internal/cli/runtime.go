@@ -13,7 +13,7 @@ import (
 	"github.com/deepresearch/deepresearch/contextmgr"
 	"github.com/deepresearch/deepresearch/harness"
 	"github.com/deepresearch/deepresearch/internal/config"
-	"github.com/deepresearch/deepresearch/internal/redact"
+	"github.com/deepresearch/deepresearch/base/redact"
 	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/llm"
 	"github.com/deepresearch/deepresearch/mcptools"

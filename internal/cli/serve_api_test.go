@@ -13,7 +13,7 @@ import (
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/deepresearch/deepresearch/internal/cli"
-	"github.com/deepresearch/deepresearch/internal/syncio"
+	"github.com/deepresearch/deepresearch/base/syncio"
 	"github.com/deepresearch/deepresearch/internal/webui/researchtest"
 	"github.com/deepresearch/deepresearch/research"
 )

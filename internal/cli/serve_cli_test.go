@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/deepresearch/deepresearch/internal/cli"
-	"github.com/deepresearch/deepresearch/internal/syncio"
+	"github.com/deepresearch/deepresearch/base/syncio"
 	"github.com/deepresearch/deepresearch/internal/webui/researchtest"
 	"github.com/deepresearch/deepresearch/research"
 )

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/deepresearch/deepresearch/internal/cli"
-	"github.com/deepresearch/deepresearch/internal/syncio"
+	"github.com/deepresearch/deepresearch/base/syncio"
 )
 
 // indexPage serves the viewer with cfg and env and returns its start page.

@@ -10,8 +10,8 @@ import (
 	"golang.org/x/term"
 
 	"github.com/deepresearch/deepresearch/internal/config"
-	"github.com/deepresearch/deepresearch/internal/redact"
-	"github.com/deepresearch/deepresearch/internal/termsafe"
+	"github.com/deepresearch/deepresearch/base/redact"
+	"github.com/deepresearch/deepresearch/base/termsafe"
 )
 
 // annotationNoTrustPrompt marks commands that never ask whether to trust the working folder.

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/deepresearch/deepresearch/internal/cli"
-	"github.com/deepresearch/deepresearch/internal/syncio"
+	"github.com/deepresearch/deepresearch/base/syncio"
 	"github.com/deepresearch/deepresearch/llm/providers"
 	"github.com/deepresearch/deepresearch/research"
 )

@@ -10,7 +10,7 @@ import (
 	"runtime"
 	"slices"
 
-	"github.com/deepresearch/deepresearch/internal/atomicfile"
+	"github.com/deepresearch/deepresearch/base/atomicfile"
 )
 
 // Working-folder files. A folder someone else wrote may hold them; they take effect only once the user has

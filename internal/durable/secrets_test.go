@@ -14,8 +14,8 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 
-	"github.com/deepresearch/deepresearch/internal/redact"
-	"github.com/deepresearch/deepresearch/internal/syncio"
+	"github.com/deepresearch/deepresearch/base/redact"
+	"github.com/deepresearch/deepresearch/base/syncio"
 	"github.com/deepresearch/deepresearch/llm/llmtest"
 	"github.com/deepresearch/deepresearch/llm/openai"
 	"github.com/deepresearch/deepresearch/research"

@@ -31,7 +31,7 @@ var layers = []layer{
 	{"runtime", []string{"agent/...", "contextmgr/...", "mcptools/...", "subagent/...", "workspace/..."}},
 	{"sources", []string{"sources/..."}},
 	{"models", []string{"llm/..."}},
-	{"text and files", []string{"lexical/...", "internal/jsonfix", "internal/atomicfile", "internal/runfolder", "internal/termsafe", "internal/redact", "internal/syncio", "docs/..."}},
+	{"text and files", []string{"lexical/...", "base/...", "docs/..."}},
 }
 
 // testSupport are fakes and fixtures: only test files, benchmarks and other test support import them.

@@ -12,7 +12,7 @@ import (
 	"math"
 	"os"
 
-	"github.com/deepresearch/deepresearch/internal/syncio"
+	"github.com/deepresearch/deepresearch/base/syncio"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 

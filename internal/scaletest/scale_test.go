@@ -24,7 +24,7 @@ import (
 
 	"github.com/deepresearch/deepresearch/internal/durable"
 	"github.com/deepresearch/deepresearch/internal/pgtest"
-	"github.com/deepresearch/deepresearch/internal/syncio"
+	"github.com/deepresearch/deepresearch/base/syncio"
 	"github.com/deepresearch/deepresearch/research"
 	"github.com/deepresearch/deepresearch/research/researchtest/openaifake"
 	"github.com/deepresearch/deepresearch/research/state"

@@ -19,7 +19,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/deepresearch/deepresearch/agent"
-	"github.com/deepresearch/deepresearch/internal/jsonfix"
+	"github.com/deepresearch/deepresearch/base/jsonfix"
 	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/llm"
 	"github.com/deepresearch/deepresearch/llm/tokens"

@@ -32,7 +32,7 @@ import (
 
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver
 
-	"github.com/deepresearch/deepresearch/internal/runfolder"
+	"github.com/deepresearch/deepresearch/base/runfolder"
 	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/sources"
 )

@@ -15,7 +15,7 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/mapping"
 
-	"github.com/deepresearch/deepresearch/internal/atomicfile"
+	"github.com/deepresearch/deepresearch/base/atomicfile"
 	"github.com/deepresearch/deepresearch/sources"
 )
 

@@ -14,7 +14,7 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 
-	"github.com/deepresearch/deepresearch/internal/atomicfile"
+	"github.com/deepresearch/deepresearch/base/atomicfile"
 )
 
 // On-disk layout of an index directory. Every update builds a new
