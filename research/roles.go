@@ -181,6 +181,16 @@ type PlanKnower interface {
 	KnowPlan(plan *Plan)
 }
 
+// Role names: the configuration's roles: map gives each a model tier, and a graph step that calls a role's
+// model (Step.Role) runs on that tier.
+const (
+	RolePlanner     = "planner"
+	RoleSearcher    = "searcher"
+	RoleAnalyst     = "analyst"
+	RoleVerifier    = "verifier"
+	RoleSynthesizer = "synthesizer"
+)
+
 // Roles is one complete set of role implementations; the graph is the same whichever set runs it.
 type Roles struct {
 	// Engine names the set ("llm", "extractive"); it is shown in progress and the report header.

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/deepresearch/deepresearch/base/redact"
@@ -27,6 +28,10 @@ type Session struct {
 	// fuse is the fuse state the session opened with; Close writes it back only if the step changed it.
 	fuse  fuseState
 	ownDB bool
+	// resident says the session holds the whole run (a run in one process), not one step of it.
+	resident bool
+	stageMu  sync.Mutex
+	stage    *openStage
 }
 
 // SessionConfig names the run and this attempt.
@@ -208,7 +213,12 @@ func (s *Session) Dir() string { return s.r.dir }
 // Progress is the run's progress as this session sees it.
 func (s *Session) Progress() Progress { return s.r.progress() }
 
-func (s *Session) enter(ctx context.Context) { s.r.stopped = ctx.Done() }
+// enter starts a step in a session of its own: the step's context is the run's, as far as this process sees it.
+func (s *Session) enter(ctx context.Context) {
+	if !s.resident {
+		s.r.stopped = ctx.Done()
+	}
+}
 
 func (s *Session) needPlan() error {
 	if s.r.plan == nil {
@@ -216,6 +226,10 @@ func (s *Session) needPlan() error {
 	}
 	return nil
 }
+
+// The steps of the graph over a session, one method each; the step table (Graph) declares them. A resident
+// session (a run in one process) holds the run's pool, early stops and stage in memory; a session of one step
+// (a durable run's activity) reads from the run's state what the steps before it left.
 
 // Scope runs the scope step.
 func (s *Session) Scope(ctx context.Context) (*Plan, error) {
@@ -233,8 +247,7 @@ func (s *Session) BeginRound(ctx context.Context, round int) (RoundPlan, error) 
 	if err != nil || rp.Fused {
 		return rp, err
 	}
-	s.r.stageStart(StageSearch, round)
-	return rp, nil
+	return rp, s.beginStage(ctx, StageSearch, round)
 }
 
 // Search runs one sub-question's searches.
@@ -246,20 +259,21 @@ func (s *Session) Search(ctx context.Context, round int, t Target) ([]Candidate,
 	return s.r.searchStep(ctx, round, t)
 }
 
-// Collect picks the round's reads from the searches' results.
+// Collect ends the search stage and picks the round's reads from the searches' results.
 func (s *Session) Collect(ctx context.Context, round int, targets []Target, found [][]Candidate) ([]Candidate, error) {
 	s.enter(ctx)
 	if err := s.needPlan(); err != nil {
+		return nil, err
+	}
+	if err := s.closeStage(ctx); err != nil {
 		return nil, err
 	}
 	picked, err := s.r.collectStep(ctx, round, targets, found)
 	if err != nil {
 		return nil, err
 	}
-	s.r.stageDone(ctx, StageSearch, round, time.Now(), 0, 0,
-		fmt.Sprintf("%d sub-questions searched, %d candidates picked", len(targets), len(picked)))
-	s.r.stageStart(StageRead, round)
-	return picked, nil
+	s.stageDone(ctx, StageSearch, round, fmt.Sprintf("%d sub-questions searched, %d candidates picked", len(targets), len(picked)))
+	return picked, s.beginStage(ctx, StageRead, round)
 }
 
 // Read runs one read (fetch and analyst call); its sub-question's early stop is read from the state.
@@ -268,36 +282,44 @@ func (s *Session) Read(ctx context.Context, round int, c Candidate) (Reading, er
 	if err := s.needPlan(); err != nil {
 		return Reading{}, err
 	}
-	if done, err := s.r.db.Step(ctx, earlyStopStep(round, c.SubQuestion), nil); err != nil {
-		return Reading{}, err
-	} else if done {
-		s.r.mu.Lock()
-		s.r.novelty[c.SubQuestion] = &novelty{normed: map[string]bool{}, saturated: true}
-		s.r.mu.Unlock()
+	if !s.resident {
+		if done, err := s.r.db.Step(ctx, earlyStopStep(round, c.SubQuestion), nil); err != nil {
+			return Reading{}, err
+		} else if done {
+			s.r.mu.Lock()
+			s.r.novelty[c.SubQuestion] = &novelty{normed: map[string]bool{}, saturated: true}
+			s.r.mu.Unlock()
+		}
 	}
 	return s.r.readStep(ctx, round, c)
 }
 
-// Admit admits one read's items to the pool; the round's early-stop state is rebuilt from the pool first (the
-// reads before this one were admitted by other sessions).
+// Admit admits one read's items to the pool. In a session of one step, the round's early-stop state is rebuilt
+// from the pool first (the reads before this one were admitted by other sessions).
 func (s *Session) Admit(ctx context.Context, round int, c Candidate, rd Reading) (Admission, error) {
 	s.enter(ctx)
 	if err := s.needPlan(); err != nil {
 		return Admission{}, err
 	}
-	if err := s.r.rebuildNovelty(ctx, round); err != nil {
-		return Admission{}, err
+	if !s.resident {
+		if err := s.r.rebuildNovelty(ctx, round); err != nil {
+			return Admission{}, err
+		}
 	}
 	return s.r.admitStep(ctx, round, c, rd)
 }
 
-// EndRound closes a round's reading; fused reports that the budget fuse fired.
+// EndRound ends the round's read stage; fused reports that the budget fuse fired.
 func (s *Session) EndRound(ctx context.Context, round int) (bool, error) {
 	s.enter(ctx)
 	if err := s.needPlan(); err != nil {
 		return false, err
 	}
-	s.r.stageDone(ctx, StageRead, round, time.Now(), 0, 0, fmt.Sprintf("%d candidates", s.r.picked(round)))
+	s.r.update(func(p *Progress) { p.ReadsPending = 0 })
+	if err := s.closeStage(ctx); err != nil {
+		return false, err
+	}
+	s.stageDone(ctx, StageRead, round, fmt.Sprintf("%d candidates", s.r.picked(round)))
 	return s.r.endRound(ctx, round), nil
 }
 
@@ -319,11 +341,15 @@ func (s *Session) Next(ctx context.Context, round int, v *Verdict) ([]Target, er
 	return s.r.nextStep(ctx, round, v)
 }
 
-// Synthesize runs the synthesis step; a run already published returns its stored report.
+// Synthesize runs the synthesis step. In a session of one step, a run already published returns its stored
+// report, and the report is stored for the next.
 func (s *Session) Synthesize(ctx context.Context, v *Verdict) (*Report, error) {
 	s.enter(ctx)
 	if err := s.needPlan(); err != nil {
 		return nil, err
+	}
+	if s.resident {
+		return s.r.synthesizeStep(ctx, v)
 	}
 	if v, ok, _ := s.r.db.Meta(ctx, "report"); ok && v != "" {
 		var rep Report
@@ -344,6 +370,86 @@ func (s *Session) Synthesize(ctx context.Context, v *Verdict) (*Report, error) {
 		return nil, err
 	}
 	return rep, nil
+}
+
+// stageMark is where a stage (search, read) began: kept in the run's state, so that the step that ends it —
+// perhaps in another session, on another machine — logs the stage's own duration and spend.
+type stageMark struct {
+	Start   time.Time `json:"start"`
+	Tokens  int       `json:"tokens"`
+	CostUSD float64   `json:"cost_usd"`
+}
+
+func stageMarkKey(stage string, round int) string { return fmt.Sprintf("stage:%s:r%d", stage, round) }
+
+// openStage is the stage in progress of a resident session: its context (the stage timeout, the run's time
+// limit) spans the stage's steps.
+type openStage struct {
+	name   string
+	round  int
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+// beginStage emits a stage's start and marks where it began; a resident session opens the stage's context.
+// A session of one step leaves the stage's deadline to its engine.
+func (s *Session) beginStage(ctx context.Context, stage string, round int) error {
+	start, t0, c0 := s.r.stageStart(stage, round)
+	b, _ := json.Marshal(stageMark{Start: start, Tokens: t0, CostUSD: c0})
+	if err := s.r.db.SetMeta(ctx, stageMarkKey(stage, round), string(b)); err != nil {
+		return storeErr(ctx, err)
+	}
+	if s.resident {
+		sctx, cancel := s.r.stageCtx(ctx, stage)
+		s.stageMu.Lock()
+		s.stage = &openStage{name: stage, round: round, ctx: sctx, cancel: cancel}
+		s.stageMu.Unlock()
+	}
+	return nil
+}
+
+// stageContext is the context of the stage in progress, ctx between stages and in a session of one step.
+func (s *Session) stageContext(ctx context.Context) context.Context {
+	s.stageMu.Lock()
+	defer s.stageMu.Unlock()
+	if s.stage == nil {
+		return ctx
+	}
+	return s.stage.ctx
+}
+
+// closeStage releases the stage's context and explains how it ended (a timeout logged, the time limit's fuse).
+func (s *Session) closeStage(ctx context.Context) error {
+	s.stageMu.Lock()
+	st := s.stage
+	s.stage = nil
+	s.stageMu.Unlock()
+	if st == nil {
+		return nil
+	}
+	st.cancel()
+	return s.r.stageEnded(ctx, st.ctx, st.name, st.round)
+}
+
+// releaseStage releases a stage left open (a round cut short as it began).
+func (s *Session) releaseStage() {
+	s.stageMu.Lock()
+	defer s.stageMu.Unlock()
+	if s.stage != nil {
+		s.stage.cancel()
+		s.stage = nil
+	}
+}
+
+// stageDone logs a stage's end with the duration and spend since its mark; a stage with no mark (begun by an
+// earlier version) logs none.
+func (s *Session) stageDone(ctx context.Context, stage string, round int, detail string) {
+	m := stageMark{Start: time.Now()}
+	m.Tokens, m.CostUSD, _ = s.r.spendNow()
+	if v, ok, err := s.r.db.Meta(ctx, stageMarkKey(stage, round)); err == nil && ok {
+		_ = json.Unmarshal([]byte(v), &m)
+	}
+	s.r.stageDone(ctx, stage, round, m.Start, m.Tokens, m.CostUSD, detail)
 }
 
 // WriteReport writes a report's report.md and report.json into dir (created if needed), as a finished run

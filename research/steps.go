@@ -5,9 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
+	"slices"
 	"strings"
 	"sync"
-	"time"
 )
 
 // Target is one sub-question sent to search in a round, with the queries to run for it.
@@ -36,43 +37,93 @@ type Admission struct {
 	Accepted int `json:"accepted"`
 }
 
-// Steps are the research graph's steps as an executor runs them, and the executor's two concurrency primitives.
-// Each step is idempotent, keyed by the graph's step keys in the run's state: a step run again after a crash, a
+// Step is one step of the research graph, declared once in the table below (Graph). Drive calls the steps
+// through an Executor, and both executors are built from the table: this process's (Run, Resume: each step
+// called in a goroutine, under one resident session) and the durable one (internal/durable: each step an
+// activity, registered under its name, on the task queue of its role's model tier, opening a session of its
+// own). Each step is idempotent, keyed by its step key in the run's state: a step run again after a crash, a
 // retry or a second delivery continues where the last attempt stopped and never duplicates evidence, fetches or
-// spend. The model calls are steps of their own — one search, one read (one analyst call over one document),
-// one verification, one synthesis — so a durable executor sends each to the task queue of its model tier; the
+// spend. The model calls are steps of their own — one search, one read (one analyst call over one document), one
+// verification, one synthesis — so a durable executor sends each to the task queue of its model tier; the
 // bookkeeping between them (begin a round, collect, admit, end a round, route gaps) touches only the state.
-// Local runs call the steps directly in goroutines (localSteps); durable runs call each one as an activity from
-// workflow coroutines (internal/durable).
-type Steps interface {
-	// Scope plans the run (once) and returns the plan.
-	Scope() (*Plan, error)
-	// BeginRound starts a round: early-stop state from the pool, the fuse, the bounds of its fan-outs.
-	BeginRound(round int) (RoundPlan, error)
-	// Search runs one sub-question's searches; a search that failed for good is logged and finds nothing.
-	Search(round int, t Target) ([]Candidate, error)
-	// Collect picks the round's reads from what the searches found.
-	Collect(round int, targets []Target, found [][]Candidate) ([]Candidate, error)
-	// Read fetches one picked source and has the analyst read it for its sub-question.
-	Read(round int, c Candidate) (Reading, error)
-	// Admit grounds a read's items and writes them to the pool; reads are admitted in the collector's order.
-	Admit(round int, c Candidate, rd Reading) (Admission, error)
-	// EndRound closes the round's reading; fused reports that the budget fuse fired, so the run goes to
-	// synthesis with the evidence at hand.
-	EndRound(round int) (fused bool, err error)
-	// Verify runs the verifier over the pool; nil (with no error) means the verifier failed or the fuse fired, and
-	// the run goes to synthesis with the unverified pool.
-	Verify(round int) (*Verdict, error)
-	// Next routes a failed verdict's gaps back to search: the targets of the next round, none when the rounds are
-	// exhausted or no gap names a known sub-question.
-	Next(round int, v *Verdict) ([]Target, error)
-	// Synthesize writes, checks and publishes the report.
-	Synthesize(v *Verdict) (*Report, error)
+type Step struct {
+	// Name names the step; a durable engine registers its activity under it.
+	Name string
+	// Stage is the stage whose progress the step shows.
+	Stage string
+	// Role is the role whose model the step calls, and so the model tier it runs on (the configuration's
+	// roles: map); empty for bookkeeping, which touches only the run's state.
+	Role string
+	// Key is the step key (a pattern) under which the step records what it did in the run's state, so that it
+	// is not done twice; empty for a step that only reads the state or derives what it returns from it.
+	Key string
+	// Staged says the step runs under its stage's deadline (the stage timeout of a search or a read stage).
+	Staged bool
+	// Final says the run is over when the step has returned: an executor may release what it holds of it.
+	Final bool
+	// Args are the types of the step's arguments in order, Result the type of its result.
+	Args   []reflect.Type
+	Result reflect.Type
 
+	run func(ctx context.Context, s *Session, args []any, out any) error
+}
+
+// Run runs the step in session s over args (values of the types Args), writing its result to out (a pointer
+// to a Result).
+func (st Step) Run(ctx context.Context, s *Session, args []any, out any) error {
+	if len(args) != len(st.Args) {
+		return fmt.Errorf("research: step %s takes %d arguments, not %d", st.Name, len(st.Args), len(args))
+	}
+	return st.run(ctx, s, args, out)
+}
+
+// The steps, each a typed handle on its row of the table: Drive calls them with their arguments' types checked
+// by the compiler, executors see only the row.
+var (
+	stepScope = step0(Step{Name: "Scope", Stage: StageScope, Role: RolePlanner, Key: "scope"},
+		(*Session).Scope)
+	stepBeginRound = step1(Step{Name: "BeginRound", Stage: StageSearch},
+		(*Session).BeginRound)
+	stepSearch = step2(Step{Name: "Search", Stage: StageSearch, Role: RoleSearcher, Key: "search:r<round>:<sub-question>", Staged: true},
+		(*Session).Search)
+	stepCollect = step3(Step{Name: "Collect", Stage: StageSearch, Key: "pick:r<round>"},
+		(*Session).Collect)
+	stepRead = step2(Step{Name: "Read", Stage: StageRead, Role: RoleAnalyst, Key: "analysis:<sub-question>:<url>", Staged: true},
+		(*Session).Read)
+	stepAdmit = step3(Step{Name: "Admit", Stage: StageRead, Key: "read:<sub-question>:<url>", Staged: true},
+		(*Session).Admit)
+	stepEndRound = step1(Step{Name: "EndRound", Stage: StageRead},
+		(*Session).EndRound)
+	stepVerify = step1(Step{Name: "Verify", Stage: StageVerify, Role: RoleVerifier, Key: "verify:r<round>"},
+		(*Session).Verify)
+	stepNext = step2(Step{Name: "Next", Stage: StageVerify},
+		(*Session).Next)
+	stepSynthesize = step1(Step{Name: "Synthesize", Stage: StageSynth, Role: RoleSynthesizer, Key: "synth", Final: true},
+		(*Session).Synthesize)
+)
+
+// graph is the table, in the order a run first calls the steps.
+var graph = []*Step{stepScope.Step, stepBeginRound.Step, stepSearch.Step, stepCollect.Step, stepRead.Step,
+	stepAdmit.Step, stepEndRound.Step, stepVerify.Step, stepNext.Step, stepSynthesize.Step}
+
+// Graph returns the research graph's steps, in the order a run first calls them.
+func Graph() []Step {
+	out := make([]Step, len(graph))
+	for i, st := range graph {
+		out[i] = *st
+		out[i].Args = slices.Clone(st.Args)
+	}
+	return out
+}
+
+// Executor runs the steps Drive calls, and offers the two concurrency primitives Drive needs.
+type Executor interface {
+	// Exec runs step st over args (values of st.Args), writing its result to out (a pointer to an st.Result).
+	Exec(st *Step, out any, args ...any) error
 	// FanOut calls fn(lane, i) for every i in [0, n), at most limit at once (limit ≤ 0: all), starting them in
-	// index order, and returns when all have returned. Each call gets the Steps of its own lane (a goroutine, a
-	// workflow coroutine) and calls steps through it.
-	FanOut(n, limit int, fn func(lane Steps, i int))
+	// index order, and returns when all have returned. Each call gets the Executor of its own lane (a goroutine,
+	// a workflow coroutine) and calls steps through it.
+	FanOut(n, limit int, fn func(lane Executor, i int))
 	// Turnstile returns n gates passed in index order.
 	Turnstile(n int) Turnstile
 }
@@ -80,31 +131,131 @@ type Steps interface {
 // Turnstile lets parallel lanes pass one point in index order.
 type Turnstile interface {
 	// Wait returns once gates 0..i-1 are done, or with an error when the lane ends first.
-	Wait(lane Steps, i int) error
+	Wait(lane Executor, i int) error
 	// Done marks gate i done; calling it again does nothing.
 	Done(i int)
+}
+
+// typed handles of the table's rows, by the number of their arguments.
+type (
+	typed0[R any]          struct{ *Step }
+	typed1[A, R any]       struct{ *Step }
+	typed2[A, B, R any]    struct{ *Step }
+	typed3[A, B, C, R any] struct{ *Step }
+)
+
+func (t typed0[R]) call(x Executor) (r R, err error) { err = x.Exec(t.Step, &r); return }
+func (t typed1[A, R]) call(x Executor, a A) (r R, err error) {
+	err = x.Exec(t.Step, &r, a)
+	return
+}
+func (t typed2[A, B, R]) call(x Executor, a A, b B) (r R, err error) {
+	err = x.Exec(t.Step, &r, a, b)
+	return
+}
+func (t typed3[A, B, C, R]) call(x Executor, a A, b B, c C) (r R, err error) {
+	err = x.Exec(t.Step, &r, a, b, c)
+	return
+}
+
+func step0[R any](st Step, fn func(*Session, context.Context) (R, error)) typed0[R] {
+	st.Result = reflect.TypeFor[R]()
+	st.run = func(ctx context.Context, s *Session, _ []any, out any) error {
+		return put[R](out, st.Name)(fn(s, ctx))
+	}
+	return typed0[R]{&st}
+}
+
+func step1[A, R any](st Step, fn func(*Session, context.Context, A) (R, error)) typed1[A, R] {
+	st.Args, st.Result = []reflect.Type{reflect.TypeFor[A]()}, reflect.TypeFor[R]()
+	st.run = func(ctx context.Context, s *Session, args []any, out any) error {
+		a, err := arg[A](st.Name, args, 0)
+		if err != nil {
+			return err
+		}
+		return put[R](out, st.Name)(fn(s, ctx, a))
+	}
+	return typed1[A, R]{&st}
+}
+
+func step2[A, B, R any](st Step, fn func(*Session, context.Context, A, B) (R, error)) typed2[A, B, R] {
+	st.Args, st.Result = []reflect.Type{reflect.TypeFor[A](), reflect.TypeFor[B]()}, reflect.TypeFor[R]()
+	st.run = func(ctx context.Context, s *Session, args []any, out any) error {
+		a, err := arg[A](st.Name, args, 0)
+		if err != nil {
+			return err
+		}
+		b, err := arg[B](st.Name, args, 1)
+		if err != nil {
+			return err
+		}
+		return put[R](out, st.Name)(fn(s, ctx, a, b))
+	}
+	return typed2[A, B, R]{&st}
+}
+
+func step3[A, B, C, R any](st Step, fn func(*Session, context.Context, A, B, C) (R, error)) typed3[A, B, C, R] {
+	st.Args = []reflect.Type{reflect.TypeFor[A](), reflect.TypeFor[B](), reflect.TypeFor[C]()}
+	st.Result = reflect.TypeFor[R]()
+	st.run = func(ctx context.Context, s *Session, args []any, out any) error {
+		a, err := arg[A](st.Name, args, 0)
+		if err != nil {
+			return err
+		}
+		b, err := arg[B](st.Name, args, 1)
+		if err != nil {
+			return err
+		}
+		c, err := arg[C](st.Name, args, 2)
+		if err != nil {
+			return err
+		}
+		return put[R](out, st.Name)(fn(s, ctx, a, b, c))
+	}
+	return typed3[A, B, C, R]{&st}
+}
+
+// arg is argument i of a step; a nil one is its type's zero value.
+func arg[T any](step string, args []any, i int) (T, error) {
+	v, ok := args[i].(T)
+	if !ok && args[i] != nil {
+		return v, fmt.Errorf("research: step %s: argument %d is a %T, not a %s", step, i+1, args[i], reflect.TypeFor[T]())
+	}
+	return v, nil
+}
+
+// put returns a function writing a step's result to out.
+func put[R any](out any, step string) func(R, error) error {
+	return func(r R, err error) error {
+		p, ok := out.(*R)
+		if !ok {
+			return fmt.Errorf("research: step %s: result goes to a %T, not a *%s", step, out, reflect.TypeFor[R]())
+		}
+		*p = r
+		return err
+	}
 }
 
 // Drive is the research graph's control flow: scope, then rounds of parallel searches, collection, parallel
 // reads admitted to the pool in the collector's order, verification and directed re-search, then synthesis. It
 // makes no decision from anything but the steps' results, so it runs unchanged as deterministic workflow code
 // on a durable-execution engine.
-func Drive(s Steps) (*Report, error) {
-	plan, err := s.Scope()
+func Drive(x Executor) (*Report, error) {
+	plan, err := stepScope.call(x)
 	if err != nil {
 		return nil, err
 	}
 	targets := InitialTargets(plan)
 	var verdict *Verdict
 	for round := 1; ; round++ {
-		fused, err := driveRound(s, round, targets)
+		fused, err := driveRound(x, round, targets)
 		if err != nil {
 			return nil, err
 		}
 		if fused {
 			break
 		}
-		v, err := s.Verify(round)
+		v, err := stepVerify.call(x, round)
 		if err != nil {
 			return nil, err
 		}
@@ -115,19 +266,19 @@ func Drive(s Steps) (*Report, error) {
 		if v.Pass {
 			break
 		}
-		if targets, err = s.Next(round, v); err != nil {
+		if targets, err = stepNext.call(x, round, v); err != nil {
 			return nil, err
 		}
 		if len(targets) == 0 {
 			break
 		}
 	}
-	return s.Synthesize(verdict)
+	return stepSynthesize.call(x, verdict)
 }
 
 // driveRound is one round of search and read.
-func driveRound(s Steps, round int, targets []Target) (fused bool, err error) {
-	rp, err := s.BeginRound(round)
+func driveRound(x Executor, round int, targets []Target) (fused bool, err error) {
+	rp, err := stepBeginRound.call(x, round)
 	if err != nil || rp.Fused {
 		return rp.Fused, err
 	}
@@ -136,25 +287,25 @@ func driveRound(s Steps, round int, targets []Target) (fused bool, err error) {
 	var lost laneError
 	// ② One search per targeted sub-question, in parallel. A failed search has been logged; it finds nothing.
 	found := make([][]Candidate, len(targets))
-	s.FanOut(len(targets), rp.Searches, func(lane Steps, i int) {
+	x.FanOut(len(targets), rp.Searches, func(lane Executor, i int) {
 		var err error
-		found[i], err = lane.Search(round, targets[i])
+		found[i], err = stepSearch.call(lane, round, targets[i])
 		lost.note(err)
 	})
 	if err := lost.get(); err != nil {
 		return false, err
 	}
-	picked, err := s.Collect(round, targets, found)
+	picked, err := stepCollect.call(x, round, targets, found)
 	if err != nil {
 		return false, err
 	}
 	// ③ One read per picked source, at most rp.Reads in flight. Reads run in parallel but enter the pool in the
 	// collector's order (a turnstile), so evidence ids, the sub-question a shared quote is pooled under and
 	// early stops do not depend on which read finished first.
-	turns := s.Turnstile(len(picked))
-	s.FanOut(len(picked), rp.Reads, func(lane Steps, i int) {
+	turns := x.Turnstile(len(picked))
+	x.FanOut(len(picked), rp.Reads, func(lane Executor, i int) {
 		defer turns.Done(i)
-		rd, err := lane.Read(round, picked[i])
+		rd, err := stepRead.call(lane, round, picked[i])
 		lost.note(err)
 		if err != nil || rd.Skipped != "" {
 			return // logged by the step
@@ -162,13 +313,13 @@ func driveRound(s Steps, round int, targets []Target) (fused bool, err error) {
 		if turns.Wait(lane, i) != nil {
 			return
 		}
-		_, err = lane.Admit(round, picked[i], rd)
+		_, err = stepAdmit.call(lane, round, picked[i], rd)
 		lost.note(err)
 	})
 	if err := lost.get(); err != nil {
 		return false, err
 	}
-	return s.EndRound(round)
+	return stepEndRound.call(x, round)
 }
 
 // laneError keeps the first state-store failure of a fan-out's lanes.
@@ -203,130 +354,41 @@ func InitialTargets(plan *Plan) []Target {
 	return out
 }
 
-// localSteps runs each step in this process, under one context, lanes in goroutines. A stage's context (its
-// timeout, the run's time limit) spans the steps of the stage: the searches, then the reads.
-type localSteps struct {
-	ctx  context.Context
-	r    *runner
-	mu   sync.Mutex
-	st   stageRun
-	sctx context.Context // the stage in progress (search or read), ctx between stages
+// localExecutor runs each step in this process, in the run's one resident session, lanes in goroutines. A
+// staged step runs under its stage's context (the stage timeout, the run's time limit), which the session
+// opens when the stage begins and releases when it ends.
+type localExecutor struct {
+	ctx context.Context
+	s   *Session
 }
 
-type stageRun struct {
-	name   string
-	round  int
-	start  time.Time
-	tokens int
-	cost   float64
-	cancel context.CancelFunc
-}
-
-func (l *localSteps) stage() context.Context {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.sctx == nil {
-		return l.ctx
+func (l *localExecutor) Exec(st *Step, out any, args ...any) error {
+	ctx := l.ctx
+	if st.Staged {
+		ctx = l.s.stageContext(ctx)
 	}
-	return l.sctx
+	return st.Run(ctx, l.s, args, out)
 }
 
-// beginStage opens a stage's context and emits its start.
-func (l *localSteps) beginStage(name string, round int) {
-	start, t0, c0 := l.r.stageStart(name, round)
-	sctx, cancel := l.r.stageCtx(l.ctx, name)
-	l.mu.Lock()
-	l.st = stageRun{name: name, round: round, start: start, tokens: t0, cost: c0, cancel: cancel}
-	l.sctx = sctx
-	l.mu.Unlock()
-}
-
-// endStage releases the stage's context and explains how it ended.
-func (l *localSteps) endStage() error {
-	l.mu.Lock()
-	st, sctx := l.st, l.sctx
-	l.sctx = nil
-	l.mu.Unlock()
-	if st.cancel == nil {
-		return nil
-	}
-	st.cancel()
-	return l.r.stageEnded(l.ctx, sctx, st.name, st.round)
-}
-
-func (l *localSteps) Scope() (*Plan, error) { return l.r.scopeStep(l.ctx) }
-
-func (l *localSteps) BeginRound(round int) (RoundPlan, error) {
-	rp, err := l.r.beginRound(l.ctx, round)
-	if err != nil || rp.Fused {
-		return rp, err
-	}
-	l.beginStage(StageSearch, round)
-	return rp, nil
-}
-
-func (l *localSteps) Search(round int, t Target) ([]Candidate, error) {
-	return l.r.searchStep(l.stage(), round, t)
-}
-
-func (l *localSteps) Collect(round int, targets []Target, found [][]Candidate) ([]Candidate, error) {
-	st := l.st
-	if err := l.endStage(); err != nil {
-		return nil, err
-	}
-	picked, err := l.r.collectStep(l.ctx, round, targets, found)
-	if err != nil {
-		return nil, err
-	}
-	l.r.stageDone(l.ctx, StageSearch, round, st.start, st.tokens, st.cost,
-		fmt.Sprintf("%d sub-questions searched, %d candidates picked", len(targets), len(picked)))
-	l.beginStage(StageRead, round)
-	return picked, nil
-}
-
-func (l *localSteps) Read(round int, c Candidate) (Reading, error) {
-	return l.r.readStep(l.stage(), round, c)
-}
-
-func (l *localSteps) Admit(round int, c Candidate, rd Reading) (Admission, error) {
-	return l.r.admitStep(l.stage(), round, c, rd)
-}
-
-func (l *localSteps) EndRound(round int) (bool, error) {
-	st := l.st
-	l.r.update(func(p *Progress) { p.ReadsPending = 0 })
-	if err := l.endStage(); err != nil {
-		return false, err
-	}
-	l.r.stageDone(l.ctx, StageRead, round, st.start, st.tokens, st.cost, fmt.Sprintf("%d candidates", l.r.picked(round)))
-	return l.r.endRound(l.ctx, round), nil
-}
-
-func (l *localSteps) Verify(round int) (*Verdict, error) { return l.r.verifyStep(l.ctx, round) }
-func (l *localSteps) Next(round int, v *Verdict) ([]Target, error) {
-	return l.r.nextStep(l.ctx, round, v)
-}
-func (l *localSteps) Synthesize(v *Verdict) (*Report, error) { return l.r.synthesizeStep(l.ctx, v) }
-
-func (l *localSteps) FanOut(n, limit int, fn func(Steps, int)) {
+func (l *localExecutor) FanOut(n, limit int, fn func(Executor, int)) {
 	idx := make([]int, n)
 	for i := range idx {
 		idx[i] = i
 	}
-	FanOut(l.stage(), idx, limit, func(_ context.Context, i int) (struct{}, error) {
+	FanOut(l.s.stageContext(l.ctx), idx, limit, func(_ context.Context, i int) (struct{}, error) {
 		fn(l, i)
 		return struct{}{}, nil
 	})
 }
 
-func (l *localSteps) Turnstile(n int) Turnstile { return localTurnstile{newTurnstile(n)} }
+func (l *localExecutor) Turnstile(n int) Turnstile { return localTurnstile{newTurnstile(n)} }
 
 type localTurnstile struct{ t *turnstile }
 
-func (t localTurnstile) Wait(lane Steps, i int) error {
+func (t localTurnstile) Wait(lane Executor, i int) error {
 	ctx := context.Background()
-	if l, ok := lane.(*localSteps); ok {
-		ctx = l.stage()
+	if l, ok := lane.(*localExecutor); ok {
+		ctx = l.s.stageContext(l.ctx)
 	}
 	return t.t.wait(ctx, i)
 }
@@ -334,7 +396,9 @@ func (t localTurnstile) Wait(lane Steps, i int) error {
 func (t localTurnstile) Done(i int) { t.t.done(i) }
 
 func (r *runner) execute(ctx context.Context) (*Report, error) {
-	return Drive(&localSteps{ctx: ctx, r: r})
+	s := &Session{r: r, resident: true}
+	defer s.releaseStage()
+	return Drive(&localExecutor{ctx: ctx, s: s})
 }
 
 func (r *runner) scopeStep(ctx context.Context) (*Plan, error) {

@@ -35,6 +35,8 @@ type temporalFlags struct {
 	// From the configuration only: how the cluster is reached (TLS, API key) and the steps' policy.
 	conn  config.Temporal
 	steps durable.StepPolicy
+	// roles maps each role to its model tier (the configuration's roles:), which picks the queue of its steps.
+	roles map[string]string
 }
 
 func addTemporalFlags(cmd *cobra.Command, fl *temporalFlags) {
@@ -53,6 +55,7 @@ func (a *App) temporal(fl temporalFlags) temporalFlags {
 		fl.namespace = cmp.Or(fl.namespace, c.Namespace)
 		fl.taskQueue = cmp.Or(fl.taskQueue, c.TaskQueue)
 		fl.conn = c
+		fl.roles = a.Config.Roles
 		st := c.Steps
 		fl.steps = durable.StepPolicy{HeartbeatTimeout: st.HeartbeatTimeout, StartToClose: st.StartToClose,
 			MaxAttempts: st.MaxAttempts, InitialInterval: st.InitialInterval, MaxInterval: st.MaxInterval}
@@ -309,7 +312,7 @@ func submitDurable(ctx context.Context, c client.Client, tf temporalFlags, share
 		return nil, err
 	}
 	run, err := durable.Submit(ctx, c, durable.Input{RunID: req.RunID, Question: req.Question, Request: raw,
-		Budget: req.Budget, TaskQueue: tf.taskQueue, Steps: tf.steps})
+		Budget: req.Budget, Roles: tf.roles, TaskQueue: tf.taskQueue, Steps: tf.steps})
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -24,6 +25,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/deepresearch/deepresearch/base/redact"
+	"github.com/deepresearch/deepresearch/internal/config"
 	"github.com/deepresearch/deepresearch/llm"
 	"github.com/deepresearch/deepresearch/llm/providers"
 	"github.com/deepresearch/deepresearch/research"
@@ -59,6 +61,9 @@ type Input struct {
 	// surface's request, opaque here).
 	Request json.RawMessage `json:"request,omitempty"`
 	Budget  research.Budget `json:"budget"`
+	// Roles maps each role to the model tier whose task queue runs its steps (the submitter's configuration,
+	// config.Config.Roles); a role it leaves out takes the default configuration's tier.
+	Roles map[string]string `json:"roles,omitempty"`
 	// TaskQueue is the base task queue; default DefaultTaskQueue.
 	TaskQueue string `json:"task_queue,omitempty"`
 	// Steps are the timeouts and retries of the run's steps; zero values keep the defaults.
@@ -121,23 +126,38 @@ type Status struct {
 	Outage string `json:"outage,omitempty"`
 }
 
-// Activity names. Model calls are activities of their own on their tier's task queue: searches on fast, reads
-// (one analyst call over one document) on mid, scope, verification and synthesis on strong. The bookkeeping
-// between them — begin and end a round, collect the reads, admit a read's items to the pool, route gaps — only
-// touches the state and runs as local activities of whichever worker runs the workflow (every worker serves the
-// base queue's workflows).
-const (
-	actScope      = "deepresearch.Scope"
-	actBeginRound = "deepresearch.BeginRound"
-	actSearch     = "deepresearch.Search"
-	actCollect    = "deepresearch.Collect"
-	actRead       = "deepresearch.Read"
-	actAdmit      = "deepresearch.Admit"
-	actEndRound   = "deepresearch.EndRound"
-	actVerify     = "deepresearch.Verify"
-	actNext       = "deepresearch.Next"
-	actSynthesize = "deepresearch.Synthesize"
-)
+// ActivityName is the name a step of the research graph (research.Graph) is registered under. Model calls are
+// activities of their own on the task queue of their role's tier (the configuration's roles: map): by default
+// searches on fast, reads (one analyst call over one document) on mid, scope, verification and synthesis on
+// strong. The bookkeeping between them — begin and end a round, collect the reads, admit a read's items to the
+// pool, route gaps — only touches the state and runs as local activities of whichever worker runs the workflow
+// (every worker serves the base queue's workflows).
+func ActivityName(st research.Step) string { return "deepresearch." + st.Name }
+
+// stepTier is the model tier whose task queue runs a step: its role's tier in roles (the submitter's
+// configuration), else in the default configuration; "" for bookkeeping.
+func stepTier(roles map[string]string, st research.Step) string {
+	if st.Role == "" {
+		return ""
+	}
+	if t := roles[st.Role]; t != "" {
+		return t
+	}
+	return config.Defaults().Roles[st.Role]
+}
+
+// checkTiers refuses roles under which a model step would go to no tier's queue.
+func checkTiers(roles map[string]string) error {
+	for _, st := range research.Graph() {
+		if st.Role == "" {
+			continue
+		}
+		if t := stepTier(roles, st); !slices.Contains(Tiers, t) {
+			return fmt.Errorf("durable: step %s calls the %s, whose tier %q is not one of %s", st.Name, st.Role, t, strings.Join(Tiers, ", "))
+		}
+	}
+	return nil
+}
 
 // Workflow is the research graph as a Temporal workflow.
 func Workflow(ctx workflow.Context, in Input) (*research.Report, error) {
@@ -145,7 +165,7 @@ func Workflow(ctx workflow.Context, in Input) (*research.Report, error) {
 	if err := workflow.SetQueryHandler(ctx, QueryProgress, func() (Status, error) { return *st, nil }); err != nil {
 		return nil, err
 	}
-	rep, err := research.Drive(&workflowSteps{ctx: ctx, run: &workflowRun{in: in, st: st}})
+	rep, err := research.Drive(&workflowExec{ctx: ctx, run: &workflowRun{in: in, st: st}})
 	if err != nil {
 		st.Failed = err.Error()
 		return nil, err
@@ -158,36 +178,50 @@ func Workflow(ctx workflow.Context, in Input) (*research.Report, error) {
 type workflowRun struct {
 	in Input
 	st *Status
-	// stageEnd is when the stage in progress (search, read) times out: its steps are scheduled to close by then,
-	// retries included.
+	// stage is the stage whose staged steps (searches, reads) are in progress, and stageEnd when it times out:
+	// its steps are scheduled to close by then, retries included. The first staged step of a stage starts it;
+	// a step of another stage ends it.
+	stage    string
 	stageEnd time.Time
 }
 
-// workflowSteps runs each step as an activity; ctx is its lane's (a coroutine's) context.
-type workflowSteps struct {
+// workflowExec runs each step as an activity; ctx is its lane's (a coroutine's) context.
+type workflowExec struct {
 	ctx workflow.Context
 	run *workflowRun
 }
 
-func (w *workflowSteps) stageTimeout() time.Duration {
+func (w *workflowExec) stageTimeout() time.Duration {
 	if t := w.run.in.Budget.StageTimeout; t > 0 {
 		return t
 	}
 	return 10 * time.Minute
 }
 
-// exec runs one step as an activity on its model tier's queue, or ("" tier) as a local activity of the workflow's
-// worker. A step of a stage with a deadline (a search, a read) is scheduled to close by it.
-func (w *workflowSteps) exec(stage, tier, name string, staged bool, out any, args ...any) error {
-	w.run.st.Stage = stage
-	base := w.run.in.TaskQueue
+// Exec runs one step as an activity on its model tier's queue, or (bookkeeping) as a local activity of the
+// workflow's worker. A step of a stage with a deadline (a search, a read) is scheduled to close by it.
+func (w *workflowExec) Exec(st *research.Step, out any, args ...any) error {
+	run := w.run
+	run.st.Stage = st.Stage
+	if len(args) > 0 {
+		if round, ok := args[0].(int); ok { // a step's first int argument is its round
+			run.st.Round = round
+		}
+	}
+	switch {
+	case st.Staged && run.stage != st.Stage:
+		run.stage, run.stageEnd = st.Stage, workflow.Now(w.ctx).Add(w.stageTimeout())
+	case !st.Staged && run.stage != st.Stage:
+		run.stage, run.stageEnd = "", time.Time{}
+	}
+	base := run.in.TaskQueue
 	if base == "" {
 		base = DefaultTaskQueue
 	}
-	queue := TierQueue(base, tier)
-	p := w.run.in.Steps.withDefaults(w.stageTimeout())
+	tier := stepTier(run.in.Roles, *st)
+	p := run.in.Steps.withDefaults(w.stageTimeout())
 	opts := workflow.ActivityOptions{
-		TaskQueue: queue,
+		TaskQueue: TierQueue(base, tier),
 		// A step is at most a stage plus its bookkeeping.
 		StartToCloseTimeout: p.StartToClose,
 		// A worker that dies is noticed within the heartbeat timeout and the step is retried elsewhere.
@@ -196,96 +230,29 @@ func (w *workflowSteps) exec(stage, tier, name string, staged bool, out any, arg
 			MaximumInterval: p.MaxInterval, MaximumAttempts: int32(min(p.MaxAttempts, 1000)),
 			NonRetryableErrorTypes: []string{errConfig, errAuth}},
 	}
-	if staged && !w.run.stageEnd.IsZero() {
-		opts.ScheduleToCloseTimeout = max(w.run.stageEnd.Sub(workflow.Now(w.ctx)), time.Second)
+	if st.Staged && !run.stageEnd.IsZero() {
+		opts.ScheduleToCloseTimeout = max(run.stageEnd.Sub(workflow.Now(w.ctx)), time.Second)
 	}
+	name, in := ActivityName(*st), append([]any{run.in}, args...)
 	var f workflow.Future
 	if tier == "" {
 		// Bookkeeping is a local activity: run by the worker that runs the workflow, recorded in its history,
 		// with no trip through a task queue.
 		ctx := workflow.WithLocalActivityOptions(w.ctx, workflow.LocalActivityOptions{
 			StartToCloseTimeout: 2 * time.Minute, RetryPolicy: opts.RetryPolicy})
-		f = workflow.ExecuteLocalActivity(ctx, name, append([]any{w.run.in}, args...)...)
+		f = workflow.ExecuteLocalActivity(ctx, name, in...)
 	} else {
-		f = workflow.ExecuteActivity(workflow.WithActivityOptions(w.ctx, opts), name, append([]any{w.run.in}, args...)...)
+		f = workflow.ExecuteActivity(workflow.WithActivityOptions(w.ctx, opts), name, in...)
 	}
 	err := f.Get(w.ctx, out)
 	if err == nil {
-		w.run.st.Steps++
+		run.st.Steps++
 	}
 	return stepError(err)
 }
 
-func (w *workflowSteps) Scope() (*research.Plan, error) {
-	var p research.Plan
-	if err := w.exec(research.StageScope, TierStrong, actScope, false, &p); err != nil {
-		return nil, err
-	}
-	return &p, nil
-}
-
-func (w *workflowSteps) BeginRound(round int) (research.RoundPlan, error) {
-	w.run.st.Round = round
-	var rp research.RoundPlan
-	err := w.exec(research.StageSearch, "", actBeginRound, false, &rp, round)
-	w.run.stageEnd = workflow.Now(w.ctx).Add(w.stageTimeout())
-	return rp, err
-}
-
-func (w *workflowSteps) Search(round int, t research.Target) ([]research.Candidate, error) {
-	var cs []research.Candidate
-	err := w.exec(research.StageSearch, TierFast, actSearch, true, &cs, round, t)
-	return cs, err
-}
-
-func (w *workflowSteps) Collect(round int, targets []research.Target, found [][]research.Candidate) ([]research.Candidate, error) {
-	var picked []research.Candidate
-	err := w.exec(research.StageSearch, "", actCollect, false, &picked, round, targets, found)
-	w.run.stageEnd = workflow.Now(w.ctx).Add(w.stageTimeout())
-	return picked, err
-}
-
-func (w *workflowSteps) Read(round int, c research.Candidate) (research.Reading, error) {
-	var rd research.Reading
-	err := w.exec(research.StageRead, TierMid, actRead, true, &rd, round, c)
-	return rd, err
-}
-
-func (w *workflowSteps) Admit(round int, c research.Candidate, rd research.Reading) (research.Admission, error) {
-	var a research.Admission
-	err := w.exec(research.StageRead, "", actAdmit, false, &a, round, c, rd)
-	return a, err
-}
-
-func (w *workflowSteps) EndRound(round int) (bool, error) {
-	w.run.stageEnd = time.Time{}
-	var fused bool
-	err := w.exec(research.StageRead, "", actEndRound, false, &fused, round)
-	return fused, err
-}
-
-func (w *workflowSteps) Verify(round int) (*research.Verdict, error) {
-	var v *research.Verdict
-	err := w.exec(research.StageVerify, TierStrong, actVerify, false, &v, round)
-	return v, err
-}
-
-func (w *workflowSteps) Next(round int, v *research.Verdict) ([]research.Target, error) {
-	var ts []research.Target
-	err := w.exec(research.StageVerify, "", actNext, false, &ts, round, v)
-	return ts, err
-}
-
-func (w *workflowSteps) Synthesize(v *research.Verdict) (*research.Report, error) {
-	var rep research.Report
-	if err := w.exec(research.StageSynth, TierStrong, actSynthesize, false, &rep, v); err != nil {
-		return nil, err
-	}
-	return &rep, nil
-}
-
 // FanOut runs the lanes as workflow coroutines, at most limit at once.
-func (w *workflowSteps) FanOut(n, limit int, fn func(research.Steps, int)) {
+func (w *workflowExec) FanOut(n, limit int, fn func(research.Executor, int)) {
 	if n == 0 {
 		return
 	}
@@ -302,14 +269,14 @@ func (w *workflowSteps) FanOut(n, limit int, fn func(research.Steps, int)) {
 		workflow.Go(w.ctx, func(ctx workflow.Context) {
 			defer wg.Done()
 			defer sem.Release(1)
-			fn(&workflowSteps{ctx: ctx, run: w.run}, i)
+			fn(&workflowExec{ctx: ctx, run: w.run}, i)
 		})
 	}
 	wg.Wait(w.ctx)
 }
 
 // Turnstile returns n gates as settable futures.
-func (w *workflowSteps) Turnstile(n int) research.Turnstile {
+func (w *workflowExec) Turnstile(n int) research.Turnstile {
 	t := &workflowTurnstile{gates: make([]workflow.Future, n), set: make([]workflow.Settable, n)}
 	for i := range n {
 		t.gates[i], t.set[i] = workflow.NewFuture(w.ctx)
@@ -322,8 +289,8 @@ type workflowTurnstile struct {
 	set   []workflow.Settable
 }
 
-func (t *workflowTurnstile) Wait(lane research.Steps, i int) error {
-	ctx := lane.(*workflowSteps).ctx
+func (t *workflowTurnstile) Wait(lane research.Executor, i int) error {
+	ctx := lane.(*workflowExec).ctx
 	for j := range i {
 		if err := t.gates[j].Get(ctx, nil); err != nil {
 			return err
@@ -493,97 +460,63 @@ func spendKey(info activity.Info) string {
 	return fmt.Sprintf("%s/%s/%s%s#%d", info.WorkflowExecution.ID, info.WorkflowExecution.RunID, kind, info.ActivityID, info.Attempt)
 }
 
-// step opens a session for one activity, runs fn in it and closes it.
-func step[R any](a *Activities, ctx context.Context, in Input, fn func(*research.Session) (R, error)) (R, error) {
+// runStep opens a session for one activity, runs step st in it over args (its result written to out) and
+// closes it. After the final step, the run's state handle is released (the run is over).
+func (a *Activities) runStep(ctx context.Context, in Input, st research.Step, args []any, out any) error {
 	s, done, err := a.session(ctx, in)
 	if err != nil {
-		var zero R
-		return zero, a.failure(ctx, err, true)
+		return a.failure(ctx, err, true)
 	}
-	defer done()
-	r, err := fn(s)
-	return r, a.failure(ctx, err, false)
-}
-
-// Scope is the scope step.
-func (a *Activities) Scope(ctx context.Context, in Input) (*research.Plan, error) {
-	return step(a, ctx, in, func(s *research.Session) (*research.Plan, error) { return s.Scope(ctx) })
-}
-
-// BeginRound starts a round.
-func (a *Activities) BeginRound(ctx context.Context, in Input, round int) (research.RoundPlan, error) {
-	return step(a, ctx, in, func(s *research.Session) (research.RoundPlan, error) { return s.BeginRound(ctx, round) })
-}
-
-// Search is one sub-question's searches.
-func (a *Activities) Search(ctx context.Context, in Input, round int, t research.Target) ([]research.Candidate, error) {
-	return step(a, ctx, in, func(s *research.Session) ([]research.Candidate, error) { return s.Search(ctx, round, t) })
-}
-
-// Collect picks a round's reads.
-func (a *Activities) Collect(ctx context.Context, in Input, round int, targets []research.Target, found [][]research.Candidate) ([]research.Candidate, error) {
-	return step(a, ctx, in, func(s *research.Session) ([]research.Candidate, error) {
-		return s.Collect(ctx, round, targets, found)
-	})
-}
-
-// Read is one read: a fetch and one analyst call over the document.
-func (a *Activities) Read(ctx context.Context, in Input, round int, c research.Candidate) (research.Reading, error) {
-	return step(a, ctx, in, func(s *research.Session) (research.Reading, error) { return s.Read(ctx, round, c) })
-}
-
-// Admit admits one read's items to the pool.
-func (a *Activities) Admit(ctx context.Context, in Input, round int, c research.Candidate, rd research.Reading) (research.Admission, error) {
-	return step(a, ctx, in, func(s *research.Session) (research.Admission, error) { return s.Admit(ctx, round, c, rd) })
-}
-
-// EndRound closes a round's reading.
-func (a *Activities) EndRound(ctx context.Context, in Input, round int) (bool, error) {
-	return step(a, ctx, in, func(s *research.Session) (bool, error) { return s.EndRound(ctx, round) })
-}
-
-// Verify is one round's verification step.
-func (a *Activities) Verify(ctx context.Context, in Input, round int) (*research.Verdict, error) {
-	return step(a, ctx, in, func(s *research.Session) (*research.Verdict, error) { return s.Verify(ctx, round) })
-}
-
-// Next routes a verdict's gaps to the next round.
-func (a *Activities) Next(ctx context.Context, in Input, round int, v *research.Verdict) ([]research.Target, error) {
-	return step(a, ctx, in, func(s *research.Session) ([]research.Target, error) { return s.Next(ctx, round, v) })
-}
-
-// Synthesize is the synthesis step; the run's state handle is released afterwards (the run is over).
-func (a *Activities) Synthesize(ctx context.Context, in Input, v *research.Verdict) (*research.Report, error) {
-	rep, err := step(a, ctx, in, func(s *research.Session) (*research.Report, error) { return s.Synthesize(ctx, v) })
-	if err == nil {
+	err = st.Run(ctx, s, args, out)
+	done()
+	if err == nil && st.Final {
 		a.dbs.forget(in.RunID)
 	}
-	return rep, err
+	return a.failure(ctx, err, false)
+}
+
+var (
+	contextType = reflect.TypeFor[context.Context]()
+	inputType   = reflect.TypeFor[Input]()
+	errorType   = reflect.TypeFor[error]()
+)
+
+// Activity is step st as the function Temporal registers: func(ctx, Input, the step's arguments…) (its result,
+// error), built from the step's row of the table, so that its arguments and result travel as they always have.
+func (a *Activities) Activity(st research.Step) any {
+	params := append([]reflect.Type{contextType, inputType}, st.Args...)
+	ft := reflect.FuncOf(params, []reflect.Type{st.Result, errorType}, false)
+	return reflect.MakeFunc(ft, func(vs []reflect.Value) []reflect.Value {
+		ctx, _ := vs[0].Interface().(context.Context)
+		if ctx == nil {
+			ctx = context.Background()
+		}
+		in := vs[1].Interface().(Input)
+		args := make([]any, len(st.Args))
+		for i := range args {
+			args[i] = vs[2+i].Interface()
+		}
+		out := reflect.New(st.Result)
+		errv := reflect.Zero(errorType)
+		if err := a.runStep(ctx, in, st, args, out.Interface()); err != nil {
+			errv = reflect.ValueOf(&err).Elem()
+		}
+		return []reflect.Value{out.Elem(), errv}
+	}).Interface()
 }
 
 // Close closes the run states the activities hold open.
 func (a *Activities) Close() { a.dbs.closeAll() }
 
-// register registers the activities of a queue on a worker ("" is the base queue's bookkeeping).
+// register registers the steps of a queue on a worker, from the step table: on the base queue ("" tier) the
+// bookkeeping, on a tier's queue every model step, since the submitter's roles decide which tier runs which.
 func (a *Activities) register(w interface {
 	RegisterActivityWithOptions(any, activity.RegisterOptions)
 }, tier string) {
-	reg := func(fn any, name string) { w.RegisterActivityWithOptions(fn, activity.RegisterOptions{Name: name}) }
-	switch tier {
-	case "":
-		reg(a.BeginRound, actBeginRound)
-		reg(a.Collect, actCollect)
-		reg(a.Admit, actAdmit)
-		reg(a.EndRound, actEndRound)
-		reg(a.Next, actNext)
-	case TierFast:
-		reg(a.Search, actSearch)
-	case TierMid:
-		reg(a.Read, actRead)
-	case TierStrong:
-		reg(a.Scope, actScope)
-		reg(a.Verify, actVerify)
-		reg(a.Synthesize, actSynthesize)
+	for _, st := range research.Graph() {
+		if (st.Role == "") == (tier == "") {
+			w.RegisterActivityWithOptions(a.Activity(st), activity.RegisterOptions{Name: ActivityName(st)})
+		}
 	}
 }
 
@@ -662,6 +595,9 @@ func Submit(ctx context.Context, c client.Client, in Input) (client.WorkflowRun,
 		return nil, fmt.Errorf("durable: %w", err)
 	}
 	if err := in.Steps.Check(); err != nil {
+		return nil, err
+	}
+	if err := checkTiers(in.Roles); err != nil {
 		return nil, err
 	}
 	q := in.TaskQueue

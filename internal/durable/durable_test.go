@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -82,10 +83,25 @@ func register(env *testsuite.TestWorkflowEnvironment, acts *Activities, override
 	// the graph's bookkeeping between two yields can take that long.
 	env.SetWorkerOptions(worker.Options{DeadlockDetectionTimeout: time.Minute})
 	env.RegisterWorkflowWithOptions(Workflow, workflowRegisterOptions())
-	for _, tier := range append([]string{""}, Tiers...) {
+	// The test environment has one registry for every queue: the base queue's steps and one tier's (each tier's
+	// queue registers every model step).
+	for _, tier := range []string{"", TierStrong} {
 		acts.register(overriding{env, override}, tier)
 	}
 }
+
+// step is the row of the step table named name; a name the table lacks panics the test.
+func step(name string) research.Step {
+	for _, st := range research.Graph() {
+		if st.Name == name {
+			return st
+		}
+	}
+	panic("the step table has no step " + name)
+}
+
+// act is the activity name of the step named name.
+func act(name string) string { return ActivityName(step(name)) }
 
 type overriding struct {
 	env      *testsuite.TestWorkflowEnvironment
@@ -169,13 +185,22 @@ func TestWorkflowMatchesLocalRun(t *testing.T) {
 	// Every model call went to its tier's queue: one search per sub-question and round on fast, one read per
 	// source on mid, scope, verifications and synthesis on strong; the bookkeeping ran as local activities.
 	want := map[string]map[string]int{
-		TierQueue(DefaultTaskQueue, TierFast):   {actSearch: 4},
-		TierQueue(DefaultTaskQueue, TierMid):    {actRead: rep.Stats.SourcesRead},
-		TierQueue(DefaultTaskQueue, TierStrong): {actScope: 1, actVerify: 2, actSynthesize: 1},
-		"local":                                 {actBeginRound: 2, actCollect: 2, actAdmit: rep.Stats.SourcesRead, actEndRound: 2, actNext: 1},
+		TierQueue(DefaultTaskQueue, TierFast):   {act("Search"): 4},
+		TierQueue(DefaultTaskQueue, TierMid):    {act("Read"): rep.Stats.SourcesRead},
+		TierQueue(DefaultTaskQueue, TierStrong): {act("Scope"): 1, act("Verify"): 2, act("Synthesize"): 1},
+		"local":                                 {act("BeginRound"): 2, act("Collect"): 2, act("Admit"): rep.Stats.SourcesRead, act("EndRound"): 2, act("Next"): 1},
 	}
 	if fmt.Sprint(queues) != fmt.Sprint(want) {
 		t.Errorf("activities per queue:\n got %v\nwant %v", queues, want)
+	}
+	for _, st := range research.Graph() {
+		n := 0
+		for _, q := range queues {
+			n += q[ActivityName(st)]
+		}
+		if n == 0 {
+			t.Errorf("the workflow never ran step %s", st.Name)
+		}
 	}
 	// The steps' events are in the run's state, in one sequence, for whoever follows the run.
 	feed := research.NewEventFeed(filepath.Join(acts.Dir, "wf1", research.StateFile), "wf1")
@@ -224,8 +249,8 @@ func TestStepRetriedAfterDyingHalfway(t *testing.T) {
 	lost := errors.New("worker lost")
 	register(env, acts, map[string]any{
 		// A read whose model call finished, then its worker was gone before the engine heard of it.
-		actRead: func(ctx context.Context, in Input, round int, c research.Candidate) (research.Reading, error) {
-			rd, err := acts.Read(ctx, in, round, c)
+		act("Read"): func(ctx context.Context, in Input, round int, c research.Candidate) (research.Reading, error) {
+			rd, err := acts.Activity(step("Read")).(func(context.Context, Input, int, research.Candidate) (research.Reading, error))(ctx, in, round, c)
 			if err == nil && activity.GetInfo(ctx).Attempt == 1 && strings.HasSuffix(c.URL, "/1") {
 				died.Add(1)
 				return research.Reading{}, lost
@@ -233,8 +258,8 @@ func TestStepRetriedAfterDyingHalfway(t *testing.T) {
 			return rd, err
 		},
 		// An admission that wrote its evidence, then its worker was gone before it marked the read done.
-		actAdmit: func(ctx context.Context, in Input, round int, c research.Candidate, rd research.Reading) (research.Admission, error) {
-			a, err := acts.Admit(ctx, in, round, c, rd)
+		act("Admit"): func(ctx context.Context, in Input, round int, c research.Candidate, rd research.Reading) (research.Admission, error) {
+			a, err := acts.Activity(step("Admit")).(func(context.Context, Input, int, research.Candidate, research.Reading) (research.Admission, error))(ctx, in, round, c, rd)
 			if err == nil && activity.GetInfo(ctx).Attempt == 1 && strings.HasSuffix(c.URL, "/2") {
 				died.Add(1)
 				// Undo only the marker, as if the worker had died between the pool write and the marker.
@@ -336,5 +361,75 @@ func TestCallCapHoldsAcrossParallelSteps(t *testing.T) {
 	}
 	if !strings.Contains(rep.CutShort, "call cap") {
 		t.Errorf("report not cut short by the call cap: %q", rep.CutShort)
+	}
+}
+
+type recorder func(name string)
+
+func (r recorder) RegisterActivityWithOptions(fn any, opts activity.RegisterOptions) { r(opts.Name) }
+
+// Every step of the table has a tier and is registered where the workflow sends it: bookkeeping on the base
+// queue, each model step on its role's tier's queue, whichever tier the configuration gives the role. Roles
+// that send a step to no tier are refused when the run is submitted.
+func TestEveryStepIsRegisteredOnItsTier(t *testing.T) {
+	acts := &Activities{}
+	registered := map[string][]string{}
+	for _, tier := range append([]string{""}, Tiers...) {
+		acts.register(recorder(func(name string) { registered[tier] = append(registered[tier], name) }), tier)
+	}
+	moved := map[string]string{research.RoleSearcher: TierMid, research.RoleSynthesizer: TierFast}
+	for _, roles := range []map[string]string{nil, moved} {
+		for _, st := range research.Graph() {
+			tier := stepTier(roles, st)
+			if st.Role != "" && !slices.Contains(Tiers, tier) {
+				t.Errorf("step %s (the %s) has no tier: %q", st.Name, st.Role, tier)
+			}
+			if !slices.Contains(registered[tier], ActivityName(st)) {
+				t.Errorf("roles %v: step %s goes to the queue of tier %q, where it is not registered (%v)", roles, st.Name, tier, registered[tier])
+			}
+		}
+	}
+	if got := stepTier(moved, step("Search")); got != TierMid {
+		t.Errorf("a searcher configured on mid runs on %q", got)
+	}
+	if got := stepTier(nil, step("Read")); got != TierMid {
+		t.Errorf("the analyst's default tier is %q, want mid", got)
+	}
+	for name, fn := range map[string]any{"Read": acts.Activity(step("Read")), "Scope": acts.Activity(step("Scope"))} {
+		if _, ok := fn.(func(context.Context, Input, int, research.Candidate) (research.Reading, error)); name == "Read" && !ok {
+			t.Errorf("the Read activity is a %T", fn)
+		}
+		if _, ok := fn.(func(context.Context, Input) (*research.Plan, error)); name == "Scope" && !ok {
+			t.Errorf("the Scope activity is a %T", fn)
+		}
+	}
+	if _, err := Submit(t.Context(), nil, Input{RunID: "x", Question: question, Roles: map[string]string{research.RoleAnalyst: "tiny"}}); err == nil ||
+		!strings.Contains(err.Error(), `"tiny"`) {
+		t.Errorf("roles with an unknown tier: %v", err)
+	}
+}
+
+// The workflow sends each model step to the queue of the tier the submitter's roles give it.
+func TestStepsGoToTheQueueOfTheirRolesTier(t *testing.T) {
+	f := newFixture(t)
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	register(env, f.activities(t), nil)
+	queues := map[string]map[string]int{}
+	env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, _ converter.EncodedValues) {
+		if queues[info.TaskQueue] == nil {
+			queues[info.TaskQueue] = map[string]int{}
+		}
+		queues[info.TaskQueue][info.ActivityType.Name]++
+	})
+	env.ExecuteWorkflow(WorkflowName, Input{RunID: "tiers", Question: question,
+		Roles: map[string]string{research.RoleSearcher: TierMid, research.RoleVerifier: TierFast}})
+	if !env.IsWorkflowCompleted() || env.GetWorkflowError() != nil {
+		t.Fatalf("workflow: completed %v, error %v", env.IsWorkflowCompleted(), env.GetWorkflowError())
+	}
+	mid, fast, strong := queues[TierQueue(DefaultTaskQueue, TierMid)], queues[TierQueue(DefaultTaskQueue, TierFast)], queues[TierQueue(DefaultTaskQueue, TierStrong)]
+	if mid[act("Search")] != 4 || mid[act("Read")] == 0 || fast[act("Verify")] != 2 || strong[act("Verify")] != 0 ||
+		strong[act("Scope")] != 1 || len(fast) != 1 {
+		t.Errorf("activities per queue: %v", queues)
 	}
 }

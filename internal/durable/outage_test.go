@@ -85,13 +85,13 @@ func TestStateOutageMidReadLosesNothing(t *testing.T) {
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestWorkflowEnvironment()
 	register(env, acts, map[string]any{
-		actRead: func(ctx context.Context, in Input, round int, c research.Candidate) (research.Reading, error) {
-			rd, err := acts.Read(ctx, in, round, c)
+		act("Read"): func(ctx context.Context, in Input, round int, c research.Candidate) (research.Reading, error) {
+			rd, err := acts.Activity(step("Read")).(func(context.Context, Input, int, research.Candidate) (research.Reading, error))(ctx, in, round, c)
 			watch(err)
 			return rd, err
 		},
-		actAdmit: func(ctx context.Context, in Input, round int, c research.Candidate, rd research.Reading) (research.Admission, error) {
-			a, err := acts.Admit(ctx, in, round, c, rd)
+		act("Admit"): func(ctx context.Context, in Input, round int, c research.Candidate, rd research.Reading) (research.Admission, error) {
+			a, err := acts.Activity(step("Admit")).(func(context.Context, Input, int, research.Candidate, research.Reading) (research.Admission, error))(ctx, in, round, c, rd)
 			watch(err)
 			return a, err
 		},

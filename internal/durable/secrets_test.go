@@ -50,7 +50,7 @@ func TestRefusedKeyFailsOnceAndIsNeverShown(t *testing.T) {
 	register(env, acts, nil)
 	attempts := 0
 	env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, _ converter.EncodedValues) {
-		if info.ActivityType.Name == actScope {
+		if info.ActivityType.Name == act("Scope") {
 			attempts++
 		}
 	})
@@ -92,7 +92,7 @@ func TestStepPolicyBoundsAttempts(t *testing.T) {
 	env := s.NewTestWorkflowEnvironment()
 	attempts := 0
 	register(env, acts, map[string]any{
-		actScope: func(ctx context.Context, in Input) (*research.Plan, error) {
+		act("Scope"): func(ctx context.Context, in Input) (*research.Plan, error) {
 			attempts++
 			return nil, temporal.NewApplicationError("the planner is down", errStep)
 		},

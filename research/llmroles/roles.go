@@ -11,13 +11,13 @@ import (
 	"github.com/deepresearch/deepresearch/sources"
 )
 
-// Role names, used in errors, logs, event sessions and as keys of Config.Tools.
+// Role names (research's), used in errors, logs, event sessions and as keys of Config.Tools.
 const (
-	RolePlanner     = "planner"
-	RoleSearcher    = "searcher"
-	RoleAnalyst     = "analyst"
-	RoleVerifier    = "verifier"
-	RoleSynthesizer = "synthesizer"
+	RolePlanner     = research.RolePlanner
+	RoleSearcher    = research.RoleSearcher
+	RoleAnalyst     = research.RoleAnalyst
+	RoleVerifier    = research.RoleVerifier
+	RoleSynthesizer = research.RoleSynthesizer
 )
 
 // Engine is the name of this role set in research.Roles.
