@@ -433,3 +433,66 @@ func TestStepsGoToTheQueueOfTheirRolesTier(t *testing.T) {
 		t.Errorf("activities per queue: %v", queues)
 	}
 }
+
+// stageLines are the "stage done" lines of a run's research log, by stage and round.
+func stageLines(t *testing.T, path string) map[string]state.LogEntry {
+	t.Helper()
+	db, err := state.OpenReadOnly(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	log, err := db.Log(t.Context(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]state.LogEntry{}
+	for _, e := range log {
+		if e.Decision == "stage done" {
+			out[fmt.Sprintf("%s/r%d", e.Stage, e.Round)] = e
+		}
+	}
+	return out
+}
+
+// A durable run's research log says what a local run's says of each stage: its detail, and its own spend — not
+// the run's running total — and a real duration, not the instant of the step that ended it. The steps of a
+// stage run in sessions of their own, so where a stage began is kept in the run's state.
+func TestDurableStagesLogWhatLocalStagesLog(t *testing.T) {
+	f := newFixture(t)
+	const latency = 5 * time.Millisecond // the scripted model's, per call: every search and read stage makes calls
+	localDir := filepath.Join(t.TempDir(), "local")
+	if _, err := research.Run(t.Context(), func() research.Config {
+		c := f.config()
+		c.Question, c.OutDir = question, localDir
+		return c
+	}()); err != nil {
+		t.Fatal(err)
+	}
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	acts := f.activities(t)
+	register(env, acts, nil)
+	env.ExecuteWorkflow(WorkflowName, Input{RunID: "stages", Question: question})
+	if !env.IsWorkflowCompleted() || env.GetWorkflowError() != nil {
+		t.Fatalf("workflow: completed %v, error %v", env.IsWorkflowCompleted(), env.GetWorkflowError())
+	}
+	local := stageLines(t, filepath.Join(localDir, research.StateFile))
+	durable := stageLines(t, filepath.Join(acts.Dir, "stages", research.StateFile))
+	for _, k := range []string{"search/r1", "read/r1", "search/r2", "read/r2"} {
+		l, d := local[k], durable[k]
+		if l.Decision == "" || d.Decision == "" {
+			t.Errorf("%s: no stage line (local %v, durable %v)", k, l.Decision != "", d.Decision != "")
+			continue
+		}
+		if l.Tokens == 0 || d.Tokens != l.Tokens || fmt.Sprintf("%.6f", d.CostUSD) != fmt.Sprintf("%.6f", l.CostUSD) || d.Detail != l.Detail {
+			t.Errorf("%s: durable logs %d tokens, $%.6f, %q; local %d, $%.6f, %q", k, d.Tokens, d.CostUSD, d.Detail, l.Tokens, l.CostUSD, l.Detail)
+		}
+		if d.Duration < latency || l.Duration < latency {
+			t.Errorf("%s: durable stage took %s, local %s: under one model call (%s)", k, d.Duration, l.Duration, latency)
+		}
+	}
+	if len(durable) != len(local) {
+		t.Errorf("stage lines: durable %v, local %v", durable, local)
+	}
+}
