@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -223,14 +222,10 @@ DEEPRESEARCH_STATE): a step that a dead worker left is retried on another one fr
 
 // durableBuild builds a run's roles, searchers and fetcher on a worker from the request the submitter sent.
 func (a *App) durableBuild(ctx context.Context, in durable.Input) (research.Config, func(), error) {
-	var req request.Research
-	if len(in.Request) > 0 {
-		if err := json.Unmarshal(in.Request, &req); err != nil {
-			return research.Config{}, nil, fmt.Errorf("run %s: request: %w", in.RunID, err)
-		}
-	}
-	req.Question, req.RunID, req.ResumeDir = in.Question, in.RunID, ""
-	req.OutDir = "" // the activity sets the worker's own folder
+	req := in.Request
+	// Folders named in the request are the submitter's: the engine resumes the run, and the activity sets this
+	// worker's own folder for it.
+	req.ResumeDir, req.OutDir = "", ""
 	return a.builder("").Build(ctx, req)
 }
 
@@ -239,7 +234,7 @@ func (a *App) researchDurable(cmd *cobra.Command, fl researchFlags, tf temporalF
 	ctx := cmd.Context()
 	req := fl.request(question, "")
 	if err := req.Validate(); err != nil {
-		return err
+		return err // before dialling the cluster
 	}
 	c, err := a.temporalClient(tf)
 	if err != nil {
@@ -295,24 +290,16 @@ type durableRun struct {
 	feed string
 }
 
-// submitDurable validates req and starts it on Temporal under req.RunID (a new id when empty). Submitting an id
+// submitDurable starts req on Temporal (durable.Submit validates it) under req.RunID (a new id when empty). Submitting an id
 // the engine already runs attaches to that run. The workers build the run from req with their own keys; its
 // OutDir stays here (follow writes the report there). sharedState, when a postgres:// URL, is where follow reads
 // the run's events.
 func submitDurable(ctx context.Context, c client.Client, tf temporalFlags, sharedState string, req request.Research) (*durableRun, error) {
-	if err := req.Validate(); err != nil {
-		return nil, err
-	}
 	if req.RunID == "" {
 		req.RunID = research.NewRunID()
 	}
 	req.OutDir, req.ResumeDir = "", ""
-	raw, err := json.Marshal(req)
-	if err != nil {
-		return nil, err
-	}
-	run, err := durable.Submit(ctx, c, durable.Input{RunID: req.RunID, Question: req.Question, Request: raw,
-		Budget: req.Budget, Roles: tf.roles, TaskQueue: tf.taskQueue, Steps: tf.steps})
+	run, err := durable.Submit(ctx, c, durable.Input{Request: req, Roles: tf.roles, TaskQueue: tf.taskQueue, Steps: tf.steps})
 	if err != nil {
 		return nil, err
 	}

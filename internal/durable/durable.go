@@ -6,6 +6,7 @@
 package durable
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -26,6 +27,7 @@ import (
 
 	"github.com/deepresearch/deepresearch/base/redact"
 	"github.com/deepresearch/deepresearch/internal/config"
+	"github.com/deepresearch/deepresearch/internal/request"
 	"github.com/deepresearch/deepresearch/llm"
 	"github.com/deepresearch/deepresearch/llm/providers"
 	"github.com/deepresearch/deepresearch/research"
@@ -55,12 +57,9 @@ func TierQueue(base, tier string) string { return base + "-" + tier }
 
 // Input starts one durable run.
 type Input struct {
-	RunID    string `json:"run_id"`
-	Question string `json:"question"`
-	// Request is what the workers need to build the run's roles, searchers and fetcher with their own keys (the
-	// surface's request, opaque here).
-	Request json.RawMessage `json:"request,omitempty"`
-	Budget  research.Budget `json:"budget"`
+	// Request is the run as the surface asked for it, validated and named (its RunID set) by the submitter; the
+	// workers build the run's roles, searchers and fetcher from it with their own configuration and keys.
+	Request request.Research `json:"request"`
 	// Roles maps each role to the model tier whose task queue runs its steps (the submitter's configuration,
 	// config.Config.Roles); a role it leaves out takes the default configuration's tier.
 	Roles map[string]string `json:"roles,omitempty"`
@@ -68,6 +67,32 @@ type Input struct {
 	TaskQueue string `json:"task_queue,omitempty"`
 	// Steps are the timeouts and retries of the run's steps; zero values keep the defaults.
 	Steps StepPolicy `json:"steps,omitzero"`
+}
+
+// RunID is the run's id.
+func (in Input) RunID() string { return in.Request.RunID }
+
+// UnmarshalJSON reads an input as this version writes it and as the previous one did — the run id, question and
+// budget beside the request rather than in it — so that a run started before an upgrade goes on after it.
+func (in *Input) UnmarshalJSON(b []byte) error {
+	type current Input
+	var v struct {
+		current
+		RunID    string           `json:"run_id"`
+		Question string           `json:"question"`
+		Budget   *research.Budget `json:"budget"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*in = Input(v.current)
+	r := &in.Request
+	r.RunID = cmp.Or(r.RunID, v.RunID)
+	r.Question = cmp.Or(r.Question, v.Question)
+	if v.Budget != nil && r.Budget == (research.Budget{}) {
+		r.Budget = *v.Budget
+	}
+	return nil
 }
 
 // StepPolicy is how the engine runs a run's steps. Zero values mean the defaults in brackets.
@@ -161,7 +186,7 @@ func checkTiers(roles map[string]string) error {
 
 // Workflow is the research graph as a Temporal workflow.
 func Workflow(ctx workflow.Context, in Input) (*research.Report, error) {
-	st := &Status{RunID: in.RunID, Stage: research.StageScope}
+	st := &Status{RunID: in.RunID(), Stage: research.StageScope}
 	if err := workflow.SetQueryHandler(ctx, QueryProgress, func() (Status, error) { return *st, nil }); err != nil {
 		return nil, err
 	}
@@ -192,7 +217,7 @@ type workflowExec struct {
 }
 
 func (w *workflowExec) stageTimeout() time.Duration {
-	if t := w.run.in.Budget.StageTimeout; t > 0 {
+	if t := w.run.in.Request.Budget.StageTimeout; t > 0 {
 		return t
 	}
 	return 10 * time.Minute
@@ -387,8 +412,11 @@ func (a *Activities) session(ctx context.Context, in Input) (*research.Session, 
 		return nil, nil, temporal.NewNonRetryableApplicationError("build the run's roles: "+a.scrub(err.Error()), errConfig, nil)
 	}
 	info := activity.GetInfo(ctx)
-	cfg.RunID, cfg.Question, cfg.Budget = in.RunID, in.Question, in.Budget
-	cfg.OutDir = filepath.Join(a.Dir, in.RunID)
+	// The run is the request's, whatever the build made of it: its id, question and budget as submitted, in
+	// this worker's folder for runs.
+	req := in.Request
+	cfg.RunID, cfg.Question, cfg.Budget = req.RunID, req.Question, req.Budget
+	cfg.OutDir = filepath.Join(a.Dir, req.RunID)
 	cfg.OnEvent = nil
 	cfg.Secrets = append(slices.Clone(cfg.Secrets), a.Secrets...)
 	if a.Log != nil {
@@ -398,7 +426,7 @@ func (a *Activities) session(ctx context.Context, in Input) (*research.Session, 
 	if location == "" {
 		location = filepath.Join(cfg.OutDir, research.StateFile)
 	}
-	db, release, err := a.dbs.acquire(ctx, location, in.RunID)
+	db, release, err := a.dbs.acquire(ctx, location, in.RunID())
 	if err != nil {
 		cleanup()
 		return nil, nil, err
@@ -438,12 +466,12 @@ func (a *Activities) session(ctx context.Context, in Input) (*research.Session, 
 		stop()
 		<-done
 		if err := s.Close(); err != nil && a.Log != nil {
-			a.Log.Error("close session", "run", in.RunID, "err", a.scrub(err.Error()))
+			a.Log.Error("close session", "run", in.RunID(), "err", a.scrub(err.Error()))
 		}
 		release()
 		cleanup()
 		if a.Log != nil {
-			a.Log.Debug("step", "run", in.RunID, "activity", info.ActivityType.Name, "attempt", info.Attempt,
+			a.Log.Debug("step", "run", in.RunID(), "activity", info.ActivityType.Name, "attempt", info.Attempt,
 				"build", t1.Sub(t0), "open", t2.Sub(t1), "step", t3.Sub(t2), "close", time.Since(t3))
 		}
 	}, nil
@@ -470,7 +498,7 @@ func (a *Activities) runStep(ctx context.Context, in Input, st research.Step, ar
 	err = st.Run(ctx, s, args, out)
 	done()
 	if err == nil && st.Final {
-		a.dbs.forget(in.RunID)
+		a.dbs.forget(in.RunID())
 	}
 	return a.failure(ctx, err, false)
 }
@@ -588,11 +616,14 @@ func WorkflowID(runID string) string { return "deepresearch-" + runID }
 
 // Submit starts a durable run; starting the same run id again attaches to the running workflow.
 func Submit(ctx context.Context, c client.Client, in Input) (client.WorkflowRun, error) {
-	if strings.TrimSpace(in.RunID) == "" {
+	if strings.TrimSpace(in.RunID()) == "" {
 		return nil, errors.New("durable: a run needs a run id")
 	}
-	if err := research.CheckQuestion(in.Question); err != nil {
-		return nil, fmt.Errorf("durable: %w", err)
+	if in.Request.ResumeDir != "" {
+		return nil, errors.New("durable: a run on Temporal is resumed by the engine, not from a run folder")
+	}
+	if err := in.Request.Validate(); err != nil {
+		return nil, err // the request's one check, its messages as every surface shows them
 	}
 	if err := in.Steps.Check(); err != nil {
 		return nil, err
@@ -604,10 +635,10 @@ func Submit(ctx context.Context, c client.Client, in Input) (client.WorkflowRun,
 	if q == "" {
 		q = DefaultTaskQueue
 	}
-	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: WorkflowID(in.RunID), TaskQueue: q,
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: WorkflowID(in.RunID()), TaskQueue: q,
 		WorkflowExecutionErrorWhenAlreadyStarted: false}, WorkflowName, in)
 	if err != nil {
-		return nil, fmt.Errorf("durable: submit %s: %w", in.RunID, err)
+		return nil, fmt.Errorf("durable: submit %s: %w", in.RunID(), err)
 	}
 	return run, nil
 }

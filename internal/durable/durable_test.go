@@ -1,8 +1,10 @@
 package durable
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -17,6 +19,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/worker"
 
+	"github.com/deepresearch/deepresearch/internal/request"
 	"github.com/deepresearch/deepresearch/llm"
 	"github.com/deepresearch/deepresearch/research"
 	"github.com/deepresearch/deepresearch/research/researchtest"
@@ -154,7 +157,7 @@ func TestWorkflowMatchesLocalRun(t *testing.T) {
 			}
 		}
 	}, time.Millisecond)
-	env.ExecuteWorkflow(WorkflowName, Input{RunID: "wf1", Question: question})
+	env.ExecuteWorkflow(WorkflowName, Input{Request: request.Research{RunID: "wf1", Question: question}})
 	if !env.IsWorkflowCompleted() || env.GetWorkflowError() != nil {
 		t.Fatalf("workflow: completed %v, error %v", env.IsWorkflowCompleted(), env.GetWorkflowError())
 	}
@@ -263,7 +266,7 @@ func TestStepRetriedAfterDyingHalfway(t *testing.T) {
 			if err == nil && activity.GetInfo(ctx).Attempt == 1 && strings.HasSuffix(c.URL, "/2") {
 				died.Add(1)
 				// Undo only the marker, as if the worker had died between the pool write and the marker.
-				raw, oerr := sql.Open("sqlite", filepath.Join(acts.Dir, in.RunID, research.StateFile))
+				raw, oerr := sql.Open("sqlite", filepath.Join(acts.Dir, in.RunID(), research.StateFile))
 				if oerr != nil {
 					return a, oerr
 				}
@@ -277,7 +280,7 @@ func TestStepRetriedAfterDyingHalfway(t *testing.T) {
 			return a, err
 		},
 	})
-	env.ExecuteWorkflow(WorkflowName, Input{RunID: "wf2", Question: question})
+	env.ExecuteWorkflow(WorkflowName, Input{Request: request.Research{RunID: "wf2", Question: question}})
 	if !env.IsWorkflowCompleted() || env.GetWorkflowError() != nil {
 		t.Fatalf("workflow: completed %v, error %v", env.IsWorkflowCompleted(), env.GetWorkflowError())
 	}
@@ -338,7 +341,7 @@ func TestCallCapHoldsAcrossParallelSteps(t *testing.T) {
 	acts := f.activities(t)
 	register(env, acts, nil)
 	const limit = 10 // scope, 3 searches, then 6 of the 12 reads the round wants
-	env.ExecuteWorkflow(WorkflowName, Input{RunID: "wf3", Question: question, Budget: research.Budget{MaxCalls: limit}})
+	env.ExecuteWorkflow(WorkflowName, Input{Request: request.Research{RunID: "wf3", Question: question, Budget: research.Budget{MaxCalls: limit}}})
 	if !env.IsWorkflowCompleted() || env.GetWorkflowError() != nil {
 		t.Fatalf("workflow: completed %v, error %v", env.IsWorkflowCompleted(), env.GetWorkflowError())
 	}
@@ -403,7 +406,7 @@ func TestEveryStepIsRegisteredOnItsTier(t *testing.T) {
 			t.Errorf("the Scope activity is a %T", fn)
 		}
 	}
-	if _, err := Submit(t.Context(), nil, Input{RunID: "x", Question: question, Roles: map[string]string{research.RoleAnalyst: "tiny"}}); err == nil ||
+	if _, err := Submit(t.Context(), nil, Input{Request: request.Research{RunID: "x", Question: question}, Roles: map[string]string{research.RoleAnalyst: "tiny"}}); err == nil ||
 		!strings.Contains(err.Error(), `"tiny"`) {
 		t.Errorf("roles with an unknown tier: %v", err)
 	}
@@ -422,7 +425,7 @@ func TestStepsGoToTheQueueOfTheirRolesTier(t *testing.T) {
 		}
 		queues[info.TaskQueue][info.ActivityType.Name]++
 	})
-	env.ExecuteWorkflow(WorkflowName, Input{RunID: "tiers", Question: question,
+	env.ExecuteWorkflow(WorkflowName, Input{Request: request.Research{RunID: "tiers", Question: question},
 		Roles: map[string]string{research.RoleSearcher: TierMid, research.RoleVerifier: TierFast}})
 	if !env.IsWorkflowCompleted() || env.GetWorkflowError() != nil {
 		t.Fatalf("workflow: completed %v, error %v", env.IsWorkflowCompleted(), env.GetWorkflowError())
@@ -473,7 +476,7 @@ func TestDurableStagesLogWhatLocalStagesLog(t *testing.T) {
 	env := s.NewTestWorkflowEnvironment()
 	acts := f.activities(t)
 	register(env, acts, nil)
-	env.ExecuteWorkflow(WorkflowName, Input{RunID: "stages", Question: question})
+	env.ExecuteWorkflow(WorkflowName, Input{Request: request.Research{RunID: "stages", Question: question}})
 	if !env.IsWorkflowCompleted() || env.GetWorkflowError() != nil {
 		t.Fatalf("workflow: completed %v, error %v", env.IsWorkflowCompleted(), env.GetWorkflowError())
 	}
@@ -494,5 +497,88 @@ func TestDurableStagesLogWhatLocalStagesLog(t *testing.T) {
 	}
 	if len(durable) != len(local) {
 		t.Errorf("stage lines: durable %v, local %v", durable, local)
+	}
+}
+
+// legacyInput is a run's input as the previous version wrote it: the run id, question and budget beside the
+// surface's request, which travelled as opaque JSON.
+type legacyInput struct {
+	RunID     string          `json:"run_id"`
+	Question  string          `json:"question"`
+	Request   json.RawMessage `json:"request,omitempty"`
+	Budget    research.Budget `json:"budget"`
+	TaskQueue string          `json:"task_queue,omitempty"`
+	Steps     StepPolicy      `json:"steps,omitzero"`
+}
+
+// A run started by the previous version — its workflow's input, and the input of its steps still pending —
+// decodes to the same request and runs on to its report; this version's input reads back as it was written.
+func TestInputOfThePreviousVersionDecodes(t *testing.T) {
+	req := request.Research{Question: question, RunID: "legacy", Web: "tavily", Budget: research.Budget{MaxCalls: 40}, Depth: "quick"}
+	raw, err := json.Marshal(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := legacyInput{RunID: "legacy", Question: question, Request: raw, Budget: req.Budget, Steps: StepPolicy{MaxAttempts: 3}}
+	b, err := json.Marshal(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var in Input
+	if err := json.Unmarshal(b, &in); err != nil {
+		t.Fatal(err)
+	}
+	if in.RunID() != "legacy" || in.Request.Question != question || in.Request.Web != "tavily" || in.Request.Budget.MaxCalls != 40 ||
+		in.Request.Depth != "quick" || in.Steps.MaxAttempts != 3 {
+		t.Errorf("the previous version's input decoded to %+v", in)
+	}
+	// The oldest form: no request at all.
+	if err := json.Unmarshal([]byte(`{"run_id":"bare","question":"Why?","budget":{"max_calls":7}}`), &in); err != nil {
+		t.Fatal(err)
+	}
+	if in.RunID() != "bare" || in.Request.Question != "Why?" || in.Request.Budget.MaxCalls != 7 {
+		t.Errorf("an input with no request decoded to %+v", in)
+	}
+	now := Input{Request: req, Roles: map[string]string{research.RoleSearcher: TierMid}, TaskQueue: "q"}
+	b, _ = json.Marshal(now)
+	var back Input
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.RunID() != "legacy" || back.Request.Web != "tavily" || back.Roles[research.RoleSearcher] != TierMid || back.TaskQueue != "q" {
+		t.Errorf("this version's input read back as %+v", back)
+	}
+	if !bytes.HasPrefix(b, []byte(`{"request":{"question":`)) {
+		t.Errorf("this version's input is not the request and what goes with it: %s", b)
+	}
+	// Submitting checks the request as every surface does, and a run folder to resume is not the engine's.
+	for _, bad := range []request.Research{
+		{RunID: "x", Question: question, Budget: research.Budget{MaxCalls: -1}},
+		{RunID: "x", Question: question, ResumeDir: "/tmp/run"},
+		{RunID: "x", Question: " "},
+		{Question: question},
+	} {
+		if _, err := Submit(t.Context(), nil, Input{Request: bad}); err == nil {
+			t.Errorf("submitted %+v", bad)
+		}
+	}
+
+	// A workflow started with the previous version's input runs to its report.
+	f := newFixture(t)
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	acts := f.activities(t)
+	register(env, acts, nil)
+	raw, _ = json.Marshal(request.Research{Question: question, RunID: "legacy"})
+	env.ExecuteWorkflow(WorkflowName, legacyInput{RunID: "legacy", Question: question, Request: raw})
+	if !env.IsWorkflowCompleted() || env.GetWorkflowError() != nil {
+		t.Fatalf("workflow: completed %v, error %v", env.IsWorkflowCompleted(), env.GetWorkflowError())
+	}
+	var rep research.Report
+	if err := env.GetWorkflowResult(&rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Stats.EvidenceAccepted == 0 || rep.Stats.Rounds != 2 {
+		t.Errorf("the previous version's run: %d evidence, %d rounds", rep.Stats.EvidenceAccepted, rep.Stats.Rounds)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/deepresearch/deepresearch/internal/pgtest"
+	"github.com/deepresearch/deepresearch/internal/request"
 	"github.com/deepresearch/deepresearch/research"
 	"github.com/deepresearch/deepresearch/research/state"
 	"github.com/deepresearch/deepresearch/sources"
@@ -96,7 +97,7 @@ func TestStateOutageMidReadLosesNothing(t *testing.T) {
 			return a, err
 		},
 	})
-	env.ExecuteWorkflow(WorkflowName, Input{RunID: "outage", Question: question})
+	env.ExecuteWorkflow(WorkflowName, Input{Request: request.Research{RunID: "outage", Question: question}})
 	if !env.IsWorkflowCompleted() || env.GetWorkflowError() != nil {
 		t.Fatalf("workflow: completed %v, error %v", env.IsWorkflowCompleted(), env.GetWorkflowError())
 	}

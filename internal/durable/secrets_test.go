@@ -16,6 +16,7 @@ import (
 
 	"github.com/deepresearch/deepresearch/base/redact"
 	"github.com/deepresearch/deepresearch/base/syncio"
+	"github.com/deepresearch/deepresearch/internal/request"
 	"github.com/deepresearch/deepresearch/llm/llmtest"
 	"github.com/deepresearch/deepresearch/llm/openai"
 	"github.com/deepresearch/deepresearch/research"
@@ -54,7 +55,7 @@ func TestRefusedKeyFailsOnceAndIsNeverShown(t *testing.T) {
 			attempts++
 		}
 	})
-	env.ExecuteWorkflow(WorkflowName, Input{RunID: "auth", Question: question})
+	env.ExecuteWorkflow(WorkflowName, Input{Request: request.Research{RunID: "auth", Question: question}})
 	werr := env.GetWorkflowError()
 	if !env.IsWorkflowCompleted() || werr == nil {
 		t.Fatalf("workflow: completed %v, error %v; want a failed run", env.IsWorkflowCompleted(), werr)
@@ -97,7 +98,7 @@ func TestStepPolicyBoundsAttempts(t *testing.T) {
 			return nil, temporal.NewApplicationError("the planner is down", errStep)
 		},
 	})
-	env.ExecuteWorkflow(WorkflowName, Input{RunID: "policy", Question: question,
+	env.ExecuteWorkflow(WorkflowName, Input{Request: request.Research{RunID: "policy", Question: question},
 		Steps: StepPolicy{MaxAttempts: 3, InitialInterval: time.Second, MaxInterval: 2 * time.Second, HeartbeatTimeout: 5 * time.Second}})
 	if !env.IsWorkflowCompleted() || env.GetWorkflowError() == nil {
 		t.Fatalf("workflow: completed %v, error %v; want a failed run", env.IsWorkflowCompleted(), env.GetWorkflowError())
@@ -107,7 +108,7 @@ func TestStepPolicyBoundsAttempts(t *testing.T) {
 	}
 	for _, bad := range []StepPolicy{{HeartbeatTimeout: time.Second}, {MaxAttempts: -1},
 		{InitialInterval: time.Minute, MaxInterval: time.Second}} {
-		if _, err := Submit(t.Context(), nil, Input{RunID: "x", Question: question, Steps: bad}); err == nil || !strings.Contains(err.Error(), "step policy") {
+		if _, err := Submit(t.Context(), nil, Input{Request: request.Research{RunID: "x", Question: question}, Steps: bad}); err == nil || !strings.Contains(err.Error(), "step policy") {
 			t.Errorf("policy %+v: %v", bad, err)
 		}
 	}
