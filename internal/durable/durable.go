@@ -1,5 +1,5 @@
 // Package durable runs the research graph on Temporal. The graph's control flow is research.Drive, run unchanged
-// as deterministic workflow code; each of its steps (research.Steps) is an activity with a timeout, a heartbeat
+// as deterministic workflow code; each of its steps (a row of research.Graph) is an activity with a timeout, a heartbeat
 // and a retry policy, executed by whichever worker polls the step's task queue. Activities open the run's shared
 // state (PostgreSQL) through research.OpenSession, so a step retried on another machine continues from the step
 // keys the last attempt left: no evidence, fetch or spend is added twice.

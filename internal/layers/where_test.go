@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/deepresearch/deepresearch/llm/providers"
+	"github.com/deepresearch/deepresearch/research"
 	"github.com/deepresearch/deepresearch/sources/extract"
 	"github.com/deepresearch/deepresearch/sources/websearch"
 )
@@ -292,4 +293,40 @@ func TestDocumentedLayersAreTheTested(t *testing.T) {
 			t.Errorf("test support: the document does not name `%s`", p)
 		}
 	}
+}
+
+// A graph step is declared in as many files as the row "a graph step" says, all named there: its row of the
+// step table (its name) and its function over a session (a method named like it), in the research package and
+// the durable executor — which builds its activities from the table, and so declares no step of its own.
+func TestGraphStepRowMatchesTheCode(t *testing.T) {
+	root := moduleRoot(t)
+	files := sourceFiles(t, root)
+	rows := whereRows(t, root)
+	var all []string
+	for _, st := range research.Graph() {
+		var got []string
+		for _, f := range files {
+			dir := filepath.ToSlash(filepath.Dir(f.path))
+			if dir != "research" && dir != "internal/durable" {
+				continue
+			}
+			named := slices.Contains(f.literals, st.Name)
+			for _, d := range f.ast.Decls {
+				// A method named like the step over its arguments: after a context, after a context and a run's
+				// input (an activity's), or alone (an executor's method per step).
+				if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv != nil && fn.Name.Name == st.Name {
+					n := fn.Type.Params.NumFields()
+					named = named || n >= len(st.Args) && n <= len(st.Args)+2
+				}
+			}
+			if named {
+				got = append(got, f.path)
+			}
+		}
+		if row, ok := rows["a graph step"]; ok && len(got) != row.count {
+			t.Errorf("step %s is declared in %d files, the document says %d: %v", st.Name, len(got), row.count, got)
+		}
+		all = append(all, got...)
+	}
+	checkRow(t, rows, "a graph step", slices.Compact(slices.Sorted(slices.Values(all))))
 }
