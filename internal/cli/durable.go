@@ -295,10 +295,9 @@ type durableRun struct {
 // OutDir stays here (follow writes the report there). sharedState, when a postgres:// URL, is where follow reads
 // the run's events.
 func submitDurable(ctx context.Context, c client.Client, tf temporalFlags, sharedState string, req request.Research) (*durableRun, error) {
-	if req.RunID == "" {
-		req.RunID = research.NewRunID()
-	}
+	// The request's folders are this machine's; the workers have their own. Without them, the run needs an id.
 	req.OutDir, req.ResumeDir = "", ""
+	req = req.Named()
 	run, err := durable.Submit(ctx, c, durable.Input{Request: req, Roles: tf.roles, TaskQueue: tf.taskQueue, Steps: tf.steps})
 	if err != nil {
 		return nil, err

@@ -191,9 +191,7 @@ func (b *Builder) Build(ctx context.Context, r Research) (cfg research.Config, c
 	}()
 	var searchers []sources.Searcher
 	var ixs corpusFetchers
-	if r.ResumeDir == "" && r.OutDir == "" && r.RunID == "" {
-		r.RunID = research.NewRunID() // index events carry the run id
-	}
+	r = r.Named() // index events carry the run id
 	open := b.OpenCorpus
 	if open == nil && len(r.Corpora) > 0 {
 		return research.Config{}, nil, errors.New("request: no corpus opener configured")
@@ -260,10 +258,7 @@ func (b *Builder) Build(ctx context.Context, r Research) (cfg research.Config, c
 	}
 	if r.ResumeDir == "" {
 		if cfg.OutDir == "" {
-			if cfg.RunID == "" {
-				cfg.RunID = research.NewRunID()
-			}
-			cfg.OutDir = filepath.Join(b.runsDir(), cfg.RunID)
+			cfg.OutDir = filepath.Join(b.runsDir(), cfg.RunID) // named above
 		}
 		if err := os.MkdirAll(filepath.Dir(cfg.OutDir), 0o755); err != nil {
 			return research.Config{}, nil, fmt.Errorf("run folder: %w", err)

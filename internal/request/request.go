@@ -89,6 +89,15 @@ func (r Research) HasSources() bool {
 	return len(r.Corpora) > 0 || r.Web != "" || r.MCPFile != ""
 }
 
+// Named returns r with a run id: its own, or a new one when it names neither an id nor a folder (whose name is
+// the run's id). It is the one place a run id is made for a request.
+func (r Research) Named() Research {
+	if r.ResumeDir == "" && r.OutDir == "" && r.RunID == "" {
+		r.RunID = research.NewRunID()
+	}
+	return r
+}
+
 // Validate refuses a request no surface may start: an empty or over-long question (unless resuming), limits that
 // cannot mean anything, too many corpus folders. It is the one check every surface shares; the messages name the
 // field, not a flag, so each surface can show them as they are.

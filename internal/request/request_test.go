@@ -123,3 +123,20 @@ func TestUnpricedModelUnderACostFuseIsWarnedAbout(t *testing.T) {
 		})
 	}
 }
+
+// A request gets a run id in one place: its own is kept, a folder's name is left to the folder, and a request
+// naming neither gets a fresh one each time.
+func TestNamedGivesARunIDOnce(t *testing.T) {
+	if got := (Research{RunID: "mine"}).Named().RunID; got != "mine" {
+		t.Errorf("own id became %q", got)
+	}
+	for _, r := range []Research{{OutDir: "/runs/x"}, {ResumeDir: "/runs/y"}} {
+		if got := r.Named().RunID; got != "" {
+			t.Errorf("%+v named %q: the folder names the run", r, got)
+		}
+	}
+	a, b := Research{}.Named().RunID, Research{}.Named().RunID
+	if a == "" || a == b {
+		t.Errorf("fresh ids %q and %q", a, b)
+	}
+}
