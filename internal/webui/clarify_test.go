@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
+
 	"github.com/deepresearch/deepresearch/llm"
 	"github.com/deepresearch/deepresearch/llm/openai"
 	"github.com/deepresearch/deepresearch/research"
@@ -92,7 +94,6 @@ func (v *modelViewer) ended(t *testing.T, id string) error {
 	t.Fatalf("run %s never ended", id)
 	return nil
 }
-
 
 func (v *modelViewer) get(t *testing.T, path string) (int, string) {
 	t.Helper()
@@ -292,7 +293,7 @@ func TestClarifyingQuestionsHostilePosts(t *testing.T) {
 	if plan, _ := os.ReadFile(filepath.Join(dirA, research.PlanFile)); strings.Contains(string(plan), "ignored") {
 		t.Errorf("a skip's fields reached the plan:\n%s", plan)
 	}
-	if _, page := v.get(t, "/runs/" + a); !strings.Contains(page, "skipped") {
+	if _, page := v.get(t, "/runs/"+a); !strings.Contains(page, "skipped") {
 		t.Errorf("the page does not say the questions were skipped")
 	}
 	if code, _ := v.post(t, "/runs/"+b+"/clarify", url.Values{"asked": {nonceB}, "a1": {"the solar one"}}); code != http.StatusSeeOther {
@@ -382,7 +383,10 @@ func TestClarifyingQuestionsTimeOut(t *testing.T) {
 func TestFormRefusesAskingWhenRunsCannotAsk(t *testing.T) {
 	started := false
 	s, err := New(Config{RunsDir: t.TempDir(), WebProviders: []string{"searxng"}, Clarify: true, AskUnavailable: "they run on Temporal workers",
-		Start: func(context.Context, RunRequest) (*research.Report, error) { started = true; return nil, context.Canceled }})
+		Start: func(context.Context, RunRequest) (*research.Report, error) {
+			started = true
+			return nil, context.Canceled
+		}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -456,4 +460,55 @@ func (s anyWordSite) Search(_ context.Context, q string, limit int) ([]sources.R
 		out = out[:limit]
 	}
 	return out, nil
+}
+
+// TestBrowserClarifyingQuestions is the person's path in headless Chromium: tick the box on the form, see the
+// planner's questions appear on the run's page (the hostile one as text), answer one, send, and read the report
+// of a run whose plan holds the answer.
+func TestBrowserClarifyingQuestions(t *testing.T) {
+	v := newModelViewer(t, Config{}, openaifake.Config{GapSubQuestion: -1, Clarify: clarifyQuestions})
+	base := browser(t)
+	ctx, cancel := context.WithTimeout(base, 90*time.Second)
+	defer cancel()
+	shots := artifacts(t)
+	if err := chromedp.Do(ctx,
+		chromedp.Navigate(v.ts.URL+"/"),
+		chromedp.WaitVisible(chromedp.ID("run-form")),
+		chromedp.SendKeys(chromedp.ID("question"), "What does a Kestrel kiln cost?"),
+		chromedp.SetValue(chromedp.ID("web"), "searxng"),
+		chromedp.Click(chromedp.ID("clarify")),
+		chromedp.Click(chromedp.ID("start")),
+		chromedp.WaitVisible(chromedp.ID("clarify-form")),
+	); err != nil {
+		dumpPage(t, base, shots)
+		t.Fatalf("start a run that asks: %v", err)
+	}
+	screenshot(t, ctx, shots, "01-questions.png")
+	labels, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll("#clarify-form label")).map(l => l.innerText)`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(labels) != 2 || !strings.Contains(labels[1], `<script>alert("x")</script>`) {
+		t.Fatalf("the questions shown: %q", labels)
+	}
+	if err := chromedp.Do(ctx,
+		chromedp.SendKeys(chromedp.ID("a1"), "the solar one"),
+		chromedp.Click(chromedp.ID("clarify-send")),
+		chromedp.WaitVisible(chromedp.ID("clarify-done")),
+		chromedp.WaitVisible(chromedp.ID("report")),
+	); err != nil {
+		dumpPage(t, base, shots)
+		t.Fatalf("answer and read the report: %v", err)
+	}
+	screenshot(t, ctx, shots, "02-report.png")
+	v.mu.Lock()
+	var dir string
+	for _, d := range v.dirs {
+		dir = d
+	}
+	v.mu.Unlock()
+	plan, err := os.ReadFile(filepath.Join(dir, research.PlanFile))
+	if err != nil || !strings.Contains(string(plan), "the solar one") {
+		t.Errorf("the plan does not hold the answer typed (%v):\n%s", err, plan)
+	}
 }
