@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -8,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/deepresearch/deepresearch/internal/request"
+	"github.com/deepresearch/deepresearch/research"
 	"github.com/deepresearch/deepresearch/research/researchtest/openaifake"
 )
 
@@ -64,4 +67,18 @@ func (p *ptyTerm) all() string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.seen.String()
+}
+
+// The runner of the viewer and the MCP server on Temporal refuses a request that would ask the person before it
+// submits anything (its client is never used).
+func TestDurableRunnerRefusesAsking(t *testing.T) {
+	run := durableRunner(nil, temporalFlags{}, "")
+	for name, req := range map[string]request.Research{
+		"review":  {Question: "q?", ReviewPlan: func(context.Context, *research.Plan) (*research.Plan, error) { return nil, nil }},
+		"clarify": {Question: "q?", Clarify: func(context.Context, []string) ([]string, error) { return nil, nil }},
+	} {
+		if _, err := run(t.Context(), req); err == nil || !strings.Contains(err.Error(), "no one can be asked") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
 }
