@@ -174,5 +174,9 @@ func (s *Server) handleClarify(w http.ResponseWriter, r *http.Request) {
 	if skip {
 		lr.clarifyOutcome = clarifySkipped
 	}
-	http.Redirect(w, r, "/runs/"+id, http.StatusSeeOther)
+	next := "/runs/" + id
+	if lr.params.Review {
+		next += "/plan" // the plan, made with the answers, waits for review there
+	}
+	http.Redirect(w, r, next, http.StatusSeeOther)
 }

@@ -512,3 +512,55 @@ func TestBrowserClarifyingQuestions(t *testing.T) {
 		t.Errorf("the plan does not hold the answer typed (%v):\n%s", err, plan)
 	}
 }
+
+// TestClarifyThenReview: a form asking for both goes to the plan page, which sends the person to the run's page
+// while the questions wait; the answer leads back to the plan page, where the plan made with it is reviewed.
+func TestClarifyThenReview(t *testing.T) {
+	v := newModelViewer(t, Config{}, openaifake.Config{GapSubQuestion: -1, Clarify: clarifyQuestions})
+	code, _ := v.post(t, "/runs", kilnForm("clarify", "1", "review", "1"))
+	if code != http.StatusSeeOther {
+		t.Fatalf("POST /runs: %d", code)
+	}
+	var id string
+	v.s.mu.Lock()
+	for k := range v.s.live {
+		id = k
+	}
+	v.s.mu.Unlock()
+	_, nonce := v.waitQuestions(t, id)
+	resp, err := noRedirect.Get(v.ts.URL + "/runs/" + id + "/plan")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/runs/"+id {
+		t.Fatalf("the plan page while the questions wait: %d → %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	req, _ := http.NewRequest(http.MethodPost, v.ts.URL+"/runs/"+id+"/clarify", strings.NewReader(url.Values{"asked": {nonce}, "a1": {"the solar one"}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	resp, err = noRedirect.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.Header.Get("Location") != "/runs/"+id+"/plan" {
+		t.Fatalf("answering leads to %q", resp.Header.Get("Location"))
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	var body string
+	for time.Now().Before(deadline) {
+		if _, body = v.get(t, "/runs/"+id+"/plan"); strings.Contains(body, `name="plan"`) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !strings.Contains(body, "the solar one") {
+		t.Fatalf("the plan page does not show the plan made with the answer:\n%s", body)
+	}
+	if code, _ := v.post(t, "/runs/"+id+"/plan", url.Values{"action": {"accept"}, "plan": {"- What does the Kestrel solar kiln cost?\n"}}); code != http.StatusSeeOther {
+		t.Fatalf("accept: %d", code)
+	}
+	if err := v.ended(t, id); err != nil {
+		t.Fatal(err)
+	}
+}

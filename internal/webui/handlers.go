@@ -405,12 +405,17 @@ func (s *Server) handlePlan(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	lr.mu.Lock()
-	pr, done := lr.review, lr.done
+	pr, done, asking := lr.review, lr.done, lr.clarify != nil
 	page := planPage{Title: "Review the plan", ID: id, Question: lr.params.Question, L: labelsEN}
 	if pr != nil {
 		page.Text, page.Error = pr.text, pr.problem
 	}
 	lr.mu.Unlock()
+	if asking {
+		// The planner's clarifying questions come first, on the run's page; answering them leads back here.
+		http.Redirect(w, r, "/runs/"+id, http.StatusSeeOther)
+		return
+	}
 	if pr == nil {
 		if done || !lr.params.Review {
 			http.Redirect(w, r, "/runs/"+id, http.StatusSeeOther)
