@@ -95,7 +95,8 @@ type Config struct {
 	ReviewPlan func(ctx context.Context, p *Plan) (*Plan, error)
 	// Clarify, when set, lets the planner ask the person at most MaxClarifications short questions before it
 	// plans an ambiguous question (a Clarifier planner); it returns the answers, in order ("" for one left
-	// unanswered). Questions and answers go to the research log.
+	// unanswered). Questions and answers go to the research log. An error wrapping ErrUnanswered (no answers in
+	// the time the surface waits) plans without answers; any other error ends the run.
 	Clarify func(ctx context.Context, questions []string) ([]string, error)
 	// Settings are opaque key/values stored with the run (for example which sources were configured) so a
 	// surface can rebuild the same roles on resume; see LoadRunInfo.
@@ -140,6 +141,7 @@ const (
 	EventStageDone   = "stage_done"
 	EventPlan        = "plan"
 	EventClarify     = "clarify"     // the planner asks the person (Message: the questions, one a line)
+	EventUnanswered  = "unanswered"  // the person gave no answers in time (ErrUnanswered); Message says why
 	EventSearch      = "search"      // one sub-question searched (Count = hits)
 	EventCandidates  = "candidates"  // the collector picked (Count = picked)
 	EventRead        = "read"        // one source read (Count = evidence accepted from it)

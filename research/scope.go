@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/deepresearch/deepresearch/base/runfolder"
 	"github.com/deepresearch/deepresearch/lexical"
@@ -169,11 +171,32 @@ func (r *runner) savePlanFile(ctx context.Context, p *Plan) {
 	}
 }
 
-// maxClarificationRunes bounds one clarifying question and one answer.
+// maxClarificationRunes bounds one clarifying question, MaxAnswerRunes one answer (a longer one is clipped).
 const (
 	maxClarificationRunes = 300
-	maxAnswerRunes        = 1000
+	MaxAnswerRunes        = 1000
 )
+
+// ErrUnanswered is what a Config.Clarify returns (wrapped, saying why) when the person gave no answers in the
+// time it waits: the run plans without answers and says so in the research log and its events, instead of
+// failing.
+var ErrUnanswered = errors.New("the clarifying questions were not answered")
+
+// CleanAnswer is an answer as the planner and the log get it, whichever surface took it: invalid UTF-8 and
+// control characters dropped (line breaks and tabs become spaces), white space collapsed, at most MaxAnswerRunes
+// characters.
+func CleanAnswer(a string) string {
+	a = strings.Map(func(r rune) rune {
+		switch {
+		case r == '\n' || r == '\r' || r == '\t':
+			return ' '
+		case unicode.IsControl(r) || r == utf8.RuneError:
+			return -1
+		}
+		return r
+	}, a)
+	return lexical.Clip(strings.Join(strings.Fields(a), " "), MaxAnswerRunes)
+}
 
 // clarify lets a Clarifier planner ask the person about an ambiguous question before it plans, when the
 // surface can ask (Config.Clarify). At most MaxClarifications questions are put, each clipped; a planner that
@@ -217,13 +240,18 @@ func (r *runner) clarify(ctx context.Context, req *PlanRequest) error {
 	}
 	r.emit(Event{Stage: StageScope, Kind: EventClarify, Count: len(qs), Message: strings.Join(qs, "\n")})
 	answers, err := r.cfg.Clarify(ctx, qs)
+	if errors.Is(err, ErrUnanswered) && ctx.Err() == nil {
+		r.logf(ctx, StageScope, 0, "", "clarify unanswered", err.Error()+"; planning without answers", nil)
+		r.emit(Event{Stage: StageScope, Kind: EventUnanswered, Message: err.Error() + "; planning without answers"})
+		answers, err = nil, nil
+	}
 	if err != nil {
 		return fmt.Errorf("clarifying questions: %w", err)
 	}
 	for i, q := range qs {
 		a := ""
 		if i < len(answers) {
-			a = lexical.Clip(strings.TrimSpace(answers[i]), maxAnswerRunes)
+			a = CleanAnswer(answers[i])
 		}
 		req.Clarifications = append(req.Clarifications, Clarification{Question: q, Answer: a})
 		shown := a

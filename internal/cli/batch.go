@@ -234,6 +234,10 @@ and resumes their interrupted runs.`,
 				return err
 			}
 			fmt.Fprintf(app.Stderr, "batch: %d questions, %d already answered, %d to run\n", len(qs), len(qs)-len(todo), len(todo))
+			if app.Config != nil && app.Config.Research.Clarify {
+				// A batch runs unattended: nothing waits on a person, whatever the configuration lets other runs ask.
+				fmt.Fprintln(app.Stderr, "batch: asks no clarifying questions (research.clarify is set): each question is planned as written")
+			}
 			w, err := os.OpenFile(out, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 			if err != nil {
 				return err

@@ -233,6 +233,9 @@ func (a *App) durableBuild(ctx context.Context, in durable.Input) (research.Conf
 func (a *App) researchDurable(cmd *cobra.Command, fl researchFlags, tf temporalFlags, detach bool, shared, question string) error {
 	ctx := cmd.Context()
 	req := fl.request(question, "")
+	if err := a.durableSteer(cmd, fl.steer, &req); err != nil {
+		return err
+	}
 	if err := req.Validate(); err != nil {
 		return err // before dialling the cluster
 	}
@@ -486,6 +489,9 @@ func (d *durableRun) followQuery(ctx context.Context, onEvent func(research.Even
 // one client it dialled at start, following each run's events in the shared state.
 func durableRunner(c client.Client, tf temporalFlags, sharedState string) func(ctx context.Context, req request.Research) (*research.Report, error) {
 	return func(ctx context.Context, req request.Research) (*research.Report, error) {
+		if req.ReviewPlan != nil || req.Clarify != nil {
+			return nil, fmt.Errorf("plan review and clarifying questions are not available: %w", errDurableAsks)
+		}
 		d, err := submitDurable(ctx, c, tf, sharedState, req)
 		if err != nil {
 			return nil, err

@@ -72,7 +72,7 @@ shared state as a resource, whichever machine ran it; --temporal needs it.`,
 			}
 			cfg := mcpserver.Config{
 				RunsDir: runs, State: be.state, Defaults: def, Version: Version, Log: app.Log, WebProviders: websearch.Names(),
-				Start: mcpStart(run), MaxRuns: maxRuns, Clarify: app.Config.Research.Clarify,
+				Start: mcpStart(run), MaxRuns: maxRuns, Clarify: app.Config.Research.Clarify && be.run == nil, // durable runs cannot ask
 			}
 			if httpAddr != "" {
 				cfg.Roots = app.serverRoots(roots, def.Corpus...)

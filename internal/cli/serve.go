@@ -246,6 +246,10 @@ func (app *App) serveViewer(cmd *cobra.Command, addr, runs, page string, opened 
 			return err
 		},
 		Start: webStart(run), Cancel: be.cancel,
+		Clarify: app.Config.Research.Clarify, ClarifyWait: app.Config.Research.ClarifyTimeout,
+	}
+	if be.run != nil {
+		wc.AskUnavailable = "they run on Temporal workers"
 	}
 	if opts.api != nil {
 		wc.API = &webui.APIConfig{Start: apiStart(run, *opts.api)}

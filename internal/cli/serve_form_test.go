@@ -72,3 +72,18 @@ func TestServeFormShowsEngineAndUsableProviders(t *testing.T) {
 		t.Error("the page shows a key")
 	}
 }
+
+// The form's clarifying-questions box is ticked when the configuration sets research.clarify, and not otherwise.
+func TestServeFormClarifyDefault(t *testing.T) {
+	const ticked = `name="clarify" type="checkbox" value="1" checked`
+	if page := indexPage(t, emptyConfig(t), nil); !strings.Contains(page, `name="clarify"`) || strings.Contains(page, ticked) {
+		t.Errorf("without research.clarify:\n%s", page)
+	}
+	cfg := filepath.Join(t.TempDir(), "deepresearch.yaml")
+	if err := os.WriteFile(cfg, []byte("research: {clarify: true, clarify_timeout: 3m}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if page := indexPage(t, cfg, nil); !strings.Contains(page, ticked) || !strings.Contains(page, "waits up to 3 min") {
+		t.Errorf("with research.clarify:\n%s", page)
+	}
+}

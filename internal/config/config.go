@@ -16,8 +16,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/deepresearch/deepresearch/contextmgr"
 	"github.com/deepresearch/deepresearch/base/redact"
+	"github.com/deepresearch/deepresearch/contextmgr"
 	"github.com/deepresearch/deepresearch/llm"
 	"github.com/deepresearch/deepresearch/llm/catalog"
 	"github.com/deepresearch/deepresearch/llm/providers"
@@ -70,7 +70,13 @@ type Research struct {
 	// Clarify lets the planner ask up to three clarifying questions of an ambiguous question before it plans,
 	// on a terminal, in the viewer and over MCP (never in batch); default off.
 	Clarify bool `yaml:"clarify,omitempty" json:"clarify,omitempty"`
+	// ClarifyTimeout is how long a run started from the viewer waits for the answers to its clarifying questions
+	// before it plans without them (default 10m, at most MaxClarifyTimeout).
+	ClarifyTimeout time.Duration `yaml:"clarify_timeout,omitempty" json:"clarify_timeout,omitempty"`
 }
+
+// MaxClarifyTimeout bounds research.clarify_timeout: a run holds its place among the viewer's runs while it waits.
+const MaxClarifyTimeout = 24 * time.Hour
 
 // Sources configures search and fetching.
 type Sources struct {
@@ -260,6 +266,9 @@ func (r Research) Validate() error {
 	}
 	if err := research.CheckLength(r.Length); err != nil {
 		errs = append(errs, fmt.Errorf("research: %w", err))
+	}
+	if r.ClarifyTimeout < 0 || r.ClarifyTimeout > MaxClarifyTimeout {
+		errs = append(errs, fmt.Errorf("research: clarify_timeout %s: give a duration from 1s to %s (0 means the default, 10m)", r.ClarifyTimeout, MaxClarifyTimeout))
 	}
 	if r.Rounds < 0 || r.MaxCandidates < 0 {
 		errs = append(errs, fmt.Errorf("research: rounds (%d) and max_candidates (%d) must not be negative (0 means the default)", r.Rounds, r.MaxCandidates))

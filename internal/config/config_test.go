@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/deepresearch/deepresearch/internal/config"
 	"github.com/deepresearch/deepresearch/llm/providers"
@@ -242,6 +243,31 @@ func TestEveryTableKeyIsASecret(t *testing.T) {
 	for _, k := range names {
 		if strings.Contains(shown, vars[k]) || !strings.Contains(shown, k+"=****") {
 			t.Errorf("config show does not mask %s", k)
+		}
+	}
+}
+
+// research.clarify_timeout is read as a duration and bounded: negative or over a day is refused at load.
+func TestClarifyTimeout(t *testing.T) {
+	for _, c := range []struct {
+		yaml string
+		want time.Duration
+		err  string
+	}{
+		{"research: {clarify: true, clarify_timeout: 90s}\n", 90 * time.Second, ""},
+		{"research: {clarify_timeout: -1m}\n", 0, "clarify_timeout -1m0s"},
+		{"research: {clarify_timeout: 48h}\n", 0, "clarify_timeout 48h0m0s"},
+	} {
+		file := filepath.Join(t.TempDir(), "c.yaml")
+		if err := os.WriteFile(file, []byte(c.yaml), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := config.Load(file, env(nil))
+		switch {
+		case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
+			t.Errorf("%q: err = %v, want one naming %q", c.yaml, err, c.err)
+		case c.err == "" && (err != nil || cfg.Research.ClarifyTimeout != c.want || !cfg.Research.Clarify):
+			t.Errorf("%q: %v, %+v", c.yaml, err, cfg.Research)
 		}
 	}
 }

@@ -68,6 +68,7 @@ func (s *Server) routes() {
 	m.HandleFunc("POST /runs/{id}/cancel", s.handleCancel)
 	m.HandleFunc("GET /runs/{id}/plan", s.handlePlan)
 	m.HandleFunc("POST /runs/{id}/plan", s.handlePlanAnswer)
+	m.HandleFunc("POST /runs/{id}/clarify", s.handleClarify)
 	m.HandleFunc("GET /runs/{id}/report.md", s.handleDownload(research.ReportMarkdownFile, "text/markdown; charset=utf-8"))
 	m.HandleFunc("GET /runs/{id}/report.json", s.handleDownload(research.ReportJSONFile, "application/json"))
 	m.HandleFunc("GET /runs/{id}/export/{format}", s.handleExport)
@@ -177,12 +178,16 @@ type indexPage struct {
 	Page, First, Last, Total, Prev, Next int
 	// Depths are the depths the form offers.
 	Depths []string
+	// AskUnavailable says why the form offers no plan review and no clarifying questions ("" offers both);
+	// ClarifyMinutes is how long a run waits for answers.
+	AskUnavailable string
+	ClarifyMinutes int
 }
 
 type formValues struct {
 	Question, Corpus, Web, MaxCost, MaxMinutes, Rounds, Unjudged string
 	Depth, Length, Instructions                                  string
-	Review                                                       bool
+	Review, Clarify                                              bool
 }
 
 func (s *Server) handleIndex(w http.ResponseWriter, r *http.Request) {
@@ -195,11 +200,12 @@ func (s *Server) handleIndex(w http.ResponseWriter, r *http.Request) {
 		}
 		page = n
 	}
-	s.renderIndex(r.Context(), w, http.StatusOK, formValues{Corpus: s.cfg.DefaultCorpus}, "", page)
+	s.renderIndex(r.Context(), w, http.StatusOK, formValues{Corpus: s.cfg.DefaultCorpus, Clarify: s.cfg.Clarify && s.cfg.AskUnavailable == ""}, "", page)
 }
 
 func (s *Server) renderIndex(ctx context.Context, w http.ResponseWriter, code int, f formValues, msg string, page int) {
-	p := indexPage{Form: f, Error: msg, Providers: s.cfg.WebProviders, Engine: s.cfg.Engine, L: labelsEN, Page: page, Depths: research.DepthNames()}
+	p := indexPage{Form: f, Error: msg, Providers: s.cfg.WebProviders, Engine: s.cfg.Engine, L: labelsEN, Page: page, Depths: research.DepthNames(),
+		AskUnavailable: s.cfg.AskUnavailable, ClarifyMinutes: int((s.cfg.ClarifyWait + time.Minute - 1) / time.Minute)}
 	if s.roots != nil {
 		p.Roots = s.roots.Dirs()
 	}
@@ -244,9 +250,14 @@ func (s *Server) parseForm(r *http.Request) (RunParams, formValues, error) {
 		// Instructions keep their line breaks.
 		Instructions: strings.TrimSpace(r.PostFormValue("instructions")),
 		Review:       r.PostFormValue("review") != "",
+		Clarify:      r.PostFormValue("clarify") != "",
 	}
 	p := RunParams{Question: f.Question, Corpus: f.Corpus, Web: f.Web, Unjudged: f.Unjudged, Depth: f.Depth,
-		Length: f.Length, Instructions: f.Instructions, Review: f.Review}
+		Length: f.Length, Instructions: f.Instructions, Review: f.Review, Clarify: f.Clarify}
+	if s.cfg.AskUnavailable != "" && (f.Review || f.Clarify) {
+		f.Review, f.Clarify = false, false
+		return p, f, fmt.Errorf("This server's runs cannot ask you anything (%s): start the run without reviewing the plan or clarifying questions.", s.cfg.AskUnavailable)
+	}
 	switch {
 	case f.Question == "":
 		return p, f, errors.New("Please enter a research question.")
@@ -394,12 +405,17 @@ func (s *Server) handlePlan(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	lr.mu.Lock()
-	pr, done := lr.review, lr.done
+	pr, done, asking := lr.review, lr.done, lr.clarify != nil
 	page := planPage{Title: "Review the plan", ID: id, Question: lr.params.Question, L: labelsEN}
 	if pr != nil {
 		page.Text, page.Error = pr.text, pr.problem
 	}
 	lr.mu.Unlock()
+	if asking {
+		// The planner's clarifying questions come first, on the run's page; answering them leads back here.
+		http.Redirect(w, r, "/runs/"+id, http.StatusSeeOther)
+		return
+	}
 	if pr == nil {
 		if done || !lr.params.Review {
 			http.Redirect(w, r, "/runs/"+id, http.StatusSeeOther)
@@ -474,6 +490,13 @@ type runPage struct {
 	// Cited is how many distinct evidence items the report cites; CitedIDs lists them for the live view.
 	Cited    int
 	CitedIDs string
+	// Clarify is the form of the planner's questions while they wait for answers; Clarified how they ended
+	// (clarifyAnswered, clarifySkipped, clarifyLate; "" when none were asked). Events is how many events the
+	// run had when the page was made: the live view reloads for a later clarify or unanswered event.
+	Clarify     *clarifyForm
+	Clarified   string
+	ClarifyWait string
+	Events      int
 }
 
 func (s *Server) pathID(w http.ResponseWriter, r *http.Request) (string, bool) {
@@ -495,6 +518,8 @@ func (s *Server) handleRun(w http.ResponseWriter, r *http.Request) {
 		sum := lr.summary()
 		p.Question, p.Status, p.Error = sum.Question, sum.Status, sum.Error
 		p.Params = &lr.params
+		p.Clarify, p.Clarified, p.Events = lr.clarifyView()
+		p.ClarifyWait = lr.clarifyWait.String()
 	} else if info, err := s.store.Info(r.Context(), id); err == nil {
 		p.Question, p.Status, p.Error = info.Question, info.Status, info.Error
 	} else if _, serr := os.Stat(s.runDir(id)); serr != nil {

@@ -21,6 +21,9 @@ type labels struct {
 	Source, Anchor, Confidence, SubQuestion, RoundOf                     string
 	AtQuote                                                              string
 	StoredText, NotFoundVerbatim, TextUnreadable                         string
+	// The clarifying questions' form on a run's page, and how they ended.
+	ClarifyH, ClarifyIntro, ClarifySend, ClarifySkip string
+	ClarifyAnswered, ClarifySkipped, ClarifyLate     string
 	// JS holds the words the live view's script writes.
 	JS map[string]string
 }
@@ -40,6 +43,12 @@ var labelsEN = labels{
 	AtQuote:    "open the source at the quote",
 	StoredText: "Stored source text", NotFoundVerbatim: "The quote was not found verbatim in the stored text; it is shown here as recorded:",
 	TextUnreadable: "The stored text of this source could not be read:",
+	ClarifyH:       "Before planning: what do you mean?",
+	ClarifyIntro:   "The planner finds the question ambiguous and asks. Leave a field empty to keep it open; nothing is searched until you answer or skip, or the time runs out",
+	ClarifySend:    "Send answers", ClarifySkip: "Skip: plan without answers",
+	ClarifyAnswered: "Your answers to the planner's questions went into the plan.",
+	ClarifySkipped:  "The planner's questions were skipped: the run planned without answers.",
+	ClarifyLate:     "The planner's questions were not answered in time, so the run went on without answers",
 	JS: map[string]string{
 		"waiting": "waiting for the plan…", "evidence": "evidence", "read": "read", "cited": "cited",
 		"passages": "passages", "picked": "sources picked; reading…", "noSources": "no sources yet",
@@ -62,6 +71,12 @@ var labelsZH = labels{
 	AtQuote:    "在原文中打开此引文",
 	StoredText: "保存的来源原文", NotFoundVerbatim: "在保存的原文中未找到逐字匹配的引文，以下为记录的引文：",
 	TextUnreadable: "无法读取该来源保存的原文：",
+	ClarifyH:       "规划之前：您指的是什么？",
+	ClarifyIntro:   "规划器认为问题有歧义，想先问清楚。留空表示不作回答；在您回答、跳过或超时之前不会搜索",
+	ClarifySend:    "提交回答", ClarifySkip: "跳过：不回答直接规划",
+	ClarifyAnswered: "您的回答已写入研究计划。",
+	ClarifySkipped:  "已跳过规划器的问题：本次运行未带回答进行规划。",
+	ClarifyLate:     "规划器的问题未在时限内得到回答，运行已在没有回答的情况下继续",
 	JS: map[string]string{
 		"waiting": "等待研究计划…", "evidence": "条证据", "read": "已读", "cited": "被引用",
 		"passages": "段", "picked": "个候选来源，阅读中…", "noSources": "暂无来源",

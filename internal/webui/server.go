@@ -45,6 +45,8 @@ type RunParams struct {
 	Instructions string `json:"instructions,omitempty"`
 	// Review shows the plan on the run's plan page before anything is searched.
 	Review bool `json:"review,omitempty"`
+	// Clarify lets the planner ask up to three clarifying questions first, answered on the run's page.
+	Clarify bool `json:"clarify,omitempty"`
 }
 
 // RunRequest is one run to execute: the user's parameters plus where the run lives and where its events go.
@@ -56,13 +58,15 @@ type RunRequest struct {
 	OnEvent func(research.Event)
 	// ReviewPlan, set when the form asked to review the plan, waits for the plan page's answer.
 	ReviewPlan func(ctx context.Context, p *research.Plan) (*research.Plan, error)
+	// Clarify, set when the form asked for clarifying questions, waits for the answers posted on the run's page.
+	Clarify func(ctx context.Context, questions []string) ([]string, error)
 }
 
 // Research is the request every research surface hands to the one request builder.
 func (r RunRequest) Research() request.Research {
 	q := request.Research{Question: r.Question, Web: r.Web, Budget: r.Budget, Rounds: r.Rounds, Unjudged: r.Unjudged,
 		RunID: r.RunID, OutDir: r.OutDir, OnEvent: r.OnEvent, Depth: r.Depth, Length: r.Length, Instructions: r.Instructions,
-		ReviewPlan: r.ReviewPlan}
+		ReviewPlan: r.ReviewPlan, Clarify: r.Clarify}
 	if r.Corpus != "" {
 		q.Corpora = []string{r.Corpus}
 	}
@@ -110,6 +114,14 @@ type Config struct {
 	Log *slog.Logger
 	// API, when set, serves the OpenAI-compatible API (/v1/models, /v1/chat/completions) beside the viewer.
 	API *APIConfig
+	// Clarify ticks the form's "clarifying questions first" box by default (the configuration's research.clarify).
+	Clarify bool
+	// ClarifyWait bounds how long a run waits for the answers to its clarifying questions before it plans without
+	// them; zero means DefaultClarifyWait.
+	ClarifyWait time.Duration
+	// AskUnavailable, when set, says why this server's runs cannot ask the person anything (durable runs on
+	// Temporal workers): the form offers neither the plan review nor clarifying questions and refuses both.
+	AskUnavailable string
 }
 
 // Server is the web application. Create it with New, serve Handler, and call Close when done.
@@ -167,6 +179,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.MaxStreams <= 0 {
 		cfg.MaxStreams = DefaultMaxStreams
+	}
+	if cfg.ClarifyWait <= 0 {
+		cfg.ClarifyWait = DefaultClarifyWait
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{cfg: cfg, log: log, ctx: ctx, cancel: cancel, live: map[string]*liveRun{}, csrf: http.NewCrossOriginProtection(),
@@ -251,6 +266,7 @@ func (s *Server) launch(p RunParams, start StartFunc) (*liveRun, error) {
 	}
 	id := research.NewRunID()
 	lr := newLiveRun(id, p)
+	lr.clarifyWait = s.cfg.ClarifyWait
 	ctx, cancel := context.WithCancel(s.ctx)
 	lr.cancel = cancel
 	s.mu.Lock()
@@ -265,6 +281,9 @@ func (s *Server) launch(p RunParams, start StartFunc) (*liveRun, error) {
 	req := RunRequest{RunParams: p, RunID: id, OutDir: s.runDir(id), OnEvent: lr.publish}
 	if p.Review {
 		req.ReviewPlan = lr.awaitReview
+	}
+	if p.Clarify {
+		req.Clarify = lr.awaitClarify
 	}
 	s.wg.Add(1)
 	go func() {
@@ -365,6 +384,11 @@ type liveRun struct {
 	err     error
 	// review is the plan waiting for the person's answer on the plan page; nil when none waits.
 	review *pendingReview
+	// clarify is the planner's questions waiting for the person's answers on the run's page (nil when none wait),
+	// clarifyOutcome how they ended, clarifyWait how long they wait.
+	clarify        *pendingClarify
+	clarifyOutcome string
+	clarifyWait    time.Duration
 }
 
 // pendingReview is a plan shown on the plan page: its YAML (or the person's last edit, kept when it was not a
@@ -414,6 +438,7 @@ func newLiveRun(id string, p RunParams) *liveRun {
 func (r *liveRun) publish(e research.Event) {
 	r.mu.Lock()
 	r.events = append(r.events, e)
+	r.askedLocked(e)
 	r.wakeLocked()
 	r.mu.Unlock()
 }

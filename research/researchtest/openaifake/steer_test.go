@@ -3,6 +3,7 @@ package openaifake_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -394,4 +395,57 @@ func researchLog(t *testing.T, dir string) string {
 		b.WriteString(e.Decision + ": " + e.Detail + "\n")
 	}
 	return b.String()
+}
+
+// TestUnansweredAndHostileAnswers: a surface that gave up waiting (research.ErrUnanswered) lets the run plan
+// without answers and say so in the research log and its events, where any other error would end it; answers
+// with control bytes and line breaks reach the planner and the log as one clean line, clipped.
+func TestUnansweredAndHostileAnswers(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	var events []research.Event
+	rep, _, err := steerRun(t, openaifake.Config{GapSubQuestion: -1, Clarify: []string{"Which kiln do you mean?"}},
+		research.Config{Question: "What does a Kestrel kiln cost?", OutDir: dir,
+			OnEvent: func(e research.Event) { events = append(events, e) },
+			Clarify: func(context.Context, []string) ([]string, error) {
+				return nil, fmt.Errorf("%w within 10m0s", research.ErrUnanswered)
+			}})
+	if err != nil || rep == nil {
+		t.Fatalf("an unanswered run failed: %v", err)
+	}
+	log := researchLog(t, dir)
+	if !strings.Contains(log, "clarify unanswered: the clarifying questions were not answered within 10m0s; planning without answers") ||
+		!strings.Contains(log, "clarified: Which kiln do you mean? → (no answer)") {
+		t.Errorf("the research log does not say the questions went unanswered:\n%s", log)
+	}
+	said := false
+	for _, e := range events {
+		said = said || (e.Kind == research.EventUnanswered && strings.Contains(e.Message, "within 10m0s"))
+	}
+	if !said {
+		t.Error("no unanswered event")
+	}
+
+	_, _, err = steerRun(t, openaifake.Config{GapSubQuestion: -1, Clarify: []string{"Which kiln do you mean?"}},
+		research.Config{Question: "What does a Kestrel kiln cost?",
+			Clarify: func(context.Context, []string) ([]string, error) { return nil, errors.New("the person left") }})
+	if err == nil || !strings.Contains(err.Error(), "the person left") {
+		t.Errorf("another error from Clarify: %v", err)
+	}
+
+	dir = filepath.Join(t.TempDir(), "run")
+	_, _, err = steerRun(t, openaifake.Config{GapSubQuestion: -1, Clarify: []string{"Which kiln do you mean?"}},
+		research.Config{Question: "What does a Kestrel kiln cost?", OutDir: dir,
+			Clarify: func(context.Context, []string) ([]string, error) {
+				return []string{"the \x1b[31mKestrel\x00 solar\nkiln\u0085 " + strings.Repeat("x", 3*research.MaxAnswerRunes)}, nil
+			}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	log = researchLog(t, dir)
+	_, got, _ := strings.Cut(log, "clarified: Which kiln do you mean? → ")
+	got, _, _ = strings.Cut(got, "\n")
+	if !strings.HasPrefix(got, "the [31mKestrel solar kiln xxx") || strings.ContainsAny(got, "\x1b\x00\u0085") ||
+		len([]rune(got)) > research.MaxAnswerRunes+1 {
+		t.Errorf("the answer reached the log as %q", got)
+	}
 }

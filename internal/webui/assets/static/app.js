@@ -188,8 +188,18 @@
   }
 
   var es = new EventSource("/runs/" + encodeURIComponent(runID) + "/events");
+  // The page shows the planner's clarifying questions as the server had them when it was made: a clarify or
+  // unanswered event after that (the questions put, or their time run out) reloads it once to show the change.
+  var shownEvents = Number(root.dataset.events || 0);
+  var reloading = false;
   es.addEventListener("progress", function (m) {
-    try { handle(JSON.parse(m.data)); } catch (err) { console.error(err); }
+    var e;
+    try { e = JSON.parse(m.data); handle(e); } catch (err) { console.error(err); return; }
+    if (wasLive && !reloading && (e.kind === "clarify" || e.kind === "unanswered") && Number(m.lastEventId) >= shownEvents) {
+      reloading = true;
+      es.close();
+      window.location.reload();
+    }
   });
   es.addEventListener("end", function (m) {
     es.close();
