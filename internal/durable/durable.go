@@ -448,6 +448,9 @@ func (a *Activities) session(ctx context.Context, in Input) (*research.Session, 
 	}
 	key := a.runKey(in)
 	run, release, err := a.openRuns().acquire(ctx, key, func(ctx context.Context) (*research.SharedRun, error) {
+		if a.Log != nil {
+			a.Log.Debug("open run", "run", in.RunID)
+		}
 		return research.OpenSharedRun(ctx, key.state, in.RunID, cfg.OutDir)
 	})
 	if err != nil {
