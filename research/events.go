@@ -16,6 +16,9 @@ import (
 
 // eventSink numbers events, appends them to events.jsonl and hands them to the caller's callback, one at a time.
 type eventSink struct {
+	// mu keeps the sink's events in order through the file, the shared state and the callback; file.mu only
+	// numbers and appends, so that sessions sharing a file store their events in the state concurrently.
+	mu   sync.Mutex
 	file *eventFile
 	// own says the sink opened file and closes it; a session of a SharedRun shares the run's.
 	own      bool
@@ -72,8 +75,9 @@ func openEventSink(dir, runID string, on func(Event), progress func() Progress) 
 
 func (s *eventSink) emit(e Event) {
 	p := s.progress()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.file.mu.Lock()
-	defer s.file.mu.Unlock()
 	s.file.seq++
 	e.Seq = s.file.seq
 	if e.Time.IsZero() {
@@ -81,11 +85,13 @@ func (s *eventSink) emit(e Event) {
 	}
 	e.RunID = s.runID
 	e.Progress = p
-	if b, err := json.Marshal(e); err == nil {
+	b, err := json.Marshal(e)
+	if err == nil {
 		_, _ = s.file.f.Write(append(b, '\n'))
-		if s.shared != nil {
-			_ = s.shared.AddEvents(context.Background(), b) // progress only: a lost event loses nothing else
-		}
+	}
+	s.file.mu.Unlock()
+	if err == nil && s.shared != nil {
+		_ = s.shared.AddEvents(context.Background(), b) // progress only: a lost event loses nothing else
 	}
 	if s.on != nil {
 		s.on(e)
