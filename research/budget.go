@@ -102,6 +102,10 @@ func (r *runner) arm(since time.Time) error {
 	if r.rc.Budget.MaxTime > 0 {
 		r.deadline = since.Add(r.rc.Budget.MaxTime)
 	}
+	if r.eventFile != nil { // a step of a SharedRun: the run's events file, numbered across its steps
+		r.events = &eventSink{file: r.eventFile, runID: r.id, on: r.cfg.OnEvent, progress: r.progress}
+		return nil
+	}
 	var err error
 	r.events, err = openEventSink(r.dir, r.id, r.cfg.OnEvent, r.progress)
 	return err

@@ -16,9 +16,12 @@ import (
 
 // eventSink numbers events, appends them to events.jsonl and hands them to the caller's callback, one at a time.
 type eventSink struct {
-	mu       sync.Mutex
-	f        *os.File
-	seq      int64
+	// mu keeps the sink's events in order through the file, the shared state and the callback; file.mu only
+	// numbers and appends, so that sessions sharing a file store their events in the state concurrently.
+	mu   sync.Mutex
+	file *eventFile
+	// own says the sink opened file and closes it; a session of a SharedRun shares the run's.
+	own      bool
 	runID    string
 	on       func(Event)
 	progress func() Progress
@@ -27,7 +30,14 @@ type eventSink struct {
 	shared *state.DB
 }
 
-func openEventSink(dir, runID string, on func(Event), progress func() Progress) (*eventSink, error) {
+// eventFile is a run folder's events.jsonl open for appending, and the number of the last event in it.
+type eventFile struct {
+	mu  sync.Mutex
+	f   *os.File
+	seq int64
+}
+
+func openEventFile(dir string) (*eventFile, error) {
 	// A resumed run continues the numbering of the events already written.
 	var seq int64
 	err := runfolder.Lines(dir, EventsFile, func(line []byte) error {
@@ -46,25 +56,42 @@ func openEventSink(dir, runID string, on func(Event), progress func() Progress) 
 	if err != nil {
 		return nil, fmt.Errorf("research: events: %w", err)
 	}
-	return &eventSink{f: f, seq: seq, runID: runID, on: on, progress: progress}, nil
+	return &eventFile{f: f, seq: seq}, nil
+}
+
+func (f *eventFile) close() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.f.Close()
+}
+
+func openEventSink(dir, runID string, on func(Event), progress func() Progress) (*eventSink, error) {
+	f, err := openEventFile(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &eventSink{file: f, own: true, runID: runID, on: on, progress: progress}, nil
 }
 
 func (s *eventSink) emit(e Event) {
 	p := s.progress()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.seq++
-	e.Seq = s.seq
+	s.file.mu.Lock()
+	s.file.seq++
+	e.Seq = s.file.seq
 	if e.Time.IsZero() {
 		e.Time = time.Now()
 	}
 	e.RunID = s.runID
 	e.Progress = p
-	if b, err := json.Marshal(e); err == nil {
-		_, _ = s.f.Write(append(b, '\n'))
-		if s.shared != nil {
-			_ = s.shared.AddEvents(context.Background(), b) // progress only: a lost event loses nothing else
-		}
+	b, err := json.Marshal(e)
+	if err == nil {
+		_, _ = s.file.f.Write(append(b, '\n'))
+	}
+	s.file.mu.Unlock()
+	if err == nil && s.shared != nil {
+		_ = s.shared.AddEvents(context.Background(), b) // progress only: a lost event loses nothing else
 	}
 	if s.on != nil {
 		s.on(e)
@@ -72,9 +99,10 @@ func (s *eventSink) emit(e Event) {
 }
 
 func (s *eventSink) Close() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.f.Close()
+	if !s.own {
+		return nil
+	}
+	return s.file.close()
 }
 
 // eachEvent calls fn with each event of the run folder dir's events.jsonl in order, one line in memory at a

@@ -116,6 +116,8 @@ type runner struct {
 	// spendKey, for one step of a durable run, names this attempt's row in the run's spend ledger; base is then
 	// every other attempt's spend.
 	spendKey string
+	// eventFile, for a step of a SharedRun, is the run's events file, shared by its steps on this process.
+	eventFile *eventFile
 	// spendSaves coalesces the writes of the running spend.
 	spendSaves spendSaves
 	// reserved counts the calls this attempt reserved in the run's shared ledger.

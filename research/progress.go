@@ -42,28 +42,13 @@ func (r *runner) update(fn func(p *Progress)) {
 
 // restoreProgress sets the counters from the tables, so a resumed run's display starts where it stopped.
 func (r *runner) restoreProgress(ctx context.Context) error {
-	pool, err := r.db.Evidence(ctx, "")
-	if err != nil {
-		return err
-	}
-	searches, err := r.db.StepNames(ctx, "search:")
-	if err != nil {
-		return err
-	}
-	reads, err := r.db.StepNames(ctx, "read:")
+	t, err := r.db.Tally(ctx, "search:", "read:")
 	if err != nil {
 		return err
 	}
 	r.update(func(p *Progress) {
-		p.Searches, p.SourcesRead = len(searches), len(reads)
-		p.Evidence, p.Rejected = 0, 0
-		for _, e := range pool {
-			if e.Status == state.Accepted {
-				p.Evidence++
-			} else {
-				p.Rejected++
-			}
-		}
+		p.Searches, p.SourcesRead = t.Steps[0], t.Steps[1]
+		p.Evidence, p.Rejected = t.Accepted, t.Other
 	})
 	return nil
 }

@@ -56,6 +56,12 @@ type fuseState struct {
 // cached, events, snapshots); default runs/<RunID>. The first session of a run creates its state from
 // cfg.Question and the budget; later ones read them from the state.
 func OpenSession(ctx context.Context, cfg Config, sc SessionConfig) (*Session, error) {
+	return openSession(ctx, cfg, sc, nil)
+}
+
+// openSession opens a session, of run h when it is set (h's state, folder and events file, and what h already
+// knows of the run), else of the state sc names.
+func openSession(ctx context.Context, cfg Config, sc SessionConfig, h *SharedRun) (*Session, error) {
 	if cfg.Roles.Planner == nil || cfg.Roles.Searcher == nil || cfg.Roles.Analyst == nil ||
 		cfg.Roles.Verifier == nil || cfg.Roles.Synthesizer == nil {
 		return nil, errors.New("research: Config.Roles must set all five roles")
@@ -65,6 +71,9 @@ func OpenSession(ctx context.Context, cfg Config, sc SessionConfig) (*Session, e
 	}
 	if strings.TrimSpace(cfg.RunID) == "" {
 		return nil, errors.New("research: a session needs Config.RunID")
+	}
+	if h != nil && cfg.RunID != h.id {
+		return nil, fmt.Errorf("research: a session of run %q opened on run %q", cfg.RunID, h.id)
 	}
 	if sc.SpendKey == "" {
 		return nil, errors.New("research: a session needs SessionConfig.SpendKey")
@@ -80,24 +89,28 @@ func OpenSession(ctx context.Context, cfg Config, sc SessionConfig) (*Session, e
 	if r.log == nil {
 		r.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	r.dir = cfg.OutDir
-	if r.dir == "" {
-		r.dir = filepath.Join("runs", r.id)
-	}
-	if err := makeRunFolder(r.dir); err != nil {
-		return nil, fmt.Errorf("research: run folder: %w", err)
-	}
-	location := sc.State
-	if location == "" {
-		location = filepath.Join(r.dir, StateFile)
-	}
 	db, owned := sc.DB, false
-	if db == nil {
-		var err error
-		if db, err = state.OpenRun(ctx, location, r.id); err != nil {
-			return nil, err
+	if h != nil {
+		r.dir, db, r.eventFile = h.dir, h.db, h.events
+	} else {
+		r.dir = cfg.OutDir
+		if r.dir == "" {
+			r.dir = filepath.Join("runs", r.id)
 		}
-		owned = true
+		if err := makeRunFolder(r.dir); err != nil {
+			return nil, fmt.Errorf("research: run folder: %w", err)
+		}
+		location := sc.State
+		if location == "" {
+			location = filepath.Join(r.dir, StateFile)
+		}
+		if db == nil {
+			var err error
+			if db, err = state.OpenRun(ctx, location, r.id); err != nil {
+				return nil, err
+			}
+			owned = true
+		}
 	}
 	r.db = db
 	ok := false
@@ -107,24 +120,35 @@ func OpenSession(ctx context.Context, cfg Config, sc SessionConfig) (*Session, e
 		}
 	}()
 	rc := cfg.runConfig()
-	_, known, err := db.Meta(ctx, "run_id")
-	if err != nil {
-		return nil, err
-	}
-	if known {
-		info, err := readInfo(ctx, db, r.dir)
-		if err != nil {
+	known := false
+	if f, cached := h.known(); cached {
+		// What a run's creation wrote does not change: read once per SharedRun.
+		known, r.question, r.created = true, f.question, f.created
+		rc = merge(f.stored, rc)
+	} else {
+		var err error
+		if _, known, err = db.Meta(ctx, "run_id"); err != nil {
 			return nil, err
 		}
-		r.question, r.created = info.Question, info.Created
-		rc = merge(storedConfig(ctx, db), rc) // the run's own bounds win over this worker's
-	} else {
-		if err := CheckQuestion(cfg.Question); err != nil {
-			return nil, fmt.Errorf("research: %w", err)
+		if known {
+			info, err := readInfo(ctx, db, r.dir)
+			if err != nil {
+				return nil, err
+			}
+			r.question, r.created = info.Question, info.Created
+			stored := storedConfig(ctx, db)
+			h.remember(runFacts{question: r.question, created: r.created, stored: stored})
+			rc = merge(stored, rc) // the run's own bounds win over this worker's
+		} else {
+			if err := CheckQuestion(cfg.Question); err != nil {
+				return nil, fmt.Errorf("research: %w", err)
+			}
+			r.question, r.created = strings.TrimSpace(cfg.Question), r.started
 		}
-		r.question, r.created = strings.TrimSpace(cfg.Question), r.started
 	}
 	r.setConfig(rc)
+	// What other steps change — on this process or another — is read again by every session: the spend of every
+	// other attempt, the fuse, the status, the counters, and the plan until scope has stored it.
 	others, err := db.TotalSpend(ctx, sc.SpendKey)
 	if err != nil {
 		return nil, err
@@ -147,18 +171,19 @@ func OpenSession(ctx context.Context, cfg Config, sc SessionConfig) (*Session, e
 			return nil, err
 		}
 	}
-	var plan Plan
-	if done, err := db.Step(ctx, "scope", &plan); err != nil {
+	plan, done, err := h.plan(ctx, db)
+	if err != nil {
 		r.events.Close()
 		return nil, err
-	} else if done {
-		r.plan = &plan
-		r.applyDepth(&plan)
+	}
+	if done {
+		r.plan = plan
+		r.applyDepth(plan)
 		r.prog.SubQuestions = len(plan.SubQuestions)
 		_ = r.restoreProgress(ctx)
 		for _, role := range []any{cfg.Roles.Planner, cfg.Roles.Searcher, cfg.Roles.Analyst, cfg.Roles.Verifier, cfg.Roles.Synthesizer} {
 			if k, ok := role.(PlanKnower); ok {
-				k.KnowPlan(&plan)
+				k.KnowPlan(plan)
 			}
 		}
 	}

@@ -402,10 +402,29 @@ type Activities struct {
 	scrubOnce sync.Once
 	scrubber  *redact.Scrubber
 
-	dbs stateCache
+	runsOnce sync.Once
+	runs     *runCache[*research.SharedRun]
 }
 
-func (a *Activities) session(ctx context.Context, in Input) (*research.Session, func(), error) {
+// openRuns is the runs this worker keeps open between their steps.
+func (a *Activities) openRuns() *runCache[*research.SharedRun] {
+	a.runsOnce.Do(func() { a.runs = newRunCache[*research.SharedRun](sessionsMax, sessionsIdle) })
+	return a.runs
+}
+
+// runKey names a run's open hold on this worker: its state (for one process, the SQLite file of its folder) and id.
+func (a *Activities) runKey(in Input) runKey {
+	location := a.State
+	if location == "" {
+		location = filepath.Join(a.Dir, in.RunID(), research.StateFile)
+	}
+	return runKey{state: location, runID: in.RunID()}
+}
+
+// session opens the run's session for one step, from the run this worker keeps open (research.SharedRun, opened
+// by the run's first step here); done(err) closes it with the step's error, which decides whether the run stays
+// open for the next step.
+func (a *Activities) session(ctx context.Context, in Input) (*research.Session, func(error), error) {
 	t0 := time.Now()
 	cfg, cleanup, err := a.Build(ctx, in)
 	if err != nil {
@@ -422,20 +441,21 @@ func (a *Activities) session(ctx context.Context, in Input) (*research.Session, 
 	if a.Log != nil {
 		cfg.Log = a.Log
 	}
-	location := a.State
-	if location == "" {
-		location = filepath.Join(cfg.OutDir, research.StateFile)
-	}
-	db, release, err := a.dbs.acquire(ctx, location, in.RunID())
+	key := a.runKey(in)
+	run, release, err := a.openRuns().acquire(ctx, key, func(ctx context.Context) (*research.SharedRun, error) {
+		if a.Log != nil {
+			a.Log.Debug("open run", "run", in.RunID())
+		}
+		return research.OpenSharedRun(ctx, key.state, in.RunID(), cfg.OutDir)
+	})
 	if err != nil {
 		cleanup()
 		return nil, nil, err
 	}
 	t1 := time.Now()
-	key := spendKey(info)
-	s, err := research.OpenSession(ctx, cfg, research.SessionConfig{State: a.State, SpendKey: key, DB: db})
+	s, err := run.OpenSession(ctx, cfg, research.SessionConfig{SpendKey: spendKey(info)})
 	if err != nil {
-		release()
+		release(true) // the run's state may be what failed: the next step opens it afresh
 		cleanup()
 		return nil, nil, err
 	}
@@ -461,20 +481,40 @@ func (a *Activities) session(ctx context.Context, in Input) (*research.Session, 
 			}
 		}
 	}()
-	return s, func() {
+	return s, func(stepErr error) {
 		t3 := time.Now()
 		stop()
 		<-done
-		if err := s.Close(); err != nil && a.Log != nil {
-			a.Log.Error("close session", "run", in.RunID(), "err", a.scrub(err.Error()))
+		closeErr := s.Close()
+		if closeErr != nil && a.Log != nil {
+			a.Log.Error("close session", "run", in.RunID(), "err", a.scrub(closeErr.Error()))
 		}
-		release()
+		release(closeErr != nil || errors.Is(stepErr, research.ErrStateStore))
+		if stepErr != nil && runEnds(ctx, info, stepErr) {
+			a.openRuns().forget(key)
+		}
 		cleanup()
 		if a.Log != nil {
 			a.Log.Debug("step", "run", in.RunID(), "activity", info.ActivityType.Name, "attempt", info.Attempt,
 				"build", t1.Sub(t0), "open", t2.Sub(t1), "step", t3.Sub(t2), "close", time.Since(t3))
 		}
 	}, nil
+}
+
+// runEnds says a step's failure ends its run's workflow (or the run was cancelled): not retried, or its last
+// attempt. The worker then stops keeping the run open.
+func runEnds(ctx context.Context, info activity.Info, err error) bool {
+	if ctx.Err() != nil {
+		return true
+	}
+	var ae *temporal.ApplicationError
+	if errors.As(err, &ae) && ae.NonRetryable() || llm.IsAuth(err) {
+		return true
+	}
+	if rp := info.RetryPolicy; rp != nil && rp.MaximumAttempts > 0 && info.Attempt >= rp.MaximumAttempts {
+		return true
+	}
+	return false
 }
 
 // spendKey names one attempt of one step in the run's spend ledger. Activities and local activities are numbered
@@ -496,9 +536,9 @@ func (a *Activities) runStep(ctx context.Context, in Input, st research.Step, ar
 		return a.failure(ctx, err, true)
 	}
 	err = st.Run(ctx, s, args, out)
-	done()
+	done(err)
 	if err == nil && st.Final {
-		a.dbs.forget(in.RunID())
+		a.openRuns().forget(a.runKey(in)) // the run is over: the worker stops keeping it open
 	}
 	return a.failure(ctx, err, false)
 }
@@ -534,7 +574,7 @@ func (a *Activities) Activity(st research.Step) any {
 }
 
 // Close closes the run states the activities hold open.
-func (a *Activities) Close() { a.dbs.closeAll() }
+func (a *Activities) Close() { a.openRuns().closeAll() }
 
 // register registers the steps of a queue on a worker, from the step table: on the base queue ("" tier) the
 // bookkeeping, on a tier's queue every model step, since the submitter's roles decide which tier runs which.

@@ -36,7 +36,7 @@ type fixture struct {
 	onCall func(role, key string) error
 }
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t testing.TB) *fixture {
 	f := &fixture{plan: research.Plan{Language: "en"}}
 	var pages []researchtest.Page
 	for i, topic := range []string{"alpha", "bravo", "charlie"} {
@@ -74,7 +74,7 @@ func (f *fixture) config() research.Config {
 
 const question = "What is known about alpha, bravo and charlie?"
 
-func (f *fixture) activities(t *testing.T) *Activities {
+func (f *fixture) activities(t testing.TB) *Activities {
 	return &Activities{Dir: t.TempDir(), Build: func(context.Context, Input) (research.Config, func(), error) {
 		return f.config(), func() {}, nil
 	}}

@@ -42,11 +42,11 @@ func TestBenchScaleCommand(t *testing.T) {
 	if err := json.Unmarshal([]byte(p.stdout.String()), &res); err != nil {
 		t.Fatalf("bench scale printed %q: %v", p.stdout.String(), err)
 	}
-	if len(res.Rows) != 2 || res.Rows[0].Workers != 1 || res.Rows[1].Workers != 2 || res.Calls == 0 || res.LocalWall <= 0 {
+	if len(res.Rows) != 2 || res.Rows[0].Workers != 1 || res.Rows[1].Workers != 2 || res.Calls == 0 || res.LocalWall <= 0 || res.LocalPerMinute <= 0 {
 		t.Fatalf("result %+v", res)
 	}
 	for _, r := range res.Rows {
-		if r.PerMinute <= 0 || r.Wall <= 0 || r.Single <= 0 || r.Efficiency <= 0 {
+		if r.PerMinute <= 0 || r.Wall <= 0 || r.Single <= 0 || r.Efficiency <= 0 || r.VsLocal <= 0 {
 			t.Errorf("row %+v", r)
 		}
 	}

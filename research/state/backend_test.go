@@ -196,6 +196,11 @@ func TestBackendsSameBehaviour(t *testing.T) {
 			if err := other.SetEvidenceStatus(ctx, "e999", state.Rejected, "x"); err == nil || !strings.Contains(err.Error(), "not found") {
 				t.Errorf("unknown evidence: %v", err)
 			}
+			// The tally counts what the other process wrote, as the lists do.
+			if tl, err := db.Tally(ctx, "search:", "pick:", "read:"); err != nil || tl.Accepted != 1 || tl.Other != 1 ||
+				fmt.Sprint(tl.Steps) != "[2 1 0]" {
+				t.Errorf("tally = %+v %v, want 1 accepted, 1 other, steps [2 1 0]", tl, err)
+			}
 			acc, _ := db.Evidence(ctx, state.Accepted)
 			if len(acc) != 1 || acc[0].ID != id || acc[0].Confidence != 0.7 {
 				t.Errorf("accepted = %+v", acc)

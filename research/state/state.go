@@ -532,6 +532,32 @@ func (d *DB) StepNames(ctx context.Context, prefix string) ([]string, error) {
 	return out, rows.Err()
 }
 
+// Tally is what a progress display counts: the pool's accepted items and its others, and the completed steps
+// under each prefix asked for.
+type Tally struct {
+	Accepted, Other int
+	Steps           []int
+}
+
+// Tally counts the pool by status and the completed steps under each of stepPrefixes, in one query.
+func (d *DB) Tally(ctx context.Context, stepPrefixes ...string) (Tally, error) {
+	q := `SELECT (SELECT COUNT(*) FROM evidence WHERE status = ?), (SELECT COUNT(*) FROM evidence WHERE status <> ?)`
+	args := []any{Accepted, Accepted}
+	for _, p := range stepPrefixes {
+		q += `, (SELECT COUNT(*) FROM steps WHERE substr(name, 1, ?) = ?)`
+		args = append(args, len(p), p)
+	}
+	t := Tally{Steps: make([]int, len(stepPrefixes))}
+	dest := []any{&t.Accepted, &t.Other}
+	for i := range t.Steps {
+		dest = append(dest, &t.Steps[i])
+	}
+	if err := d.queryRow(ctx, q, args...).Scan(dest...); err != nil {
+		return Tally{}, fmt.Errorf("state: tally: %w", err)
+	}
+	return t, nil
+}
+
 // ---- evidence pool ----
 
 // Evidence is one row of the evidence pool.

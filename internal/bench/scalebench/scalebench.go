@@ -67,6 +67,9 @@ type Row struct {
 	Single time.Duration `json:"single_ns"`
 	// AddedPerCall is (Single − the local run) / role calls: what Temporal adds to each role call.
 	AddedPerCall time.Duration `json:"added_per_call_ns"`
+	// VsLocal is PerMinute against the same runs as local processes (Result.LocalPerMinute), measured in the same
+	// invocation: 1 is as fast as one process per run on this machine.
+	VsLocal float64 `json:"vs_local"`
 }
 
 // Result is what a benchmark measured.
@@ -77,7 +80,11 @@ type Result struct {
 	// LocalWall is the same run in one process; Calls its role calls.
 	LocalWall time.Duration `json:"local_wall_ns"`
 	Calls     int           `json:"calls"`
-	Rows      []Row         `json:"rows"`
+	// LocalRunsWall is the time Runs runs took as Runs local processes started at once (one process per run, no
+	// Temporal, a SQLite state each); LocalPerMinute the runs per minute that makes.
+	LocalRunsWall  time.Duration `json:"local_runs_wall_ns"`
+	LocalPerMinute float64       `json:"local_runs_per_minute"`
+	Rows           []Row         `json:"rows"`
 }
 
 func (c *Config) defaults() error {
@@ -228,6 +235,20 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	fmt.Fprintf(cfg.Log, "local run: %.2fs, %d role calls\n", res.LocalWall.Seconds(), res.Calls)
+	// The same runs as local processes, all at once: the throughput the workers are held against.
+	start := time.Now()
+	var wg sync.WaitGroup
+	errs := make([]error, cfg.Runs)
+	for i := range cfg.Runs {
+		wg.Go(func() { _, _, errs[i] = local(fmt.Sprintf("local-%d", i)) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	res.LocalRunsWall = time.Since(start)
+	res.LocalPerMinute = float64(cfg.Runs) / res.LocalRunsWall.Minutes()
+	fmt.Fprintf(cfg.Log, "%d local processes: %.1fs, %.1f runs/minute\n", cfg.Runs, res.LocalRunsWall.Seconds(), res.LocalPerMinute)
 
 	for _, n := range cfg.Workers {
 		row, err := b.measure(ctx, dir, n, question)
@@ -241,6 +262,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			row.Efficiency = 1
 		}
 		row.AddedPerCall = (row.Single - res.LocalWall) / time.Duration(max(res.Calls, 1))
+		row.VsLocal = row.PerMinute / res.LocalPerMinute
 		res.Rows = append(res.Rows, row)
 		fmt.Fprintf(cfg.Log, "%d workers: %d runs in %.1fs, %.1f runs/minute\n", n, cfg.Runs, row.Wall.Seconds(), row.PerMinute)
 	}
@@ -307,13 +329,14 @@ func (b *bench) measure(ctx context.Context, dir string, n int, question string)
 // Markdown is the result as the table docs/benchmarks.md shows.
 func (r *Result) Markdown() string {
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "%d runs per configuration, %d steps per worker at once, model latency %s; a local run: %.2fs, %d role calls\n\n",
-		r.Runs, r.Concurrency, r.Latency, r.LocalWall.Seconds(), r.Calls)
-	fmt.Fprintln(&sb, "| workers | wall | runs/minute | scale-out efficiency | one run alone | added per role call |")
-	fmt.Fprintln(&sb, "|---:|---:|---:|---:|---:|---:|")
+	fmt.Fprintf(&sb, "%d runs per configuration, %d steps per worker at once, model latency %s; a local run: %.2fs, %d role calls; "+
+		"the %d runs as %d local processes at once: %.1fs, %.1f runs/minute\n\n",
+		r.Runs, r.Concurrency, r.Latency, r.LocalWall.Seconds(), r.Calls, r.Runs, r.Runs, r.LocalRunsWall.Seconds(), r.LocalPerMinute)
+	fmt.Fprintln(&sb, "| workers | wall | runs/minute | vs local processes | scale-out efficiency | one run alone | added per role call |")
+	fmt.Fprintln(&sb, "|---:|---:|---:|---:|---:|---:|---:|")
 	for _, row := range r.Rows {
-		fmt.Fprintf(&sb, "| %d | %.1fs | %.1f | %.0f%% | %.2fs | %d ms |\n", row.Workers, row.Wall.Seconds(), row.PerMinute,
-			100*row.Efficiency, row.Single.Seconds(), row.AddedPerCall.Milliseconds())
+		fmt.Fprintf(&sb, "| %d | %.1fs | %.1f | %.2f× | %.0f%% | %.2fs | %d ms |\n", row.Workers, row.Wall.Seconds(), row.PerMinute,
+			row.VsLocal, 100*row.Efficiency, row.Single.Seconds(), row.AddedPerCall.Milliseconds())
 	}
 	return sb.String()
 }

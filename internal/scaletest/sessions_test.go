@@ -1,0 +1,170 @@
+package scaletest
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/log"
+
+	"github.com/deepresearch/deepresearch/internal/durable"
+	"github.com/deepresearch/deepresearch/internal/pgtest"
+	"github.com/deepresearch/deepresearch/internal/request"
+	"github.com/deepresearch/deepresearch/llm"
+	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/research/researchtest"
+)
+
+// world is a small research fixture: 3 sub-questions × 4 pages on a local site, and a first verdict that sends
+// one sub-question back to search (so a worker that ran round 1's steps runs round 2's on a changed state).
+type world struct {
+	site *researchtest.Site
+	plan research.Plan
+}
+
+func newWorld(t *testing.T) *world {
+	w := &world{plan: research.Plan{Language: "en"}}
+	var pages []researchtest.Page
+	for i, topic := range []string{"alpha", "bravo", "charlie"} {
+		w.plan.SubQuestions = append(w.plan.SubQuestions, research.SubQuestion{ID: fmt.Sprintf("q%d", i+1),
+			Question: "What is known about " + topic + "?", Queries: []string{topic + " facts"}})
+		for j := range 4 {
+			pages = append(pages, researchtest.Page{Path: fmt.Sprintf("/%s/%d", topic, j), Title: fmt.Sprintf("%s facts %d", topic, j),
+				Body: fmt.Sprintf("The %s facts page %d reports a value of %d units. Observers of %s noted trend %d in the series.", topic, j, 10*i+j, topic, j)})
+		}
+		pages = append(pages, researchtest.Page{Path: "/" + topic + "/deep", Title: topic + " deep dive",
+			Body: fmt.Sprintf("The %s deep dive covers the missing details of %s in full.", topic, topic)})
+	}
+	w.site = researchtest.NewSite(pages)
+	t.Cleanup(w.site.Close)
+	return w
+}
+
+func (w *world) config() research.Config {
+	ledger := &llm.Ledger{}
+	roles := &researchtest.Roles{Site: w.site, Plan: w.plan, Ledger: ledger, PerQuery: 4}
+	roles.NewModel(5 * time.Millisecond)
+	roles.Verify = func(_ int, _ *research.Plan, pool []research.Evidence) research.Verdict {
+		for _, e := range pool {
+			if strings.HasSuffix(e.Source, "/alpha/deep") {
+				return research.Verdict{Pass: true}
+			}
+		}
+		return research.Verdict{Gaps: []research.Gap{{SubQuestion: "q1", Missing: "details", Queries: []string{"alpha deep dive"}}}}
+	}
+	return research.Config{Roles: roles.Set(), Fetcher: w.site.Fetcher(), Ledger: ledger, EarlyStopWindow: -1}
+}
+
+// stepLog records a worker's steps (from its build calls) and counts its "open run" debug lines.
+type stepLog struct {
+	mu    sync.Mutex
+	steps []string
+	opens atomic.Int32
+}
+
+func (l *stepLog) Enabled(context.Context, slog.Level) bool { return true }
+func (l *stepLog) WithAttrs([]slog.Attr) slog.Handler       { return l }
+func (l *stepLog) WithGroup(string) slog.Handler            { return l }
+func (l *stepLog) Handle(_ context.Context, r slog.Record) error {
+	if r.Message == "open run" {
+		l.opens.Add(1)
+	}
+	return nil
+}
+
+func (l *stepLog) ran() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.steps)
+}
+
+// Two workers on a real Temporal server and PostgreSQL share a run: one serves the strong and fast queues
+// (scope, searches, verification, synthesis), the other the mid queue (reads), so the run's steps go back and
+// forth between them, each keeping the run open across its steps while the other changes the state. The report
+// is a local run's, and each worker opened the run once for all its steps.
+func TestTwoWorkersShareARunsSteps(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
+	defer cancel()
+	pg := pgtest.New(t)
+	hostPort, namespace := temporalServer(t)
+	w := newWorld(t)
+	local, err := research.Run(ctx, func() research.Config {
+		c := w.config()
+		c.RunID, c.Question, c.OutDir = "shared-steps", question2, filepath.Join(t.TempDir(), "local")
+		return c
+	}())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.Dial(client.Options{HostPort: hostPort, Namespace: namespace,
+		Logger: log.NewStructuredLogger(slog.New(slog.DiscardHandler))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	const queue = "sessions-test"
+	tiers := [][]string{{durable.TierStrong, durable.TierFast}, {durable.TierMid}}
+	logs := make([]*stepLog, len(tiers))
+	wctx, stop := context.WithCancel(ctx)
+	var served sync.WaitGroup
+	for i, ts := range tiers {
+		l := &stepLog{}
+		logs[i] = l
+		acts := &durable.Activities{Dir: t.TempDir(), State: pg.URL, Log: slog.New(l),
+			Build: func(ctx context.Context, _ durable.Input) (research.Config, func(), error) {
+				l.mu.Lock()
+				l.steps = append(l.steps, activity.GetInfo(ctx).ActivityType.Name)
+				l.mu.Unlock()
+				return w.config(), func() {}, nil
+			}}
+		served.Go(func() {
+			if err := durable.Serve(wctx, c, durable.WorkerOptions{TaskQueue: queue, Tiers: ts, Concurrency: 4}, acts); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	defer func() { stop(); served.Wait() }()
+	run, err := durable.Submit(ctx, c, durable.Input{Request: request.Research{RunID: "shared-steps", Question: question2}, TaskQueue: queue})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep research.Report
+	if err := run.Get(ctx, &rep); err != nil {
+		t.Fatal(err)
+	}
+	strong, mid := logs[0].ran(), logs[1].ran()
+	if !slices.Contains(strong, "deepresearch.Scope") || !slices.Contains(strong, "deepresearch.Verify") ||
+		!slices.Contains(strong, "deepresearch.Synthesize") || !slices.Contains(mid, "deepresearch.Read") ||
+		slices.Contains(strong, "deepresearch.Read") || slices.Contains(mid, "deepresearch.Verify") {
+		t.Errorf("steps per worker:\nstrong, fast: %v\nmid: %v", strong, mid)
+	}
+	for i, l := range logs {
+		if n, steps := l.opens.Load(), len(l.ran()); n < 1 || 3*int(n) > steps {
+			t.Errorf("worker %d opened the run %d times for %d steps: it did not keep the run open", i, n, steps)
+		}
+	}
+	t.Logf("steps: %d on the strong and fast worker (run opened %d times), %d on the mid worker (%d times)",
+		len(strong), logs[0].opens.Load(), len(mid), logs[1].opens.Load())
+	minute := regexp.MustCompile(`\d{4}-\d\d-\d\d \d\d:\d\d UTC`)
+	if minute.ReplaceAllString(rep.Markdown, "") != minute.ReplaceAllString(local.Markdown, "") {
+		t.Errorf("report of the two workers:\n%s\nlocal run's:\n%s", rep.Markdown, local.Markdown)
+	}
+	if rep.Stats.Rounds != 2 || rep.Stats.EvidenceAccepted != local.Stats.EvidenceAccepted || rep.Stats.SourcesRead != local.Stats.SourcesRead ||
+		rep.Stats.Calls != local.Stats.Calls || rep.Stats.Tokens != local.Stats.Tokens || rep.Stats.Tokens == 0 {
+		t.Errorf("two workers: rounds %d, evidence %d, reads %d, calls %d, tokens %d; local: %d, %d, %d, %d, %d",
+			rep.Stats.Rounds, rep.Stats.EvidenceAccepted, rep.Stats.SourcesRead, rep.Stats.Calls, rep.Stats.Tokens,
+			local.Stats.Rounds, local.Stats.EvidenceAccepted, local.Stats.SourcesRead, local.Stats.Calls, local.Stats.Tokens)
+	}
+}
+
+const question2 = "What is known about alpha, bravo and charlie?"
