@@ -64,6 +64,12 @@ func (a *App) temporal(fl temporalFlags) temporalFlags {
 }
 
 func (a *App) temporalClient(fl temporalFlags) (client.Client, error) {
+	return a.dialTemporal(fl, nil)
+}
+
+// dialTemporal connects to the cluster; metrics, when set, receives the SDK's own metrics (a worker's /metrics).
+// Every client encrypts its payloads with the keys of $DEEPRESEARCH_PAYLOAD_KEY (payloadCodec).
+func (a *App) dialTemporal(fl temporalFlags, metrics client.MetricsHandler) (client.Client, error) {
 	if fl.hostPort == "" {
 		return nil, errors.New("--temporal HOST:PORT is required")
 	}
@@ -77,6 +83,11 @@ func (a *App) temporalClient(fl temporalFlags) (client.Client, error) {
 	if err := a.temporalSecurity(fl, &opts); err != nil {
 		return nil, err
 	}
+	codec, err := a.payloadCodec()
+	if err != nil {
+		return nil, err
+	}
+	opts.DataConverter, opts.MetricsHandler = codec.DataConverter(), metrics
 	c, err := client.Dial(opts)
 	if err != nil {
 		return nil, fmt.Errorf("connect to Temporal at %s: %w", fl.hostPort, err)
@@ -174,6 +185,7 @@ func newWorkerCmd(app *App) *cobra.Command {
 		tiers       []string
 		concurrency int
 		dir         string
+		mf          metricsFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "worker --temporal HOST:PORT --state postgres://…",
@@ -199,15 +211,25 @@ DEEPRESEARCH_STATE): a step that a dead worker left is retried on another one fr
 			if dir == "" {
 				dir = filepath.Join(app.runsDir(), "worker")
 			}
-			c, err := app.temporalClient(tf)
+			ops, err := app.workerOps(tf, mf)
+			if err != nil {
+				return err
+			}
+			c, err := app.dialTemporal(tf, ops.sdkMetrics())
 			if err != nil {
 				return err
 			}
 			defer c.Close()
-			acts := &durable.Activities{State: url, Dir: dir, Log: app.Log, Build: app.durableBuild, Secrets: app.secrets()}
+			acts := &durable.Activities{State: url, Dir: dir, Log: app.Log, Build: app.durableBuild, Secrets: app.secrets(),
+				Metrics: ops.metrics()}
+			health, stop, err := ops.start(cmd.Context(), c, url)
+			if err != nil {
+				return err
+			}
+			defer stop()
 			fmt.Fprintf(app.Stderr, "worker: serving %s on %s (namespace %s)\n", tf.taskQueue, tf.hostPort, tf.namespace)
 			return durable.Serve(cmd.Context(), c, durable.WorkerOptions{TaskQueue: tf.taskQueue, Tiers: tiers,
-				Concurrency: concurrency}, acts)
+				Concurrency: concurrency, Health: health}, acts)
 		},
 	}
 	addTemporalFlags(cmd, &tf)
@@ -215,6 +237,7 @@ DEEPRESEARCH_STATE): a step that a dead worker left is retried on another one fr
 	cmd.Flags().StringSliceVar(&tiers, "tiers", nil, "model tiers to serve: strong, mid, fast (default all)")
 	cmd.Flags().IntVar(&concurrency, "concurrency", 8, "steps this worker runs at once, per tier")
 	cmd.Flags().StringVar(&dir, "dir", "", "folder for the runs' local files (default <runs>/worker)")
+	addMetricsFlags(cmd, &mf)
 	return cmd
 }
 
