@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -160,12 +161,4 @@ func OpsHandler(gather prometheus.Gatherer, h *Health) http.Handler {
 	return mux
 }
 
-func oneLine(s string) string {
-	out := []byte(s)
-	for i, c := range out {
-		if c == '\n' {
-			out[i] = ';'
-		}
-	}
-	return string(out)
-}
+func oneLine(s string) string { return strings.ReplaceAll(s, "\n", "; ") }
