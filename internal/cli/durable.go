@@ -194,9 +194,15 @@ func newWorkerCmd(app *App) *cobra.Command {
 and the steps of each model tier on BASE-strong (planner, verifier, synthesizer), BASE-mid (reading) and BASE-fast
 (searching) — --tiers limits it to the tiers whose keys or rate limits this machine holds. Models, keys and sources
 are this worker's own configuration. Every worker of a deployment shares one PostgreSQL state (--state or
-DEEPRESEARCH_STATE): a step that a dead worker left is retried on another one from where it stopped.`,
+DEEPRESEARCH_STATE): a step that a dead worker left is retried on another one from where it stopped.
+
+--metrics ADDR serves /metrics (Prometheus text: the research counters and the Temporal SDK's), /healthz and
+/readyz (200 when this worker polls Temporal and the state answers, 503 with the reason otherwise); a non-loopback
+address needs --metrics-public. With $DEEPRESEARCH_PAYLOAD_KEY set (base64 32-byte keys, newest first), every
+payload this worker sends Temporal is encrypted; every process of the deployment needs the same key.`,
 		Example: `  deepresearch worker --temporal localhost:7233 --state postgres://research@db/research
-  deepresearch worker --temporal temporal:7233 --tiers mid,fast --concurrency 16 --state "$DEEPRESEARCH_STATE"`,
+  deepresearch worker --temporal temporal:7233 --tiers mid,fast --concurrency 16 --state "$DEEPRESEARCH_STATE"
+  deepresearch worker --temporal temporal:7233 --state "$DEEPRESEARCH_STATE" --metrics 127.0.0.1:9090`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			tf = app.temporal(tf)
@@ -204,16 +210,20 @@ DEEPRESEARCH_STATE): a step that a dead worker left is retried on another one fr
 			if !state.IsPostgresURL(url) {
 				return errors.New("worker needs a shared state: --state postgres://… (or DEEPRESEARCH_STATE)")
 			}
+			// Flags and keys first: nothing is connected to for a worker that would refuse them.
+			ops, err := app.workerOps(tf, mf)
+			if err != nil {
+				return err
+			}
+			if _, err := app.payloadCodec(); err != nil {
+				return err
+			}
 			// A database that is down is an error now, not a retry storm of every step this worker takes.
 			if _, err := app.sharedState(cmd.Context(), url); err != nil {
 				return err
 			}
 			if dir == "" {
 				dir = filepath.Join(app.runsDir(), "worker")
-			}
-			ops, err := app.workerOps(tf, mf)
-			if err != nil {
-				return err
 			}
 			c, err := app.dialTemporal(tf, ops.sdkMetrics())
 			if err != nil {
