@@ -1,6 +1,7 @@
 package durable
 
 import (
+	"context"
 	"crypto/aes"
 	"crypto/cipher"
 	"crypto/rand"
@@ -13,6 +14,7 @@ import (
 
 	commonpb "go.temporal.io/api/common/v1"
 	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/workflow"
 
 	"github.com/deepresearch/deepresearch/internal/config"
 )
@@ -117,8 +119,42 @@ func (c *PayloadCodec) KeyID() string {
 }
 
 // DataConverter is the SDK's default converter with this codec around it, for client.Options.DataConverter.
+// Workflow code decodes with a converter that panics on a payload it cannot decrypt: the engine then fails the
+// workflow task (logged by the worker, recorded in the history) and retries it until a worker with the key takes
+// it, instead of the run failing on the first worker with a wrong key.
 func (c *PayloadCodec) DataConverter() converter.DataConverter {
-	return converter.NewCodecDataConverter(converter.GetDefaultDataConverter(), c)
+	return contextAware{converter.NewCodecDataConverter(converter.GetDefaultDataConverter(), c)}
+}
+
+// ErrUndecryptable is a payload this process's keys cannot decrypt.
+var ErrUndecryptable = errors.New("payload cannot be decrypted")
+
+type contextAware struct{ converter.DataConverter }
+
+var _ workflow.ContextAware = contextAware{}
+
+func (c contextAware) WithWorkflowContext(workflow.Context) converter.DataConverter {
+	return blocking{c.DataConverter}
+}
+
+func (c contextAware) WithContext(context.Context) converter.DataConverter { return c.DataConverter }
+
+// blocking is the converter of workflow code: a payload it cannot decrypt blocks the workflow task.
+type blocking struct{ converter.DataConverter }
+
+func (b blocking) FromPayload(p *commonpb.Payload, v any) error {
+	return block(b.DataConverter.FromPayload(p, v))
+}
+
+func (b blocking) FromPayloads(ps *commonpb.Payloads, vs ...any) error {
+	return block(b.DataConverter.FromPayloads(ps, vs...))
+}
+
+func block(err error) error {
+	if errors.Is(err, ErrUndecryptable) {
+		panic(err)
+	}
+	return err
 }
 
 // Encode encrypts each payload with the newest key.
@@ -156,7 +192,7 @@ func (c *PayloadCodec) Decode(payloads []*commonpb.Payload) ([]*commonpb.Payload
 		}
 		id := string(p.GetMetadata()[MetaKeyID])
 		if len(c.keys) == 0 {
-			return nil, fmt.Errorf("durable: payload encrypted with key %s: set $%s to decrypt it", id, PayloadKeyEnv)
+			return nil, fmt.Errorf("durable: %w: encrypted with key %s: set $%s to decrypt it", ErrUndecryptable, id, PayloadKeyEnv)
 		}
 		var k *payloadKey
 		for j := range c.keys {
@@ -165,8 +201,8 @@ func (c *PayloadCodec) Decode(payloads []*commonpb.Payload) ([]*commonpb.Payload
 			}
 		}
 		if k == nil {
-			return nil, fmt.Errorf("durable: payload encrypted with key %s, which is not among the %d key(s) of $%s (ids %s)",
-				id, len(c.keys), PayloadKeyEnv, c.keyIDs())
+			return nil, fmt.Errorf("durable: %w: encrypted with key %s, which is not among the %d key(s) of $%s (ids %s)",
+				ErrUndecryptable, id, len(c.keys), PayloadKeyEnv, c.keyIDs())
 		}
 		if cp := string(p.GetMetadata()[MetaCipher]); cp != cipherName {
 			return nil, fmt.Errorf("durable: payload encrypted with cipher %q; this program knows %s", cp, cipherName)
@@ -177,7 +213,7 @@ func (c *PayloadCodec) Decode(payloads []*commonpb.Payload) ([]*commonpb.Payload
 		}
 		plain, err := k.aead.Open(nil, p.GetData()[:ns], p.GetData()[ns:], []byte(id))
 		if err != nil {
-			return nil, fmt.Errorf("durable: decrypt payload with key %s: authentication failed (damaged or forged)", id)
+			return nil, fmt.Errorf("durable: %w: key %s: authentication failed (damaged or forged)", ErrUndecryptable, id)
 		}
 		var dp commonpb.Payload
 		if err := dp.Unmarshal(plain); err != nil {

@@ -124,6 +124,58 @@ func TestWorkerOperations(t *testing.T) {
 	}
 	waitFor(t, "ready", base+"/readyz", 200, "ready", time.Minute)
 
+	plain, err := client.Dial(client.Options{HostPort: d.temporal, Namespace: d.namespace,
+		Logger: log.NewStructuredLogger(slog.New(slog.DiscardHandler))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+
+	// A worker with the wrong key, on a task queue of its own.
+	wrong, _ := d.startWorkerAt(t, ctx, "wrong", d.state, []string{"--task-queue", "opswrong"},
+		[]string{durable.PayloadKeyEnv + "=" + payloadKey(t)})
+	det := d.command(ctx, "run", "--plain", "--temporal", d.temporal, "--namespace", d.namespace, "--state", d.state,
+		"--task-queue", "opswrong", "--detach", "--corpus", d.docs, question)
+	det.cmd.Env = append(det.cmd.Env, keyEnv)
+	if err := det.cmd.Run(); err != nil {
+		t.Fatalf("detached run: %v\n%s", err, det.stderr.String())
+	}
+	id := strings.TrimSpace(det.stdout.String())
+	defer func() {
+		_ = plain.TerminateWorkflow(context.WithoutCancel(ctx), durable.WorkflowID(id), "", "test over")
+	}()
+	var failure string
+	var kinds []string
+	for deadline := time.Now().Add(time.Minute); failure == "" && time.Now().Before(deadline); time.Sleep(300 * time.Millisecond) {
+		it := plain.GetWorkflowHistory(ctx, durable.WorkflowID(id), "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+		kinds = nil
+		for it.HasNext() {
+			ev, err := it.Next()
+			if err != nil {
+				break
+			}
+			kinds = append(kinds, ev.GetEventType().String())
+			if a := ev.GetWorkflowTaskFailedEventAttributes(); a != nil {
+				failure = a.GetFailure().GetMessage()
+			}
+			if ev.GetEventType() == enums.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED {
+				t.Fatalf("the worker with the wrong key scheduled a step")
+			}
+		}
+	}
+	if !strings.Contains(failure, "not among the 1 key(s) of $"+durable.PayloadKeyEnv) {
+		desc, _ := plain.DescribeWorkflowExecution(ctx, durable.WorkflowID(id), "")
+		t.Fatalf("the wrong key's workflow task failure: %q\nhistory: %v\npending task: %v\nworker:\n%s", failure, kinds,
+			desc.GetPendingWorkflowTask(), wrong.stderr.String())
+	}
+	desc, err := plain.DescribeWorkflowExecution(ctx, durable.WorkflowID(id), "")
+	if err != nil || desc.GetWorkflowExecutionInfo().GetStatus() != enums.WORKFLOW_EXECUTION_STATUS_RUNNING {
+		t.Errorf("the run under the wrong key: %v, status %v (want running, waiting for a worker with the key)", err, desc.GetWorkflowExecutionInfo().GetStatus())
+	}
+	if log := wrong.stderr.String(); !strings.Contains(log, "not among the") || strings.Contains(log, key) {
+		t.Errorf("the wrong key's worker log does not say why (or shows the key):\n%s", log)
+	}
+
 	// A run with the codec.
 	out := filepath.Join(t.TempDir(), "run")
 	sub := d.command(ctx, "run", "--plain", "--temporal", d.temporal, "--namespace", d.namespace, "--state", d.state,
@@ -140,12 +192,6 @@ func TestWorkerOperations(t *testing.T) {
 	if m == nil {
 		t.Fatalf("no run id in %s", sub.stderr.String())
 	}
-	plain, err := client.Dial(client.Options{HostPort: d.temporal, Namespace: d.namespace,
-		Logger: log.NewStructuredLogger(slog.New(slog.DiscardHandler))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer plain.Close()
 	iter := plain.GetWorkflowHistory(ctx, durable.WorkflowID(m[1]), "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	events, encrypted := 0, 0
 	needle := []byte(question[:40])
@@ -203,41 +249,4 @@ func TestWorkerOperations(t *testing.T) {
 		t.Errorf("/healthz after the outages: %d", code)
 	}
 
-	// A worker with the wrong key, on a task queue of its own.
-	wrong, _ := d.startWorkerAt(t, ctx, "wrong", d.state, []string{"--task-queue", "opswrong"},
-		[]string{durable.PayloadKeyEnv + "=" + payloadKey(t)})
-	det := d.command(ctx, "run", "--plain", "--temporal", d.temporal, "--namespace", d.namespace, "--state", d.state,
-		"--task-queue", "opswrong", "--detach", "--corpus", d.docs, question)
-	det.cmd.Env = append(det.cmd.Env, keyEnv)
-	if err := det.cmd.Run(); err != nil {
-		t.Fatalf("detached run: %v\n%s", err, det.stderr.String())
-	}
-	id := strings.TrimSpace(det.stdout.String())
-	defer func() { _ = plain.TerminateWorkflow(context.WithoutCancel(ctx), durable.WorkflowID(id), "", "test over") }()
-	var failure string
-	for deadline := time.Now().Add(time.Minute); failure == "" && time.Now().Before(deadline); time.Sleep(300 * time.Millisecond) {
-		it := plain.GetWorkflowHistory(ctx, durable.WorkflowID(id), "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-		for it.HasNext() {
-			ev, err := it.Next()
-			if err != nil {
-				break
-			}
-			if a := ev.GetWorkflowTaskFailedEventAttributes(); a != nil {
-				failure = a.GetFailure().GetMessage()
-			}
-			if ev.GetEventType() == enums.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED {
-				t.Fatalf("the worker with the wrong key scheduled a step")
-			}
-		}
-	}
-	if !strings.Contains(failure, "not among the 1 key(s) of $"+durable.PayloadKeyEnv) {
-		t.Fatalf("the wrong key's workflow task failure: %q\nworker:\n%s", failure, wrong.stderr.String())
-	}
-	desc, err := plain.DescribeWorkflowExecution(ctx, durable.WorkflowID(id), "")
-	if err != nil || desc.GetWorkflowExecutionInfo().GetStatus() != enums.WORKFLOW_EXECUTION_STATUS_RUNNING {
-		t.Errorf("the run under the wrong key: %v, status %v (want running, waiting for a worker with the key)", err, desc.GetWorkflowExecutionInfo().GetStatus())
-	}
-	if log := wrong.stderr.String(); !strings.Contains(log, "not among the") || strings.Contains(log, key) {
-		t.Errorf("the wrong key's worker log does not say why (or shows the key):\n%s", log)
-	}
 }
