@@ -134,7 +134,7 @@ type contextAware struct{ converter.DataConverter }
 var _ workflow.ContextAware = contextAware{}
 
 func (c contextAware) WithWorkflowContext(workflow.Context) converter.DataConverter {
-	return blocking{c.DataConverter}
+	return blocking(c)
 }
 
 func (c contextAware) WithContext(context.Context) converter.DataConverter { return c.DataConverter }
