@@ -66,6 +66,12 @@ func (a *App) temporal(fl temporalFlags) temporalFlags {
 }
 
 func (a *App) temporalClient(fl temporalFlags) (client.Client, error) {
+	return a.dialTemporal(fl, nil)
+}
+
+// dialTemporal connects to the cluster; metrics, when set, receives the SDK's own metrics (a worker's /metrics).
+// Every client encrypts its payloads with the keys of $DEEPRESEARCH_PAYLOAD_KEY (payloadCodec).
+func (a *App) dialTemporal(fl temporalFlags, metrics client.MetricsHandler) (client.Client, error) {
 	if fl.hostPort == "" {
 		return nil, errors.New("--temporal HOST:PORT is required")
 	}
@@ -79,6 +85,11 @@ func (a *App) temporalClient(fl temporalFlags) (client.Client, error) {
 	if err := a.temporalSecurity(fl, &opts); err != nil {
 		return nil, err
 	}
+	codec, err := a.payloadCodec()
+	if err != nil {
+		return nil, err
+	}
+	opts.DataConverter, opts.MetricsHandler = codec.DataConverter(), metrics
 	c, err := client.Dial(opts)
 	if err != nil {
 		return nil, fmt.Errorf("connect to Temporal at %s: %w", fl.hostPort, err)
@@ -176,6 +187,7 @@ func newWorkerCmd(app *App) *cobra.Command {
 		tiers       []string
 		concurrency int
 		dir         string
+		mf          metricsFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "worker --temporal HOST:PORT --state postgres://…",
@@ -184,15 +196,29 @@ func newWorkerCmd(app *App) *cobra.Command {
 and the steps of each model tier on BASE-strong (planner, verifier, synthesizer), BASE-mid (reading) and BASE-fast
 (searching) — --tiers limits it to the tiers whose keys or rate limits this machine holds. Models, keys and sources
 are this worker's own configuration. Every worker of a deployment shares one PostgreSQL state (--state or
-DEEPRESEARCH_STATE): a step that a dead worker left is retried on another one from where it stopped.`,
+DEEPRESEARCH_STATE): a step that a dead worker left is retried on another one from where it stopped.
+
+--metrics ADDR serves /metrics (Prometheus text: the research counters and the Temporal SDK's), /healthz and
+/readyz (200 when this worker polls Temporal and the state answers, 503 with the reason otherwise); a non-loopback
+address needs --metrics-public. With $DEEPRESEARCH_PAYLOAD_KEY set (base64 32-byte keys, newest first), every
+payload this worker sends Temporal is encrypted; every process of the deployment needs the same key.`,
 		Example: `  deepresearch worker --temporal localhost:7233 --state postgres://research@db/research
-  deepresearch worker --temporal temporal:7233 --tiers mid,fast --concurrency 16 --state "$DEEPRESEARCH_STATE"`,
+  deepresearch worker --temporal temporal:7233 --tiers mid,fast --concurrency 16 --state "$DEEPRESEARCH_STATE"
+  deepresearch worker --temporal temporal:7233 --state "$DEEPRESEARCH_STATE" --metrics 127.0.0.1:9090`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			tf = app.temporal(tf)
 			url := app.stateURL(stateFlag)
 			if !state.IsPostgresURL(url) {
 				return errors.New("worker needs a shared state: --state postgres://… (or DEEPRESEARCH_STATE)")
+			}
+			// Flags and keys first: nothing is connected to for a worker that would refuse them.
+			ops, err := app.workerOps(tf, mf)
+			if err != nil {
+				return err
+			}
+			if _, err := app.payloadCodec(); err != nil {
+				return err
 			}
 			// A database that is down is an error now, not a retry storm of every step this worker takes.
 			if _, err := app.sharedState(cmd.Context(), url); err != nil {
@@ -201,15 +227,21 @@ DEEPRESEARCH_STATE): a step that a dead worker left is retried on another one fr
 			if dir == "" {
 				dir = filepath.Join(app.runsDir(), "worker")
 			}
-			c, err := app.temporalClient(tf)
+			c, err := app.dialTemporal(tf, ops.sdkMetrics())
 			if err != nil {
 				return err
 			}
 			defer c.Close()
-			acts := &durable.Activities{State: url, Dir: dir, Log: app.Log, Build: app.durableBuild, Secrets: app.secrets()}
+			acts := &durable.Activities{State: url, Dir: dir, Log: app.Log, Build: app.durableBuild, Secrets: app.secrets(),
+				Metrics: ops.metrics()}
+			health, stop, err := ops.start(cmd.Context(), c, url)
+			if err != nil {
+				return err
+			}
+			defer stop()
 			fmt.Fprintf(app.Stderr, "worker: serving %s on %s (namespace %s)\n", tf.taskQueue, tf.hostPort, tf.namespace)
 			return durable.Serve(cmd.Context(), c, durable.WorkerOptions{TaskQueue: tf.taskQueue, Tiers: tiers,
-				Concurrency: concurrency}, acts)
+				Concurrency: concurrency, Health: health}, acts)
 		},
 	}
 	addTemporalFlags(cmd, &tf)
@@ -217,6 +249,7 @@ DEEPRESEARCH_STATE): a step that a dead worker left is retried on another one fr
 	cmd.Flags().StringSliceVar(&tiers, "tiers", nil, "model tiers to serve: strong, mid, fast (default all)")
 	cmd.Flags().IntVar(&concurrency, "concurrency", 8, "steps this worker runs at once, per tier")
 	cmd.Flags().StringVar(&dir, "dir", "", "folder for the runs' local files (default <runs>/worker)")
+	addMetricsFlags(cmd, &mf)
 	return cmd
 }
 

@@ -137,6 +137,10 @@ type Temporal struct {
 	APIKeyEnv string `yaml:"api_key_env,omitempty" json:"api_key_env,omitempty"`
 	// Steps are the timeouts and retries of a durable run's steps; zero values keep the defaults.
 	Steps StepPolicy `yaml:"steps,omitempty" json:"steps,omitempty"`
+	// Metrics is the address a worker serves /metrics, /healthz and /readyz on (worker --metrics); empty serves
+	// none. A non-loopback address needs MetricsPublic (worker --metrics-public).
+	Metrics       string `yaml:"metrics,omitempty" json:"metrics,omitempty"`
+	MetricsPublic bool   `yaml:"metrics_public,omitempty" json:"metrics_public,omitempty"`
 }
 
 // StepPolicy is how the engine runs a durable run's steps. Zero values mean the defaults in brackets.
@@ -393,12 +397,16 @@ func (c *Config) apiKey(s ModelSpec) (key, env string) {
 // TokenEnv is the environment variable holding the access token of the web viewer and the MCP server over HTTP.
 const TokenEnv = "DEEPRESEARCH_TOKEN"
 
+// PayloadKeyEnv holds the keys of the Temporal payload codec (base64 32-byte AES keys, comma-separated, newest
+// first): every process that talks to Temporal encrypts what it sends with the first.
+const PayloadKeyEnv = "DEEPRESEARCH_PAYLOAD_KEY"
+
 // KeyVars lists every environment variable that holds one of deepresearch's secrets: the model providers' key
 // variables of table (nil: the built-in one), the web search providers' and the access token's. What they hold is
 // scrubbed from whatever is stored or printed, and masked by config show.
 func KeyVars(table *providers.Table) []string {
 	out := table.KeyEnvs()
-	for _, k := range append(websearch.KeyEnvs(), TokenEnv) {
+	for _, k := range append(websearch.KeyEnvs(), TokenEnv, PayloadKeyEnv) {
 		if !slices.Contains(out, k) {
 			out = append(out, k)
 		}
@@ -414,6 +422,14 @@ func (c *Config) Secrets() []string {
 		names = append(names, t.APIKeyEnv)
 	}
 	out := redact.EnvValues(c.env, names...)
+	// Each payload key on its own too: the variable holds a list.
+	if keys := c.env(PayloadKeyEnv); strings.Contains(keys, ",") {
+		for _, k := range strings.Split(keys, ",") {
+			if k = strings.TrimSpace(k); k != "" {
+				out = append(out, k)
+			}
+		}
+	}
 	// The shared state's password, from the file or DEEPRESEARCH_STATE: in its user information or as a query
 	// parameter.
 	if u, err := url.Parse(c.State); err == nil {

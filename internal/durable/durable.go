@@ -398,6 +398,8 @@ type Activities struct {
 	// Temporal or a log sees them, and from everything the runs store, emit and log (research.Config.Secrets).
 	// The shapes secrets take (redact.Scrubber) are removed in any case.
 	Secrets []string
+	// Metrics, when set, counts the steps, model spend, fetch failures and state-store errors (metrics.go).
+	Metrics *Metrics
 
 	scrubOnce sync.Once
 	scrubber  *redact.Scrubber
@@ -431,6 +433,8 @@ func (a *Activities) session(ctx context.Context, in Input) (*research.Session, 
 		return nil, nil, temporal.NewNonRetryableApplicationError("build the run's roles: "+a.scrub(err.Error()), errConfig, nil)
 	}
 	info := activity.GetInfo(ctx)
+	a.Metrics.ledger(cfg.Ledger, queueTier(info))
+	cfg.Fetcher = a.Metrics.fetcher(cfg.Fetcher, queueTier(info))
 	// The run is the request's, whatever the build made of it: its id, question and budget as submitted, in
 	// this worker's folder for runs.
 	req := in.Request
@@ -533,14 +537,18 @@ func spendKey(info activity.Info) string {
 func (a *Activities) runStep(ctx context.Context, in Input, st research.Step, args []any, out any) error {
 	s, done, err := a.session(ctx, in)
 	if err != nil {
-		return a.failure(ctx, err, true)
+		err = a.failure(ctx, err, true)
+		a.Metrics.step(ctx, activity.GetInfo(ctx), err)
+		return err
 	}
 	err = st.Run(ctx, s, args, out)
 	done(err)
 	if err == nil && st.Final {
 		a.openRuns().forget(a.runKey(in)) // the run is over: the worker stops keeping it open
 	}
-	return a.failure(ctx, err, false)
+	err = a.failure(ctx, err, false)
+	a.Metrics.step(ctx, activity.GetInfo(ctx), err)
+	return err
 }
 
 var (
@@ -596,6 +604,8 @@ type WorkerOptions struct {
 	Tiers []string
 	// Concurrency bounds the steps this worker runs at once; default 8.
 	Concurrency int
+	// Health, when set, is told when the pollers run and when a worker stops on a fatal error (its /readyz).
+	Health *Health
 }
 
 // Serve runs workers for the workflow and the tiers' activities until ctx ends.
@@ -616,7 +626,11 @@ func Serve(ctx context.Context, c client.Client, opts WorkerOptions, acts *Activ
 		n = 8
 	}
 	defer acts.Close()
-	wf := worker.New(c, base, worker.Options{MaxConcurrentActivityExecutionSize: n})
+	wopts := worker.Options{MaxConcurrentActivityExecutionSize: n, OnFatalError: opts.Health.setFatal}
+	if acts.Metrics != nil {
+		wopts.Interceptors = append(wopts.Interceptors, acts.Metrics.interceptor())
+	}
+	wf := worker.New(c, base, wopts)
 	wf.RegisterWorkflowWithOptions(Workflow, workflowRegisterOptions())
 	acts.register(wf, "")
 	ws := []worker.Worker{wf}
@@ -628,7 +642,7 @@ func Serve(ctx context.Context, c client.Client, opts WorkerOptions, acts *Activ
 		if !known {
 			return fmt.Errorf("durable: unknown tier %q (want %s)", tier, strings.Join(Tiers, ", "))
 		}
-		w := worker.New(c, TierQueue(base, tier), worker.Options{MaxConcurrentActivityExecutionSize: n})
+		w := worker.New(c, TierQueue(base, tier), wopts)
 		acts.register(w, tier)
 		ws = append(ws, w)
 	}
@@ -640,7 +654,9 @@ func Serve(ctx context.Context, c client.Client, opts WorkerOptions, acts *Activ
 			return fmt.Errorf("durable: start worker: %w", err)
 		}
 	}
+	opts.Health.setPolling(true)
 	<-ctx.Done()
+	opts.Health.setPolling(false)
 	for _, w := range ws {
 		w.Stop()
 	}

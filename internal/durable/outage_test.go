@@ -64,6 +64,11 @@ func TestStateOutageMidReadLosesNothing(t *testing.T) {
 		return c, func() {}, nil
 	}}
 	defer acts.Close()
+	tel, err := NewTelemetry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	acts.Metrics = tel.Metrics
 	// The database comes back after three steps have failed on it.
 	var failed, storeFailed atomic.Int32
 	var mu sync.Mutex
@@ -105,6 +110,12 @@ func TestStateOutageMidReadLosesNothing(t *testing.T) {
 	if failed.Load() < 3 || storeFailed.Load() == 0 {
 		t.Fatalf("%d steps failed during the outage, %d of them as state-store failures: the outage was not exercised:\n%s",
 			failed.Load(), storeFailed.Load(), strings.Join(failures, "\n"))
+	}
+	// Every step that failed on the store is counted as such, by where it was classified.
+	if got := sample(t, tel, MetricStateErrors+"_total", nil); got < float64(storeFailed.Load()) ||
+		sample(t, tel, MetricSteps+"_total", map[string]string{"outcome": ErrStateStore}) != got {
+		t.Errorf("state-store errors counted %v, steps failed on the store %v; the watched reads and admissions saw %d",
+			got, sample(t, tel, MetricSteps+"_total", map[string]string{"outcome": ErrStateStore}), storeFailed.Load())
 	}
 	var rep research.Report
 	if err := env.GetWorkflowResult(&rep); err != nil {

@@ -11,8 +11,9 @@ import (
 // Proxy stands between clients and a server on loopback, to play an outage: Cut closes every connection and
 // refuses new ones, as a database that went down does; Mend lets connections through again.
 type Proxy struct {
-	// URL reaches the server through the proxy.
+	// URL reaches the server through the proxy (NewProxy); Addr is the proxy's HOST:PORT.
 	URL    string
+	Addr   string
 	ln     net.Listener
 	target string
 	mu     sync.Mutex
@@ -23,15 +24,23 @@ type Proxy struct {
 // NewProxy starts a proxy to s for the test, closed when the test ends.
 func NewProxy(t testing.TB, s *Server) *Proxy {
 	t.Helper()
+	// postgres://user@127.0.0.1:PORT/db?… : the host and port are between "@" and the path.
+	rest := s.URL[strings.Index(s.URL, "@")+1:]
+	target := rest[:strings.IndexAny(rest, "/?")]
+	p := NewTCPProxy(t, target)
+	p.URL = strings.Replace(s.URL, "@"+target, "@"+p.Addr, 1)
+	return p
+}
+
+// NewTCPProxy starts a proxy to any TCP server at target (HOST:PORT) — a Temporal frontend — for the test; Addr is
+// where clients reach it (URL is empty).
+func NewTCPProxy(t testing.TB, target string) *Proxy {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	// postgres://user@127.0.0.1:PORT/db?… : the host and port are between "@" and the path.
-	rest := s.URL[strings.Index(s.URL, "@")+1:]
-	target := rest[:strings.IndexAny(rest, "/?")]
-	p := &Proxy{ln: ln, target: target, conns: map[net.Conn]bool{},
-		URL: strings.Replace(s.URL, "@"+target, "@"+ln.Addr().String(), 1)}
+	p := &Proxy{ln: ln, target: target, conns: map[net.Conn]bool{}, Addr: ln.Addr().String()}
 	t.Cleanup(func() { ln.Close(); p.Cut() })
 	go p.serve()
 	return p
