@@ -97,6 +97,10 @@ type Config struct {
 	// plans an ambiguous question (a Clarifier planner); it returns the answers, in order ("" for one left
 	// unanswered). Questions and answers go to the research log.
 	Clarify func(ctx context.Context, questions []string) ([]string, error)
+	// From, when set, is the folder of a finished run this one follows up: its documents and accepted evidence
+	// are carried into the new run (the earlier run is only read), the planner is told what it found, and the
+	// report links it (see followup.go). Resume ignores it: a follow-up remembers the run it follows.
+	From string
 	// Settings are opaque key/values stored with the run (for example which sources were configured) so a
 	// surface can rebuild the same roles on resume; see LoadRunInfo.
 	Settings map[string]string
@@ -300,8 +304,10 @@ type Report struct {
 	DepthReason string `json:"depth_reason,omitempty"`
 	// ShortOf is the length asked for, in words, when the published report fell well short of it (the
 	// evidence supported no more); 0 otherwise.
-	ShortOf  int       `json:"short_of,omitempty"`
-	Dir      string    `json:"-"`
+	ShortOf int `json:"short_of,omitempty"`
+	// Follows is the earlier run a follow-up started from and what it carried; nil for other runs.
+	Follows  *FollowsRef `json:"follows,omitempty"`
+	Dir      string      `json:"-"`
 	Created  time.Time `json:"created"`
 	Finished time.Time `json:"finished"`
 	Stats    Stats     `json:"stats"`
