@@ -308,9 +308,9 @@ type Report struct {
 	// Follows is the earlier run a follow-up started from and what it carried; nil for other runs.
 	Follows  *FollowsRef `json:"follows,omitempty"`
 	Dir      string      `json:"-"`
-	Created  time.Time `json:"created"`
-	Finished time.Time `json:"finished"`
-	Stats    Stats     `json:"stats"`
+	Created  time.Time   `json:"created"`
+	Finished time.Time   `json:"finished"`
+	Stats    Stats       `json:"stats"`
 }
 
 // CitedEvidence returns the ids of the evidence items the published report cites, each once, in citation order.

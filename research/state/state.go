@@ -210,10 +210,10 @@ func openSQLite(ctx context.Context, path string, ro bool) (*DB, error) {
 type sqliteMode int
 
 const (
-	sqliteReadOnly sqliteMode = iota // an existing file, read only
-	sqliteWriter                     // the one writer: WAL, write transactions take the lock when they begin
-	sqliteReader                     // a reader beside the writer
-	sqliteImmutable                  // a finished run's file, read only, with no log beside it
+	sqliteReadOnly  sqliteMode = iota // an existing file, read only
+	sqliteWriter                      // the one writer: WAL, write transactions take the lock when they begin
+	sqliteReader                      // a reader beside the writer
+	sqliteImmutable                   // a finished run's file, read only, with no log beside it
 )
 
 // sqliteURI builds the SQLite address of the database file at path as a file: URI with net/url, so that any
