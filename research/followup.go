@@ -74,17 +74,15 @@ type earlierRun struct {
 	reads    []string          // read step names: read:<sq>:<url>
 }
 
-// ResolveRun finds a run folder from what a person typed: a folder holding a state.db, else the id (or a
-// unique prefix of it) of a run in runsDir. It refuses with ErrBadInput when there is no such run.
+// ResolveRun finds a run folder from what a person typed: the id (or a unique prefix of it) of a run in runsDir,
+// else a folder holding a state.db. It refuses with ErrBadInput when there is no such run.
 func ResolveRun(runsDir, ref string) (string, error) {
 	ref = strings.TrimSpace(ref)
 	if ref == "" {
 		return "", fmt.Errorf("%w: no run named", ErrBadInput)
 	}
-	if st, err := os.Stat(filepath.Join(ref, StateFile)); err == nil && st.Mode().IsRegular() {
-		return filepath.Abs(ref)
-	}
-	if runsDir != "" && !strings.ContainsAny(ref, `/\`) && ref != "." && ref != ".." {
+	plain := !strings.ContainsAny(ref, `/\`) && ref != "." && ref != ".."
+	if runsDir != "" && plain {
 		if st, err := os.Stat(filepath.Join(runsDir, ref, StateFile)); err == nil && st.Mode().IsRegular() {
 			return filepath.Abs(filepath.Join(runsDir, ref))
 		}
@@ -102,6 +100,9 @@ func ResolveRun(runsDir, ref string) (string, error) {
 				return "", fmt.Errorf("%w: %d runs start with %q; give more of the id", ErrBadInput, len(hits), ref)
 			}
 		}
+	}
+	if st, err := os.Stat(filepath.Join(ref, StateFile)); err == nil && st.Mode().IsRegular() {
+		return filepath.Abs(ref)
 	}
 	return "", fmt.Errorf("%w: no run %q (neither a run folder nor a run id under %s)", ErrBadInput, ref, runsDir)
 }

@@ -220,7 +220,7 @@ func (f *fixture) config(in, out *os.File, resume string, interrupt chan struct{
 		Sessions:  f.sessions,
 		Resume:    resume,
 		Workspace: f.ws.Root(),
-		Research: func(ctx context.Context, q string, on func(research.Event)) (*research.Report, error) {
+		Research: func(ctx context.Context, q, _ string, on func(research.Event)) (*research.Report, error) {
 			id := fmt.Sprintf("run-%d", time.Now().UnixNano())
 			return f.eng.Run(ctx, q, id, filepath.Join(f.runs, id), on)
 		},

@@ -357,8 +357,10 @@ func TestEverySurfaceRunsTheSameRequest(t *testing.T) {
 					In: strings.NewReader("/deep-research " + question + "\n/exit\n"), Out: &out,
 					Agent:  agent.Config{Model: scripted.New(llm.Info{Name: "scripted"}, nil)},
 					Ledger: ledger, Sessions: chat.Store{Dir: t.TempDir()}, Workspace: ws,
-					Research: func(ctx context.Context, q string, on func(research.Event)) (*research.Report, error) {
-						return b.Run(ctx, chatRequest(app.Config, ws, q, on, ledger))
+					Research: func(ctx context.Context, q, from string, on func(research.Event)) (*research.Report, error) {
+						r := chatRequest(app.Config, ws, q, on, ledger)
+						r.From = from
+						return b.Run(ctx, r)
 					},
 				})
 				if err != nil {
