@@ -296,9 +296,16 @@ type durableRun struct {
 // the engine already runs attaches to that run. The workers build the run from req with their own keys; its
 // OutDir stays here (follow writes the report there). sharedState, when a postgres:// URL, is where follow reads
 // the run's events.
+// errFromDurable refuses a follow-up on Temporal: it reads the earlier run's folder, which a worker on another
+// machine does not have.
+var errFromDurable = fmt.Errorf("%w: --from does not work with --temporal yet: a follow-up reads the earlier run's folder on this machine; run it without --temporal", research.ErrBadInput)
+
 func submitDurable(ctx context.Context, c client.Client, tf temporalFlags, sharedState string, req request.Research) (*durableRun, error) {
 	if err := req.Validate(); err != nil {
 		return nil, err
+	}
+	if req.From != "" {
+		return nil, errFromDurable
 	}
 	if req.RunID == "" {
 		req.RunID = research.NewRunID()

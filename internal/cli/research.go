@@ -121,7 +121,7 @@ An interrupted run continues with "deepresearch resume".`,
 			}
 			if tf = app.temporal(tf); tf.hostPort != "" {
 				if fl.from != "" {
-					return errors.New("--from does not work with --temporal yet: a follow-up reads the earlier run's folder on this machine; run it without --temporal")
+					return errFromDurable
 				}
 				return app.researchDurable(cmd, fl, tf, detach, shared, question)
 			}

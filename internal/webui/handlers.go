@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/deepresearch/deepresearch/internal/request"
 	"github.com/deepresearch/deepresearch/research"
 	"github.com/deepresearch/deepresearch/research/export"
 )
@@ -183,6 +184,7 @@ type formValues struct {
 	Question, Corpus, Web, MaxCost, MaxMinutes, Rounds, Unjudged string
 	Depth, Length, Instructions                                  string
 	Review                                                       bool
+	From                                                         string
 }
 
 func (s *Server) handleIndex(w http.ResponseWriter, r *http.Request) {
@@ -244,9 +246,28 @@ func (s *Server) parseForm(r *http.Request) (RunParams, formValues, error) {
 		// Instructions keep their line breaks.
 		Instructions: strings.TrimSpace(r.PostFormValue("instructions")),
 		Review:       r.PostFormValue("review") != "",
+		From:         strings.TrimSpace(r.PostFormValue("from")),
 	}
 	p := RunParams{Question: f.Question, Corpus: f.Corpus, Web: f.Web, Unjudged: f.Unjudged, Depth: f.Depth,
-		Length: f.Length, Instructions: f.Instructions, Review: f.Review}
+		Length: f.Length, Instructions: f.Instructions, Review: f.Review, From: f.From}
+	if f.From != "" {
+		// Only a finished run of this viewer can be followed up, named by its id.
+		if !validRunID(f.From) {
+			return p, f, fmt.Errorf("There is no run %q to follow up.", f.From)
+		}
+		info, err := s.store.Info(r.Context(), f.From)
+		if err != nil {
+			return p, f, fmt.Errorf("There is no run %q to follow up.", f.From)
+		}
+		if info.Status != research.RunDone {
+			return p, f, fmt.Errorf("Run %s is %s: only a finished run can be followed up.", f.From, info.Status)
+		}
+		dir, err := filepath.Abs(s.runDir(f.From))
+		if err != nil {
+			return p, f, err
+		}
+		p.From = dir
+	}
 	switch {
 	case f.Question == "":
 		return p, f, errors.New("Please enter a research question.")
@@ -474,6 +495,8 @@ type runPage struct {
 	// Cited is how many distinct evidence items the report cites; CitedIDs lists them for the live view.
 	Cited    int
 	CitedIDs string
+	// FollowUp, for a finished run, is the follow-up form's sources: the run's own.
+	FollowUp *RunParams
 }
 
 func (s *Server) pathID(w http.ResponseWriter, r *http.Request) (string, bool) {
@@ -526,6 +549,9 @@ func (s *Server) handleRun(w http.ResponseWriter, r *http.Request) {
 		p.Cited, p.CitedIDs = len(cited), strings.Join(cited, ",")
 	}
 	p.L = labelsFor(lang, p.Question)
+	if p.Report != nil && p.Status == research.RunDone {
+		p.FollowUp = s.followUpSources(r.Context(), id)
+	}
 	s.render(w, http.StatusOK, "run.html", p)
 }
 
@@ -792,4 +818,26 @@ func humanSince(t time.Time) string {
 	default:
 		return t.Format("2006-01-02 15:04")
 	}
+}
+
+// followUpSources are the sources a follow-up of run id searches: the ones the run recorded (its first corpus
+// folder and its web provider, as the form takes them); nil when the run cannot be followed up from here.
+func (s *Server) followUpSources(ctx context.Context, id string) *RunParams {
+	info, err := s.store.Info(ctx, id)
+	if err != nil || info.Status != research.RunDone {
+		return nil
+	}
+	if _, err := os.Stat(filepath.Join(s.runDir(id), research.StateFile)); err != nil {
+		return nil // a durable run's state is not here
+	}
+	p := &RunParams{From: id, Web: info.Settings[request.SettingWeb]}
+	var corpora []string
+	_ = json.Unmarshal([]byte(info.Settings[request.SettingCorpus]), &corpora)
+	if len(corpora) > 0 {
+		p.Corpus = corpora[0]
+	}
+	if p.Corpus == "" && p.Web == "" {
+		return nil
+	}
+	return p
 }

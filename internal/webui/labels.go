@@ -21,6 +21,7 @@ type labels struct {
 	Source, Anchor, Confidence, SubQuestion, RoundOf                     string
 	AtQuote                                                              string
 	StoredText, NotFoundVerbatim, TextUnreadable                         string
+	FollowUp, FollowUpHint, FollowUpStart                                string
 	// JS holds the words the live view's script writes.
 	JS map[string]string
 }
@@ -38,6 +39,8 @@ var labelsEN = labels{
 	Citation: "Citation", QuoteOf: "quote %d of %d", PrevQuote: "← previous quote", NextQuote: "next quote →",
 	Source: "Source", Anchor: "Anchor", Confidence: "Confidence", SubQuestion: "Sub-question", RoundOf: "round",
 	AtQuote:    "open the source at the quote",
+	FollowUp: "Follow up", FollowUpHint: "A new run that reuses this run's sources and evidence, searches only what they do not cover and links this report.",
+	FollowUpStart: "Start the follow-up",
 	StoredText: "Stored source text", NotFoundVerbatim: "The quote was not found verbatim in the stored text; it is shown here as recorded:",
 	TextUnreadable: "The stored text of this source could not be read:",
 	JS: map[string]string{
@@ -60,6 +63,8 @@ var labelsZH = labels{
 	Citation: "引用", QuoteOf: "第 %d 条，共 %d 条", PrevQuote: "← 上一条", NextQuote: "下一条 →",
 	Source: "来源", Anchor: "锚点", Confidence: "置信度", SubQuestion: "子问题", RoundOf: "轮次",
 	AtQuote:    "在原文中打开此引文",
+	FollowUp: "追问", FollowUpHint: "新建一次运行：沿用本次运行的来源与证据，只检索其未涵盖的内容，并链接本报告。",
+	FollowUpStart: "开始追问",
 	StoredText: "保存的来源原文", NotFoundVerbatim: "在保存的原文中未找到逐字匹配的引文，以下为记录的引文：",
 	TextUnreadable: "无法读取该来源保存的原文：",
 	JS: map[string]string{

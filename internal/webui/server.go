@@ -45,6 +45,9 @@ type RunParams struct {
 	Instructions string `json:"instructions,omitempty"`
 	// Review shows the plan on the run's plan page before anything is searched.
 	Review bool `json:"review,omitempty"`
+	// From is the folder of a finished run of this viewer that the run follows up (request.Research.From); the
+	// form names the run by its id.
+	From string `json:"from,omitempty"`
 }
 
 // RunRequest is one run to execute: the user's parameters plus where the run lives and where its events go.
@@ -62,7 +65,7 @@ type RunRequest struct {
 func (r RunRequest) Research() request.Research {
 	q := request.Research{Question: r.Question, Web: r.Web, Budget: r.Budget, Rounds: r.Rounds, Unjudged: r.Unjudged,
 		RunID: r.RunID, OutDir: r.OutDir, OnEvent: r.OnEvent, Depth: r.Depth, Length: r.Length, Instructions: r.Instructions,
-		ReviewPlan: r.ReviewPlan}
+		ReviewPlan: r.ReviewPlan, From: r.From}
 	if r.Corpus != "" {
 		q.Corpora = []string{r.Corpus}
 	}
