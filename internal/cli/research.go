@@ -119,9 +119,16 @@ An interrupted run continues with "deepresearch resume".`,
 					fl.rounds = -1 // the graph reads 0 as "default"; the user asked for none
 				}
 			}
+			if fl.from != "" {
+				dir, err := research.ResolveRun(app.runsDir(), fl.from)
+				if err != nil {
+					return usageError(fmt.Errorf("--from: %w", err))
+				}
+				fl.from = dir
+			}
 			if tf = app.temporal(tf); tf.hostPort != "" {
 				if fl.from != "" {
-					return errFromDurable
+					return usageError(errFromDurable)
 				}
 				return app.researchDurable(cmd, fl, tf, detach, shared, question)
 			}
