@@ -196,6 +196,8 @@ type Call struct {
 	// its <instructions> block.
 	Words        int
 	Instructions string
+	// Earlier counts the earlier run's findings a follow-up's planner prompt listed (0: not a follow-up).
+	Earlier int
 	// Continue is true when the synthesizer was asked to continue a draft cut off by the output limit.
 	Continue bool
 	// Items is how many results the searcher picked, evidence items the analyst returned (the invented one
@@ -733,6 +735,28 @@ func (s *Server) plan(system, task string, call *Call) string {
 		if a := strings.TrimSpace(m[1]); a != "" && !strings.HasPrefix(a, "(no answer") && len(items) > 0 {
 			items[0].Question = strings.TrimRight(items[0].Question, "?") + " (" + a + ")?"
 		}
+	}
+	// A follow-up's planner plans only what the earlier run did not ask, as an honest model does; something is
+	// always planned.
+	if _, rest, ok := strings.Cut(task, "The earlier run asked:"); ok {
+		asked := map[string]bool{}
+		listed, findings, _ := strings.Cut(rest, "It found (")
+		for _, l := range strings.Split(listed, "\n") {
+			if q, ok := strings.CutPrefix(strings.TrimSpace(l), "- "); ok {
+				asked[q] = true
+			}
+		}
+		call.Earlier = strings.Count(findings, "\n- ")
+		var kept []item
+		for _, it := range items {
+			if !asked[it.Question] {
+				kept = append(kept, it)
+			}
+		}
+		if len(kept) == 0 && len(items) > 0 {
+			kept = items[:1]
+		}
+		items = kept
 	}
 	res := map[string]any{"language": lang, "sub_questions": items}
 	if depth != "" {
