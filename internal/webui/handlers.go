@@ -255,6 +255,9 @@ func (s *Server) parseForm(r *http.Request) (RunParams, formValues, error) {
 		if !validRunID(f.From) {
 			return p, f, fmt.Errorf("There is no run %q to follow up.", f.From)
 		}
+		if lr := s.liveRun(f.From); lr != nil && lr.summary().Status == research.RunRunning {
+			return p, f, fmt.Errorf("Run %s is running: only a finished run can be followed up.", f.From)
+		}
 		info, err := s.store.Info(r.Context(), f.From)
 		if err != nil {
 			return p, f, fmt.Errorf("There is no run %q to follow up.", f.From)
@@ -832,7 +835,9 @@ func (s *Server) followUpSources(ctx context.Context, id string) *RunParams {
 	}
 	p := &RunParams{From: id, Web: info.Settings[request.SettingWeb]}
 	var corpora []string
-	_ = json.Unmarshal([]byte(info.Settings[request.SettingCorpus]), &corpora)
+	if c := info.Settings[request.SettingCorpus]; json.Unmarshal([]byte(c), &corpora) != nil && c != "" {
+		corpora = []string{c} // a library caller's plain folder
+	}
 	if len(corpora) > 0 {
 		p.Corpus = corpora[0]
 	}
