@@ -27,7 +27,7 @@ import (
 
 // EarlierPrefix marks the sub-question of an evidence item carried from an earlier run for a sub-question the
 // follow-up did not ask again ("earlier:q2").
-const EarlierPrefix = "earlier:"
+const EarlierPrefix = state.CarriedPrefix
 
 // maxCarriedBytes bounds the texts one follow-up copies from the earlier run; documents past it are not carried
 // (their evidence is dropped and counted).

@@ -47,6 +47,10 @@ const (
 	Rejected = "rejected"
 )
 
+// CarriedPrefix starts the sub-question of an evidence item carried from an earlier run (a follow-up's). When
+// the run finds the same quote again, AddEvidence pools the item under the sub-question that found it.
+const CarriedPrefix = "earlier:"
+
 // ErrNotFound is returned (wrapped) when a looked-up row does not exist.
 var ErrNotFound = errors.New("state: not found")
 
@@ -683,8 +687,18 @@ func (d *DB) addEvidence(e Evidence, res *AddedEvidence) (func(context.Context, 
 				return err
 			}
 		}
-		var id string
-		err := t.queryRow(ctx, `SELECT id FROM evidence WHERE key = ?`, key).Scan(&id)
+		var id, sq string
+		err := t.queryRow(ctx, `SELECT id, sub_question FROM evidence WHERE key = ?`, key).Scan(&id, &sq)
+		if err == nil && strings.HasPrefix(sq, CarriedPrefix) && !strings.HasPrefix(e.SubQuestion, CarriedPrefix) {
+			// An item carried from an earlier run that this run found again: it is this run's finding now, pooled
+			// under the sub-question that found it.
+			if _, err := t.exec(ctx, `UPDATE evidence SET sub_question = ?, claim = ?, round = ? WHERE id = ?`,
+				e.SubQuestion, e.Claim, e.Round, id); err != nil {
+				return err
+			}
+			*res = AddedEvidence{ID: id, Added: true}
+			return nil
+		}
 		if err == nil {
 			*res = AddedEvidence{ID: id}
 			return nil

@@ -183,7 +183,6 @@ func runQuestion(ctx context.Context, cfg Config, ix *corpus.Index, q qualityben
 	qr := QuestionResult{ID: q.ID, Question: q.Question, Depth: depth, Facts: len(q.Facts), Total: Usage{Stage: "total"}, From: from}
 	name := runName(q.ID, depth)
 	start := time.Now()
-	defer func() { qr.Seconds = time.Since(start).Seconds() }()
 	srv := openaifake.Start(openaifake.Config{})
 	defer srv.Close()
 	// The model's window and prices as the catalogue gives them, as deepresearch run would configure it.
@@ -198,6 +197,7 @@ func runQuestion(ctx context.Context, cfg Config, ix *corpus.Index, q qualityben
 		Synthesizer: model, Sources: []sources.Searcher{ix}, Logger: cfg.Log})
 	rep, err := research.Run(ctx, research.Config{Question: q.Question, Roles: roles, Fetcher: ix, RunID: name,
 		OutDir: filepath.Join(cfg.WorkDir, "runs", name), Log: cfg.Log, Depth: depth, From: from})
+	qr.Seconds = time.Since(start).Seconds()
 	if err != nil {
 		qr.Error = err.Error()
 	} else {

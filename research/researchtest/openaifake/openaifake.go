@@ -1084,6 +1084,9 @@ func (s *Server) verify(task string, call *Call) string {
 		"notes": "every sub-question is answered by quoted evidence"})
 }
 
+// earlierKey groups the pool items of sub-questions the plan does not hold (a follow-up's carried evidence).
+const earlierKey = "(earlier)"
+
 var poolItemRe = regexp.MustCompile(`^\[(e\d+)\] sub-question (\S+) · `)
 
 func (s *Server) synthesize(task string, call *Call) string {
@@ -1099,7 +1102,16 @@ func (s *Server) synthesize(task string, call *Call) string {
 		if m == nil || i+1 >= len(lines) || !strings.HasPrefix(lines[i+1], "claim: ") {
 			continue
 		}
-		bySQ[m[2]] = append(bySQ[m[2]], claim{m[1], strings.TrimSpace(strings.TrimPrefix(lines[i+1], "claim: "))})
+		sq := m[2]
+		if _, planned := text[sq]; !planned || sq == earlierKey {
+			// Evidence a follow-up carried from an earlier run: written after the plan's sub-questions.
+			sq = earlierKey
+			if _, ok := bySQ[sq]; !ok {
+				ids = append(ids, sq)
+				text[sq] = "Earlier findings"
+			}
+		}
+		bySQ[sq] = append(bySQ[sq], claim{m[1], strings.TrimSpace(strings.TrimPrefix(lines[i+1], "claim: "))})
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s\n", strings.TrimSpace(question))
