@@ -381,3 +381,41 @@ func TestResolveRun(t *testing.T) {
 		}
 	}
 }
+
+// TestFollowUpOfARunCutShortAndAResumedFollowUp: a run cut short by a fuse is finished and can be followed up; a
+// follow-up interrupted before its plan carries the earlier run when resumed.
+func TestFollowUpOfARunCutShortAndAResumedFollowUp(t *testing.T) {
+	c := newBeeCorpus(t)
+	root := t.TempDir()
+	cut := filepath.Join(root, "cut")
+	cfg := c.config(danceQuestion, cut, "")
+	cfg.Budget.MaxCalls = 8
+	first, err := research.Run(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.CutShort == "" || len(first.Evidence) == 0 {
+		t.Fatalf("the earlier run was not cut short after finding evidence (%d calls, %d items)", first.Stats.Calls, len(first.Evidence))
+	}
+	next := filepath.Join(root, "next")
+	ctx, cancel := context.WithCancel(t.Context())
+	cfg = c.config(bothQuestion, next, cut)
+	cfg.OnEvent = func(e research.Event) {
+		if e.Kind == research.EventStageStart && e.Stage == research.StageScope {
+			cancel()
+		}
+	}
+	if _, err := research.Run(ctx, cfg); err == nil {
+		t.Fatal("the interrupted follow-up finished")
+	}
+	if _, err := research.LoadPlan(next); err == nil {
+		t.Fatal("the follow-up was interrupted after its plan; the test proves nothing")
+	}
+	rep, err := research.Resume(t.Context(), next, c.config("", "", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Follows == nil || rep.Follows.RunID != first.RunID || rep.Follows.Evidence != len(first.Evidence) {
+		t.Fatalf("the resumed follow-up carried %+v; the cut-short run had %d items", rep.Follows, len(first.Evidence))
+	}
+}
