@@ -316,7 +316,7 @@ func TestChatThroughPTY(t *testing.T) {
 
 	// Unknown commands and bad usage get a clear message.
 	term.typeLine("/deep-research")
-	term.expect(`usage: /deep-research <question>`)
+	term.expect(`usage: /deep-research \[--new\] <question>`)
 	term.typeLine("/frobnicate")
 	term.expect(`unknown command /frobnicate`)
 
