@@ -51,7 +51,7 @@ func TestFollowUpForm(t *testing.T) {
 	}
 	waitDone := func(id string) {
 		t.Helper()
-		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(20 * time.Millisecond) {
 			if info, err := research.LoadRunInfo(filepath.Join(runs, id)); err == nil && info.Status == research.RunDone {
 				return
 			}
