@@ -132,6 +132,8 @@ type runner struct {
 	docs     map[string]*docEntry
 	rounds   int
 	synthN   int
+	// earlier is the run this one follows up (Config.From), loaded once.
+	earlier *earlierRun
 }
 
 // Defaults are the values the graph uses for what a Config leaves zero.
@@ -285,6 +287,14 @@ func run(ctx context.Context, cfg Config, resumeDir string) (rep *Report, err er
 	}
 	rc := cfg.runConfig()
 
+	if resumeDir != "" && cfg.From != "" {
+		return nil, errFollowResume
+	}
+	if resumeDir == "" {
+		if err := r.followStart(ctx); err != nil {
+			return nil, err // nothing created
+		}
+	}
 	if resumeDir != "" {
 		r.dir = resumeDir
 		if _, err := os.Stat(filepath.Join(r.dir, StateFile)); err != nil {
@@ -326,6 +336,9 @@ func run(ctx context.Context, cfg Config, resumeDir string) (rep *Report, err er
 	defer r.events.Close()
 
 	if err := r.saveMeta(setup, resumeDir == ""); err != nil {
+		return nil, err
+	}
+	if err := r.saveFollows(setup); err != nil {
 		return nil, err
 	}
 	if resumeDir != "" {

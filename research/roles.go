@@ -126,6 +126,8 @@ type PlanRequest struct {
 	Instructions string
 	// Clarifications are the questions the planner asked the person before planning, with their answers.
 	Clarifications []Clarification
+	// Earlier, in a follow-up run, is what the earlier run asked and found: plan only what it does not cover.
+	Earlier *EarlierFindings
 }
 
 // Clarification is one question put to the person before planning, and the answer (empty: not answered).

@@ -98,6 +98,10 @@ type Config struct {
 	// unanswered). Questions and answers go to the research log. An error wrapping ErrUnanswered (no answers in
 	// the time the surface waits) plans without answers; any other error ends the run.
 	Clarify func(ctx context.Context, questions []string) ([]string, error)
+	// From, when set, is the folder of a finished run this one follows up: its documents and accepted evidence
+	// are carried into the new run (the earlier run is only read), the planner is told what it found, and the
+	// report links it (see followup.go). Resume ignores it: a follow-up remembers the run it follows.
+	From string
 	// Settings are opaque key/values stored with the run (for example which sources were configured) so a
 	// surface can rebuild the same roles on resume; see LoadRunInfo.
 	Settings map[string]string
@@ -302,11 +306,13 @@ type Report struct {
 	DepthReason string `json:"depth_reason,omitempty"`
 	// ShortOf is the length asked for, in words, when the published report fell well short of it (the
 	// evidence supported no more); 0 otherwise.
-	ShortOf  int       `json:"short_of,omitempty"`
-	Dir      string    `json:"-"`
-	Created  time.Time `json:"created"`
-	Finished time.Time `json:"finished"`
-	Stats    Stats     `json:"stats"`
+	ShortOf int `json:"short_of,omitempty"`
+	// Follows is the earlier run a follow-up started from and what it carried; nil for other runs.
+	Follows  *FollowsRef `json:"follows,omitempty"`
+	Dir      string      `json:"-"`
+	Created  time.Time   `json:"created"`
+	Finished time.Time   `json:"finished"`
+	Stats    Stats       `json:"stats"`
 }
 
 // CitedEvidence returns the ids of the evidence items the published report cites, each once, in citation order.

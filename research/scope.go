@@ -25,6 +25,11 @@ func (r *runner) scope(ctx context.Context) (*Plan, error) {
 	sctx, cancel := r.stageCtx(ctx, StageScope)
 	defer cancel()
 	req := r.planRequest()
+	earlier, err := r.planEarlier(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("research: scope: %w", err)
+	}
+	req.Earlier = earlier
 	var got *Plan
 	given := r.cfg.Plan != nil
 	if given {
@@ -102,6 +107,9 @@ func (r *runner) scope(ctx context.Context) (*Plan, error) {
 		p = reviewed
 	}
 	r.logf(ctx, StageScope, 0, "", "depth", d.Name+": "+why, nil)
+	if err := r.carry(ctx, p); err != nil {
+		return nil, fmt.Errorf("research: follow-up: %w", err)
+	}
 	if err := r.db.MarkStep(ctx, "scope", p); err != nil {
 		return nil, err
 	}

@@ -415,6 +415,8 @@ func (r *runner) render(ctx context.Context, plan *Plan, body string, removed []
 	var b strings.Builder
 	b.WriteString(title + "\n\n")
 	fmt.Fprintf(&b, "> %s: %s · run %s · %s\n", tx.engine, engineText, r.id, time.Now().UTC().Format("2006-01-02 15:04 UTC"))
+	followLine, follows := r.followsHeader(ctx, lang)
+	b.WriteString(followLine)
 	cut := r.cutShortText()
 	if cut != "" {
 		b.WriteString(">\n> ⚠ " + fmt.Sprintf(tx.cutShort, cut) + "\n")
@@ -524,7 +526,9 @@ func (r *runner) render(ctx context.Context, plan *Plan, body string, removed []
 		}
 	}
 	rep.Depth, rep.DepthReason = plan.Depth, plan.DepthReason
+	rep.Follows = follows
 	writeHowMade(&b, tx, rep.Stats, engine == "extractive")
+	b.WriteString(followsHowMade(follows, lang))
 	if plan.Depth != "" {
 		fmt.Fprintf(&b, "- "+tx.how.depth+"\n", plan.Depth, plan.DepthReason)
 	}
@@ -590,7 +594,7 @@ func (r *runner) stats(ctx context.Context) Stats {
 		s.Searches = len(names)
 	}
 	if names, err := r.db.StepNames(ctx, "read:"); err == nil {
-		s.SourcesRead = len(names)
+		s.SourcesRead = len(names) - r.carriedReads(ctx)
 	}
 	if names, err := r.db.StepNames(ctx, "unreadable:"); err == nil {
 		s.SourcesUnreadable = len(names)

@@ -31,8 +31,9 @@ import (
 )
 
 // ResearchFunc runs the research graph for question, sending progress to onEvent, and returns the report (whose
-// Dir is the run folder).
-type ResearchFunc func(ctx context.Context, question string, onEvent func(research.Event)) (*research.Report, error)
+// Dir is the run folder). from, when set, is the folder of the earlier run of the session this one follows up
+// (request.Research.From).
+type ResearchFunc func(ctx context.Context, question, from string, onEvent func(research.Event)) (*research.Report, error)
 
 // CompactFunc rewrites the agent's history into a summary (context manager's compaction), steered by the
 // user's instructions; it returns a one-line description of what it did.
@@ -487,7 +488,8 @@ func (c *Chat) entries() []llm.Entry {
 }
 
 const help = `Commands:
-  /deep-research <question>  run the full research graph and print the report's path and summary
+  /deep-research <question>  run the full research graph and print the report's path and summary; after an
+                             earlier one it follows that run up (reusing its sources); --new starts afresh
   /compact [instructions]    summarise the conversation so far to free context (optionally: what to keep)
   /context                   show what fills the context window
   /cost                      show tokens and money spent
@@ -572,8 +574,8 @@ func (c *Chat) command(ctx context.Context, line string) (quit bool, err error) 
 		}
 		c.save()
 	case "/deep-research", "/research":
-		if arg == "" {
-			return false, errors.New("usage: /deep-research <question>")
+		if arg == "" || arg == newRunFlag {
+			return false, errors.New("usage: /deep-research [--new] <question>")
 		}
 		if c.cfg.Research == nil {
 			return false, errors.New("/deep-research is not available: no research engine is configured")
@@ -734,11 +736,30 @@ func contextReport(st *agent.State) string {
 	return b.String()
 }
 
-func (c *Chat) deepResearch(ctx context.Context, question string) {
+// newRunFlag starts /deep-research afresh instead of following up the session's last report.
+const newRunFlag = "--new"
+
+// followFrom is the run a /deep-research line follows up — the folder of the session's last report, unless the
+// line starts with --new — and the question without the flag.
+func (c *Chat) followFrom(arg string) (question, from string) {
+	if rest, ok := strings.CutPrefix(arg, newRunFlag+" "); ok {
+		return strings.TrimSpace(rest), ""
+	}
+	if n := len(c.sess.Reports); n > 0 {
+		from = filepath.Dir(c.sess.Reports[n-1])
+	}
+	return arg, from
+}
+
+func (c *Chat) deepResearch(ctx context.Context, arg string) {
 	tctx, done := c.withInterrupt(ctx)
 	defer done()
+	question, from := c.followFrom(arg)
 	c.printf("Researching: %s\n", question)
-	rep, err := c.cfg.Research(tctx, question, c.progress)
+	if from != "" {
+		c.printf("Following up on %s (its sources and evidence are reused; /deep-research --new <question> starts afresh)\n", from)
+	}
+	rep, err := c.cfg.Research(tctx, question, from, c.progress)
 	if err != nil {
 		if tctx.Err() != nil && ctx.Err() == nil {
 			c.printf("Research interrupted; the run folder keeps what was done (resume it with `deepresearch resume <run>`).\n")

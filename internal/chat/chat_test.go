@@ -220,7 +220,7 @@ func (f *fixture) config(in, out *os.File, resume string, interrupt chan struct{
 		Sessions:  f.sessions,
 		Resume:    resume,
 		Workspace: f.ws.Root(),
-		Research: func(ctx context.Context, q string, on func(research.Event)) (*research.Report, error) {
+		Research: func(ctx context.Context, q, _ string, on func(research.Event)) (*research.Report, error) {
 			id := fmt.Sprintf("run-%d", time.Now().UnixNano())
 			return f.eng.Run(ctx, q, id, filepath.Join(f.runs, id), on)
 		},
@@ -316,7 +316,7 @@ func TestChatThroughPTY(t *testing.T) {
 
 	// Unknown commands and bad usage get a clear message.
 	term.typeLine("/deep-research")
-	term.expect(`usage: /deep-research <question>`)
+	term.expect(`usage: /deep-research \[--new\] <question>`)
 	term.typeLine("/frobnicate")
 	term.expect(`unknown command /frobnicate`)
 

@@ -57,8 +57,8 @@ func commandScript(t *testing.T, term *terminal, withModel bool) {
 	}
 	step("/cost\r", `Session \S+: \d+ model calls`)
 	step("/sessions\r", `(Saved sessions in|No saved sessions in)`)
-	step("/deep-research\r", `usage: /deep-research <question>`)
-	step("/research\r", `usage: /deep-research <question>`)
+	step("/deep-research\r", `usage: /deep-research \[--new\] <question>`)
+	step("/research\r", `usage: /deep-research \[--new\] <question>`)
 	step("/\r", `unknown command / `)
 	step("/contxt\r", `unknown command /contxt — did you mean /context\?`)
 	step("/clear\r", `Cleared\. New session`)

@@ -15,6 +15,7 @@ func newBenchTokensCmd(app *App) *cobra.Command {
 		format string
 		only   string
 		depths string
+		follow string
 	)
 	cmd := &cobra.Command{
 		Use:   "tokens [--format text|json] [--only ID,…]",
@@ -28,7 +29,7 @@ quotes its sources verbatim, through the real OpenAI adapter. Prints input and o
 			if format != "text" && format != "json" {
 				return fmt.Errorf("--format must be text or json, got %q", format)
 			}
-			cfg := tokenbench.Config{}
+			cfg := tokenbench.Config{FollowUp: strings.TrimSpace(follow)}
 			if only != "" {
 				cfg.Questions = strings.Split(only, ",")
 			}
@@ -52,6 +53,7 @@ quotes its sources verbatim, through the real OpenAI adapter. Prints input and o
 	}
 	cmd.Flags().StringVar(&format, "format", "text", "text or json")
 	cmd.Flags().StringVar(&depths, "depth", "", "comma-separated depths to run every question at ("+strings.Join(research.DepthNames(), ", ")+"; default: the default depth)")
+	cmd.Flags().StringVar(&follow, "follow-up", "", "a follow-up question, asked after the first question as a fresh run and as a follow-up of it (run --from)")
 	cmd.Flags().StringVar(&only, "only", "", "comma-separated question ids (default: "+strings.Join(tokenbench.DefaultQuestions, ",")+")")
 	return cmd
 }

@@ -119,8 +119,10 @@ with --resume ID.`,
 				},
 				Ledger: ledger, Sessions: chat.Store{Dir: sessions}, Resume: resume, Workspace: ws.Root(), Interrupt: interrupt,
 				Bind: rt.Bind, NoModel: noModelHint("chat"), Redact: redact.FromEnv(app.getenv),
-				Research: func(ctx context.Context, q string, on func(research.Event)) (*research.Report, error) {
-					return b.Run(ctx, chatRequest(app.Config, ws.Root(), q, on, ledger))
+				Research: func(ctx context.Context, q, from string, on func(research.Event)) (*research.Report, error) {
+					r := chatRequest(app.Config, ws.Root(), q, on, ledger)
+					r.From = from
+					return b.Run(ctx, r)
 				},
 			}
 			if d := config.StateDir(app.getenv); d != "" {

@@ -18,9 +18,9 @@ import (
 	"go.temporal.io/sdk/client"
 	tlog "go.temporal.io/sdk/log"
 
+	"github.com/deepresearch/deepresearch/base/redact"
 	"github.com/deepresearch/deepresearch/internal/config"
 	"github.com/deepresearch/deepresearch/internal/durable"
-	"github.com/deepresearch/deepresearch/base/redact"
 	"github.com/deepresearch/deepresearch/internal/request"
 	"github.com/deepresearch/deepresearch/research"
 	"github.com/deepresearch/deepresearch/research/state"
@@ -326,11 +326,18 @@ type durableRun struct {
 	feed string
 }
 
+// errFromDurable refuses a follow-up on Temporal: it reads the earlier run's folder, which a worker on another
+// machine does not have.
+var errFromDurable = fmt.Errorf("%w: --from does not work with --temporal yet: a follow-up reads the earlier run's folder on this machine; run it without --temporal", research.ErrBadInput)
+
 // submitDurable starts req on Temporal (durable.Submit validates it) under req.RunID (a new id when empty). Submitting an id
 // the engine already runs attaches to that run. The workers build the run from req with their own keys; its
 // OutDir stays here (follow writes the report there). sharedState, when a postgres:// URL, is where follow reads
 // the run's events.
 func submitDurable(ctx context.Context, c client.Client, tf temporalFlags, sharedState string, req request.Research) (*durableRun, error) {
+	if req.From != "" {
+		return nil, errFromDurable
+	}
 	// The request's folders are this machine's; the workers have their own. Without them, the run needs an id.
 	req.OutDir, req.ResumeDir = "", ""
 	req = req.Named()

@@ -47,6 +47,7 @@ type researchFlags struct {
 	follow   bool // follow links out of --corpus folders
 	json     bool // the run summary as JSON on stdout
 	steer    steerFlags
+	from     string // the run this one follows up
 }
 
 // runSummary is what run --json prints on stdout: where the run is and what it found.
@@ -118,7 +119,17 @@ An interrupted run continues with "deepresearch resume".`,
 					fl.rounds = -1 // the graph reads 0 as "default"; the user asked for none
 				}
 			}
+			if fl.from != "" {
+				dir, err := research.ResolveRun(app.runsDir(), fl.from)
+				if err != nil {
+					return usageError(fmt.Errorf("--from: %w", err))
+				}
+				fl.from = dir
+			}
 			if tf = app.temporal(tf); tf.hostPort != "" {
+				if fl.from != "" {
+					return usageError(errFromDurable)
+				}
 				return app.researchDurable(cmd, fl, tf, detach, shared, question)
 			}
 			return app.research(cmd, fl, question, "")
@@ -143,6 +154,7 @@ func addResearchFlags(cmd *cobra.Command, fl *researchFlags, sources bool) {
 		f.StringVar(&fl.engine, "engine", "", "auto, llm or extractive (auto: extractive when no model is configured)")
 		f.StringVar(&fl.unjudged, "unjudged", "", "a sentence the support judge gave no verdict on (after asking again): remove (default) or keep, marked unverified")
 		addSteerFlags(cmd, &fl.steer)
+		f.StringVar(&fl.from, "from", "", "follow up a finished run (its id or folder): reuse its documents and evidence, search only what they do not cover, link its report")
 	}
 	f.Float64Var(&fl.maxCost, "max-cost", 0, "cost fuse in USD: past it no new search or reading starts")
 	f.IntVar(&fl.maxToks, "max-tokens", 0, "token fuse (input + output): works without prices, for local or unpriced models")
@@ -399,7 +411,7 @@ func (fl researchFlags) request(question, resumeDir string) request.Research {
 		Question: question, Corpora: fl.corpora, FollowLinks: fl.follow, Web: fl.web, MCPFile: fl.mcpFile, Engine: fl.engine,
 		Budget: research.Budget{MaxCostUSD: fl.maxCost, MaxTokens: fl.maxToks, MaxTime: fl.maxTime}, Rounds: fl.rounds, OutDir: fl.out,
 		Unjudged: fl.unjudged, ResumeDir: resumeDir, Depth: fl.steer.depth, Length: fl.steer.length,
-		Instructions: fl.steer.instructions,
+		Instructions: fl.steer.instructions, From: fl.from,
 	}
 }
 

@@ -32,6 +32,9 @@ import (
 	"github.com/deepresearch/deepresearch/mcptools"
 	"github.com/deepresearch/deepresearch/mcptools/mcptest"
 	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/research/extractive"
+	"github.com/deepresearch/deepresearch/sources"
+	"github.com/deepresearch/deepresearch/sources/corpus"
 	"github.com/deepresearch/deepresearch/sources/websearch"
 )
 
@@ -48,6 +51,7 @@ type effective struct {
 	Depth         string
 	Length        string
 	Instructions  string
+	From          string
 	HasFetcher    bool
 }
 
@@ -62,7 +66,7 @@ func (c *capture) run(_ context.Context, cfg research.Config, _ string) (*resear
 	defer c.mu.Unlock()
 	c.runs = append(c.runs, effective{Question: cfg.Question, Engine: cfg.Roles.Engine, Settings: maps.Clone(cfg.Settings),
 		Budget: cfg.Budget, Rounds: cfg.Rounds, MaxCandidates: cfg.MaxCandidates, Unjudged: cfg.Unjudged, HasFetcher: cfg.Fetcher != nil,
-		Depth: cfg.Depth, Length: cfg.Length, Instructions: cfg.Instructions})
+		Depth: cfg.Depth, Length: cfg.Length, Instructions: cfg.Instructions, From: cfg.From})
 	return &research.Report{Question: cfg.Question, Engine: cfg.Roles.Engine, Dir: cfg.OutDir, Markdown: "A report."}, nil
 }
 
@@ -114,10 +118,32 @@ func TestEverySurfaceRunsTheSameRequest(t *testing.T) {
 	env := func(k string) string { return map[string]string{"SEARXNG_URL": "http://127.0.0.1:9/"}[k] }
 	limits := "research:\n  rounds: 3\n  max_cost_usd: 0.75\n  max_tokens: 90000\n  max_time: 4m\n  max_candidates: 12\n  concurrency: 4\n  max_calls: 200\n"
 
+	// A finished run every surface's runs folder holds, for the follow-up row.
+	runs := filepath.Join(home, "runs")
+	earlierID := "20260101-000000-ea71e2"
+	earlier := filepath.Join(runs, earlierID)
+	{
+		ix, err := corpus.OpenWith(filepath.Join(home, "earlier-index"), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ix.Add(t.Context(), corpusA); err != nil {
+			t.Fatal(err)
+		}
+		_, err = research.Run(t.Context(), research.Config{Question: "How do honeybees dance?", OutDir: earlier,
+			Roles: extractive.New(extractive.Config{Searchers: []sources.Searcher{ix}}), Fetcher: sources.Router{Corpus: ix}})
+		ix.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+
 	type row struct {
 		name   string
 		config string
 		req    request.Research // what the user asks for beyond the question; zero means the configuration's
+		// notOn names the surfaces that cannot carry the request, with the reason.
+		notOn map[string]string
 	}
 	rows := []row{
 		{name: "configured sources and limits",
@@ -139,6 +165,13 @@ func TestEverySurfaceRunsTheSameRequest(t *testing.T) {
 			config: "research:\n  depth: deep\nsources:\n  web: searxng\n",
 			req: request.Research{Web: "searxng", Depth: research.DepthQuick, Length: "400",
 				Instructions: "For a newcomer to Go; leave out the history."}},
+		{name: "request follows up an earlier run",
+			config: "sources:\n  web: searxng\n",
+			req:    request.Research{Web: "searxng", From: earlierID},
+			notOn: map[string]string{
+				"api":  "a chat completion names no run: the OpenAI-compatible API is stateless, and a client cannot point the server at a run folder",
+				"chat": "chat follows up the session's last /deep-research by itself (internal/chat TestDeepResearchFollowsUpTheSessionsLastRun)",
+			}},
 		{name: "request asks for no re-search",
 			config: "sources:\n  web: searxng\n",
 			req:    request.Research{Corpora: []string{corpusB}, Rounds: -1, Budget: research.Budget{MaxTime: 90 * time.Second}}},
@@ -203,6 +236,9 @@ func TestEverySurfaceRunsTheSameRequest(t *testing.T) {
 				if tc.req.Instructions != "" {
 					args = append(args, "--instructions", tc.req.Instructions)
 				}
+				if tc.req.From != "" {
+					args = append(args, "--from", earlier) // the command line takes a folder as well as an id
+				}
 				root := NewRootCmd(app)
 				root.SetArgs(append(args, question))
 				root.SetOut(app.Stdout)
@@ -217,8 +253,8 @@ func TestEverySurfaceRunsTheSameRequest(t *testing.T) {
 			// serve: the web form.
 			if hasSources {
 				app := newApp()
-				b := app.builder(t.TempDir())
-				srv, err := webui.New(webui.Config{RunsDir: t.TempDir(), WebProviders: websearch.Names(), Start: webStart(b.Run)})
+				b := app.builder(runs)
+				srv, err := webui.New(webui.Config{RunsDir: runs, WebProviders: websearch.Names(), Start: webStart(b.Run)})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -244,6 +280,7 @@ func TestEverySurfaceRunsTheSameRequest(t *testing.T) {
 				form.Set("depth", tc.req.Depth)
 				form.Set("length", tc.req.Length)
 				form.Set("instructions", tc.req.Instructions)
+				form.Set("from", tc.req.From)
 				client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 				resp, err := client.PostForm(hs.URL+"/runs", form)
 				if err != nil {
@@ -259,8 +296,8 @@ func TestEverySurfaceRunsTheSameRequest(t *testing.T) {
 			// The MCP server: deep_research's arguments.
 			{
 				app := newApp()
-				b := app.builder(t.TempDir())
-				srv, err := mcpserver.New(mcpserver.Config{RunsDir: t.TempDir(), Start: mcpStart(b.Run),
+				b := app.builder(runs)
+				srv, err := mcpserver.New(mcpserver.Config{RunsDir: runs, Start: mcpStart(b.Run),
 					Defaults: mcpDefaults(app, nil, "", "")})
 				if err != nil {
 					t.Fatal(err)
@@ -296,7 +333,7 @@ func TestEverySurfaceRunsTheSameRequest(t *testing.T) {
 					}
 					args["budget"] = budget
 				}
-				for k, v := range map[string]string{"depth": tc.req.Depth, "length": tc.req.Length, "instructions": tc.req.Instructions} {
+				for k, v := range map[string]string{"depth": tc.req.Depth, "length": tc.req.Length, "instructions": tc.req.Instructions, "from": tc.req.From} {
 					if v != "" {
 						args[k] = v
 					}
@@ -312,7 +349,7 @@ func TestEverySurfaceRunsTheSameRequest(t *testing.T) {
 			}
 
 			// serve --api: an OpenAI chat completion, over the server's sources (its flags, else the configuration's).
-			if !hasLimits {
+			if !hasLimits && tc.notOn["api"] == "" {
 				app := newApp()
 				b := app.builder(t.TempDir())
 				def := mcpDefaults(app, tc.req.Corpora, tc.req.Web, tc.req.MCPFile)
@@ -347,7 +384,7 @@ func TestEverySurfaceRunsTheSameRequest(t *testing.T) {
 			}
 
 			// chat: /deep-research takes only the question.
-			if !hasSources && !hasLimits && !steers {
+			if !hasSources && !hasLimits && !steers && tc.notOn["chat"] == "" {
 				app := newApp()
 				b := app.builder(t.TempDir())
 				ledger := &llm.Ledger{}
@@ -357,8 +394,10 @@ func TestEverySurfaceRunsTheSameRequest(t *testing.T) {
 					In: strings.NewReader("/deep-research " + question + "\n/exit\n"), Out: &out,
 					Agent:  agent.Config{Model: scripted.New(llm.Info{Name: "scripted"}, nil)},
 					Ledger: ledger, Sessions: chat.Store{Dir: t.TempDir()}, Workspace: ws,
-					Research: func(ctx context.Context, q string, on func(research.Event)) (*research.Report, error) {
-						return b.Run(ctx, chatRequest(app.Config, ws, q, on, ledger))
+					Research: func(ctx context.Context, q, from string, on func(research.Event)) (*research.Report, error) {
+						r := chatRequest(app.Config, ws, q, on, ledger)
+						r.From = from
+						return b.Run(ctx, r)
 					},
 				})
 				if err != nil {
@@ -392,6 +431,9 @@ func TestEverySurfaceRunsTheSameRequest(t *testing.T) {
 			if want.Depth != wantDepth || want.Instructions != tc.req.Instructions {
 				t.Fatalf("run builds depth %q, instructions %q; want %q, %q", want.Depth, want.Instructions, wantDepth, tc.req.Instructions)
 			}
+			if tc.req.From != "" && want.From != earlier {
+				t.Fatalf("run builds a follow-up of %q; want %q", want.From, earlier)
+			}
 			if len(got) < 3 {
 				t.Fatalf("only %d surfaces ran", len(got))
 			}
@@ -400,6 +442,6 @@ func TestEverySurfaceRunsTheSameRequest(t *testing.T) {
 }
 
 func describeEffective(e effective) string {
-	return fmt.Sprintf("  engine %s, settings %v\n  budget %+v, rounds %d, max candidates %d, unjudged %q, depth %q, length %q, instructions %q",
-		e.Engine, e.Settings, e.Budget, e.Rounds, e.MaxCandidates, e.Unjudged, e.Depth, e.Length, e.Instructions)
+	return fmt.Sprintf("  engine %s, settings %v\n  budget %+v, rounds %d, max candidates %d, unjudged %q, depth %q, length %q, instructions %q, from %q",
+		e.Engine, e.Settings, e.Budget, e.Rounds, e.MaxCandidates, e.Unjudged, e.Depth, e.Length, e.Instructions, e.From)
 }

@@ -62,6 +62,7 @@ type Input struct {
 	Instructions string `json:"instructions,omitempty" jsonschema:"audience, focus and what to leave out, read by the planner and the synthesizer"`
 	Review       bool   `json:"review,omitempty" jsonschema:"show the plan before anything is searched, to accept or edit (as YAML), through elicitation; ignored when the client offers no elicitation"`
 	Clarify      bool   `json:"clarify,omitempty" jsonschema:"let the planner ask up to three clarifying questions of an ambiguous question first, through elicitation; ignored when the client offers no elicitation"`
+	From         string `json:"from,omitempty" jsonschema:"the run_id of a finished run of this server to follow up: its sources and evidence are reused, only what they do not cover is searched, and the report links it"`
 }
 
 // inputSchema is the deep_research tool's input schema, with the web search providers read from their table.
@@ -141,6 +142,8 @@ type RunRequest struct {
 	Clarify                     func(ctx context.Context, questions []string) ([]string, error)
 	RunID                       string
 	OutDir                      string
+	// From is the folder of the finished run this one follows up (request.Research.From).
+	From string
 	// OnEvent must receive every event of the run (research.Config.OnEvent).
 	OnEvent func(research.Event)
 }
@@ -149,7 +152,8 @@ type RunRequest struct {
 func (r RunRequest) Research() request.Research {
 	return request.Research{Question: r.Question, Corpora: r.Sources.Corpus, Web: r.Sources.Web, MCPFile: r.Sources.MCPFile, Budget: r.Budget,
 		Rounds: r.Rounds, Unjudged: r.Unjudged, RunID: r.RunID, OutDir: r.OutDir, OnEvent: r.OnEvent,
-		Depth: r.Depth, Length: r.Length, Instructions: r.Instructions, ReviewPlan: r.ReviewPlan, Clarify: r.Clarify}
+		Depth: r.Depth, Length: r.Length, Instructions: r.Instructions, ReviewPlan: r.ReviewPlan, Clarify: r.Clarify,
+		From: r.From}
 }
 
 // StartFunc executes one research run to completion (or until ctx is cancelled) and returns its report.
@@ -493,6 +497,24 @@ func (s *Server) deepResearch(ctx context.Context, req *mcp.CallToolRequest, in 
 	rr := RunRequest{Question: q, Sources: src, RunID: research.NewRunID(), Depth: strings.TrimSpace(in.Depth),
 		Length: strings.TrimSpace(in.Length), Instructions: strings.TrimSpace(in.Instructions)}
 	rr.OutDir = filepath.Join(s.cfg.RunsDir, rr.RunID)
+	if from := strings.TrimSpace(in.From); from != "" {
+		// A client names a run of this server by its id, never a folder of its choice.
+		if err := request.CheckRunID(from); err != nil {
+			return refuse(err.Error())
+		}
+		dir, err := filepath.Abs(filepath.Join(s.cfg.RunsDir, from))
+		if err != nil {
+			return refuse(err.Error())
+		}
+		info, err := research.LoadRunInfo(dir)
+		if err != nil {
+			return refuse(fmt.Sprintf("from: there is no run %q on this server", from))
+		}
+		if info.Status != research.RunDone {
+			return refuse(fmt.Sprintf("from: run %s is %s; only a finished run can be followed up", from, info.Status))
+		}
+		rr.From = dir
+	}
 	if b := in.Budget; b != nil {
 		maxTime, err := research.Minutes(b.MaxMinutes)
 		if err != nil {

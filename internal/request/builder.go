@@ -99,6 +99,13 @@ func (b *Builder) Resolve(r Research) (Research, error) {
 			r.MCPFile = ""
 		}
 	} else {
+		if r.From != "" {
+			dir, err := research.ResolveRun(b.runsDir(), r.From)
+			if err != nil {
+				return r, err
+			}
+			r.From = dir
+		}
 		cfg := b.Config
 		if !r.HasSources() {
 			r.Web, r.Corpora, r.MCPFile = cfg.Sources.Web, append([]string(nil), cfg.Sources.Corpus...), cfg.MCPFile
@@ -254,7 +261,7 @@ func (b *Builder) Build(ctx context.Context, r Research) (cfg research.Config, c
 		Question: r.Question, Roles: roles, Fetcher: router, RunID: r.RunID, OutDir: r.OutDir, Budget: r.Budget,
 		Rounds: r.Rounds, MaxCandidates: r.MaxCandidates, Unjudged: r.Unjudged, Ledger: ledger, OnEvent: r.OnEvent, Log: b.Log,
 		Depth: r.Depth, Length: r.Length, Instructions: r.Instructions, Plan: r.Plan, ReviewPlan: r.ReviewPlan, Clarify: r.Clarify,
-		Settings: Settings(r), Secrets: b.Config.Secrets(),
+		From: r.From, Settings: Settings(r), Secrets: b.Config.Secrets(),
 	}
 	if r.ResumeDir == "" {
 		if cfg.OutDir == "" {

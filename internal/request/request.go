@@ -71,6 +71,10 @@ type Research struct {
 	// RunID and OutDir name the run and its folder; empty means a new id under the Builder's RunsDir.
 	RunID  string `json:"run_id,omitempty"`
 	OutDir string `json:"out_dir,omitempty"`
+	// From, when set, makes the run a follow-up of a finished run: a run id (or unique prefix) in the Builder's
+	// RunsDir, or a run folder. Its documents and evidence are carried over (research.Config.From). Surfaces
+	// that serve remote clients accept an id only (CheckRunID).
+	From string `json:"from,omitempty"`
 	// ResumeDir, when set, continues the run in that folder: its question, sources and engine are the ones it
 	// recorded, and the sources above are ignored.
 	ResumeDir string `json:"resume_dir,omitempty"`
@@ -126,6 +130,9 @@ func (r Research) Validate() error {
 	if err := research.CheckInstructions(r.Instructions); err != nil {
 		errs = append(errs, err)
 	}
+	if r.From != "" && r.ResumeDir != "" {
+		errs = append(errs, fmt.Errorf("%w: a resumed run keeps the run it follows; from applies to a new run only", research.ErrBadInput))
+	}
 	if r.MaxCandidates < 0 {
 		errs = append(errs, fmt.Errorf("%w: max candidates %d is negative (0 means the default)", research.ErrBadInput, r.MaxCandidates))
 	}
@@ -139,4 +146,14 @@ func (r Research) Validate() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// CheckRunID refuses a run reference that is not a plain run id (or prefix): the form a remote client (the web
+// viewer's form, an MCP client) may name a run by, so that it cannot point the server at a folder of its choice.
+func CheckRunID(id string) error {
+	id = strings.TrimSpace(id)
+	if id == "" || id == "." || id == ".." || strings.ContainsAny(id, `/\`) || strings.ContainsFunc(id, func(r rune) bool { return r < 0x20 || r == 0x7f }) || len(id) > 200 {
+		return fmt.Errorf("%w: from %q: give the id of a run", research.ErrBadInput, id)
+	}
+	return nil
 }

@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/deepresearch/deepresearch/internal/request"
 	"github.com/deepresearch/deepresearch/research"
 	"github.com/deepresearch/deepresearch/research/export"
 )
@@ -188,6 +189,7 @@ type formValues struct {
 	Question, Corpus, Web, MaxCost, MaxMinutes, Rounds, Unjudged string
 	Depth, Length, Instructions                                  string
 	Review, Clarify                                              bool
+	From                                                         string
 }
 
 func (s *Server) handleIndex(w http.ResponseWriter, r *http.Request) {
@@ -251,12 +253,34 @@ func (s *Server) parseForm(r *http.Request) (RunParams, formValues, error) {
 		Instructions: strings.TrimSpace(r.PostFormValue("instructions")),
 		Review:       r.PostFormValue("review") != "",
 		Clarify:      r.PostFormValue("clarify") != "",
+		From:         strings.TrimSpace(r.PostFormValue("from")),
 	}
 	p := RunParams{Question: f.Question, Corpus: f.Corpus, Web: f.Web, Unjudged: f.Unjudged, Depth: f.Depth,
-		Length: f.Length, Instructions: f.Instructions, Review: f.Review, Clarify: f.Clarify}
+		Length: f.Length, Instructions: f.Instructions, Review: f.Review, Clarify: f.Clarify, From: f.From}
 	if s.cfg.AskUnavailable != "" && (f.Review || f.Clarify) {
 		f.Review, f.Clarify = false, false
 		return p, f, fmt.Errorf("This server's runs cannot ask you anything (%s): start the run without reviewing the plan or clarifying questions.", s.cfg.AskUnavailable)
+	}
+	if f.From != "" {
+		// Only a finished run of this viewer can be followed up, named by its id.
+		if !validRunID(f.From) {
+			return p, f, fmt.Errorf("There is no run %q to follow up.", f.From)
+		}
+		if lr := s.liveRun(f.From); lr != nil && lr.summary().Status == research.RunRunning {
+			return p, f, fmt.Errorf("Run %s is running: only a finished run can be followed up.", f.From)
+		}
+		info, err := s.store.Info(r.Context(), f.From)
+		if err != nil {
+			return p, f, fmt.Errorf("There is no run %q to follow up.", f.From)
+		}
+		if info.Status != research.RunDone {
+			return p, f, fmt.Errorf("Run %s is %s: only a finished run can be followed up.", f.From, info.Status)
+		}
+		dir, err := filepath.Abs(s.runDir(f.From))
+		if err != nil {
+			return p, f, err
+		}
+		p.From = dir
 	}
 	switch {
 	case f.Question == "":
@@ -497,6 +521,8 @@ type runPage struct {
 	Clarified   string
 	ClarifyWait string
 	Events      int
+	// FollowUp, for a finished run, is the follow-up form's sources: the run's own.
+	FollowUp *RunParams
 }
 
 func (s *Server) pathID(w http.ResponseWriter, r *http.Request) (string, bool) {
@@ -551,6 +577,9 @@ func (s *Server) handleRun(w http.ResponseWriter, r *http.Request) {
 		p.Cited, p.CitedIDs = len(cited), strings.Join(cited, ",")
 	}
 	p.L = labelsFor(lang, p.Question)
+	if p.Report != nil && p.Status == research.RunDone {
+		p.FollowUp = s.followUpSources(r.Context(), id)
+	}
 	s.render(w, http.StatusOK, "run.html", p)
 }
 
@@ -817,4 +846,28 @@ func humanSince(t time.Time) string {
 	default:
 		return t.Format("2006-01-02 15:04")
 	}
+}
+
+// followUpSources are the sources a follow-up of run id searches: the ones the run recorded (its first corpus
+// folder and its web provider, as the form takes them); nil when the run cannot be followed up from here.
+func (s *Server) followUpSources(ctx context.Context, id string) *RunParams {
+	info, err := s.store.Info(ctx, id)
+	if err != nil || info.Status != research.RunDone {
+		return nil
+	}
+	if _, err := os.Stat(filepath.Join(s.runDir(id), research.StateFile)); err != nil {
+		return nil // a durable run's state is not here
+	}
+	p := &RunParams{From: id, Web: info.Settings[request.SettingWeb]}
+	var corpora []string
+	if c := info.Settings[request.SettingCorpus]; json.Unmarshal([]byte(c), &corpora) != nil && c != "" {
+		corpora = []string{c} // a library caller's plain folder
+	}
+	if len(corpora) > 0 {
+		p.Corpus = corpora[0]
+	}
+	if p.Corpus == "" && p.Web == "" {
+		return nil
+	}
+	return p
 }

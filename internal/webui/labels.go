@@ -24,6 +24,7 @@ type labels struct {
 	// The clarifying questions' form on a run's page, and how they ended.
 	ClarifyH, ClarifyIntro, ClarifySend, ClarifySkip string
 	ClarifyAnswered, ClarifySkipped, ClarifyLate     string
+	FollowUp, FollowUpHint, FollowUpStart            string
 	// JS holds the words the live view's script writes.
 	JS map[string]string
 }
@@ -40,8 +41,10 @@ var labelsEN = labels{
 	StoppedAgain: "Stopped, with nothing here to resume from (it was stopped before it began, or its workflow was cancelled): start the question again from the form.", Back: "←",
 	Citation: "Citation", QuoteOf: "quote %d of %d", PrevQuote: "← previous quote", NextQuote: "next quote →",
 	Source: "Source", Anchor: "Anchor", Confidence: "Confidence", SubQuestion: "Sub-question", RoundOf: "round",
-	AtQuote:    "open the source at the quote",
-	StoredText: "Stored source text", NotFoundVerbatim: "The quote was not found verbatim in the stored text; it is shown here as recorded:",
+	AtQuote:  "open the source at the quote",
+	FollowUp: "Follow up", FollowUpHint: "A new run that reuses this run's sources and evidence, searches only what they do not cover and links this report.",
+	FollowUpStart: "Start the follow-up",
+	StoredText:    "Stored source text", NotFoundVerbatim: "The quote was not found verbatim in the stored text; it is shown here as recorded:",
 	TextUnreadable: "The stored text of this source could not be read:",
 	ClarifyH:       "Before planning: what do you mean?",
 	ClarifyIntro:   "The planner finds the question ambiguous and asks. Leave a field empty to keep it open; nothing is searched until you answer or skip, or the time runs out",
@@ -68,8 +71,10 @@ var labelsZH = labels{
 	StoppedAgain: "已停止，此处没有可继续的内容（它在开始前就被停止，或其工作流已取消）：请在表单中重新提交该问题。", Back: "←",
 	Citation: "引用", QuoteOf: "第 %d 条，共 %d 条", PrevQuote: "← 上一条", NextQuote: "下一条 →",
 	Source: "来源", Anchor: "锚点", Confidence: "置信度", SubQuestion: "子问题", RoundOf: "轮次",
-	AtQuote:    "在原文中打开此引文",
-	StoredText: "保存的来源原文", NotFoundVerbatim: "在保存的原文中未找到逐字匹配的引文，以下为记录的引文：",
+	AtQuote:  "在原文中打开此引文",
+	FollowUp: "追问", FollowUpHint: "新建一次运行：沿用本次运行的来源与证据，只检索其未涵盖的内容，并链接本报告。",
+	FollowUpStart: "开始追问",
+	StoredText:    "保存的来源原文", NotFoundVerbatim: "在保存的原文中未找到逐字匹配的引文，以下为记录的引文：",
 	TextUnreadable: "无法读取该来源保存的原文：",
 	ClarifyH:       "规划之前：您指的是什么？",
 	ClarifyIntro:   "规划器认为问题有歧义，想先问清楚。留空表示不作回答；在您回答、跳过或超时之前不会搜索",

@@ -47,6 +47,9 @@ type RunParams struct {
 	Review bool `json:"review,omitempty"`
 	// Clarify lets the planner ask up to three clarifying questions first, answered on the run's page.
 	Clarify bool `json:"clarify,omitempty"`
+	// From is the folder of a finished run of this viewer that the run follows up (request.Research.From); the
+	// form names the run by its id.
+	From string `json:"from,omitempty"`
 }
 
 // RunRequest is one run to execute: the user's parameters plus where the run lives and where its events go.
@@ -66,7 +69,7 @@ type RunRequest struct {
 func (r RunRequest) Research() request.Research {
 	q := request.Research{Question: r.Question, Web: r.Web, Budget: r.Budget, Rounds: r.Rounds, Unjudged: r.Unjudged,
 		RunID: r.RunID, OutDir: r.OutDir, OnEvent: r.OnEvent, Depth: r.Depth, Length: r.Length, Instructions: r.Instructions,
-		ReviewPlan: r.ReviewPlan, Clarify: r.Clarify}
+		ReviewPlan: r.ReviewPlan, Clarify: r.Clarify, From: r.From}
 	if r.Corpus != "" {
 		q.Corpora = []string{r.Corpus}
 	}

@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"math"
 	"net/url"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -45,6 +46,10 @@ const (
 	Accepted = "accepted"
 	Rejected = "rejected"
 )
+
+// CarriedPrefix starts the sub-question of an evidence item carried from an earlier run (a follow-up's). When
+// the run finds the same quote again, AddEvidence pools the item under the sub-question that found it.
+const CarriedPrefix = "earlier:"
 
 // ErrNotFound is returned (wrapped) when a looked-up row does not exist.
 var ErrNotFound = errors.New("state: not found")
@@ -82,6 +87,35 @@ func Open(ctx context.Context, path string) (*DB, error) {
 // writing.
 func OpenReadOnly(ctx context.Context, path string) (*DB, error) {
 	return openSQLite(ctx, path, true)
+}
+
+// OpenFinished opens the SQLite state of a run that has finished for reading without leaving a trace in its
+// folder: when the database has no write-ahead log beside it (a run that closed cleanly), it is opened immutable,
+// so SQLite creates no -wal or -shm file; otherwise as OpenReadOnly. Nothing may write the run meanwhile.
+func OpenFinished(ctx context.Context, path string) (*DB, error) {
+	if err := checkSQLiteFiles(path); err != nil {
+		return nil, fmt.Errorf("state: open %s: %w", path, err)
+	}
+	dir, name := runfolder.Split(path)
+	if runfolder.Check(dir, name+"-wal") == nil {
+		if _, err := os.Lstat(path + "-wal"); err == nil {
+			return openSQLite(ctx, path, true)
+		}
+	}
+	dsn, err := sqliteURI(path, sqliteImmutable)
+	if err != nil {
+		return nil, fmt.Errorf("state: open %s: %w", path, err)
+	}
+	r, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("state: open %s: %w", path, err)
+	}
+	r.SetMaxOpenConns(readers)
+	if err := r.PingContext(ctx); err != nil {
+		r.Close()
+		return nil, fmt.Errorf("state: open %s: %w", path, err)
+	}
+	return newDB(sqliteDialect, r, nil), nil
 }
 
 // OpenRun opens run runID's state at location: a postgres:// URL (the run's schema, created and migrated when
@@ -180,9 +214,10 @@ func openSQLite(ctx context.Context, path string, ro bool) (*DB, error) {
 type sqliteMode int
 
 const (
-	sqliteReadOnly sqliteMode = iota // an existing file, read only
-	sqliteWriter                     // the one writer: WAL, write transactions take the lock when they begin
-	sqliteReader                     // a reader beside the writer
+	sqliteReadOnly  sqliteMode = iota // an existing file, read only
+	sqliteWriter                      // the one writer: WAL, write transactions take the lock when they begin
+	sqliteReader                      // a reader beside the writer
+	sqliteImmutable                   // a finished run's file, read only, with no log beside it
 )
 
 // sqliteURI builds the SQLite address of the database file at path as a file: URI with net/url, so that any
@@ -197,6 +232,9 @@ func sqliteURI(path string, mode sqliteMode) (string, error) {
 	switch mode {
 	case sqliteReadOnly:
 		q.Set("mode", "ro")
+	case sqliteImmutable:
+		q.Set("mode", "ro")
+		q.Set("immutable", "1")
 	case sqliteWriter:
 		q["_pragma"] = append(q["_pragma"], "journal_mode(WAL)", "synchronous(NORMAL)")
 		// BEGIN IMMEDIATE: a write transaction never starts as a reader that another process's commit could
@@ -675,8 +713,18 @@ func (d *DB) addEvidence(e Evidence, res *AddedEvidence) (func(context.Context, 
 				return err
 			}
 		}
-		var id string
-		err := t.queryRow(ctx, `SELECT id FROM evidence WHERE key = ?`, key).Scan(&id)
+		var id, sq string
+		err := t.queryRow(ctx, `SELECT id, sub_question FROM evidence WHERE key = ?`, key).Scan(&id, &sq)
+		if err == nil && strings.HasPrefix(sq, CarriedPrefix) && !strings.HasPrefix(e.SubQuestion, CarriedPrefix) {
+			// An item carried from an earlier run that this run found again: it is this run's finding now, pooled
+			// under the sub-question that found it.
+			if _, err := t.exec(ctx, `UPDATE evidence SET sub_question = ?, claim = ?, round = ? WHERE id = ?`,
+				e.SubQuestion, e.Claim, e.Round, id); err != nil {
+				return err
+			}
+			*res = AddedEvidence{ID: id, Added: true}
+			return nil
+		}
 		if err == nil {
 			*res = AddedEvidence{ID: id}
 			return nil

@@ -138,3 +138,33 @@ func TestStepsKeepFirstRecord(t *testing.T) {
 		t.Fatal("unmarked step reported done")
 	}
 }
+
+// TestCarriedEvidenceIsAdopted: an item carried from an earlier run keeps its id when this run finds the same
+// quote again, and is pooled under the sub-question that found it; an item of this run is never re-pooled.
+func TestCarriedEvidenceIsAdopted(t *testing.T) {
+	ctx := t.Context()
+	db, err := state.Open(ctx, filepath.Join(t.TempDir(), "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	e := state.Evidence{SubQuestion: state.CarriedPrefix + "q3", Claim: "old", Quote: "Bees dance.", Source: "https://example.org/a",
+		Confidence: 0.9, Round: 1, Status: state.Accepted}
+	id, added, err := db.AddEvidence(ctx, e)
+	if err != nil || !added {
+		t.Fatal(id, added, err)
+	}
+	e.SubQuestion, e.Claim, e.Round = "q1", "new", 2
+	again, added, err := db.AddEvidence(ctx, e)
+	if err != nil || !added || again != id {
+		t.Fatalf("re-found carried item: %s %v %v (want %s, added)", again, added, err, id)
+	}
+	e.SubQuestion = "q2"
+	if _, added, err := db.AddEvidence(ctx, e); err != nil || added {
+		t.Fatalf("an item of this run was pooled again: %v %v", added, err)
+	}
+	pool, err := db.Evidence(ctx, "")
+	if err != nil || len(pool) != 1 || pool[0].SubQuestion != "q1" || pool[0].Claim != "new" || pool[0].Round != 2 {
+		t.Fatalf("pool %+v, %v", pool, err)
+	}
+}

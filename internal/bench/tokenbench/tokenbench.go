@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/llm"
@@ -41,7 +42,10 @@ type Config struct {
 	WorkDir   string   // index and run folders [a temporary folder, removed]
 	// Depths runs every question at each of these depths (research.Config.Depth) [the default depth only].
 	Depths []string
-	Log    *slog.Logger
+	// FollowUp, when set, is a follow-up question asked after the first question twice: as a fresh run and as a
+	// follow-up of the first (research.Config.From), to measure what carrying the earlier run saves.
+	FollowUp string
+	Log      *slog.Logger
 }
 
 // Usage is what one stage (or a whole run) spent.
@@ -68,7 +72,10 @@ type QuestionResult struct {
 	Facts     int     `json:"facts"`
 	Found     int     `json:"found"`
 	Citations int     `json:"citations"`
-	Error     string  `json:"error,omitempty"`
+	// From is the run a follow-up followed ("" for a fresh run); Seconds the run's wall time.
+	From    string  `json:"from,omitempty"`
+	Seconds float64 `json:"seconds"`
+	Error   string  `json:"error,omitempty"`
 }
 
 // Result is a whole bench run.
@@ -143,23 +150,39 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			if err := research.CheckDepth(depth); err != nil {
 				return nil, fmt.Errorf("token bench: %w", err)
 			}
-			qr := runQuestion(ctx, cfg, ix, q, price, depth)
-			res.Questions = append(res.Questions, qr)
-			res.Total.Calls += qr.Total.Calls
-			res.Total.Input += qr.Total.Input
-			res.Total.Output += qr.Total.Output
-			res.Total.CostUSD += qr.Total.CostUSD
+			qr := runQuestion(ctx, cfg, ix, q, price, depth, "")
+			res.add(qr)
 		}
+	}
+	if cfg.FollowUp != "" && len(res.Questions) > 0 {
+		first := res.Questions[0]
+		q := qualitybench.Question{ID: "follow-up", Question: cfg.FollowUp}
+		res.add(runQuestion(ctx, cfg, ix, q, price, first.Depth, ""))
+		q.ID = "follow-up-from"
+		res.add(runQuestion(ctx, cfg, ix, q, price, first.Depth, filepath.Join(cfg.WorkDir, "runs", runName(first.ID, first.Depth))))
 	}
 	return res, nil
 }
 
-func runQuestion(ctx context.Context, cfg Config, ix *corpus.Index, q qualitybench.Question, price llm.Price, depth string) QuestionResult {
-	qr := QuestionResult{ID: q.ID, Question: q.Question, Depth: depth, Facts: len(q.Facts), Total: Usage{Stage: "total"}}
-	name := q.ID
+func (r *Result) add(qr QuestionResult) {
+	r.Questions = append(r.Questions, qr)
+	r.Total.Calls += qr.Total.Calls
+	r.Total.Input += qr.Total.Input
+	r.Total.Output += qr.Total.Output
+	r.Total.CostUSD += qr.Total.CostUSD
+}
+
+func runName(id, depth string) string {
 	if depth != "" {
-		name += "-" + depth
+		return id + "-" + depth
 	}
+	return id
+}
+
+func runQuestion(ctx context.Context, cfg Config, ix *corpus.Index, q qualitybench.Question, price llm.Price, depth, from string) QuestionResult {
+	qr := QuestionResult{ID: q.ID, Question: q.Question, Depth: depth, Facts: len(q.Facts), Total: Usage{Stage: "total"}, From: from}
+	name := runName(q.ID, depth)
+	start := time.Now()
 	srv := openaifake.Start(openaifake.Config{})
 	defer srv.Close()
 	// The model's window and prices as the catalogue gives them, as deepresearch run would configure it.
@@ -173,7 +196,8 @@ func runQuestion(ctx context.Context, cfg Config, ix *corpus.Index, q qualityben
 	roles := llmroles.New(llmroles.Config{Planner: model, Searcher: model, Analyst: model, Verifier: model,
 		Synthesizer: model, Sources: []sources.Searcher{ix}, Logger: cfg.Log})
 	rep, err := research.Run(ctx, research.Config{Question: q.Question, Roles: roles, Fetcher: ix, RunID: name,
-		OutDir: filepath.Join(cfg.WorkDir, "runs", name), Log: cfg.Log, Depth: depth})
+		OutDir: filepath.Join(cfg.WorkDir, "runs", name), Log: cfg.Log, Depth: depth, From: from})
+	qr.Seconds = time.Since(start).Seconds()
 	if err != nil {
 		qr.Error = err.Error()
 	} else {
@@ -223,8 +247,8 @@ func (r *Result) WriteTable(w io.Writer) error {
 			depth = fmt.Sprintf(", depth %s, %d sources read, %s of %s budget tokens", q.Used, q.Sources,
 				lexical.Thousands(q.Total.Input+q.Total.Output), lexical.Thousands(q.Budget))
 		}
-		fmt.Fprintf(&b, "%-14s %-8s %6d %10d %9d %9.4f   recall %d/%d, %d citations%s%s\n", id, "TOTAL", q.Total.Calls,
-			q.Total.Input, q.Total.Output, q.Total.CostUSD, q.Found, q.Facts, q.Citations, depth, errNote(q.Error))
+		fmt.Fprintf(&b, "%-14s %-8s %6d %10d %9d %9.4f   recall %d/%d, %d citations%s, %.1f s%s\n", id, "TOTAL", q.Total.Calls,
+			q.Total.Input, q.Total.Output, q.Total.CostUSD, q.Found, q.Facts, q.Citations, depth, q.Seconds, errNote(q.Error))
 	}
 	fmt.Fprintf(&b, "%-14s %-8s %6d %10d %9d %9.4f\n", "ALL", "", r.Total.Calls, r.Total.Input, r.Total.Output, r.Total.CostUSD)
 	_, err := io.WriteString(w, b.String())

@@ -196,6 +196,8 @@ type Call struct {
 	// its <instructions> block.
 	Words        int
 	Instructions string
+	// Earlier counts the earlier run's findings a follow-up's planner prompt listed (0: not a follow-up).
+	Earlier int
 	// Continue is true when the synthesizer was asked to continue a draft cut off by the output limit.
 	Continue bool
 	// Items is how many results the searcher picked, evidence items the analyst returned (the invented one
@@ -734,6 +736,28 @@ func (s *Server) plan(system, task string, call *Call) string {
 			items[0].Question = strings.TrimRight(items[0].Question, "?") + " (" + a + ")?"
 		}
 	}
+	// A follow-up's planner plans only what the earlier run did not ask, as an honest model does; something is
+	// always planned.
+	if _, rest, ok := strings.Cut(task, "The earlier run asked:"); ok {
+		asked := map[string]bool{}
+		listed, findings, _ := strings.Cut(rest, "It found (")
+		for _, l := range strings.Split(listed, "\n") {
+			if q, ok := strings.CutPrefix(strings.TrimSpace(l), "- "); ok {
+				asked[q] = true
+			}
+		}
+		call.Earlier = strings.Count(findings, "\n- ")
+		var kept []item
+		for _, it := range items {
+			if !asked[it.Question] {
+				kept = append(kept, it)
+			}
+		}
+		if len(kept) == 0 && len(items) > 0 {
+			kept = items[:1]
+		}
+		items = kept
+	}
 	res := map[string]any{"language": lang, "sub_questions": items}
 	if depth != "" {
 		res["depth"], res["depth_reason"] = depth, reason
@@ -1060,6 +1084,9 @@ func (s *Server) verify(task string, call *Call) string {
 		"notes": "every sub-question is answered by quoted evidence"})
 }
 
+// earlierKey groups the pool items of sub-questions the plan does not hold (a follow-up's carried evidence).
+const earlierKey = "(earlier)"
+
 var poolItemRe = regexp.MustCompile(`^\[(e\d+)\] sub-question (\S+) · `)
 
 func (s *Server) synthesize(task string, call *Call) string {
@@ -1075,7 +1102,16 @@ func (s *Server) synthesize(task string, call *Call) string {
 		if m == nil || i+1 >= len(lines) || !strings.HasPrefix(lines[i+1], "claim: ") {
 			continue
 		}
-		bySQ[m[2]] = append(bySQ[m[2]], claim{m[1], strings.TrimSpace(strings.TrimPrefix(lines[i+1], "claim: "))})
+		sq := m[2]
+		if _, planned := text[sq]; !planned || sq == earlierKey {
+			// Evidence a follow-up carried from an earlier run: written after the plan's sub-questions.
+			sq = earlierKey
+			if _, ok := bySQ[sq]; !ok {
+				ids = append(ids, sq)
+				text[sq] = "Earlier findings"
+			}
+		}
+		bySQ[sq] = append(bySQ[sq], claim{m[1], strings.TrimSpace(strings.TrimPrefix(lines[i+1], "claim: "))})
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s\n", strings.TrimSpace(question))
