@@ -71,7 +71,11 @@ func (c *container) part(name string) ([]byte, error) {
 	}
 	defer f.Close()
 	limit := min(int64(MaxPartSize), max(c.budget-c.read, 0))
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	declared := limit
+	if st, err := f.Stat(); err == nil {
+		declared = st.Size()
+	}
+	data, err := readMember(f, declared, limit)
 	c.read += int64(len(data))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -84,6 +88,29 @@ func (c *container) part(name string) ([]byte, error) {
 			return nil, fmt.Errorf("%s: the container's members add up to more than %d MiB uncompressed: %w", name, c.budget>>20, ErrContainerShare)
 		}
 		return nil, fmt.Errorf("%s: the container's members add up to more than %d MiB uncompressed", name, c.budget>>20)
+	}
+	return data, nil
+}
+
+// readMember reads up to limit+1 bytes of r into one buffer of the size the member declares (bounded by the
+// limit), rather than through the doublings of io.ReadAll: what reading a member allocates is what it holds, with
+// or without the race detector. A member holding more than it declares grows the buffer, and still stops at the
+// limit.
+func readMember(r io.Reader, declared, limit int64) ([]byte, error) {
+	data := make([]byte, 0, min(max(declared, 0), limit)+1)
+	lr := &io.LimitedReader{R: r, N: limit + 1}
+	for lr.N > 0 {
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+		n, err := lr.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			return data, nil
+		}
+		if err != nil {
+			return data, err
+		}
 	}
 	return data, nil
 }
