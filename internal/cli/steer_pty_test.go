@@ -52,7 +52,7 @@ func newPTY(t *testing.T) (*ptyTerm, *os.File) {
 func (p *ptyTerm) expect(re string) []string {
 	p.t.Helper()
 	rx := regexp.MustCompile(re)
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(3 * time.Minute) // waits for the output, not for time: long on a loaded machine
 	for time.Now().Before(deadline) {
 		p.mu.Lock()
 		s := p.seen.String()[p.pos:]
