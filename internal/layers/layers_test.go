@@ -36,7 +36,7 @@ var layers = []layer{
 
 // testSupport are fakes and fixtures: only test files, benchmarks and other test support import them.
 var testSupport = []string{"llm/llmtest", "mcptools/mcptest", "research/researchtest/...", "internal/webui/researchtest",
-	"sources/internal/testpdf", "internal/pgtest"}
+	"sources/internal/testpdf", "sources/internal/testzip", "internal/pgtest"}
 
 func match(pkg, pattern string) (bool, int) {
 	if base, ok := strings.CutSuffix(pattern, "/..."); ok {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/deepresearch/deepresearch/sources/internal/testzip"
 )
 
 // bigOffice writes n DOCX and n EPUB files of about mib MiB of XML each:
@@ -43,8 +45,8 @@ func bigOffice(t *testing.T, dir string, n, mib int) {
 				t.Fatal(err)
 			}
 		}
-		write(fmt.Sprintf("d%d.docx", i), zipBytes(t, [2]string{"word/document.xml", docx.String()}))
-		write(fmt.Sprintf("e%d.epub", i), epubRepeating(t, 1, xhtml.String()))
+		write(fmt.Sprintf("d%d.docx", i), testzip.Build([2]string{"word/document.xml", docx.String()}))
+		write(fmt.Sprintf("e%d.epub", i), testzip.EPUBRepeating(1, xhtml.String()))
 	}
 }
 

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf16"
+
+	"github.com/deepresearch/deepresearch/sources/internal/testzip"
 )
 
 // utf16LE is s in UTF-16 with a byte order mark, as Windows tools write text.
@@ -24,7 +26,7 @@ func utf16LE(s string) string {
 }
 
 func docxOf(t *testing.T, text string) string {
-	return string(zipBytes(t, [2]string{"word/document.xml",
+	return string(testzip.Build([2]string{"word/document.xml",
 		`<w:document xmlns:w="w"><w:body><w:p><w:r><w:t>` + text + `</w:t></w:r></w:p></w:body></w:document>`}))
 }
 

@@ -8,49 +8,16 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/deepresearch/deepresearch/sources/internal/testzip"
 )
-
-// zipBytes is a zip container with the given members, in order.
-func zipBytes(t *testing.T, members ...[2]string) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	for _, m := range members {
-		w, err := zw.Create(m[0])
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := w.Write([]byte(m[1])); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
-// epubRepeating is an EPUB whose spine names one chapter n times: a few kilobytes that expand to as much work as
-// the reader lets them.
-func epubRepeating(t *testing.T, n int, chapter string) []byte {
-	var manifest, spine strings.Builder
-	for i := range n {
-		fmt.Fprintf(&manifest, `<item id="c%d" href="ch.xhtml"/>`, i)
-		fmt.Fprintf(&spine, `<itemref idref="c%d"/>`, i)
-	}
-	return zipBytes(t,
-		[2]string{"mimetype", "application/epub+zip"},
-		[2]string{"META-INF/container.xml", `<container><rootfiles><rootfile full-path="c.opf"/></rootfiles></container>`},
-		[2]string{"c.opf", "<package><manifest>" + manifest.String() + "</manifest><spine>" + spine.String() + "</spine></package>"},
-		[2]string{"ch.xhtml", chapter})
-}
 
 // Office containers are read within bounds: a cancelled update stops reading them, every member read counts
 // against one budget for the whole container, and text past the limit ends the reading at once.
 func TestOfficeContainersAreBounded(t *testing.T) {
-	docx := zipBytes(t, [2]string{"word/document.xml", `<w:document xmlns:w="w"><w:body><w:p><w:r><w:t>okapi</w:t></w:r></w:p></w:body></w:document>`})
-	pptx := zipBytes(t, [2]string{"ppt/slides/slide1.xml", `<p:sld xmlns:p="p" xmlns:a="a"><a:p><a:r><a:t>okapi</a:t></a:r></a:p></p:sld>`})
-	epub := epubRepeating(t, 2, "<html><body><p>The okapi.</p></body></html>")
+	docx := testzip.Build([2]string{"word/document.xml", `<w:document xmlns:w="w"><w:body><w:p><w:r><w:t>okapi</w:t></w:r></w:p></w:body></w:document>`})
+	pptx := testzip.Build([2]string{"ppt/slides/slide1.xml", `<p:sld xmlns:p="p" xmlns:a="a"><a:p><a:r><a:t>okapi</a:t></a:r></a:p></p:sld>`})
+	epub := testzip.EPUBRepeating(2, "<html><body><p>The okapi.</p></body></html>")
 
 	t.Run("cancelled", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())
@@ -70,7 +37,7 @@ func TestOfficeContainersAreBounded(t *testing.T) {
 			slides = append(slides, [2]string{fmt.Sprintf("ppt/slides/slide%d.xml", i+1),
 				`<p:sld xmlns:p="p" xmlns:a="a">` + strings.Repeat(`<a:p><a:r><a:t>x</a:t></a:r></a:p>`, 200) + `</p:sld>`})
 		}
-		data := zipBytes(t, slides...)
+		data := testzip.Build(slides...)
 		zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
 		if err != nil {
 			t.Fatal(err)
@@ -90,7 +57,7 @@ func TestOfficeContainersAreBounded(t *testing.T) {
 		// default is MaxTextSize): the limit is passed at the 17th, and the reader stops there instead of
 		// extracting the other 83.
 		chapter := "<html><body>" + strings.Repeat("<p>"+strings.Repeat("okapi ", 170)+"</p>", 64) + "</body></html>"
-		data := epubRepeating(t, 100, chapter)
+		data := testzip.EPUBRepeating(100, chapter)
 		zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
 		if err != nil {
 			t.Fatal(err)
