@@ -3,8 +3,6 @@ package openaifake_test
 import (
 	"context"
 	"errors"
-	"io"
-	"log/slog"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,12 +10,9 @@ import (
 
 	"github.com/deepresearch/deepresearch/llm"
 	"github.com/deepresearch/deepresearch/llm/llmtest"
-	"github.com/deepresearch/deepresearch/llm/openai"
 	"github.com/deepresearch/deepresearch/research"
-	"github.com/deepresearch/deepresearch/research/llmroles"
 	"github.com/deepresearch/deepresearch/research/researchtest"
 	"github.com/deepresearch/deepresearch/research/researchtest/openaifake"
-	"github.com/deepresearch/deepresearch/sources"
 )
 
 // dialectRun runs the whole graph against the fake speaking one server's dialect, through the real OpenAI adapter,
@@ -38,16 +33,7 @@ func dialectConfig(t *testing.T, d *openaifake.Dialect, mb openaifake.Misbehavio
 	site := researchtest.NewSite(kilnPages())
 	t.Cleanup(site.Close)
 	srv := openaifake.New(t, openaifake.Config{SubQuestions: kilnPlan, GapSubQuestion: -1, Misbehave: mb, Dialect: d})
-	m, err := openai.New(openai.Config{Model: "fake-research", BaseURL: srv.BaseURL(), APIKey: "k"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ledger := &llm.Ledger{}
-	model := llm.Metered(llm.WithRetry(m, llm.RetryConfig{CallTimeout: 5 * time.Second,
-		Sleep: func(context.Context, time.Duration) error { return nil }}), ledger, "fake")
-	roles := llmroles.New(llmroles.Config{Planner: model, Searcher: model, Analyst: model, Verifier: model,
-		Synthesizer: model, Sources: []sources.Searcher{siteSearcher{site}},
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	roles, ledger := fakeRoles(t, srv, siteSearcher{site}, 5*time.Second)
 	return research.Config{Question: "How good is the solar kiln?", Roles: roles, Fetcher: site.Fetcher(),
 		OutDir: filepath.Join(t.TempDir(), "run"), Ledger: ledger, Budget: budget}, srv
 }
