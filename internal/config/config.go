@@ -16,8 +16,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/deepresearch/deepresearch/contextmgr"
 	"github.com/deepresearch/deepresearch/base/redact"
+	"github.com/deepresearch/deepresearch/contextmgr"
 	"github.com/deepresearch/deepresearch/llm"
 	"github.com/deepresearch/deepresearch/llm/catalog"
 	"github.com/deepresearch/deepresearch/llm/providers"
