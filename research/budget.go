@@ -25,11 +25,11 @@ func (r *runner) spendNow() (tokens int, cost float64, calls int) {
 	return r.base.Tokens + u.InputTokens + u.OutputTokens, r.base.CostUSD + c, r.base.Calls + n
 }
 
-// estimatedTokens returns how many of this process's tokens were counted with a tokenizer because the server's
-// answers carried no usage (llm.Usage.Estimated). Spend restored from an earlier process (resume, durable steps)
-// does not carry the mark and is counted as reported.
+// estimatedTokens returns how many of the run's tokens were counted with a tokenizer because the server's
+// answers carried no usage (llm.Usage.Estimated): this process's and those of the spend a resume restored. Spend
+// restored from other attempts of a durable run does not carry the mark and is counted as reported.
 func (r *runner) estimatedTokens() int {
-	n := 0
+	n := r.base.Estimated
 	for _, e := range r.ledger.Entries() {
 		if e.Usage.Estimated {
 			n += e.Usage.PromptTokens() + e.Usage.OutputTokens
@@ -78,7 +78,7 @@ func (r *runner) saveSpend(ctx context.Context) {
 
 func (r *runner) writeSpend(ctx context.Context) {
 	t, c, n := r.spendNow()
-	b, _ := json.Marshal(spend{Tokens: t, CostUSD: c, Calls: n})
+	b, _ := json.Marshal(spend{Tokens: t, CostUSD: c, Calls: n, Estimated: r.estimatedTokens()})
 	if err := r.db.SetMeta(context.WithoutCancel(ctx), "spend", string(b)); err != nil {
 		r.log.Error("save spend", "err", err)
 	}

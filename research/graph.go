@@ -71,6 +71,9 @@ type spend struct {
 	Tokens  int     `json:"tokens"`
 	CostUSD float64 `json:"cost_usd"`
 	Calls   int     `json:"calls"`
+	// Estimated is the part of Tokens counted with a tokenizer (llm.Usage.Estimated), so that a resumed run's
+	// report still says its figure was estimated.
+	Estimated int `json:"tokens_estimated,omitempty"`
 }
 
 // docEntry is one source's text, fetched once however many sub-questions read it: the first reader fetches,

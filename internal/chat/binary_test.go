@@ -96,7 +96,7 @@ func fakeOpenAI(t *testing.T) (*httptest.Server, *atomic.Int64, *requestLog) {
 			select {
 			case <-r.Context().Done():
 				return
-			case <-time.After(30 * time.Second):
+			case <-time.After(expectWithin):
 			}
 			chunk(map[string]any{}, "stop", nil)
 		default:
@@ -175,7 +175,7 @@ func TestBinaryChatThroughPTY(t *testing.T) {
 			if err != nil {
 				t.Fatalf("deepresearch chat exited with %v", err)
 			}
-		case <-time.After(30 * time.Second):
+		case <-time.After(expectWithin):
 			t.Fatal("deepresearch chat did not exit")
 		}
 	}

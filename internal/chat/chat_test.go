@@ -72,11 +72,15 @@ func (term *terminal) typeLine(s string) {
 	}
 }
 
+// expectWithin bounds how long expect waits for the screen to show what it wants: long, since it waits for an
+// event, not for time (a /deep-research under -race on a loaded 2-core machine takes tens of seconds).
+const expectWithin = 3 * time.Minute
+
 // expect waits until the screen shows re after the previous match and returns the match.
 func (term *terminal) expect(re string) []string {
 	term.t.Helper()
 	rx := regexp.MustCompile(re)
-	deadline := time.After(30 * time.Second)
+	deadline := time.After(expectWithin)
 	for {
 		term.mu.Lock()
 		s := term.seen.String()
@@ -99,8 +103,9 @@ func (term *terminal) expect(re string) []string {
 // brain is the scripted model: it answers from the conversation so the test can tell what the agent saw.
 type brain struct {
 	mu        sync.Mutex
-	summaries []string // instructions seen by summary calls
-	requests  []string // the conversation text of every request
+	summaries []string      // instructions seen by summary calls
+	requests  []string      // the conversation text of every request
+	thinking  chan struct{} // receives when a slow turn ("think slowly") has reached the model
 }
 
 // sawSince reports whether a request after the first n contained s.
@@ -154,6 +159,10 @@ func (b *brain) answer(ctx context.Context, req *llm.Request) (*llm.Response, er
 		return scripted.Reply("", llm.ToolCall{ID: "c1", Name: "ls", Arguments: `{"path":"."}`}), nil
 	case strings.Contains(user, "think slowly"):
 		select {
+		case b.thinking <- struct{}{}:
+		default:
+		}
+		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		case <-time.After(20 * time.Second):
@@ -196,7 +205,7 @@ func newFixture(t *testing.T) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := &brain{}
+	b := &brain{thinking: make(chan struct{}, 1)}
 	return &fixture{
 		ws: ws, brain: b, cm: cm,
 		model:    scripted.New(llm.Info{Name: "scripted-chat", ContextWindow: 32_000, Price: llm.Price{Input: 1, Output: 2}}, b.answer),
@@ -246,7 +255,7 @@ func waitExit(t *testing.T, done chan error) {
 		if err != nil {
 			t.Fatalf("chat ended with %v", err)
 		}
-	case <-time.After(30 * time.Second):
+	case <-time.After(expectWithin):
 		t.Fatal("chat did not exit")
 	}
 }
@@ -304,7 +313,11 @@ func TestChatThroughPTY(t *testing.T) {
 
 	// Ctrl-C cancels a running turn and the chat carries on.
 	term.typeLine("please think slowly")
-	time.Sleep(200 * time.Millisecond)
+	select { // the turn is at the model: the interrupt cancels it, rather than arriving before it starts
+	case <-f.brain.thinking:
+	case <-time.After(expectWithin):
+		t.Fatal("the slow turn never reached the model")
+	}
 	interrupt <- struct{}{}
 	term.expect(`\(interrupted\)`)
 	term.typeLine("hello again")

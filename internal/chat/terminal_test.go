@@ -236,7 +236,7 @@ func TestPipedInputIsLineByLine(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-	case <-time.After(30 * time.Second):
+	case <-time.After(expectWithin):
 		t.Fatal("chat did not end at the end of its input")
 	}
 	out, _ := os.ReadFile(outPath)

@@ -13,10 +13,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/deepresearch/deepresearch/agent"
+	"github.com/deepresearch/deepresearch/base/redact"
 	"github.com/deepresearch/deepresearch/harness"
 	"github.com/deepresearch/deepresearch/internal/chat"
 	"github.com/deepresearch/deepresearch/internal/config"
-	"github.com/deepresearch/deepresearch/base/redact"
 	"github.com/deepresearch/deepresearch/internal/request"
 	"github.com/deepresearch/deepresearch/llm"
 	"github.com/deepresearch/deepresearch/research"

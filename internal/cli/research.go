@@ -21,8 +21,8 @@ import (
 
 	"github.com/deepresearch/deepresearch/base/atomicfile"
 	"github.com/deepresearch/deepresearch/base/redact"
-	"github.com/deepresearch/deepresearch/internal/request"
 	"github.com/deepresearch/deepresearch/base/termsafe"
+	"github.com/deepresearch/deepresearch/internal/request"
 	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/research"
 	"github.com/deepresearch/deepresearch/research/export"

@@ -16,10 +16,10 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/deepresearch/deepresearch/internal/config"
 	"github.com/deepresearch/deepresearch/base/redact"
-	"github.com/deepresearch/deepresearch/internal/request"
 	"github.com/deepresearch/deepresearch/base/termsafe"
+	"github.com/deepresearch/deepresearch/internal/config"
+	"github.com/deepresearch/deepresearch/internal/request"
 	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/llm/providers"
 	"github.com/deepresearch/deepresearch/research"

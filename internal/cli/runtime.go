@@ -10,10 +10,10 @@ import (
 	"sync"
 
 	"github.com/deepresearch/deepresearch/agent"
+	"github.com/deepresearch/deepresearch/base/redact"
 	"github.com/deepresearch/deepresearch/contextmgr"
 	"github.com/deepresearch/deepresearch/harness"
 	"github.com/deepresearch/deepresearch/internal/config"
-	"github.com/deepresearch/deepresearch/base/redact"
 	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/llm"
 	"github.com/deepresearch/deepresearch/mcptools"

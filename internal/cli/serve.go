@@ -132,22 +132,16 @@ func (a apiFlags) check(cmd *cobra.Command) error {
 }
 
 // apiStart runs the API's completions through run over the server's sources, at the depth the model name asks
-// for (apiDepth).
+// for (a row of research's depth table); the plain model keeps the configured one.
 func apiStart(run runFunc, def mcpserver.Sources) webui.APIStartFunc {
 	return func(ctx context.Context, req webui.RunRequest, depth string) (*research.Report, error) {
 		r := req.Research()
 		r.Corpora = append([]string(nil), def.Corpus...)
 		r.Web, r.MCPFile = def.Web, def.MCPFile
-		apiDepth(&r, depth)
+		if depth != "" {
+			r.Depth = depth
+		}
 		return run(ctx, r)
-	}
-}
-
-// apiDepth sets the depth the model name asks for (research's depth table); the plain model keeps the
-// configured one.
-func apiDepth(r *request.Research, depth string) {
-	if depth != "" {
-		r.Depth = depth
 	}
 }
 
@@ -308,13 +302,7 @@ func portHint(err error, flag string) error {
 	return err
 }
 
-func apiModelNames() string {
-	ids := make([]string, len(webui.Models))
-	for i, m := range webui.Models {
-		ids[i] = m.ID
-	}
-	return strings.Join(ids, ", ")
-}
+func apiModelNames() string { return strings.Join(webui.ModelNames(), ", ") }
 
 // listenAndServe serves h on addr until ctx ends, printing the address users should open.
 func listenAndServe(ctx context.Context, app *App, addr string, h http.Handler, link func(base string) string) error {

@@ -1,19 +1,17 @@
 package cli_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 
-	"github.com/deepresearch/deepresearch/internal/cli"
 	"github.com/deepresearch/deepresearch/base/syncio"
+	"github.com/deepresearch/deepresearch/internal/cli"
 	"github.com/deepresearch/deepresearch/internal/webui/researchtest"
 	"github.com/deepresearch/deepresearch/research"
 )
@@ -25,35 +23,9 @@ func TestServeAPIEndToEnd(t *testing.T) {
 	cfg := serveEnv(t)
 	corpus := copyCorpus(t)
 	runs := filepath.Join(t.TempDir(), "runs")
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	var stdout, stderr syncio.Buffer
-	exited := make(chan int, 1)
-	go func() {
-		exited <- cli.Main(ctx, []string{"serve", "--api", "--corpus", corpus, "--addr", "127.0.0.1:0", "--runs", runs, "--config", cfg},
-			strings.NewReader(""), &stdout, &stderr, func(k string) string {
-				if k == "DEEPRESEARCH_TOKEN" {
-					return "tok-api-7890123"
-				}
-				return ""
-			})
-	}()
 	apiRE := regexp.MustCompile(`OpenAI-compatible API at (http://127\.0\.0\.1:\d+/v1) \(models deepresearch, deepresearch-quick, deepresearch-standard, deepresearch-deep;`)
-	var base string
-	for deadline := time.Now().Add(30 * time.Second); base == ""; {
-		if m := apiRE.FindStringSubmatch(stdout.String()); m != nil {
-			base = m[1]
-			break
-		}
-		select {
-		case code := <-exited:
-			t.Fatalf("serve exited with %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
-		case <-time.After(20 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no API address printed\nstdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
-		}
-	}
+	base, srv := startServe(t, apiRE, map[string]string{"DEEPRESEARCH_TOKEN": "tok-api-7890123"},
+		"--api", "--corpus", corpus, "--addr", "127.0.0.1:0", "--runs", runs, "--config", cfg)
 	c := openai.NewClient(option.WithBaseURL(base), option.WithAPIKey("tok-api-7890123"), option.WithMaxRetries(0))
 	resp, err := c.Chat.Completions.New(t.Context(), openai.ChatCompletionNewParams{
 		Model: "deepresearch", Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage(researchtest.Question)}})
@@ -76,14 +48,8 @@ func TestServeAPIEndToEnd(t *testing.T) {
 	if _, err := wrong.Models.List(t.Context()); err == nil || !strings.Contains(err.Error(), "401") {
 		t.Errorf("a wrong key: %v", err)
 	}
-	cancel()
-	select {
-	case code := <-exited:
-		if code != 0 {
-			t.Errorf("serve exited with %d", code)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("serve did not stop")
+	if code := srv.stop(t); code != 0 {
+		t.Errorf("serve exited with %d", code)
 	}
 }
 

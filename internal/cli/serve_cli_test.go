@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/deepresearch/deepresearch/internal/cli"
 	"github.com/deepresearch/deepresearch/base/syncio"
+	"github.com/deepresearch/deepresearch/internal/cli"
 	"github.com/deepresearch/deepresearch/internal/webui/researchtest"
 	"github.com/deepresearch/deepresearch/research"
 )
@@ -62,6 +62,57 @@ func copyCorpus(t *testing.T) string {
 
 var servingRE = regexp.MustCompile(`deepresearch: serving on (http://127\.0\.0\.1:\d+)/\n`)
 
+// servedCLI is `deepresearch serve` running in this process, as startServe started it.
+type servedCLI struct {
+	stdout, stderr syncio.Buffer
+	exited         chan int
+	cancel         context.CancelFunc
+}
+
+// startServe runs `deepresearch serve args…` with env (nil: empty) until the test ends or stop, waits until its
+// output shows re (a server on a port the OS picks prints its address: the only way to find it) and returns re's
+// first group. serveWait bounds the wait: long, as it waits for the output, not for time.
+func startServe(t *testing.T, re *regexp.Regexp, env map[string]string, args ...string) (string, *servedCLI) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(t.Context())
+	s := &servedCLI{exited: make(chan int, 1), cancel: cancel}
+	go func() {
+		s.exited <- cli.Main(ctx, append([]string{"serve"}, args...), strings.NewReader(""), &s.stdout, &s.stderr,
+			func(k string) string { return env[k] })
+	}()
+	t.Cleanup(func() { s.stop(t) })
+	deadline := time.After(serveWait)
+	for {
+		if m := re.FindStringSubmatch(s.stdout.String()); m != nil {
+			return m[1], s
+		}
+		select {
+		case code := <-s.exited:
+			s.exited <- code
+			t.Fatalf("serve exited with %d before printing %s\nstdout:\n%s\nstderr:\n%s", code, re, s.stdout.String(), s.stderr.String())
+		case <-deadline:
+			t.Fatalf("serve printed no %s\nstdout:\n%s\nstderr:\n%s", re, s.stdout.String(), s.stderr.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+const serveWait = 2 * time.Minute
+
+// stop ends the server's context and returns its exit code, failing the test if it does not return.
+func (s *servedCLI) stop(t *testing.T) int {
+	t.Helper()
+	s.cancel()
+	select {
+	case code := <-s.exited:
+		s.exited <- code // a second stop sees the same code
+		return code
+	case <-time.After(serveWait):
+		t.Fatal("serve did not stop when its context ended")
+		return -1
+	}
+}
+
 // sseFrame is one server-sent event.
 type sseFrame struct{ id, event, data string }
 
@@ -98,31 +149,7 @@ func TestServeCommandEndToEnd(t *testing.T) {
 	cfg := serveEnv(t)
 	corpus := copyCorpus(t)
 	runs := filepath.Join(t.TempDir(), "runs")
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	var stdout, stderr syncio.Buffer
-	exited := make(chan int, 1)
-	go func() {
-		exited <- cli.Main(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--runs", runs, "--config", cfg, "--root", corpus},
-			strings.NewReader(""), &stdout, &stderr, func(string) string { return "" })
-	}()
-
-	// The printed address is the only way to find a port the OS chose.
-	var base string
-	deadline := time.After(30 * time.Second)
-	for base == "" {
-		if m := servingRE.FindStringSubmatch(stdout.String()); m != nil {
-			base = m[1]
-			break
-		}
-		select {
-		case code := <-exited:
-			t.Fatalf("serve exited with %d before listening\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
-		case <-deadline:
-			t.Fatalf("serve printed no address\nstdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
+	base, srv := startServe(t, servingRE, nil, "--addr", "127.0.0.1:0", "--runs", runs, "--config", cfg, "--root", corpus)
 
 	loc := postRun(t, base, corpus)
 	id := strings.TrimPrefix(loc, "/runs/")
@@ -141,7 +168,7 @@ func TestServeCommandEndToEnd(t *testing.T) {
 	frames, err := readSSE(resp.Body)
 	resp.Body.Close()
 	if err != nil {
-		t.Fatalf("read the event stream: %v (stderr:\n%s)", err, stderr.String())
+		t.Fatalf("read the event stream: %v (stderr:\n%s)", err, srv.stderr.String())
 	}
 	kinds := map[string]int{}
 	var last sseFrame
@@ -166,7 +193,7 @@ func TestServeCommandEndToEnd(t *testing.T) {
 	}
 	var end struct{ Status, Error string }
 	if last.event != "end" || json.Unmarshal([]byte(last.data), &end) != nil || end.Status != research.RunDone {
-		t.Fatalf("the stream did not end with a finished run: %+v (stderr:\n%s)", last, stderr.String())
+		t.Fatalf("the stream did not end with a finished run: %+v (stderr:\n%s)", last, srv.stderr.String())
 	}
 
 	get := func(p string) (*http.Response, string) {
@@ -231,14 +258,8 @@ func TestServeCommandEndToEnd(t *testing.T) {
 		t.Errorf("/api/runs = %s (%v)", api, err)
 	}
 
-	cancel()
-	select {
-	case code := <-exited:
-		if code != 0 {
-			t.Errorf("serve exited with %d after its context ended\nstderr:\n%s", code, stderr.String())
-		}
-	case <-time.After(15 * time.Second):
-		t.Fatal("serve did not stop when its context ended")
+	if code := srv.stop(t); code != 0 {
+		t.Errorf("serve exited with %d after its context ended\nstderr:\n%s", code, srv.stderr.String())
 	}
 	if _, err := http.Get(base + "/"); err == nil {
 		t.Error("the server still answers after serve returned")
@@ -265,30 +286,9 @@ func TestServeRefusesOpenBindWithoutToken(t *testing.T) {
 
 	// A token from the environment is honoured (here on loopback, so the test opens nothing to the network):
 	// the printed link carries it, and requests without it are refused.
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	var stdout, stderr syncio.Buffer
-	exited := make(chan int, 1)
-	go func() {
-		exited <- cli.Main(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--runs", t.TempDir(), "--config", cfg},
-			strings.NewReader(""), &stdout, &stderr, func(k string) string {
-				if k == "DEEPRESEARCH_TOKEN" {
-					return "tok-456"
-				}
-				return ""
-			})
-	}()
 	linkRE := regexp.MustCompile(`serving on (http://127\.0\.0\.1:\d+)/\?token=tok-456\n`)
-	var base string
-	for deadline := time.Now().Add(30 * time.Second); base == ""; {
-		if m := linkRE.FindStringSubmatch(stdout.String()); m != nil {
-			base = m[1]
-		} else if time.Now().After(deadline) {
-			t.Fatalf("no token link printed\nstdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
-		} else {
-			time.Sleep(20 * time.Millisecond)
-		}
-	}
+	base, srv := startServe(t, linkRE, map[string]string{"DEEPRESEARCH_TOKEN": "tok-456"},
+		"--addr", "127.0.0.1:0", "--runs", t.TempDir(), "--config", cfg)
 	resp, err := http.Get(base + "/api/runs")
 	if err != nil {
 		t.Fatal(err)
@@ -307,8 +307,7 @@ func TestServeRefusesOpenBindWithoutToken(t *testing.T) {
 	if resp.StatusCode != http.StatusOK {
 		t.Errorf("request with the token: %d, want 200", resp.StatusCode)
 	}
-	cancel()
-	if code := <-exited; code != 0 {
+	if code := srv.stop(t); code != 0 {
 		t.Errorf("serve exited with %d", code)
 	}
 }

@@ -1,50 +1,25 @@
 package cli_test
 
 import (
-	"context"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/deepresearch/deepresearch/internal/cli"
-	"github.com/deepresearch/deepresearch/base/syncio"
 )
 
 // indexPage serves the viewer with cfg and env and returns its start page.
 func indexPage(t *testing.T, cfg string, env map[string]string) string {
 	t.Helper()
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	var stdout, stderr syncio.Buffer
-	exited := make(chan int, 1)
-	go func() {
-		exited <- cli.Main(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--runs", t.TempDir(), "--config", cfg, "--root", t.TempDir()},
-			strings.NewReader(""), &stdout, &stderr, func(k string) string { return env[k] })
-	}()
-	defer func() { cancel(); <-exited }()
-	deadline := time.After(30 * time.Second)
-	for {
-		if m := servingRE.FindStringSubmatch(stdout.String()); m != nil {
-			resp, err := http.Get(m[1] + "/")
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer resp.Body.Close()
-			b, _ := io.ReadAll(resp.Body)
-			return string(b)
-		}
-		select {
-		case code := <-exited:
-			t.Fatalf("serve exited with %d\n%s", code, stderr.String())
-		case <-deadline:
-			t.Fatalf("serve printed no address\n%s", stderr.String())
-		case <-time.After(20 * time.Millisecond):
-		}
+	base, _ := startServe(t, servingRE, env, "--addr", "127.0.0.1:0", "--runs", t.TempDir(), "--config", cfg, "--root", t.TempDir())
+	resp, err := http.Get(base + "/")
+	if err != nil {
+		t.Fatal(err)
 	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return string(b)
 }
 
 // The viewer's form says which engine and model a run will use, and offers only the web providers that can run:

@@ -52,7 +52,7 @@ func newPTY(t *testing.T) (*ptyTerm, *os.File) {
 func (p *ptyTerm) expect(re string) []string {
 	p.t.Helper()
 	rx := regexp.MustCompile(re)
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(3 * time.Minute) // waits for the output, not for time: long on a loaded machine
 	for time.Now().Before(deadline) {
 		p.mu.Lock()
 		s := p.seen.String()[p.pos:]
@@ -86,6 +86,25 @@ func runOnPTY(t *testing.T, tty *os.File, env map[string]string, args ...string)
 		done <- Main(t.Context(), args, tty, &out, tty, func(k string) string { return env[k] })
 	}()
 	return done
+}
+
+// endedPlan waits for the run runOnPTY started to end with exit 0 (long: it waits for the run, not for time) and
+// returns the plan it researched, from its run folder.
+func endedPlan(t *testing.T, done chan int, runDir string) *research.Plan {
+	t.Helper()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Fatalf("exit %d", code)
+		}
+	case <-time.After(3 * time.Minute):
+		t.Fatal("the run did not end")
+	}
+	plan, err := research.ParsePlan(mustReadFile(t, filepath.Join(runDir, research.PlanFile)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return plan
 }
 
 func kilnCorpus(t *testing.T) string {
@@ -166,18 +185,7 @@ func TestReviewThePlanOnATerminal(t *testing.T) {
 	term.expect(`2\. How long do oak planks need in December and January\?`)
 	term.expect(`Research this plan\?`)
 	term.typeLine("")
-	select {
-	case code := <-done:
-		if code != 0 {
-			t.Fatalf("exit %d", code)
-		}
-	case <-time.After(60 * time.Second):
-		t.Fatal("the run did not end")
-	}
-	plan, err := research.ParsePlan(mustReadFile(t, filepath.Join(runDir, research.PlanFile)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	plan := endedPlan(t, done, runDir)
 	if len(plan.SubQuestions) != 2 || plan.SubQuestions[0].Question != "How fast does the Kestrel kiln dry oak boards?" ||
 		plan.SubQuestions[1].Question != "How long do oak planks need in December and January?" {
 		t.Fatalf("plan.yaml holds %+v", plan.SubQuestions)
@@ -273,18 +281,7 @@ func TestClarifyOnATerminal(t *testing.T) {
 	term.typeLine("the Kestrel solar kiln")
 	term.expect(`2\. For which season\?\s+> `)
 	term.typeLine("")
-	select {
-	case code := <-done:
-		if code != 0 {
-			t.Fatalf("exit %d", code)
-		}
-	case <-time.After(60 * time.Second):
-		t.Fatal("the run did not end")
-	}
-	plan, err := research.ParsePlan(mustReadFile(t, filepath.Join(runDir, research.PlanFile)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	plan := endedPlan(t, done, runDir)
 	if !strings.Contains(plan.SubQuestions[0].Question, "the Kestrel solar kiln") {
 		t.Errorf("the answer did not reach the plan: %+v", plan.SubQuestions)
 	}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -364,10 +365,8 @@ func TestEverySurfaceRunsTheSameRequest(t *testing.T) {
 				// A client steers as the chat UIs do: the depth by the model's name, the audience in a system
 				// message, the length in the request's extension field.
 				model := webui.ModelDefault
-				for _, m := range webui.Models {
-					if m.Depth != "" && m.Depth == tc.req.Depth {
-						model = m.ID
-					}
+				if named := webui.ModelDefault + "-" + tc.req.Depth; slices.Contains(webui.ModelNames(), named) {
+					model = named
 				}
 				msgs := []openai.ChatCompletionMessageParamUnion{openai.UserMessage(question)}
 				if tc.req.Instructions != "" {

@@ -9,9 +9,9 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/deepresearch/deepresearch/internal/config"
 	"github.com/deepresearch/deepresearch/base/redact"
 	"github.com/deepresearch/deepresearch/base/termsafe"
+	"github.com/deepresearch/deepresearch/internal/config"
 )
 
 // annotationNoTrustPrompt marks commands that never ask whether to trust the working folder.

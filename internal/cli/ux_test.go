@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/deepresearch/deepresearch/internal/cli"
 	"github.com/deepresearch/deepresearch/base/syncio"
+	"github.com/deepresearch/deepresearch/internal/cli"
 	"github.com/deepresearch/deepresearch/llm/providers"
 	"github.com/deepresearch/deepresearch/research"
 )

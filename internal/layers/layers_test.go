@@ -36,7 +36,7 @@ var layers = []layer{
 
 // testSupport are fakes and fixtures: only test files, benchmarks and other test support import them.
 var testSupport = []string{"llm/llmtest", "mcptools/mcptest", "research/researchtest/...", "internal/webui/researchtest",
-	"sources/internal/testpdf", "internal/pgtest"}
+	"sources/internal/testpdf", "sources/internal/testzip", "internal/pgtest"}
 
 func match(pkg, pattern string) (bool, int) {
 	if base, ok := strings.CutSuffix(pattern, "/..."); ok {
@@ -67,23 +67,7 @@ func imports(t *testing.T, root string) map[string][]string {
 	t.Helper()
 	out := map[string][]string{}
 	fset := token.NewFileSet()
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		name := d.Name()
-		if d.IsDir() {
-			if path != root && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "testdata" || name == "node_modules") {
-				return filepath.SkipDir
-			}
-			if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil && path != root {
-				return filepath.SkipDir // a module of its own (bench/), with its own imports
-			}
-			return nil
-		}
-		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
-			return nil
-		}
+	eachSourceFile(t, root, func(path string) error {
 		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
 		if err != nil {
 			return err
@@ -107,10 +91,35 @@ func imports(t *testing.T, root string) map[string][]string {
 		}
 		return nil
 	})
+	return out
+}
+
+// eachSourceFile calls visit with the path of every non-test Go file of the module below root, leaving out
+// hidden, underscore, testdata and node_modules folders and modules of their own (bench/); an error fails the test.
+func eachSourceFile(t *testing.T, root string, visit func(path string) error) {
+	t.Helper()
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if path != root && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "testdata" || name == "node_modules") {
+				return filepath.SkipDir
+			}
+			if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil && path != root {
+				return filepath.SkipDir // a module of its own, with its own imports
+			}
+			return nil
+		}
+		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			return nil
+		}
+		return visit(path)
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return out
 }
 
 func TestImportsPointDown(t *testing.T) {

@@ -14,14 +14,15 @@ import (
 	"time"
 
 	"github.com/deepresearch/deepresearch/internal/webui/researchtest"
+	"github.com/deepresearch/deepresearch/mcptools/mcptest"
 )
 
 // nodeBinary is the pinned Node.js that install.sh puts next to the packages (the conformance suite needs >= 22).
 func nodeBinary(t *testing.T) string {
 	t.Helper()
-	matches, _ := filepath.Glob(filepath.Join(nodeCache(), "node_modules", "node-linux-*", "bin", "node"))
+	matches, _ := filepath.Glob(filepath.Join(mcptest.NodeCache(), "node_modules", "node-linux-*", "bin", "node"))
 	if len(matches) == 0 {
-		t.Fatalf("no pinned Node.js in %s: run internal/mcpserver/testdata/install.sh", nodeCache())
+		t.Fatalf("no pinned Node.js in %s: run internal/mcpserver/testdata/install.sh", mcptest.NodeCache())
 	}
 	return matches[0]
 }
@@ -31,7 +32,7 @@ func nodeBinary(t *testing.T) string {
 // itself also fails when a listed scenario passes, so the list cannot go stale.
 func TestConformanceSuite(t *testing.T) {
 	node := nodeBinary(t)
-	suite := filepath.Join(nodeCache(), "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js")
+	suite := filepath.Join(mcptest.NodeCache(), "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js")
 	if _, err := os.Stat(suite); err != nil {
 		t.Fatalf("the MCP conformance suite is not installed: run internal/mcpserver/testdata/install.sh (%v)", err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/deepresearch/deepresearch/internal/webui/researchtest"
+	"github.com/deepresearch/deepresearch/mcptools/mcptest"
 	"github.com/deepresearch/deepresearch/research"
 	"github.com/deepresearch/deepresearch/research/export"
 )
@@ -493,19 +494,6 @@ func TestStdioSubprocess(t *testing.T) {
 	}
 }
 
-// nodeCache mirrors testdata/install.sh's choice of folder.
-func nodeCache() string {
-	if d := os.Getenv("DEEPRESEARCH_NODE_CACHE"); d != "" {
-		return d
-	}
-	base := os.Getenv("XDG_CACHE_HOME")
-	if base == "" {
-		home, _ := os.UserHomeDir()
-		base = filepath.Join(home, ".cache")
-	}
-	return filepath.Join(base, "deepresearch-test", "node")
-}
-
 // TestTypeScriptClient drives the server with a client from another implementation, the official TypeScript
 // SDK, which spawns the server over stdio: first this test binary serving the test engine, then the real
 // deepresearch binary (`deepresearch mcp`, extractive engine, no model).
@@ -527,11 +515,8 @@ func TestTypeScriptClient(t *testing.T) {
 
 func runTSClient(t *testing.T, corpusDir, runs string, env []string, dir string, server ...string) {
 	t.Helper()
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatal("node not found: install Node.js 18+ and run internal/mcpserver/testdata/install.sh")
-	}
-	cache := nodeCache()
+	node := mcptest.Node(t)
+	cache := mcptest.NodeCache()
 	if _, err := os.Stat(filepath.Join(cache, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
 		t.Fatalf("the TypeScript MCP SDK is not installed in %s: run internal/mcpserver/testdata/install.sh", cache)
 	}

@@ -86,6 +86,7 @@ func (b *Builder) Resolve(r Research) (Research, error) {
 		}
 		s := info.Settings
 		r.Web, r.MCPFile, r.Engine, r.Corpora = s[SettingWeb], s[SettingMCP], s[SettingEngine], nil
+		r.FollowLinks = s[SettingFollowLinks] == "true"
 		if c := s[SettingCorpus]; c != "" {
 			if err := json.Unmarshal([]byte(c), &r.Corpora); err != nil {
 				return r, fmt.Errorf("run %s: stored corpus setting: %w", r.ResumeDir, err)
@@ -280,8 +281,12 @@ func Settings(r Research) map[string]string {
 	if r.Corpora == nil {
 		corpusJSON = []byte("[]")
 	}
-	return map[string]string{SettingWeb: r.Web, SettingCorpus: string(corpusJSON), SettingMCP: r.MCPFile,
+	s := map[string]string{SettingWeb: r.Web, SettingCorpus: string(corpusJSON), SettingMCP: r.MCPFile,
 		SettingEngine: r.Engine}
+	if r.FollowLinks {
+		s[SettingFollowLinks] = "true"
+	}
+	return s
 }
 
 func (b *Builder) getenv(k string) string {

@@ -24,6 +24,8 @@ const (
 	SettingCorpus = "corpus"
 	SettingMCP    = "mcp"
 	SettingEngine = "engine"
+	// SettingFollowLinks is "true" when the corpus folders were indexed following symbolic links out of them.
+	SettingFollowLinks = "follow_links"
 )
 
 // Engine choices. EngineAuto picks the language-model roles when a model is configured, the extractive roles

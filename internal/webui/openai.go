@@ -21,25 +21,30 @@ import (
 // with its sources. The runs are the viewer's runs: they count against its cap, appear in its list and keep
 // their folders.
 
-// Model names: ModelDefault runs at the configured depth, the others at theirs.
-const (
-	ModelDefault  = "deepresearch"
-	ModelQuick    = "deepresearch-quick"
-	ModelStandard = "deepresearch-standard"
-	ModelDeep     = "deepresearch-deep"
-)
+// ModelDefault is the model name that runs at the configured depth; ModelDefault + "-" + a depth of research's
+// depth table (deepresearch-quick, …) runs at that depth.
+const ModelDefault = "deepresearch"
 
-// Depths a model name (or the request's "depth" field) asks for: the research depth table's names; "" is the
-// configured one.
-const (
-	DepthQuick    = research.DepthQuick
-	DepthStandard = research.DepthStandard
-	DepthDeep     = research.DepthDeep
-)
+// modelName is a model name the API serves and the depth it runs at ("": the configured one).
+type modelName struct{ ID, Depth string }
 
-// Models lists the model names the API serves, each with the depth it runs at.
-var Models = []struct{ ID, Depth string }{
-	{ModelDefault, ""}, {ModelQuick, DepthQuick}, {ModelStandard, DepthStandard}, {ModelDeep, DepthDeep},
+// modelNames lists the model names the API serves: ModelDefault, then one for each row of research's depth
+// table, quick to deep.
+func modelNames() []modelName {
+	out := []modelName{{ModelDefault, ""}}
+	for _, d := range research.Depths() {
+		out = append(out, modelName{ModelDefault + "-" + d.Name, d.Name})
+	}
+	return out
+}
+
+// ModelNames lists the model names the API serves: ModelDefault, then one a depth, quick to deep.
+func ModelNames() []string {
+	var ids []string
+	for _, m := range modelNames() {
+		ids = append(ids, m.ID)
+	}
+	return ids
 }
 
 // Reasoning formats: how progress reaches the client.
@@ -63,7 +68,7 @@ const (
 )
 
 // APIStartFunc runs one chat completion's research: req as the viewer's StartFunc gets it, depth as the model name
-// or the request asked ("", DepthQuick, DepthStandard, DepthDeep). The command line adds the server's sources.
+// or the request asked ("" or a depth of research's depth table). The command line adds the server's sources.
 type APIStartFunc func(ctx context.Context, req RunRequest, depth string) (*research.Report, error)
 
 // APIConfig turns on the OpenAI-compatible API. Zero fields take defaults.
@@ -158,8 +163,9 @@ type apiModel struct {
 
 func (s *Server) apiModels() []apiModel {
 	created := s.apiConfig().Now().Unix()
-	out := make([]apiModel, len(Models))
-	for i, m := range Models {
+	names := modelNames()
+	out := make([]apiModel, len(names))
+	for i, m := range names {
 		out[i] = apiModel{ID: m.ID, Object: "model", Created: created, OwnedBy: "deepresearch"}
 	}
 	return out
@@ -182,11 +188,7 @@ func (s *Server) handleModel(w http.ResponseWriter, r *http.Request) {
 }
 
 func unknownModel(name string) string {
-	ids := make([]string, len(Models))
-	for i, m := range Models {
-		ids[i] = m.ID
-	}
-	return fmt.Sprintf("the model %q does not exist; this server offers %s", clipRunes(name, 80), strings.Join(ids, ", "))
+	return fmt.Sprintf("the model %q does not exist; this server offers %s", clipRunes(name, 80), strings.Join(ModelNames(), ", "))
 }
 
 func clipRunes(s string, n int) string {
@@ -290,7 +292,7 @@ func (s *Server) parseCompletion(w http.ResponseWriter, r *http.Request, cfg API
 		return req, "", "", refuse(http.StatusBadRequest, "invalid_json", "", "the body holds more than one JSON value")
 	}
 	depth, ok := "", false
-	for _, m := range Models {
+	for _, m := range modelNames() {
 		if m.ID == req.Model {
 			depth, ok = m.Depth, true
 		}
@@ -313,12 +315,15 @@ func (s *Server) parseCompletion(w http.ResponseWriter, r *http.Request, cfg API
 	case len(req.Messages) > cfg.MaxMessages:
 		return req, "", "", refuse(http.StatusBadRequest, "", "messages", fmt.Sprintf("%d messages; the limit is %d", len(req.Messages), cfg.MaxMessages))
 	}
-	switch req.Depth {
-	case "":
-	case DepthQuick, DepthStandard, DepthDeep:
+	if req.Depth != "" {
+		if _, ok := research.DepthOf(req.Depth); !ok {
+			var names []string
+			for _, d := range research.Depths() {
+				names = append(names, d.Name)
+			}
+			return req, "", "", refuse(http.StatusBadRequest, "", "depth", fmt.Sprintf("depth %q: use %s", clipRunes(req.Depth, 40), strings.Join(names, ", ")))
+		}
 		depth = req.Depth
-	default:
-		return req, "", "", refuse(http.StatusBadRequest, "", "depth", fmt.Sprintf("depth %q: use quick, standard or deep", clipRunes(req.Depth, 40)))
 	}
 	switch req.ReasoningFormat {
 	case "", ReasoningContent, ReasoningThink, ReasoningNone:

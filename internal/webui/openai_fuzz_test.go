@@ -47,15 +47,13 @@ func FuzzCompletionRequest(f *testing.F) {
 			return
 		}
 		served := false
-		for _, m := range Models {
+		for _, m := range modelNames() {
 			served = served || m.ID == req.Model
 		}
 		if !served || research.CheckQuestion(question) != nil || (req.N != nil && *req.N != 1) || present(req.Tools) || len(req.Messages) > cfg.MaxMessages {
 			t.Fatalf("accepted model %q question %q n %v tools %s", req.Model, question, req.N, req.Tools)
 		}
-		switch depth {
-		case "", DepthQuick, DepthStandard, DepthDeep:
-		default:
+		if _, ok := research.DepthOf(depth); !ok {
 			t.Fatalf("depth %q", depth)
 		}
 	})

@@ -6,53 +6,23 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/deepresearch/deepresearch/internal/webui/researchtest"
+	"github.com/deepresearch/deepresearch/mcptools/mcptest"
 )
-
-// nodeCache is the folder testdata/install.sh installs the OpenAI JavaScript client into (shared with the MCP
-// test clients).
-func nodeCache() string {
-	if d := os.Getenv("DEEPRESEARCH_NODE_CACHE"); d != "" {
-		return d
-	}
-	base := os.Getenv("XDG_CACHE_HOME")
-	if base == "" {
-		home, _ := os.UserHomeDir()
-		base = filepath.Join(home, ".cache")
-	}
-	return filepath.Join(base, "deepresearch-test", "node")
-}
-
-// nodeBinary is the Node.js >= 22 the pinned client needs: the npm node package the MCP test clients' install
-// script puts in the cache, else node on the PATH.
-func nodeBinary(t *testing.T, cache string) string {
-	arch := map[string]string{"amd64": "x64", "arm64": "arm64"}[runtime.GOARCH]
-	if p := filepath.Join(cache, "node_modules", "node-linux-"+arch, "bin", "node"); arch != "" {
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	p, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatal("node not found: install Node.js 22+ (internal/mcpserver/testdata/install.sh installs one) and run internal/webui/testdata/install.sh")
-	}
-	return p
-}
 
 // TestAPIWithOpenAINodeClient drives the API with the official OpenAI JavaScript client: the model list, a
 // non-streaming and a streaming completion (progress as reasoning_content, then the report), and the errors it
 // raises for a wrong key, an unknown model and tools.
 func TestAPIWithOpenAINodeClient(t *testing.T) {
-	cache := nodeCache()
+	cache := mcptest.NodeCache()
 	if _, err := os.Stat(filepath.Join(cache, "node_modules", "openai", "package.json")); err != nil {
 		t.Fatalf("the openai npm package is not installed in %s: run internal/webui/testdata/install.sh", cache)
 	}
-	node := nodeBinary(t, cache)
+	node := mcptest.Node(t)
 	f := newAPIFixture(t, apiToken, 0, nil)
 
 	// The script must sit next to node_modules for Node's module resolution.

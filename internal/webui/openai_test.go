@@ -148,7 +148,7 @@ func TestAPIWithOpenAIGo(t *testing.T) {
 		if !strings.Contains(reasoning, "plan:") || !strings.Contains(reasoning, "read ") {
 			t.Errorf("reasoning_content lacks the plan and the reads:\n%s", reasoning)
 		}
-		if got := f.lastDepth(); got != DepthQuick {
+		if got := f.lastDepth(); got != research.DepthQuick {
 			t.Errorf("depth %q reached the run, want quick", got)
 		}
 		// The question was the last user message.
@@ -216,7 +216,7 @@ func TestAPIWithOpenAIGo(t *testing.T) {
 			t.Errorf("progress is not in <think> at the start of the content:\n%.800s", got)
 		}
 		checkAnswer(t, f, got[end:])
-		if f.lastDepth() != DepthDeep {
+		if f.lastDepth() != research.DepthDeep {
 			t.Errorf("depth %q, want deep", f.lastDepth())
 		}
 	})

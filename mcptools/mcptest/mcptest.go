@@ -82,3 +82,35 @@ func JSON(entries map[string]mcptools.ServerConfig) string {
 	}
 	return string(b)
 }
+
+// NodeCache is the folder the Node.js test clients are installed into (internal/mcpserver/testdata/install.sh:
+// the TypeScript MCP SDK, the conformance suite and a pinned Node.js; internal/webui/testdata/install.sh: the
+// OpenAI JavaScript client): $DEEPRESEARCH_NODE_CACHE, else ${XDG_CACHE_HOME:-$HOME/.cache}/deepresearch-test/node.
+func NodeCache() string {
+	if d := os.Getenv("DEEPRESEARCH_NODE_CACHE"); d != "" {
+		return d
+	}
+	base := os.Getenv("XDG_CACHE_HOME")
+	if base == "" {
+		home, _ := os.UserHomeDir()
+		base = filepath.Join(home, ".cache")
+	}
+	return filepath.Join(base, "deepresearch-test", "node")
+}
+
+// Node is the Node.js the test clients run on: the pinned one install.sh puts in NodeCache, else node on the PATH.
+// It fails the test when there is neither.
+func Node(t testing.TB) string {
+	t.Helper()
+	arch := map[string]string{"amd64": "x64", "arm64": "arm64"}[runtime.GOARCH]
+	if p := filepath.Join(NodeCache(), "node_modules", "node-linux-"+arch, "bin", "node"); arch != "" {
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	p, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatal("node not found: install Node.js 22+ (internal/mcpserver/testdata/install.sh installs one)")
+	}
+	return p
+}

@@ -249,12 +249,9 @@ func docxFootnotes(t *testing.T, b []byte) (notes, links []string) {
 	return notes, links
 }
 
-// TestDOCXHostile: text no XML may hold (control characters, a NUL, invalid UTF-8) and markup-like text give a
-// document the XML decoder and the corpus reader still read.
-func TestDOCXHostile(t *testing.T) {
-	rep := sampleReport(t, false)
-	rep.Markdown = "# T\x00itle \x1b[31m\n\n<w:p>]]></w:t> & \xff\xfe text [1]\n\n" + strings.Repeat("> ", 500) + "deep\n"
-	rep.Evidence[0].Quote = "quote with \x07 bell and </w:t> markup"
+// wellFormedDOCX is rep as DOCX, failing the test unless every member of the container is well-formed XML.
+func wellFormedDOCX(t testing.TB, rep *research.Report) []byte {
+	t.Helper()
 	b, err := DOCX(rep)
 	if err != nil {
 		t.Fatal(err)
@@ -264,7 +261,10 @@ func TestDOCXHostile(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range zr.File {
-		r, _ := f.Open()
+		r, err := f.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
 		dec := xml.NewDecoder(r)
 		for {
 			_, err := dec.Token()
@@ -277,6 +277,16 @@ func TestDOCXHostile(t *testing.T) {
 		}
 		r.Close()
 	}
+	return b
+}
+
+// TestDOCXHostile: text no XML may hold (control characters, a NUL, invalid UTF-8) and markup-like text give a
+// document the XML decoder and the corpus reader still read.
+func TestDOCXHostile(t *testing.T) {
+	rep := sampleReport(t, false)
+	rep.Markdown = "# T\x00itle \x1b[31m\n\n<w:p>]]></w:t> & \xff\xfe text [1]\n\n" + strings.Repeat("> ", 500) + "deep\n"
+	rep.Evidence[0].Quote = "quote with \x07 bell and </w:t> markup"
+	b := wellFormedDOCX(t, rep)
 	notes, _ := docxFootnotes(t, b)
 	if len(notes) != 1 || !strings.Contains(notes[0], "</w:t> markup") {
 		t.Errorf("footnotes %q", notes)

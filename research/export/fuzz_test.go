@@ -1,10 +1,6 @@
 package export
 
 import (
-	"archive/zip"
-	"bytes"
-	"encoding/xml"
-	"io"
 	"regexp"
 	"strings"
 	"testing"
@@ -43,27 +39,6 @@ func FuzzReportExports(f *testing.F) {
 				t.Fatalf("a link out of the run folder: %q", m[1])
 			}
 		}
-		b, err := DOCX(rep)
-		if err != nil {
-			t.Fatal(err)
-		}
-		zr, err := zip.NewReader(bytes.NewReader(b), int64(len(b)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, zf := range zr.File {
-			r, _ := zf.Open()
-			dec := xml.NewDecoder(r)
-			for {
-				_, err := dec.Token()
-				if err == io.EOF {
-					break
-				}
-				if err != nil {
-					t.Fatalf("%s is not well-formed: %v", zf.Name, err)
-				}
-			}
-			r.Close()
-		}
+		wellFormedDOCX(t, rep)
 	})
 }

@@ -114,6 +114,7 @@ func (ix *Index) build(ctx context.Context, baseName string, base *manifest, p p
 	jobCh := make(chan job)
 	outCh := make(chan outcome, workers*2)
 	mem := newMemBudget(ix.budget)
+	mem.text = ix.maxText
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
@@ -165,7 +166,7 @@ func (ix *Index) build(ctx context.Context, baseName string, base *manifest, p p
 			}
 			docsChanged = true
 			err := indexFile(ctx, func() (*bleve.Batch, *bleve.Batch) { return batch, tbatch }, func() error {
-				if batch.Size() >= batchOps {
+				if batch.Size() >= ix.batchOps {
 					return flush()
 				}
 				return nil
@@ -214,7 +215,7 @@ func (ix *Index) build(ctx context.Context, baseName string, base *manifest, p p
 		st.Files = append(st.Files, fo)
 		// Reported once written: a stop asked for on seeing a file done keeps that file.
 		rep.report(Progress{Phase: "indexing", Done: done, Total: total, Path: o.path}, done == total)
-		if werr == nil && batch.Size() >= batchOps {
+		if werr == nil && batch.Size() >= ix.batchOps {
 			werr = flush()
 		}
 	}

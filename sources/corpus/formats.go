@@ -60,19 +60,19 @@ type extracted struct {
 // extractFile turns data into text and chunks. Line numbers of the chunks
 // count lines of text, which for text and source files is the file itself.
 func extractFile(ctx context.Context, path string, f format, data []byte) (extracted, error) {
-	return extractWithin(ctx, path, f, data, extract.MaxContainerSize)
+	return extractWithin(ctx, path, f, data, extract.Limits{})
 }
 
-// extractWithin is extractFile reading at most containerBudget uncompressed bytes from a zip container
-// (extract.Limits).
-func extractWithin(ctx context.Context, path string, f format, data []byte, containerBudget int64) (extracted, error) {
+// extractWithin is extractFile within lim (extract.Limits: the uncompressed bytes read from a zip container, the
+// text extracted).
+func extractWithin(ctx context.Context, path string, f format, data []byte, lim extract.Limits) (extracted, error) {
 	base := filepath.Base(path)
 	var ex extracted
 	// The corpus has no charset to decode with: only text the one sniffer finds to be text is read.
 	if !f.Binary && extract.Sniff(data) != extract.Text {
 		return ex, errBinary
 	}
-	doc, err := f.Read(ctx, data, extract.Limits{Container: containerBudget})
+	doc, err := f.Read(ctx, data, lim)
 	if err != nil {
 		return ex, err
 	}

@@ -40,9 +40,10 @@ import (
 )
 
 const (
-	// batchOps bounds one Bleve batch (index + delete operations); bigger
-	// batches index faster but hold more memory and delay cancellation.
-	batchOps = 500
+	// defaultBatchOps bounds one Bleve batch (index + delete operations) when
+	// Options.BatchOps is zero; bigger batches index faster but hold more
+	// memory and delay cancellation.
+	defaultBatchOps = 500
 	// maxFileSize keeps a stray disk image or video out of memory.
 	maxFileSize = 100 << 20
 )
@@ -56,6 +57,8 @@ type Index struct {
 	progress    func(Progress)
 	followLinks bool
 	budget      int64             // bytes; zero: DefaultMemoryBudget
+	maxText     int64             // bytes of text from one container; zero: extract.MaxTextSize
+	batchOps    int               // operations per Bleve batch
 	formats     *extract.Registry // nil: the built-in formats
 
 	// PerFile caps how many chunks of one file a search returns, so a long
@@ -195,6 +198,13 @@ type Options struct {
 	// may take while they are decoded, whatever the number of workers; zero
 	// means DefaultMemoryBudget.
 	MemoryBudget int64
+	// MaxText bounds the text extracted from one container file (an office
+	// document, an EPUB, a notebook): past it the file is TooLarge. Zero
+	// means extract.MaxTextSize.
+	MaxText int64
+	// BatchOps bounds the index operations written in one batch, which
+	// bounds the memory a file of thousands of chunks takes; zero means 500.
+	BatchOps int
 }
 
 // Open opens the index in dir, creating it if dir is empty or missing.
@@ -208,7 +218,7 @@ func OpenWith(dir string, opts *Options) (*Index, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open corpus %s: %w", dir, err)
 	}
-	ix := &Index{dir: abs, log: slog.New(slog.DiscardHandler)}
+	ix := &Index{dir: abs, log: slog.New(slog.DiscardHandler), batchOps: defaultBatchOps}
 	if opts != nil {
 		if opts.Logger != nil {
 			ix.log = opts.Logger
@@ -216,6 +226,8 @@ func OpenWith(dir string, opts *Options) (*Index, error) {
 		ix.progress = opts.Progress
 		ix.followLinks = opts.FollowLinks
 		ix.budget = opts.MemoryBudget
+		ix.maxText = opts.MaxText
+		ix.batchOps = opts.BatchOps
 		ix.formats = opts.Formats
 	}
 	if err := prepareDir(abs); err != nil {
@@ -777,7 +789,7 @@ type outcome struct {
 // process reads, extracts and chunks one file. It runs on worker
 // goroutines and touches no shared state. containerBudget bounds what a zip
 // container may expand to (extractWithin).
-func process(ctx context.Context, j job, containerBudget int64) outcome {
+func process(ctx context.Context, j job, lim extract.Limits) outcome {
 	o := outcome{job: j}
 	read := time.Now() // a change after this has an mtime after read-racyWindow
 	open := openNoLink
@@ -831,7 +843,7 @@ func process(ctx context.Context, j job, containerBudget int64) outcome {
 		o.entry = entry
 		return o
 	}
-	ex, err := extractWithin(ctx, j.path, j.f, data, containerBudget)
+	ex, err := extractWithin(ctx, j.path, j.f, data, lim)
 	switch {
 	case errors.Is(err, errBinary):
 		return notDoc(Binary, "")

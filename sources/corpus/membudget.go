@@ -33,6 +33,10 @@ const (
 type memBudget struct {
 	sem   *semaphore.Weighted
 	total int64
+	// minContainer is the least a zip container is expected to expand to (zero: 4 MiB); a test with a small
+	// budget sets a smaller one, so that several small containers are read at once.
+	minContainer int64
+	text         int64 // extract.Limits.Text
 }
 
 func newMemBudget(total int64) *memBudget {
@@ -50,7 +54,11 @@ func (m *memBudget) share(j job) (share, container int64) {
 	if j.f.Zip {
 		// Members compress about fourfold; each uncompressed byte is held
 		// as bytes, a parse tree and text.
-		container = max(j.size*4, 4<<20)
+		floor := m.minContainer
+		if floor <= 0 {
+			floor = 4 << 20
+		}
+		container = max(j.size*4, floor)
 		return m.clamp(j.size + container*containerRatio), container
 	}
 	// Text and source code take the bytes, the text, chunks and their terms: 4 by default.
@@ -70,7 +78,7 @@ func (m *memBudget) process(ctx context.Context, j job) (outcome, bool) {
 	if err := m.sem.Acquire(ctx, share); err != nil {
 		return outcome{}, false
 	}
-	o := process(ctx, j, container)
+	o := process(ctx, j, extract.Limits{Container: container, Text: m.text})
 	if errors.Is(o.err, extract.ErrContainerShare) {
 		// It expands past its share: again with the largest one.
 		m.sem.Release(share)
@@ -78,7 +86,7 @@ func (m *memBudget) process(ctx context.Context, j job) (outcome, bool) {
 		if err := m.sem.Acquire(ctx, share); err != nil {
 			return outcome{}, false
 		}
-		o = process(ctx, j, extract.MaxContainerSize)
+		o = process(ctx, j, extract.Limits{Container: extract.MaxContainerSize, Text: m.text})
 	}
 	o.share = share
 	return o, true

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/deepresearch/deepresearch/sources/internal/testzip"
 )
 
 // bigOffice writes n DOCX and n EPUB files of about mib MiB of XML each:
@@ -43,8 +45,8 @@ func bigOffice(t *testing.T, dir string, n, mib int) {
 				t.Fatal(err)
 			}
 		}
-		write(fmt.Sprintf("d%d.docx", i), zipBytes(t, [2]string{"word/document.xml", docx.String()}))
-		write(fmt.Sprintf("e%d.epub", i), epubRepeating(t, 1, xhtml.String()))
+		write(fmt.Sprintf("d%d.docx", i), testzip.Build([2]string{"word/document.xml", docx.String()}))
+		write(fmt.Sprintf("e%d.epub", i), testzip.EPUBRepeating(1, xhtml.String()))
 	}
 }
 
@@ -53,10 +55,13 @@ func bigOffice(t *testing.T, dir string, n, mib int) {
 // and EPUB files as an update does keep the heap's peak within the budget
 // and a margin, while without a budget to speak of it is past that. The
 // index writer is left out: its memory is bounded by its batches, not by
-// the workers.
+// the workers. Budget, files and the least share of a container are a
+// fraction of an update's (a budget of 1 GiB, files of tens of MiB, 4 MiB):
+// the budget admits about two files at once, as it would there.
 func TestMemoryBudgetBoundsPeak(t *testing.T) {
 	dir := t.TempDir()
-	bigOffice(t, dir, 4, 6)
+	const mib, workers, budget, margin, minContainer = 1, 16, 6 << 20, 8 << 20, 512 << 10
+	bigOffice(t, dir, 4, mib)
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -71,9 +76,9 @@ func TestMemoryBudgetBoundsPeak(t *testing.T) {
 		f, _ := formatOf(p)
 		jobs = append(jobs, job{found: found{path: p, size: info.Size(), f: f}})
 	}
-	const workers, budget, margin = 16, 32 << 20, 48 << 20
 	read := func(total int64) uint64 {
 		mem := newMemBudget(total)
+		mem.minContainer = minContainer
 		return peakHeap(func() {
 			jobCh := make(chan job)
 			outCh := make(chan outcome, workers*2)

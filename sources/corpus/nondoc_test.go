@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf16"
+
+	"github.com/deepresearch/deepresearch/sources/internal/testzip"
 )
 
 // utf16LE is s in UTF-16 with a byte order mark, as Windows tools write text.
@@ -24,9 +26,14 @@ func utf16LE(s string) string {
 }
 
 func docxOf(t *testing.T, text string) string {
-	return string(zipBytes(t, [2]string{"word/document.xml",
+	return string(testzip.Build([2]string{"word/document.xml",
 		`<w:document xmlns:w="w"><w:body><w:p><w:r><w:t>` + text + `</w:t></w:r></w:p></w:body></w:document>`}))
 }
+
+// nonDocTextLimit is the text limit (Options.MaxText) the tests of
+// non-documents index with: huge.docx passes it as a document of more than
+// extract.MaxTextSize passes the default.
+const nonDocTextLimit = 64 << 10
 
 // nonDocuments writes into root one file of each kind that is found not to
 // be a document only by reading it, and one excluded by its name.
@@ -42,7 +49,7 @@ func nonDocuments(t *testing.T, root string) map[string]Outcome {
 		"nul.txt":     {"plain words\x00\x01\x02 and a NUL byte\n", Binary},
 		"utf16.txt":   {utf16LE("The quokka smiles in UTF-16.\n"), Binary},
 		"broken.docx": {"this is not a zip archive", Failed},
-		"huge.docx":   {docxOf(t, strings.Repeat("okapi ", 3<<20)), TooLarge}, // 18 MiB of text in a small file
+		"huge.docx":   {docxOf(t, strings.Repeat("okapi ", nonDocTextLimit/5)), TooLarge}, // 1.2 times the text limit in a small file
 	}
 	out := map[string]Outcome{}
 	for name, f := range files {
@@ -77,7 +84,7 @@ func TestNonDocumentsAreRemembered(t *testing.T) {
 			}
 			dir := filepath.Join(t.TempDir(), "idx")
 			var phases []string
-			ix, err := OpenWith(dir, &Options{Progress: func(p Progress) { phases = append(phases, p.Phase) }})
+			ix, err := OpenWith(dir, &Options{MaxText: nonDocTextLimit, Progress: func(p Progress) { phases = append(phases, p.Phase) }})
 			if err != nil {
 				t.Fatal(err)
 			}

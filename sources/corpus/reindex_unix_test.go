@@ -129,7 +129,7 @@ func TestReadRefusesLinkSwappedIn(t *testing.T) {
 	writeFile(t, path, "# Notes\n\nThe notes.\n")
 	f, _ := formatOf(path)
 	j := job{found: found{path: path, f: f}}
-	if o := process(t.Context(), j, extract.MaxContainerSize); o.result != Added {
+	if o := process(t.Context(), j, extract.Limits{}); o.result != Added {
 		t.Fatalf("the regular file: %v %v", o.result, o.err)
 	}
 	if err := os.Remove(path); err != nil {
@@ -138,11 +138,11 @@ func TestReadRefusesLinkSwappedIn(t *testing.T) {
 	if err := os.Symlink(secret, path); err != nil {
 		t.Fatal(err)
 	}
-	if o := process(t.Context(), j, extract.MaxContainerSize); o.result != Failed || strings.Contains(o.ex.text, "root:x") {
+	if o := process(t.Context(), j, extract.Limits{}); o.result != Failed || strings.Contains(o.ex.text, "root:x") {
 		t.Errorf("read through a link swapped in: %v %q", o.result, o.ex.text)
 	}
 	j.link = true // found as a link: read through it
-	if o := process(t.Context(), j, extract.MaxContainerSize); o.result != Added {
+	if o := process(t.Context(), j, extract.Limits{}); o.result != Added {
 		t.Errorf("a link found as one: %v %v", o.result, o.err)
 	}
 }

@@ -37,6 +37,9 @@ type Limits struct {
 	// Container bounds the uncompressed bytes read from a zip container, at most (and when zero)
 	// MaxContainerSize. Past a smaller budget the error is ErrContainerShare.
 	Container int64
+	// Text bounds the text extracted from a container (an office document, an EPUB, a notebook); zero means
+	// MaxTextSize. Past it the error is ErrTooMuchText.
+	Text int64
 }
 
 // Converter turns a file's bytes into text.
@@ -130,29 +133,29 @@ var builtin = &Registry{formats: []Format{
 		}},
 	{Name: "notebook", Extensions: []string{".ipynb"}, MIME: []string{"application/x-ipynb+json"}, Lang: "python",
 		Expansion: 8, Layout: LayoutMarkdown, Sniff: isNotebook,
-		Convert: func(_ context.Context, data []byte, _ Limits) (Document, error) {
-			t, err := notebookText(data)
+		Convert: func(_ context.Context, data []byte, lim Limits) (Document, error) {
+			t, err := notebookText(data, lim)
 			return Document{Title: FirstHeading(t), Text: t}, err
 		}},
 	{Name: "epub", Extensions: []string{".epub"}, MIME: []string{"application/epub+zip"}, Binary: true, Zip: true,
 		Layout: LayoutMarkdown, Sniff: isEPUB,
 		Convert: func(ctx context.Context, data []byte, lim Limits) (Document, error) {
-			return zipText(ctx, data, lim.Container, epubText)
+			return zipText(ctx, data, lim, epubText)
 		}},
 	{Name: "docx", Extensions: []string{".docx"}, MIME: []string{"application/vnd.openxmlformats-officedocument.wordprocessingml.document"},
 		Binary: true, Zip: true, Layout: LayoutMarkdown, Sniff: zipHolds("word/document.xml"),
 		Convert: func(ctx context.Context, data []byte, lim Limits) (Document, error) {
-			return zipText(ctx, data, lim.Container, docxText)
+			return zipText(ctx, data, lim, docxText)
 		}},
 	{Name: "pptx", Extensions: []string{".pptx"}, MIME: []string{"application/vnd.openxmlformats-officedocument.presentationml.presentation"},
 		Binary: true, Zip: true, Layout: LayoutMarkdown, Sniff: zipHolds("ppt/presentation.xml"),
 		Convert: func(ctx context.Context, data []byte, lim Limits) (Document, error) {
-			return zipText(ctx, data, lim.Container, pptxText)
+			return zipText(ctx, data, lim, pptxText)
 		}},
 	{Name: "xlsx", Extensions: []string{".xlsx"}, MIME: []string{"application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"},
 		Binary: true, Expansion: 16, Layout: LayoutMarkdown, Sniff: zipHolds("xl/workbook.xml"),
-		Convert: func(_ context.Context, data []byte, _ Limits) (Document, error) {
-			title, t, err := xlsxText(data)
+		Convert: func(_ context.Context, data []byte, lim Limits) (Document, error) {
+			title, t, err := xlsxText(data, lim)
 			return Document{Title: title, Text: t}, err
 		}},
 	{Name: "csv", Extensions: []string{".csv"}, MIME: []string{"text/csv"}, Lang: "csv", Layout: LayoutText},

@@ -25,8 +25,16 @@ const (
 	MaxTextSize      = 16 << 20        // the text extracted from one file
 )
 
-// ErrTooMuchText is a document whose text passes MaxTextSize.
+// ErrTooMuchText is a document whose text passes MaxTextSize (or Limits.Text); errors.Is finds it in the error
+// a smaller Limits.Text gives, which names that limit.
 var ErrTooMuchText = errors.New("more than 16 MiB of text")
+
+// textLimitError is a document whose text passes a limit other than MaxTextSize.
+type textLimitError struct{ limit int64 }
+
+func (e textLimitError) Error() string { return fmt.Sprintf("more than %d KiB of text", e.limit>>10) }
+
+func (e textLimitError) Is(target error) bool { return target == ErrTooMuchText }
 
 // ErrContainerShare is a zip container expanding past the budget it was given (Limits.Container) while that
 // budget was below MaxContainerSize: the caller may try again with a larger one.
@@ -35,7 +43,7 @@ var ErrContainerShare = errors.New("the container expands past its share of the 
 // zipText opens data as a zip container and reads it with read, within budget uncompressed bytes (at most
 // MaxContainerSize): past a smaller budget the error is ErrContainerShare, and the caller may try again with a
 // larger one. DOCX, PPTX and EPUB are zip files of XML and XHTML, read with archive/zip and encoding/xml.
-func zipText(ctx context.Context, data []byte, budget int64, read func(*container) (title, text string, err error)) (Document, error) {
+func zipText(ctx context.Context, data []byte, lim Limits, read func(*container) (title, text string, err error)) (Document, error) {
 	if err := ctx.Err(); err != nil {
 		return Document{}, err
 	}
@@ -43,10 +51,11 @@ func zipText(ctx context.Context, data []byte, budget int64, read func(*containe
 	if err != nil {
 		return Document{}, errorf("not a valid zip container", err)
 	}
+	budget := lim.Container
 	if budget <= 0 {
 		budget = MaxContainerSize
 	}
-	c := &container{ctx: ctx, zr: zr, budget: min(budget, MaxContainerSize)}
+	c := &container{ctx: ctx, zr: zr, budget: min(budget, MaxContainerSize), text: lim.Text}
 	title, text, err := read(c)
 	return Document{Title: title, Text: text}, err
 }
@@ -59,6 +68,7 @@ type container struct {
 	zr     *zip.Reader
 	budget int64 // uncompressed bytes all the members read may add up to
 	read   int64
+	text   int64 // Limits.Text
 }
 
 func (c *container) part(name string) ([]byte, error) {
@@ -71,7 +81,11 @@ func (c *container) part(name string) ([]byte, error) {
 	}
 	defer f.Close()
 	limit := min(int64(MaxPartSize), max(c.budget-c.read, 0))
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	declared := limit
+	if st, err := f.Stat(); err == nil {
+		declared = st.Size()
+	}
+	data, err := readMember(f, declared, limit)
 	c.read += int64(len(data))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -88,14 +102,38 @@ func (c *container) part(name string) ([]byte, error) {
 	return data, nil
 }
 
-// textBuilder collects extracted text up to MaxTextSize.
+// readMember reads up to limit+1 bytes of r into one buffer of the size the member declares (bounded by the
+// limit), rather than through the doublings of io.ReadAll: what reading a member allocates is what it holds, with
+// or without the race detector. A member holding more than it declares grows the buffer, and still stops at the
+// limit.
+func readMember(r io.Reader, declared, limit int64) ([]byte, error) {
+	data := make([]byte, 0, min(max(declared, 0), limit)+1)
+	lr := &io.LimitedReader{R: r, N: limit + 1}
+	for lr.N > 0 {
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+		n, err := lr.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			return data, nil
+		}
+		if err != nil {
+			return data, err
+		}
+	}
+	return data, nil
+}
+
+// textBuilder collects extracted text up to limit bytes (zero: MaxTextSize).
 type textBuilder struct {
 	strings.Builder
-	over bool
+	limit int64
+	over  bool
 }
 
 func (b *textBuilder) line(s string) {
-	if b.Len()+len(s) > MaxTextSize {
+	if int64(b.Len()+len(s)) > textLimit(b.limit) {
 		b.over = true
 		return
 	}
@@ -105,9 +143,20 @@ func (b *textBuilder) line(s string) {
 
 func (b *textBuilder) result() (string, error) {
 	if b.over {
+		if l := textLimit(b.limit); l != MaxTextSize {
+			return "", textLimitError{l}
+		}
 		return "", ErrTooMuchText
 	}
 	return strings.TrimRight(b.String(), "\n") + "\n", nil
+}
+
+// textLimit is a Limits.Text: zero (or less) is MaxTextSize.
+func textLimit(limit int64) int64 {
+	if limit <= 0 {
+		return MaxTextSize
+	}
+	return limit
 }
 
 // coreTitle reads dc:title from docProps/core.xml, if there is one.
@@ -133,7 +182,7 @@ func docxText(c *container) (title, text string, err error) {
 	if err != nil {
 		return "", "", errorf("DOCX", err)
 	}
-	var out textBuilder
+	out := textBuilder{limit: c.text}
 	var para strings.Builder
 	level, inCell := 0, false
 	dec := xml.NewDecoder(bytes.NewReader(data))
@@ -236,7 +285,7 @@ func pptxText(c *container) (title, text string, err error) {
 		return "", "", errors.New("PPTX: no slides")
 	}
 	slices.SortFunc(slides, func(a, b slide) int { return a.n - b.n })
-	var out textBuilder
+	out := textBuilder{limit: c.text}
 	for _, s := range slides {
 		data, err := c.part(s.name)
 		if err != nil {
@@ -323,7 +372,7 @@ func epubText(c *container) (title, text string, err error) {
 	for _, it := range opf.Items {
 		hrefs[it.ID] = it.Href
 	}
-	var out textBuilder
+	out := textBuilder{limit: c.text}
 	for _, ref := range opf.Spine {
 		href, ok := hrefs[ref.IDRef]
 		if !ok {
@@ -351,7 +400,7 @@ func epubText(c *container) (title, text string, err error) {
 // xlsxText renders each sheet as "## Sheet name" and one line per row,
 // cells separated by " | ". XLSX goes through excelize, which handles
 // shared strings, number formats and dates.
-func xlsxText(data []byte) (title, text string, err error) {
+func xlsxText(data []byte, lim Limits) (title, text string, err error) {
 	f, err := excelize.OpenReader(bytes.NewReader(data), excelize.Options{
 		UnzipSizeLimit:    MaxPartSize * 4,
 		UnzipXMLSizeLimit: MaxPartSize,
@@ -360,7 +409,7 @@ func xlsxText(data []byte) (title, text string, err error) {
 		return "", "", errorf("XLSX", err)
 	}
 	defer f.Close()
-	var out textBuilder
+	out := textBuilder{limit: lim.Text}
 	for _, sheet := range f.GetSheetList() {
 		rows, err := f.Rows(sheet)
 		if err != nil {
@@ -395,7 +444,7 @@ func xlsxText(data []byte) (title, text string, err error) {
 
 // notebookText renders a Jupyter notebook: Markdown cells as they are,
 // code cells fenced with the kernel's language, outputs left out.
-func notebookText(data []byte) (string, error) {
+func notebookText(data []byte, lim Limits) (string, error) {
 	var nb struct {
 		Cells []struct {
 			Type   string          `json:"cell_type"`
@@ -411,7 +460,7 @@ func notebookText(data []byte) (string, error) {
 		return "", errorf("notebook", err)
 	}
 	lang := nb.Metadata.Language.Name
-	var out textBuilder
+	out := textBuilder{limit: lim.Text}
 	for _, c := range nb.Cells {
 		var src string
 		var parts []string

@@ -8,49 +8,16 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/deepresearch/deepresearch/sources/internal/testzip"
 )
-
-// zipBytes is a zip container with the given members, in order.
-func zipBytes(t *testing.T, members ...[2]string) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	for _, m := range members {
-		w, err := zw.Create(m[0])
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := w.Write([]byte(m[1])); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
-// epubRepeating is an EPUB whose spine names one chapter n times: a few kilobytes that expand to as much work as
-// the reader lets them.
-func epubRepeating(t *testing.T, n int, chapter string) []byte {
-	var manifest, spine strings.Builder
-	for i := range n {
-		fmt.Fprintf(&manifest, `<item id="c%d" href="ch.xhtml"/>`, i)
-		fmt.Fprintf(&spine, `<itemref idref="c%d"/>`, i)
-	}
-	return zipBytes(t,
-		[2]string{"mimetype", "application/epub+zip"},
-		[2]string{"META-INF/container.xml", `<container><rootfiles><rootfile full-path="c.opf"/></rootfiles></container>`},
-		[2]string{"c.opf", "<package><manifest>" + manifest.String() + "</manifest><spine>" + spine.String() + "</spine></package>"},
-		[2]string{"ch.xhtml", chapter})
-}
 
 // Office containers are read within bounds: a cancelled update stops reading them, every member read counts
 // against one budget for the whole container, and text past the limit ends the reading at once.
 func TestOfficeContainersAreBounded(t *testing.T) {
-	docx := zipBytes(t, [2]string{"word/document.xml", `<w:document xmlns:w="w"><w:body><w:p><w:r><w:t>okapi</w:t></w:r></w:p></w:body></w:document>`})
-	pptx := zipBytes(t, [2]string{"ppt/slides/slide1.xml", `<p:sld xmlns:p="p" xmlns:a="a"><a:p><a:r><a:t>okapi</a:t></a:r></a:p></p:sld>`})
-	epub := epubRepeating(t, 2, "<html><body><p>The okapi.</p></body></html>")
+	docx := testzip.Build([2]string{"word/document.xml", `<w:document xmlns:w="w"><w:body><w:p><w:r><w:t>okapi</w:t></w:r></w:p></w:body></w:document>`})
+	pptx := testzip.Build([2]string{"ppt/slides/slide1.xml", `<p:sld xmlns:p="p" xmlns:a="a"><a:p><a:r><a:t>okapi</a:t></a:r></a:p></p:sld>`})
+	epub := testzip.EPUBRepeating(2, "<html><body><p>The okapi.</p></body></html>")
 
 	t.Run("cancelled", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())
@@ -68,16 +35,16 @@ func TestOfficeContainersAreBounded(t *testing.T) {
 		var slides [][2]string
 		for i := range 40 {
 			slides = append(slides, [2]string{fmt.Sprintf("ppt/slides/slide%d.xml", i+1),
-				`<p:sld xmlns:p="p" xmlns:a="a">` + strings.Repeat(`<a:p><a:r><a:t>x</a:t></a:r></a:p>`, 1000) + `</p:sld>`})
+				`<p:sld xmlns:p="p" xmlns:a="a">` + strings.Repeat(`<a:p><a:r><a:t>x</a:t></a:r></a:p>`, 200) + `</p:sld>`})
 		}
-		data := zipBytes(t, slides...)
+		data := testzip.Build(slides...)
 		zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
 		if err != nil {
 			t.Fatal(err)
 		}
-		c := &container{ctx: t.Context(), zr: zr, budget: 256 << 10}
+		c := &container{ctx: t.Context(), zr: zr, budget: 64 << 10}
 		if _, _, err := pptxText(c); err == nil || !strings.Contains(err.Error(), "uncompressed") {
-			t.Errorf("40 slides of 34 KB within a 256 KB budget: %v", err)
+			t.Errorf("40 slides of 7 KB within a 64 KB budget: %v", err)
 		}
 		c = &container{ctx: t.Context(), zr: zr, budget: MaxContainerSize}
 		if _, text, err := pptxText(c); err != nil || strings.Count(text, "## Slide") != 40 {
@@ -86,20 +53,44 @@ func TestOfficeContainersAreBounded(t *testing.T) {
 	})
 
 	t.Run("text limit stops the reading", func(t *testing.T) {
-		// One chapter of 1 MiB of text named 100 times: the text limit is passed at the 17th, and the reader stops
-		// there instead of extracting the other 83.
-		chapter := "<html><body>" + strings.Repeat("<p>"+strings.Repeat("okapi ", 170)+"</p>", 1024) + "</body></html>"
-		data := epubRepeating(t, 100, chapter)
+		// One chapter of 64 KiB of text named 100 times, read with a text limit of 1 MiB (Limits.Text; the
+		// default is MaxTextSize): the limit is passed at the 17th, and the reader stops there instead of
+		// extracting the other 83.
+		chapter := "<html><body>" + strings.Repeat("<p>"+strings.Repeat("okapi ", 170)+"</p>", 64) + "</body></html>"
+		data := testzip.EPUBRepeating(100, chapter)
 		zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
 		if err != nil {
 			t.Fatal(err)
 		}
-		c := &container{ctx: t.Context(), zr: zr, budget: 1 << 40}
-		if _, _, err := epubText(c); !errors.Is(err, ErrTooMuchText) {
-			t.Fatalf("got %v, want ErrTooMuchText", err)
+		c := &container{ctx: t.Context(), zr: zr, budget: 1 << 40, text: 1 << 20}
+		if _, _, err := epubText(c); !errors.Is(err, ErrTooMuchText) || !strings.Contains(err.Error(), "1024 KiB") {
+			t.Fatalf("got %v, want ErrTooMuchText naming the 1024 KiB limit", err)
 		}
 		if c.read > 20*int64(len(chapter)) {
 			t.Errorf("read %d MiB of chapters after the text limit was passed", c.read>>20)
 		}
 	})
+}
+
+// The text limit is MaxTextSize unless Limits.Text sets another: text up to the limit is kept, a line past it is
+// ErrTooMuchText, and the error names a limit other than the default.
+func TestTextLimit(t *testing.T) {
+	line := strings.Repeat("okapi ", 1<<10) // 6 KiB
+	for _, tc := range []struct {
+		limit, want int64
+		msg         string
+	}{{0, MaxTextSize, "16 MiB"}, {-1, MaxTextSize, "16 MiB"}, {64 << 10, 64 << 10, "64 KiB"}} {
+		b := textBuilder{limit: tc.limit}
+		for int64(b.Len()+2*len(line)+1) <= tc.want {
+			b.line(line)
+		}
+		if _, err := b.result(); err != nil {
+			t.Fatalf("limit %d: %d bytes refused: %v", tc.limit, b.Len(), err)
+		}
+		b.line(line)
+		b.line(line)
+		if _, err := b.result(); !errors.Is(err, ErrTooMuchText) || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("limit %d: past %d bytes: %v, want ErrTooMuchText naming %s", tc.limit, tc.want, err, tc.msg)
+		}
+	}
 }

@@ -2,8 +2,7 @@ package openaifake_test
 
 import (
 	"context"
-	"io"
-	"log/slog"
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,38 +10,32 @@ import (
 
 	"github.com/deepresearch/deepresearch/llm"
 	"github.com/deepresearch/deepresearch/llm/llmtest"
-	"github.com/deepresearch/deepresearch/llm/openai"
 	"github.com/deepresearch/deepresearch/research"
-	"github.com/deepresearch/deepresearch/research/llmroles"
 	"github.com/deepresearch/deepresearch/research/researchtest"
 	"github.com/deepresearch/deepresearch/research/researchtest/openaifake"
-	"github.com/deepresearch/deepresearch/sources"
 )
 
 // dialectRun runs the whole graph against the fake speaking one server's dialect, through the real OpenAI adapter,
 // metered into a ledger the fuses read.
 func dialectRun(t *testing.T, d *openaifake.Dialect, mb openaifake.Misbehaviour, budget research.Budget) (*research.Report, *openaifake.Server, *llm.Ledger, string) {
 	t.Helper()
-	site := researchtest.NewSite(kilnPages())
-	t.Cleanup(site.Close)
-	srv := openaifake.New(t, openaifake.Config{SubQuestions: kilnPlan, GapSubQuestion: -1, Misbehave: mb, Dialect: d})
-	m, err := openai.New(openai.Config{Model: "fake-research", BaseURL: srv.BaseURL(), APIKey: "k"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ledger := &llm.Ledger{}
-	model := llm.Metered(llm.WithRetry(m, llm.RetryConfig{CallTimeout: 5 * time.Second,
-		Sleep: func(context.Context, time.Duration) error { return nil }}), ledger, "fake")
-	roles := llmroles.New(llmroles.Config{Planner: model, Searcher: model, Analyst: model, Verifier: model,
-		Synthesizer: model, Sources: []sources.Searcher{siteSearcher{site}},
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	dir := filepath.Join(t.TempDir(), "run")
-	rep, err := research.Run(t.Context(), research.Config{Question: "How good is the solar kiln?", Roles: roles,
-		Fetcher: site.Fetcher(), OutDir: dir, Ledger: ledger, Budget: budget})
+	cfg, srv := dialectConfig(t, d, mb, budget)
+	rep, err := research.Run(t.Context(), cfg)
 	if err != nil {
 		t.Fatalf("the run failed: %v", err)
 	}
-	return rep, srv, ledger, dir
+	return rep, srv, cfg.Ledger, cfg.OutDir
+}
+
+// dialectConfig is a run's configuration over the fake speaking d, in a run folder of its own.
+func dialectConfig(t *testing.T, d *openaifake.Dialect, mb openaifake.Misbehaviour, budget research.Budget) (research.Config, *openaifake.Server) {
+	t.Helper()
+	site := researchtest.NewSite(kilnPages())
+	t.Cleanup(site.Close)
+	srv := openaifake.New(t, openaifake.Config{SubQuestions: kilnPlan, GapSubQuestion: -1, Misbehave: mb, Dialect: d})
+	roles, ledger := fakeRoles(t, srv, siteSearcher{site}, 5*time.Second)
+	return research.Config{Question: "How good is the solar kiln?", Roles: roles, Fetcher: site.Fetcher(),
+		OutDir: filepath.Join(t.TempDir(), "run"), Ledger: ledger, Budget: budget}, srv
 }
 
 // noReasoningPublished: nothing of the model's thinking is in the report.
@@ -106,6 +99,47 @@ func TestTokenFuseTripsOnEstimatedUsage(t *testing.T) {
 		t.Fatalf("the token fuse did not trip on estimated usage:\n%s", rep.Markdown)
 	}
 	noReasoningPublished(t, rep)
+}
+
+// A run stopped after a server that reports no usage, resumed against one that does, still says its token figure
+// was partly estimated: the mark is saved with the spend and restored with it.
+func TestEstimatedSpendSurvivesResume(t *testing.T) {
+	var noUsage, usage llmtest.Dialect
+	for _, d := range llmtest.Dialects() {
+		switch {
+		case d.Anthropic:
+		case d.NoUsage:
+			noUsage = d
+		default:
+			usage = d
+		}
+	}
+	cfg, _ := dialectConfig(t, &openaifake.Dialect{Dialect: noUsage}, openaifake.Misbehaviour{}, research.Budget{})
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	cfg.OnEvent = func(e research.Event) {
+		if e.Kind == research.EventEvidence {
+			cancel()
+		}
+	}
+	if _, err := research.Run(ctx, cfg); !errors.Is(err, context.Canceled) {
+		t.Fatalf("the first run: %v, want it stopped", err)
+	}
+	if u, _, _ := cfg.Ledger.Totals(); !u.Estimated || u.InputTokens == 0 {
+		t.Fatalf("the first run's ledger %+v: not estimated", u)
+	}
+	again, _ := dialectConfig(t, &openaifake.Dialect{Dialect: usage}, openaifake.Misbehaviour{}, research.Budget{})
+	again.Question = ""
+	rep, err := research.Resume(t.Context(), cfg.OutDir, again)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u, _, _ := again.Ledger.Totals(); u.Estimated {
+		t.Fatalf("the resumed process's usage is estimated: %+v", u)
+	}
+	if rep.Stats.TokensEstimated <= 0 || rep.Stats.TokensEstimated >= rep.Stats.Tokens || !strings.Contains(rep.Markdown, "estimated with a tokenizer") {
+		t.Errorf("resumed report: %d of %d tokens estimated, footer:\n%s", rep.Stats.TokensEstimated, rep.Stats.Tokens, rep.Markdown)
+	}
 }
 
 // Each server's own context-length body is recognised as one: the run shrinks instead of failing or resending,

@@ -22,6 +22,22 @@ import (
 	"github.com/deepresearch/deepresearch/sources"
 )
 
+// fakeRoles are the five research roles played by srv through the real OpenAI adapter, retried with callTimeout
+// per call (the misbehaving fake hangs) and metered into the ledger returned, searching with searcher.
+func fakeRoles(t *testing.T, srv *openaifake.Server, searcher sources.Searcher, callTimeout time.Duration) (research.Roles, *llm.Ledger) {
+	t.Helper()
+	m, err := openai.New(openai.Config{Model: "fake-research", BaseURL: srv.BaseURL(), APIKey: "k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ledger := &llm.Ledger{}
+	model := llm.Metered(llm.WithRetry(m, llm.RetryConfig{CallTimeout: callTimeout,
+		Sleep: func(context.Context, time.Duration) error { return nil }}), ledger, "fake")
+	return llmroles.New(llmroles.Config{Planner: model, Searcher: model, Analyst: model, Verifier: model,
+		Synthesizer: model, Sources: []sources.Searcher{searcher},
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}), ledger
+}
+
 type siteSearcher struct{ *researchtest.Site }
 
 func (siteSearcher) Name() string { return "site" }
@@ -165,15 +181,7 @@ func TestMisbehavingModel(t *testing.T) {
 			site := researchtest.NewSite(kilnPages())
 			defer site.Close()
 			srv := openaifake.New(t, openaifake.Config{SubQuestions: kilnPlan, GapSubQuestion: -1, Misbehave: tc.mb})
-			m, err := openai.New(openai.Config{Model: "fake-research", BaseURL: srv.BaseURL(), APIKey: "k"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			model := llm.WithRetry(m, llm.RetryConfig{CallTimeout: 500 * time.Millisecond,
-				Sleep: func(context.Context, time.Duration) error { return nil }})
-			roles := llmroles.New(llmroles.Config{Planner: model, Searcher: model, Analyst: model, Verifier: model,
-				Synthesizer: model, Sources: []sources.Searcher{siteSearcher{site}},
-				Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+			roles, _ := fakeRoles(t, srv, siteSearcher{site}, 500*time.Millisecond)
 			dir := filepath.Join(t.TempDir(), "run")
 			rep, err := research.Run(t.Context(), research.Config{Question: "How good is the solar kiln?", Roles: roles,
 				Fetcher: site.Fetcher(), OutDir: dir})

@@ -1,23 +1,16 @@
 package openaifake_test
 
 import (
-	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/deepresearch/deepresearch/llm"
-	"github.com/deepresearch/deepresearch/llm/openai"
 	"github.com/deepresearch/deepresearch/research"
-	"github.com/deepresearch/deepresearch/research/llmroles"
 	"github.com/deepresearch/deepresearch/research/researchtest"
 	"github.com/deepresearch/deepresearch/research/researchtest/openaifake"
-	"github.com/deepresearch/deepresearch/sources"
 )
 
 // publishRun runs the whole graph against the fake over pages with the given misbehaviour.
@@ -27,15 +20,7 @@ func publishRun(t *testing.T, pages []researchtest.Page, plan []openaifake.SubQu
 	site := researchtest.NewSite(pages)
 	t.Cleanup(site.Close)
 	srv := openaifake.New(t, openaifake.Config{SubQuestions: plan, GapSubQuestion: -1, Misbehave: mb})
-	m, err := openai.New(openai.Config{Model: "fake-research", BaseURL: srv.BaseURL(), APIKey: "k"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	model := llm.WithRetry(m, llm.RetryConfig{CallTimeout: 2 * time.Second,
-		Sleep: func(context.Context, time.Duration) error { return nil }})
-	roles := llmroles.New(llmroles.Config{Planner: model, Searcher: model, Analyst: model, Verifier: model,
-		Synthesizer: model, Sources: []sources.Searcher{siteSearcher{site}},
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	roles, _ := fakeRoles(t, srv, siteSearcher{site}, 2*time.Second)
 	dir := filepath.Join(t.TempDir(), "run")
 	rep, err := research.Run(t.Context(), research.Config{Question: question, Roles: roles,
 		Fetcher: site.Fetcher(), OutDir: dir, Unjudged: unjudged})
