@@ -334,14 +334,13 @@ func TestComposeFile(t *testing.T) {
 		if !s.ourImage() {
 			continue
 		}
-		args, dropped, err := cliArgs(s.Command)
+		_, dropped, err := cliArgs(s.Command)
 		if err != nil {
 			t.Errorf("%s: command %q: %v", name, s.Command, err)
 		}
 		for _, d := range dropped {
 			t.Logf("%s: %s is not in this build's CLI yet (%s): checked and run without it", name, d, pendingFlags[d])
 		}
-		_ = args
 		h, err := healthArgs(s)
 		if err == nil {
 			_, _, err = cliArgs(h)
@@ -680,7 +679,7 @@ func TestComposeServicesRunWithoutDocker(t *testing.T) {
 	built := make(chan struct{})
 	go func() {
 		defer close(built)
-		r.bin, r.df = dockerBuild(t, nil)
+		r.bin, r.df = dockerBuild(t)
 	}()
 	model := fakeModel(t, 20*time.Millisecond)
 	docs := filepath.Join(t.TempDir(), "corpus")
@@ -870,4 +869,46 @@ func waitFor(t *testing.T, p *service, s string, d time.Duration) {
 		}
 	}
 	t.Fatalf("never said %q:\n%s", s, p.stderr.String())
+}
+
+// The checks the structure test leans on, on mistakes: a misspelt flag or command, a missing argument; and
+// Compose's interpolation, whose required variables are what makes `docker compose up` refuse an empty .env.
+func TestComposeChecksCatchMistakes(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		ok   bool
+	}{
+		{[]string{"worker", "--concurrency", "4", "--dir", "/data/worker"}, true},
+		{[]string{"worker", "--metrics", "127.0.0.1:9090"}, true}, // the CLI's flag, or a pending one
+		{[]string{"worker", "--concurency", "4"}, false},
+		{[]string{"wroker", "--concurrency", "4"}, false},
+		{[]string{"fetch"}, false},
+		{[]string{"probe"}, false},
+		{[]string{"serve", "--addr", "0.0.0.0:8787", "--max-runs", "x"}, false},
+	} {
+		if _, _, err := cliArgs(c.args); (err == nil) != c.ok {
+			t.Errorf("%q: error %v, want ok=%v", c.args, err, c.ok)
+		}
+	}
+	env := map[string]string{"SET": "v", "EMPTY": ""}
+	for _, c := range []struct {
+		in, want string
+		fails    bool
+	}{
+		{"${SET}", "v", false},
+		{"$SET/x", "v/x", false},
+		{"${EMPTY:-d}", "d", false},
+		{"${EMPTY-d}", "", false},
+		{"${UNSET-d}", "d", false},
+		{"${UNSET:-}", "", false},
+		{"$$SET", "$SET", false},
+		{"${EMPTY:?say it}", "", true},
+		{"${UNSET?say it}", "", true},
+		{"${EMPTY?fine}", "", false},
+	} {
+		got, err := interpolate(c.in, env)
+		if (err != nil) != c.fails || (!c.fails && got != c.want) {
+			t.Errorf("interpolate(%q) = %q, %v; want %q (fails=%v)", c.in, got, err, c.want, c.fails)
+		}
+	}
 }

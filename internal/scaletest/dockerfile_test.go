@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -254,11 +255,10 @@ func globMatch(pat, name []string) bool {
 	return err == nil && ok && globMatch(pat[1:], name[1:])
 }
 
-// buildContext copies the repository into a temporary folder as Docker's build context holds it.
-func buildContext(t testing.TB, root string) string {
+// buildContext copies the repository into dst as Docker's build context holds it.
+func buildContext(t testing.TB, root, dst string) {
 	t.Helper()
 	patterns := dockerignore(t, filepath.Join(root, ".dockerignore"))
-	dst := filepath.Join(t.TempDir(), "context")
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -283,7 +283,6 @@ func buildContext(t testing.TB, root string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return dst
 }
 
 func copyFile(src, dst string) error {
@@ -303,37 +302,69 @@ func copyFile(src, dst string) error {
 	return out.Close()
 }
 
+// imageBuild is the binary the Dockerfile's build command makes, built once for the package's tests (the build
+// with -trimpath and CGO_ENABLED=0 shares little with the tests' other builds) and removed by TestMain.
+var imageBuild struct {
+	once sync.Once
+	dir  string
+	bin  string
+	df   *dockerfile
+}
+
+// The version and commit the tests stamp through the Dockerfile's ARGs.
+var imageArgs = map[string]string{"VERSION": "v9.9.9-image", "COMMIT": "0123456789ab"}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if imageBuild.dir != "" {
+		os.RemoveAll(imageBuild.dir)
+	}
+	os.Exit(code)
+}
+
 // dockerBuild runs the Dockerfile's build command over the build context and returns the binary and what was
-// read from the Dockerfile. args overrides the Dockerfile's ARG defaults.
-func dockerBuild(t testing.TB, args map[string]string) (string, *dockerfile) {
+// read from the Dockerfile.
+func dockerBuild(t testing.TB) (string, *dockerfile) {
 	t.Helper()
-	root := repoRoot(t)
-	df := parseDockerfile(t, filepath.Join(root, "Dockerfile"), args)
-	if !slices.Contains(df.buildEnv, "CGO_ENABLED=0") {
-		t.Fatalf("Dockerfile: the build runs with %q: want CGO_ENABLED=0 (a static binary for a distroless image)", df.buildEnv)
+	imageBuild.once.Do(func() {
+		dir, err := os.MkdirTemp("", "scaletest-image-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		imageBuild.dir = dir
+		root := repoRoot(t)
+		df := parseDockerfile(t, filepath.Join(root, "Dockerfile"), imageArgs)
+		if !slices.Contains(df.buildEnv, "CGO_ENABLED=0") {
+			t.Fatalf("Dockerfile: the build runs with %q: want CGO_ENABLED=0 (a static binary for a distroless image)", df.buildEnv)
+		}
+		ctxDir := filepath.Join(dir, "context")
+		buildContext(t, root, ctxDir)
+		bin := filepath.Join(dir, "deepresearch")
+		buildArgs := slices.Clone(df.buildArgs)
+		i := slices.Index(buildArgs, "-o")
+		if i < 0 {
+			t.Fatalf("Dockerfile: go build %q has no -o", buildArgs)
+		}
+		buildArgs[i+1] = bin
+		cmd := exec.Command("go", buildArgs...)
+		cmd.Dir = ctxDir
+		cmd.Env = append(os.Environ(), df.buildEnv...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("the Dockerfile's build over the .dockerignore'd context: %v\n%s", err, out)
+		}
+		imageBuild.bin, imageBuild.df = bin, df
+	})
+	if imageBuild.bin == "" {
+		t.Fatal("the Dockerfile's build failed (see the first test that ran it)")
 	}
-	ctxDir := buildContext(t, root)
-	bin := filepath.Join(t.TempDir(), "deepresearch")
-	buildArgs := slices.Clone(df.buildArgs)
-	i := slices.Index(buildArgs, "-o")
-	if i < 0 {
-		t.Fatalf("Dockerfile: go build %q has no -o", buildArgs)
-	}
-	buildArgs[i+1] = bin
-	cmd := exec.CommandContext(t.Context(), "go", buildArgs...)
-	cmd.Dir = ctxDir
-	cmd.Env = append(os.Environ(), df.buildEnv...)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("the Dockerfile's build over the .dockerignore'd context: %v\n%s", err, out)
-	}
-	return bin, df
+	return imageBuild.bin, imageBuild.df
 }
 
 // The Dockerfile's own build command, with CGO_ENABLED=0, over the context .dockerignore leaves, produces a
 // static binary (no interpreter, no shared library) that starts and prints the stamped version in an empty
 // environment, as in a distroless container; the final stage runs it as a user that is not root.
 func TestDockerfileBuildsAStaticBinary(t *testing.T) {
-	bin, df := dockerBuild(t, map[string]string{"VERSION": "v9.9.9-image", "COMMIT": "0123456789ab"})
+	bin, df := dockerBuild(t)
 	f, err := elf.Open(bin)
 	if err != nil {
 		t.Fatal(err)
