@@ -853,6 +853,8 @@ func TestComposeServicesRunWithoutDocker(t *testing.T) {
 			t.Errorf("worker %d logged the database password", i+1)
 		}
 	}
+	t.Logf("run %s on %d workers: %d citations, %d evidence items, %d model calls; listed by the viewer; PDF refused: %s",
+		runID, len(workers), len(rep.Citations), len(rep.Evidence), rep.Stats.Calls, strings.TrimSpace(p.stderr.String()))
 }
 
 // waitFor waits until a process's standard error holds s.
