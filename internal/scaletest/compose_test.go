@@ -229,7 +229,7 @@ func loadCompose(t testing.TB) (*composeFile, string) {
 // without the pending flags the CLI does not have yet (and the names of those dropped).
 func cliArgs(args []string) ([]string, []string, error) {
 	root := cli.NewRootCmd(&cli.App{Getenv: func(string) string { return "" }})
-	cmd, rest, err := root.Find(args)
+	cmd, _, err := root.Find(args)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -255,7 +255,8 @@ func cliArgs(args []string) ([]string, []string, error) {
 			}
 		}
 	}
-	if _, rest, err = root.Find(out); err != nil {
+	_, rest, err := root.Find(out)
+	if err != nil {
 		return nil, nil, err
 	}
 	if err := cmd.ParseFlags(rest); err != nil {
