@@ -29,6 +29,9 @@ var notRun = map[string]string{
 	"go install github.com/deepresearch/deepresearch/cmd/deepresearch@latest": "installs from the module proxy, which tests never reach",
 	"go get github.com/deepresearch/deepresearch@latest":                      "downloads from the module proxy, which tests never reach",
 	"scripts/test": "the whole suite, this test among it",
+	"docker compose -f deploy/compose.yaml up -d --build":                                                      "needs Docker; internal/scaletest's TestComposeServicesRunWithoutDocker runs the file's services",
+	"docker compose -f deploy/compose.yaml up -d --scale worker=4":                                             "needs Docker; internal/scaletest's TestComposeServicesRunWithoutDocker runs the worker replicas",
+	`docker compose -f deploy/compose.yaml run --rm worker run --detach --corpus /corpus "LSM 树如何处理删除？"`:       "needs Docker; TestComposeServicesRunWithoutDocker runs the file's own submission",
 	"DEEPRESEARCH_TOKEN=$(openssl rand -hex 16) deepresearch serve --api --addr 0.0.0.0:8787 --corpus ~/notes": "a server on every interface that runs until stopped; TestServeAPIEndToEnd runs serve --api through openai-go",
 }
 

@@ -169,6 +169,7 @@ and with Anthropic; with no model configured it runs its extractive engine, whic
 		newMCPCmd(app),
 		newChatCmd(app),
 		newTrustCmd(app),
+		newProbeCmd(app),
 	)
 	typedArgErrors(root)
 	return root

@@ -37,7 +37,7 @@ func payloadKey(t *testing.T) string {
 }
 
 // waitFor polls get until it answers code with a body containing want, or fails after limit.
-func waitFor(t *testing.T, what, u string, code int, want string, limit time.Duration) {
+func waitForHTTP(t *testing.T, what, u string, code int, want string, limit time.Duration) {
 	t.Helper()
 	var last string
 	for deadline := time.Now().Add(limit); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
@@ -122,7 +122,7 @@ func TestWorkerOperations(t *testing.T) {
 	if code, body := fetchURL(base + "/healthz"); code != 200 {
 		t.Fatalf("/healthz: %d %s", code, body)
 	}
-	waitFor(t, "ready", base+"/readyz", 200, "ready", time.Minute)
+	waitForHTTP(t, "ready", base+"/readyz", 200, "ready", time.Minute)
 
 	plain, err := client.Dial(client.Options{HostPort: d.temporal, Namespace: d.namespace,
 		Logger: log.NewStructuredLogger(slog.New(slog.DiscardHandler))})
@@ -238,13 +238,13 @@ func TestWorkerOperations(t *testing.T) {
 
 	// Outages turn /readyz 503 with the reason, and back.
 	pgProxy.Cut()
-	waitFor(t, "state store down", base+"/readyz", 503, "state store unreachable", 30*time.Second)
+	waitForHTTP(t, "state store down", base+"/readyz", 503, "state store unreachable", 30*time.Second)
 	pgProxy.Mend()
-	waitFor(t, "state store back", base+"/readyz", 200, "ready", 30*time.Second)
+	waitForHTTP(t, "state store back", base+"/readyz", 200, "ready", 30*time.Second)
 	tProxy.Cut()
-	waitFor(t, "Temporal down", base+"/readyz", 503, "Temporal unreachable", 30*time.Second)
+	waitForHTTP(t, "Temporal down", base+"/readyz", 503, "Temporal unreachable", 30*time.Second)
 	tProxy.Mend()
-	waitFor(t, "Temporal back", base+"/readyz", 200, "ready", 2*time.Minute)
+	waitForHTTP(t, "Temporal back", base+"/readyz", 200, "ready", 2*time.Minute)
 	if code, _ := fetchURL(base + "/healthz"); code != 200 {
 		t.Errorf("/healthz after the outages: %d", code)
 	}

@@ -156,7 +156,7 @@ func setup(t testing.TB, latency time.Duration) *deployment {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		d.bin = build(t, repoRoot(t), "./cmd/deepresearch", "deepresearch")
+		d.bin, _ = dockerBuild(t) // the binary the container image ships, built once for the package
 	}()
 	pg := pgtest.New(t)
 	d.state, d.pg = pg.URL, pg
