@@ -288,14 +288,31 @@ func subjectOf(question string) string {
 // part of each name of the domain in it ("mutex" for sync.Mutex, "godebug" for GODEBUG) — that some pooled item
 // contains. Empty when the question names nothing or the pool never mentions its names (then the not-covered
 // heuristic speaks).
-func (p *poolIndex) requiredNames(question string) []string {
-	var out []string
-	for _, t := range nameTerms(question) {
-		if p.df[t] > 0 {
-			out = append(out, t)
+func (p *poolIndex) requiredNames(question string, setting func(term string) bool) [][]string {
+	var out [][]string
+	for _, w := range nameWords(question) {
+		t := w[len(w)-1]
+		if p.df[t] == 0 || setting != nil && setting(t) {
+			continue
 		}
+		out = append(out, w)
 	}
 	return out
+}
+
+// hasName reports an item that mentions one of names: its term, or its parts spelled as words in prose
+// ("hash map" for HashMap).
+func (p *poolIndex) hasName(i int, names [][]string) bool {
+	for _, n := range names {
+		all := true
+		for _, t := range n[:len(n)-1] {
+			all = all && p.terms[i][t]
+		}
+		if p.terms[i][n[len(n)-1]] || len(n) > 2 && all {
+			return true
+		}
+	}
+	return false
 }
 
 func (p *poolIndex) hasAny(i int, terms []string) bool {

@@ -21,6 +21,7 @@ import (
 type Synthesizer struct {
 	cfg      Config
 	sections *sectionMemo
+	vocab    *vocabulary // the words the sources use; nil or empty: unknown
 }
 
 type labels struct {
@@ -153,10 +154,10 @@ func (s *Synthesizer) Synthesize(ctx context.Context, in research.SynthesisInput
 	// Named subject: when the question names an API the pool mentions ("sync.Mutex"), an item that mentions none
 	// of the question's names is about a neighbour ("A Value must not be copied …"), however much of the rest of
 	// the question it repeats.
-	required := pool.requiredNames(in.Plan.Question)
+	required := pool.requiredNames(in.Plan.Question, func(t string) bool { return s.vocab.setting(ctx, t) })
 	if len(required) > 0 {
 		for i, e := range ranked {
-			if !pool.hasAny(i, required) {
+			if !pool.hasName(i, required) {
 				onTopic[e.ID] = false
 				scores[i] = 0
 			}

@@ -47,6 +47,17 @@ func (v *vocabulary) specific(ctx context.Context, word string) bool {
 	return known && df >= minCorpusUses && df*df < n
 }
 
+// settingShare is the share of the sources' passages past which a word is their setting, not a topic: a name in
+// more than a tenth of all passages ("PostgreSQL" in PostgreSQL's manual) is what the whole corpus is about.
+const settingShare = 0.1
+
+// setting reports a word the sources use in more than settingShare of their passages: the product or domain
+// every document is about, which names no particular subject of a question about it.
+func (v *vocabulary) setting(ctx context.Context, word string) bool {
+	df, n, known := v.docFreq(ctx, word)
+	return known && n > 0 && float64(df) > settingShare*float64(n)
+}
+
 // docFreq is the sources' passages using word and their number, remembered; known is false when no source can
 // tell, or none answered.
 func (v *vocabulary) docFreq(ctx context.Context, word string) (df, n int, known bool) {
