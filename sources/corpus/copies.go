@@ -3,7 +3,9 @@ package corpus
 import (
 	"cmp"
 	"math"
+	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/deepresearch/deepresearch/lexical"
 )
@@ -15,9 +17,15 @@ import (
 //
 //   - a copy: two documents that hold at least copyShare of each other's marks are one document twice; the one
 //     with the fewest bytes (then the shorter, then the first path) is the original, the others copies;
+//
 //   - an aggregate: a document that holds partShare or more of each of at least aggregateSources smaller
 //     documents, which together hold at least aggregateShare of it — a page made of other pages, not a page that
 //     quotes a line of each of a few others, nor one of several pages of the same template.
+//
+//   - a source beside its rendering: a Markdown, reStructuredText, AsciiDoc or plain-text file next to an HTML file
+//     of the same name in the same folder (api/events.md beside api/events.html) is the text the page was
+//     generated from — the same document, hard-wrapped and in markup, so its lines cannot be compared with the
+//     page's paragraphs — and is the copy: the page is what readers are sent to.
 //
 // A mark found in more than maxMarkOwners documents is site furniture (a footer, a notice on every stub), which
 // proves no copying, and a document with fewer than minRedundantMarks marks is too short to judge. Search ranks
@@ -122,8 +130,14 @@ func redundantDocs(files map[string]*fileEntry) map[string]string {
 	}
 	out := map[string]string{}
 	copied := make([]bool, len(paths))
+	for d, p := range paths {
+		if renderedBeside(p, files) {
+			copied[d] = true
+			out[p] = redundantCopy
+		}
+	}
 	for d := range paths {
-		if content[d] < minRedundantMarks {
+		if copied[d] || content[d] < minRedundantMarks {
 			continue
 		}
 		for o := range shared[d] {
@@ -205,4 +219,28 @@ func redundantDocs(files map[string]*fileEntry) map[string]string {
 		return nil
 	}
 	return out
+}
+
+// sourceExts are the markup formats a documentation generator renders to HTML; renderedExts its output.
+var (
+	sourceExts   = []string{".md", ".markdown", ".rst", ".txt", ".adoc", ".asciidoc"}
+	renderedExts = []string{".html", ".htm", ".xhtml"}
+)
+
+// renderedBeside reports a markup source file (sourceExts) with an indexed HTML rendering of the same name in the
+// same folder.
+func renderedBeside(p string, files map[string]*fileEntry) bool {
+	ext := strings.ToLower(filepath.Ext(p))
+	if !slices.Contains(sourceExts, ext) {
+		return false
+	}
+	stem := p[:len(p)-len(ext)]
+	for _, r := range renderedExts {
+		for _, alt := range []string{stem + r, stem + strings.ToUpper(r)} {
+			if e, ok := files[alt]; ok && e.doc() {
+				return true
+			}
+		}
+	}
+	return false
 }
