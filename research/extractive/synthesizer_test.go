@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/research"
 )
 
@@ -112,6 +113,66 @@ func TestRankForReadsTheLead(t *testing.T) {
 		got := rankFor(sq, []research.Evidence{other, rule}, map[string]string{}, sections)
 		if want := sections != nil; (got[0].ID == "e1") != want {
 			t.Errorf("with lead %v: ranked %s first", want, got[0].ID)
+		}
+	}
+}
+
+// The answer-document rule: the report answers from the page that states the answer — several on-topic items under
+// a title naming the subject — and not from a page that shares the question's words in one passage; a second page
+// that answers nearly as well is kept beside it.
+func TestSynthesizerAnswersFromTheAnswerDocuments(t *testing.T) {
+	plan := &research.Plan{Question: "What are the rules of references?", Language: "en", SubQuestions: []research.SubQuestion{
+		{ID: "q1", Question: "What are the rules of references?", Queries: []string{"rules references"}}}}
+	titled := func(e research.Evidence, title string) research.Evidence { e.Title = title; return e }
+	main := "file:///book/references-and-borrowing.html"
+	pool := []research.Evidence{
+		titled(ev("e1", "q1", main+"#L10-L10", "At any given time, you can have either one mutable reference or any number of immutable references to a value.", 0.9), "References and Borrowing"),
+		titled(ev("e2", "q1", main+"#L12-L12", "References must always be valid, and the rules of references are checked by the compiler.", 0.9), "References and Borrowing"),
+		titled(ev("e3", "q1", main+"#L14-L14", "The rules of references keep a mutable reference from existing beside other references.", 0.85), "References and Borrowing"),
+		titled(ev("e4", "q1", "file:///book/deref.html#L5-L5", "The borrowing rules say that converting references between kinds follows three rules.", 0.9), "Smart Pointers and Deref"),
+	}
+	draft := func(pool []research.Evidence) string {
+		t.Helper()
+		d, err := New(Config{}).Synthesizer.Synthesize(t.Context(), research.SynthesisInput{Plan: plan, Evidence: pool})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d.Markdown
+	}
+	md := draft(pool)
+	for _, want := range []string{"[e1]", "[e2]", "[e3]"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the answer page's item %s is not cited:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "[e4]") {
+		t.Errorf("the page that shares the question's words in passing is cited:\n%s", md)
+	}
+	// A second page answering as well as the first is kept.
+	second := "file:///reference/references.html"
+	pool = append(pool,
+		titled(ev("e5", "q1", second+"#L3-L3", "The rules of references forbid a dangling reference to a value.", 0.9), "References"),
+		titled(ev("e6", "q1", second+"#L4-L4", "A reference obeys the borrowing rules of references at compile time.", 0.9), "References"))
+	md = draft(pool)
+	for _, want := range []string{"[e1]", "[e5]"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("%s of an answer page is not cited:\n%s", want, md)
+		}
+	}
+}
+
+func TestNamedShare(t *testing.T) {
+	vs := []variant{queryVariant("mutable references"), queryVariant("json type")}
+	terms := func(s string) map[string]bool {
+		m := map[string]bool{}
+		for _, t := range lexical.Tokenize(s) {
+			m[t] = true
+		}
+		return m
+	}
+	for text, want := range map[string]float64{"References and Borrowing": 0.5, "JSON Types": 1, "Unsafe Rust": 0, "": 0} {
+		if got := namedShare(vs, terms(text)); got != want {
+			t.Errorf("namedShare(%q) = %v, want %v", text, got, want)
 		}
 	}
 }
