@@ -503,7 +503,7 @@ func normative(k kind) bool { return k == kindRule || k == kindDefinition }
 
 // answerDocShare is how much of the best document's support another document needs for its items to be
 // published beside it.
-const answerDocShare = 0.5
+const answerDocShare = 0.65
 
 // answerDocuments is the answer-document rule: it weighs each document by the support its on-topic items give
 // (their focus times their confidence, summed) and by how much of the question's subject its title and the
