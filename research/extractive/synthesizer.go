@@ -169,7 +169,8 @@ func (s *Synthesizer) Synthesize(ctx context.Context, in research.SynthesisInput
 		}
 	}
 	// Answer documents: the pages that answer the question, not every page that shares some of its words.
-	for doc, keep := range answerDocuments(ranked, scores, onTopic, variants, s.sections) {
+	redundant := func(doc string) bool { return s.vocab.redundant(ctx, doc) }
+	for doc, keep := range answerDocuments(ranked, scores, onTopic, variants, s.sections, redundant) {
 		if !keep {
 			for _, e := range ranked {
 				if docKey(e.Source) == doc {
@@ -511,8 +512,9 @@ const answerDocShare = 0.65
 // the answer states several of its parts under headings that name the subject ("References and Borrowing" for
 // the rules of references); a page that shares some of the question's words in passing ("Treating Smart Pointers
 // Like Regular References") gives fewer, weaker items. It returns, for every document with an on-topic item,
-// whether to keep it.
-func answerDocuments(ranked []research.Evidence, scores []float64, onTopic map[string]bool, variants []variant, sections *sectionMemo) map[string]bool {
+// whether to keep it. A document its source names redundant (a copy, a page of all pages) is never kept beside one
+// that is not: the reader is sent to the page it repeats.
+func answerDocuments(ranked []research.Evidence, scores []float64, onTopic map[string]bool, variants []variant, sections *sectionMemo, redundant func(doc string) bool) map[string]bool {
 	support := map[string]float64{}
 	where := map[string]map[string]bool{}
 	for i, e := range ranked {
@@ -536,8 +538,20 @@ func answerDocuments(ranked []research.Evidence, scores []float64, onTopic map[s
 		best = math.Max(best, weight[d])
 	}
 	out := map[string]bool{}
+	original := false
 	for d, w := range weight {
 		out[d] = w >= answerDocShare*best
+		if out[d] && redundant != nil && redundant(d) {
+			out[d] = false // decided below, once it is known whether an original is kept
+			continue
+		}
+		original = original || out[d]
+	}
+	if !original {
+		// Only copies answer: they are what the sources have.
+		for d, w := range weight {
+			out[d] = w >= answerDocShare*best
+		}
 	}
 	return out
 }

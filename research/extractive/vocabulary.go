@@ -18,6 +18,7 @@ const maxVocabulary = 1 << 14
 // local corpus index). With none it knows nothing, and every answer is "unknown".
 type vocabulary struct {
 	srcs []sources.Vocabulary
+	reds []sources.Redundancy // the sources that know their copies and aggregates
 
 	mu   sync.Mutex
 	memo map[string][2]int // word → passages using it and passages in all, summed over the sources
@@ -28,6 +29,9 @@ func newVocabulary(searchers []sources.Searcher) *vocabulary {
 	for _, s := range searchers {
 		if sv, ok := s.(sources.Vocabulary); ok {
 			v.srcs = append(v.srcs, sv)
+		}
+		if sr, ok := s.(sources.Redundancy); ok {
+			v.reds = append(v.reds, sr)
 		}
 	}
 	return v
@@ -87,4 +91,17 @@ func (v *vocabulary) docFreq(ctx context.Context, word string) (df, n int, known
 	v.memo[word] = [2]int{df, n}
 	v.mu.Unlock()
 	return df, n, true
+}
+
+// redundant reports a document some source names a copy or an aggregate of others (a failing source names none).
+func (v *vocabulary) redundant(ctx context.Context, url string) bool {
+	if v == nil {
+		return false
+	}
+	for _, s := range v.reds {
+		if why, err := s.Redundant(ctx, url); err == nil && why != "" {
+			return true
+		}
+	}
+	return false
 }

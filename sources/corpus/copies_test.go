@@ -318,6 +318,20 @@ func TestIndexNamesTheSourceBesideItsRenderingACopy(t *testing.T) {
 	if !maps.Equal(got, want) {
 		t.Fatalf("redundant documents:\n got  %v\n want %v", got, want)
 	}
+	// sources.Redundancy answers the same for a document's URL, with or without its line anchor.
+	for u, want := range map[string]string{
+		"file://" + filepath.ToSlash(filepath.Join(root, "api", "events.md")) + "#L3-L4": redundantCopy,
+		"file://" + filepath.ToSlash(filepath.Join(root, "api", "events.md")):            redundantCopy,
+		"file://" + filepath.ToSlash(filepath.Join(root, "api", "events.html")):          "",
+		"file:///nowhere/else.md":  "",
+		"https://example.com/a.md": "",
+		"%zz":                      "",
+	} {
+		got, err := ix.Redundant(t.Context(), u)
+		if err != nil || got != want {
+			t.Errorf("Redundant(%q) = %q, %v; want %q", u, got, err, want)
+		}
+	}
 	res, err := ix.Search(t.Context(), lineOf("events", 12, 5), 10)
 	if err != nil {
 		t.Fatal(err)
