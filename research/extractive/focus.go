@@ -314,12 +314,3 @@ func (p *poolIndex) hasName(i int, names [][]string) bool {
 	}
 	return false
 }
-
-func (p *poolIndex) hasAny(i int, terms []string) bool {
-	for _, t := range terms {
-		if p.terms[i][t] {
-			return true
-		}
-	}
-	return false
-}
