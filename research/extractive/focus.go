@@ -286,8 +286,9 @@ func subjectOf(question string) string {
 
 // requiredNames is the named-subject heuristic: the terms that name the APIs the question asks about — the last
 // part of each name of the domain in it ("mutex" for sync.Mutex, "godebug" for GODEBUG) — that some pooled item
-// contains. Empty when the question names nothing or the pool never mentions its names (then the not-covered
-// heuristic speaks).
+// contains, each with its CamelCase parts first (nameWords). A name the sources are all about (setting: "PostgreSQL"
+// over its manual) is no subject and is left out. Empty when the question names nothing or the pool never mentions
+// its names (then the not-covered heuristic speaks).
 func (p *poolIndex) requiredNames(question string, setting func(term string) bool) [][]string {
 	var out [][]string
 	for _, w := range nameWords(question) {
