@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/deepresearch/deepresearch/lexical"
+	"github.com/deepresearch/deepresearch/sources/extract"
 )
 
 // Copies found at index time. A documentation tree often holds its text twice: a print-all page (the whole book
@@ -130,8 +131,9 @@ func redundantDocs(files map[string]*fileEntry) map[string]string {
 	}
 	out := map[string]string{}
 	copied := make([]bool, len(paths))
+	htmlStems := renderings(files)
 	for d, p := range paths {
-		if renderedBeside(p, files) {
+		if renderedBeside(p, htmlStems) {
 			copied[d] = true
 			out[p] = redundantCopy
 		}
@@ -221,26 +223,28 @@ func redundantDocs(files map[string]*fileEntry) map[string]string {
 	return out
 }
 
-// sourceExts are the markup formats a documentation generator renders to HTML; renderedExts its output.
-var (
-	sourceExts   = []string{".md", ".markdown", ".rst", ".txt", ".adoc", ".asciidoc"}
-	renderedExts = []string{".html", ".htm", ".xhtml"}
-)
+// renderings are the stems (path without extension) of the indexed HTML documents of files.
+func renderings(files map[string]*fileEntry) map[string]bool {
+	out := map[string]bool{}
+	for p, e := range files {
+		if f, ok := extract.Builtin().ByPath(p); ok && e.doc() && f.Layout == extract.LayoutHTML {
+			out[strings.TrimSuffix(p, filepath.Ext(p))] = true
+		}
+	}
+	return out
+}
 
-// renderedBeside reports a markup source file (sourceExts) with an indexed HTML rendering of the same name in the
-// same folder.
-func renderedBeside(p string, files map[string]*fileEntry) bool {
-	ext := strings.ToLower(filepath.Ext(p))
-	if !slices.Contains(sourceExts, ext) {
+// renderedBeside reports a markup source file — Markdown, reStructuredText, AsciiDoc, Org or plain text as the
+// format registry reads it, not a converted format such as PDF — with an indexed HTML rendering of the same name
+// in the same folder (its stem among htmlStems, see renderings).
+func renderedBeside(p string, htmlStems map[string]bool) bool {
+	f, ok := extract.Builtin().ByPath(p)
+	if !ok || f.Convert != nil {
 		return false
 	}
-	stem := p[:len(p)-len(ext)]
-	for _, r := range renderedExts {
-		for _, alt := range []string{stem + r, stem + strings.ToUpper(r)} {
-			if e, ok := files[alt]; ok && e.doc() {
-				return true
-			}
-		}
+	switch f.Layout {
+	case extract.LayoutMarkdown, extract.LayoutRST, extract.LayoutAsciiDoc, extract.LayoutOrg, extract.LayoutText:
+		return htmlStems[strings.TrimSuffix(p, filepath.Ext(p))]
 	}
 	return false
 }

@@ -344,12 +344,14 @@ func TestIndexNamesTheSourceBesideItsRenderingACopy(t *testing.T) {
 func TestRenderedBeside(t *testing.T) {
 	files := map[string]*fileEntry{
 		"/d/a.md": {}, "/d/a.html": {}, "/d/b.rst": {}, "/d/b.HTM": {}, "/d/c.md": {}, "/d/c.html": {Outcome: "skipped"},
-		"/d/e.html": {}, "/x/e.md": {}, "/d/f.txt": {}, "/d/f.xhtml": {},
+		"/d/e.html": {}, "/x/e.md": {}, "/d/f.txt": {}, "/d/f.xhtml": {}, "/d/g.pdf": {}, "/d/g.html": {}, "/d/h.go": {}, "/d/h.html": {},
 	}
+	stems := renderings(files)
 	for p, want := range map[string]bool{
 		"/d/a.md": true, "/d/a.html": false, "/d/b.rst": true, "/d/c.md": false, "/x/e.md": false, "/d/f.txt": true,
+		"/d/g.pdf": false, "/d/h.go": false,
 	} {
-		if got := renderedBeside(p, files); got != want {
+		if got := renderedBeside(p, stems); got != want {
 			t.Errorf("renderedBeside(%q) = %v, want %v", p, got, want)
 		}
 	}
