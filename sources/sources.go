@@ -117,6 +117,14 @@ type Vocabulary interface {
 	DocFreq(ctx context.Context, word string) (df, n int, err error)
 }
 
+// Redundancy is a source that knows which of its documents repeat others — a local corpus index, which finds
+// copies and pages made of other pages when it indexes. A report quotes the page a reader would open, not its copy.
+type Redundancy interface {
+	// Redundant returns why the document at url repeats others ("copy", "aggregate"), or "" when it does not or
+	// the source does not hold it.
+	Redundant(ctx context.Context, url string) (string, error)
+}
+
 // HashText returns the sha256 hex digest used for Document.Hash.
 func HashText(text string) string {
 	sum := sha256.Sum256([]byte(text))

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/deepresearch/deepresearch/lexical"
@@ -241,16 +242,56 @@ func facetHeading(head, title string, keys map[string]bool) bool {
 // ("mutex" for sync.Mutex).
 func nameTerms(question string) []string {
 	var out []string
+	for _, w := range nameWords(question) {
+		out = append(out, w[len(w)-1])
+	}
+	return uniq(out)
+}
+
+// nameWords are the names of the domain a question names, each as the words of its last part spelled out in
+// prose, then the term itself: "HashMap" is ["hash", "map", "hashmap"], "sync.Mutex" ["mutex", "mutex"].
+func nameWords(question string) [][]string {
+	var out [][]string
+	seen := map[string]bool{}
 	for _, w := range wordRE.FindAllString(question, -1) {
 		w = strings.TrimRight(w, ".")
 		if !nameLike(w) || hasCJK(w) {
 			continue
 		}
-		if ts := lexical.Tokenize(identSplitter.Replace(w)); len(ts) > 0 {
-			out = append(out, ts[len(ts)-1])
+		ts := lexical.Tokenize(identSplitter.Replace(w))
+		if len(ts) == 0 || seen[ts[len(ts)-1]] {
+			continue
+		}
+		last := ts[len(ts)-1]
+		seen[last] = true
+		out = append(out, append(lexical.Tokenize(strings.Join(camelWords(lastSegment(w)), " ")), last))
+	}
+	return out
+}
+
+// lastSegment is the last part of a qualified name ("Mutex" of sync.Mutex).
+func lastSegment(w string) string {
+	if i := strings.LastIndexAny(w, "./_"); i >= 0 && i < len(w)-1 {
+		return w[i+1:]
+	}
+	return w
+}
+
+// camelWords splits a CamelCase name at its word boundaries: "HashMap" → Hash, Map; "HTTPServer" → HTTP,
+// Server. A name of one word is returned alone.
+func camelWords(w string) []string {
+	rs := []rune(w)
+	var out []string
+	start := 0
+	for i := 1; i < len(rs); i++ {
+		lowerToUpper := unicode.IsLower(rs[i-1]) && unicode.IsUpper(rs[i])
+		acronymEnd := i+1 < len(rs) && unicode.IsUpper(rs[i-1]) && unicode.IsUpper(rs[i]) && unicode.IsLower(rs[i+1])
+		if lowerToUpper || acronymEnd {
+			out = append(out, string(rs[start:i]))
+			start = i
 		}
 	}
-	return uniq(out)
+	return append(out, string(rs[start:]))
 }
 
 // namesOne reports a heading that holds one of the question's names, or any heading when the question names

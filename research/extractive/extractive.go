@@ -87,7 +87,7 @@ func New(cfg Config) research.Roles {
 		Searcher:    &Searcher{cfg: cfg},
 		Analyst:     &Analyst{cfg: cfg, sections: sections, vocab: vocab},
 		Verifier:    &Verifier{cfg: cfg, asked: map[askKey]int{}},
-		Synthesizer: &Synthesizer{cfg: cfg, sections: sections},
+		Synthesizer: &Synthesizer{cfg: cfg, sections: sections, vocab: vocab},
 	}
 }
 

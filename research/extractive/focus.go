@@ -286,21 +286,30 @@ func subjectOf(question string) string {
 
 // requiredNames is the named-subject heuristic: the terms that name the APIs the question asks about — the last
 // part of each name of the domain in it ("mutex" for sync.Mutex, "godebug" for GODEBUG) — that some pooled item
-// contains. Empty when the question names nothing or the pool never mentions its names (then the not-covered
-// heuristic speaks).
-func (p *poolIndex) requiredNames(question string) []string {
-	var out []string
-	for _, t := range nameTerms(question) {
-		if p.df[t] > 0 {
-			out = append(out, t)
+// contains, each with its CamelCase parts first (nameWords). A name the sources are all about (setting: "PostgreSQL"
+// over its manual) is no subject and is left out. Empty when the question names nothing or the pool never mentions
+// its names (then the not-covered heuristic speaks).
+func (p *poolIndex) requiredNames(question string, setting func(term string) bool) [][]string {
+	var out [][]string
+	for _, w := range nameWords(question) {
+		t := w[len(w)-1]
+		if p.df[t] == 0 || setting != nil && setting(t) {
+			continue
 		}
+		out = append(out, w)
 	}
 	return out
 }
 
-func (p *poolIndex) hasAny(i int, terms []string) bool {
-	for _, t := range terms {
-		if p.terms[i][t] {
+// hasName reports an item that mentions one of names: its term, or its parts spelled as words in prose
+// ("hash map" for HashMap).
+func (p *poolIndex) hasName(i int, names [][]string) bool {
+	for _, n := range names {
+		all := true
+		for _, t := range n[:len(n)-1] {
+			all = all && p.terms[i][t]
+		}
+		if p.terms[i][n[len(n)-1]] || len(n) > 2 && all {
 			return true
 		}
 	}

@@ -91,24 +91,50 @@ func TestCommonWord(t *testing.T) {
 	}
 }
 
-// The named-subject heuristic: a question naming an API keeps to items that mention it.
+// The named-subject heuristic: a question naming an API keeps to items that mention it — by its term or by its
+// CamelCase parts spelled as words — unless the name is the setting of the whole corpus.
 func TestRequiredNames(t *testing.T) {
 	pool := indexPool([]research.Evidence{
 		ev("e1", "q1", "file:///sync.md#L1-L1", "A Mutex must not be copied after first use.", 0.9),
 		ev("e2", "q1", "file:///atomic.md#L1-L1", "A Value must not be copied after first use.", 0.9),
+		ev("e3", "q1", "file:///maps.md#L1-L1", "For owned values like String, the values will be moved and the hash map will be the owner.", 0.9),
+		ev("e4", "q1", "file:///maps.md#L2-L2", "This HashMap has keys of type String.", 0.9),
+		ev("e5", "q1", "file:///json.md#L1-L1", "PostgreSQL offers two types for storing JSON data.", 0.9),
 	}, nil)
+	setting := func(term string) bool { return term == "postgresql" }
 	tests := []struct {
 		q    string
-		want []string
+		want [][]string
 	}{
-		{"What is the zero value of a sync.Mutex and may it be copied?", []string{"mutex"}},
+		{"What is the zero value of a sync.Mutex and may it be copied?", [][]string{{"mutex", "mutex"}}},
 		{"May a sync.Once be copied?", nil}, // no item names it: the not-covered heuristic speaks
 		{"What is the zero value of a mutex?", nil},
 		{"互斥锁的零值是什么？", nil},
+		{"What happens to a String inserted into a HashMap?", [][]string{{"hash", "map", "hashmap"}}},
+		// The corpus's own product names no subject: the question is about json.
+		{"How does the jsonb type differ from the json type in PostgreSQL?", nil},
 	}
 	for _, tt := range tests {
-		if got := pool.requiredNames(tt.q); !slices.Equal(got, tt.want) {
+		got := pool.requiredNames(tt.q, setting)
+		if !slices.EqualFunc(got, tt.want, slices.Equal[[]string]) {
 			t.Errorf("requiredNames(%q) = %v, want %v", tt.q, got, tt.want)
+		}
+	}
+	names := pool.requiredNames("What happens to a String inserted into a HashMap?", setting)
+	for i, want := range []bool{false, false, true, true, false} {
+		if got := pool.hasName(i, names); got != want {
+			t.Errorf("hasName(e%d, HashMap) = %v, want %v", i+1, got, want)
+		}
+	}
+}
+
+func TestCamelWords(t *testing.T) {
+	for in, want := range map[string][]string{
+		"HashMap": {"Hash", "Map"}, "HTTPServer": {"HTTP", "Server"}, "Mutex": {"Mutex"}, "GODEBUG": {"GODEBUG"},
+		"setMaxListeners": {"set", "Max", "Listeners"}, "": {""},
+	} {
+		if got := camelWords(in); !slices.Equal(got, want) {
+			t.Errorf("camelWords(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -117,7 +117,10 @@ func (p *Planner) Plan(ctx context.Context, question string) (*research.Plan, er
 	} else {
 		// A possessive first word of common Latin letters ("Go 的 context 包", "Go's context package") names the
 		// domain, not the subject; "互斥锁的零值" asks about the mutex.
-		if len(all) > 1 && !hasCJK(all[0]) && !strings.Contains(all[0], " ") && !nameLike(all[0]) && possessive(q, all[0]) {
+		// So does a name the sources are all about ("PostgreSQL 的 serial 类型" over PostgreSQL's manual, where it
+		// is in a tenth of the passages).
+		if len(all) > 1 && !hasCJK(all[0]) && !strings.Contains(all[0], " ") && possessive(q, all[0]) &&
+			(!nameLike(all[0]) || p.vocab.setting(ctx, all[0])) {
 			all = all[1:]
 		}
 		// A place phrase ("context 包中", in the context package) says where the question is asked, not what about.

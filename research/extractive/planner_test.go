@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/sources"
 )
 
 func TestPlannerEnglish(t *testing.T) {
@@ -224,5 +225,34 @@ func TestChineseClauseFrames(t *testing.T) {
 		if got := locative(in); got != want {
 			t.Errorf("locative(%q) = %v, want %v", in, got, want)
 		}
+	}
+}
+
+// A name the sources are all about, in the possessive ("PostgreSQL 的 serial 类型" over PostgreSQL's manual), is the
+// domain of the question, not its subject: the facets ask about serial. Over sources where it is a topic like any
+// other, or with no vocabulary, it stays the subject.
+func TestPlannerSkipsTheSourcesSettingInThePossessive(t *testing.T) {
+	q := "PostgreSQL 的 serial 类型是真正的数据类型吗？"
+	plan := func(df int) *research.Plan {
+		t.Helper()
+		roles := New(Config{Searchers: []sources.Searcher{vocabSource{df: map[string]int{"PostgreSQL": df, "postgresql": df}}}})
+		p, err := roles.Planner.Plan(t.Context(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	facets := func(p *research.Plan) string {
+		var qs []string
+		for _, sq := range p.SubQuestions[1:] {
+			qs = append(qs, sq.Question)
+		}
+		return strings.Join(qs, " | ")
+	}
+	if got := facets(plan(2700)); strings.Contains(got, "PostgreSQL") || !strings.Contains(got, "serial") {
+		t.Errorf("over PostgreSQL's manual the facets are %q, want them about serial", got)
+	}
+	if got := facets(plan(40)); !strings.Contains(got, "PostgreSQL") {
+		t.Errorf("where PostgreSQL is a topic like another the facets are %q, want them about it", got)
 	}
 }

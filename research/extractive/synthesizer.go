@@ -21,6 +21,7 @@ import (
 type Synthesizer struct {
 	cfg      Config
 	sections *sectionMemo
+	vocab    *vocabulary // the words the sources use; nil or empty: unknown
 }
 
 type labels struct {
@@ -153,20 +154,33 @@ func (s *Synthesizer) Synthesize(ctx context.Context, in research.SynthesisInput
 	// Named subject: when the question names an API the pool mentions ("sync.Mutex"), an item that mentions none
 	// of the question's names is about a neighbour ("A Value must not be copied …"), however much of the rest of
 	// the question it repeats.
-	required := pool.requiredNames(in.Plan.Question)
+	required := pool.requiredNames(in.Plan.Question, func(t string) bool { return s.vocab.setting(ctx, t) })
 	if len(required) > 0 {
 		for i, e := range ranked {
-			if !pool.hasAny(i, required) {
+			if !pool.hasName(i, required) {
 				onTopic[e.ID] = false
 				scores[i] = 0
 			}
 		}
 	}
-	var answer []research.Evidence
 	for i, e := range ranked {
 		if !onTopic[e.ID] && scores[i] >= sectionShare*best && answerSection[docKey(e.Source)+"\x00"+s.sections.section(e.Source, e.Quote)] {
 			onTopic[e.ID] = true
 		}
+	}
+	// Answer documents: the pages that answer the question, not every page that shares some of its words.
+	redundant := func(doc string) bool { return s.vocab.redundant(ctx, doc) }
+	for doc, keep := range answerDocuments(ranked, scores, onTopic, variants, s.sections, redundant) {
+		if !keep {
+			for _, e := range ranked {
+				if docKey(e.Source) == doc {
+					onTopic[e.ID] = false
+				}
+			}
+		}
+	}
+	var answer []research.Evidence
+	for _, e := range ranked {
 		if onTopic[e.ID] {
 			answer = append(answer, e)
 		}
@@ -487,3 +501,84 @@ func splitEnd(s string) (body, end string) {
 }
 
 func normative(k kind) bool { return k == kindRule || k == kindDefinition }
+
+// answerDocShare is how much of the best document's support another document needs for its items to be
+// published beside it.
+const answerDocShare = 0.65
+
+// answerDocuments is the answer-document rule: it weighs each document by the support its on-topic items give
+// (their focus times their confidence, summed) and by how much of the question's subject its title and the
+// headings of those items name, and keeps the documents within answerDocShare of the best. A page that states
+// the answer states several of its parts under headings that name the subject ("References and Borrowing" for
+// the rules of references); a page that shares some of the question's words in passing ("Treating Smart Pointers
+// Like Regular References") gives fewer, weaker items. It returns, for every document with an on-topic item,
+// whether to keep it. A document its source names redundant (a copy, a page of all pages) is never kept beside one
+// that is not: the reader is sent to the page it repeats.
+func answerDocuments(ranked []research.Evidence, scores []float64, onTopic map[string]bool, variants []variant, sections *sectionMemo, redundant func(doc string) bool) map[string]bool {
+	support := map[string]float64{}
+	where := map[string]map[string]bool{}
+	for i, e := range ranked {
+		if !onTopic[e.ID] {
+			continue
+		}
+		d := docKey(e.Source)
+		support[d] += scores[i] * e.Confidence
+		if where[d] == nil {
+			where[d] = map[string]bool{}
+		}
+		h, _, _ := strings.Cut(sections.get(e.Source, e.Quote), "\n")
+		for _, t := range lexical.Tokenize(e.Title + " " + h) {
+			where[d][t] = true
+		}
+	}
+	best := 0.0
+	weight := map[string]float64{}
+	for d, sup := range support {
+		weight[d] = sup * (1 + namedShare(variants, where[d]))
+		best = math.Max(best, weight[d])
+	}
+	out := map[string]bool{}
+	original := false
+	for d, w := range weight {
+		out[d] = w >= answerDocShare*best
+		if out[d] && redundant != nil && redundant(d) {
+			out[d] = false // decided below, once it is known whether an original is kept
+			continue
+		}
+		original = original || out[d]
+	}
+	if !original {
+		// Only copies answer: they are what the sources have.
+		for d, w := range weight {
+			out[d] = w >= answerDocShare*best
+		}
+	}
+	return out
+}
+
+// namedShare is the largest share of one variant's units that terms name (any term of a unit counts).
+func namedShare(variants []variant, terms map[string]bool) float64 {
+	best := 0.0
+	for _, v := range variants {
+		n, hit := 0, 0
+		for _, unit := range v {
+			if isAlt(unit) {
+				unit = unit[1:]
+			}
+			if len(unit) == 0 {
+				continue
+			}
+			n++
+			for _, t := range unit {
+				if terms[t] {
+					hit++
+					break
+				}
+			}
+		}
+		if n > 0 {
+			best = math.Max(best, float64(hit)/float64(n))
+		}
+	}
+	return best
+}

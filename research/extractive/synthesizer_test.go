@@ -1,11 +1,14 @@
 package extractive
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
 
+	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/sources"
 )
 
 func TestSynthesizerEverySentenceCited(t *testing.T) {
@@ -113,5 +116,115 @@ func TestRankForReadsTheLead(t *testing.T) {
 		if want := sections != nil; (got[0].ID == "e1") != want {
 			t.Errorf("with lead %v: ranked %s first", want, got[0].ID)
 		}
+	}
+}
+
+// The answer-document rule: the report answers from the page that states the answer — several on-topic items under
+// a title naming the subject — and not from a page that shares the question's words in one passage; a second page
+// that answers nearly as well is kept beside it.
+func TestSynthesizerAnswersFromTheAnswerDocuments(t *testing.T) {
+	plan := &research.Plan{Question: "What are the rules of references?", Language: "en", SubQuestions: []research.SubQuestion{
+		{ID: "q1", Question: "What are the rules of references?", Queries: []string{"rules references"}}}}
+	titled := func(e research.Evidence, title string) research.Evidence { e.Title = title; return e }
+	main := "file:///book/references-and-borrowing.html"
+	pool := []research.Evidence{
+		titled(ev("e1", "q1", main+"#L10-L10", "At any given time, you can have either one mutable reference or any number of immutable references to a value.", 0.9), "References and Borrowing"),
+		titled(ev("e2", "q1", main+"#L12-L12", "References must always be valid, and the rules of references are checked by the compiler.", 0.9), "References and Borrowing"),
+		titled(ev("e3", "q1", main+"#L14-L14", "The rules of references keep a mutable reference from existing beside other references.", 0.85), "References and Borrowing"),
+		titled(ev("e4", "q1", "file:///book/deref.html#L5-L5", "The borrowing rules say that converting references between kinds follows three rules.", 0.9), "Smart Pointers and Deref"),
+	}
+	draft := func(pool []research.Evidence) string {
+		t.Helper()
+		d, err := New(Config{}).Synthesizer.Synthesize(t.Context(), research.SynthesisInput{Plan: plan, Evidence: pool})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d.Markdown
+	}
+	md := draft(pool)
+	for _, want := range []string{"[e1]", "[e2]", "[e3]"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the answer page's item %s is not cited:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "[e4]") {
+		t.Errorf("the page that shares the question's words in passing is cited:\n%s", md)
+	}
+	// A second page answering as well as the first is kept.
+	second := "file:///reference/references.html"
+	pool = append(pool,
+		titled(ev("e5", "q1", second+"#L3-L3", "The rules of references forbid a dangling reference to a value.", 0.9), "References"),
+		titled(ev("e6", "q1", second+"#L4-L4", "A reference obeys the borrowing rules of references at compile time.", 0.9), "References"))
+	md = draft(pool)
+	for _, want := range []string{"[e1]", "[e5]"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("%s of an answer page is not cited:\n%s", want, md)
+		}
+	}
+}
+
+func TestNamedShare(t *testing.T) {
+	vs := []variant{queryVariant("mutable references"), queryVariant("json type")}
+	terms := func(s string) map[string]bool {
+		m := map[string]bool{}
+		for _, t := range lexical.Tokenize(s) {
+			m[t] = true
+		}
+		return m
+	}
+	for text, want := range map[string]float64{"References and Borrowing": 0.5, "JSON Types": 1, "Unsafe Rust": 0, "": 0} {
+		if got := namedShare(vs, terms(text)); got != want {
+			t.Errorf("namedShare(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
+
+// redundancySource is a searcher that knows which of its documents are copies, as a corpus index does.
+type redundancySource struct {
+	fakeSearcher
+	why map[string]string
+	err error
+}
+
+func (r redundancySource) Redundant(_ context.Context, url string) (string, error) {
+	return r.why[url], r.err
+}
+
+// A copy or an aggregate the index names is not cited beside the page it repeats, even where it answers as well;
+// when only copies answer they are cited; a source that fails to tell names no copy.
+func TestSynthesizerLeavesCopiesToTheirOriginal(t *testing.T) {
+	plan := &research.Plan{Question: "What is the difference between exec and execFile?", Language: "en", SubQuestions: []research.SubQuestion{
+		{ID: "q1", Question: "What is the difference between exec and execFile?", Queries: []string{"exec execFile difference"}}}}
+	page, source, all := "file:///api/child_process.html", "file:///api/child_process.md", "file:///api/all.html"
+	titled := func(e research.Evidence) research.Evidence { e.Title = "Child process"; return e }
+	pool := []research.Evidence{
+		titled(ev("e1", "q1", page+"#L49-L49", "exec spawns a shell and runs a command within that shell, unlike execFile.", 0.9)),
+		titled(ev("e2", "q1", page+"#L50-L50", "execFile is similar to exec except that it spawns the command directly, the difference being no shell.", 0.9)),
+		titled(ev("e3", "q1", source+"#L252-L254", "The difference of exec and execFile shows in the callback, which exec passes the output of the shell.", 0.9)),
+		titled(ev("e4", "q1", all+"#L14044-L14044", "The execFile function differs from exec in that it does not spawn a shell by default.", 0.9)),
+		titled(ev("e5", "q1", source+"#L260-L260", "The difference between exec and execFile matters on Windows, where execFile cannot run a batch file.", 0.9)),
+		titled(ev("e6", "q1", all+"#L14046-L14046", "Since execFile spawns no shell, the difference from exec is that redirection is not supported.", 0.9)),
+	}
+	why := map[string]string{source: "copy", all: "aggregate"}
+	draft := func(src sources.Searcher, pool []research.Evidence) string {
+		t.Helper()
+		d, err := New(Config{Searchers: []sources.Searcher{src}}).Synthesizer.Synthesize(t.Context(), research.SynthesisInput{Plan: plan, Evidence: pool})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d.Markdown
+	}
+	md := draft(redundancySource{why: why}, pool)
+	if !strings.Contains(md, "[e1]") || !strings.Contains(md, "[e2]") {
+		t.Errorf("the page itself is not cited:\n%s", md)
+	}
+	if strings.Contains(md, "[e3]") || strings.Contains(md, "[e4]") || strings.Contains(md, "[e5]") || strings.Contains(md, "[e6]") {
+		t.Errorf("a copy or the aggregate is cited beside the page:\n%s", md)
+	}
+	if md := draft(redundancySource{why: why}, pool[2:]); !strings.Contains(md, "[e3]") && !strings.Contains(md, "[e4]") {
+		t.Errorf("with only copies answering, nothing is cited:\n%s", md)
+	}
+	if md := draft(redundancySource{why: why, err: errors.New("index closed")}, pool); !strings.Contains(md, "[e3]") && !strings.Contains(md, "[e4]") {
+		t.Errorf("a failing source still named copies:\n%s", md)
 	}
 }

@@ -18,6 +18,7 @@ const maxVocabulary = 1 << 14
 // local corpus index). With none it knows nothing, and every answer is "unknown".
 type vocabulary struct {
 	srcs []sources.Vocabulary
+	reds []sources.Redundancy // the sources that know their copies and aggregates
 
 	mu   sync.Mutex
 	memo map[string][2]int // word → passages using it and passages in all, summed over the sources
@@ -28,6 +29,9 @@ func newVocabulary(searchers []sources.Searcher) *vocabulary {
 	for _, s := range searchers {
 		if sv, ok := s.(sources.Vocabulary); ok {
 			v.srcs = append(v.srcs, sv)
+		}
+		if sr, ok := s.(sources.Redundancy); ok {
+			v.reds = append(v.reds, sr)
 		}
 	}
 	return v
@@ -45,6 +49,17 @@ func (v *vocabulary) uses(ctx context.Context, word string) (used, known bool) {
 func (v *vocabulary) specific(ctx context.Context, word string) bool {
 	df, n, known := v.docFreq(ctx, word)
 	return known && df >= minCorpusUses && df*df < n
+}
+
+// settingShare is the share of the sources' passages past which a word is their setting, not a topic: a name in
+// more than a tenth of all passages ("PostgreSQL" in PostgreSQL's manual) is what the whole corpus is about.
+const settingShare = 0.1
+
+// setting reports a word the sources use in more than settingShare of their passages: the product or domain
+// every document is about, which names no particular subject of a question about it.
+func (v *vocabulary) setting(ctx context.Context, word string) bool {
+	df, n, known := v.docFreq(ctx, word)
+	return known && n > 0 && float64(df) > settingShare*float64(n)
 }
 
 // docFreq is the sources' passages using word and their number, remembered; known is false when no source can
@@ -76,4 +91,17 @@ func (v *vocabulary) docFreq(ctx context.Context, word string) (df, n int, known
 	v.memo[word] = [2]int{df, n}
 	v.mu.Unlock()
 	return df, n, true
+}
+
+// redundant reports a document some source names a copy or an aggregate of others (a failing source names none).
+func (v *vocabulary) redundant(ctx context.Context, url string) bool {
+	if v == nil {
+		return false
+	}
+	for _, s := range v.reds {
+		if why, err := s.Redundant(ctx, url); err == nil && why != "" {
+			return true
+		}
+	}
+	return false
 }

@@ -130,3 +130,21 @@ func TestAnalystSkipsACaptionQuotedWithItsLabel(t *testing.T) {
 		}
 	}
 }
+
+// A word in more than a tenth of the sources' passages is their setting (the product the whole manual is about),
+// not a topic; without a source that can tell, no word is.
+func TestVocabularySetting(t *testing.T) {
+	v := newVocabulary([]sources.Searcher{vocabSource{df: map[string]int{"postgresql": 2700, "jsonb": 52, "index": 1000}}})
+	for word, want := range map[string]bool{"postgresql": true, "jsonb": false, "index": false, "absent": false} {
+		if got := v.setting(t.Context(), word); got != want {
+			t.Errorf("setting(%q) = %v, want %v", word, got, want)
+		}
+	}
+	if newVocabulary(nil).setting(t.Context(), "postgresql") {
+		t.Error("with no vocabulary source a word is the setting")
+	}
+	failing := newVocabulary([]sources.Searcher{vocabSource{err: errors.New("index closed")}})
+	if failing.setting(t.Context(), "postgresql") {
+		t.Error("a failing source made a word the setting")
+	}
+}

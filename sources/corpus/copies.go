@@ -3,9 +3,12 @@ package corpus
 import (
 	"cmp"
 	"math"
+	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/deepresearch/deepresearch/lexical"
+	"github.com/deepresearch/deepresearch/sources/extract"
 )
 
 // Copies found at index time. A documentation tree often holds its text twice: a print-all page (the whole book
@@ -15,9 +18,15 @@ import (
 //
 //   - a copy: two documents that hold at least copyShare of each other's marks are one document twice; the one
 //     with the fewest bytes (then the shorter, then the first path) is the original, the others copies;
+//
 //   - an aggregate: a document that holds partShare or more of each of at least aggregateSources smaller
 //     documents, which together hold at least aggregateShare of it — a page made of other pages, not a page that
 //     quotes a line of each of a few others, nor one of several pages of the same template.
+//
+//   - a source beside its rendering: a Markdown, reStructuredText, AsciiDoc or plain-text file next to an HTML file
+//     of the same name in the same folder (api/events.md beside api/events.html) is the text the page was
+//     generated from — the same document, hard-wrapped and in markup, so its lines cannot be compared with the
+//     page's paragraphs — and is the copy: the page is what readers are sent to.
 //
 // A mark found in more than maxMarkOwners documents is site furniture (a footer, a notice on every stub), which
 // proves no copying, and a document with fewer than minRedundantMarks marks is too short to judge. Search ranks
@@ -122,8 +131,15 @@ func redundantDocs(files map[string]*fileEntry) map[string]string {
 	}
 	out := map[string]string{}
 	copied := make([]bool, len(paths))
+	htmlStems := renderings(files)
+	for d, p := range paths {
+		if renderedBeside(p, htmlStems) {
+			copied[d] = true
+			out[p] = redundantCopy
+		}
+	}
 	for d := range paths {
-		if content[d] < minRedundantMarks {
+		if copied[d] || content[d] < minRedundantMarks {
 			continue
 		}
 		for o := range shared[d] {
@@ -205,4 +221,30 @@ func redundantDocs(files map[string]*fileEntry) map[string]string {
 		return nil
 	}
 	return out
+}
+
+// renderings are the stems (path without extension) of the indexed HTML documents of files.
+func renderings(files map[string]*fileEntry) map[string]bool {
+	out := map[string]bool{}
+	for p, e := range files {
+		if f, ok := extract.Builtin().ByPath(p); ok && e.doc() && f.Layout == extract.LayoutHTML {
+			out[strings.TrimSuffix(p, filepath.Ext(p))] = true
+		}
+	}
+	return out
+}
+
+// renderedBeside reports a markup source file — Markdown, reStructuredText, AsciiDoc, Org or plain text as the
+// format registry reads it, not a converted format such as PDF — with an indexed HTML rendering of the same name
+// in the same folder (its stem among htmlStems, see renderings).
+func renderedBeside(p string, htmlStems map[string]bool) bool {
+	f, ok := extract.Builtin().ByPath(p)
+	if !ok || f.Convert != nil {
+		return false
+	}
+	switch f.Layout {
+	case extract.LayoutMarkdown, extract.LayoutRST, extract.LayoutAsciiDoc, extract.LayoutOrg, extract.LayoutText:
+		return htmlStems[strings.TrimSuffix(p, filepath.Ext(p))]
+	}
+	return false
 }

@@ -283,3 +283,76 @@ func TestManifestMarks(t *testing.T) {
 		}
 	}
 }
+
+// A Markdown source beside its HTML rendering (api/events.md next to api/events.html, as Node.js ships its docs)
+// is the same document hard-wrapped, whose lines match none of the page's paragraphs: the source is named the
+// copy, so search answers from the page. A Markdown file with no rendering beside it, or one beside an HTML page
+// of another name or folder, is a document of its own.
+func TestIndexNamesTheSourceBesideItsRenderingACopy(t *testing.T) {
+	root := t.TempDir()
+	var wrapped strings.Builder
+	wrapped.WriteString("# Events\n\n")
+	var html strings.Builder
+	html.WriteString("<html><head><title>Events</title></head><body><h1>Events</h1>\n")
+	for i := range 12 {
+		line := lineOf("events", 12, i)
+		words := strings.Fields(line)
+		mid := len(words) / 2
+		// Hard-wrapped at half the paragraph, as a Markdown source is.
+		wrapped.WriteString(strings.Join(words[:mid], " ") + "\n" + strings.Join(words[mid:], " ") + "\n\n")
+		html.WriteString("<p>" + line + "</p>\n")
+	}
+	html.WriteString("</body></html>\n")
+	writeFile(t, filepath.Join(root, "api", "events.md"), wrapped.String())
+	writeFile(t, filepath.Join(root, "api", "events.html"), html.String())
+	writeFile(t, filepath.Join(root, "api", "streams.md"), pageText("streams", 12))
+	writeFile(t, filepath.Join(root, "guide", "timers.md"), pageText("timers", 12))
+	writeFile(t, filepath.Join(root, "api", "timers.html"), "<html><body><p>"+lineOf("other timers", 12, 0)+"</p></body></html>\n")
+
+	ix := openIndex(t, t.TempDir())
+	if _, err := ix.Add(t.Context(), root); err != nil {
+		t.Fatal(err)
+	}
+	got := ix.info().Redundant
+	want := map[string]string{filepath.Join(root, "api", "events.md"): redundantCopy}
+	if !maps.Equal(got, want) {
+		t.Fatalf("redundant documents:\n got  %v\n want %v", got, want)
+	}
+	// sources.Redundancy answers the same for a document's URL, with or without its line anchor.
+	for u, want := range map[string]string{
+		"file://" + filepath.ToSlash(filepath.Join(root, "api", "events.md")) + "#L3-L4": redundantCopy,
+		"file://" + filepath.ToSlash(filepath.Join(root, "api", "events.md")):            redundantCopy,
+		"file://" + filepath.ToSlash(filepath.Join(root, "api", "events.html")):          "",
+		"file:///nowhere/else.md":  "",
+		"https://example.com/a.md": "",
+		"%zz":                      "",
+	} {
+		got, err := ix.Redundant(t.Context(), u)
+		if err != nil || got != want {
+			t.Errorf("Redundant(%q) = %q, %v; want %q", u, got, err, want)
+		}
+	}
+	res, err := ix.Search(t.Context(), lineOf("events", 12, 5), 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) == 0 || !strings.Contains(res[0].URL, "/api/events.html") {
+		t.Fatalf("first result is not the rendered page:%s", urls(res))
+	}
+}
+
+func TestRenderedBeside(t *testing.T) {
+	files := map[string]*fileEntry{
+		"/d/a.md": {}, "/d/a.html": {}, "/d/b.rst": {}, "/d/b.HTM": {}, "/d/c.md": {}, "/d/c.html": {Outcome: "skipped"},
+		"/d/e.html": {}, "/x/e.md": {}, "/d/f.txt": {}, "/d/f.xhtml": {}, "/d/g.pdf": {}, "/d/g.html": {}, "/d/h.go": {}, "/d/h.html": {},
+	}
+	stems := renderings(files)
+	for p, want := range map[string]bool{
+		"/d/a.md": true, "/d/a.html": false, "/d/b.rst": true, "/d/c.md": false, "/x/e.md": false, "/d/f.txt": true,
+		"/d/g.pdf": false, "/d/h.go": false,
+	} {
+		if got := renderedBeside(p, stems); got != want {
+			t.Errorf("renderedBeside(%q) = %v, want %v", p, got, want)
+		}
+	}
+}

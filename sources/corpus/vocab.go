@@ -4,12 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
+	"path/filepath"
 	"sync"
 
 	"github.com/deepresearch/deepresearch/sources"
 )
 
-var _ sources.Vocabulary = (*Index)(nil)
+var (
+	_ sources.Vocabulary = (*Index)(nil)
+	_ sources.Redundancy = (*Index)(nil)
+)
 
 // maxVocabWord bounds the word DocFreq analyses; maxVocabMemo the words a generation remembers.
 const (
@@ -81,4 +86,26 @@ func (ix *Index) DocFreq(ctx context.Context, word string) (df, n int, err error
 	g.vocab.m[word] = df
 	g.vocab.mu.Unlock()
 	return df, n, nil
+}
+
+// Redundant implements sources.Redundancy: why the document at rawURL (a file:// URL, with or without a #L anchor)
+// is redundant in the current generation (redundantCopy, redundantAggregate; see redundantDocs), "" when it is not
+// or the index does not hold it.
+func (ix *Index) Redundant(ctx context.Context, rawURL string) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	u, err := url.Parse(rawURL)
+	if err != nil || u.Scheme != "file" {
+		return "", nil
+	}
+	g, release, err := ix.acquire()
+	if err != nil {
+		return "", err
+	}
+	if g == nil {
+		return "", nil
+	}
+	defer release()
+	return g.info.Redundant[filepath.Clean(filepath.FromSlash(u.Path))], nil
 }

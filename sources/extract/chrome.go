@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
 )
 
 // Page chrome: the parts of an HTML page that are there to move around the site, not to say anything — menus,
@@ -121,6 +122,49 @@ func PruneChrome(doc *html.Node) {
 	}
 	unwrapSelfLinks(doc)
 	lineFragments(doc)
+	admonitionLabels(doc)
+}
+
+// admonitionClasses are the class names generators give a note box (DocBook's div.note > h3.title "Note", Sphinx's
+// div.admonition, mdBook's div.warning).
+var admonitionClasses = []string{"note", "warning", "tip", "caution", "important", "admonition", "attention", "hint", "danger", "callout"}
+
+// admonitionLabels turns the heading that labels a note box ("### Note" in DocBook) into a bold paragraph: it
+// names the box, not a section, and read as a heading it would cut the section around it in two, so the
+// section's opening paragraph — where its subject is defined — and the rest of it would be read apart.
+func admonitionLabels(n *html.Node) {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type != html.ElementNode {
+			continue
+		}
+		if c.Data == "div" || c.Data == "aside" || c.Data == "section" {
+			box := false
+			for _, name := range admonitionClasses {
+				box = box || hasClass(c, name)
+			}
+			if box {
+				for h := c.FirstChild; h != nil; h = h.NextSibling {
+					if h.Type == html.ElementNode && isHeadingTag(h.Data) {
+						label := &html.Node{Type: html.ElementNode, Data: "strong"}
+						for k := h.FirstChild; k != nil; {
+							next := k.NextSibling
+							h.RemoveChild(k)
+							label.AppendChild(k)
+							k = next
+						}
+						h.Data, h.DataAtom, h.Attr = "p", atom.P, nil
+						h.AppendChild(label)
+						break // the label comes first; a heading further down belongs to the content
+					}
+				}
+			}
+		}
+		admonitionLabels(c)
+	}
+}
+
+func isHeadingTag(tag string) bool {
+	return len(tag) == 2 && tag[0] == 'h' && tag[1] >= '1' && tag[1] <= '6'
 }
 
 // lineFragments replaces each Doxygen code fragment (div.fragment holding one div.line per line of code) by a pre
