@@ -72,7 +72,7 @@ func ExampleRun() {
 	fmt.Println("citations resolve:", len(rep.Citations) > 0 && len(rep.Evidence) > 0)
 	// Output:
 	// engine: extractive
-	// cited: dance.md, distance.md
+	// cited: dance.md
 	// citations resolve: true
 }
 
