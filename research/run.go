@@ -252,7 +252,7 @@ type Stats struct {
 	// rejected, and the quotes refused as instructions.
 	QuotesGrounded int `json:"quotes_grounded"`
 	// InstructionsRefused counts grounded quotes refused as evidence because they address the reader or the
-	// model (InstructionLike).
+	// model (publish.InstructionLike).
 	InstructionsRefused int `json:"instructions_refused"`
 	SentencesRemoved    int `json:"sentences_removed"`
 	// RemovedByCause counts the removed sentences by cause (CauseUnsupported, CauseUnjudged, …).

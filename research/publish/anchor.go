@@ -78,6 +78,7 @@ func QuoteInLines(text, source, quote string) bool {
 // NormIndex is NormalizeQuote(text) together with, for every byte of it, the byte offset in text it came from,
 // so that a quote found in the normalised text can be placed on the lines where it stands.
 type NormIndex struct {
+	// Norm is NormalizeQuote(text).
 	Norm string
 	offs []int32
 }

@@ -118,7 +118,8 @@ type Removal struct {
 // causeRank orders causes when a unit has several: the one named is the most specific.
 var causeRank = map[string]int{CauseUnsupported: 1, CauseCitationFormat: 2, CauseInstruction: 3}
 
-// ErrNoEvidence is an EvidenceCheck's answer for an id the pool does not hold: a citation-format problem.
+// ErrNoEvidence is an EvidenceCheck's answer (errors.Is) for an id the pool does not hold: the check counts it
+// as a citation-format problem, any other error as an unsupported citation.
 var ErrNoEvidence = errors.New("no such evidence in the pool")
 
 // sentenceVerdict is the deterministic part of a sentence's check.
