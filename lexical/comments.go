@@ -8,7 +8,7 @@ import (
 
 // Comment markers are layout, not words: "// When canceled, it also cancels any children" says "When canceled, it
 // also cancels any children", and a sentence of a doc comment spread over three "// " lines is one sentence.
-// Quote grounding compares text with its markers dropped (research.NormalizeQuote), and the extractive engine reads
+// Quote grounding compares text with its markers dropped (publish.NormalizeQuote), and the extractive engine reads
 // comments as prose with the same markers removed, so both sides agree on what a marker is: the rules are here,
 // in one place, and they look at one word (a run of non-space characters) at a time, never at its position.
 

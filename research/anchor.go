@@ -1,93 +1,26 @@
 package research
 
 import (
-	"fmt"
-	"net/url"
-	"regexp"
-	"strconv"
-	"strings"
-
+	"github.com/deepresearch/deepresearch/research/publish"
 	"github.com/deepresearch/deepresearch/research/state"
 	"github.com/deepresearch/deepresearch/sources"
 )
 
 // Evidence from a long document is cited by the lines its quote occupies (file:///x#L120-L122), while the text
 // that was read may have been fetched under another anchor into the same file (the search hit's chunk,
-// file:///x#L100-L180). These helpers tie such an anchor to the stored text it quotes.
-
-var lineAnchorRe = regexp.MustCompile(`^L(\d+)(?:-L(\d+))?$`)
-
-// lineAnchor returns the line range a URL's #Lx or #Lx-Ly fragment names.
-func lineAnchor(raw string) (first, last int, ok bool) {
-	u, err := url.Parse(strings.TrimSpace(raw))
-	if err != nil {
-		return 0, 0, false
-	}
-	m := lineAnchorRe.FindStringSubmatch(u.Fragment)
-	if m == nil {
-		return 0, 0, false
-	}
-	first, _ = strconv.Atoi(m[1])
-	last = first
-	if m[2] != "" {
-		last, _ = strconv.Atoi(m[2])
-	}
-	if first < 1 || last < first {
-		return 0, 0, false
-	}
-	return first, last, true
-}
+// file:///x#L100-L180). The plain-text part of tying such an anchor to the stored text it quotes is
+// research/publish's (publish.LineAnchor, publish.QuoteInLines); choosing the stored document is the graph's.
 
 // documentKey is a URL's document identity: its normalised form without the fragment.
-func documentKey(raw string) string { return stripFragment(sources.NormalizeURL(raw)) }
-
-// lineSpan returns the byte offsets of lines first..last (1-based, inclusive) of text.
-func lineSpan(text string, first, last int) (lo, hi int, ok bool) {
-	line, off := 1, 0
-	lo = -1
-	for {
-		if line == first {
-			lo = off
-		}
-		nl := strings.IndexByte(text[off:], '\n')
-		if line == last {
-			if lo < 0 {
-				return 0, 0, false
-			}
-			if nl < 0 {
-				return lo, len(text), true
-			}
-			return lo, off + nl, true
-		}
-		if nl < 0 {
-			return 0, 0, false // the text ends before the last line
-		}
-		off += nl + 1
-		line++
-	}
-}
-
-// quoteInLines reports whether quote is grounded within the lines source's anchor names in text. A source with
-// no line anchor is not an anchor into text, and the answer is false.
-func quoteInLines(text, source, quote string) bool {
-	first, last, ok := lineAnchor(source)
-	if !ok {
-		return false
-	}
-	lo, hi, ok := lineSpan(text, first, last)
-	if !ok {
-		return false
-	}
-	return groundedIn(NormalizeQuote(text[lo:hi]), quote)
-}
+func documentKey(raw string) string { return publish.StripFragment(sources.NormalizeURL(raw)) }
 
 // pickDocument chooses the stored document a source URL refers to: the one fetched under that URL; else one
 // fetched under another anchor into the same file — preferring the narrowest whose lines contain the cited lines,
 // then a fetch of the whole file, then the first fetched. Nil when the run read nothing of that file.
 func pickDocument(docs []state.Document, source string) *state.Document {
 	want := sources.NormalizeURL(source)
-	key := stripFragment(want)
-	first, last, anchored := lineAnchor(source)
+	key := publish.StripFragment(want)
+	first, last, anchored := publish.LineAnchor(source)
 	var whole, containing, any *state.Document
 	width := 0
 	for i := range docs {
@@ -96,13 +29,13 @@ func pickDocument(docs []state.Document, source string) *state.Document {
 		if n == want {
 			return d
 		}
-		if stripFragment(n) != key {
+		if publish.StripFragment(n) != key {
 			continue
 		}
 		if any == nil {
 			any = d
 		}
-		a, b, ok := lineAnchor(d.URL)
+		a, b, ok := publish.LineAnchor(d.URL)
 		switch {
 		case !ok:
 			if whole == nil {
@@ -119,41 +52,4 @@ func pickDocument(docs []state.Document, source string) *state.Document {
 		return whole
 	}
 	return any
-}
-
-// normIndex is NormalizeQuote(text) together with, for every byte of it, the byte offset in text it came from,
-// so that a quote found in the normalised text can be placed on the lines where it stands.
-type normIndex struct {
-	norm string
-	offs []int32
-}
-
-// newNormIndex normalises text exactly as NormalizeQuote does, remembering where each byte came from.
-func newNormIndex(text string) *normIndex {
-	norm, offs := normalize(text, true)
-	return &normIndex{norm: norm, offs: offs}
-}
-
-// quoteLines returns the 1-based lines of text on which the first occurrence of quote (compared normalised, as
-// grounding compares it; of its fragments, from the first one's start to the last one's end) begins and ends. ok
-// is false when the quote is too short or not in the text.
-func (ix *normIndex) quoteLines(text, quote string) (first, last int, ok bool) {
-	i, j, found := findQuote(ix.norm, quote)
-	if !found {
-		return 0, 0, false
-	}
-	lo, hi := int(ix.offs[i]), int(ix.offs[j-1])
-	first = 1 + strings.Count(text[:lo], "\n")
-	last = first + strings.Count(text[lo:hi], "\n")
-	return first, last, true
-}
-
-// withLines returns the URL of the document at u with a line anchor naming first..last.
-func withLines(u string, first, last int) string {
-	return fmt.Sprintf("%s#L%d-L%d", stripFragment(u), first, last)
-}
-
-// isFileURL reports whether u is a file:// URL, whose line anchors name lines of the file (and of its text).
-func isFileURL(u string) bool {
-	return strings.HasPrefix(strings.ToLower(strings.TrimSpace(u)), "file:")
 }

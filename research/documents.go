@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/deepresearch/deepresearch/research/publish"
 	"github.com/deepresearch/deepresearch/research/state"
 	"github.com/deepresearch/deepresearch/sources"
 )
@@ -46,8 +47,8 @@ func (r *runner) document(ctx context.Context, rawURL string) (*docEntry, error)
 		close(d.ready)
 		return nil, err
 	}
-	d.idx = newNormIndex(doc.Text)
-	d.doc, d.norm = doc, d.idx.norm
+	d.idx = publish.NewNormIndex(doc.Text)
+	d.doc, d.norm = doc, d.idx.Norm
 	close(d.ready)
 	return d, nil
 }
@@ -161,8 +162,8 @@ func (r *runner) storedEntry(ctx context.Context, meta *state.Document) (*docEnt
 	if err != nil {
 		return nil, err
 	}
-	idx := newNormIndex(string(text))
-	d = &docEntry{ready: make(chan struct{}), norm: idx.norm, idx: idx,
+	idx := publish.NewNormIndex(string(text))
+	d = &docEntry{ready: make(chan struct{}), norm: idx.Norm, idx: idx,
 		doc: &sources.Document{URL: meta.URL, FinalURL: meta.FinalURL, Title: meta.Title, Text: string(text),
 			ContentType: meta.ContentType, Hash: meta.Hash, FetchedAt: meta.FetchedAt, Truncated: meta.Truncated}}
 	close(d.ready)

@@ -7,6 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/deepresearch/deepresearch/research/publish"
 	"github.com/deepresearch/deepresearch/sources/extract"
 )
 
@@ -51,7 +52,7 @@ func TextFragmentURL(source, quote string) (string, bool) {
 	if end != "" {
 		dir += "," + fragmentEscape(end)
 	}
-	return stripFragment(strings.TrimSpace(source)) + dir, true
+	return publish.StripFragment(strings.TrimSpace(source)) + dir, true
 }
 
 var (
@@ -68,7 +69,7 @@ var (
 func fragmentEnds(quote string) (start, end string) {
 	var runs [][]string
 	quote = strings.ToValidUTF8(quote, " ")
-	for _, frag := range QuoteFragments(quote) {
+	for _, frag := range publish.QuoteFragments(quote) {
 		for _, line := range strings.FieldsFunc(frag, func(r rune) bool { return r == '\n' || r == '\t' || r == '\r' }) {
 			line = mdLeadRE.ReplaceAllString(line, "")
 			line = mdLinkRE.ReplaceAllString(line, "$1")

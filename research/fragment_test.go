@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/deepresearch/deepresearch/research/publish"
 )
 
 func TestTextFragmentURL(t *testing.T) {
@@ -24,7 +26,7 @@ func TestTextFragmentURL(t *testing.T) {
 		{"markdown marks dropped", "http://example.com/p", "See **the** [`memtable`](https://x/y) docs",
 			"http://example.com/p#:~:text=See%20the%20memtable%20docs", true},
 		{"heading and list marks dropped", "http://example.com/p", "## Tombstones", "http://example.com/p#:~:text=Tombstones", true},
-		{"elided quote spans its fragments", "https://example.com/a", "Writes go to the memtable" + FragmentSeparator + "flushed as an SSTable",
+		{"elided quote spans its fragments", "https://example.com/a", "Writes go to the memtable" + publish.FragmentSeparator + "flushed as an SSTable",
 			"https://example.com/a#:~:text=Writes%20go%20to%20the,flushed%20as%20an%20SSTable", true},
 		{"table cells are separate runs", "https://example.com/t", "name\tvalue\ttombstone\tmarker",
 			"https://example.com/t#:~:text=name,marker", true},

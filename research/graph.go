@@ -19,6 +19,7 @@ import (
 	"github.com/deepresearch/deepresearch/base/redact"
 	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/llm"
+	"github.com/deepresearch/deepresearch/research/publish"
 	"github.com/deepresearch/deepresearch/research/state"
 	"github.com/deepresearch/deepresearch/sources"
 )
@@ -82,7 +83,7 @@ type docEntry struct {
 	ready chan struct{}
 	doc   *sources.Document
 	norm  string // NormalizeQuote(doc.Text), computed once
-	idx   *normIndex
+	idx   *publish.NormIndex
 	err   error
 }
 

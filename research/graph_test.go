@@ -17,6 +17,7 @@ import (
 
 	"github.com/deepresearch/deepresearch/llm"
 	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/research/publish"
 	"github.com/deepresearch/deepresearch/research/researchtest"
 	"github.com/deepresearch/deepresearch/research/state"
 )
@@ -138,7 +139,7 @@ func checkReport(t *testing.T, dir string) *research.Report {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if !research.Grounded(text, e.Quote) {
+				if !publish.Grounded(text, e.Quote) {
 					t.Fatalf("[%d] → %s: quote %q not in the text of %s", n, id, e.Quote, e.Source)
 				}
 				used++

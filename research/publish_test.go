@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/research/publish"
 	"github.com/deepresearch/deepresearch/research/researchtest"
 	"github.com/deepresearch/deepresearch/sources"
 )
@@ -19,7 +20,7 @@ type pageRoles struct {
 	url    string
 	quotes []string
 	drafts []string
-	judge  func(claims []research.SupportClaim) ([]research.SupportVerdict, error)
+	judge  func(claims []publish.SupportClaim) ([]publish.SupportVerdict, error)
 
 	mu     sync.Mutex
 	n      int
@@ -57,7 +58,7 @@ func (p *pageRoles) Synthesize(context.Context, research.SynthesisInput) (*resea
 // judgingRoles are pageRoles whose verifier is also a SupportJudge.
 type judgingRoles struct{ *pageRoles }
 
-func (j judgingRoles) JudgeSupport(_ context.Context, _ string, claims []research.SupportClaim) ([]research.SupportVerdict, error) {
+func (j judgingRoles) JudgeSupport(_ context.Context, _ string, claims []publish.SupportClaim) ([]publish.SupportVerdict, error) {
 	var ss []string
 	for _, c := range claims {
 		ss = append(ss, c.Sentence)
@@ -138,7 +139,7 @@ func TestNothingPublishableListsTheGroundedQuotes(t *testing.T) {
 			t.Errorf("grounded quote %q not listed:\n%s", q, rep.Markdown)
 		}
 	}
-	if rep.Stats.RemovedByCause[research.CauseUnsupported] != 2 {
+	if rep.Stats.RemovedByCause[publish.CauseUnsupported] != 2 {
 		t.Errorf("removals by cause %v, want the 2 unsupported sentences", rep.Stats.RemovedByCause)
 	}
 }
@@ -164,7 +165,7 @@ func TestStrayCitationMarkersAreNeverPublished(t *testing.T) {
 			t.Errorf("%q published:\n%s", bad, rep.Markdown)
 		}
 	}
-	if rep.Stats.RemovedByCause[research.CauseCitationFormat] != 2 {
+	if rep.Stats.RemovedByCause[publish.CauseCitationFormat] != 2 {
 		t.Errorf("removals by cause %v, want 2 for citation format", rep.Stats.RemovedByCause)
 	}
 	if !strings.Contains(rep.Markdown, "sentences removed: 2 (citation format: 2)") {
@@ -177,10 +178,10 @@ func TestStrayCitationMarkersAreNeverPublished(t *testing.T) {
 func TestRepeatedSentencesAreJudgedOnceAndPublishedOnce(t *testing.T) {
 	s := "The chamber is heated by a black absorber plate behind polycarbonate glazing [e1]. "
 	draft := "# The kiln\n\n" + strings.Repeat(s, 5) + "\n"
-	p := &pageRoles{drafts: []string{draft}, judge: func(cs []research.SupportClaim) ([]research.SupportVerdict, error) {
-		var v []research.SupportVerdict
+	p := &pageRoles{drafts: []string{draft}, judge: func(cs []publish.SupportClaim) ([]publish.SupportVerdict, error) {
+		var v []publish.SupportVerdict
 		for _, c := range cs {
-			v = append(v, research.SupportVerdict{ID: c.ID, Supported: true})
+			v = append(v, publish.SupportVerdict{ID: c.ID, Supported: true})
 		}
 		return v, nil
 	}}
@@ -191,7 +192,7 @@ func TestRepeatedSentencesAreJudgedOnceAndPublishedOnce(t *testing.T) {
 	if len(p.judged) != 1 || len(p.judged[0]) != 1 {
 		t.Errorf("judge calls %q, want one call about one sentence", p.judged)
 	}
-	if rep.Stats.RemovedByCause[research.CauseDuplicate] != 4 {
+	if rep.Stats.RemovedByCause[publish.CauseDuplicate] != 4 {
 		t.Errorf("removals by cause %v, want 4 duplicates", rep.Stats.RemovedByCause)
 	}
 }
@@ -211,15 +212,15 @@ func TestTheJudgeIsAskedAgainForExactlyTheMissingSentences(t *testing.T) {
 		t.Run(mode, func(t *testing.T) {
 			calls := 0
 			p := &pageRoles{drafts: []string{draft}}
-			p.judge = func(cs []research.SupportClaim) ([]research.SupportVerdict, error) {
+			p.judge = func(cs []publish.SupportClaim) ([]publish.SupportVerdict, error) {
 				calls++
 				if calls == 1 {
 					return nil, fmt.Errorf("HTTP 500: the judge is down")
 				}
-				var v []research.SupportVerdict
+				var v []publish.SupportVerdict
 				for _, c := range cs {
 					if c.Sentence != never {
-						v = append(v, research.SupportVerdict{ID: c.ID, Supported: true})
+						v = append(v, publish.SupportVerdict{ID: c.ID, Supported: true})
 					}
 				}
 				return v, nil

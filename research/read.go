@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/deepresearch/deepresearch/lexical"
+	"github.com/deepresearch/deepresearch/research/publish"
 	"github.com/deepresearch/deepresearch/research/state"
 	"github.com/deepresearch/deepresearch/sources"
 )
@@ -195,7 +196,7 @@ func (r *runner) admit(ctx context.Context, round int, c Candidate, doc *docEntr
 		it.Round = round
 		it.Status = StatusAccepted
 		it.Reason = ""
-		first, last, ok := doc.idx.quoteLines(doc.doc.Text, it.Quote)
+		first, last, ok := doc.idx.QuoteLines(doc.doc.Text, it.Quote)
 		if !ok {
 			r.logTo(b, StageRead, round, c.SubQuestion, "ungrounded",
 				fmt.Sprintf("quote not found verbatim in %s: %q", c.URL, lexical.Clip(it.Quote, 200)), nil)
@@ -204,7 +205,7 @@ func (r *runner) admit(ctx context.Context, round int, c Candidate, doc *docEntr
 				Evidence: &cp, Message: "quote not found in the source text"})
 			continue
 		}
-		if why := InstructionLike(it.Quote); why != "" {
+		if why := publish.InstructionLike(it.Quote); why != "" {
 			// Sources are data: a quote addressing the reader or the model is no evidence of anything.
 			r.logTo(b, StageRead, round, c.SubQuestion, "instruction",
 				fmt.Sprintf("quote in %s %s; refused as evidence: %q", c.URL, why, lexical.Clip(it.Quote, 200)), nil)
@@ -213,10 +214,10 @@ func (r *runner) admit(ctx context.Context, round int, c Candidate, doc *docEntr
 				Evidence: &cp, Message: "quote " + why})
 			continue
 		}
-		if isFileURL(c.URL) {
-			it.Source = withLines(c.URL, first, last)
+		if publish.IsFileURL(c.URL) {
+			it.Source = publish.WithLines(c.URL, first, last)
 		} else {
-			it.Source = stripFragment(c.URL)
+			it.Source = publish.StripFragment(c.URL)
 		}
 		q := &queued{it: it}
 		if err := b.AddEvidence(toState(it), &q.res); err != nil {

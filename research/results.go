@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/deepresearch/deepresearch/research/state"
@@ -205,13 +204,6 @@ func LoadSourceText(runDir, url string) (string, error) {
 		return "", fmt.Errorf("research: text of %s: %w", url, err)
 	}
 	return string(b), nil
-}
-
-func stripFragment(u string) string {
-	if i := strings.IndexByte(u, '#'); i >= 0 {
-		return u[:i]
-	}
-	return u
 }
 
 // findDocument looks up the document read for url, resolving a file anchor as LoadSourceText describes.

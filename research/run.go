@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/deepresearch/deepresearch/llm"
+	"github.com/deepresearch/deepresearch/research/publish"
 	"github.com/deepresearch/deepresearch/sources"
 )
 
@@ -251,13 +252,13 @@ type Stats struct {
 	// rejected, and the quotes refused as instructions.
 	QuotesGrounded int `json:"quotes_grounded"`
 	// InstructionsRefused counts grounded quotes refused as evidence because they address the reader or the
-	// model (InstructionLike).
+	// model (publish.InstructionLike).
 	InstructionsRefused int `json:"instructions_refused"`
 	SentencesRemoved    int `json:"sentences_removed"`
 	// RemovedByCause counts the removed sentences by cause (CauseUnsupported, CauseUnjudged, …).
 	RemovedByCause map[string]int `json:"removed_by_cause,omitempty"`
 	// Judge is what the support judge said about the published draft; nil when no judge is configured.
-	Judge *JudgeStats `json:"judge,omitempty"`
+	Judge *publish.JudgeStats `json:"judge,omitempty"`
 	// SourcesUnreadable counts documents whose fetch or reading failed for good.
 	SourcesUnreadable int `json:"sources_unreadable"`
 	// DraftsRefused counts synthesizer drafts the integrity check sent back.
@@ -299,8 +300,8 @@ type Report struct {
 	// CutShort says why the run stopped before its evidence was complete; empty when it was not cut short.
 	CutShort string `json:"cut_short,omitempty"`
 	// Removed lists the sentences the integrity check refused to publish; Removals gives each one's cause.
-	Removed  []string  `json:"removed,omitempty"`
-	Removals []Removal `json:"removals,omitempty"`
+	Removed  []string          `json:"removed,omitempty"`
+	Removals []publish.Removal `json:"removals,omitempty"`
 	// Depth is the depth the run used and DepthReason why (asked for, or the planner's triage).
 	Depth       string `json:"depth,omitempty"`
 	DepthReason string `json:"depth_reason,omitempty"`

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/deepresearch/deepresearch/lexical"
+	"github.com/deepresearch/deepresearch/research/publish"
 	"github.com/deepresearch/deepresearch/research/state"
 	"github.com/deepresearch/deepresearch/sources"
 )
@@ -41,13 +42,13 @@ func (r *runner) synthesize(ctx context.Context, verdict *Verdict) (*Report, err
 	in := SynthesisInput{Plan: plan, Evidence: accepted, Verdict: verdict, CutShort: r.cutShortText(), Instructions: r.rc.Instructions}
 	in.Words, _ = LengthWords(r.rc.Length)
 	// With a judge configured the check fails closed: a sentence is published only with a positive verdict.
-	_, hasJudge := r.cfg.Roles.Verifier.(SupportJudge)
-	checker := Checker{Evidence: check, Question: plan.Question, Judged: map[string]string{}, Approved: map[string]bool{},
+	_, hasJudge := r.cfg.Roles.Verifier.(publish.SupportJudge)
+	checker := publish.Checker{Evidence: check, Question: plan.Question, Judged: map[string]string{}, Approved: map[string]bool{},
 		Unjudged: map[string]string{}, RequireVerdict: hasJudge,
 		Quote: func(id string) (string, string, bool) {
 			e, ok := byID[id]
 			return e.Quote, e.Title, ok
-		}}.withMemo()
+		}}.WithMemo()
 	if hasJudge && r.rc.Unjudged == UnjudgedKeep {
 		checker.UnjudgedMark = textsFor(plan.Language).unjudgedMark
 	}
@@ -76,7 +77,7 @@ func (r *runner) synthesize(ctx context.Context, verdict *Verdict) (*Report, err
 		degenerate += got.Loops
 		repeats += got.Repeats
 		// A report wrapped in a code fence is the report, not code; markers in other forms become [e3].
-		draft = canonicalMarkers(UnwrapReport(got.Markdown))
+		draft = publish.CanonicalMarkers(publish.UnwrapReport(got.Markdown))
 		r.judgeSupport(sctx, plan, checker, draft)
 		problems := checker.Check(draft)
 		if len(problems) == 0 {
@@ -101,14 +102,14 @@ func (r *runner) synthesize(ctx context.Context, verdict *Verdict) (*Report, err
 		draft = fallbackDraft(plan, accepted)
 		r.logf(ctx, StageSynth, r.currentRound(), "", "partial report", "synthesis failed; the report lists the grounded evidence", synthErr)
 	}
-	tally := checker.tally(draft)
+	tally := checker.Tally(draft)
 	body, removed := checker.Prune(draft)
 	nothingLeft := false
-	if !partial && len(citedIDs(body)) == 0 && len(accepted) > 0 {
+	if !partial && len(publish.CitedIDs(body)) == 0 && len(accepted) > 0 {
 		// Not one sentence of the draft could be published, yet the run holds grounded quotes: the report lists
 		// them rather than saying the sources answer nothing.
 		nothingLeft = true
-		var more []Removal
+		var more []publish.Removal
 		body, more = checker.Prune(fallbackDraft(plan, accepted))
 		removed = append(removed, more...)
 		r.logf(ctx, StageSynth, r.currentRound(), "", "partial report", "no sentence of the draft could be published; the report lists the grounded evidence", nil)
@@ -186,7 +187,7 @@ func (r *runner) storedDocuments(ctx context.Context) func(source string) (*docE
 // evidenceCheck is the integrity rule for one citation: the evidence exists, is accepted, and its quote is
 // found verbatim in the stored text of its source. The verdict on each id is kept: a draft cites an item many
 // times, and the pool does not change while the run synthesises.
-func evidenceCheck(byID map[string]Evidence, docs func(source string) (*docEntry, error)) EvidenceCheck {
+func evidenceCheck(byID map[string]Evidence, docs func(source string) (*docEntry, error)) publish.EvidenceCheck {
 	var mu sync.Mutex
 	memo := map[string]error{}
 	return func(id string) error {
@@ -207,7 +208,7 @@ func evidenceCheck(byID map[string]Evidence, docs func(source string) (*docEntry
 func checkEvidence(byID map[string]Evidence, docs func(source string) (*docEntry, error), id string) error {
 	e, ok := byID[id]
 	if !ok {
-		return errNoEvidence
+		return publish.ErrNoEvidence
 	}
 	if e.Status != StatusAccepted {
 		return fmt.Errorf("the verifier rejected it (%s)", e.Reason)
@@ -216,13 +217,13 @@ func checkEvidence(byID map[string]Evidence, docs func(source string) (*docEntry
 	if err != nil {
 		return fmt.Errorf("the text of its source is not available: %v", err)
 	}
-	if !groundedIn(d.norm, e.Quote) {
+	if !publish.GroundedIn(d.norm, e.Quote) {
 		return errors.New("its quote is not found in the source text")
 	}
 	// A quote cited by lines must stand on exactly those lines of the text that was read.
-	if first, last, ok := lineAnchor(e.Source); ok && d.idx != nil {
-		a, b, found := d.idx.quoteLines(d.doc.Text, e.Quote)
-		if !found || !quoteInLines(d.doc.Text, e.Source, e.Quote) || last-first > b-a {
+	if first, last, ok := publish.LineAnchor(e.Source); ok && d.idx != nil {
+		a, b, found := d.idx.QuoteLines(d.doc.Text, e.Quote)
+		if !found || !publish.QuoteInLines(d.doc.Text, e.Source, e.Quote) || last-first > b-a {
 			return fmt.Errorf("its quote is not on the lines %s cites (it stands on lines %d-%d)", e.Source, a, b)
 		}
 	}
@@ -295,8 +296,8 @@ var texts = map[string]i18n{
 			unreadable:      "sources that could not be read: %d",
 			fuses:           "fuses tripped: %d",
 			depth:           "depth: %s (%s)",
-			causes: map[string]string{CauseUnsupported: "unsupported by the quotes they cite", CauseUnjudged: "no verdict from the judge",
-				CauseCitationFormat: "citation format", CauseDuplicate: "duplicates", CauseInstruction: "addressed to the reader or the model"},
+			causes: map[string]string{publish.CauseUnsupported: "unsupported by the quotes they cite", publish.CauseUnjudged: "no verdict from the judge",
+				publish.CauseCitationFormat: "citation format", publish.CauseDuplicate: "duplicates", publish.CauseInstruction: "addressed to the reader or the model"},
 		},
 	},
 	"zh": {
@@ -335,8 +336,8 @@ var texts = map[string]i18n{
 			unreadable:      "无法读取的来源：%d",
 			fuses:           "触发的熔断：%d",
 			depth:           "研究深度：%s（%s）",
-			causes: map[string]string{CauseUnsupported: "引文不支持", CauseUnjudged: "评审未给出结论",
-				CauseCitationFormat: "引用格式错误", CauseDuplicate: "重复", CauseInstruction: "向读者或模型下达指令"},
+			causes: map[string]string{publish.CauseUnsupported: "引文不支持", publish.CauseUnjudged: "评审未给出结论",
+				publish.CauseCitationFormat: "引用格式错误", publish.CauseDuplicate: "重复", publish.CauseInstruction: "向读者或模型下达指令"},
 		},
 	},
 }
@@ -357,13 +358,13 @@ type synthOutcome struct {
 	refused     int  // drafts the integrity check refused
 	degenerate  int  // drafts the synthesizer stopped because they repeated themselves
 	repeats     int  // sentences removed from drafts because they repeated an earlier one
-	judge       JudgeStats
+	judge       publish.JudgeStats
 	hasJudge    bool
 	// keepUnjudged: sentences without a verdict were kept, marked (--unjudged keep).
 	keepUnjudged bool
 }
 
-func (r *runner) render(ctx context.Context, plan *Plan, body string, removed []Removal, all []Evidence,
+func (r *runner) render(ctx context.Context, plan *Plan, body string, removed []publish.Removal, all []Evidence,
 	docs func(source string) (*docEntry, error), out synthOutcome) *Report {
 	lang := plan.Language
 	tx := textsFor(lang)
@@ -373,8 +374,8 @@ func (r *runner) render(ctx context.Context, plan *Plan, body string, removed []
 	}
 	// The citation map, sentence by sentence, from the evidence-id form.
 	var conclusions []Conclusion
-	walkDraft(body, func(s string) bool {
-		ids := citedIDs(s)
+	publish.WalkDraft(body, func(s string) bool {
+		ids := publish.CitedIDs(s)
 		if len(ids) == 0 {
 			return true
 		}
@@ -389,13 +390,13 @@ func (r *runner) render(ctx context.Context, plan *Plan, body string, removed []
 		conclusions = append(conclusions, c)
 		return true
 	})
-	numbered, order := renumber(body)
+	numbered, order := publish.Renumber(body)
 	num := map[string]int{}
 	for i, id := range order {
 		num[id] = i + 1
 	}
 	for i := range conclusions {
-		conclusions[i].Text, _ = renumberWith(conclusions[i].Text, num)
+		conclusions[i].Text, _ = publish.RenumberWith(conclusions[i].Text, num)
 	}
 
 	title := "# " + plan.Question
@@ -474,8 +475,8 @@ func (r *runner) render(ctx context.Context, plan *Plan, body string, removed []
 			j = len(rep.Sources)
 			srcIdx[key] = j
 			u := e.Source
-			if _, _, anchored := lineAnchor(u); anchored {
-				u = stripFragment(u)
+			if _, _, anchored := publish.LineAnchor(u); anchored {
+				u = publish.StripFragment(u)
 			}
 			rep.Sources = append(rep.Sources, SourceRef{URL: u, Title: e.Title, Work: works[key]})
 		}
@@ -545,10 +546,10 @@ func storedTextLink(docs func(source string) (*docEntry, error), e Evidence, tx 
 		return ""
 	}
 	ct := strings.ToLower(d.doc.ContentType)
-	if isFileURL(e.Source) && (ct == "" || strings.Contains(ct, "markdown") || strings.Contains(ct, "text/plain")) {
+	if publish.IsFileURL(e.Source) && (ct == "" || strings.Contains(ct, "markdown") || strings.Contains(ct, "text/plain")) {
 		return ""
 	}
-	first, last, ok := d.idx.quoteLines(d.doc.Text, e.Quote)
+	first, last, ok := d.idx.QuoteLines(d.doc.Text, e.Quote)
 	if !ok {
 		return ""
 	}
@@ -561,25 +562,6 @@ func escapeLinkText(s string) string {
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-// renumberWith rewrites evidence-id markers with an existing numbering.
-func renumberWith(s string, num map[string]int) (string, bool) {
-	ok := true
-	out := markerRe.ReplaceAllStringFunc(s, func(m string) string {
-		ids, _ := parseMarker(markerRe.FindStringSubmatch(m)[1])
-		var parts []string
-		for _, id := range ids {
-			n, found := num[id]
-			if !found {
-				ok = false
-				continue
-			}
-			parts = append(parts, fmt.Sprint(n))
-		}
-		return "[" + strings.Join(parts, ", ") + "]"
-	})
-	return out, ok
-}
 
 // stats reads the run's figures from the tables, so they are complete across resumed attempts.
 func (r *runner) stats(ctx context.Context) Stats {
@@ -689,12 +671,12 @@ func (r *runner) publish(ctx context.Context, rep *Report) error {
 // list cut by the output limit) or whose call fails is asked about again, alone with the other missing ones, in
 // smaller batches, at most maxJudgeReasks more times; one still without a verdict is recorded in c.Unjudged
 // with the reason, and the check removes it (or marks it, with --unjudged keep).
-func (r *runner) judgeSupport(ctx context.Context, plan *Plan, c Checker, draft string) {
-	j, ok := r.cfg.Roles.Verifier.(SupportJudge)
+func (r *runner) judgeSupport(ctx context.Context, plan *Plan, c publish.Checker, draft string) {
+	j, ok := r.cfg.Roles.Verifier.(publish.SupportJudge)
 	if !ok {
 		return
 	}
-	var pending []SupportClaim
+	var pending []publish.SupportClaim
 	for _, cl := range c.SupportClaims(draft) {
 		_, refused := c.Judged[cl.Sentence]
 		_, gaveUp := c.Unjudged[cl.Sentence]
@@ -710,11 +692,11 @@ func (r *runner) judgeSupport(ctx context.Context, plan *Plan, c Checker, draft 
 			r.logf(ctx, StageSynth, r.currentRound(), "", "judge again",
 				fmt.Sprintf("%d sentences have no verdict; asking again in batches of %d", len(pending), size), nil)
 		}
-		var missing []SupportClaim
+		var missing []publish.SupportClaim
 		answered := false
 		for start := 0; start < len(pending); start += size {
 			batch := pending[start:min(start+size, len(pending))]
-			var verdicts []SupportVerdict
+			var verdicts []publish.SupportVerdict
 			err := r.roleCall(ctx, StageSynth, r.currentRound(), "", fmt.Sprintf("judge support of %d sentences", len(batch)), nil,
 				func(ctx context.Context) error {
 					v, err := j.JudgeSupport(ctx, plan.Language, batch)
@@ -740,7 +722,7 @@ func (r *runner) judgeSupport(ctx context.Context, plan *Plan, c Checker, draft 
 				continue
 			}
 			answered = true
-			got := map[string]SupportVerdict{}
+			got := map[string]publish.SupportVerdict{}
 			for _, v := range verdicts {
 				if prev, dup := got[v.ID]; dup && !prev.Supported {
 					continue // two verdicts on one sentence: the refusal stands
@@ -788,57 +770,6 @@ const (
 	minJudgeBatch  = 4
 )
 
-// JudgeStats counts what the support judge said about the published draft's sentences.
-type JudgeStats struct {
-	// Judged counts the sentences with a verdict: Supported plus Refused.
-	Judged    int `json:"judged"`
-	Supported int `json:"supported"`
-	Refused   int `json:"refused"`
-	// Unjudged counts the sentences still without a verdict after the judge was asked again; Why counts them
-	// by reason.
-	Unjudged int            `json:"unjudged"`
-	Why      map[string]int `json:"why,omitempty"`
-	// Kept: the unjudged sentences were kept, marked, instead of removed (--unjudged keep).
-	Kept bool `json:"kept,omitempty"`
-}
-
-// tally counts the judge's verdicts on the units of a draft that needed one.
-func (c Checker) tally(markdown string) JudgeStats {
-	var t JudgeStats
-	seen := map[string]bool{}
-	walkDraft(markdown, func(s string) bool {
-		if isCodeBlock(s) {
-			return true
-		}
-		v := c.sentence(s)
-		if !v.judgeable || v.verbatim || seen[v.key] {
-			return true
-		}
-		seen[v.key] = true
-		_, refused := c.Judged[v.key]
-		switch {
-		case refused:
-			t.Judged++
-			t.Refused++
-		case c.Approved[v.key]:
-			t.Judged++
-			t.Supported++
-		case c.RequireVerdict:
-			t.Unjudged++
-			why := c.Unjudged[v.key]
-			if why == "" {
-				why = "not asked"
-			}
-			if t.Why == nil {
-				t.Why = map[string]int{}
-			}
-			t.Why[why]++
-		}
-		return true
-	})
-	return t
-}
-
 // fallbackDraft is the report of a run whose synthesis failed: per sub-question, the grounded quotes themselves.
 func fallbackDraft(plan *Plan, accepted []Evidence) string {
 	var b strings.Builder
@@ -855,8 +786,8 @@ func fallbackDraft(plan *Plan, accepted []Evidence) string {
 		for _, e := range bySQ[sq.ID] {
 			// Every sentence of the quote carries its citation, so that each stands as a quote of its own.
 			var parts []string
-			for _, f := range QuoteFragments(oneLine(e.Quote)) {
-				for _, sent := range SplitSentences(f) {
+			for _, f := range publish.QuoteFragments(oneLine(e.Quote)) {
+				for _, sent := range publish.SplitSentences(f) {
 					parts = append(parts, sent+" ["+e.ID+"]")
 				}
 			}
@@ -921,7 +852,7 @@ func writeHowMade(b *strings.Builder, tx i18n, s Stats, noModel bool) {
 // causeList names the causes of the removed sentences with their counts, in a fixed order.
 func causeList(h howTexts, by map[string]int) string {
 	var parts []string
-	for _, c := range []string{CauseUnsupported, CauseUnjudged, CauseCitationFormat, CauseDuplicate, CauseInstruction} {
+	for _, c := range []string{publish.CauseUnsupported, publish.CauseUnjudged, publish.CauseCitationFormat, publish.CauseDuplicate, publish.CauseInstruction} {
 		if n := by[c]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%s: %d", h.causes[c], n))
 		}

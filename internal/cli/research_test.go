@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/research/publish"
 )
 
 func runCLI(t *testing.T, args ...string) (string, string, int) {
@@ -77,7 +78,7 @@ func TestRunCommandExtractiveEndToEnd(t *testing.T) {
 					continue
 				}
 				text, err := research.LoadSourceText(runDir, e.Source)
-				if err != nil || !research.Grounded(text, e.Quote) {
+				if err != nil || !publish.Grounded(text, e.Quote) {
 					t.Fatalf("[%d] %s not grounded in %s: %v", c.N, id, e.Source, err)
 				}
 			}

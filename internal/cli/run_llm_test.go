@@ -16,6 +16,7 @@ import (
 
 	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/research/publish"
 	"github.com/deepresearch/deepresearch/research/researchtest/openaifake"
 	"github.com/deepresearch/deepresearch/research/state"
 )
@@ -78,7 +79,7 @@ var (
 
 // checkReport is the integrity check done independently of the run: report.json parses; every [n] of report.md
 // resolves through the citation map to accepted evidence whose quote occurs verbatim (white space normalised) in
-// the text stored for its source; and every sentence of the body carries a citation (research.CheckIntegrity
+// the text stored for its source; and every sentence of the body carries a citation (publish.CheckIntegrity
 // over the body with the numbers mapped back to evidence ids).
 func checkReport(t *testing.T, runDir string) *research.Report {
 	t.Helper()
@@ -122,7 +123,7 @@ func checkReport(t *testing.T, runDir string) *research.Report {
 			}
 			texts[e.Source] = text
 		}
-		if len([]rune(squash(e.Quote))) < research.MinQuoteRunes || !strings.Contains(squash(text), squash(e.Quote)) {
+		if len([]rune(squash(e.Quote))) < publish.MinQuoteRunes || !strings.Contains(squash(text), squash(e.Quote)) {
 			return fmt.Errorf("quote of %s %q is not in the stored text of %s", id, e.Quote, e.Source)
 		}
 		return nil
@@ -165,7 +166,7 @@ func checkReport(t *testing.T, runDir string) *research.Report {
 		}
 		return "[" + strings.Join(ids, ", ") + "]"
 	})
-	if problems := research.CheckIntegrity(body, grounded); len(problems) > 0 {
+	if problems := publish.CheckIntegrity(body, grounded); len(problems) > 0 {
 		t.Fatalf("integrity problems in the published report: %v\n%s", problems, rep.Markdown)
 	}
 	return &rep

@@ -28,6 +28,7 @@ var layers = []layer{
 	{"benchmarks", []string{"internal/bench/..."}},
 	{"assembly", []string{"internal/request", "internal/config", "internal/durable", "harness/..."}},
 	{"research", []string{"research/..."}},
+	{"publication check", []string{"research/publish"}},
 	{"runtime", []string{"agent/...", "contextmgr/...", "mcptools/...", "subagent/...", "workspace/..."}},
 	{"sources", []string{"sources/..."}},
 	{"models", []string{"llm/..."}},
@@ -171,6 +172,9 @@ func TestRuleCatchesUpwardImports(t *testing.T) {
 		bad      bool
 	}{
 		{"research", "agent", false},
+		{"research", "research/publish", false},
+		{"research/publish", "research", true},
+		{"research/llmroles", "research/publish", false},
 		{"agent", "research", true},
 		{"llm/openai", "lexical", false},
 		{"lexical", "llm", true},

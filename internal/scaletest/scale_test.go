@@ -26,6 +26,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/durable"
 	"github.com/deepresearch/deepresearch/internal/pgtest"
 	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/research/publish"
 	"github.com/deepresearch/deepresearch/research/researchtest/openaifake"
 	"github.com/deepresearch/deepresearch/research/state"
 	"github.com/deepresearch/deepresearch/sources"
@@ -505,7 +506,7 @@ func grounded(ctx context.Context, db *state.DB, byID map[string]state.Evidence,
 		if err != nil {
 			return err
 		}
-		if research.Grounded(text, e.Quote) {
+		if publish.Grounded(text, e.Quote) {
 			return nil
 		}
 	}

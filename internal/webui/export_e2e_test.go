@@ -15,6 +15,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/research/publish"
 )
 
 // spacer pushes a page's content far below the first screen, so that a browser opening it at a quote must scroll.
@@ -143,7 +144,7 @@ func TestBrowserTextFragmentOpensAtQuote(t *testing.T) {
 
 // firstWords is the beginning of a quote, enough to find its element on the page.
 func firstWords(q string) string {
-	q = strings.Join(strings.Fields(research.QuoteFragments(q)[0]), " ")
+	q = strings.Join(strings.Fields(publish.QuoteFragments(q)[0]), " ")
 	if r := []rune(q); len(r) > 8 {
 		return string(r[:8])
 	}

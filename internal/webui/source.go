@@ -12,6 +12,7 @@ import (
 
 	"github.com/deepresearch/deepresearch/research"
 	"github.com/deepresearch/deepresearch/research/export"
+	"github.com/deepresearch/deepresearch/research/publish"
 )
 
 // sourcePage shows one evidence item inside the text that was read for it.
@@ -176,7 +177,7 @@ func sourceName(ev research.Evidence) string {
 // the graph accepted is still shown even if its check was more lenient.
 func locateQuote(text, quote string) (int, int, bool) {
 	// An elided quote is located by its fragments: from the first one's start to the last one's end.
-	if fs := research.QuoteFragments(quote); len(fs) > 1 {
+	if fs := publish.QuoteFragments(quote); len(fs) > 1 {
 		a, _, ok := locateQuote(text, fs[0])
 		if !ok {
 			return 0, 0, false

@@ -15,7 +15,7 @@ import (
 // several lines, each behind a comment marker. The analyst reads a code file as a view: every comment paragraph as
 // one line of prose with the markers taken out, a trailing comment together with the code it annotates, and
 // before the comments of each declaration a heading naming it. A quote is cut from the view and cited by the
-// source lines it came from; grounding compares texts with comment markers dropped (research.NormalizeQuote,
+// source lines it came from; grounding compares texts with comment markers dropped (publish.NormalizeQuote,
 // whose rules are lexical.CommentWord's), so the prose of a comment is found, verbatim, on exactly those lines.
 // Code itself is not quoted, except a line that a trailing comment explains.
 

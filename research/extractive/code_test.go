@@ -9,6 +9,7 @@ import (
 
 	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/research/publish"
 	"github.com/deepresearch/deepresearch/sources"
 )
 
@@ -46,12 +47,12 @@ func checkViewGrounded(t *testing.T, src string, cv *codeView) {
 	for _, part := range strings.Split(cv.text, "\n\n") {
 		start := off
 		off += len(part) + 2
-		if strings.TrimSpace(part) == "" || cv.kind[start] == partHeading || utf8.RuneCountInString(research.NormalizeQuote(part)) < research.MinQuoteRunes {
+		if strings.TrimSpace(part) == "" || cv.kind[start] == partHeading || utf8.RuneCountInString(publish.NormalizeQuote(part)) < publish.MinQuoteRunes {
 			continue
 		}
 		first, last := lexical.LineAt(src, cv.source(start, len(src))), lexical.LineAt(src, cv.source(start+len(part)-1, len(src)))
 		lines := strings.Split(src, "\n")
-		if !research.Grounded(strings.Join(lines[first-1:last], "\n"), part) {
+		if !publish.Grounded(strings.Join(lines[first-1:last], "\n"), part) {
 			t.Errorf("view part %q is not grounded on lines %d-%d:\n%s", part, first, last, strings.Join(lines[first-1:last], "\n"))
 		}
 	}
@@ -174,7 +175,7 @@ func TestAnalyzeSourceCode(t *testing.T) {
 				t.Fatal(err)
 			}
 			lines := strings.Split(goSource, "\n")
-			if !research.Grounded(strings.Join(lines[a-1:b], "\n"), e.Quote) {
+			if !publish.Grounded(strings.Join(lines[a-1:b], "\n"), e.Quote) {
 				t.Errorf("quote %q is not grounded on %s", e.Quote, e.Source)
 			}
 		}

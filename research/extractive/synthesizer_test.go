@@ -8,6 +8,7 @@ import (
 
 	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/research/publish"
 	"github.com/deepresearch/deepresearch/sources"
 )
 
@@ -26,7 +27,7 @@ func TestSynthesizerEverySentenceCited(t *testing.T) {
 		t.Fatal(err)
 	}
 	known := map[string]bool{"e1": true, "e2": true, "e3": true, "e4": true, "e5": true}
-	problems := research.CheckIntegrity(d.Markdown, func(id string) error {
+	problems := publish.CheckIntegrity(d.Markdown, func(id string) error {
 		if !known[id] {
 			return errors.New("unknown")
 		}
@@ -66,7 +67,7 @@ func TestSynthesizerChineseAndEmptySections(t *testing.T) {
 			t.Errorf("draft lacks %q:\n%s", want, d.Markdown)
 		}
 	}
-	if p := research.CheckIntegrity(d.Markdown, func(string) error { return nil }); len(p) > 0 {
+	if p := publish.CheckIntegrity(d.Markdown, func(string) error { return nil }); len(p) > 0 {
 		t.Errorf("integrity problems %v", p)
 	}
 }

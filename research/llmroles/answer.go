@@ -4,11 +4,11 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/research/publish"
 )
 
 // This file reads a text answer for what it is: a draft that has fallen into a loop. (The report inside whatever
-// wraps it is research.UnwrapReport's.)
+// wraps it is publish.UnwrapReport's.)
 
 var fenceOpenRe = regexp.MustCompile("^(`{3,}|~{3,})\\s*([A-Za-z0-9_+-]*)\\s*$")
 
@@ -56,7 +56,7 @@ func units(text string) []string {
 		if l == "" || strings.HasPrefix(l, "#") || strings.HasPrefix(l, "```") || strings.HasPrefix(l, "|---") || strings.HasPrefix(l, "| ---") {
 			continue
 		}
-		for _, s := range research.SplitSentences(l) {
+		for _, s := range publish.SplitSentences(l) {
 			if k := sentenceKey(s); k != "" {
 				out = append(out, k)
 			}
@@ -135,7 +135,7 @@ func dropRepeats(md string) (string, int) {
 func dropRepeatedSentences(line string, seen map[string]bool) (string, int) {
 	var b strings.Builder
 	removed, at := 0, 0
-	for _, s := range research.SplitSentences(line) {
+	for _, s := range publish.SplitSentences(line) {
 		i := strings.Index(line[at:], s)
 		if i < 0 {
 			continue // not found as written (normalised by the splitter): left in place

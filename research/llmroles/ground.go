@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/deepresearch/deepresearch/lexical"
-	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/research/publish"
 )
 
 // normText is a normalised copy of a text that remembers where each of its runes came from, so a match found
@@ -161,7 +161,7 @@ const maxFuzzyRunes = 600
 // snapQuote returns the verbatim text of doc that quote stands for: the exact span when the quote occurs after
 // whitespace normalisation, else the span matching it with quotes, dashes, punctuation or case changed, or a
 // near-verbatim span. A quote that elides text ("A … B") is never widened to the span between its fragments:
-// each fragment is snapped on its own, and the result is the fragments joined by research.FragmentSeparator, so
+// each fragment is snapped on its own, and the result is the fragments joined by publish.FragmentSeparator, so
 // that nothing the model left out becomes part of the quote. ok is false when nothing in doc is close enough,
 // and the quote must be dropped.
 func snapQuote(doc, quote string) (string, bool) {
@@ -205,7 +205,7 @@ func splitEllipsis(q string) []string {
 }
 
 // snapFragments finds each fragment of an elided quote in doc, in order, each as exactly or as nearly verbatim
-// as a whole quote is found, and joins their verbatim text with research.FragmentSeparator. Fragments too short to
+// as a whole quote is found, and joins their verbatim text with publish.FragmentSeparator. Fragments too short to
 // ground anything are left out; the fragments must stand within one passage (not much longer than the quote).
 func snapFragments(doc string, light, strong normText, frags []string, quoteRunes int) (string, bool) {
 	var out []string
@@ -226,7 +226,7 @@ func snapFragments(doc string, light, strong normText, frags []string, quoteRune
 		lo, hi = wholeWords(doc, lo, hi)
 		from = hi
 		text := strings.TrimSpace(doc[lo:hi])
-		if utf8.RuneCountInString(research.NormalizeQuote(text)) < research.MinQuoteRunes {
+		if utf8.RuneCountInString(publish.NormalizeQuote(text)) < publish.MinQuoteRunes {
 			continue
 		}
 		if first < 0 {
@@ -237,7 +237,7 @@ func snapFragments(doc string, light, strong normText, frags []string, quoteRune
 	if len(out) == 0 || utf8.RuneCountInString(doc[first:from]) > 3*quoteRunes+200 {
 		return "", false
 	}
-	return strings.Join(out, research.FragmentSeparator), true
+	return strings.Join(out, publish.FragmentSeparator), true
 }
 
 // runeAt returns the index of the first rune of n that comes from byte offset off of the original or later.
@@ -292,4 +292,4 @@ func fuzzy(doc string, strong normText, sq string) (string, bool) {
 }
 
 // grounded reports whether quote occurs in doc — the graph's own rule, fragment by fragment for an elided quote.
-func grounded(doc, quote string) bool { return research.Grounded(doc, quote) }
+func grounded(doc, quote string) bool { return publish.Grounded(doc, quote) }

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/deepresearch/deepresearch/llm/tokens"
-	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/research/publish"
 )
 
 const groundDoc = "The Treaty of Westphalia was signed in 1648.  It ended the “Thirty Years’ War” in the Holy Roman Empire —\nand the Eighty Years' War between Spain and the Dutch Republic.\n\n" +
@@ -54,7 +54,7 @@ func TestSnapQuote(t *testing.T) {
 			if got != tt.want {
 				t.Errorf("snapQuote(%q)\n got  %q\n want %q", tt.quote, got, tt.want)
 			}
-			for _, f := range strings.Split(got, research.FragmentSeparator) {
+			for _, f := range strings.Split(got, publish.FragmentSeparator) {
 				if !strings.Contains(groundDoc, f) {
 					t.Errorf("fragment %q of the snapped quote is not verbatim in the document", f)
 				}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/research/publish"
 	"github.com/deepresearch/deepresearch/sources"
 )
 
@@ -55,7 +56,7 @@ func TestSourceTextIsQuotedMaterialInEveryPrompt(t *testing.T) {
 
 	m = replies(`{"verdicts": [{"id": "s1", "supported": true}]}`)
 	v := New(Config{Verifier: m, Logger: quietLogger()}).Verifier.(*Verifier)
-	if _, err := v.JudgeSupport(t.Context(), "en", []research.SupportClaim{{ID: "s1", Sentence: "Channels are buffered.", Quotes: []string{hostile}}}); err != nil {
+	if _, err := v.JudgeSupport(t.Context(), "en", []publish.SupportClaim{{ID: "s1", Sentence: "Channels are buffered.", Quotes: []string{hostile}}}); err != nil {
 		t.Fatal(err)
 	}
 	req = m.Requests()[0]
@@ -70,8 +71,8 @@ func TestSourceTextIsQuotedMaterialInEveryPrompt(t *testing.T) {
 func TestJudgeSeesFragmentsAsTheyStand(t *testing.T) {
 	m := replies(`{"verdicts": [{"id": "s1", "supported": false, "reason": "spliced"}]}`)
 	v := New(Config{Verifier: m, Logger: quietLogger()}).Verifier.(*Verifier)
-	q := "The absorber plate sits behind the glazing" + research.FragmentSeparator + "cost about 2,400 euros"
-	got, err := v.JudgeSupport(t.Context(), "en", []research.SupportClaim{{ID: "s1", Sentence: "The absorber plate cost about 2,400 euros.", Quotes: []string{q}}})
+	q := "The absorber plate sits behind the glazing" + publish.FragmentSeparator + "cost about 2,400 euros"
+	got, err := v.JudgeSupport(t.Context(), "en", []publish.SupportClaim{{ID: "s1", Sentence: "The absorber plate cost about 2,400 euros.", Quotes: []string{q}}})
 	if err != nil || len(got) != 1 || got[0].Supported {
 		t.Fatalf("verdicts %+v, %v", got, err)
 	}

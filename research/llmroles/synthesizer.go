@@ -12,6 +12,7 @@ import (
 	"github.com/deepresearch/deepresearch/llm"
 	"github.com/deepresearch/deepresearch/llm/tokens"
 	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/research/publish"
 )
 
 // Synthesizer is the Synthesize stage on the strong tier.
@@ -111,7 +112,7 @@ func (s *Synthesizer) Synthesize(ctx context.Context, in research.SynthesisInput
 			if degenerate(t) {
 				loops++
 			}
-			t, repeats = dropRepeats(research.UnwrapReport(t))
+			t, repeats = dropRepeats(publish.UnwrapReport(t))
 			if strings.TrimSpace(t) == "" {
 				return "", errors.New("the report is empty")
 			}

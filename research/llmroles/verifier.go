@@ -11,6 +11,7 @@ import (
 	"github.com/deepresearch/deepresearch/llm"
 	"github.com/deepresearch/deepresearch/llm/tokens"
 	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/research/publish"
 )
 
 // Verifier is the Adversarial Verify stage on the strong tier.
@@ -189,7 +190,7 @@ func resolveSubQuestion(plan *research.Plan, ref string) (string, bool) {
 	return "", false
 }
 
-var _ research.SupportJudge = (*Verifier)(nil)
+var _ publish.SupportJudge = (*Verifier)(nil)
 
 var claimsTag = regexp.MustCompile(`(?i)<\s*(/?)\s*claims\b`)
 
@@ -209,9 +210,9 @@ type supportVerdictOut struct {
 	Reason    string `json:"reason,omitempty" jsonschema:"for unsupported sentences: what the quotes do not say"`
 }
 
-// JudgeSupport implements research.SupportJudge on the verifier's model: one call judges a batch of sentences
+// JudgeSupport implements publish.SupportJudge on the verifier's model: one call judges a batch of sentences
 // against the quotes they cite. Sentence and quote text is untrusted material.
-func (v *Verifier) JudgeSupport(ctx context.Context, language string, claims []research.SupportClaim) ([]research.SupportVerdict, error) {
+func (v *Verifier) JudgeSupport(ctx context.Context, language string, claims []publish.SupportClaim) ([]publish.SupportVerdict, error) {
 	if len(claims) == 0 {
 		return nil, nil
 	}
@@ -227,11 +228,11 @@ func (v *Verifier) JudgeSupport(ctx context.Context, language string, claims []r
 		fmt.Fprintf(&b, "[%s] %s\n", c.ID, safe(c.Sentence))
 		for _, q := range c.Quotes {
 			// The fragments of an elided quote, each as it stands; nothing between them is quoted.
-			frags := research.QuoteFragments(q)
+			frags := publish.QuoteFragments(q)
 			for i := range frags {
 				frags[i] = safe(frags[i])
 			}
-			fmt.Fprintf(&b, "    quote: \"%s\"\n", strings.Join(frags, research.FragmentSeparator))
+			fmt.Fprintf(&b, "    quote: \"%s\"\n", strings.Join(frags, publish.FragmentSeparator))
 		}
 	}
 	b.WriteString("</claims>")
@@ -243,13 +244,13 @@ func (v *Verifier) JudgeSupport(ctx context.Context, language string, claims []r
 	if err != nil {
 		return nil, err
 	}
-	var verdicts []research.SupportVerdict
+	var verdicts []publish.SupportVerdict
 	for _, o := range out.Verdicts {
 		id := strings.Trim(strings.TrimSpace(o.ID), "[]")
 		if !known[id] {
 			continue
 		}
-		verdicts = append(verdicts, research.SupportVerdict{ID: id, Supported: o.Supported, Reason: strings.TrimSpace(o.Reason)})
+		verdicts = append(verdicts, publish.SupportVerdict{ID: id, Supported: o.Supported, Reason: strings.TrimSpace(o.Reason)})
 	}
 	return verdicts, nil
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/deepresearch/deepresearch/llm/scripted"
 	"github.com/deepresearch/deepresearch/research"
 	"github.com/deepresearch/deepresearch/research/llmroles"
+	"github.com/deepresearch/deepresearch/research/publish"
 	"github.com/deepresearch/deepresearch/sources"
 	"github.com/deepresearch/deepresearch/sources/fetch"
 )
@@ -323,11 +324,11 @@ func (a analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sour
 		if strings.HasPrefix(line, "#") {
 			continue
 		}
-		for _, s := range research.SplitSentences(line) {
+		for _, s := range publish.SplitSentences(line) {
 			if len(items) >= per {
 				break
 			}
-			if len([]rune(lexical.NormalizeSpace(s))) < research.MinQuoteRunes {
+			if len([]rune(lexical.NormalizeSpace(s))) < publish.MinQuoteRunes {
 				continue
 			}
 			items = append(items, research.Evidence{SubQuestion: sq.ID, Claim: s, Quote: s, Source: doc.URL, Confidence: 0.8})

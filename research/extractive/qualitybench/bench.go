@@ -30,6 +30,7 @@ import (
 	"github.com/deepresearch/deepresearch/docs/zh"
 	"github.com/deepresearch/deepresearch/research"
 	"github.com/deepresearch/deepresearch/research/extractive"
+	"github.com/deepresearch/deepresearch/research/publish"
 	"github.com/deepresearch/deepresearch/sources"
 	"github.com/deepresearch/deepresearch/sources/corpus"
 )
@@ -579,7 +580,7 @@ var anchorRE = regexp.MustCompile(`#L(\d+)-L(\d+)$`)
 
 // Grounding checks every cited evidence item of the report against the corpus, independently of the run's own
 // records: the cited file's text, as the corpus returns it, must contain the quote verbatim — compared as the
-// integrity check compares, in research.NormalizeQuote's form (white space collapsed, comment markers dropped) —
+// integrity check compares, in publish.NormalizeQuote's form (white space collapsed, comment markers dropped) —
 // and a #Lx-Ly anchor must name lines that hold it. It returns the items checked, those grounded, and a
 // description of each failure.
 func Grounding(ctx context.Context, rep *research.Report, f sources.Fetcher) (checked, grounded int, failures []string) {
@@ -615,7 +616,7 @@ func groundedIn(ctx context.Context, f sources.Fetcher, e research.Evidence) err
 	if err != nil {
 		return err
 	}
-	if !research.Grounded(doc.Text, e.Quote) {
+	if !publish.Grounded(doc.Text, e.Quote) {
 		return fmt.Errorf("quote not found verbatim in %s", e.Source)
 	}
 	m := anchorRE.FindStringSubmatch(e.Source)
@@ -625,7 +626,7 @@ func groundedIn(ctx context.Context, f sources.Fetcher, e research.Evidence) err
 	a, _ := strconv.Atoi(m[1])
 	b, _ := strconv.Atoi(m[2])
 	lines := strings.Split(doc.Text, "\n")
-	if a < 1 || b < a || b > len(lines) || !research.Grounded(strings.Join(lines[a-1:b], "\n"), e.Quote) {
+	if a < 1 || b < a || b > len(lines) || !publish.Grounded(strings.Join(lines[a-1:b], "\n"), e.Quote) {
 		return fmt.Errorf("quote is not within lines %d-%d of %s", a, b, e.Source)
 	}
 	return nil

@@ -13,6 +13,7 @@ import (
 
 	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/research/publish"
 	"github.com/deepresearch/deepresearch/sources"
 	"github.com/deepresearch/deepresearch/sources/extract"
 )
@@ -140,7 +141,7 @@ func cutInSource(text, quote string) bool {
 	if i < 0 {
 		// The prose of a code comment, quoted without its markers: looked for as grounding looks for it, where
 		// what follows the quote on the next line, past its comment marker, counts as going on.
-		text, quote = research.NormalizeQuote(text), research.NormalizeQuote(quote)
+		text, quote = publish.NormalizeQuote(text), publish.NormalizeQuote(quote)
 		if i = strings.Index(text, quote); i < 0 || quote == "" {
 			return false
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/deepresearch/deepresearch/llm/openai"
 	"github.com/deepresearch/deepresearch/research"
 	"github.com/deepresearch/deepresearch/research/llmroles"
+	"github.com/deepresearch/deepresearch/research/publish"
 	"github.com/deepresearch/deepresearch/research/researchtest"
 	"github.com/deepresearch/deepresearch/research/researchtest/openaifake"
 	"github.com/deepresearch/deepresearch/sources"
@@ -257,7 +258,7 @@ func checkCitations(t *testing.T, dir string, rep *research.Report) {
 		}
 		lines := strings.Split(string(b), "\n")
 		a, z := atoi(l[3]), atoi(l[4])
-		if a < 1 || z > len(lines) || !research.Grounded(strings.Join(lines[a-1:z], "\n"), l[1]) {
+		if a < 1 || z > len(lines) || !publish.Grounded(strings.Join(lines[a-1:z], "\n"), l[1]) {
 			t.Errorf("quote %q is not on lines %d-%d of %s", l[1], a, z, l[2])
 		}
 	}
@@ -269,7 +270,7 @@ func checkCitations(t *testing.T, dir string, rep *research.Report) {
 				t.Errorf("[%d] %s: %v", c.N, id, err)
 				continue
 			}
-			if !research.Grounded(text, e.Quote) {
+			if !publish.Grounded(text, e.Quote) {
 				t.Errorf("[%d] %s: quote %q not in the text read", c.N, id, e.Quote)
 			}
 		}

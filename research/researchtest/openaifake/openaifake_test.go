@@ -9,6 +9,7 @@ import (
 	"github.com/deepresearch/deepresearch/llm/openai"
 	"github.com/deepresearch/deepresearch/research"
 	"github.com/deepresearch/deepresearch/research/llmroles"
+	"github.com/deepresearch/deepresearch/research/publish"
 	"github.com/deepresearch/deepresearch/research/researchtest/openaifake"
 	"github.com/deepresearch/deepresearch/sources"
 )
@@ -135,7 +136,7 @@ func TestRolesThroughLLMRoles(t *testing.T) {
 			t.Errorf("draft lacks %q:\n%s", want, d.Markdown)
 		}
 	}
-	if problems := research.CheckIntegrity(d.Markdown, func(id string) error { return nil }); len(problems) != 0 {
+	if problems := publish.CheckIntegrity(d.Markdown, func(id string) error { return nil }); len(problems) != 0 {
 		t.Fatalf("draft has uncited sentences: %v\n%s", problems, d.Markdown)
 	}
 }

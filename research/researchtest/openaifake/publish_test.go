@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/research/publish"
 	"github.com/deepresearch/deepresearch/research/researchtest"
 	"github.com/deepresearch/deepresearch/research/researchtest/openaifake"
 )
@@ -45,7 +46,7 @@ func saysOnlyItsQuotes(t *testing.T, rep *research.Report) {
 		text := strings.TrimSpace(strings.TrimRight(citeNumRe.ReplaceAllString(c.Text, ""), "."))
 		found := false
 		for _, id := range c.EvidenceIDs {
-			for _, f := range research.QuoteFragments(byID[id].Quote) {
+			for _, f := range publish.QuoteFragments(byID[id].Quote) {
 				if strings.Contains(strings.Join(strings.Fields(f), " "), strings.Join(strings.Fields(text), " ")) {
 					found = true
 				}
@@ -99,8 +100,8 @@ func TestAMissingVerdictNeverPublishes(t *testing.T) {
 			if j.Unjudged == 0 || j.Why[tc.why] == 0 && !anyPrefix(j.Why, tc.why) {
 				t.Errorf("unjudged sentences not counted with their reason %q: %+v", tc.why, *j)
 			}
-			if rep.Stats.RemovedByCause[research.CauseUnjudged] != j.Unjudged {
-				t.Errorf("%d unjudged, %d removed as unjudged: %+v", j.Unjudged, rep.Stats.RemovedByCause[research.CauseUnjudged], rep.Stats.RemovedByCause)
+			if rep.Stats.RemovedByCause[publish.CauseUnjudged] != j.Unjudged {
+				t.Errorf("%d unjudged, %d removed as unjudged: %+v", j.Unjudged, rep.Stats.RemovedByCause[publish.CauseUnjudged], rep.Stats.RemovedByCause)
 			}
 			if !strings.Contains(rep.Markdown, fmt.Sprintf("sentences without a verdict, removed: %d (%s", j.Unjudged, tc.why)) {
 				t.Errorf("the footer does not say why sentences were removed unjudged:\n%s", rep.Markdown)
@@ -161,7 +162,7 @@ func TestSplicedQuotesAreNeverPublished(t *testing.T) {
 			}
 			fragments := 0
 			for _, e := range rep.Evidence {
-				if fs := research.QuoteFragments(e.Quote); len(fs) > 1 {
+				if fs := publish.QuoteFragments(e.Quote); len(fs) > 1 {
 					fragments++
 					if strings.Contains(e.Quote, "trial. Kiln") || strings.Contains(e.Quote, "\n") {
 						t.Errorf("an elided quote holds the text between its fragments: %q", e.Quote)
@@ -217,7 +218,7 @@ func TestInstructionsInSourcesAreNeverObeyed(t *testing.T) {
 		}
 	}
 	for _, e := range rep.Evidence {
-		if research.InstructionLike(e.Quote) != "" {
+		if publish.InstructionLike(e.Quote) != "" {
 			t.Errorf("an instruction entered the pool as evidence: %q", e.Quote)
 		}
 	}

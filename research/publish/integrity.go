@@ -1,4 +1,4 @@
-package research
+package publish
 
 import (
 	"errors"
@@ -32,8 +32,8 @@ func parseMarker(inner string) (ids, bad []string) {
 	return ids, bad
 }
 
-// citedIDs returns the evidence ids cited in s, in order, each once.
-func citedIDs(s string) []string {
+// CitedIDs returns the evidence ids cited in s, in order, each once.
+func CitedIDs(s string) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, m := range markerRe.FindAllStringSubmatch(s, -1) {
@@ -118,8 +118,9 @@ type Removal struct {
 // causeRank orders causes when a unit has several: the one named is the most specific.
 var causeRank = map[string]int{CauseUnsupported: 1, CauseCitationFormat: 2, CauseInstruction: 3}
 
-// errNoEvidence is an EvidenceCheck's answer for an id the pool does not hold: a citation-format problem.
-var errNoEvidence = errors.New("no such evidence in the pool")
+// ErrNoEvidence is an EvidenceCheck's answer (errors.Is) for an id the pool does not hold: the check counts it
+// as a citation-format problem, any other error as an unsupported citation.
+var ErrNoEvidence = errors.New("no such evidence in the pool")
 
 // sentenceVerdict is the deterministic part of a sentence's check.
 type sentenceVerdict struct {
@@ -134,8 +135,8 @@ type sentenceVerdict struct {
 	key       string
 }
 
-// withMemo returns c remembering each sentence's deterministic verdict (see Checker.memo).
-func (c Checker) withMemo() Checker {
+// WithMemo returns c remembering each sentence's deterministic verdict (see Checker.memo).
+func (c Checker) WithMemo() Checker {
 	c.memo = &sentenceMemo{m: map[string]sentenceVerdict{}}
 	return c
 }
@@ -158,7 +159,7 @@ func RemoveUnsupported(markdown string, check EvidenceCheck) (string, []string) 
 func (c Checker) Check(markdown string) []IntegrityProblem {
 	var problems []IntegrityProblem
 	quotes := c.draftQuotes(markdown)
-	walkDraft(markdown, func(s string) bool {
+	WalkDraft(markdown, func(s string) bool {
 		if p := c.problems(s, quotes); len(p) > 0 {
 			problems = append(problems, IntegrityProblem{Sentence: s, Reason: strings.Join(p, "; ")})
 		}
@@ -248,7 +249,7 @@ func (c Checker) draftQuotes(markdown string) []string {
 		return nil
 	}
 	var out []string
-	for _, id := range citedIDs(markdown) {
+	for _, id := range CitedIDs(markdown) {
 		if c.Evidence(id) != nil {
 			continue
 		}
@@ -265,7 +266,7 @@ func (c Checker) SupportClaims(markdown string) []SupportClaim {
 	var claims []SupportClaim
 	quotes := c.draftQuotes(markdown)
 	seen := map[string]bool{}
-	walkDraft(markdown, func(s string) bool {
+	WalkDraft(markdown, func(s string) bool {
 		if isCodeBlock(s) || c.Quote == nil {
 			return true
 		}
@@ -282,7 +283,7 @@ func (c Checker) SupportClaims(markdown string) []SupportClaim {
 			}
 			seen[key] = true
 		}
-		ids := citedIDs(s)
+		ids := CitedIDs(s)
 		if len(ids) == 0 {
 			return true
 		}
@@ -371,7 +372,7 @@ func (c Checker) checkSentence(s string) sentenceVerdict {
 		for _, id := range ids {
 			if err := c.Evidence(id); err != nil {
 				problems = append(problems, fmt.Sprintf("cites %s: %v", id, err))
-				if errors.Is(err, errNoEvidence) {
+				if errors.Is(err, ErrNoEvidence) {
 					because(CauseCitationFormat)
 				} else {
 					because(CauseUnsupported)
@@ -456,15 +457,15 @@ var (
 	sourcesHeadRe = regexp.MustCompile(`(?i)^(sources|references|bibliography|works cited|citations|来源|参考|参考文献|参考资料|引用)\b`)
 )
 
-// walkDraft visits every sentence of the body of a Markdown draft and rebuilds the draft keeping only the
+// WalkDraft visits every sentence of the body of a Markdown draft and rebuilds the draft keeping only the
 // sentences keep approves. Paragraphs are re-flowed onto one line; list items and table rows whose sentences are
 // all dropped disappear; a section the synthesizer titled "Sources" or "References" is dropped (the renderer
 // writes its own from the citation map).
-func walkDraft(markdown string, keep func(sentence string) bool) string {
+func WalkDraft(markdown string, keep func(sentence string) bool) string {
 	return walkDraftEdit(markdown, func(s string) (string, bool) { return s, keep(s) })
 }
 
-// walkDraftEdit is walkDraft with units that may be rewritten: edit returns the unit to publish, and whether to
+// walkDraftEdit is WalkDraft with units that may be rewritten: edit returns the unit to publish, and whether to
 // publish it at all.
 func walkDraftEdit(markdown string, edit func(unit string) (string, bool)) string {
 	lines := strings.Split(strings.ReplaceAll(markdown, "\r\n", "\n"), "\n")
@@ -534,7 +535,7 @@ func walkDraftEdit(markdown string, edit func(unit string) (string, bool)) strin
 		case strings.HasPrefix(trimmed, "|"):
 			flush()
 			tableRow++
-			if (tableRow == 1 && len(citedIDs(trimmed)) == 0) || tableSepRe.MatchString(trimmed) {
+			if (tableRow == 1 && len(CitedIDs(trimmed)) == 0) || tableSepRe.MatchString(trimmed) {
 				out = append(out, stripMarkers(line)) // a header row that cites nothing and the separator carry no facts
 				continue
 			}
@@ -727,9 +728,9 @@ func collapseBlankLines(s string) string {
 	return strings.Join(out, "\n")
 }
 
-// renumber replaces evidence-id markers with citation numbers in order of first use and returns the numbers'
+// Renumber replaces evidence-id markers with citation numbers in order of first use and returns the numbers'
 // evidence ids (index n-1 holds number n's id).
-func renumber(markdown string) (string, []string) {
+func Renumber(markdown string) (string, []string) {
 	num := map[string]int{}
 	var order []string
 	out := markerRe.ReplaceAllStringFunc(markdown, func(m string) string {
@@ -757,4 +758,74 @@ func renumber(markdown string) (string, []string) {
 		return "[" + strings.Join(parts, ", ") + "]"
 	})
 	return out, order
+}
+
+// RenumberWith rewrites evidence-id markers with an existing numbering.
+func RenumberWith(s string, num map[string]int) (string, bool) {
+	ok := true
+	out := markerRe.ReplaceAllStringFunc(s, func(m string) string {
+		ids, _ := parseMarker(markerRe.FindStringSubmatch(m)[1])
+		var parts []string
+		for _, id := range ids {
+			n, found := num[id]
+			if !found {
+				ok = false
+				continue
+			}
+			parts = append(parts, fmt.Sprint(n))
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	})
+	return out, ok
+}
+
+// JudgeStats counts what the support judge said about the published draft's sentences.
+type JudgeStats struct {
+	// Judged counts the sentences with a verdict: Supported plus Refused.
+	Judged    int `json:"judged"`
+	Supported int `json:"supported"`
+	Refused   int `json:"refused"`
+	// Unjudged counts the sentences still without a verdict after the judge was asked again; Why counts them
+	// by reason.
+	Unjudged int            `json:"unjudged"`
+	Why      map[string]int `json:"why,omitempty"`
+	// Kept: the unjudged sentences were kept, marked, instead of removed (--unjudged keep).
+	Kept bool `json:"kept,omitempty"`
+}
+
+// Tally counts the judge's verdicts on the units of a draft that needed one.
+func (c Checker) Tally(markdown string) JudgeStats {
+	var t JudgeStats
+	seen := map[string]bool{}
+	WalkDraft(markdown, func(s string) bool {
+		if isCodeBlock(s) {
+			return true
+		}
+		v := c.sentence(s)
+		if !v.judgeable || v.verbatim || seen[v.key] {
+			return true
+		}
+		seen[v.key] = true
+		_, refused := c.Judged[v.key]
+		switch {
+		case refused:
+			t.Judged++
+			t.Refused++
+		case c.Approved[v.key]:
+			t.Judged++
+			t.Supported++
+		case c.RequireVerdict:
+			t.Unjudged++
+			why := c.Unjudged[v.key]
+			if why == "" {
+				why = "not asked"
+			}
+			if t.Why == nil {
+				t.Why = map[string]int{}
+			}
+			t.Why[why]++
+		}
+		return true
+	})
+	return t
 }

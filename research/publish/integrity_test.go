@@ -1,4 +1,4 @@
-package research
+package publish
 
 import (
 	"errors"
@@ -91,7 +91,7 @@ The findings are:
 }
 
 func TestRenumberInOrderOfFirstUse(t *testing.T) {
-	out, order := renumber("A [e7]. B [e3, e7]. C [e3][e9].")
+	out, order := Renumber("A [e7]. B [e3, e7]. C [e3][e9].")
 	if out != "A [1]. B [1, 2]. C [2][3]." || !slices.Equal(order, []string{"e7", "e3", "e9"}) {
 		t.Fatalf("got %q %v", out, order)
 	}

@@ -1,4 +1,4 @@
-package research
+package publish
 
 import (
 	"strings"
@@ -117,11 +117,11 @@ func QuoteFragments(quote string) []string {
 // mean something. A quote of fragments is grounded when each fragment is, in order; the text between them counts
 // for nothing.
 func Grounded(text, quote string) bool {
-	return groundedIn(NormalizeQuote(text), quote)
+	return GroundedIn(NormalizeQuote(text), quote)
 }
 
-// groundedIn is Grounded against an already normalised text.
-func groundedIn(normText, quote string) bool {
+// GroundedIn is Grounded against an already normalised text.
+func GroundedIn(normText, quote string) bool {
 	_, _, ok := findQuote(normText, quote)
 	return ok
 }

@@ -1,4 +1,4 @@
-package research
+package publish
 
 import (
 	"strings"
@@ -20,8 +20,8 @@ func TestCanonicalAndStrayMarkers(t *testing.T) {
 		{"A list [x] item and a bare [3].", "A list [x] item and a bare [3]."},
 		{"【注意】 this is prose.", "【注意】 this is prose."},
 	} {
-		if got := canonicalMarkers(tc.in); got != tc.want {
-			t.Errorf("canonicalMarkers(%q) = %q, want %q", tc.in, got, tc.want)
+		if got := CanonicalMarkers(tc.in); got != tc.want {
+			t.Errorf("CanonicalMarkers(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 	for _, tc := range []struct {
@@ -114,9 +114,9 @@ func FuzzMarkers(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		c := canonicalMarkers(s)
-		if canonicalMarkers(c) != c {
-			t.Fatalf("not idempotent: %q -> %q -> %q", s, c, canonicalMarkers(c))
+		c := CanonicalMarkers(s)
+		if CanonicalMarkers(c) != c {
+			t.Fatalf("not idempotent: %q -> %q -> %q", s, c, CanonicalMarkers(c))
 		}
 		if u := UnwrapReport(s); len(u) > len(s)+1 {
 			t.Fatalf("UnwrapReport grew %q to %q", s, u)

@@ -1,4 +1,4 @@
-package research
+package publish
 
 import (
 	"regexp"
@@ -25,8 +25,8 @@ var (
 	digitRe    = regexp.MustCompile(`\d`)
 )
 
-// canonicalMarkers rewrites every citation marker of a draft that names evidence ids to the form "[e3, e7]".
-func canonicalMarkers(markdown string) string {
+// CanonicalMarkers rewrites every citation marker of a draft that names evidence ids to the form "[e3, e7]".
+func CanonicalMarkers(markdown string) string {
 	if !strings.ContainsAny(markdown, "[【［〔〖") {
 		return markdown
 	}
@@ -90,7 +90,7 @@ func isStray(m, inner string, ascii bool) bool {
 		return false // an id or a bare number: the check reads those itself
 	}
 	if _, ok := citationIDs(inner); ok {
-		return true // names ids but in a form the check does not read (canonicalMarkers was not applied)
+		return true // names ids but in a form the check does not read (CanonicalMarkers was not applied)
 	}
 	t := strings.TrimSpace(inner)
 	if citeWordRe.MatchString(t) {
@@ -252,7 +252,7 @@ var (
 )
 
 // citesEvidence reports whether text cites evidence, in any form a model writes a marker ([e3], 【e3】, …).
-func citesEvidence(text string) bool { return len(citedIDs(canonicalMarkers(text))) > 0 }
+func citesEvidence(text string) bool { return len(CitedIDs(CanonicalMarkers(text))) > 0 }
 
 // looksLikeReport reports whether text has what a report has and a wrapper's prose has not: a heading or a
 // citation.

@@ -1,4 +1,4 @@
-package research
+package publish
 
 import (
 	"strings"
@@ -20,10 +20,10 @@ func TestQuoteLines(t *testing.T) {
 		{"not in the text at all", 0, 0, false},
 		{"short", 0, 0, false},
 	} {
-		ix := newNormIndex(text)
-		a, b, ok := ix.quoteLines(text, tc.quote)
+		ix := NewNormIndex(text)
+		a, b, ok := ix.QuoteLines(text, tc.quote)
 		if a != tc.first || b != tc.last || ok != tc.ok {
-			t.Errorf("quoteLines(%q) = %d, %d, %v; want %d, %d, %v", tc.quote, a, b, ok, tc.first, tc.last, tc.ok)
+			t.Errorf("QuoteLines(%q) = %d, %d, %v; want %d, %d, %v", tc.quote, a, b, ok, tc.first, tc.last, tc.ok)
 		}
 	}
 }
@@ -38,26 +38,26 @@ func FuzzNormIndex(f *testing.F) {
 		if !utf8.ValidString(text) {
 			return
 		}
-		ix := newNormIndex(text)
-		if ix.norm != NormalizeQuote(text) {
-			t.Fatalf("index text %q, NormalizeQuote %q", ix.norm, NormalizeQuote(text))
+		ix := NewNormIndex(text)
+		if ix.Norm != NormalizeQuote(text) {
+			t.Fatalf("index text %q, NormalizeQuote %q", ix.Norm, NormalizeQuote(text))
 		}
-		if len(ix.offs) != len(ix.norm) {
-			t.Fatalf("%d offsets for %d bytes", len(ix.offs), len(ix.norm))
+		if len(ix.offs) != len(ix.Norm) {
+			t.Fatalf("%d offsets for %d bytes", len(ix.offs), len(ix.Norm))
 		}
 		r := []rune(text)
 		if from < 0 || n <= 0 || from+n > len(r) {
 			return
 		}
 		quote := string(r[from : from+n])
-		a, b, ok := ix.quoteLines(text, quote)
+		a, b, ok := ix.QuoteLines(text, quote)
 		if !ok {
-			if groundedIn(ix.norm, quote) {
+			if GroundedIn(ix.Norm, quote) {
 				t.Fatalf("grounded quote %q not placed", quote)
 			}
 			return
 		}
-		if !quoteInLines(text, withLines("file:///x", a, b), quote) {
+		if !QuoteInLines(text, WithLines("file:///x", a, b), quote) {
 			t.Fatalf("quote %q placed on lines %d-%d that do not hold it", quote, a, b)
 		}
 		if lines := strings.Count(text, "\n") + 1; a < 1 || b > lines || b < a {

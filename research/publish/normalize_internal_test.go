@@ -1,4 +1,4 @@
-package research
+package publish
 
 import (
 	"strings"
@@ -66,11 +66,11 @@ func TestGroundedComment(t *testing.T) {
 		if got := Grounded(text, tc.quote); got != tc.ok {
 			t.Errorf("Grounded(%q) = %v, want %v", tc.quote, got, tc.ok)
 		}
-		a, b, ok := newNormIndex(text).quoteLines(text, tc.quote)
+		a, b, ok := NewNormIndex(text).QuoteLines(text, tc.quote)
 		if a != tc.first || b != tc.last || ok != tc.ok {
-			t.Errorf("quoteLines(%q) = %d, %d, %v; want %d, %d, %v", tc.quote, a, b, ok, tc.first, tc.last, tc.ok)
+			t.Errorf("QuoteLines(%q) = %d, %d, %v; want %d, %d, %v", tc.quote, a, b, ok, tc.first, tc.last, tc.ok)
 		}
-		if ok && !quoteInLines(text, withLines("file:///x.go", a, b), tc.quote) {
+		if ok && !QuoteInLines(text, WithLines("file:///x.go", a, b), tc.quote) {
 			t.Errorf("quote %q is not within the lines it was placed on", tc.quote)
 		}
 	}

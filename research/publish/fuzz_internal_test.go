@@ -1,4 +1,4 @@
-package research
+package publish
 
 import (
 	"errors"
@@ -27,7 +27,7 @@ func FuzzIntegrity(f *testing.F) {
 		_ = CheckIntegrity(md, check)
 		_ = SplitSentences(md)
 		kept, _ := RemoveUnsupported(md, check)
-		for _, id := range citedIDs(outsideCode(kept)) {
+		for _, id := range CitedIDs(outsideCode(kept)) {
 			if check(id) != nil {
 				t.Fatalf("RemoveUnsupported(%q) kept a citation of %s:\n%s", md, id, kept)
 			}
@@ -70,8 +70,8 @@ func FuzzGrounded(f *testing.F) {
 		if got && len([]rune(NormalizeQuote(quote))) < MinQuoteRunes {
 			t.Fatalf("Grounded(%q, %q): a quote shorter than %d characters was accepted", text, quote, MinQuoteRunes)
 		}
-		if got != groundedIn(NormalizeQuote(text), quote) {
-			t.Fatalf("Grounded and groundedIn disagree on (%q, %q)", text, quote)
+		if got != GroundedIn(NormalizeQuote(text), quote) {
+			t.Fatalf("Grounded and GroundedIn disagree on (%q, %q)", text, quote)
 		}
 		// An elided quote is grounded only by its fragments, each in the text: never by what stands between them.
 		if fs := QuoteFragments(quote); got && len(fs) > 1 && !strings.Contains(NormalizeQuote(text), NormalizeQuote(quote)) {
