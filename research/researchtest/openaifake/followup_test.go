@@ -13,13 +13,12 @@ import (
 // and findings, which plans only what they do not cover; the follow-up reads less than the earlier run, cites the
 // carried evidence through the same integrity check and judge, and links the earlier report.
 func TestFollowUpWithAModel(t *testing.T) {
-	srv := openaifake.New(t, openaifake.Config{})
+	srv := openaifake.New(t, openaifake.Config{GapSubQuestion: -1})
 	root := t.TempDir()
 	first, err := steerRunOn(t, srv, research.Config{Question: openaifake.KilnQuestion, OutDir: filepath.Join(root, "first")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	readsBefore := srv.Count("analyst")
 	callsBefore := len(srv.Calls())
 
 	rep, err := steerRunOn(t, srv, research.Config{Question: openaifake.KilnQuestion, OutDir: filepath.Join(root, "again"),
@@ -37,8 +36,12 @@ func TestFollowUpWithAModel(t *testing.T) {
 	if planner == nil || planner.Earlier == 0 {
 		t.Fatalf("the follow-up's planner was not shown the earlier findings: %+v", planner)
 	}
-	if reads := srv.Count("analyst") - readsBefore; reads >= readsBefore {
-		t.Fatalf("the follow-up made %d analyst calls; the earlier run made %d", reads, readsBefore)
+	// Reads, not analyst calls: the three sub-questions read the same three sources, and which of them the
+	// evidence lands under varies with timing, so whether the one planned again is covered (read nothing) varies
+	// too; planning one sub-question instead of three reads less either way.
+	readsOf := func(dir string) int { return strings.Count(researchLog(t, dir), "\nread: ") }
+	if before, after := readsOf(first.Dir), readsOf(rep.Dir); after >= before {
+		t.Fatalf("the follow-up read %d sources; the earlier run read %d", after, before)
 	}
 	if rep.Follows == nil || rep.Follows.Evidence == 0 || len(rep.Citations) == 0 || rep.Stats.Judge == nil {
 		t.Fatalf("follows %+v, %d citations, judge %+v:\n%s", rep.Follows, len(rep.Citations), rep.Stats.Judge, rep.Markdown)
