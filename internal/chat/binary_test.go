@@ -267,6 +267,11 @@ func TestBinaryChatThroughPTY(t *testing.T) {
 	} {
 		term3.press(step.keys)
 		term3.expect(step.want)
+		if step.keys != "/exit\r" {
+			// The next keys wait for the prompt: the editor prints it once the terminal is in raw mode. Before
+			// that, a Ctrl-C is the terminal's interrupt (a signal), not a key the editor reads.
+			term3.expect(regexp.QuoteMeta(Prompt))
+		}
 	}
 	wait(cmd3)
 	// What was typed is kept in the state folder ($XDG_STATE_HOME), readable only by the user.
