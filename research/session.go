@@ -164,8 +164,9 @@ func openSession(ctx context.Context, cfg Config, sc SessionConfig, h *SharedRun
 		return nil, err
 	}
 	r.events.shared = db
-	// A run another step has marked running already is not written again.
-	if status, _, _ := db.Meta(ctx, "status"); !known || status != RunRunning {
+	// A run another step has marked running already is not written again, and a run marked stopped (its
+	// workflow cancelled) stays stopped: a step that starts after the cancellation does not list it running again.
+	if status, _, _ := db.Meta(ctx, "status"); !known || (status != RunRunning && status != RunStopped) {
 		if err := r.saveMeta(ctx, !known); err != nil {
 			r.events.Close()
 			return nil, err
