@@ -210,7 +210,9 @@ func TestViewerAndMCPOnTemporal(t *testing.T) {
 	}
 	checkShown("the submitting viewer", viewer)
 
-	// Stop cancels the workflow.
+	// Stop cancels the workflow. The model is held while a run is stopped, so the run cannot finish first.
+	release := d.model.Hold()
+	t.Cleanup(release)
 	loc2 := startViewerRun(t, viewer, d.docs)
 	id2 := path.Base(loc2)
 	stopped := false
@@ -229,10 +231,13 @@ func TestViewerAndMCPOnTemporal(t *testing.T) {
 		t.Errorf("stopped run ended %s", end2)
 	}
 	d.waitWorkflow(t, ctx, id2, "canceled")
+	release()
 
 	// Stop on a viewer that did not start the run: a second viewer on Temporal cancels the durable run of the
 	// shared state by its id, and its page does not offer resume, which cannot continue a cancelled workflow.
 	viewerB := d.serve(t, ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--runs", t.TempDir(), "--root", d.docs}, on...)...)
+	release = d.model.Hold()
+	t.Cleanup(release)
 	loc3 := startViewerRun(t, viewer, d.docs)
 	id3 := path.Base(loc3)
 	stoppedB := false
@@ -260,6 +265,7 @@ func TestViewerAndMCPOnTemporal(t *testing.T) {
 		t.Fatalf("run %s never appeared in the other viewer", id3)
 	}
 	d.waitWorkflow(t, ctx, id3, "canceled")
+	release()
 	status3 := ""
 	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline) && status3 != research.RunStopped; time.Sleep(500 * time.Millisecond) {
 		_, body := get(t, viewerB+"/api/runs")
@@ -343,6 +349,8 @@ func TestViewerAndMCPOnTemporal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	release = d.model.Hold()
+	t.Cleanup(release)
 	cctx, stop := context.WithCancel(ctx)
 	callDone := make(chan error, 1)
 	go func() {
@@ -378,6 +386,7 @@ func TestViewerAndMCPOnTemporal(t *testing.T) {
 		t.Fatal("the second MCP run never reached the shared state")
 	}
 	d.waitWorkflow(t, ctx, cancelled, "canceled")
+	release()
 
 	// A second MCP server with only the shared state publishes the viewer's run.
 	client2 := mcp.NewClient(&mcp.Implementation{Name: "scaletest", Version: "1"}, nil)

@@ -227,6 +227,7 @@ type Server struct {
 	hung     map[string]bool // roles whose first answer was held back
 	rest     string          // the second half of a draft cut by Truncate
 	loop     string          // the paragraph a degenerate draft repeats
+	held     chan struct{}   // while non-nil, requests wait until it is closed (Hold)
 }
 
 // degenerateRepeats is how often a degenerate draft repeats its paragraph before the output limit stops it.
@@ -245,6 +246,26 @@ func Start(cfg Config) *Server {
 	s := &Server{cfg: cfg, hung: map[string]bool{}}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	return s
+}
+
+// Hold makes every request wait, unanswered, until release is called or the client gives up: a test that
+// stops a run mid-way holds the model so the run cannot finish first. Calling release again does nothing.
+func (s *Server) Hold() (release func()) {
+	gate := make(chan struct{})
+	s.mu.Lock()
+	s.held = gate
+	s.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			s.mu.Lock()
+			if s.held == gate {
+				s.held = nil
+			}
+			s.mu.Unlock()
+			close(gate)
+		})
+	}
 }
 
 // BaseURL is the API root, including /v1.
@@ -317,6 +338,16 @@ func (m wireMessage) text() string {
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	gate := s.held
+	s.mu.Unlock()
+	if gate != nil {
+		select {
+		case <-gate:
+		case <-r.Context().Done():
+			return
+		}
+	}
 	if s.cfg.Latency > 0 {
 		select {
 		case <-time.After(s.cfg.Latency):

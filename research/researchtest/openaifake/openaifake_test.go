@@ -1,9 +1,11 @@
 package openaifake_test
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/deepresearch/deepresearch/llm"
 	"github.com/deepresearch/deepresearch/llm/openai"
@@ -88,6 +90,39 @@ func TestWrongKeyAndUnknownRoleAreRefused(t *testing.T) {
 		{Role: llm.RoleSystem, Content: "You are a poet."}, {Role: llm.RoleUser, Content: "Write."}}})
 	if err == nil || !strings.Contains(err.Error(), "cannot tell which research role") {
 		t.Fatalf("unknown role: %v", err)
+	}
+}
+
+// A held server answers nothing until released; a client that gives up while held gets its own error.
+func TestHoldKeepsAnswersUntilReleased(t *testing.T) {
+	srv := openaifake.New(t, openaifake.Config{})
+	release := srv.Hold()
+	answered := make(chan error, 1)
+	go func() {
+		_, err := newModel(t, srv, "").Generate(t.Context(), analystRequest(nil))
+		answered <- err
+	}()
+	select {
+	case err := <-answered:
+		t.Fatalf("a held server answered: %v", err)
+	case <-time.After(300 * time.Millisecond):
+	}
+	release()
+	release() // a second release does nothing
+	select {
+	case err := <-answered:
+		if err != nil {
+			t.Fatalf("after release: %v", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("no answer after release")
+	}
+	release = srv.Hold()
+	defer release()
+	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
+	defer cancel()
+	if _, err := newModel(t, srv, "").Generate(ctx, analystRequest(nil)); err == nil {
+		t.Fatal("a held request that gave up succeeded")
 	}
 }
 
