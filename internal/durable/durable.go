@@ -8,6 +8,7 @@ package durable
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -405,13 +406,20 @@ type Activities struct {
 	scrubber  *redact.Scrubber
 
 	runsOnce sync.Once
-	runs     *runCache[*research.SharedRun]
+	runs     *runCache[*heldRun]
 }
 
 // openRuns is the runs this worker keeps open between their steps.
-func (a *Activities) openRuns() *runCache[*research.SharedRun] {
-	a.runsOnce.Do(func() { a.runs = newRunCache[*research.SharedRun](sessionsMax, sessionsIdle) })
+func (a *Activities) openRuns() *runCache[*heldRun] {
+	a.runsOnce.Do(func() { a.runs = newRunCache[*heldRun](sessionsMax, sessionsIdle) })
 	return a.runs
+}
+
+// inputSig names what a run's builds are made from: its input as the workflow carries it.
+func inputSig(in Input) string {
+	b, _ := json.Marshal(in)
+	sum := sha256.Sum256(b)
+	return string(sum[:])
 }
 
 // runKey names a run's open hold on this worker: its state (for one process, the SQLite file of its folder) and id.
@@ -424,46 +432,65 @@ func (a *Activities) runKey(in Input) runKey {
 }
 
 // session opens the run's session for one step, from the run this worker keeps open (research.SharedRun, opened
-// by the run's first step here); done(err) closes it with the step's error, which decides whether the run stays
-// open for the next step.
+// by the run's first step here) and a configuration built for the run's input by an earlier step of it here (or
+// built now); done(err) closes it with the step's error, which decides whether the run and the build stay kept for
+// the next step.
 func (a *Activities) session(ctx context.Context, in Input) (*research.Session, func(error), error) {
 	t0 := time.Now()
-	cfg, cleanup, err := a.Build(ctx, in)
-	if err != nil {
-		return nil, nil, temporal.NewNonRetryableApplicationError("build the run's roles: "+a.scrub(err.Error()), errConfig, nil)
-	}
 	info := activity.GetInfo(ctx)
-	a.Metrics.ledger(cfg.Ledger, queueTier(info))
+	key := a.runKey(in)
+	dir := filepath.Join(a.Dir, in.RunID())
+	held, release, err := a.openRuns().acquire(ctx, key, func(ctx context.Context) (*heldRun, error) {
+		if a.Log != nil {
+			a.Log.Debug("open run", "run", in.RunID())
+		}
+		run, err := research.OpenSharedRun(ctx, key.state, in.RunID(), dir)
+		if err != nil {
+			return nil, err
+		}
+		return &heldRun{run: run}, nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	t1 := time.Now()
+	sig := inputSig(in)
+	b := held.take(sig)
+	if b == nil {
+		cfg, cleanup, err := a.Build(ctx, in)
+		if err != nil {
+			release(false)
+			a.openRuns().forget(key) // the run fails: nothing retries the step
+			return nil, nil, temporal.NewNonRetryableApplicationError("build the run's roles: "+a.scrub(err.Error()), errConfig, nil)
+		}
+		b = newBuilt(cfg, cleanup)
+	}
+	t2 := time.Now()
+	// The step's spend is its own: the build's roles record into the build's ledger, which passes each call on
+	// to this step's.
+	ledger := &llm.Ledger{}
+	b.step.Store(ledger)
+	cfg := b.cfg
+	cfg.Ledger = ledger
+	a.Metrics.ledger(ledger, queueTier(info))
 	cfg.Fetcher = a.Metrics.fetcher(cfg.Fetcher, queueTier(info))
 	// The run is the request's, whatever the build made of it: its id, question and budget as submitted, in
 	// this worker's folder for runs.
 	req := in.Request
 	cfg.RunID, cfg.Question, cfg.Budget = req.RunID, req.Question, req.Budget
-	cfg.OutDir = filepath.Join(a.Dir, req.RunID)
+	cfg.OutDir = dir
 	cfg.OnEvent = nil
 	cfg.Secrets = append(slices.Clone(cfg.Secrets), a.Secrets...)
 	if a.Log != nil {
 		cfg.Log = a.Log
 	}
-	key := a.runKey(in)
-	run, release, err := a.openRuns().acquire(ctx, key, func(ctx context.Context) (*research.SharedRun, error) {
-		if a.Log != nil {
-			a.Log.Debug("open run", "run", in.RunID())
-		}
-		return research.OpenSharedRun(ctx, key.state, in.RunID(), cfg.OutDir)
-	})
-	if err != nil {
-		cleanup()
-		return nil, nil, err
-	}
-	t1 := time.Now()
-	s, err := run.OpenSession(ctx, cfg, research.SessionConfig{SpendKey: spendKey(info)})
+	s, err := held.run.OpenSession(ctx, cfg, research.SessionConfig{SpendKey: spendKey(info)})
 	if err != nil {
 		release(true) // the run's state may be what failed: the next step opens it afresh
-		cleanup()
+		held.put(sig, b)
 		return nil, nil, err
 	}
-	t2 := time.Now()
+	t3 := time.Now()
 	// Heartbeats tell the engine this worker is alive (a dead one's step is retried elsewhere) and deliver
 	// cancellation.
 	hctx, stop := context.WithCancel(ctx)
@@ -486,21 +513,27 @@ func (a *Activities) session(ctx context.Context, in Input) (*research.Session, 
 		}
 	}()
 	return s, func(stepErr error) {
-		t3 := time.Now()
+		t4 := time.Now()
 		stop()
 		<-done
 		closeErr := s.Close()
 		if closeErr != nil && a.Log != nil {
 			a.Log.Error("close session", "run", in.RunID(), "err", a.scrub(closeErr.Error()))
 		}
+		if stepErr != nil {
+			// What failed may be something the build holds (an MCP server gone): the next step builds afresh.
+			b.step.Store(nil)
+			closeBuilds([]*built{b})
+		} else {
+			held.put(sig, b)
+		}
 		release(closeErr != nil || errors.Is(stepErr, research.ErrStateStore))
 		if stepErr != nil && runEnds(ctx, info, stepErr) {
 			a.openRuns().forget(key)
 		}
-		cleanup()
 		if a.Log != nil {
 			a.Log.Debug("step", "run", in.RunID(), "activity", info.ActivityType.Name, "attempt", info.Attempt,
-				"build", t1.Sub(t0), "open", t2.Sub(t1), "step", t3.Sub(t2), "close", time.Since(t3))
+				"build", t2.Sub(t1), "open", t1.Sub(t0)+t3.Sub(t2), "step", t4.Sub(t3), "close", time.Since(t4))
 		}
 	}, nil
 }

@@ -55,9 +55,9 @@ func (d dialect) rebind(q string) string {
 	return b.String()
 }
 
-var sqliteDialect = dialect{name: SQLite, migrations: []string{sqliteV1, sqliteV2, sqliteV3}}
+var sqliteDialect = dialect{name: SQLite, migrations: []string{sqliteV1, sqliteV2, sqliteV3, spendV4}}
 
-var postgresDialect = dialect{name: Postgres, migrations: []string{postgresV1, postgresV2, postgresV3}}
+var postgresDialect = dialect{name: Postgres, migrations: []string{postgresV1, postgresV2, postgresV3, spendV4}}
 
 // Version 1: the tables of a run (kept as they were before migrations were versioned, so older run folders
 // migrate in place).
@@ -229,6 +229,12 @@ CREATE TABLE events (
 	seq  BIGSERIAL PRIMARY KEY,
 	data TEXT NOT NULL
 );
+`
+
+// Version 4: the part of an attempt's tokens counted with a tokenizer (its server reported no usage), so that a
+// durable run's footer says its figure was estimated as a local run's does. The same statement on both backends.
+const spendV4 = `
+ALTER TABLE spend ADD COLUMN estimated BIGINT NOT NULL DEFAULT 0 CHECK (estimated >= 0);
 `
 
 // registryDDL is the one table PostgreSQL keeps outside the run schemas: which runs exist, so any machine can

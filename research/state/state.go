@@ -579,21 +579,69 @@ type Tally struct {
 
 // Tally counts the pool by status and the completed steps under each of stepPrefixes, in one query.
 func (d *DB) Tally(ctx context.Context, stepPrefixes ...string) (Tally, error) {
-	q := `SELECT (SELECT COUNT(*) FROM evidence WHERE status = ?), (SELECT COUNT(*) FROM evidence WHERE status <> ?)`
+	q, args, t, dest := tallyQuery(stepPrefixes)
+	if err := d.queryRow(ctx, `SELECT `+q, args...).Scan(dest...); err != nil {
+		return Tally{}, fmt.Errorf("state: tally: %w", err)
+	}
+	return *t, nil
+}
+
+// tallyQuery is Tally's select list, its arguments, and where each column scans to.
+func tallyQuery(stepPrefixes []string) (string, []any, *Tally, []any) {
+	q := `(SELECT COUNT(*) FROM evidence WHERE status = ?), (SELECT COUNT(*) FROM evidence WHERE status <> ?)`
 	args := []any{Accepted, Accepted}
 	for _, p := range stepPrefixes {
 		q += `, (SELECT COUNT(*) FROM steps WHERE substr(name, 1, ?) = ?)`
 		args = append(args, len(p), p)
 	}
-	t := Tally{Steps: make([]int, len(stepPrefixes))}
+	t := &Tally{Steps: make([]int, len(stepPrefixes))}
 	dest := []any{&t.Accepted, &t.Other}
 	for i := range t.Steps {
 		dest = append(dest, &t.Steps[i])
 	}
-	if err := d.queryRow(ctx, q, args...).Scan(dest...); err != nil {
-		return Tally{}, fmt.Errorf("state: tally: %w", err)
+	return q, args, t, dest
+}
+
+// Glance is what a step of a run shared between processes reads, when it starts, of what the other steps change.
+type Glance struct {
+	// Others is the spend of every attempt but the caller's.
+	Others Spend
+	// Meta holds the meta keys asked for that are set.
+	Meta map[string]string
+	// Tally counts the pool and the completed steps under the prefixes asked for.
+	Tally Tally
+}
+
+// Glance reads, in one query, the spend of every attempt but except, the meta values of metaKeys and the Tally
+// of stepPrefixes.
+func (d *DB) Glance(ctx context.Context, except string, metaKeys []string, stepPrefixes ...string) (Glance, error) {
+	q := `SELECT s.tokens, s.cost_usd, s.calls, s.estimated`
+	var args []any
+	var g Glance
+	dest := []any{&g.Others.Tokens, &g.Others.CostUSD, &g.Others.Calls, &g.Others.Estimated}
+	vals := make([]sql.NullString, len(metaKeys))
+	for i, k := range metaKeys {
+		q += `, (SELECT value FROM meta WHERE key = ?)`
+		args = append(args, k)
+		dest = append(dest, &vals[i])
 	}
-	return t, nil
+	tq, targs, t, tdest := tallyQuery(stepPrefixes)
+	sums, sargs := spendSums([]string{except})
+	// Placeholders bind in the order of the text: the select list's, then the FROM clause's.
+	q += `, ` + tq + ` FROM ` + sums + ` s`
+	args = append(append(args, targs...), sargs...)
+	dest = append(dest, tdest...)
+	if err := d.queryRow(ctx, q, args...).Scan(dest...); err != nil {
+		return Glance{}, fmt.Errorf("state: glance: %w", err)
+	}
+	g.Meta = map[string]string{}
+	for i, k := range metaKeys {
+		if vals[i].Valid {
+			g.Meta[k] = vals[i].String
+		}
+	}
+	g.Tally = *t
+	return g, nil
 }
 
 // ---- evidence pool ----
@@ -1185,6 +1233,8 @@ type Spend struct {
 	Tokens  int
 	CostUSD float64
 	Calls   int
+	// Estimated is the part of Tokens counted with a tokenizer because the server reported no usage.
+	Estimated int
 }
 
 // SetSpend records what the attempt named key has spent so far (its running total, replacing the previous value
@@ -1193,8 +1243,9 @@ func (d *DB) SetSpend(ctx context.Context, key string, s Spend) error {
 	if key == "" {
 		return errors.New("state: spend refused: no key")
 	}
-	if s.Tokens < 0 || s.Calls < 0 || s.CostUSD < 0 || math.IsNaN(s.CostUSD) {
-		return fmt.Errorf("state: spend refused: negative tokens, calls or cost (%d, %d, %v)", s.Tokens, s.Calls, s.CostUSD)
+	if s.Tokens < 0 || s.Calls < 0 || s.CostUSD < 0 || math.IsNaN(s.CostUSD) || s.Estimated < 0 || s.Estimated > s.Tokens {
+		return fmt.Errorf("state: spend refused: negative tokens, calls or cost, or more tokens estimated than spent (%d, %d, %v, %d)",
+			s.Tokens, s.Calls, s.CostUSD, s.Estimated)
 	}
 	greatest := "MAX"
 	if d.d.name == Postgres {
@@ -1202,9 +1253,10 @@ func (d *DB) SetSpend(ctx context.Context, key string, s Spend) error {
 	}
 	if err := d.write(ctx, func(ctx context.Context, t wtx) error {
 		// An attempt's calls only grow; ReserveCall counts them up while the attempt runs.
-		_, err := t.exec(ctx, `INSERT INTO spend(key, tokens, cost_usd, calls, updated) VALUES(?, ?, ?, ?, ?)
+		_, err := t.exec(ctx, `INSERT INTO spend(key, tokens, cost_usd, calls, estimated, updated) VALUES(?, ?, ?, ?, ?, ?)
 		ON CONFLICT(key) DO UPDATE SET tokens = excluded.tokens, cost_usd = excluded.cost_usd,
-		calls = `+greatest+`(spend.calls, excluded.calls), updated = excluded.updated`, key, s.Tokens, s.CostUSD, s.Calls, now())
+		calls = `+greatest+`(spend.calls, excluded.calls), estimated = excluded.estimated, updated = excluded.updated`,
+			key, s.Tokens, s.CostUSD, s.Calls, s.Estimated, now())
 		return err
 	}); err != nil {
 		return fmt.Errorf("state: spend %s: %w", key, err)
@@ -1250,30 +1302,26 @@ func (d *DB) ReserveCall(ctx context.Context, key string, limit int) (bool, erro
 // TotalSpend adds up the spend of every key except those listed in except (the caller's own, which it counts
 // live).
 func (d *DB) TotalSpend(ctx context.Context, except ...string) (Spend, error) {
-	rows, err := d.query(ctx, `SELECT key, tokens, cost_usd, calls FROM spend`)
-	if err != nil {
+	q, args := spendSums(except)
+	var total Spend
+	if err := d.queryRow(ctx, `SELECT s.tokens, s.cost_usd, s.calls, s.estimated FROM `+q+` s`, args...).Scan(
+		&total.Tokens, &total.CostUSD, &total.Calls, &total.Estimated); err != nil {
 		return Spend{}, fmt.Errorf("state: spend: %w", err)
 	}
-	defer rows.Close()
-	skip := map[string]bool{}
+	return total, nil
+}
+
+// spendSums is a subquery of one row, the spend of every key but those of except: tokens, cost_usd, calls and
+// estimated.
+func spendSums(except []string) (string, []any) {
+	q := `(SELECT COALESCE(SUM(tokens), 0) AS tokens, COALESCE(SUM(cost_usd), 0) AS cost_usd, COALESCE(SUM(calls), 0) AS calls,
+	COALESCE(SUM(estimated), 0) AS estimated FROM spend WHERE 1 = 1`
+	args := make([]any, 0, len(except))
 	for _, k := range except {
-		skip[k] = true
+		q += ` AND key <> ?`
+		args = append(args, k)
 	}
-	var total Spend
-	for rows.Next() {
-		var k string
-		var s Spend
-		if err := rows.Scan(&k, &s.Tokens, &s.CostUSD, &s.Calls); err != nil {
-			return Spend{}, fmt.Errorf("state: spend: %w", err)
-		}
-		if skip[k] {
-			continue
-		}
-		total.Tokens += s.Tokens
-		total.CostUSD += s.CostUSD
-		total.Calls += s.Calls
-	}
-	return total, rows.Err()
+	return q + `)`, args
 }
 
 // SpendKeys lists the keys of the spend ledger (one per step attempt of a durable run).
