@@ -238,8 +238,8 @@ type heldRun struct {
 	run *research.SharedRun
 
 	mu     sync.Mutex
-	sig    string    // the input the idle builds were made from
-	idle   []*built  // builds no step uses, newest last
+	sig    string   // the input the idle builds were made from
+	idle   []*built // builds no step uses, newest last
 	closed bool
 }
 
