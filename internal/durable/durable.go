@@ -533,7 +533,7 @@ func (a *Activities) session(ctx context.Context, in Input) (*research.Session, 
 		}
 		if a.Log != nil {
 			a.Log.Debug("step", "run", in.RunID(), "activity", info.ActivityType.Name, "attempt", info.Attempt,
-				"build", t2.Sub(t1), "open", t1.Sub(t0)+t3.Sub(t2), "step", t4.Sub(t3), "close", time.Since(t4))
+				"build", t2.Sub(t1), "open", t1.Sub(t0)+t3.Sub(t2), "step", t4.Sub(t3), "close", time.Since(t4), "acquire", t1.Sub(t0))
 		}
 	}, nil
 }
