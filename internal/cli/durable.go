@@ -24,6 +24,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/request"
 	"github.com/deepresearch/deepresearch/research"
 	"github.com/deepresearch/deepresearch/research/state"
+	"github.com/deepresearch/deepresearch/sources/corpus"
 )
 
 // temporalFlags name a Temporal cluster.
@@ -254,12 +255,32 @@ payload this worker sends Temporal is encrypted; every process of the deployment
 }
 
 // durableBuild builds a run's roles, searchers and fetcher on a worker from the request the submitter sent.
+// Its errors say what this worker cannot give the run ("worker cannot read corpus DIR: …").
 func (a *App) durableBuild(ctx context.Context, in durable.Input) (research.Config, func(), error) {
 	req := in.Request
 	// Folders named in the request are the submitter's: the engine resumes the run, and the activity sets this
 	// worker's own folder for it.
 	req.ResumeDir, req.OutDir = "", ""
-	return a.builder("").Build(ctx, req)
+	b := a.builder("")
+	var unreadable error
+	open := b.OpenCorpus
+	b.OpenCorpus = func(ctx context.Context, path string, onProgress func(corpus.Progress), followLinks bool) (*corpus.Index, error) {
+		if _, err := os.Stat(path); err != nil {
+			unreadable = fmt.Errorf("worker cannot read corpus %s: %w", path, err)
+			return nil, unreadable
+		}
+		ix, err := open(ctx, path, onProgress, followLinks)
+		if err != nil {
+			unreadable = fmt.Errorf("worker cannot read corpus %s: %w", path, err)
+			return nil, unreadable
+		}
+		return ix, nil
+	}
+	cfg, cleanup, err := b.Build(ctx, req)
+	if err != nil && (unreadable == nil || !errors.Is(err, unreadable)) {
+		err = fmt.Errorf("worker cannot build the run: %w", err)
+	}
+	return cfg, cleanup, err
 }
 
 // researchDurable submits a run to Temporal, follows it and writes its report locally.

@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/deepresearch/deepresearch/internal/pgtest"
@@ -262,5 +263,52 @@ func TestKeptRunSeesTheOtherWorkersChanges(t *testing.T) {
 	after := get()
 	if after.Tokens != before.Tokens+1000 || after.Calls != before.Calls+3 || !after.Fused {
 		t.Fatalf("after the other worker's step: %+v (before %+v); want 1000 tokens and 3 calls more, the fuse fired", after, before)
+	}
+}
+
+// A worker that cannot build a run (its input names what the worker lacks) fails the step for good and marks the
+// run failed in the shared state with the build's message, whether or not an earlier step created the run; a run
+// that has finished stays finished.
+func TestUnmetInputFailsTheRun(t *testing.T) {
+	pg := pgtest.New(t)
+	f := newFixture(t)
+	acts := f.activities(t)
+	acts.State = pg.URL
+	defer acts.Close()
+	lack := errors.New("worker cannot read corpus /srv/corpus: stat /srv/corpus: no such file or directory")
+	acts.Build = func(context.Context, Input) (research.Config, func(), error) { return research.Config{}, nil, lack }
+	step := func(ctx context.Context, in Input) error {
+		_, done, err := acts.session(ctx, in)
+		if err == nil {
+			done(nil)
+		}
+		return acts.failure(ctx, err, true)
+	}
+	var s testsuite.WorkflowTestSuite
+	aenv := s.NewTestActivityEnvironment()
+	aenv.RegisterActivity(step)
+	_, err := aenv.ExecuteActivity(step, Input{Request: request.Research{RunID: "unmet", Question: question}})
+	var ae *temporal.ApplicationError
+	if !errors.As(err, &ae) || !ae.NonRetryable() || ae.Type() != errConfig || ae.Message() != lack.Error() {
+		t.Fatalf("step error %v; want the build's message, not retryable", err)
+	}
+	runs, err := research.ListSharedRuns(t.Context(), pg.URL)
+	if err != nil || len(runs) != 1 || runs[0].Status != research.RunFailed || runs[0].Error != lack.Error() || runs[0].Question != question {
+		t.Fatalf("listed %+v %v; want the run failed with the build's message and its question", runs, err)
+	}
+	// A finished run is not marked failed by a late step on a worker that lacks its corpus.
+	db, err := state.OpenRun(t.Context(), pg.URL, "unmet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.SetMeta(t.Context(), "status", research.RunDone); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := aenv.ExecuteActivity(step, Input{Request: request.Research{RunID: "unmet", Question: question}}); err == nil {
+		t.Fatal("the step did not fail")
+	}
+	if v, _, _ := db.Meta(t.Context(), "status"); v != research.RunDone {
+		t.Errorf("a finished run is now %q", v)
 	}
 }

@@ -359,7 +359,7 @@ func (a *Activities) failure(ctx context.Context, err error, opening bool) error
 	var ae *temporal.ApplicationError
 	switch {
 	case errors.As(err, &ae) && ae.Type() == errConfig:
-		return temporal.NewNonRetryableApplicationError(msg, errConfig, nil)
+		return temporal.NewNonRetryableApplicationError(a.scrub(ae.Message()), errConfig, nil)
 	case llm.IsAuth(err):
 		return temporal.NewNonRetryableApplicationError(msg, errAuth, nil)
 	case opening || errors.Is(err, research.ErrStateStore):
@@ -384,7 +384,9 @@ func stepError(err error) error {
 }
 
 // BuildFunc turns a run's input into the research configuration (roles, fetcher, ledger) with this worker's
-// models, keys and sources; cleanup releases what it opened.
+// models, keys and sources; cleanup releases what it opened. An error says what this worker cannot give the run,
+// as the user should read it ("worker cannot read corpus DIR: …"): the step fails with it, not retried, and the
+// run is marked failed with it in the shared state.
 type BuildFunc func(ctx context.Context, in Input) (cfg research.Config, cleanup func(), err error)
 
 // Activities executes the steps.
@@ -459,9 +461,15 @@ func (a *Activities) session(ctx context.Context, in Input) (*research.Session, 
 	if b == nil {
 		cfg, cleanup, err := a.Build(ctx, in)
 		if err != nil {
+			// The run asks for what this worker cannot give it (a corpus folder it cannot read, an engine it has no
+			// model for): no retry helps, so the run fails now, and says why where everyone looks.
+			msg := a.scrub(err.Error())
+			if merr := held.run.MarkFailed(context.WithoutCancel(ctx), in.Request.Question, msg); merr != nil && a.Log != nil {
+				a.Log.Error("mark the run failed", "run", in.RunID(), "err", a.scrub(merr.Error()))
+			}
 			release(false)
-			a.openRuns().forget(key) // the run fails: nothing retries the step
-			return nil, nil, temporal.NewNonRetryableApplicationError("build the run's roles: "+a.scrub(err.Error()), errConfig, nil)
+			a.openRuns().forget(key)
+			return nil, nil, temporal.NewNonRetryableApplicationError(msg, errConfig, nil)
 		}
 		b = newBuilt(cfg, cleanup)
 	}
@@ -747,7 +755,7 @@ func Follow(ctx context.Context, c client.Client, run client.WorkflowRun, interv
 		var rep research.Report
 		err := run.Get(ctx, &rep)
 		if err != nil {
-			done <- result{nil, err}
+			done <- result{nil, runFailure(err)}
 			return
 		}
 		done <- result{&rep, nil}
@@ -801,6 +809,47 @@ func status(ctx context.Context, c client.Client, run client.WorkflowRun, interv
 	}
 	st.Outage = outage
 	return st, err == nil || outage != ""
+}
+
+// RunError is a run that failed on a step: the step's own message, without the engine's wrapping of it (the
+// workflow's and the activity's ids, types and retry flags). The engine's error stays reachable with errors.As.
+type RunError struct {
+	// Step is the activity the run failed on (deepresearch.Scope, …).
+	Step string
+	// Msg is the step's error message; Retryable says whether the engine would have retried it.
+	Msg       string
+	Retryable bool
+	err       error
+}
+
+func (e *RunError) Error() string {
+	step := strings.TrimPrefix(e.Step, "deepresearch.")
+	if step == "" {
+		return e.Msg
+	}
+	return strings.ToLower(step) + ": " + e.Msg
+}
+
+func (e *RunError) Unwrap() error { return e.err }
+
+// runFailure turns a workflow's failure on a step into a RunError; any other error is returned as it is.
+func runFailure(err error) error {
+	// The step's own error is the innermost application error: the workflow's failure wraps it again.
+	var ae *temporal.ApplicationError
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		if a, ok := e.(*temporal.ApplicationError); ok {
+			ae = a
+		}
+	}
+	if ae == nil {
+		return err
+	}
+	re := &RunError{Msg: ae.Message(), Retryable: !ae.NonRetryable(), err: err}
+	var act *temporal.ActivityError
+	if errors.As(err, &act) {
+		re.Step = act.ActivityType().GetName()
+	}
+	return re
 }
 
 // Cancel cancels a run's workflow; the step in flight is cancelled through its heartbeat.
