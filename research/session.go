@@ -43,6 +43,30 @@ type SessionConfig struct {
 	// DB, when set, is the run's state already open (state.OpenRun of State and the run id), kept open by the
 	// session's Close: a worker running many steps of a run opens it once.
 	DB *state.DB
+	// Ceiling is the most this process lets any run spend (a worker's configured limits, its operator's):
+	// each of its non-zero limits bounds the run's own, the smaller winning, a limit the run leaves unset (no
+	// fuse, or the default) included. StageTimeout is not capped: the engine that schedules the steps reads it.
+	Ceiling Budget
+}
+
+// capped is b bounded by ceiling: for each limit ceiling sets, the smaller of the two, or ceiling's where b
+// leaves the limit unset.
+func capped(b, ceiling Budget) Budget {
+	lower := func(v *int, c int) {
+		if c > 0 && (*v <= 0 || *v > c) {
+			*v = c
+		}
+	}
+	lower(&b.MaxTokens, ceiling.MaxTokens)
+	lower(&b.MaxCalls, ceiling.MaxCalls)
+	lower(&b.Concurrency, ceiling.Concurrency)
+	if c := ceiling.MaxCostUSD; c > 0 && (b.MaxCostUSD <= 0 || b.MaxCostUSD > c) {
+		b.MaxCostUSD = c
+	}
+	if c := ceiling.MaxTime; c > 0 && (b.MaxTime <= 0 || b.MaxTime > c) {
+		b.MaxTime = c
+	}
+	return b
 }
 
 // fuseState is what a step leaves for the next about the fuse.
@@ -146,6 +170,10 @@ func openSession(ctx context.Context, cfg Config, sc SessionConfig, h *SharedRun
 			r.question, r.created = strings.TrimSpace(cfg.Question), r.started
 		}
 	}
+	// The run's limits (as submitted, then as its creation stored them), with their defaults, under this
+	// process's ceiling, which every session applies and none stores: workers with different ceilings each
+	// hold the run to their own.
+	r.ceiling = sc.Ceiling
 	r.setConfig(rc)
 	// What other steps change — on this process or another — is read again by every session, in one query: the
 	// spend of every other attempt, the fuse, the status and the counts of the pool and the steps (the plan is

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"os"
 	"os/exec"
@@ -17,6 +18,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/cli"
 	"github.com/deepresearch/deepresearch/internal/pgtest"
 	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/research/state"
 )
 
 // realTemporal builds and starts the in-process Temporal server of internal/scaletest (go.temporal.io/server's
@@ -81,8 +83,10 @@ func realTemporal(t *testing.T) (hostPort, namespace string) {
 	return "", ""
 }
 
-// A durable run naming a corpus folder its worker cannot read fails at once, not retried and never left running:
-// the submitter, `runs --state` and the shared state the viewer lists say "worker cannot read corpus DIR: …".
+// Durable runs on a real Temporal server and worker, as the operator runs them. A run naming a corpus folder its
+// worker cannot read fails at once, not retried and never left running: the submitter, `runs --state` and the
+// shared state the viewer lists say "worker cannot read corpus DIR: …". A run's request carries its limits: those
+// its flags leave unset are the submitter's configured ones.
 func TestDurableRunWhoseWorkerLacksItsCorpusFails(t *testing.T) {
 	pg := pgtest.New(t)
 	hostPort, namespace := realTemporal(t)
@@ -136,5 +140,41 @@ func TestDurableRunWhoseWorkerLacksItsCorpusFails(t *testing.T) {
 	if code := cli.Main(t.Context(), []string{"runs", "--config", cfg, "--state", pg.URL}, strings.NewReader(""), &lout, &lerr, fakeEnv(env)); code != 0 ||
 		!strings.Contains(lout.String(), runs[0].ID) || !strings.Contains(lout.String(), research.RunFailed) {
 		t.Errorf("runs --state: exit %d\n%s%s", code, lout.String(), lerr.String())
+	}
+
+	// A run the worker can serve, submitted under a configuration with research limits and --max-time given.
+	docs := t.TempDir()
+	if err := os.WriteFile(filepath.Join(docs, "resume.md"), []byte("# Resuming\n\nA worker resumes a durable run from the step keys the last attempt left in the shared state.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	limited := filepath.Join(t.TempDir(), "deepresearch.yaml")
+	if err := os.WriteFile(limited, []byte("research:\n  max_cost_usd: 0.75\n  max_calls: 77\n  max_time: 1h\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := append([]string{"run", "--engine", "extractive", "--corpus", docs, "--max-time", "30m", "--out", filepath.Join(t.TempDir(), "out2"),
+		"How does a worker resume a durable run?", "--config", limited}, temporal[2:]...) // temporal[:2] is the empty --config
+	out.Reset()
+	errb.Reset()
+	if code := cli.Main(ctx, args, strings.NewReader(""), &out, &errb, fakeEnv(env)); code != 0 {
+		t.Fatalf("run: exit %d\n%s\nworker:\n%s", code, errb.String(), werr.String())
+	}
+	runs, err = research.ListSharedRuns(t.Context(), pg.URL)
+	if err != nil || len(runs) != 2 || runs[1].Status != research.RunDone {
+		t.Fatalf("shared runs: %+v %v", runs, err)
+	}
+	ro, err := state.OpenRunReadOnly(t.Context(), pg.URL, runs[1].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	v, _, _ := ro.Meta(t.Context(), "given")
+	var given struct {
+		Budget research.Budget `json:"budget"`
+	}
+	if err := json.Unmarshal([]byte(v), &given); err != nil {
+		t.Fatal(err)
+	}
+	if b := given.Budget; b.MaxCostUSD != 0.75 || b.MaxCalls != 77 || b.MaxTime != 30*time.Minute {
+		t.Errorf("the run's stored limits %+v; want the submitter's cost and call limits, and --max-time over its configured one", b)
 	}
 }

@@ -403,6 +403,9 @@ type Activities struct {
 	Secrets []string
 	// Metrics, when set, counts the steps, model spend, fetch failures and state-store errors (metrics.go).
 	Metrics *Metrics
+	// Ceiling is the operator's bound on every run this worker serves (its configured research limits): a run's
+	// limits are its request's, and each limit set here bounds them, the smaller winning (research.SessionConfig).
+	Ceiling research.Budget
 
 	scrubOnce sync.Once
 	scrubber  *redact.Scrubber
@@ -492,7 +495,7 @@ func (a *Activities) session(ctx context.Context, in Input) (*research.Session, 
 	if a.Log != nil {
 		cfg.Log = a.Log
 	}
-	s, err := held.run.OpenSession(ctx, cfg, research.SessionConfig{SpendKey: spendKey(info)})
+	s, err := held.run.OpenSession(ctx, cfg, research.SessionConfig{SpendKey: spendKey(info), Ceiling: a.Ceiling})
 	if err != nil {
 		release(true) // the run's state may be what failed: the next step opens it afresh
 		held.put(sig, b)
