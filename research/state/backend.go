@@ -452,20 +452,11 @@ func ListRuns(ctx context.Context, url string) ([]string, error) {
 	if err := ensureRegistry(ctx, db, t.registry); err != nil {
 		return nil, fmt.Errorf("state: list runs: %w", err)
 	}
-	rows, err := db.QueryContext(ctx, `SELECT run_id FROM `+t.registry+` ORDER BY created, run_id`)
+	out, err := columnOf(db.QueryContext(ctx, `SELECT run_id FROM `+t.registry+` ORDER BY created, run_id`))
 	if err != nil {
 		return nil, fmt.Errorf("state: list runs: %w", err)
 	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, fmt.Errorf("state: list runs: %w", err)
-		}
-		out = append(out, id)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // RunSchemaSuffix is the short hash RunSchema ends with: a stable, distinct suffix for any id.

@@ -102,7 +102,12 @@ func OpenFinished(ctx context.Context, path string) (*DB, error) {
 			return openSQLite(ctx, path, true)
 		}
 	}
-	dsn, err := sqliteURI(path, sqliteImmutable)
+	return openSQLiteReader(ctx, path, sqliteImmutable)
+}
+
+// openSQLiteReader opens a SQLite state for reading only, in mode (read-only or immutable).
+func openSQLiteReader(ctx context.Context, path string, mode sqliteMode) (*DB, error) {
+	dsn, err := sqliteURI(path, mode)
 	if err != nil {
 		return nil, fmt.Errorf("state: open %s: %w", path, err)
 	}
@@ -121,26 +126,27 @@ func OpenFinished(ctx context.Context, path string) (*DB, error) {
 // OpenRun opens run runID's state at location: a postgres:// URL (the run's schema, created and migrated when
 // missing) or else the path of a SQLite file.
 func OpenRun(ctx context.Context, location, runID string) (*DB, error) {
-	if !IsPostgresURL(location) {
-		return Open(ctx, location)
-	}
-	db, err := openPostgres(ctx, location, runID, true)
-	if err != nil {
-		return nil, fmt.Errorf("state: open run %s in PostgreSQL: %w", runID, err)
-	}
-	return newDB(postgresDialect, db, db), nil
+	return openRun(ctx, location, runID, true)
 }
 
 // OpenRunReadOnly opens an existing run's state for reading; a missing PostgreSQL run is ErrNotFound (wrapped).
 func OpenRunReadOnly(ctx context.Context, location, runID string) (*DB, error) {
+	return openRun(ctx, location, runID, false)
+}
+
+func openRun(ctx context.Context, location, runID string, write bool) (*DB, error) {
 	if !IsPostgresURL(location) {
-		return OpenReadOnly(ctx, location)
+		return openSQLite(ctx, location, !write)
 	}
-	db, err := openPostgres(ctx, location, runID, false)
+	db, err := openPostgres(ctx, location, runID, write)
 	if err != nil {
 		return nil, fmt.Errorf("state: open run %s in PostgreSQL: %w", runID, err)
 	}
-	return newDB(postgresDialect, db, nil), nil
+	w := db
+	if !write {
+		w = nil
+	}
+	return newDB(postgresDialect, db, w), nil
 }
 
 func newDB(d dialect, r, w *sql.DB) *DB {
@@ -171,20 +177,7 @@ func openSQLite(ctx context.Context, path string, ro bool) (*DB, error) {
 		return nil, fmt.Errorf("state: open %s: %w", path, err)
 	}
 	if ro {
-		dsn, err := sqliteURI(path, sqliteReadOnly)
-		if err != nil {
-			return nil, fmt.Errorf("state: open %s: %w", path, err)
-		}
-		r, err := sql.Open("sqlite", dsn)
-		if err != nil {
-			return nil, fmt.Errorf("state: open %s: %w", path, err)
-		}
-		r.SetMaxOpenConns(readers)
-		if err := r.PingContext(ctx); err != nil {
-			r.Close()
-			return nil, fmt.Errorf("state: open %s: %w", path, err)
-		}
-		return newDB(sqliteDialect, r, nil), nil
+		return openSQLiteReader(ctx, path, sqliteReadOnly)
 	}
 	wdsn, err := sqliteURI(path, sqliteWriter)
 	if err != nil {
@@ -554,18 +547,26 @@ func (d *DB) Step(ctx context.Context, name string, out any) (bool, error) {
 
 // StepNames lists completed steps whose name starts with prefix, in completion order.
 func (d *DB) StepNames(ctx context.Context, prefix string) ([]string, error) {
-	rows, err := d.query(ctx, `SELECT name FROM steps WHERE substr(name, 1, ?) = ? ORDER BY `+d.insertOrder(), len(prefix), prefix)
+	out, err := columnOf(d.query(ctx, `SELECT name FROM steps WHERE substr(name, 1, ?) = ? ORDER BY `+d.insertOrder(), len(prefix), prefix))
 	if err != nil {
 		return nil, fmt.Errorf("state: steps %s: %w", prefix, err)
+	}
+	return out, nil
+}
+
+// columnOf reads the one text column of a query's rows, closing them.
+func columnOf(rows *sql.Rows, err error) ([]string, error) {
+	if err != nil {
+		return nil, err
 	}
 	defer rows.Close()
 	var out []string
 	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
+		var v string
+		if err := rows.Scan(&v); err != nil {
 			return nil, err
 		}
-		out = append(out, n)
+		out = append(out, v)
 	}
 	return out, rows.Err()
 }
@@ -1326,20 +1327,11 @@ func spendSums(except []string) (string, []any) {
 
 // SpendKeys lists the keys of the spend ledger (one per step attempt of a durable run).
 func (d *DB) SpendKeys(ctx context.Context) ([]string, error) {
-	rows, err := d.query(ctx, `SELECT key FROM spend ORDER BY key`)
+	out, err := columnOf(d.query(ctx, `SELECT key FROM spend ORDER BY key`))
 	if err != nil {
 		return nil, fmt.Errorf("state: spend: %w", err)
 	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var k string
-		if err := rows.Scan(&k); err != nil {
-			return nil, fmt.Errorf("state: spend: %w", err)
-		}
-		out = append(out, k)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // ---- events ----
