@@ -26,8 +26,8 @@ func (r *runner) spendNow() (tokens int, cost float64, calls int) {
 }
 
 // estimatedTokens returns how many of the run's tokens were counted with a tokenizer because the server's
-// answers carried no usage (llm.Usage.Estimated): this process's and those of the spend a resume restored. Spend
-// restored from other attempts of a durable run does not carry the mark and is counted as reported.
+// answers carried no usage (llm.Usage.Estimated): this process's, and those of the spend a resume restored or
+// the other attempts of a durable run left (each attempt's row keeps its estimated part).
 func (r *runner) estimatedTokens() int {
 	n := r.base.Estimated
 	for _, e := range r.ledger.Entries() {
@@ -86,6 +86,7 @@ func (r *runner) writeSpend(ctx context.Context) {
 		// A step of a durable run: this attempt's own spend, under its own key, beside every other attempt's.
 		// Its calls are the ones it reserved (reserveGate), counted in the ledger as they were reserved.
 		own := state.Spend{Tokens: max(t-r.base.Tokens, 0), CostUSD: max(c-r.base.CostUSD, 0), Calls: int(r.reserved.Load())}
+		own.Estimated = min(max(r.estimatedTokens()-r.base.Estimated, 0), own.Tokens)
 		if err := r.db.SetSpend(context.WithoutCancel(ctx), r.spendKey, own); err != nil {
 			r.log.Error("save spend", "err", err)
 		}

@@ -161,6 +161,7 @@ func (r *runner) setConfig(rc runConfig) {
 	}
 	r.depth = d
 	r.rc = defaults(depthLimits(rc, d))
+	r.rc.Budget = capped(r.rc.Budget, r.ceiling)
 }
 
 // applyDepth sets the limits of the depth the plan settled on.
@@ -171,4 +172,5 @@ func (r *runner) applyDepth(p *Plan) {
 	}
 	r.depth = d
 	r.rc = defaults(depthLimits(r.given, d))
+	r.rc.Budget = capped(r.rc.Budget, r.ceiling)
 }

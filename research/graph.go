@@ -109,8 +109,10 @@ type runner struct {
 	depth  DepthSettings
 	fleet  *Fleet
 	ledger *llm.Ledger
-	log    *slog.Logger
-	events *eventSink
+	// ceiling bounds the run's limits in this process (SessionConfig.Ceiling); zero for a run of its own.
+	ceiling Budget
+	log     *slog.Logger
+	events  *eventSink
 	// stopped is closed when the caller cancels the run: from then on the errors of the steps it interrupts are
 	// the cancellation itself, reported once by run_stopped.
 	stopped  <-chan struct{}

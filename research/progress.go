@@ -42,15 +42,23 @@ func (r *runner) update(fn func(p *Progress)) {
 
 // restoreProgress sets the counters from the tables, so a resumed run's display starts where it stopped.
 func (r *runner) restoreProgress(ctx context.Context) error {
-	t, err := r.db.Tally(ctx, "search:", "read:")
+	t, err := r.db.Tally(ctx, progressTally...)
 	if err != nil {
 		return err
 	}
+	r.setTally(t)
+	return nil
+}
+
+// progressTally are the step prefixes the progress counts: searches and reads.
+var progressTally = []string{"search:", "read:"}
+
+// setTally sets the progress counts from a tally of progressTally.
+func (r *runner) setTally(t state.Tally) {
 	r.update(func(p *Progress) {
 		p.Searches, p.SourcesRead = t.Steps[0], t.Steps[1]
 		p.Evidence, p.Rejected = t.Accepted, t.Other
 	})
-	return nil
 }
 
 // logf appends to the research log; a failure to log is itself logged, never fatal.

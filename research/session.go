@@ -43,6 +43,30 @@ type SessionConfig struct {
 	// DB, when set, is the run's state already open (state.OpenRun of State and the run id), kept open by the
 	// session's Close: a worker running many steps of a run opens it once.
 	DB *state.DB
+	// Ceiling is the most this process lets any run spend (a worker's configured limits, its operator's):
+	// each of its non-zero limits bounds the run's own, the smaller winning, a limit the run leaves unset (no
+	// fuse, or the default) included. StageTimeout is not capped: the engine that schedules the steps reads it.
+	Ceiling Budget
+}
+
+// capped is b bounded by ceiling: for each limit ceiling sets, the smaller of the two, or ceiling's where b
+// leaves the limit unset.
+func capped(b, ceiling Budget) Budget {
+	lower := func(v *int, c int) {
+		if c > 0 && (*v <= 0 || *v > c) {
+			*v = c
+		}
+	}
+	lower(&b.MaxTokens, ceiling.MaxTokens)
+	lower(&b.MaxCalls, ceiling.MaxCalls)
+	lower(&b.Concurrency, ceiling.Concurrency)
+	if c := ceiling.MaxCostUSD; c > 0 && (b.MaxCostUSD <= 0 || b.MaxCostUSD > c) {
+		b.MaxCostUSD = c
+	}
+	if c := ceiling.MaxTime; c > 0 && (b.MaxTime <= 0 || b.MaxTime > c) {
+		b.MaxTime = c
+	}
+	return b
 }
 
 // fuseState is what a step leaves for the next about the fuse.
@@ -146,16 +170,22 @@ func openSession(ctx context.Context, cfg Config, sc SessionConfig, h *SharedRun
 			r.question, r.created = strings.TrimSpace(cfg.Question), r.started
 		}
 	}
+	// The run's limits (as submitted, then as its creation stored them), with their defaults, under this
+	// process's ceiling, which every session applies and none stores: workers with different ceilings each
+	// hold the run to their own.
+	r.ceiling = sc.Ceiling
 	r.setConfig(rc)
-	// What other steps change — on this process or another — is read again by every session: the spend of every
-	// other attempt, the fuse, the status, the counters, and the plan until scope has stored it.
-	others, err := db.TotalSpend(ctx, sc.SpendKey)
+	// What other steps change — on this process or another — is read again by every session, in one query: the
+	// spend of every other attempt, the fuse, the status and the counts of the pool and the steps (the plan is
+	// read until scope has stored it).
+	g, err := db.Glance(ctx, sc.SpendKey, []string{"fuse", "status"}, progressTally...)
 	if err != nil {
 		return nil, err
 	}
-	r.base = spend{Tokens: others.Tokens, CostUSD: others.CostUSD, Calls: others.Calls}
+	others := g.Others
+	r.base = spend{Tokens: others.Tokens, CostUSD: others.CostUSD, Calls: others.Calls, Estimated: others.Estimated}
 	var fs fuseState
-	if v, ok, _ := db.Meta(ctx, "fuse"); ok {
+	if v, ok := g.Meta["fuse"]; ok {
 		_ = json.Unmarshal([]byte(v), &fs)
 	}
 	r.fuse, r.cutShort, r.rounds = fs.Fused, fs.CutShort, fs.Round
@@ -166,7 +196,7 @@ func openSession(ctx context.Context, cfg Config, sc SessionConfig, h *SharedRun
 	r.events.shared = db
 	// A run another step has marked running already is not written again, and a run marked stopped (its
 	// workflow cancelled) stays stopped: a step that starts after the cancellation does not list it running again.
-	if status, _, _ := db.Meta(ctx, "status"); !known || (status != RunRunning && status != RunStopped) {
+	if status := g.Meta["status"]; !known || (status != RunRunning && status != RunStopped) {
 		if err := r.saveMeta(ctx, !known); err != nil {
 			r.events.Close()
 			return nil, err
@@ -181,7 +211,7 @@ func openSession(ctx context.Context, cfg Config, sc SessionConfig, h *SharedRun
 		r.plan = plan
 		r.applyDepth(plan)
 		r.prog.SubQuestions = len(plan.SubQuestions)
-		_ = r.restoreProgress(ctx)
+		r.setTally(g.Tally)
 		for _, role := range []any{cfg.Roles.Planner, cfg.Roles.Searcher, cfg.Roles.Analyst, cfg.Roles.Verifier, cfg.Roles.Synthesizer} {
 			if k, ok := role.(PlanKnower); ok {
 				k.KnowPlan(plan)
@@ -196,7 +226,10 @@ func openSession(ctx context.Context, cfg Config, sc SessionConfig, h *SharedRun
 func (s *Session) Close() error {
 	r := s.r
 	ctx := context.Background()
-	r.saveSpend(ctx)
+	if len(r.ledger.Entries()) > 0 || r.reserved.Load() > 0 {
+		// A step that called no model (the bookkeeping between them) has nothing to add to the ledger.
+		r.saveSpend(ctx)
+	}
 	err := s.saveFuse(ctx)
 	err = errors.Join(err, r.events.Close())
 	if s.ownDB {

@@ -76,6 +76,30 @@ func (h *SharedRun) OpenSession(ctx context.Context, cfg Config, sc SessionConfi
 	return openSession(ctx, cfg, sc, h)
 }
 
+// MarkFailed records that the run failed for good on a step no session could be opened for (a worker that cannot
+// satisfy the run's input: a corpus folder it cannot read, an engine it has no model for), so that every listing —
+// `runs --state`, the viewer, the MCP server — shows it failed with msg. A run that has finished or was stopped is
+// left as it is; a run no step has started yet gets its question, so that listings can show which run failed.
+func (h *SharedRun) MarkFailed(ctx context.Context, question, msg string) error {
+	status, _, err := h.db.Meta(ctx, "status")
+	if err != nil {
+		return err
+	}
+	if status == RunDone || status == RunStopped {
+		return nil
+	}
+	b := h.db.Batch()
+	if _, ok, err := h.db.Meta(ctx, "question"); err != nil {
+		return err
+	} else if !ok && strings.TrimSpace(question) != "" {
+		b.SetMeta("question", strings.TrimSpace(question))
+		b.SetMeta("created", time.Now().UTC().Format(time.RFC3339Nano))
+	}
+	b.SetMeta("status", RunFailed)
+	b.SetMeta("error", msg)
+	return b.Commit(ctx)
+}
+
 // Close closes the run's state and events file; sessions still open must be closed first.
 func (h *SharedRun) Close() error {
 	h.mu.Lock()

@@ -24,6 +24,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/request"
 	"github.com/deepresearch/deepresearch/research"
 	"github.com/deepresearch/deepresearch/research/state"
+	"github.com/deepresearch/deepresearch/sources/corpus"
 )
 
 // temporalFlags name a Temporal cluster.
@@ -36,6 +37,9 @@ type temporalFlags struct {
 	steps durable.StepPolicy
 	// roles maps each role to its model tier (the configuration's roles:), which picks the queue of its steps.
 	roles map[string]string
+	// limits are the configuration's research limits: a submitter fills the limits a request leaves unset from
+	// them (the request carries the run's limits), a worker bounds every run it serves by them.
+	limits research.Budget
 }
 
 func addTemporalFlags(cmd *cobra.Command, fl *temporalFlags) {
@@ -55,6 +59,9 @@ func (a *App) temporal(fl temporalFlags) temporalFlags {
 		fl.taskQueue = cmp.Or(fl.taskQueue, c.TaskQueue)
 		fl.conn = c
 		fl.roles = a.Config.Roles
+		rc := a.Config.Research
+		fl.limits = research.Budget{MaxCostUSD: rc.MaxCostUSD, MaxTokens: rc.MaxTokens, MaxTime: rc.MaxTime,
+			MaxCalls: rc.MaxCalls, Concurrency: rc.Concurrency}
 		st := c.Steps
 		fl.steps = durable.StepPolicy{HeartbeatTimeout: st.HeartbeatTimeout, StartToClose: st.StartToClose,
 			MaxAttempts: st.MaxAttempts, InitialInterval: st.InitialInterval, MaxInterval: st.MaxInterval}
@@ -233,7 +240,7 @@ payload this worker sends Temporal is encrypted; every process of the deployment
 			}
 			defer c.Close()
 			acts := &durable.Activities{State: url, Dir: dir, Log: app.Log, Build: app.durableBuild, Secrets: app.secrets(),
-				Metrics: ops.metrics()}
+				Metrics: ops.metrics(), Ceiling: tf.limits}
 			health, stop, err := ops.start(cmd.Context(), c, url)
 			if err != nil {
 				return err
@@ -254,12 +261,32 @@ payload this worker sends Temporal is encrypted; every process of the deployment
 }
 
 // durableBuild builds a run's roles, searchers and fetcher on a worker from the request the submitter sent.
+// Its errors say what this worker cannot give the run ("worker cannot read corpus DIR: …").
 func (a *App) durableBuild(ctx context.Context, in durable.Input) (research.Config, func(), error) {
 	req := in.Request
 	// Folders named in the request are the submitter's: the engine resumes the run, and the activity sets this
 	// worker's own folder for it.
 	req.ResumeDir, req.OutDir = "", ""
-	return a.builder("").Build(ctx, req)
+	b := a.builder("")
+	var unreadable error
+	open := b.OpenCorpus
+	b.OpenCorpus = func(ctx context.Context, path string, onProgress func(corpus.Progress), followLinks bool) (*corpus.Index, error) {
+		if _, err := os.Stat(path); err != nil {
+			unreadable = fmt.Errorf("worker cannot read corpus %s: %w", path, err)
+			return nil, unreadable
+		}
+		ix, err := open(ctx, path, onProgress, followLinks)
+		if err != nil {
+			unreadable = fmt.Errorf("worker cannot read corpus %s: %w", path, err)
+			return nil, unreadable
+		}
+		return ix, nil
+	}
+	cfg, cleanup, err := b.Build(ctx, req)
+	if err != nil && (unreadable == nil || !errors.Is(err, unreadable)) {
+		err = fmt.Errorf("worker cannot build the run: %w", err)
+	}
+	return cfg, cleanup, err
 }
 
 // researchDurable submits a run to Temporal, follows it and writes its report locally.
@@ -341,6 +368,11 @@ func submitDurable(ctx context.Context, c client.Client, tf temporalFlags, share
 	// The request's folders are this machine's; the workers have their own. Without them, the run needs an id.
 	req.OutDir, req.ResumeDir = "", ""
 	req = req.Named()
+	// The request carries the run's limits: those it leaves unset are the submitter's configured ones, as a local
+	// run's are (the workers' configured limits are a ceiling over them).
+	b, l := &req.Budget, tf.limits
+	b.MaxCostUSD, b.MaxTokens, b.MaxTime = cmp.Or(b.MaxCostUSD, l.MaxCostUSD), cmp.Or(b.MaxTokens, l.MaxTokens), cmp.Or(b.MaxTime, l.MaxTime)
+	b.MaxCalls, b.Concurrency = cmp.Or(b.MaxCalls, l.MaxCalls), cmp.Or(b.Concurrency, l.Concurrency)
 	run, err := durable.Submit(ctx, c, durable.Input{Request: req, Roles: tf.roles, TaskQueue: tf.taskQueue, Steps: tf.steps})
 	if err != nil {
 		return nil, err

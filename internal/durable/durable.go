@@ -8,6 +8,7 @@ package durable
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -358,7 +359,7 @@ func (a *Activities) failure(ctx context.Context, err error, opening bool) error
 	var ae *temporal.ApplicationError
 	switch {
 	case errors.As(err, &ae) && ae.Type() == errConfig:
-		return temporal.NewNonRetryableApplicationError(msg, errConfig, nil)
+		return temporal.NewNonRetryableApplicationError(a.scrub(ae.Message()), errConfig, nil)
 	case llm.IsAuth(err):
 		return temporal.NewNonRetryableApplicationError(msg, errAuth, nil)
 	case opening || errors.Is(err, research.ErrStateStore):
@@ -383,7 +384,9 @@ func stepError(err error) error {
 }
 
 // BuildFunc turns a run's input into the research configuration (roles, fetcher, ledger) with this worker's
-// models, keys and sources; cleanup releases what it opened.
+// models, keys and sources; cleanup releases what it opened. An error says what this worker cannot give the run,
+// as the user should read it ("worker cannot read corpus DIR: …"): the step fails with it, not retried, and the
+// run is marked failed with it in the shared state.
 type BuildFunc func(ctx context.Context, in Input) (cfg research.Config, cleanup func(), err error)
 
 // Activities executes the steps.
@@ -400,18 +403,28 @@ type Activities struct {
 	Secrets []string
 	// Metrics, when set, counts the steps, model spend, fetch failures and state-store errors (metrics.go).
 	Metrics *Metrics
+	// Ceiling is the operator's bound on every run this worker serves (its configured research limits): a run's
+	// limits are its request's, and each limit set here bounds them, the smaller winning (research.SessionConfig).
+	Ceiling research.Budget
 
 	scrubOnce sync.Once
 	scrubber  *redact.Scrubber
 
 	runsOnce sync.Once
-	runs     *runCache[*research.SharedRun]
+	runs     *runCache[*heldRun]
 }
 
 // openRuns is the runs this worker keeps open between their steps.
-func (a *Activities) openRuns() *runCache[*research.SharedRun] {
-	a.runsOnce.Do(func() { a.runs = newRunCache[*research.SharedRun](sessionsMax, sessionsIdle) })
+func (a *Activities) openRuns() *runCache[*heldRun] {
+	a.runsOnce.Do(func() { a.runs = newRunCache[*heldRun](sessionsMax, sessionsIdle) })
 	return a.runs
+}
+
+// inputSig names what a run's builds are made from: its input as the workflow carries it.
+func inputSig(in Input) string {
+	b, _ := json.Marshal(in)
+	sum := sha256.Sum256(b)
+	return string(sum[:])
 }
 
 // runKey names a run's open hold on this worker: its state (for one process, the SQLite file of its folder) and id.
@@ -424,46 +437,71 @@ func (a *Activities) runKey(in Input) runKey {
 }
 
 // session opens the run's session for one step, from the run this worker keeps open (research.SharedRun, opened
-// by the run's first step here); done(err) closes it with the step's error, which decides whether the run stays
-// open for the next step.
+// by the run's first step here) and a configuration built for the run's input by an earlier step of it here (or
+// built now); done(err) closes it with the step's error, which decides whether the run and the build stay kept for
+// the next step.
 func (a *Activities) session(ctx context.Context, in Input) (*research.Session, func(error), error) {
 	t0 := time.Now()
-	cfg, cleanup, err := a.Build(ctx, in)
-	if err != nil {
-		return nil, nil, temporal.NewNonRetryableApplicationError("build the run's roles: "+a.scrub(err.Error()), errConfig, nil)
-	}
 	info := activity.GetInfo(ctx)
-	a.Metrics.ledger(cfg.Ledger, queueTier(info))
+	key := a.runKey(in)
+	dir := filepath.Join(a.Dir, in.RunID())
+	held, release, err := a.openRuns().acquire(ctx, key, func(ctx context.Context) (*heldRun, error) {
+		if a.Log != nil {
+			a.Log.Debug("open run", "run", in.RunID())
+		}
+		run, err := research.OpenSharedRun(ctx, key.state, in.RunID(), dir)
+		if err != nil {
+			return nil, err
+		}
+		return &heldRun{run: run}, nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	t1 := time.Now()
+	sig := inputSig(in)
+	b := held.take(sig)
+	if b == nil {
+		cfg, cleanup, err := a.Build(ctx, in)
+		if err != nil {
+			// The run asks for what this worker cannot give it (a corpus folder it cannot read, an engine it has no
+			// model for): no retry helps, so the run fails now, and says why where everyone looks.
+			msg := a.scrub(err.Error())
+			if merr := held.run.MarkFailed(context.WithoutCancel(ctx), in.Request.Question, msg); merr != nil && a.Log != nil {
+				a.Log.Error("mark the run failed", "run", in.RunID(), "err", a.scrub(merr.Error()))
+			}
+			release(false)
+			a.openRuns().forget(key)
+			return nil, nil, temporal.NewNonRetryableApplicationError(msg, errConfig, nil)
+		}
+		b = newBuilt(cfg, cleanup)
+	}
+	t2 := time.Now()
+	// The step's spend is its own: the build's roles record into the build's ledger, which passes each call on
+	// to this step's.
+	ledger := &llm.Ledger{}
+	b.step.Store(ledger)
+	cfg := b.cfg
+	cfg.Ledger = ledger
+	a.Metrics.ledger(ledger, queueTier(info))
 	cfg.Fetcher = a.Metrics.fetcher(cfg.Fetcher, queueTier(info))
 	// The run is the request's, whatever the build made of it: its id, question and budget as submitted, in
 	// this worker's folder for runs.
 	req := in.Request
 	cfg.RunID, cfg.Question, cfg.Budget = req.RunID, req.Question, req.Budget
-	cfg.OutDir = filepath.Join(a.Dir, req.RunID)
+	cfg.OutDir = dir
 	cfg.OnEvent = nil
 	cfg.Secrets = append(slices.Clone(cfg.Secrets), a.Secrets...)
 	if a.Log != nil {
 		cfg.Log = a.Log
 	}
-	key := a.runKey(in)
-	run, release, err := a.openRuns().acquire(ctx, key, func(ctx context.Context) (*research.SharedRun, error) {
-		if a.Log != nil {
-			a.Log.Debug("open run", "run", in.RunID())
-		}
-		return research.OpenSharedRun(ctx, key.state, in.RunID(), cfg.OutDir)
-	})
-	if err != nil {
-		cleanup()
-		return nil, nil, err
-	}
-	t1 := time.Now()
-	s, err := run.OpenSession(ctx, cfg, research.SessionConfig{SpendKey: spendKey(info)})
+	s, err := held.run.OpenSession(ctx, cfg, research.SessionConfig{SpendKey: spendKey(info), Ceiling: a.Ceiling})
 	if err != nil {
 		release(true) // the run's state may be what failed: the next step opens it afresh
-		cleanup()
+		held.put(sig, b)
 		return nil, nil, err
 	}
-	t2 := time.Now()
+	t3 := time.Now()
 	// Heartbeats tell the engine this worker is alive (a dead one's step is retried elsewhere) and deliver
 	// cancellation.
 	hctx, stop := context.WithCancel(ctx)
@@ -486,21 +524,27 @@ func (a *Activities) session(ctx context.Context, in Input) (*research.Session, 
 		}
 	}()
 	return s, func(stepErr error) {
-		t3 := time.Now()
+		t4 := time.Now()
 		stop()
 		<-done
 		closeErr := s.Close()
 		if closeErr != nil && a.Log != nil {
 			a.Log.Error("close session", "run", in.RunID(), "err", a.scrub(closeErr.Error()))
 		}
+		if stepErr != nil {
+			// What failed may be something the build holds (an MCP server gone): the next step builds afresh.
+			b.step.Store(nil)
+			closeBuilds([]*built{b})
+		} else {
+			held.put(sig, b)
+		}
 		release(closeErr != nil || errors.Is(stepErr, research.ErrStateStore))
 		if stepErr != nil && runEnds(ctx, info, stepErr) {
 			a.openRuns().forget(key)
 		}
-		cleanup()
 		if a.Log != nil {
 			a.Log.Debug("step", "run", in.RunID(), "activity", info.ActivityType.Name, "attempt", info.Attempt,
-				"build", t1.Sub(t0), "open", t2.Sub(t1), "step", t3.Sub(t2), "close", time.Since(t3))
+				"build", t2.Sub(t1), "open", t1.Sub(t0)+t3.Sub(t2), "step", t4.Sub(t3), "close", time.Since(t4), "acquire", t1.Sub(t0))
 		}
 	}, nil
 }
@@ -714,7 +758,7 @@ func Follow(ctx context.Context, c client.Client, run client.WorkflowRun, interv
 		var rep research.Report
 		err := run.Get(ctx, &rep)
 		if err != nil {
-			done <- result{nil, err}
+			done <- result{nil, runFailure(err)}
 			return
 		}
 		done <- result{&rep, nil}
@@ -768,6 +812,47 @@ func status(ctx context.Context, c client.Client, run client.WorkflowRun, interv
 	}
 	st.Outage = outage
 	return st, err == nil || outage != ""
+}
+
+// RunError is a run that failed on a step: the step's own message, without the engine's wrapping of it (the
+// workflow's and the activity's ids, types and retry flags). The engine's error stays reachable with errors.As.
+type RunError struct {
+	// Step is the activity the run failed on (deepresearch.Scope, …).
+	Step string
+	// Msg is the step's error message; Retryable says whether the engine would have retried it.
+	Msg       string
+	Retryable bool
+	err       error
+}
+
+func (e *RunError) Error() string {
+	step := strings.TrimPrefix(e.Step, "deepresearch.")
+	if step == "" {
+		return e.Msg
+	}
+	return strings.ToLower(step) + ": " + e.Msg
+}
+
+func (e *RunError) Unwrap() error { return e.err }
+
+// runFailure turns a workflow's failure on a step into a RunError; any other error is returned as it is.
+func runFailure(err error) error {
+	// The step's own error is the innermost application error: the workflow's failure wraps it again.
+	var ae *temporal.ApplicationError
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		if a, ok := e.(*temporal.ApplicationError); ok {
+			ae = a
+		}
+	}
+	if ae == nil {
+		return err
+	}
+	re := &RunError{Msg: ae.Message(), Retryable: !ae.NonRetryable(), err: err}
+	var act *temporal.ActivityError
+	if errors.As(err, &act) {
+		re.Step = act.ActivityType().GetName()
+	}
+	return re
 }
 
 // Cancel cancels a run's workflow; the step in flight is cancelled through its heartbeat.

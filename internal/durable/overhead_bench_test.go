@@ -2,25 +2,40 @@ package durable
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"go.temporal.io/sdk/testsuite"
 
+	"github.com/deepresearch/deepresearch/internal/config"
 	"github.com/deepresearch/deepresearch/internal/pgtest"
 	"github.com/deepresearch/deepresearch/internal/request"
 	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/sources/corpus"
 )
 
 // BenchmarkStepOverhead prints what a worker pays per activity around the step itself — building the run's
 // roles, opening the run's session on the shared PostgreSQL state, closing it — for a run that has finished its
 // first workflow (a plan, a pool of evidence, a long events file): the activity runs a step that does nothing.
 // ms/activity is the whole overhead; build, open and close its parts (from the worker's debug log line).
+// fixture builds the durable tests' roles (nothing to open); corpus builds what a worker builds for an extractive
+// run over a corpus folder (request.Builder, as `deepresearch worker` does: the corpus index opened and its
+// folder checked for changes, the extractive roles, the fetcher).
 //
 //	go test -run '^$' -bench StepOverhead -benchtime 200x ./internal/durable/
 func BenchmarkStepOverhead(b *testing.B) {
+	b.Run("fixture", func(b *testing.B) { benchStepOverhead(b, false) })
+	b.Run("corpus", func(b *testing.B) { benchStepOverhead(b, true) })
+}
+
+func benchStepOverhead(b *testing.B, withCorpus bool) {
 	pg := pgtest.New(b)
 	f := newFixture(b)
 	phases := &phaseLog{}
@@ -28,6 +43,36 @@ func BenchmarkStepOverhead(b *testing.B) {
 		Build: func(context.Context, Input) (research.Config, func(), error) { return f.config(), func() {}, nil }}
 	defer acts.Close()
 	in := Input{Request: request.Research{RunID: "overhead", Question: question}}
+	var realBuild atomic.Bool
+	if withCorpus {
+		dir := b.TempDir()
+		for i, topic := range []string{"alpha", "bravo", "charlie"} {
+			body := fmt.Sprintf("# %s\n\nThe %s facts report a value of %d units. Observers of %s noted a trend in the series.\n", topic, topic, 10*i, topic)
+			if err := os.WriteFile(filepath.Join(dir, topic+".md"), []byte(strings.Repeat(body, 20)), 0o644); err != nil {
+				b.Fatal(err)
+			}
+		}
+		in.Request.Corpora, in.Request.Engine = []string{dir}, "extractive"
+		builder := &request.Builder{Config: config.Defaults(),
+			OpenCorpus: func(ctx context.Context, path string, _ func(corpus.Progress), followLinks bool) (*corpus.Index, error) {
+				ix, err := corpus.OpenWith(corpus.DefaultDir(path), &corpus.Options{FollowLinks: followLinks})
+				if err != nil {
+					return nil, err
+				}
+				if _, err := ix.Add(ctx, path); err != nil {
+					ix.Close()
+					return nil, err
+				}
+				return ix, nil
+			}}
+		fixtureBuild := acts.Build
+		acts.Build = func(ctx context.Context, in Input) (research.Config, func(), error) {
+			if !realBuild.Load() { // the first workflow runs on the fixture's roles, which make the plan and the pool
+				return fixtureBuild(ctx, in)
+			}
+			return builder.Build(ctx, in.Request)
+		}
+	}
 
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestWorkflowEnvironment()
@@ -36,6 +81,7 @@ func BenchmarkStepOverhead(b *testing.B) {
 	if !env.IsWorkflowCompleted() || env.GetWorkflowError() != nil {
 		b.Fatalf("workflow: completed %v, error %v", env.IsWorkflowCompleted(), env.GetWorkflowError())
 	}
+	realBuild.Store(true)
 
 	var mu sync.Mutex
 	var inside time.Duration

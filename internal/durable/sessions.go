@@ -5,7 +5,11 @@ import (
 	"errors"
 	"io"
 	"sync"
+	"sync/atomic"
 	"time"
+
+	"github.com/deepresearch/deepresearch/llm"
+	"github.com/deepresearch/deepresearch/research"
 )
 
 // Bounds of the runs a worker keeps open between their steps.
@@ -219,5 +223,106 @@ func (c *runCache[T]) held() int {
 func closeRuns[T io.Closer](runs []T) {
 	for _, r := range runs {
 		_ = r.Close()
+	}
+}
+
+// buildsMax bounds the built configurations a worker keeps for one run while no step uses them.
+const buildsMax = 8
+
+// heldRun is what a worker keeps of a run between its steps: the open run and the configurations its steps built
+// (roles, searchers, fetcher: a corpus index opened and checked, MCP servers started), each used by one step at a
+// time and kept for the next step of the run that comes to this worker. A build is kept only for the input it was
+// built from: a step whose input differs (the run submitted again under its id with other sources or engine)
+// closes the builds of the old one and builds its own.
+type heldRun struct {
+	run *research.SharedRun
+
+	mu     sync.Mutex
+	sig    string   // the input the idle builds were made from
+	idle   []*built // builds no step uses, newest last
+	closed bool
+}
+
+// built is one configuration a step built, and what releases it.
+type built struct {
+	cfg     research.Config
+	cleanup func()
+	// step is the ledger of the step using the build: the build's own ledger (its roles record there) passes
+	// every call on to it, so that each attempt's spend is its own.
+	step atomic.Pointer[llm.Ledger]
+}
+
+// newBuilt wraps a fresh build: its ledger forwards each call to the ledger of the step that holds it.
+func newBuilt(cfg research.Config, cleanup func()) *built {
+	b := &built{cfg: cfg, cleanup: cleanup}
+	if b.cfg.Ledger == nil {
+		b.cfg.Ledger = &llm.Ledger{}
+	}
+	l := b.cfg.Ledger
+	prev := l.OnEntry
+	l.OnEntry = func(e llm.Entry) {
+		if prev != nil {
+			prev(e)
+		}
+		if step := b.step.Load(); step != nil {
+			step.Record(e)
+		}
+	}
+	return b
+}
+
+// take returns an idle build of input sig, or nil; builds of another input are closed.
+func (h *heldRun) take(sig string) *built {
+	h.mu.Lock()
+	var stale []*built
+	if h.sig != sig {
+		stale, h.idle, h.sig = h.idle, nil, sig
+	}
+	var b *built
+	if n := len(h.idle); n > 0 {
+		b, h.idle = h.idle[n-1], h.idle[:n-1]
+	}
+	h.mu.Unlock()
+	closeBuilds(stale)
+	return b
+}
+
+// put gives a build back for the next step of input sig; past buildsMax, or once the run is closed or its input
+// changed, it is closed instead.
+func (h *heldRun) put(sig string, b *built) {
+	b.step.Store(nil)
+	h.mu.Lock()
+	keep := !h.closed && h.sig == sig && len(h.idle) < buildsMax
+	if keep {
+		h.idle = append(h.idle, b)
+	}
+	h.mu.Unlock()
+	if !keep {
+		closeBuilds([]*built{b})
+	}
+}
+
+// builds is how many builds the run keeps idle.
+func (h *heldRun) builds() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.idle)
+}
+
+// Close closes the idle builds and the run; a build in use is closed when its step gives it back.
+func (h *heldRun) Close() error {
+	h.mu.Lock()
+	idle := h.idle
+	h.idle, h.closed = nil, true
+	h.mu.Unlock()
+	closeBuilds(idle)
+	return h.run.Close()
+}
+
+func closeBuilds(bs []*built) {
+	for _, b := range bs {
+		if b.cleanup != nil {
+			b.cleanup()
+		}
 	}
 }

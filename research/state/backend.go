@@ -55,9 +55,9 @@ func (d dialect) rebind(q string) string {
 	return b.String()
 }
 
-var sqliteDialect = dialect{name: SQLite, migrations: []string{sqliteV1, sqliteV2, sqliteV3}}
+var sqliteDialect = dialect{name: SQLite, migrations: []string{sqliteV1, sqliteV2, sqliteV3, spendV4}}
 
-var postgresDialect = dialect{name: Postgres, migrations: []string{postgresV1, postgresV2, postgresV3}}
+var postgresDialect = dialect{name: Postgres, migrations: []string{postgresV1, postgresV2, postgresV3, spendV4}}
 
 // Version 1: the tables of a run (kept as they were before migrations were versioned, so older run folders
 // migrate in place).
@@ -229,6 +229,12 @@ CREATE TABLE events (
 	seq  BIGSERIAL PRIMARY KEY,
 	data TEXT NOT NULL
 );
+`
+
+// Version 4: the part of an attempt's tokens counted with a tokenizer (its server reported no usage), so that a
+// durable run's footer says its figure was estimated as a local run's does. The same statement on both backends.
+const spendV4 = `
+ALTER TABLE spend ADD COLUMN estimated BIGINT NOT NULL DEFAULT 0 CHECK (estimated >= 0);
 `
 
 // registryDDL is the one table PostgreSQL keeps outside the run schemas: which runs exist, so any machine can
@@ -446,20 +452,11 @@ func ListRuns(ctx context.Context, url string) ([]string, error) {
 	if err := ensureRegistry(ctx, db, t.registry); err != nil {
 		return nil, fmt.Errorf("state: list runs: %w", err)
 	}
-	rows, err := db.QueryContext(ctx, `SELECT run_id FROM `+t.registry+` ORDER BY created, run_id`)
+	out, err := columnOf(db.QueryContext(ctx, `SELECT run_id FROM `+t.registry+` ORDER BY created, run_id`))
 	if err != nil {
 		return nil, fmt.Errorf("state: list runs: %w", err)
 	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, fmt.Errorf("state: list runs: %w", err)
-		}
-		out = append(out, id)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // RunSchemaSuffix is the short hash RunSchema ends with: a stable, distinct suffix for any id.

@@ -102,7 +102,12 @@ func OpenFinished(ctx context.Context, path string) (*DB, error) {
 			return openSQLite(ctx, path, true)
 		}
 	}
-	dsn, err := sqliteURI(path, sqliteImmutable)
+	return openSQLiteReader(ctx, path, sqliteImmutable)
+}
+
+// openSQLiteReader opens a SQLite state for reading only, in mode (read-only or immutable).
+func openSQLiteReader(ctx context.Context, path string, mode sqliteMode) (*DB, error) {
+	dsn, err := sqliteURI(path, mode)
 	if err != nil {
 		return nil, fmt.Errorf("state: open %s: %w", path, err)
 	}
@@ -121,26 +126,27 @@ func OpenFinished(ctx context.Context, path string) (*DB, error) {
 // OpenRun opens run runID's state at location: a postgres:// URL (the run's schema, created and migrated when
 // missing) or else the path of a SQLite file.
 func OpenRun(ctx context.Context, location, runID string) (*DB, error) {
-	if !IsPostgresURL(location) {
-		return Open(ctx, location)
-	}
-	db, err := openPostgres(ctx, location, runID, true)
-	if err != nil {
-		return nil, fmt.Errorf("state: open run %s in PostgreSQL: %w", runID, err)
-	}
-	return newDB(postgresDialect, db, db), nil
+	return openRun(ctx, location, runID, true)
 }
 
 // OpenRunReadOnly opens an existing run's state for reading; a missing PostgreSQL run is ErrNotFound (wrapped).
 func OpenRunReadOnly(ctx context.Context, location, runID string) (*DB, error) {
+	return openRun(ctx, location, runID, false)
+}
+
+func openRun(ctx context.Context, location, runID string, write bool) (*DB, error) {
 	if !IsPostgresURL(location) {
-		return OpenReadOnly(ctx, location)
+		return openSQLite(ctx, location, !write)
 	}
-	db, err := openPostgres(ctx, location, runID, false)
+	db, err := openPostgres(ctx, location, runID, write)
 	if err != nil {
 		return nil, fmt.Errorf("state: open run %s in PostgreSQL: %w", runID, err)
 	}
-	return newDB(postgresDialect, db, nil), nil
+	w := db
+	if !write {
+		w = nil
+	}
+	return newDB(postgresDialect, db, w), nil
 }
 
 func newDB(d dialect, r, w *sql.DB) *DB {
@@ -171,20 +177,7 @@ func openSQLite(ctx context.Context, path string, ro bool) (*DB, error) {
 		return nil, fmt.Errorf("state: open %s: %w", path, err)
 	}
 	if ro {
-		dsn, err := sqliteURI(path, sqliteReadOnly)
-		if err != nil {
-			return nil, fmt.Errorf("state: open %s: %w", path, err)
-		}
-		r, err := sql.Open("sqlite", dsn)
-		if err != nil {
-			return nil, fmt.Errorf("state: open %s: %w", path, err)
-		}
-		r.SetMaxOpenConns(readers)
-		if err := r.PingContext(ctx); err != nil {
-			r.Close()
-			return nil, fmt.Errorf("state: open %s: %w", path, err)
-		}
-		return newDB(sqliteDialect, r, nil), nil
+		return openSQLiteReader(ctx, path, sqliteReadOnly)
 	}
 	wdsn, err := sqliteURI(path, sqliteWriter)
 	if err != nil {
@@ -554,18 +547,26 @@ func (d *DB) Step(ctx context.Context, name string, out any) (bool, error) {
 
 // StepNames lists completed steps whose name starts with prefix, in completion order.
 func (d *DB) StepNames(ctx context.Context, prefix string) ([]string, error) {
-	rows, err := d.query(ctx, `SELECT name FROM steps WHERE substr(name, 1, ?) = ? ORDER BY `+d.insertOrder(), len(prefix), prefix)
+	out, err := columnOf(d.query(ctx, `SELECT name FROM steps WHERE substr(name, 1, ?) = ? ORDER BY `+d.insertOrder(), len(prefix), prefix))
 	if err != nil {
 		return nil, fmt.Errorf("state: steps %s: %w", prefix, err)
+	}
+	return out, nil
+}
+
+// columnOf reads the one text column of a query's rows, closing them.
+func columnOf(rows *sql.Rows, err error) ([]string, error) {
+	if err != nil {
+		return nil, err
 	}
 	defer rows.Close()
 	var out []string
 	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
+		var v string
+		if err := rows.Scan(&v); err != nil {
 			return nil, err
 		}
-		out = append(out, n)
+		out = append(out, v)
 	}
 	return out, rows.Err()
 }
@@ -579,21 +580,69 @@ type Tally struct {
 
 // Tally counts the pool by status and the completed steps under each of stepPrefixes, in one query.
 func (d *DB) Tally(ctx context.Context, stepPrefixes ...string) (Tally, error) {
-	q := `SELECT (SELECT COUNT(*) FROM evidence WHERE status = ?), (SELECT COUNT(*) FROM evidence WHERE status <> ?)`
+	q, args, t, dest := tallyQuery(stepPrefixes)
+	if err := d.queryRow(ctx, `SELECT `+q, args...).Scan(dest...); err != nil {
+		return Tally{}, fmt.Errorf("state: tally: %w", err)
+	}
+	return *t, nil
+}
+
+// tallyQuery is Tally's select list, its arguments, and where each column scans to.
+func tallyQuery(stepPrefixes []string) (string, []any, *Tally, []any) {
+	q := `(SELECT COUNT(*) FROM evidence WHERE status = ?), (SELECT COUNT(*) FROM evidence WHERE status <> ?)`
 	args := []any{Accepted, Accepted}
 	for _, p := range stepPrefixes {
 		q += `, (SELECT COUNT(*) FROM steps WHERE substr(name, 1, ?) = ?)`
 		args = append(args, len(p), p)
 	}
-	t := Tally{Steps: make([]int, len(stepPrefixes))}
+	t := &Tally{Steps: make([]int, len(stepPrefixes))}
 	dest := []any{&t.Accepted, &t.Other}
 	for i := range t.Steps {
 		dest = append(dest, &t.Steps[i])
 	}
-	if err := d.queryRow(ctx, q, args...).Scan(dest...); err != nil {
-		return Tally{}, fmt.Errorf("state: tally: %w", err)
+	return q, args, t, dest
+}
+
+// Glance is what a step of a run shared between processes reads, when it starts, of what the other steps change.
+type Glance struct {
+	// Others is the spend of every attempt but the caller's.
+	Others Spend
+	// Meta holds the meta keys asked for that are set.
+	Meta map[string]string
+	// Tally counts the pool and the completed steps under the prefixes asked for.
+	Tally Tally
+}
+
+// Glance reads, in one query, the spend of every attempt but except, the meta values of metaKeys and the Tally
+// of stepPrefixes.
+func (d *DB) Glance(ctx context.Context, except string, metaKeys []string, stepPrefixes ...string) (Glance, error) {
+	q := `SELECT s.tokens, s.cost_usd, s.calls, s.estimated`
+	var args []any
+	var g Glance
+	dest := []any{&g.Others.Tokens, &g.Others.CostUSD, &g.Others.Calls, &g.Others.Estimated}
+	vals := make([]sql.NullString, len(metaKeys))
+	for i, k := range metaKeys {
+		q += `, (SELECT value FROM meta WHERE key = ?)`
+		args = append(args, k)
+		dest = append(dest, &vals[i])
 	}
-	return t, nil
+	tq, targs, t, tdest := tallyQuery(stepPrefixes)
+	sums, sargs := spendSums([]string{except})
+	// Placeholders bind in the order of the text: the select list's, then the FROM clause's.
+	q += `, ` + tq + ` FROM ` + sums + ` s`
+	args = append(append(args, targs...), sargs...)
+	dest = append(dest, tdest...)
+	if err := d.queryRow(ctx, q, args...).Scan(dest...); err != nil {
+		return Glance{}, fmt.Errorf("state: glance: %w", err)
+	}
+	g.Meta = map[string]string{}
+	for i, k := range metaKeys {
+		if vals[i].Valid {
+			g.Meta[k] = vals[i].String
+		}
+	}
+	g.Tally = *t
+	return g, nil
 }
 
 // ---- evidence pool ----
@@ -1185,6 +1234,8 @@ type Spend struct {
 	Tokens  int
 	CostUSD float64
 	Calls   int
+	// Estimated is the part of Tokens counted with a tokenizer because the server reported no usage.
+	Estimated int
 }
 
 // SetSpend records what the attempt named key has spent so far (its running total, replacing the previous value
@@ -1193,8 +1244,9 @@ func (d *DB) SetSpend(ctx context.Context, key string, s Spend) error {
 	if key == "" {
 		return errors.New("state: spend refused: no key")
 	}
-	if s.Tokens < 0 || s.Calls < 0 || s.CostUSD < 0 || math.IsNaN(s.CostUSD) {
-		return fmt.Errorf("state: spend refused: negative tokens, calls or cost (%d, %d, %v)", s.Tokens, s.Calls, s.CostUSD)
+	if s.Tokens < 0 || s.Calls < 0 || s.CostUSD < 0 || math.IsNaN(s.CostUSD) || s.Estimated < 0 || s.Estimated > s.Tokens {
+		return fmt.Errorf("state: spend refused: negative tokens, calls or cost, or more tokens estimated than spent (%d, %d, %v, %d)",
+			s.Tokens, s.Calls, s.CostUSD, s.Estimated)
 	}
 	greatest := "MAX"
 	if d.d.name == Postgres {
@@ -1202,9 +1254,10 @@ func (d *DB) SetSpend(ctx context.Context, key string, s Spend) error {
 	}
 	if err := d.write(ctx, func(ctx context.Context, t wtx) error {
 		// An attempt's calls only grow; ReserveCall counts them up while the attempt runs.
-		_, err := t.exec(ctx, `INSERT INTO spend(key, tokens, cost_usd, calls, updated) VALUES(?, ?, ?, ?, ?)
+		_, err := t.exec(ctx, `INSERT INTO spend(key, tokens, cost_usd, calls, estimated, updated) VALUES(?, ?, ?, ?, ?, ?)
 		ON CONFLICT(key) DO UPDATE SET tokens = excluded.tokens, cost_usd = excluded.cost_usd,
-		calls = `+greatest+`(spend.calls, excluded.calls), updated = excluded.updated`, key, s.Tokens, s.CostUSD, s.Calls, now())
+		calls = `+greatest+`(spend.calls, excluded.calls), estimated = excluded.estimated, updated = excluded.updated`,
+			key, s.Tokens, s.CostUSD, s.Calls, s.Estimated, now())
 		return err
 	}); err != nil {
 		return fmt.Errorf("state: spend %s: %w", key, err)
@@ -1250,48 +1303,35 @@ func (d *DB) ReserveCall(ctx context.Context, key string, limit int) (bool, erro
 // TotalSpend adds up the spend of every key except those listed in except (the caller's own, which it counts
 // live).
 func (d *DB) TotalSpend(ctx context.Context, except ...string) (Spend, error) {
-	rows, err := d.query(ctx, `SELECT key, tokens, cost_usd, calls FROM spend`)
-	if err != nil {
+	q, args := spendSums(except)
+	var total Spend
+	if err := d.queryRow(ctx, `SELECT s.tokens, s.cost_usd, s.calls, s.estimated FROM `+q+` s`, args...).Scan(
+		&total.Tokens, &total.CostUSD, &total.Calls, &total.Estimated); err != nil {
 		return Spend{}, fmt.Errorf("state: spend: %w", err)
 	}
-	defer rows.Close()
-	skip := map[string]bool{}
+	return total, nil
+}
+
+// spendSums is a subquery of one row, the spend of every key but those of except: tokens, cost_usd, calls and
+// estimated.
+func spendSums(except []string) (string, []any) {
+	q := `(SELECT COALESCE(SUM(tokens), 0) AS tokens, COALESCE(SUM(cost_usd), 0) AS cost_usd, COALESCE(SUM(calls), 0) AS calls,
+	COALESCE(SUM(estimated), 0) AS estimated FROM spend WHERE 1 = 1`
+	args := make([]any, 0, len(except))
 	for _, k := range except {
-		skip[k] = true
+		q += ` AND key <> ?`
+		args = append(args, k)
 	}
-	var total Spend
-	for rows.Next() {
-		var k string
-		var s Spend
-		if err := rows.Scan(&k, &s.Tokens, &s.CostUSD, &s.Calls); err != nil {
-			return Spend{}, fmt.Errorf("state: spend: %w", err)
-		}
-		if skip[k] {
-			continue
-		}
-		total.Tokens += s.Tokens
-		total.CostUSD += s.CostUSD
-		total.Calls += s.Calls
-	}
-	return total, rows.Err()
+	return q + `)`, args
 }
 
 // SpendKeys lists the keys of the spend ledger (one per step attempt of a durable run).
 func (d *DB) SpendKeys(ctx context.Context) ([]string, error) {
-	rows, err := d.query(ctx, `SELECT key FROM spend ORDER BY key`)
+	out, err := columnOf(d.query(ctx, `SELECT key FROM spend ORDER BY key`))
 	if err != nil {
 		return nil, fmt.Errorf("state: spend: %w", err)
 	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var k string
-		if err := rows.Scan(&k); err != nil {
-			return nil, fmt.Errorf("state: spend: %w", err)
-		}
-		out = append(out, k)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // ---- events ----
