@@ -815,22 +815,6 @@ func TestComposeServicesRunWithoutDocker(t *testing.T) {
 		runID, len(workers), len(rep.Citations), len(rep.Evidence), rep.Stats.Calls, strings.TrimSpace(p.stderr.String()))
 }
 
-// waitFor waits until a process's standard error holds s.
-func waitFor(t *testing.T, p *service, s string, d time.Duration) {
-	t.Helper()
-	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		if strings.Contains(p.stderr.String(), s) {
-			return
-		}
-		select {
-		case <-p.exited:
-			t.Fatalf("exited before saying %q:\n%s", s, p.stderr.String())
-		default:
-		}
-	}
-	t.Fatalf("never said %q:\n%s", s, p.stderr.String())
-}
-
 // The checks the structure test leans on, on mistakes: a misspelt flag or command, a missing argument; and
 // Compose's interpolation, whose required variables are what makes `docker compose up` refuse an empty .env.
 func TestComposeChecksCatchMistakes(t *testing.T) {
