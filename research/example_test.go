@@ -25,21 +25,9 @@ func ExampleRun() {
 		log.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
-	docs := filepath.Join(dir, "docs")
-	pages := map[string]string{
-		"dance.md": "# The waggle dance\n\nA forager honeybee performs the waggle dance to tell its nestmates the direction and " +
-			"distance of a food source.\n\nThe angle of the waggle run relative to vertical encodes the direction of the " +
-			"food relative to the sun.\n",
-		"distance.md": "# Distance\n\nThe duration of the waggle run encodes the distance to the flowers: a longer run " +
-			"means a more distant food source.\n\nBees that follow the dance fly out and search near the indicated spot.\n",
-	}
-	if err := os.MkdirAll(docs, 0o755); err != nil {
+	docs, err := writeDocs(dir, beePages) // two Markdown pages about the waggle dance, in dir/docs
+	if err != nil {
 		log.Fatal(err)
-	}
-	for name, text := range pages {
-		if err := os.WriteFile(filepath.Join(docs, name), []byte(text), 0o644); err != nil {
-			log.Fatal(err)
-		}
 	}
 	ix, err := corpus.OpenWith(filepath.Join(dir, "index"), nil)
 	if err != nil {
@@ -74,6 +62,29 @@ func ExampleRun() {
 	// engine: extractive
 	// cited: dance.md
 	// citations resolve: true
+}
+
+// beePages are the example's documents by name: two Markdown pages about the waggle dance.
+var beePages = map[string]string{
+	"dance.md": "# The waggle dance\n\nA forager honeybee performs the waggle dance to tell its nestmates the direction and " +
+		"distance of a food source.\n\nThe angle of the waggle run relative to vertical encodes the direction of the " +
+		"food relative to the sun.\n",
+	"distance.md": "# Distance\n\nThe duration of the waggle run encodes the distance to the flowers: a longer run " +
+		"means a more distant food source.\n\nBees that follow the dance fly out and search near the indicated spot.\n",
+}
+
+// writeDocs writes pages (name → text) into the folder docs under dir, which it creates, and returns the folder.
+func writeDocs(dir string, pages map[string]string) (string, error) {
+	docs := filepath.Join(dir, "docs")
+	if err := os.MkdirAll(docs, 0o755); err != nil {
+		return "", err
+	}
+	for name, text := range pages {
+		if err := os.WriteFile(filepath.Join(docs, name), []byte(text), 0o644); err != nil {
+			return "", err
+		}
+	}
+	return docs, nil
 }
 
 // FanOut runs a bounded parallel fan-out in which one failure never cancels the others; Loop repeats a step

@@ -33,23 +33,14 @@ func (c *beeCorpus) Fetch(ctx context.Context, u string) (*sources.Document, err
 func newBeeCorpus(t *testing.T) *beeCorpus {
 	t.Helper()
 	dir := t.TempDir()
-	docs := filepath.Join(dir, "docs")
-	pages := map[string]string{
-		"dance.md": "# The waggle dance\n\nA forager honeybee performs the waggle dance to tell its nestmates the direction and " +
-			"distance of a food source.\n\nThe angle of the waggle run relative to vertical encodes the direction of the " +
-			"food relative to the sun.\n",
-		"distance.md": "# Distance\n\nThe duration of the waggle run encodes the distance to the flowers: a longer run " +
-			"means a more distant food source.\n\nBees that follow the dance fly out and search near the indicated spot.\n",
-		"wax.md": "# Beeswax\n\nWorker bees secrete beeswax from eight glands on the underside of the abdomen.\n\n" +
-			"Young workers build the honeycomb cells from beeswax flakes.\n",
+	pages := map[string]string{"wax.md": "# Beeswax\n\nWorker bees secrete beeswax from eight glands on the underside of the abdomen.\n\n" +
+		"Young workers build the honeycomb cells from beeswax flakes.\n"}
+	for name, text := range beePages {
+		pages[name] = text
 	}
-	if err := os.MkdirAll(docs, 0o755); err != nil {
+	docs, err := writeDocs(dir, pages)
+	if err != nil {
 		t.Fatal(err)
-	}
-	for name, text := range pages {
-		if err := os.WriteFile(filepath.Join(docs, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
 	}
 	ix, err := corpus.OpenWith(filepath.Join(dir, "index"), nil)
 	if err != nil {

@@ -159,69 +159,54 @@ func (t typed3[A, B, C, R]) call(x Executor, a A, b B, c C) (r R, err error) {
 }
 
 func step0[R any](st Step, fn func(*Session, context.Context) (R, error)) typed0[R] {
-	st.Result = reflect.TypeFor[R]()
-	st.run = func(ctx context.Context, s *Session, _ []any, out any) error {
-		return put[R](out, st.Name)(fn(s, ctx))
-	}
-	return typed0[R]{&st}
+	return typed0[R]{define(st, nil, func(ctx context.Context, s *Session, _ []any) (R, error) {
+		return fn(s, ctx)
+	})}
 }
 
 func step1[A, R any](st Step, fn func(*Session, context.Context, A) (R, error)) typed1[A, R] {
-	st.Args, st.Result = []reflect.Type{reflect.TypeFor[A]()}, reflect.TypeFor[R]()
-	st.run = func(ctx context.Context, s *Session, args []any, out any) error {
-		a, err := arg[A](st.Name, args, 0)
-		if err != nil {
-			return err
-		}
-		return put[R](out, st.Name)(fn(s, ctx, a))
-	}
-	return typed1[A, R]{&st}
+	return typed1[A, R]{define(st, []reflect.Type{reflect.TypeFor[A]()}, func(ctx context.Context, s *Session, args []any) (R, error) {
+		return fn(s, ctx, arg[A](args[0]))
+	})}
 }
 
 func step2[A, B, R any](st Step, fn func(*Session, context.Context, A, B) (R, error)) typed2[A, B, R] {
-	st.Args, st.Result = []reflect.Type{reflect.TypeFor[A](), reflect.TypeFor[B]()}, reflect.TypeFor[R]()
-	st.run = func(ctx context.Context, s *Session, args []any, out any) error {
-		a, err := arg[A](st.Name, args, 0)
-		if err != nil {
-			return err
-		}
-		b, err := arg[B](st.Name, args, 1)
-		if err != nil {
-			return err
-		}
-		return put[R](out, st.Name)(fn(s, ctx, a, b))
-	}
-	return typed2[A, B, R]{&st}
+	return typed2[A, B, R]{define(st, []reflect.Type{reflect.TypeFor[A](), reflect.TypeFor[B]()}, func(ctx context.Context, s *Session, args []any) (R, error) {
+		return fn(s, ctx, arg[A](args[0]), arg[B](args[1]))
+	})}
 }
 
 func step3[A, B, C, R any](st Step, fn func(*Session, context.Context, A, B, C) (R, error)) typed3[A, B, C, R] {
-	st.Args = []reflect.Type{reflect.TypeFor[A](), reflect.TypeFor[B](), reflect.TypeFor[C]()}
-	st.Result = reflect.TypeFor[R]()
-	st.run = func(ctx context.Context, s *Session, args []any, out any) error {
-		a, err := arg[A](st.Name, args, 0)
-		if err != nil {
-			return err
-		}
-		b, err := arg[B](st.Name, args, 1)
-		if err != nil {
-			return err
-		}
-		c, err := arg[C](st.Name, args, 2)
-		if err != nil {
-			return err
-		}
-		return put[R](out, st.Name)(fn(s, ctx, a, b, c))
-	}
-	return typed3[A, B, C, R]{&st}
+	return typed3[A, B, C, R]{define(st, []reflect.Type{reflect.TypeFor[A](), reflect.TypeFor[B](), reflect.TypeFor[C]()}, func(ctx context.Context, s *Session, args []any) (R, error) {
+		return fn(s, ctx, arg[A](args[0]), arg[B](args[1]), arg[C](args[2]))
+	})}
 }
 
-// arg is argument i of a step; a nil one is its type's zero value.
-func arg[T any](step string, args []any, i int) (T, error) {
-	v, ok := args[i].(T)
-	if !ok && args[i] != nil {
-		return v, fmt.Errorf("research: step %s: argument %d is a %T, not a %s", step, i+1, args[i], reflect.TypeFor[T]())
+// define completes row st with its argument types (in order) and its result type, and its run: every argument is
+// checked against its type (a nil one stands for its type's zero value), then call calls the step's method with
+// them, and the result goes to out.
+func define[R any](st Step, argTypes []reflect.Type, call func(context.Context, *Session, []any) (R, error)) *Step {
+	st.Args, st.Result = argTypes, reflect.TypeFor[R]()
+	st.run = func(ctx context.Context, s *Session, args []any, out any) error {
+		for i, a := range args {
+			if want := st.Args[i]; a != nil && !isA(reflect.TypeOf(a), want) {
+				return fmt.Errorf("research: step %s: argument %d is a %T, not a %s", st.Name, i+1, a, want)
+			}
+		}
+		return put[R](out, st.Name)(call(ctx, s, args))
 	}
-	return v, nil
+	return &st
+}
+
+// isA says whether a value of dynamic type t asserts to type want: t itself, or an interface t implements.
+func isA(t, want reflect.Type) bool {
+	return t == want || want.Kind() == reflect.Interface && t.Implements(want)
+}
+
+// arg is an argument define has checked: a value of type T, or nil for T's zero value.
+func arg[T any](v any) T {
+	t, _ := v.(T)
+	return t
 }
 
 // put returns a function writing a step's result to out.

@@ -45,11 +45,23 @@ func TestStepTableIsComplete(t *testing.T) {
 	if len(seen) != 10 {
 		t.Errorf("%d steps, want the graph's 10", len(seen))
 	}
-	// A row handed the wrong arguments is refused, not a panic.
-	st := research.Graph()[1]
-	if err := st.Run(t.Context(), nil, []any{"one"}, new(research.RoundPlan)); err == nil || !strings.Contains(err.Error(), "argument 1") {
-		t.Errorf("%s over a string: %v", st.Name, err)
+	// A row handed the wrong arguments is refused, not a panic, whichever argument is wrong.
+	for _, tc := range []struct {
+		step int
+		args []any
+		out  any
+		want string
+	}{
+		{1, []any{"one"}, new(research.RoundPlan), "argument 1 is a string, not a int"},
+		{3, []any{1, "targets", [][]research.Candidate{}}, new([]research.Candidate), "argument 2 is a string, not a []research.Target"},
+		{3, []any{1, []research.Target{}, [][]string{}}, new([]research.Candidate), "argument 3 is a [][]string, not a [][]research.Candidate"},
+	} {
+		st := research.Graph()[tc.step]
+		if err := st.Run(t.Context(), nil, tc.args, tc.out); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s over %v: %v, want %q", st.Name, tc.args, err, tc.want)
+		}
 	}
+	st := research.Graph()[1]
 	if err := st.Run(t.Context(), nil, nil, nil); err == nil || !strings.Contains(err.Error(), "arguments") {
 		t.Errorf("%s with no argument: %v", st.Name, err)
 	}

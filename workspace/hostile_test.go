@@ -14,8 +14,8 @@ import (
 	"github.com/deepresearch/deepresearch/workspace"
 )
 
-// A FIFO (or a device) in the workspace is never opened for a blocking read: read_file refuses it at once with
-// a clear error, grep and glob walk past it, ls lists it.
+// A FIFO (or a device) in the workspace is never opened for a blocking read or append: read_file and AppendFile
+// refuse it at once with a clear error, grep and glob walk past it, ls lists it.
 func TestFIFOIsRefusedWithoutBlocking(t *testing.T) {
 	ws := newWS(t, 0)
 	if err := syscall.Mkfifo(filepath.Join(ws.Root(), "pipe"), 0o644); err != nil {
@@ -30,6 +30,9 @@ func TestFIFOIsRefusedWithoutBlocking(t *testing.T) {
 		_, err := ws.ReadFile("pipe")
 		if !errors.Is(err, workspace.ErrNotRegular) || !strings.Contains(err.Error(), "a FIFO") {
 			t.Errorf("ReadFile(pipe) = %v, want ErrNotRegular naming a FIFO", err)
+		}
+		if err := ws.AppendFile("pipe", []byte("appended\n")); !errors.Is(err, workspace.ErrNotRegular) || !strings.Contains(err.Error(), "a FIFO") {
+			t.Errorf("AppendFile(pipe) = %v, want ErrNotRegular naming a FIFO", err)
 		}
 		if r := run(t, ws, "read_file", map[string]string{"path": "pipe"}); !r.IsError || !strings.Contains(r.Content, "not a regular file") {
 			t.Errorf("read_file pipe = %+v", r)

@@ -6,13 +6,11 @@ package workspace
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 
 	"github.com/deepresearch/deepresearch/base/runfolder"
 )
@@ -171,48 +169,22 @@ func (w *Workspace) ReadFile(p string) ([]byte, error) {
 		return nil, err
 	}
 	// The *PathError names the workspace path; returned unwrapped so os.IsNotExist keeps working for callers.
-	f, fi, err := w.openRegular(w.rel(abs))
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	if fi.Size() > MaxReadBytes {
-		return nil, fmt.Errorf("read %s: %d bytes is more than the %d-byte limit", p, fi.Size(), MaxReadBytes)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxReadBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > MaxReadBytes {
-		return nil, fmt.Errorf("read %s: more than the %d-byte limit", p, MaxReadBytes)
-	}
-	return data, nil
+	return runfolder.ReadFileIn(w.fs, w.rel(abs), MaxReadBytes)
 }
 
 // MaxReadBytes bounds one file read whole from the workspace.
 const MaxReadBytes = 64 << 20
 
-// ErrNotRegular refuses reading a FIFO, a device, a socket or a directory as a file.
-var ErrNotRegular = errors.New("not a regular file")
+// ErrNotRegular refuses reading a FIFO, a device, a socket or a directory as a file, or appending to one; it is
+// runfolder's, whose checked open the workspace's opens go through.
+var ErrNotRegular = runfolder.ErrNotRegular
 
 // openRegular opens name (relative to the root) for reading through os.Root, refusing anything but a regular
-// file without ever blocking: O_NONBLOCK keeps the open of a FIFO from waiting for a writer, and the type is
-// checked on the opened handle, so a file swapped for a FIFO or a device after a check is still refused.
+// file without ever blocking (runfolder.OpenIn): O_NONBLOCK keeps the open of a FIFO from waiting for a writer,
+// and the type is checked on the opened handle, so a file swapped for a FIFO or a device after a check is still
+// refused.
 func (w *Workspace) openRegular(name string) (*os.File, fs.FileInfo, error) {
-	f, err := w.fs.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, nil, err
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		f.Close()
-		return nil, nil, &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("%w (%s)", ErrNotRegular, runfolder.Kind(fi.Mode()))}
-	}
-	return f, fi, nil
+	return runfolder.OpenIn(w.fs, "read", name, os.O_RDONLY, 0)
 }
 
 // WriteFile writes a workspace file, creating parent directories, within the quota.
@@ -230,13 +202,8 @@ func (w *Workspace) WriteFile(p string, data []byte) error {
 	if err := w.fs.MkdirAll(filepath.Dir(name), 0o755); err != nil {
 		return fmt.Errorf("write %s: %w", p, err)
 	}
-	// Whole-file replacement inside the root: a temporary sibling, then a rename (w.mu serialises writers).
-	tmp := filepath.Join(filepath.Dir(name), "."+filepath.Base(name)+".tmp-write")
-	if err := w.fs.WriteFile(tmp, data, 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", p, err)
-	}
-	if err := w.fs.Rename(tmp, name); err != nil {
-		_ = w.fs.Remove(tmp)
+	// Whole-file replacement inside the root: a temporary sibling, then a rename.
+	if err := runfolder.WriteFileIn(w.fs, name, data); err != nil {
 		return fmt.Errorf("write %s: %w", p, err)
 	}
 	return nil
@@ -257,7 +224,7 @@ func (w *Workspace) AppendFile(p string, data []byte) error {
 	if err := w.fs.MkdirAll(filepath.Dir(name), 0o755); err != nil {
 		return fmt.Errorf("append %s: %w", p, err)
 	}
-	f, err := w.fs.OpenFile(name, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	f, _, err := runfolder.OpenIn(w.fs, "append", name, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 	if err != nil {
 		return fmt.Errorf("append %s: %w", p, err)
 	}

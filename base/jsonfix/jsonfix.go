@@ -278,30 +278,42 @@ func (f *fixer) value(depth int) bool {
 
 func isWordStart(c rune) bool { return unicode.IsLetter(c) || c == '_' || c == '$' }
 
-func (f *fixer) object(depth int) {
-	f.write("{")
-	f.closers = append(f.closers, '}')
+func (f *fixer) object(depth int) { f.container(depth, '{', '}') }
+
+func (f *fixer) array(depth int) { f.container(depth, '[', ']') }
+
+// container reads the members of an object ('{' … '}') or an array ('[' … ']') after its opening bracket, up to
+// its closing one, and writes them: a member that cannot be read is dropped, a missing or doubled comma is
+// mended, a closing bracket of the other kind closes the container when it closes an enclosing one (and is
+// skipped when it does not), and a container the text ends in is closed.
+func (f *fixer) container(depth int, open, closer rune) {
+	stray := ']'
+	if closer == ']' {
+		stray = '}'
+	}
+	f.write(string(open))
+	f.closers = append(f.closers, closer)
 	defer func() { f.closers = f.closers[:len(f.closers)-1] }()
 	n, sawComma := 0, false
 	for {
 		f.skipSpace()
 		if f.eof() { // cut off: close what is open
 			f.closed++
-			f.write("}")
+			f.write(string(closer))
 			return
 		}
 		switch c := f.peek(); {
-		case c == '}':
+		case c == closer:
 			f.i++
 			if sawComma {
 				f.repairs++ // trailing comma, never written
 			}
-			f.write("}")
+			f.write(string(closer))
 			return
-		case c == ']':
+		case c == stray:
 			f.repairs++
 			if f.closesOuter(c) {
-				f.write("}")
+				f.write(string(closer))
 				return
 			}
 			f.i++
@@ -321,38 +333,50 @@ func (f *fixer) object(depth int) {
 			}
 			f.write(",")
 		}
-		if !f.key() {
-			f.out = f.out[:mark]
-			continue
+		ok := false
+		if closer == '}' {
+			ok = f.member(depth)
+		} else {
+			ok = f.value(depth)
 		}
-		f.skipSpace()
-		if f.eof() {
-			f.out = f.out[:mark]
-			continue
-		}
-		switch c := f.peek(); {
-		case c == ':' || c == '=':
-			if c == '=' {
-				f.repairs++
-			}
-			f.i++
-		case c == ',' || c == '}' || c == ']':
-			f.repairs++ // a key without a value
-			f.out = f.out[:mark]
-			continue
-		default:
-			f.repairs++ // missing colon
-		}
-		f.write(":")
-		f.skipSpace()
-		if f.eof() || strings.ContainsRune(",}]", f.peek()) || !f.value(depth) {
-			f.repairs++
+		if !ok {
 			f.out = f.out[:mark]
 			continue
 		}
 		n++
 		sawComma = false
 	}
+}
+
+// member reads one member of an object, key and value, and writes it. It returns false when there is no whole
+// member here; the container then drops what it wrote.
+func (f *fixer) member(depth int) bool {
+	if !f.key() {
+		return false
+	}
+	f.skipSpace()
+	if f.eof() {
+		return false
+	}
+	switch c := f.peek(); {
+	case c == ':' || c == '=':
+		if c == '=' {
+			f.repairs++
+		}
+		f.i++
+	case c == ',' || c == '}' || c == ']':
+		f.repairs++ // a key without a value
+		return false
+	default:
+		f.repairs++ // missing colon
+	}
+	f.write(":")
+	f.skipSpace()
+	if f.eof() || strings.ContainsRune(",}]", f.peek()) || !f.value(depth) {
+		f.repairs++
+		return false
+	}
+	return true
 }
 
 // key reads an object key: a quoted string or a bare identifier. It returns false, having skipped something,
@@ -378,58 +402,6 @@ func (f *fixer) key() bool {
 	f.repairs++
 	f.writeString(string(f.r[start:f.i]))
 	return true
-}
-
-func (f *fixer) array(depth int) {
-	f.write("[")
-	f.closers = append(f.closers, ']')
-	defer func() { f.closers = f.closers[:len(f.closers)-1] }()
-	n, sawComma := 0, false
-	for {
-		f.skipSpace()
-		if f.eof() {
-			f.closed++
-			f.write("]")
-			return
-		}
-		switch c := f.peek(); {
-		case c == ']':
-			f.i++
-			if sawComma {
-				f.repairs++
-			}
-			f.write("]")
-			return
-		case c == '}':
-			f.repairs++
-			if f.closesOuter(c) {
-				f.write("]")
-				return
-			}
-			f.i++
-			continue
-		case c == ',':
-			if sawComma || n == 0 {
-				f.repairs++
-			}
-			sawComma = true
-			f.i++
-			continue
-		}
-		mark := len(f.out)
-		if n > 0 {
-			if !sawComma {
-				f.repairs++
-			}
-			f.write(",")
-		}
-		if !f.value(depth) {
-			f.out = f.out[:mark]
-			continue
-		}
-		n++
-		sawComma = false
-	}
 }
 
 // str reads a string delimited by ", ' or “…” and writes it double-quoted. A quote character followed by

@@ -73,6 +73,14 @@ func openChecked(op, dir, n string, flag int, perm fs.FileMode) (*os.File, fs.Fi
 		return nil, nil, err
 	}
 	defer root.Close()
+	return OpenIn(root, op, n, flag, perm)
+}
+
+// OpenIn is the one checked open, for a caller that holds the folder's os.Root open (a workspace): it opens n
+// (relative, slash-separated) through root with flag, O_NONBLOCK added, and returns the file with its
+// information, refusing anything but a regular file with ErrNotRegular in a *fs.PathError of op. A FIFO opened
+// for writing with no reader is refused too, never waited for.
+func OpenIn(root *os.Root, op, n string, flag int, perm fs.FileMode) (*os.File, fs.FileInfo, error) {
 	f, err := root.OpenFile(name(n), flag|syscall.O_NONBLOCK, perm)
 	if err != nil {
 		if errors.Is(err, syscall.ENXIO) {
@@ -101,10 +109,20 @@ func Open(dir, n string) (*os.File, error) {
 
 // ReadFile reads the regular file n inside dir whole, refusing one over limit bytes (0 means MaxFileBytes).
 func ReadFile(dir, n string, limit int64) ([]byte, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	return ReadFileIn(root, n, limit)
+}
+
+// ReadFileIn is ReadFile through a root the caller holds open.
+func ReadFileIn(root *os.Root, n string, limit int64) ([]byte, error) {
 	if limit <= 0 {
 		limit = MaxFileBytes
 	}
-	f, fi, err := openChecked("read", dir, n, os.O_RDONLY, 0)
+	f, fi, err := OpenIn(root, "read", n, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -194,13 +212,22 @@ func WriteFile(dir, n string, data []byte) error {
 		return fmt.Errorf("write %s: %w", n, err)
 	}
 	defer root.Close()
+	if err := WriteFileIn(root, n, data); err != nil {
+		return fmt.Errorf("write %s: %w", n, err)
+	}
+	return nil
+}
+
+// WriteFileIn is WriteFile through a root the caller holds open; its errors are the root's operations', for the
+// caller to name the file its own way.
+func WriteFileIn(root *os.Root, n string, data []byte) error {
 	n = name(n)
 	var rnd [6]byte
 	_, _ = rand.Read(rnd[:])
 	tmp := filepath.Join(filepath.Dir(n), "."+filepath.Base(n)+".tmp-"+hex.EncodeToString(rnd[:]))
 	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
-		return fmt.Errorf("write %s: %w", n, err)
+		return err
 	}
 	_, werr := f.Write(data)
 	if cerr := f.Close(); werr == nil {
@@ -211,9 +238,8 @@ func WriteFile(dir, n string, data []byte) error {
 	}
 	if werr != nil {
 		_ = root.Remove(tmp)
-		return fmt.Errorf("write %s: %w", n, werr)
 	}
-	return nil
+	return werr
 }
 
 // MkdirAll creates the folder n inside dir and the folders on the way, refusing a path element that is a

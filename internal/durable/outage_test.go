@@ -3,16 +3,12 @@ package durable
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 
-	"go.temporal.io/sdk/testsuite"
-
 	"github.com/deepresearch/deepresearch/internal/pgtest"
-	"github.com/deepresearch/deepresearch/internal/request"
 	"github.com/deepresearch/deepresearch/research"
 	"github.com/deepresearch/deepresearch/research/state"
 	"github.com/deepresearch/deepresearch/sources"
@@ -42,18 +38,8 @@ func (f cutOnFetch) Fetch(ctx context.Context, u string) (*sources.Document, err
 func TestStateOutageMidReadLosesNothing(t *testing.T) {
 	pg := pgtest.New(t)
 	f := newFixture(t)
-	undisturbed, err := research.Run(t.Context(), func() research.Config {
-		c := f.config()
-		c.Question, c.OutDir = question, filepath.Join(t.TempDir(), "local")
-		return c
-	}())
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := map[string]bool{}
-	for _, e := range undisturbed.Evidence {
-		want[state.EvidenceKey(e.Source, e.Quote)] = true
-	}
+	undisturbed := f.localRun(t, "")
+	want := evidenceKeys(undisturbed.Evidence)
 
 	proxy := pgtest.NewProxy(t, pg)
 	url := proxy.URL
@@ -88,9 +74,7 @@ func TestStateOutageMidReadLosesNothing(t *testing.T) {
 			proxy.Mend()
 		}
 	}
-	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
-	register(env, acts, map[string]any{
+	rep := runWorkflow(t, acts, map[string]any{
 		act("Read"): func(ctx context.Context, in Input, round int, c research.Candidate) (research.Reading, error) {
 			rd, err := acts.Activity(step("Read")).(func(context.Context, Input, int, research.Candidate) (research.Reading, error))(ctx, in, round, c)
 			watch(err)
@@ -101,11 +85,7 @@ func TestStateOutageMidReadLosesNothing(t *testing.T) {
 			watch(err)
 			return a, err
 		},
-	})
-	env.ExecuteWorkflow(WorkflowName, Input{Request: request.Research{RunID: "outage", Question: question}})
-	if !env.IsWorkflowCompleted() || env.GetWorkflowError() != nil {
-		t.Fatalf("workflow: completed %v, error %v", env.IsWorkflowCompleted(), env.GetWorkflowError())
-	}
+	}, "outage")
 	once.Do(func() {}) // the cut happened (or the test below fails)
 	if failed.Load() < 3 || storeFailed.Load() == 0 {
 		t.Fatalf("%d steps failed during the outage, %d of them as state-store failures: the outage was not exercised:\n%s",
@@ -117,19 +97,7 @@ func TestStateOutageMidReadLosesNothing(t *testing.T) {
 		t.Errorf("state-store errors counted %v, steps failed on the store %v; the watched reads and admissions saw %d",
 			got, sample(t, tel, MetricSteps+"_total", map[string]string{"outcome": ErrStateStore}), storeFailed.Load())
 	}
-	var rep research.Report
-	if err := env.GetWorkflowResult(&rep); err != nil {
-		t.Fatal(err)
-	}
-	db, err := state.OpenRunReadOnly(t.Context(), pg.URL, "outage")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	pool, err := db.Evidence(t.Context(), "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, pool := storedPool(t, pg.URL, "outage")
 	got := map[string]bool{}
 	for _, e := range pool {
 		got[state.EvidenceKey(e.Source, e.Quote)] = true

@@ -3,7 +3,6 @@ package durable
 import (
 	"context"
 	"log/slog"
-	"path/filepath"
 	"reflect"
 	"regexp"
 	"slices"
@@ -11,10 +10,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"go.temporal.io/sdk/testsuite"
-
 	"github.com/deepresearch/deepresearch/internal/pgtest"
-	"github.com/deepresearch/deepresearch/internal/request"
 	"github.com/deepresearch/deepresearch/research"
 	"github.com/deepresearch/deepresearch/research/state"
 )
@@ -67,14 +63,7 @@ func (o *opens) Handle(_ context.Context, r slog.Record) error {
 func TestTwoWorkersAlternatingMatchLocalRun(t *testing.T) {
 	pg := pgtest.New(t)
 	f := newFixture(t)
-	local, err := research.Run(t.Context(), func() research.Config {
-		c := f.config()
-		c.RunID, c.Question, c.OutDir = "alternate", question, filepath.Join(t.TempDir(), "local")
-		return c
-	}())
-	if err != nil {
-		t.Fatal(err)
-	}
+	local := f.localRun(t, "alternate")
 	al := &alternate{}
 	var logs [2]*opens
 	for i := range al.acts {
@@ -83,17 +72,7 @@ func TestTwoWorkersAlternatingMatchLocalRun(t *testing.T) {
 			Build: func(context.Context, Input) (research.Config, func(), error) { return f.config(), func() {}, nil }}
 		defer al.acts[i].Close()
 	}
-	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
-	register(env, al.acts[0], al.overrides())
-	env.ExecuteWorkflow(WorkflowName, Input{Request: request.Research{RunID: "alternate", Question: question}})
-	if !env.IsWorkflowCompleted() || env.GetWorkflowError() != nil {
-		t.Fatalf("workflow: completed %v, error %v", env.IsWorkflowCompleted(), env.GetWorkflowError())
-	}
-	var rep research.Report
-	if err := env.GetWorkflowResult(&rep); err != nil {
-		t.Fatal(err)
-	}
+	rep := runWorkflow(t, al.acts[0], al.overrides(), "alternate")
 	for i, ran := range al.ran {
 		if !slices.Contains(ran, act("Read")) || !slices.Contains(ran, act("Admit")) || len(ran) < 10 {
 			t.Errorf("worker %d ran %v: the steps did not alternate", i, ran)
@@ -118,19 +97,8 @@ func TestTwoWorkersAlternatingMatchLocalRun(t *testing.T) {
 			local.Stats.Calls, local.Stats.Tokens)
 	}
 	// The pool in the state is the local run's, each item once.
-	db, err := state.OpenRunReadOnly(t.Context(), pg.URL, "alternate")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	pool, err := db.Evidence(t.Context(), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := map[string]bool{}
-	for _, e := range local.Evidence {
-		want[state.EvidenceKey(e.Source, e.Quote)] = true
-	}
+	_, pool := storedPool(t, pg.URL, "alternate")
+	want := evidenceKeys(local.Evidence)
 	for _, e := range pool {
 		if !want[state.EvidenceKey(e.Source, e.Quote)] {
 			t.Errorf("evidence %s not in the local run's pool", e.ID)

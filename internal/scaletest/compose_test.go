@@ -78,11 +78,6 @@ type composeService struct {
 // ourImage: the services that run the image the Dockerfile builds.
 func (s composeService) ourImage() bool { return s.Build != nil }
 
-// pendingFlags are flags the compose file passes that another branch adds to the CLI. Until the CLI has one,
-// the structure check drops it (saying so) and the run goes without it; once the CLI has it, it is parsed and
-// used like any other. Remove an entry once its branch is merged.
-var pendingFlags = map[string]string{}
-
 var (
 	// secretName matches the names of variables and keys that hold credentials.
 	secretName = regexp.MustCompile(`(?i)(password|passwd|secret|token|api_?key|_key$|credential)`)
@@ -223,49 +218,25 @@ func loadCompose(t testing.TB) (*composeFile, string) {
 	return &cf, string(raw)
 }
 
-// cliArgs checks a deepresearch command line with the CLI's own command tree and flag parser, and returns it
-// without the pending flags the CLI does not have yet (and the names of those dropped).
-func cliArgs(args []string) ([]string, []string, error) {
+// checkCLI checks a deepresearch command line with the CLI's own command tree and flag parser.
+func checkCLI(args []string) error {
 	root := cli.NewRootCmd(&cli.App{Getenv: func(string) string { return "" }})
-	cmd, _, err := root.Find(args)
+	cmd, rest, err := root.Find(args)
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
 	if cmd == root {
-		return nil, nil, fmt.Errorf("%q names no command", args)
-	}
-	var dropped []string
-	out := slices.Clone(args)
-	for key := range pendingFlags {
-		cmdName, flag, _ := strings.Cut(key, " --")
-		if cmd.Name() != cmdName || cmd.Flags().Lookup(flag) != nil {
-			continue
-		}
-		for i := 0; i < len(out); i++ {
-			if out[i] == "--"+flag {
-				out = slices.Delete(out, i, min(i+2, len(out)))
-				dropped = append(dropped, key)
-				i--
-			} else if strings.HasPrefix(out[i], "--"+flag+"=") {
-				out = slices.Delete(out, i, i+1)
-				dropped = append(dropped, key)
-				i--
-			}
-		}
-	}
-	_, rest, err := root.Find(out)
-	if err != nil {
-		return nil, nil, err
+		return fmt.Errorf("%q names no command", args)
 	}
 	if err := cmd.ParseFlags(rest); err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", cmd.CommandPath(), err)
+		return fmt.Errorf("%s: %w", cmd.CommandPath(), err)
 	}
 	if cmd.Args != nil {
 		if err := cmd.Args(cmd, cmd.Flags().Args()); err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", cmd.CommandPath(), err)
+			return fmt.Errorf("%s: %w", cmd.CommandPath(), err)
 		}
 	}
-	return out, dropped, nil
+	return nil
 }
 
 // healthArgs is a deepresearch service's health check as a command line of the binary.
@@ -333,16 +304,12 @@ func TestComposeFile(t *testing.T) {
 		if !s.ourImage() {
 			continue
 		}
-		_, dropped, err := cliArgs(s.Command)
-		if err != nil {
+		if err := checkCLI(s.Command); err != nil {
 			t.Errorf("%s: command %q: %v", name, s.Command, err)
-		}
-		for _, d := range dropped {
-			t.Logf("%s: %s is not in this build's CLI yet (%s): checked and run without it", name, d, pendingFlags[d])
 		}
 		h, err := healthArgs(s)
 		if err == nil {
-			_, _, err = cliArgs(h)
+			err = checkCLI(h)
 		}
 		if err != nil {
 			t.Errorf("%s: %v", name, err)
@@ -360,7 +327,7 @@ func TestComposeFile(t *testing.T) {
 	if _, ok := cf.Services[words[0]]; !ok {
 		t.Errorf("the submission runs in service %q, which does not exist", words[0])
 	}
-	if _, _, err := cliArgs(words[1:]); err != nil {
+	if err := checkCLI(words[1:]); err != nil {
 		t.Errorf("the submission %q: %v", words[1:], err)
 	}
 
@@ -573,13 +540,10 @@ func (r *composeRun) command(ctx context.Context, in *instance, args ...string) 
 // start runs the service's command in the instance.
 func (r *composeRun) start(ctx context.Context, in *instance) *service {
 	t := r.t
-	args, dropped, err := cliArgs(in.svc.Command)
-	if err != nil {
+	if err := checkCLI(in.svc.Command); err != nil {
 		t.Fatalf("%s: %v", in.name, err)
 	}
-	for _, d := range dropped {
-		t.Logf("%s: running without %s, which this build's CLI does not have yet", in.name, d)
-	}
+	args := slices.Clone(in.svc.Command)
 	for i := range args {
 		args[i] = r.value(in, args[i])
 	}
@@ -756,11 +720,6 @@ func TestComposeServicesRunWithoutDocker(t *testing.T) {
 		in := r.instance("worker", i+1)
 		w := r.start(ctx, in)
 		workers = append(workers, w)
-		if _, dropped, _ := cliArgs(in.svc.Command); len(dropped) > 0 {
-			// Its health check reads what the pending flag serves: wait for the worker to say it serves instead.
-			waitFor(t, w, "worker: serving", time.Minute)
-			continue
-		}
 		r.healthy(ctx, in, w)
 	}
 	viewerIn := r.instance("viewer", 1)
@@ -856,22 +815,6 @@ func TestComposeServicesRunWithoutDocker(t *testing.T) {
 		runID, len(workers), len(rep.Citations), len(rep.Evidence), rep.Stats.Calls, strings.TrimSpace(p.stderr.String()))
 }
 
-// waitFor waits until a process's standard error holds s.
-func waitFor(t *testing.T, p *service, s string, d time.Duration) {
-	t.Helper()
-	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		if strings.Contains(p.stderr.String(), s) {
-			return
-		}
-		select {
-		case <-p.exited:
-			t.Fatalf("exited before saying %q:\n%s", s, p.stderr.String())
-		default:
-		}
-	}
-	t.Fatalf("never said %q:\n%s", s, p.stderr.String())
-}
-
 // The checks the structure test leans on, on mistakes: a misspelt flag or command, a missing argument; and
 // Compose's interpolation, whose required variables are what makes `docker compose up` refuse an empty .env.
 func TestComposeChecksCatchMistakes(t *testing.T) {
@@ -880,14 +823,14 @@ func TestComposeChecksCatchMistakes(t *testing.T) {
 		ok   bool
 	}{
 		{[]string{"worker", "--concurrency", "4", "--dir", "/data/worker"}, true},
-		{[]string{"worker", "--metrics", "127.0.0.1:9090"}, true}, // the CLI's flag, or a pending one
+		{[]string{"worker", "--metrics", "127.0.0.1:9090"}, true},
 		{[]string{"worker", "--concurency", "4"}, false},
 		{[]string{"wroker", "--concurrency", "4"}, false},
 		{[]string{"fetch"}, false},
 		{[]string{"probe"}, false},
 		{[]string{"serve", "--addr", "0.0.0.0:8787", "--max-runs", "x"}, false},
 	} {
-		if _, _, err := cliArgs(c.args); (err == nil) != c.ok {
+		if err := checkCLI(c.args); (err == nil) != c.ok {
 			t.Errorf("%q: error %v, want ok=%v", c.args, err, c.ok)
 		}
 	}

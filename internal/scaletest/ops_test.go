@@ -36,13 +36,12 @@ func payloadKey(t *testing.T) string {
 	return base64.StdEncoding.EncodeToString(b)
 }
 
-// waitFor polls get until it answers code with a body containing want, or fails after limit.
+// waitForHTTP polls u until it answers code with a body containing want, or fails after limit.
 func waitForHTTP(t *testing.T, what, u string, code int, want string, limit time.Duration) {
 	t.Helper()
 	var last string
 	for deadline := time.Now().Add(limit); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
 		c, body := fetchURL(u)
-		last = body
 		if c == code && strings.Contains(body, want) {
 			return
 		}

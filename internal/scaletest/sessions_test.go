@@ -2,12 +2,10 @@ package scaletest
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -20,50 +18,9 @@ import (
 	"github.com/deepresearch/deepresearch/internal/durable"
 	"github.com/deepresearch/deepresearch/internal/pgtest"
 	"github.com/deepresearch/deepresearch/internal/request"
-	"github.com/deepresearch/deepresearch/llm"
 	"github.com/deepresearch/deepresearch/research"
 	"github.com/deepresearch/deepresearch/research/researchtest"
 )
-
-// world is a small research fixture: 3 sub-questions × 4 pages on a local site, and a first verdict that sends
-// one sub-question back to search (so a worker that ran round 1's steps runs round 2's on a changed state).
-type world struct {
-	site *researchtest.Site
-	plan research.Plan
-}
-
-func newWorld(t *testing.T) *world {
-	w := &world{plan: research.Plan{Language: "en"}}
-	var pages []researchtest.Page
-	for i, topic := range []string{"alpha", "bravo", "charlie"} {
-		w.plan.SubQuestions = append(w.plan.SubQuestions, research.SubQuestion{ID: fmt.Sprintf("q%d", i+1),
-			Question: "What is known about " + topic + "?", Queries: []string{topic + " facts"}})
-		for j := range 4 {
-			pages = append(pages, researchtest.Page{Path: fmt.Sprintf("/%s/%d", topic, j), Title: fmt.Sprintf("%s facts %d", topic, j),
-				Body: fmt.Sprintf("The %s facts page %d reports a value of %d units. Observers of %s noted trend %d in the series.", topic, j, 10*i+j, topic, j)})
-		}
-		pages = append(pages, researchtest.Page{Path: "/" + topic + "/deep", Title: topic + " deep dive",
-			Body: fmt.Sprintf("The %s deep dive covers the missing details of %s in full.", topic, topic)})
-	}
-	w.site = researchtest.NewSite(pages)
-	t.Cleanup(w.site.Close)
-	return w
-}
-
-func (w *world) config() research.Config {
-	ledger := &llm.Ledger{}
-	roles := &researchtest.Roles{Site: w.site, Plan: w.plan, Ledger: ledger, PerQuery: 4}
-	roles.NewModel(5 * time.Millisecond)
-	roles.Verify = func(_ int, _ *research.Plan, pool []research.Evidence) research.Verdict {
-		for _, e := range pool {
-			if strings.HasSuffix(e.Source, "/alpha/deep") {
-				return research.Verdict{Pass: true}
-			}
-		}
-		return research.Verdict{Gaps: []research.Gap{{SubQuestion: "q1", Missing: "details", Queries: []string{"alpha deep dive"}}}}
-	}
-	return research.Config{Roles: roles.Set(), Fetcher: w.site.Fetcher(), Ledger: ledger, EarlyStopWindow: -1}
-}
 
 // stepLog records a worker's steps (from its build calls) and counts its "open run" debug lines.
 type stepLog struct {
@@ -97,10 +54,11 @@ func TestTwoWorkersShareARunsSteps(t *testing.T) {
 	defer cancel()
 	pg := pgtest.New(t)
 	hostPort, namespace := temporalServer(t)
-	w := newWorld(t)
+	w := researchtest.NewWorld()
+	t.Cleanup(w.Site.Close)
 	local, err := research.Run(ctx, func() research.Config {
-		c := w.config()
-		c.RunID, c.Question, c.OutDir = "shared-steps", question2, filepath.Join(t.TempDir(), "local")
+		c := w.Config()
+		c.RunID, c.Question, c.OutDir = "shared-steps", researchtest.WorldQuestion, filepath.Join(t.TempDir(), "local")
 		return c
 	}())
 	if err != nil {
@@ -125,7 +83,7 @@ func TestTwoWorkersShareARunsSteps(t *testing.T) {
 				l.mu.Lock()
 				l.steps = append(l.steps, activity.GetInfo(ctx).ActivityType.Name)
 				l.mu.Unlock()
-				return w.config(), func() {}, nil
+				return w.Config(), func() {}, nil
 			}}
 		served.Go(func() {
 			if err := durable.Serve(wctx, c, durable.WorkerOptions{TaskQueue: queue, Tiers: ts, Concurrency: 4}, acts); err != nil {
@@ -134,7 +92,7 @@ func TestTwoWorkersShareARunsSteps(t *testing.T) {
 		})
 	}
 	defer func() { stop(); served.Wait() }()
-	run, err := durable.Submit(ctx, c, durable.Input{Request: request.Research{RunID: "shared-steps", Question: question2}, TaskQueue: queue})
+	run, err := durable.Submit(ctx, c, durable.Input{Request: request.Research{RunID: "shared-steps", Question: researchtest.WorldQuestion}, TaskQueue: queue})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,5 +124,3 @@ func TestTwoWorkersShareARunsSteps(t *testing.T) {
 			local.Stats.Rounds, local.Stats.EvidenceAccepted, local.Stats.SourcesRead, local.Stats.Calls, local.Stats.Tokens)
 	}
 }
-
-const question2 = "What is known about alpha, bravo and charlie?"

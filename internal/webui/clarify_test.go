@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -44,7 +43,7 @@ type modelViewer struct {
 
 func newModelViewer(t *testing.T, cfg Config, fake openaifake.Config) *modelViewer {
 	t.Helper()
-	site := kilnPages(t)
+	site := openaifake.KilnSite(t)
 	srv := openaifake.New(t, fake)
 	m, err := openai.New(openai.Config{Model: "fake-research", BaseURL: srv.BaseURL(), APIKey: "k"})
 	if err != nil {
@@ -417,25 +416,6 @@ func TestFormRefusesAskingWhenRunsCannotAsk(t *testing.T) {
 	if started {
 		t.Error("a run started")
 	}
-}
-
-// kilnPages serves the Kestrel kiln documents as web pages.
-func kilnPages(t *testing.T) *researchtest.Site {
-	t.Helper()
-	names := make([]string, 0, len(openaifake.KilnDocs))
-	for n := range openaifake.KilnDocs {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	var pages []researchtest.Page
-	for _, n := range names {
-		body := openaifake.KilnDocs[n]
-		title, _, _ := strings.Cut(strings.TrimPrefix(body, "# "), "\n")
-		pages = append(pages, researchtest.Page{Path: "/" + strings.TrimSuffix(n, ".md"), Title: title, Body: body})
-	}
-	site := researchtest.NewSite(pages)
-	t.Cleanup(site.Close)
-	return site
 }
 
 // anyWordSite searches the site for pages holding any of the query's longer words: a search engine's recall.

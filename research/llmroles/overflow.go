@@ -1,9 +1,13 @@
 package llmroles
 
 import (
+	"context"
 	"errors"
+	"fmt"
 
 	"github.com/deepresearch/deepresearch/llm"
+	"github.com/deepresearch/deepresearch/llm/tokens"
+	"github.com/deepresearch/deepresearch/research"
 )
 
 // maxShrink bounds how often a request refused for its length is made smaller and sent again.
@@ -52,4 +56,32 @@ func sentTokens(err error) int {
 		return cle.Sent
 	}
 	return 0
+}
+
+// withPool calls ask with the evidence pool rendered in at most budget tokens (renderPool: its text, the items
+// shown, how many were left out). While the request is refused as too long for the model (at most maxShrink
+// times), the pool is shown smaller, by the refused request's measured size (shrinkTarget), never the same
+// request again; when nothing smaller can be shown (the most relevant item alone is that long) the refusal
+// stands. role names the role asking, in the log and the error.
+func (s *set) withPool(ctx context.Context, role string, plan *research.Plan, pool []research.Evidence, budget int,
+	counter tokens.Counter, ask func(poolText string, shown []research.Evidence, omitted int) error) error {
+	var lastErr error
+	prev := 0 // the pool tokens of the request refused as too long
+	for shrink := 0; ; shrink++ {
+		poolText, shown, omitted := renderPool(plan, pool, budget, counter)
+		material := counter.Count(poolText)
+		if prev > 0 && material >= prev {
+			return fmt.Errorf("llmroles: %s: the evidence pool cannot be shown in less than %d tokens: %w", role, material, lastErr)
+		}
+		err := ask(poolText, shown, omitted)
+		if err != nil && llm.IsContextLength(err) && shrink < maxShrink && ctx.Err() == nil {
+			if target, ok := shrinkTarget(err, material, s.lim.MaxOutputTokens); ok {
+				s.logger.Warn("evidence pool too long for the "+role+"; shrinking", "role", role,
+					"pool_tokens", material, "sent_tokens", sentTokens(err), "target_tokens", target)
+				budget, prev, lastErr = target, material, err
+				continue
+			}
+		}
+		return err
+	}
 }

@@ -294,6 +294,25 @@ func TestSynthesizer(t *testing.T) {
 	}
 }
 
+// A draft that cites none of the pool's evidence is sent back once, with the reason; the cited ids are read as
+// the integrity check reads them (publish.CitedIDs), so a list in one marker counts each of its ids.
+func TestSynthesizerSendsBackAnUncitedDraft(t *testing.T) {
+	m := replies("# Westphalia\n\nSigned in 1648. Historians disagree.",
+		"# Westphalia\n\nSigned in 1648 [e1; e2]. Historians disagree [e3].")
+	d, err := New(Config{Synthesizer: m, Logger: quietLogger()}).Synthesizer.Synthesize(t.Context(),
+		research.SynthesisInput{Plan: testPlan, Evidence: testPool()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs := m.Requests()
+	if len(reqs) != 2 || !strings.Contains(lastUser(reqs[1]), "cites no evidence") {
+		t.Fatalf("the uncited draft was not sent back: %d calls", len(reqs))
+	}
+	if !strings.Contains(d.Markdown, "[e1; e2]") {
+		t.Errorf("draft %q", d.Markdown)
+	}
+}
+
 // TestChineseQuestionReachesSynthesizer follows the language from the planner to the synthesizer's
 // instructions.
 func TestChineseQuestionReachesSynthesizer(t *testing.T) {

@@ -9,7 +9,6 @@ import (
 	"unicode"
 
 	"github.com/deepresearch/deepresearch/lexical"
-	"github.com/deepresearch/deepresearch/llm"
 	"github.com/deepresearch/deepresearch/llm/tokens"
 	"github.com/deepresearch/deepresearch/research"
 	"github.com/deepresearch/deepresearch/research/publish"
@@ -30,8 +29,6 @@ Rules:
 - Output only the report — no preamble, no code fences.`
 
 var citationRe = regexp.MustCompile(`\[((?:e\d+)(?:\s*[,;，、]\s*e\d+)*)\]`)
-
-var idRe = regexp.MustCompile(`e\d+`)
 
 // Synthesize implements research.Synthesizer. The draft must cite the pool's evidence ids; a draft citing ids
 // that do not exist, or none at all, is sent back (bounded) and then accepted for the integrity check to judge.
@@ -59,15 +56,7 @@ func (s *Synthesizer) Synthesize(ctx context.Context, in research.SynthesisInput
 	var text string
 	var loops int   // drafts that had fallen into a loop
 	var repeats int // sentences removed from the accepted draft as repeats
-	var lastErr error
-	prev := 0 // the pool tokens of the request refused as too long
-	for shrink := 0; ; shrink++ {
-		poolText, shown, omitted := renderPool(in.Plan, pool, budget, counter)
-		material := counter.Count(poolText)
-		if prev > 0 && material >= prev {
-			// Nothing smaller to show (the most relevant item alone is that long): the refusal stands.
-			return nil, fmt.Errorf("llmroles: synthesizer: the evidence pool cannot be shown in less than %d tokens: %w", material, lastErr)
-		}
+	err := s.s.withPool(ctx, RoleSynthesizer, in.Plan, pool, budget, counter, func(poolText string, shown []research.Evidence, omitted int) error {
 		known := map[string]bool{}
 		for _, e := range shown {
 			known[e.ID] = true
@@ -116,7 +105,14 @@ func (s *Synthesizer) Synthesize(ctx context.Context, in research.SynthesisInput
 			if strings.TrimSpace(t) == "" {
 				return "", errors.New("the report is empty")
 			}
-			cited, unknown := citedIDs(t, known)
+			cited, unknown := 0, []string(nil)
+			for _, id := range publish.CitedIDs(t) {
+				if known[id] {
+					cited++
+				} else {
+					unknown = append(unknown, id)
+				}
+			}
 			if len(unknown) > 0 {
 				return t, Soft(fmt.Errorf("the report cites ids that are not in the evidence pool: %s; cite only ids from the pool", strings.Join(unknown, ", ")))
 			}
@@ -125,43 +121,15 @@ func (s *Synthesizer) Synthesize(ctx context.Context, in research.SynthesisInput
 			}
 			return t, Soft(checkShape(t, in.Plan, lang))
 		})
-		if err != nil && llm.IsContextLength(err) && shrink < maxShrink && ctx.Err() == nil {
-			// The pool did not fit: show less of it, by the refused request's measured size, never the same
-			// request again.
-			if target, ok := shrinkTarget(err, material, s.s.lim.MaxOutputTokens); ok {
-				s.s.logger.Warn("evidence pool too long for the synthesizer; shrinking", "role", RoleSynthesizer,
-					"pool_tokens", material, "sent_tokens", sentTokens(err), "target_tokens", target)
-				budget, prev, lastErr = target, material, err
-				continue
-			}
-		}
-		if err != nil {
-			return nil, err
-		}
-		break
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	if loops > 0 || repeats > 0 {
 		s.s.logger.Warn("the synthesizer repeated itself; repeats removed", "role", RoleSynthesizer, "loops", loops, "repeats", repeats)
 	}
 	return &research.Draft{Markdown: strings.TrimSpace(text) + "\n", Loops: loops, Repeats: repeats}, nil
-}
-
-// citedIDs counts citations of known ids and lists unknown ones.
-func citedIDs(md string, known map[string]bool) (int, []string) {
-	n := 0
-	var unknown []string
-	seen := map[string]bool{}
-	for _, m := range citationRe.FindAllStringSubmatch(md, -1) {
-		for _, id := range idRe.FindAllString(m[1], -1) {
-			if known[id] {
-				n++
-			} else if !seen[id] {
-				seen[id] = true
-				unknown = append(unknown, id)
-			}
-		}
-	}
-	return n, unknown
 }
 
 var headingLineRe = regexp.MustCompile(`(?m)^#{2,3}\s+\S`)

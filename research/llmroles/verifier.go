@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/deepresearch/deepresearch/llm"
 	"github.com/deepresearch/deepresearch/llm/tokens"
 	"github.com/deepresearch/deepresearch/research"
 	"github.com/deepresearch/deepresearch/research/publish"
@@ -70,15 +69,7 @@ func (v *Verifier) Verify(ctx context.Context, plan *research.Plan, pool []resea
 	budget := v.s.windowBudget(info, v.s.lim.PoolTokens, 0)
 	counter := tokens.ForModel(info.Name)
 	var out verdictOutput
-	var lastErr error
-	prev := 0 // the pool tokens of the request refused as too long
-	for shrink := 0; ; shrink++ {
-		poolText, _, omitted := renderPool(plan, pool, budget, counter)
-		material := counter.Count(poolText)
-		if prev > 0 && material >= prev {
-			// Nothing smaller to show (the most relevant item alone is that long): the refusal stands.
-			return nil, fmt.Errorf("llmroles: verifier: the evidence pool cannot be shown in less than %d tokens: %w", material, lastErr)
-		}
+	err := v.s.withPool(ctx, RoleVerifier, plan, pool, budget, counter, func(poolText string, _ []research.Evidence, omitted int) error {
 		var b strings.Builder
 		fmt.Fprintf(&b, "Research question: %s\n\nSub-questions:\n", plan.Question)
 		for _, sq := range plan.SubQuestions {
@@ -96,20 +87,10 @@ func (v *Verifier) Verify(ctx context.Context, plan *research.Plan, pool []resea
 		b.WriteString(poolText)
 		var err error
 		out, err = RunRole[verdictOutput](ctx, v.s.spec(RoleVerifier, m, verifierSystem), b.String())
-		if err != nil && llm.IsContextLength(err) && shrink < maxShrink && ctx.Err() == nil {
-			// The pool did not fit: show less of it, by the refused request's measured size, never the same
-			// request again.
-			if target, ok := shrinkTarget(err, material, v.s.lim.MaxOutputTokens); ok {
-				v.s.logger.Warn("evidence pool too long for the verifier; shrinking", "role", RoleVerifier,
-					"pool_tokens", material, "sent_tokens", sentTokens(err), "target_tokens", target)
-				budget, prev, lastErr = target, material, err
-				continue
-			}
-		}
-		if err != nil {
-			return nil, err
-		}
-		break
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	return v.sanitize(plan, pool, out), nil
 }

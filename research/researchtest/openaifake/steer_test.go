@@ -23,25 +23,6 @@ import (
 	"github.com/deepresearch/deepresearch/sources"
 )
 
-// kilnSite serves the Kestrel kiln corpus as web pages.
-func kilnSite(t *testing.T) *researchtest.Site {
-	t.Helper()
-	names := make([]string, 0, len(openaifake.KilnDocs))
-	for n := range openaifake.KilnDocs {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	var pages []researchtest.Page
-	for _, n := range names {
-		body := openaifake.KilnDocs[n]
-		title, _, _ := strings.Cut(strings.TrimPrefix(body, "# "), "\n")
-		pages = append(pages, researchtest.Page{Path: "/" + strings.TrimSuffix(n, ".md"), Title: title, Body: body})
-	}
-	site := researchtest.NewSite(pages)
-	t.Cleanup(site.Close)
-	return site
-}
-
 // steerRun runs the whole graph against the fake over the kiln pages with cfg's steering options.
 func steerRun(t *testing.T, fake openaifake.Config, cfg research.Config) (*research.Report, *openaifake.Server, error) {
 	t.Helper()
@@ -53,7 +34,7 @@ func steerRun(t *testing.T, fake openaifake.Config, cfg research.Config) (*resea
 // steerRunOn is steerRun against a fake already started.
 func steerRunOn(t *testing.T, srv *openaifake.Server, cfg research.Config) (*research.Report, error) {
 	t.Helper()
-	site := kilnSite(t)
+	site := openaifake.KilnSite(t)
 	m, err := openai.New(openai.Config{Model: "fake-research", BaseURL: srv.BaseURL(), APIKey: "k"})
 	if err != nil {
 		t.Fatal(err)
