@@ -90,6 +90,7 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 		lo, hi = ix.view.viewRange(lo, hi)
 	}
 	lo, hi = ix.section(lo, hi)
+	hi = ix.withFollowers(lo, hi)
 
 	queries := dedupe(append([]string{sq.Question}, sq.Queries...))
 	var variants []variant
@@ -150,6 +151,9 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 			// A paragraph or list item under a lead sentence shares its relevance (see leadShare).
 			s = math.Max(s, leadShare*ix.bm25.Score(union, l))
 		}
+		if b := a.antecedent(ix, i, lo); b >= 0 {
+			s = math.Max(s, leadShare*ix.bm25.Score(union, b))
+		}
 		if s <= 0 {
 			continue
 		}
@@ -161,6 +165,9 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 		c := a.coverage(ix, variants, i)
 		if l := ix.leadOf[i]; l >= 0 {
 			c = math.Max(c, leadShare*a.coverage(ix, variants, l))
+		}
+		if b := a.antecedent(ix, i, lo); b >= 0 {
+			c = math.Max(c, leadShare*a.coverage(ix, variants, b))
 		}
 		// A section heading made of the question's terms ("### Once" for sync.Once) states the topic of every
 		// sentence under it, which need not repeat the question's other words: it covers half of what is missing.
@@ -538,6 +545,21 @@ func (a *Analyst) quoteBounds(ix *docIndex, i, lo int) (int, int) {
 	return trimQuote(ix.text, s, e)
 }
 
+// antecedent is the sentence a lead sentence refers back to, when its quote takes that sentence along ("You can
+// take five actions in unsafe Rust … . Those superpowers include the ability to:" and the list): the lead and its
+// list are about what the antecedent says, which they need not repeat, so they share its relevance (leadShare).
+// It is -1 for any other passage: a plain "This …" sentence is no more relevant than its own words.
+func (a *Analyst) antecedent(ix *docIndex, i, lo int) int {
+	sp := ix.spans[i]
+	if i == 0 || !refersBack(sp.Text) || !leadSentence(ix.text, sp) || listEnd(ix.text, sp.Start, sp.End) <= sp.End {
+		return -1
+	}
+	if qs, _ := a.quoteBounds(ix, i, lo); qs > ix.spans[i-1].Start || !ix.usable[i-1] {
+		return -1
+	}
+	return i - 1
+}
+
 var backRefs = []string{"This ", "These ", "That ", "Those ", "It ", "Its ", "They ", "Such ", "However", "Otherwise",
 	"Thus", "Therefore", "In that case", "In this case", "Similarly", "Likewise",
 	"这", "该", "此", "它", "因此", "所以", "但", "然而", "否则", "同样"}
@@ -675,6 +697,7 @@ func (a *Analyst) index(doc *sources.Document) *docIndex {
 	var headTokens, prevHead, curHead []string
 	ix.leadOf = make([]int, len(ix.spans))
 	leadAt, followers, leadList := -1, 0, 0
+	ordinal := false // the lead announces a count that paragraphs "The first …", "The second …" spell out
 	var examples exampleContext
 	// The document's title is the context of every passage, as its section heading is.
 	titleTokens := lexical.Tokenize(doc.Title)
@@ -689,9 +712,12 @@ func (a *Analyst) index(doc *sources.Document) *docIndex {
 			headTokens = append(append([]string(nil), prevHead...), curHead...)
 			h++
 			pos = 0
-			leadAt = -1 // a lead sentence speaks for its own section only
+			leadAt, ordinal = -1, false // a lead sentence speaks for its own section only
 		}
 		ix.leadOf[i] = -1
+		if ordinal && i > 0 && strings.Contains(text[ix.spans[i-1].End:sp.Start], "\n") && !ordinalRE.MatchString(plainText(sp.Text)) {
+			leadAt, ordinal = -1, false // the sequence "The first rule … The second rule …" ended
+		}
 		if leadAt >= 0 && followers < maxFollowers && sp.Start-ix.spans[leadAt].End <= maxSection {
 			ix.leadOf[i] = leadAt
 		}
@@ -746,7 +772,9 @@ func (a *Analyst) index(doc *sources.Document) *docIndex {
 		}
 		if leadSentence(text, sp) {
 			// A list the lead's own quote takes along (listEnd) is quoted with it, not item by item.
-			leadAt, followers, leadList = i, 0, listEnd(text, sp.Start, sp.End)
+			leadAt, followers, leadList, ordinal = i, 0, listEnd(text, sp.Start, sp.End), false
+		} else if ordinalLead(text, ix.spans, i) {
+			leadAt, followers, leadList, ordinal = i, 0, 0, true
 		}
 	}
 	ix.bm25 = lexical.NewBM25(ix.tokens)
@@ -1066,6 +1094,47 @@ func leadSentence(text string, sp lexical.Span) bool {
 		return !strings.HasPrefix(l, "\t") && !strings.HasPrefix(l, "    ") && !strings.HasPrefix(l, "```") && !strings.HasPrefix(l, "#")
 	}
 	return false
+}
+
+// ordinalRE opens a paragraph that is one of a counted sequence: "The first rule is that …", "Second, …".
+var ordinalRE = regexp.MustCompile(`(?i)^(?:the )?(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|last|final)\b`)
+
+// countedRE is a number a sentence announces ("three rules", "uses 4 steps").
+var countedRE = regexp.MustCompile(`(?i)\b(?:two|three|four|five|six|seven|eight|nine|ten|[2-9])\s+\w`)
+
+// ordinalLead is the counted-sequence heuristic: a sentence that ends its paragraph announcing a number of things
+// ("The compiler uses three rules to figure out ….") followed by a paragraph opening with "The first …" is the
+// lead of the paragraphs that spell them out one by one, as a colon's list is; they rarely repeat its words.
+func ordinalLead(text string, spans []lexical.Span, i int) bool {
+	sp := spans[i]
+	if i+1 >= len(spans) || isHeading(text, sp) || endsInColon(sp.Text) || !countedRE.MatchString(plainText(sp.Text)) {
+		return false
+	}
+	// The announcing sentence may be followed by others of its paragraph; the sequence starts at the next one.
+	for j := i + 1; j < len(spans) && j <= i+3; j++ {
+		gap := text[spans[j-1].End:spans[j].Start]
+		if strings.Contains(gap, "\n") {
+			return !strings.HasPrefix(strings.TrimSpace(spans[j].Text), "#") && ordinalRE.MatchString(plainText(spans[j].Text))
+		}
+	}
+	return false
+}
+
+// withFollowers extends a region's end hi over the passages of the leads inside [lo, hi) (see leadOf): a search hit
+// on "… uses three rules …" or on "… these rules:" is read with what the lead announces, even past its section's
+// reading bound.
+func (ix *docIndex) withFollowers(lo, hi int) int {
+	for j, sp := range ix.spans {
+		if sp.End <= hi {
+			continue
+		}
+		l := ix.leadOf[j]
+		if l < 0 || ix.spans[l].Start < lo || ix.spans[l].Start >= hi {
+			break
+		}
+		hi = sp.End
+	}
+	return hi
 }
 
 // completesLead is the continuation heuristic: a lead whose last word before the colon is a modal, an auxiliary,
