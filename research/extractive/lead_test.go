@@ -161,7 +161,7 @@ func TestListLeadReferringBackSharesItsAntecedent(t *testing.T) {
 func TestOrdinalLead(t *testing.T) {
 	for text, want := range map[string]bool{
 		"The planner uses three rules to order the steps.\n\nThe first rule is that inputs come first.\n": true,
-		"There are two cases. Both are rare.\n\nFirst, the cache may be cold.\n":                           true,
+		"There are two cases. Both are rare.\n\nFirst, the cache may be cold.\n":                          true,
 		"The planner uses three rules to order the steps.\n\nInputs come first.\n":                        false,
 		"The planner uses rules to order the steps.\n\nThe first rule is that inputs come first.\n":       false,
 		"The planner uses three rules:\n\nThe first rule is that inputs come first.\n":                    false, // a colon lead
