@@ -523,12 +523,15 @@ func (a *Analyst) quoteBounds(ix *docIndex, i, lo int) (int, int) {
 	// A sentence the next one explains ("Sorts are guaranteed to be stable. That means that … their original
 	// order is preserved.") is quoted with it, within its paragraph: the explanation rarely repeats the words
 	// asked about, so it would never be found on its own.
-	if !endsInColon(sp.Text) && !table && i+1 < len(ix.spans) && ix.view == nil {
-		next := ix.spans[i+1]
-		if next.Start >= sp.End && !strings.Contains(ix.text[sp.End:next.Start], "\n") && ix.usable[i+1] && refersBack(next.Text) &&
-			!endsInColon(next.Text) && utf8.RuneCountInString(ix.text[s:next.End]) <= maxQuote {
-			e = next.End
+	// The explanation may go on ("It has the same effect … . Furthermore, it reclaims …"): up to backSteps
+	// sentences of the paragraph, each referring back, are taken along.
+	for j := i + 1; !endsInColon(sp.Text) && !table && j < len(ix.spans) && j <= i+backSteps && ix.view == nil; j++ {
+		prev, next := ix.spans[j-1], ix.spans[j]
+		if next.Start < prev.End || strings.Contains(ix.text[prev.End:next.Start], "\n") || !ix.usable[j] || !refersBack(next.Text) ||
+			endsInColon(next.Text) || utf8.RuneCountInString(ix.text[s:next.End]) > maxQuote {
+			break
 		}
+		e = next.End
 	}
 	if endsInColon(sp.Text) {
 		if l := listEnd(ix.text, s, e); l > e && ix.view == nil {
@@ -561,7 +564,7 @@ func (a *Analyst) antecedent(ix *docIndex, i, lo int) int {
 }
 
 var backRefs = []string{"This ", "These ", "That ", "Those ", "It ", "Its ", "They ", "Such ", "However", "Otherwise",
-	"Thus", "Therefore", "In that case", "In this case", "Similarly", "Likewise",
+	"Thus", "Therefore", "In that case", "In this case", "Similarly", "Likewise", "Furthermore", "Moreover",
 	"这", "该", "此", "它", "因此", "所以", "但", "然而", "否则", "同样"}
 
 // Facets of the planner's standard sub-questions, and the cue words that mark a passage answering one.

@@ -213,3 +213,28 @@ func TestOrdinalSequenceIsReadWithItsLead(t *testing.T) {
 		t.Error("the paragraph after the sequence was read as one of its items")
 	}
 }
+
+// A sentence is quoted with the sentences of its paragraph that go on explaining it ("It has …", "Furthermore,
+// it …"), up to two; a sentence that does not refer back ends the quote.
+func TestQuoteTakesTheExplanationThatGoesOn(t *testing.T) {
+	text := "# PURGE\n\nPURGE quickly removes all jobs from a queue. It has the same effect as a DRAIN of each worker, but it is faster. " +
+		"Furthermore, it frees the spool files immediately, rather than waiting for the nightly sweep. Workers keep their own logs.\n"
+	sq := research.SubQuestion{ID: "q1", Question: "How does PURGE remove jobs from a queue?", Queries: []string{"PURGE removes jobs queue"}}
+	ev, err := New(Config{}).Analyst.Analyze(t.Context(), sq, doc("file:///admin/purge.md", text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, e := range ev {
+		checkGrounded(t, text, e)
+		if strings.HasPrefix(e.Claim, "PURGE quickly removes") {
+			found = true
+			if !strings.Contains(e.Claim, "Furthermore, it frees the spool files immediately") || strings.Contains(e.Claim, "Workers keep") {
+				t.Errorf("claim %q: want the two sentences that go on explaining it, and no more", e.Claim)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no evidence opens with the sentence asked about: %v", ev)
+	}
+}
