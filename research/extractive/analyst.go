@@ -564,7 +564,7 @@ func (a *Analyst) antecedent(ix *docIndex, i, lo int) int {
 }
 
 var backRefs = []string{"This ", "These ", "That ", "Those ", "It ", "Its ", "They ", "Such ", "However", "Otherwise",
-	"Thus", "Therefore", "In that case", "In this case", "Similarly", "Likewise", "Furthermore", "Moreover",
+	"Thus", "Therefore", "In that case", "In this case", "Similarly", "Likewise", "Furthermore",
 	"这", "该", "此", "它", "因此", "所以", "但", "然而", "否则", "同样"}
 
 // Facets of the planner's standard sub-questions, and the cue words that mark a passage answering one.
