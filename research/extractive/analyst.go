@@ -730,7 +730,7 @@ func (a *Analyst) index(doc *sources.Document) *docIndex {
 		pos++
 		plain := plainText(sp.Text)
 		own := lexical.Tokenize(plain)
-		ix.usable[i] = usable(sp.Text, plain, own) && !cutSpan(text, ix.spans, i)
+		ix.usable[i] = usable(sp.Text, plain, own) && !cutSpan(text, ix.spans, i) && !onHeadingLine(text, sp) && !brokenByCode(text, sp)
 		all := append([]string(nil), own...)
 		if view != nil {
 			ix.usable[i] = view.usable(sp, plain, own) && !cutSpan(text, ix.spans, i)
@@ -1281,6 +1281,29 @@ func listClaim(quote string) string {
 		sep, end = "；", "。"
 	}
 	return h + " " + strings.Join(items, sep) + end
+}
+
+// onHeadingLine reports a passage that is part of a heading line: "Default Argument Values", which the sentence
+// splitter cut from "### 4.8.1. Default Argument Values" after its number, titles a section and states nothing.
+func onHeadingLine(text string, sp lexical.Span) bool {
+	return strings.HasPrefix(text[lineStart(text, sp.Start):], "#")
+}
+
+// brokenByCode reports a Latin passage that a code block interrupts: it ends without sentence punctuation at the
+// end of its line and a fenced block follows ("… are evaluated at the point of function definition, so that" and
+// the code, then "will print 5."), so it is the first part of a sentence, not one.
+func brokenByCode(text string, sp lexical.Span) bool {
+	last, _ := utf8.DecodeLastRuneInString(strings.TrimSpace(sp.Text))
+	if hasCJK(sp.Text) || strings.ContainsRune(".!?;:)\"'”’。！？；：", last) {
+		return false
+	}
+	rest := text[sp.End:]
+	nl := strings.IndexByte(rest, '\n')
+	if nl < 0 || strings.TrimSpace(rest[:nl]) != "" {
+		return false
+	}
+	next := strings.TrimLeft(rest[nl:], " \t\n")
+	return strings.HasPrefix(next, "```")
 }
 
 // cutSpan reports a passage that Passages cut out of a longer sentence of Latin text: it ends without sentence

@@ -238,3 +238,30 @@ func TestQuoteTakesTheExplanationThatGoesOn(t *testing.T) {
 		t.Errorf("no evidence opens with the sentence asked about: %v", ev)
 	}
 }
+
+// Neither the title part of a numbered heading ("### 4.8.1. Default Argument Values", which the sentence splitter
+// cuts after its number) nor the first part of a sentence a code block interrupts ("…, so that" + code + "will
+// print 5.") is evidence; a sentence that ends before its code block, or with a colon, still is.
+func TestHeadingTailsAndSentencesBrokenByCodeAreNoEvidence(t *testing.T) {
+	text := "## 4.8. Defining Functions\n\n### 4.8.1. Default Argument Values Are Evaluated Once\n\n" +
+		"Default argument values are evaluated at the point of function definition in the defining scope, so that\n\n" +
+		"```\ni = 5\ndef f(arg=i):\n    print(arg)\n```\n\nwill print 5.\n\n" +
+		"Default argument values are evaluated only once, when the definition runs.\n\n```\ndef g(a, L=[]):\n    return L\n```\n\n" +
+		"Default argument values can be shared between calls as follows:\n\n```\nprint(g(1))\n```\n"
+	sq := research.SubQuestion{ID: "q1", Question: "When are default argument values evaluated?", Queries: []string{"default argument values evaluated"}}
+	ev, err := New(Config{}).Analyst.Analyze(t.Context(), sq, doc("file:///tutorial/functions.md", text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, e := range ev {
+		checkGrounded(t, text, e)
+		got[e.Claim] = true
+		if strings.Contains(e.Quote, "Default Argument Values Are Evaluated Once") || strings.HasSuffix(strings.TrimSpace(e.Quote), "so that") {
+			t.Errorf("a heading or a sentence cut by code is evidence: %q", e.Quote)
+		}
+	}
+	if !got["Default argument values are evaluated only once, when the definition runs."] {
+		t.Errorf("the whole sentence before a code block is lost: %v", got)
+	}
+}
