@@ -1,6 +1,7 @@
 package extractive
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -730,7 +731,8 @@ func (a *Analyst) index(doc *sources.Document) *docIndex {
 		pos++
 		plain := plainText(sp.Text)
 		own := lexical.Tokenize(plain)
-		ix.usable[i] = usable(sp.Text, plain, own) && !cutSpan(text, ix.spans, i) && !onHeadingLine(text, sp) && !brokenByCode(text, sp)
+		ix.usable[i] = usable(sp.Text, plain, own) && !cutSpan(text, ix.spans, i) && !onHeadingLine(text, sp) && !brokenByCode(text, sp) &&
+			!titleLine(heads, text, sp)
 		all := append([]string(nil), own...)
 		if view != nil {
 			ix.usable[i] = view.usable(sp, plain, own) && !cutSpan(text, ix.spans, i)
@@ -1287,6 +1289,24 @@ func listClaim(quote string) string {
 // splitter cut from "### 4.8.1. Default Argument Values" after its number, titles a section and states nothing.
 func onHeadingLine(text string, sp lexical.Span) bool {
 	return strings.HasPrefix(text[lineStart(text, sp.Start):], "#")
+}
+
+// titleLine reports a passage that is a line of its own which headings takes for a title — a definition list's
+// term ("max_connections (integer)"), a bold label, an unmarked heading: it names what follows and states nothing.
+// A list item is content even when it stands alone.
+func titleLine(heads []lexical.Span, text string, sp lexical.Span) bool {
+	k, _ := slices.BinarySearchFunc(heads, sp.Start, func(h lexical.Span, off int) int { return cmp.Compare(h.Start, off) })
+	for ; k < len(heads) && heads[k].Start <= sp.End; k++ {
+		if h := heads[k]; h.Start <= sp.Start && sp.End <= h.End && !listItemRE.MatchString(text[h.Start:h.End]) {
+			return true
+		}
+	}
+	if k > 0 {
+		if h := heads[k-1]; h.Start <= sp.Start && sp.End <= h.End && !listItemRE.MatchString(text[h.Start:h.End]) {
+			return true
+		}
+	}
+	return false
 }
 
 // brokenByCode reports a Latin passage that a code block interrupts: it ends without sentence punctuation at the

@@ -265,3 +265,26 @@ func TestHeadingTailsAndSentencesBrokenByCodeAreNoEvidence(t *testing.T) {
 		t.Errorf("the whole sentence before a code block is lost: %v", got)
 	}
 }
+
+// A line of its own that names what follows — a definition list's term, a bold label — is no evidence, however
+// well it matches; the definition under it is. A list item standing alone is still content.
+func TestTitleLinesAreNoEvidence(t *testing.T) {
+	text := "## 20.3. Connections\n\npool_size (integer)\n\nDetermines the maximum number of pooled connections to the broker. The default is typically 100 connections.\n\n" +
+		"**Pool size and connections**\n\nThe pool size applies to every broker connection.\n\n- Connections in the pool are reused by the broker\n"
+	sq := research.SubQuestion{ID: "q1", Question: "What is the default pool_size of broker connections?", Queries: []string{"pool_size default connections broker", "pool size connections"}}
+	ev, err := New(Config{}).Analyst.Analyze(t.Context(), sq, doc("file:///broker/config.md", text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, e := range ev {
+		checkGrounded(t, text, e)
+		got[e.Claim] = true
+		if strings.Contains(e.Quote, "(integer)") || strings.Contains(e.Quote, "**Pool size") {
+			t.Errorf("a title line is evidence: %q", e.Quote)
+		}
+	}
+	if !got["Determines the maximum number of pooled connections to the broker."] || !got["Connections in the pool are reused by the broker"] {
+		t.Errorf("evidence %v lacks the definition or the list item", got)
+	}
+}
