@@ -1,6 +1,7 @@
 package extractive
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -90,6 +91,7 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 		lo, hi = ix.view.viewRange(lo, hi)
 	}
 	lo, hi = ix.section(lo, hi)
+	hi = ix.withFollowers(lo, hi)
 
 	queries := dedupe(append([]string{sq.Question}, sq.Queries...))
 	var variants []variant
@@ -150,6 +152,9 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 			// A paragraph or list item under a lead sentence shares its relevance (see leadShare).
 			s = math.Max(s, leadShare*ix.bm25.Score(union, l))
 		}
+		if b := a.antecedent(ix, i, lo); b >= 0 {
+			s = math.Max(s, leadShare*ix.bm25.Score(union, b))
+		}
 		if s <= 0 {
 			continue
 		}
@@ -161,6 +166,9 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 		c := a.coverage(ix, variants, i)
 		if l := ix.leadOf[i]; l >= 0 {
 			c = math.Max(c, leadShare*a.coverage(ix, variants, l))
+		}
+		if b := a.antecedent(ix, i, lo); b >= 0 {
+			c = math.Max(c, leadShare*a.coverage(ix, variants, b))
 		}
 		// A section heading made of the question's terms ("### Once" for sync.Once) states the topic of every
 		// sentence under it, which need not repeat the question's other words: it covers half of what is missing.
@@ -516,12 +524,15 @@ func (a *Analyst) quoteBounds(ix *docIndex, i, lo int) (int, int) {
 	// A sentence the next one explains ("Sorts are guaranteed to be stable. That means that … their original
 	// order is preserved.") is quoted with it, within its paragraph: the explanation rarely repeats the words
 	// asked about, so it would never be found on its own.
-	if !endsInColon(sp.Text) && !table && i+1 < len(ix.spans) && ix.view == nil {
-		next := ix.spans[i+1]
-		if next.Start >= sp.End && !strings.Contains(ix.text[sp.End:next.Start], "\n") && ix.usable[i+1] && refersBack(next.Text) &&
-			!endsInColon(next.Text) && utf8.RuneCountInString(ix.text[s:next.End]) <= maxQuote {
-			e = next.End
+	// The explanation may go on ("It has the same effect … . Furthermore, it reclaims …"): up to backSteps
+	// sentences of the paragraph, each referring back, are taken along.
+	for j := i + 1; !endsInColon(sp.Text) && !table && j < len(ix.spans) && j <= i+backSteps && ix.view == nil; j++ {
+		prev, next := ix.spans[j-1], ix.spans[j]
+		if next.Start < prev.End || strings.Contains(ix.text[prev.End:next.Start], "\n") || !ix.usable[j] || !refersBack(next.Text) ||
+			endsInColon(next.Text) || utf8.RuneCountInString(ix.text[s:next.End]) > maxQuote {
+			break
 		}
+		e = next.End
 	}
 	if endsInColon(sp.Text) {
 		if l := listEnd(ix.text, s, e); l > e && ix.view == nil {
@@ -538,8 +549,23 @@ func (a *Analyst) quoteBounds(ix *docIndex, i, lo int) (int, int) {
 	return trimQuote(ix.text, s, e)
 }
 
+// antecedent is the sentence a lead sentence refers back to, when its quote takes that sentence along ("You can
+// take five actions in unsafe Rust … . Those superpowers include the ability to:" and the list): the lead and its
+// list are about what the antecedent says, which they need not repeat, so they share its relevance (leadShare).
+// It is -1 for any other passage: a plain "This …" sentence is no more relevant than its own words.
+func (a *Analyst) antecedent(ix *docIndex, i, lo int) int {
+	sp := ix.spans[i]
+	if i == 0 || !refersBack(sp.Text) || !leadSentence(ix.text, sp) || listEnd(ix.text, sp.Start, sp.End) <= sp.End {
+		return -1
+	}
+	if qs, _ := a.quoteBounds(ix, i, lo); qs > ix.spans[i-1].Start || !ix.usable[i-1] {
+		return -1
+	}
+	return i - 1
+}
+
 var backRefs = []string{"This ", "These ", "That ", "Those ", "It ", "Its ", "They ", "Such ", "However", "Otherwise",
-	"Thus", "Therefore", "In that case", "In this case", "Similarly", "Likewise",
+	"Thus", "Therefore", "In that case", "In this case", "Similarly", "Likewise", "Furthermore",
 	"这", "该", "此", "它", "因此", "所以", "但", "然而", "否则", "同样"}
 
 // Facets of the planner's standard sub-questions, and the cue words that mark a passage answering one.
@@ -675,6 +701,7 @@ func (a *Analyst) index(doc *sources.Document) *docIndex {
 	var headTokens, prevHead, curHead []string
 	ix.leadOf = make([]int, len(ix.spans))
 	leadAt, followers, leadList := -1, 0, 0
+	ordinal := false // the lead announces a count that paragraphs "The first …", "The second …" spell out
 	var examples exampleContext
 	// The document's title is the context of every passage, as its section heading is.
 	titleTokens := lexical.Tokenize(doc.Title)
@@ -689,9 +716,12 @@ func (a *Analyst) index(doc *sources.Document) *docIndex {
 			headTokens = append(append([]string(nil), prevHead...), curHead...)
 			h++
 			pos = 0
-			leadAt = -1 // a lead sentence speaks for its own section only
+			leadAt, ordinal = -1, false // a lead sentence speaks for its own section only
 		}
 		ix.leadOf[i] = -1
+		if ordinal && i > 0 && strings.Contains(text[ix.spans[i-1].End:sp.Start], "\n") && !ordinalRE.MatchString(plainText(sp.Text)) {
+			leadAt, ordinal = -1, false // the sequence "The first rule … The second rule …" ended
+		}
 		if leadAt >= 0 && followers < maxFollowers && sp.Start-ix.spans[leadAt].End <= maxSection {
 			ix.leadOf[i] = leadAt
 		}
@@ -701,7 +731,8 @@ func (a *Analyst) index(doc *sources.Document) *docIndex {
 		pos++
 		plain := plainText(sp.Text)
 		own := lexical.Tokenize(plain)
-		ix.usable[i] = usable(sp.Text, plain, own) && !cutSpan(text, ix.spans, i)
+		ix.usable[i] = usable(sp.Text, plain, own) && !cutSpan(text, ix.spans, i) && !onHeadingLine(text, sp) && !brokenByCode(text, sp) &&
+			!titleLine(heads, text, sp)
 		all := append([]string(nil), own...)
 		if view != nil {
 			ix.usable[i] = view.usable(sp, plain, own) && !cutSpan(text, ix.spans, i)
@@ -746,7 +777,9 @@ func (a *Analyst) index(doc *sources.Document) *docIndex {
 		}
 		if leadSentence(text, sp) {
 			// A list the lead's own quote takes along (listEnd) is quoted with it, not item by item.
-			leadAt, followers, leadList = i, 0, listEnd(text, sp.Start, sp.End)
+			leadAt, followers, leadList, ordinal = i, 0, listEnd(text, sp.Start, sp.End), false
+		} else if ordinalLead(text, ix.spans, i) {
+			leadAt, followers, leadList, ordinal = i, 0, 0, true
 		}
 	}
 	ix.bm25 = lexical.NewBM25(ix.tokens)
@@ -1068,6 +1101,47 @@ func leadSentence(text string, sp lexical.Span) bool {
 	return false
 }
 
+// ordinalRE opens a paragraph that is one of a counted sequence: "The first rule is that …", "Second, …".
+var ordinalRE = regexp.MustCompile(`(?i)^(?:the )?(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|last|final)\b`)
+
+// countedRE is a number a sentence announces ("three rules", "uses 4 steps").
+var countedRE = regexp.MustCompile(`(?i)\b(?:two|three|four|five|six|seven|eight|nine|ten|[2-9])\s+\w`)
+
+// ordinalLead is the counted-sequence heuristic: a sentence that ends its paragraph announcing a number of things
+// ("The compiler uses three rules to figure out ….") followed by a paragraph opening with "The first …" is the
+// lead of the paragraphs that spell them out one by one, as a colon's list is; they rarely repeat its words.
+func ordinalLead(text string, spans []lexical.Span, i int) bool {
+	sp := spans[i]
+	if i+1 >= len(spans) || isHeading(text, sp) || endsInColon(sp.Text) || !countedRE.MatchString(plainText(sp.Text)) {
+		return false
+	}
+	// The announcing sentence may be followed by others of its paragraph; the sequence starts at the next one.
+	for j := i + 1; j < len(spans) && j <= i+3; j++ {
+		gap := text[spans[j-1].End:spans[j].Start]
+		if strings.Contains(gap, "\n") {
+			return !strings.HasPrefix(strings.TrimSpace(spans[j].Text), "#") && ordinalRE.MatchString(plainText(spans[j].Text))
+		}
+	}
+	return false
+}
+
+// withFollowers extends a region's end hi over the passages of the leads inside [lo, hi) (see leadOf): a search hit
+// on "… uses three rules …" or on "… these rules:" is read with what the lead announces, even past its section's
+// reading bound.
+func (ix *docIndex) withFollowers(lo, hi int) int {
+	for j, sp := range ix.spans {
+		if sp.End <= hi {
+			continue
+		}
+		l := ix.leadOf[j]
+		if l < 0 || ix.spans[l].Start < lo || ix.spans[l].Start >= hi {
+			break
+		}
+		hi = sp.End
+	}
+	return hi
+}
+
 // completesLead is the continuation heuristic: a lead whose last word before the colon is a modal, an auxiliary,
 // a preposition or an article ("every implementation must:", "… is one of:") is a sentence its list items
 // finish, so an item alone ("Give an error if …") is no sentence. A lead ending in a noun ("… these rules:",
@@ -1209,6 +1283,47 @@ func listClaim(quote string) string {
 		sep, end = "；", "。"
 	}
 	return h + " " + strings.Join(items, sep) + end
+}
+
+// onHeadingLine reports a passage that is part of a heading line: "Default Argument Values", which the sentence
+// splitter cut from "### 4.8.1. Default Argument Values" after its number, titles a section and states nothing.
+func onHeadingLine(text string, sp lexical.Span) bool {
+	return strings.HasPrefix(text[lineStart(text, sp.Start):], "#")
+}
+
+// titleLine reports a passage that is a line of its own which headings takes for a title — a definition list's
+// term ("max_connections (integer)"), a bold label, an unmarked heading: it names what follows and states nothing.
+// A list item is content even when it stands alone.
+func titleLine(heads []lexical.Span, text string, sp lexical.Span) bool {
+	k, _ := slices.BinarySearchFunc(heads, sp.Start, func(h lexical.Span, off int) int { return cmp.Compare(h.Start, off) })
+	for ; k < len(heads) && heads[k].Start <= sp.End; k++ {
+		if h := heads[k]; h.Start <= sp.Start && sp.End <= h.End && !listItemRE.MatchString(text[h.Start:h.End]) {
+			return true
+		}
+	}
+	if k > 0 {
+		if h := heads[k-1]; h.Start <= sp.Start && sp.End <= h.End && !listItemRE.MatchString(text[h.Start:h.End]) {
+			return true
+		}
+	}
+	return false
+}
+
+// brokenByCode reports a Latin passage that a code block interrupts: it ends without sentence punctuation at the
+// end of its line and a fenced block follows ("… are evaluated at the point of function definition, so that" and
+// the code, then "will print 5."), so it is the first part of a sentence, not one.
+func brokenByCode(text string, sp lexical.Span) bool {
+	last, _ := utf8.DecodeLastRuneInString(strings.TrimSpace(sp.Text))
+	if hasCJK(sp.Text) || strings.ContainsRune(".!?;:)\"'”’。！？；：", last) {
+		return false
+	}
+	rest := text[sp.End:]
+	nl := strings.IndexByte(rest, '\n')
+	if nl < 0 || strings.TrimSpace(rest[:nl]) != "" {
+		return false
+	}
+	next := strings.TrimLeft(rest[nl:], " \t\n")
+	return strings.HasPrefix(next, "```")
 }
 
 // cutSpan reports a passage that Passages cut out of a longer sentence of Latin text: it ends without sentence

@@ -86,14 +86,15 @@ func New(cfg Config) research.Roles {
 		Planner:     &Planner{cfg: cfg, vocab: vocab},
 		Searcher:    &Searcher{cfg: cfg},
 		Analyst:     &Analyst{cfg: cfg, sections: sections, vocab: vocab},
-		Verifier:    &Verifier{cfg: cfg, asked: map[askKey]int{}},
+		Verifier:    &Verifier{cfg: cfg, vocab: vocab, asked: map[askKey]int{}},
 		Synthesizer: &Synthesizer{cfg: cfg, sections: sections, vocab: vocab},
 	}
 }
 
 // Verifier judges the evidence pool without a model; see Verify.
 type Verifier struct {
-	cfg Config
+	cfg   Config
+	vocab *vocabulary // which documents repeat others (copies, aggregates); nil: none known
 
 	mu sync.Mutex
 	// asked counts, per run (its plan) and sub-question, how often a gap was already routed back to search, so a

@@ -83,6 +83,8 @@ func passageKind(text string) kind {
 		return kindExample
 	case definitionRE.MatchString(t):
 		return kindDefinition
+	case enumeration(t):
+		return kindRule
 	case ruleRE.MatchString(t) || genericRE.MatchString(t):
 		return kindRule
 	}
@@ -96,4 +98,24 @@ func codeVars(t string) int {
 		seen[m[1]] = true
 	}
 	return len(seen)
+}
+
+// enumeration reports a sentence ending in a colon quoted with the list it introduces, two items or more ("Those
+// superpowers include the ability to:" and its items): it states the parts of what it names, as a rule does,
+// whatever its wording.
+func enumeration(t string) bool {
+	head, rest, ok := strings.Cut(t, "\n")
+	for ok && !endsInColon(head) {
+		head, rest, ok = strings.Cut(rest, "\n")
+	}
+	if !ok {
+		return false
+	}
+	items := 0
+	for _, l := range strings.Split(rest, "\n") {
+		if listItemRE.MatchString(l) {
+			items++
+		}
+	}
+	return items >= 2
 }

@@ -1,6 +1,7 @@
 package extractive
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -129,5 +130,161 @@ func TestShortSentenceStatedWithItsContext(t *testing.T) {
 	}
 	if len(ev) == 0 {
 		t.Fatal("no evidence")
+	}
+}
+
+// A lead sentence that refers back ("Those escapes include the ability to:") is quoted with the sentence it
+// points to, and so is as relevant as that sentence: its list is the answer, though neither the lead nor the
+// items repeat the question's words. The quote is one enumeration, stated as one sentence.
+func TestListLeadReferringBackSharesItsAntecedent(t *testing.T) {
+	text := "# Sandboxed mode\n\nSandboxed mode runs plugins under a guard. The guard checks every call a plugin makes.\n\n" +
+		"To switch to sandboxed mode, pass the flag. You can take four actions in sandboxed mode that you cannot take in normal mode, which we call escapes. Those escapes include the ability to:\n\n" +
+		"- Open a raw socket\n- Load a kernel module\n- Write to the boot sector\n- Read the files of another user\n\n" +
+		"Plugins written for normal mode run unchanged.\n"
+	sq := research.SubQuestion{ID: "q1", Question: "What can sandboxed mode do that normal mode cannot?", Queries: []string{"sandboxed mode normal mode cannot"}}
+	ev, err := New(Config{}).Analyst.Analyze(t.Context(), sq, doc("file:///guide/sandbox.md", text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, e := range ev {
+		checkGrounded(t, text, e)
+		found = found || strings.Contains(e.Claim, "Those escapes include the ability to: Open a raw socket; Load a kernel module; Write to the boot sector; Read the files of another user.") &&
+			strings.HasPrefix(e.Claim, "You can take four actions")
+	}
+	if !found {
+		t.Errorf("the list is not evidence with its lead and the sentence the lead refers to: %v", ev)
+	}
+}
+
+// The counted-sequence heuristic: which sentences announce the paragraphs "The first …", "The second …".
+func TestOrdinalLead(t *testing.T) {
+	for text, want := range map[string]bool{
+		"The planner uses three rules to order the steps.\n\nThe first rule is that inputs come first.\n": true,
+		"There are two cases. Both are rare.\n\nFirst, the cache may be cold.\n":                          true,
+		"The planner uses three rules to order the steps.\n\nInputs come first.\n":                        false,
+		"The planner uses rules to order the steps.\n\nThe first rule is that inputs come first.\n":       false,
+		"The planner uses three rules:\n\nThe first rule is that inputs come first.\n":                    false, // a colon lead
+		"The planner uses three rules. The first rule is that inputs come first.\n":                       false, // one paragraph
+	} {
+		if got := ordinalLead(text, lexical.Sentences(text), 0); got != want {
+			t.Errorf("ordinalLead(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
+
+// A search hit on the sentence that announces a counted sequence is read with the paragraphs that spell it out,
+// even where they lie past the reading bound of a long section and share none of the question's words; the
+// paragraph after the sequence is not part of it.
+func TestOrdinalSequenceIsReadWithItsLead(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("# Scheduling\n\n")
+	for i := range 40 {
+		fmt.Fprintf(&b, "Paragraph %d about queues and workers describes how the runner keeps its workers busy across many hosts.\n\n", i)
+	}
+	b.WriteString("The step planner uses three rules to order the steps of a build.\n\n")
+	hit := strings.Count(b.String(), "\n") - 1 // the announcing line, 1-based
+	b.WriteString("The first rule is that every input is fetched before anything reads it.\n\n" +
+		"The second rule is that, if exactly one output exists, it is written last.\n\n" +
+		"The third rule is that a cached result replaces the whole subtree under it.\n\n" +
+		"Let us pretend we are the runner and apply them to a small graph of tasks.\n\n")
+	for i := range 40 {
+		fmt.Fprintf(&b, "Closing paragraph %d says the runner reports the build to its caller when the hosts are idle.\n\n", i)
+	}
+	text := b.String()
+	sq := research.SubQuestion{ID: "q1", Question: "Which rules does the step planner use to order build steps?", Queries: []string{"step planner rules order build steps"}}
+	ev, err := New(Config{}).Analyst.Analyze(t.Context(), sq, doc(fmt.Sprintf("file:///ci/scheduling.md#L%d-L%d", hit, hit), text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, e := range ev {
+		checkGrounded(t, text, e)
+		got[e.Claim] = true
+	}
+	for _, want := range []string{"The first rule is that every input is fetched before anything reads it.",
+		"The second rule is that, if exactly one output exists, it is written last.",
+		"The third rule is that a cached result replaces the whole subtree under it."} {
+		if !got[want] {
+			t.Errorf("missing %q among %v", want, got)
+		}
+	}
+	if got["Let us pretend we are the runner and apply them to a small graph of tasks."] {
+		t.Error("the paragraph after the sequence was read as one of its items")
+	}
+}
+
+// A sentence is quoted with the sentences of its paragraph that go on explaining it ("It has …", "Furthermore,
+// it …"), up to two; a sentence that does not refer back ends the quote.
+func TestQuoteTakesTheExplanationThatGoesOn(t *testing.T) {
+	text := "# PURGE\n\nPURGE quickly removes all jobs from a queue. It has the same effect as a DRAIN of each worker, but it is faster. " +
+		"Furthermore, it frees the spool files immediately, rather than waiting for the nightly sweep. Workers keep their own logs.\n"
+	sq := research.SubQuestion{ID: "q1", Question: "How does PURGE remove jobs from a queue?", Queries: []string{"PURGE removes jobs queue"}}
+	ev, err := New(Config{}).Analyst.Analyze(t.Context(), sq, doc("file:///admin/purge.md", text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, e := range ev {
+		checkGrounded(t, text, e)
+		if strings.HasPrefix(e.Claim, "PURGE quickly removes") {
+			found = true
+			if !strings.Contains(e.Claim, "Furthermore, it frees the spool files immediately") || strings.Contains(e.Claim, "Workers keep") {
+				t.Errorf("claim %q: want the two sentences that go on explaining it, and no more", e.Claim)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no evidence opens with the sentence asked about: %v", ev)
+	}
+}
+
+// Neither the title part of a numbered heading ("### 4.8.1. Default Argument Values", which the sentence splitter
+// cuts after its number) nor the first part of a sentence a code block interrupts ("…, so that" + code + "will
+// print 5.") is evidence; a sentence that ends before its code block, or with a colon, still is.
+func TestHeadingTailsAndSentencesBrokenByCodeAreNoEvidence(t *testing.T) {
+	text := "## 4.8. Defining Functions\n\n### 4.8.1. Default Argument Values Are Evaluated Once\n\n" +
+		"Default argument values are evaluated at the point of function definition in the defining scope, so that\n\n" +
+		"```\ni = 5\ndef f(arg=i):\n    print(arg)\n```\n\nwill print 5.\n\n" +
+		"Default argument values are evaluated only once, when the definition runs.\n\n```\ndef g(a, L=[]):\n    return L\n```\n\n" +
+		"Default argument values can be shared between calls as follows:\n\n```\nprint(g(1))\n```\n"
+	sq := research.SubQuestion{ID: "q1", Question: "When are default argument values evaluated?", Queries: []string{"default argument values evaluated"}}
+	ev, err := New(Config{}).Analyst.Analyze(t.Context(), sq, doc("file:///tutorial/functions.md", text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, e := range ev {
+		checkGrounded(t, text, e)
+		got[e.Claim] = true
+		if strings.Contains(e.Quote, "Default Argument Values Are Evaluated Once") || strings.HasSuffix(strings.TrimSpace(e.Quote), "so that") {
+			t.Errorf("a heading or a sentence cut by code is evidence: %q", e.Quote)
+		}
+	}
+	if !got["Default argument values are evaluated only once, when the definition runs."] {
+		t.Errorf("the whole sentence before a code block is lost: %v", got)
+	}
+}
+
+// A line of its own that names what follows — a definition list's term, a bold label — is no evidence, however
+// well it matches; the definition under it is. A list item standing alone is still content.
+func TestTitleLinesAreNoEvidence(t *testing.T) {
+	text := "## 20.3. Connections\n\npool_size (integer)\n\nDetermines the maximum number of pooled connections to the broker. The default is typically 100 connections.\n\n" +
+		"**Pool size and connections**\n\nThe pool size applies to every broker connection.\n\n- Connections in the pool are reused by the broker\n"
+	sq := research.SubQuestion{ID: "q1", Question: "What is the default pool_size of broker connections?", Queries: []string{"pool_size default connections broker", "pool size connections"}}
+	ev, err := New(Config{}).Analyst.Analyze(t.Context(), sq, doc("file:///broker/config.md", text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, e := range ev {
+		checkGrounded(t, text, e)
+		got[e.Claim] = true
+		if strings.Contains(e.Quote, "(integer)") || strings.Contains(e.Quote, "**Pool size") {
+			t.Errorf("a title line is evidence: %q", e.Quote)
+		}
+	}
+	if !got["Determines the maximum number of pooled connections to the broker."] || !got["Connections in the pool are reused by the broker"] {
+		t.Errorf("evidence %v lacks the definition or the list item", got)
 	}
 }

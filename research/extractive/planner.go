@@ -127,6 +127,16 @@ func (p *Planner) Plan(ctx context.Context, question string) (*research.Plan, er
 		if len(all) > 1 && locative(all[0]) {
 			all = append(all[1:], all[0])
 		}
+		// A compound identifier further on ("the default value of max_connections", "the type of os.Args") is
+		// what the question asks about; the phrase before it names an attribute of it.
+		if !nameLike(all[0]) {
+			for k := 1; k < len(all); k++ {
+				if strings.ContainsAny(all[k], "._/") && nameLike(all[k]) {
+					all = append(append([]string{all[k]}, all[:k]...), all[k+1:]...)
+					break
+				}
+			}
+		}
 		subject = all[0]
 		focus = strings.Join(all[1:], w.join)
 		if focus == "" {

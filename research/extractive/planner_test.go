@@ -256,3 +256,34 @@ func TestPlannerSkipsTheSourcesSettingInThePossessive(t *testing.T) {
 		t.Errorf("where PostgreSQL is a topic like another the facets are %q, want them about it", got)
 	}
 }
+
+// An attribute asked of a compound identifier ("the default value of pool_size") makes the identifier the
+// subject: the clauses and the facet sub-questions ask about it, not about the attribute's words, which every page
+// of settings shares. A question that starts with the identifier is unchanged.
+func TestPlannerIdentifierAfterItsAttributeIsTheSubject(t *testing.T) {
+	p := New(Config{}).Planner
+	plan, err := p.Plan(t.Context(), "What is the default value of pool_size in the broker, and when can it be changed?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var questions []string
+	for _, sq := range plan.SubQuestions {
+		questions = append(questions, sq.Question)
+	}
+	all := strings.Join(questions, "\n")
+	for _, want := range []string{"When can pool_size be changed?", "caveats, limits or exceptions apply to pool_size"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("sub-questions %q lack %q", questions, want)
+		}
+	}
+	if strings.Contains(all, "apply to default value") {
+		t.Errorf("sub-questions %q ask about the attribute, not the setting", questions)
+	}
+	plan, err = p.Plan(t.Context(), "How does sync.Map differ from a map guarded by a Mutex?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q := plan.SubQuestions[len(plan.SubQuestions)-1].Question; !strings.Contains(q, "sync.Map") {
+		t.Errorf("last sub-question %q: want it about sync.Map", q)
+	}
+}

@@ -55,9 +55,22 @@ func (v *Verifier) Verify(ctx context.Context, plan *research.Plan, pool []resea
 			items = append(items, e)
 		}
 	}
-	// Strongest first; ties by source and quote, so the verdict does not depend on the order reads finished in.
+	// Items of the pages a reader would open first, then those of documents the sources name copies or
+	// aggregates of others, so that of two repeats the original's is kept: the copy's citation would be dropped
+	// later (answerDocuments) and take the finding with it. Within each, strongest first; ties by source and
+	// quote, so the verdict does not depend on the order reads finished in.
+	red := map[string]bool{}
+	for _, e := range items {
+		d := docKey(e.Source)
+		if _, ok := red[d]; !ok {
+			red[d] = v.vocab.redundant(ctx, d)
+		}
+	}
 	sort.SliceStable(items, func(i, j int) bool {
 		a, b := items[i], items[j]
+		if ra, rb := red[docKey(a.Source)], red[docKey(b.Source)]; ra != rb {
+			return rb
+		}
 		if a.Confidence != b.Confidence {
 			return a.Confidence > b.Confidence
 		}
@@ -118,7 +131,7 @@ func (v *Verifier) Verify(ctx context.Context, plan *research.Plan, pool []resea
 		all = append(all, e)
 	}
 
-	verdict.Conflicts = findConflicts(all, plan.Language)
+	verdict.Conflicts = findConflicts(all, plan.Language, func(doc string) bool { return red[doc] })
 
 	var notes []string
 	for _, sq := range plan.SubQuestions {
@@ -173,13 +186,16 @@ func docKey(source string) string {
 	return source
 }
 
-func findConflicts(all []research.Evidence, lang string) []research.Conflict {
+func findConflicts(all []research.Evidence, lang string, redundant func(doc string) bool) []research.Conflict {
 	out := []research.Conflict{}
 	for i := 0; i < len(all) && len(out) < maxConflicts; i++ {
 		for j := i + 1; j < len(all) && len(out) < maxConflicts; j++ {
 			a, b := all[i], all[j]
 			if docKey(a.Source) == docKey(b.Source) {
 				continue // a conflict is between sources
+			}
+			if redundant(docKey(a.Source)) || redundant(docKey(b.Source)) {
+				continue // a copy or an aggregate repeats another page: it is no independent source to disagree
 			}
 			kind, ok := detectConflict(a.Claim, b.Claim)
 			if !ok {

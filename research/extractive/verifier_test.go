@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/sources"
 )
 
 func testPlan() *research.Plan {
@@ -167,5 +168,54 @@ func TestEvidenceVocabularyIsStable(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Of two repeats, the verifier keeps the one of the page a reader would open, even when the copy's (a Markdown
+// source beside its HTML rendering) ranks higher; and a copy that negates where its page states is no conflict
+// between sources, while two independent pages that disagree still are.
+func TestVerifierKeepsTheOriginalOfARepeat(t *testing.T) {
+	plan := &research.Plan{Question: "When is the flush event emitted?", Language: "en", SubQuestions: []research.SubQuestion{
+		{ID: "q1", Question: "When is the flush event emitted?", Queries: []string{"flush event emitted"}}}}
+	page, copyOf, other := "file:///api/queue.html", "file:///api/queue.md", "file:///api/pool.html"
+	pool := []research.Evidence{
+		ev("e1", "q1", page+"#L19-L19", "The flush event is emitted when the queue empties and has no additional work to schedule.", 0.8),
+		ev("e2", "q1", copyOf+"#L30-L31", "The flush event is emitted when the queue empties and has no additional work to schedule.", 0.95),
+		ev("e3", "q1", page+"#L23-L23", "The flush event is emitted for conditions causing explicit termination of the queue.", 0.7),
+		ev("e4", "q1", copyOf+"#L39-L40", "The flush event is not emitted for conditions causing explicit termination of the queue.", 0.9),
+		ev("e5", "q1", other+"#L5-L5", "The drain event is emitted when the pool empties its buffers.", 0.6),
+		ev("e6", "q1", "file:///api/buffer.html#L9-L9", "The drain event is not emitted when the pool empties its buffers.", 0.6),
+	}
+	src := redundancySource{why: map[string]string{copyOf: "copy"}}
+	verdict, err := New(Config{Searchers: []sources.Searcher{src}}).Verifier.Verify(t.Context(), plan, pool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rejected := map[string]string{}
+	for _, r := range verdict.Rejected {
+		rejected[r.EvidenceID] = r.Reason
+	}
+	if rejected["e1"] != "" || !strings.Contains(rejected["e2"], "repeats e1") {
+		t.Errorf("rejections %v: want the copy's repeat (e2) dropped for the page's (e1)", rejected)
+	}
+	independent := false
+	for _, c := range verdict.Conflicts {
+		if slices.Contains(c.EvidenceIDs, "e4") {
+			t.Errorf("a copy disagrees with its page: %+v", c)
+		}
+		independent = independent || slices.Contains(c.EvidenceIDs, "e5") && slices.Contains(c.EvidenceIDs, "e6")
+	}
+	if !independent {
+		t.Errorf("conflicts %+v: want the two independent pages' disagreement (e5, e6)", verdict.Conflicts)
+	}
+	// Without the index's word on copies, the stronger item stays, as before.
+	verdict, err = New(Config{}).Verifier.Verify(t.Context(), plan, pool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range verdict.Rejected {
+		if r.EvidenceID == "e2" {
+			t.Errorf("with no copies known, the stronger repeat was dropped: %v", r)
+		}
 	}
 }

@@ -123,6 +123,29 @@ func PruneChrome(doc *html.Node) {
 	unwrapSelfLinks(doc)
 	lineFragments(doc)
 	admonitionLabels(doc)
+	flattenInlineCode(doc, false)
+}
+
+// flattenInlineCode makes each code span outside a pre block (DocBook's code.type holding em.replaceable holding
+// code: "character varying(n)") one text node of its text: a Markdown code span holds no markup, and converted
+// with its nested elements it would read "character varying( n )", which is not what the page shows.
+func flattenInlineCode(n *html.Node, inPre bool) {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type != html.ElementNode {
+			continue
+		}
+		if c.Data == "code" && !inPre && c.FirstChild != nil && (c.FirstChild != c.LastChild || c.FirstChild.Type != html.TextNode) {
+			text := textOf(c)
+			for k := c.FirstChild; k != nil; {
+				next := k.NextSibling
+				c.RemoveChild(k)
+				k = next
+			}
+			c.AppendChild(&html.Node{Type: html.TextNode, Data: text})
+			continue
+		}
+		flattenInlineCode(c, inPre || c.Data == "pre")
+	}
 }
 
 // admonitionClasses are the class names generators give a note box (DocBook's div.note > h3.title "Note", Sphinx's

@@ -99,6 +99,8 @@ func TestPruneChromeRules(t *testing.T) {
 			[]string{"x := 1"}, nil},
 		{"a note box's heading is its label, not a section", `<h3>8.1.4. Serial Types</h3><div class="note"><h3 class="title">Note</h3><p>Another way exists.</p></div><p>Serial types are not true types.</p><div class="admonition warning"><h2>Warning</h2><p>Gaps appear.</p><h4>Inside</h4></div>`,
 			[]string{"### 8.1.4. Serial Types", "**Note**", "Serial types are not true types.", "**Warning**", "#### Inside"}, []string{"### Note", "## Warning"}},
+		{"a code span's nested markup is its text", `<p>Use <code class="type">character varying(<em class="replaceable"><code>n</code></em>)</code> or <code>a <b>b</b></code>.</p><pre><code>x := <em>y</em></code></pre>`,
+			[]string{"Use `character varying(n)` or `a b`.", "x := y"}, []string{"( n )", "*"}},
 		{"table rows and definitions stay", `<table><tr><th>Level</th><th>Meaning</th></tr><tr><td>DEBUG</td><td>Detailed information.</td></tr></table><dl><dt>GIL</dt><dd>One thread runs bytecode.</dd></dl>`,
 			[]string{"Level\tMeaning\nDEBUG\tDetailed information.\n", "GIL", "One thread runs bytecode."}, nil},
 	}
