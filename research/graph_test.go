@@ -7,9 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -90,8 +88,6 @@ func (f *fixture) eventsOf(kind string) []research.Event {
 	return out
 }
 
-var numRe = regexp.MustCompile(`\[(\d+(?:, \d+)*)\]`)
-
 // checkReport asserts the published report's integrity from the files alone: every [n] resolves to accepted
 // evidence whose quote is found verbatim in the text the run read from its source.
 func checkReport(t *testing.T, dir string) *research.Report {
@@ -107,43 +103,31 @@ func checkReport(t *testing.T, dir string) *research.Report {
 	if string(md) != rep.Markdown {
 		t.Fatal("report.md and report.json disagree")
 	}
-	byN := map[int][]string{}
-	for _, c := range rep.Citations {
-		byN[c.N] = c.EvidenceIDs
-	}
 	byID := map[string]research.Evidence{}
 	for _, e := range rep.Evidence {
 		byID[e.ID] = e
 	}
-	body := rep.Markdown
-	if i := strings.Index(body, "\n## Sources"); i >= 0 {
-		body = body[:i]
-	}
 	used := 0
-	for _, m := range numRe.FindAllStringSubmatch(body, -1) {
-		for _, s := range strings.Split(m[1], ", ") {
-			n, _ := strconv.Atoi(s)
-			ids, ok := byN[n]
+	for _, c := range researchtest.BodyCitations(rep) {
+		if !c.Found {
+			t.Fatalf("[%d] does not resolve to a citation", c.N)
+		}
+		for _, id := range c.EvidenceIDs {
+			e, ok := byID[id]
 			if !ok {
-				t.Fatalf("[%d] does not resolve to a citation", n)
+				t.Fatalf("[%d] → %s is not in the evidence", c.N, id)
 			}
-			for _, id := range ids {
-				e, ok := byID[id]
-				if !ok {
-					t.Fatalf("[%d] → %s is not in the evidence", n, id)
-				}
-				if e.Status != research.StatusAccepted {
-					t.Fatalf("[%d] → %s is %s", n, id, e.Status)
-				}
-				text, err := research.LoadSourceText(dir, e.Source)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !publish.Grounded(text, e.Quote) {
-					t.Fatalf("[%d] → %s: quote %q not in the text of %s", n, id, e.Quote, e.Source)
-				}
-				used++
+			if e.Status != research.StatusAccepted {
+				t.Fatalf("[%d] → %s is %s", c.N, id, e.Status)
 			}
+			text, err := research.LoadSourceText(dir, e.Source)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !publish.Grounded(text, e.Quote) {
+				t.Fatalf("[%d] → %s: quote %q not in the text of %s", c.N, id, e.Quote, e.Source)
+			}
+			used++
 		}
 	}
 	if used == 0 {

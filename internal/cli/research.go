@@ -453,10 +453,6 @@ func (a *App) research(cmd *cobra.Command, fl researchFlags, question, resumeDir
 	}
 	b := a.builder("")
 	req := fl.request(question, resumeDir)
-	if req.OutDir == "" && resumeDir == "" {
-		req.RunID = research.NewRunID()
-		req.OutDir = filepath.Join(a.runsDir(), req.RunID)
-	}
 	var asker *terminalIO
 	var clarify bool
 	if resumeDir == "" {
@@ -491,10 +487,10 @@ func (a *App) research(cmd *cobra.Command, fl researchFlags, question, resumeDir
 	if err != nil {
 		dir := resumeDir
 		if dir == "" {
-			dir = req.OutDir
+			dir = cfg.OutDir // the builder named the run and its folder
 		}
 		if fl.json {
-			sum := runSummary{ID: cmp.Or(req.RunID, filepath.Base(dir)), Folder: absPath(dir), Status: research.RunFailed, Error: err.Error()}
+			sum := runSummary{ID: cmp.Or(cfg.RunID, filepath.Base(dir)), Folder: absPath(dir), Status: research.RunFailed, Error: err.Error()}
 			if ctx.Err() != nil {
 				sum.Status = research.RunStopped
 			}

@@ -1,6 +1,7 @@
 package request
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -111,41 +112,19 @@ func (b *Builder) Resolve(r Research) (Research, error) {
 		if !r.HasSources() {
 			r.Web, r.Corpora, r.MCPFile = cfg.Sources.Web, append([]string(nil), cfg.Sources.Corpus...), cfg.MCPFile
 		}
-		rc := cfg.Research
-		if r.Engine == "" {
-			r.Engine = rc.Engine
-		}
-		if r.Rounds == 0 {
-			r.Rounds = rc.Rounds
-		}
-		if r.MaxCandidates == 0 {
-			r.MaxCandidates = rc.MaxCandidates
-		}
-		if r.Unjudged == "" {
-			r.Unjudged = rc.Unjudged
-		}
-		if r.Depth == "" {
-			r.Depth = rc.Depth
-		}
-		if r.Length == "" {
-			r.Length = rc.Length
-		}
-		bd := &r.Budget
-		if bd.MaxCostUSD == 0 {
-			bd.MaxCostUSD = rc.MaxCostUSD
-		}
-		if bd.MaxTokens == 0 {
-			bd.MaxTokens = rc.MaxTokens
-		}
-		if bd.MaxTime == 0 {
-			bd.MaxTime = rc.MaxTime
-		}
-		if bd.Concurrency == 0 {
-			bd.Concurrency = rc.Concurrency
-		}
-		if bd.MaxCalls == 0 {
-			bd.MaxCalls = rc.MaxCalls
-		}
+		// What the request leaves zero, the configuration's research settings fill.
+		rc, bd := cfg.Research, &r.Budget
+		r.Engine = cmp.Or(r.Engine, rc.Engine)
+		r.Rounds = cmp.Or(r.Rounds, rc.Rounds)
+		r.MaxCandidates = cmp.Or(r.MaxCandidates, rc.MaxCandidates)
+		r.Unjudged = cmp.Or(r.Unjudged, rc.Unjudged)
+		r.Depth = cmp.Or(r.Depth, rc.Depth)
+		r.Length = cmp.Or(r.Length, rc.Length)
+		bd.MaxCostUSD = cmp.Or(bd.MaxCostUSD, rc.MaxCostUSD)
+		bd.MaxTokens = cmp.Or(bd.MaxTokens, rc.MaxTokens)
+		bd.MaxTime = cmp.Or(bd.MaxTime, rc.MaxTime)
+		bd.Concurrency = cmp.Or(bd.Concurrency, rc.Concurrency)
+		bd.MaxCalls = cmp.Or(bd.MaxCalls, rc.MaxCalls)
 		abs := make([]string, len(r.Corpora))
 		for i, c := range r.Corpora {
 			abs[i] = c

@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -27,6 +26,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/pgtest"
 	"github.com/deepresearch/deepresearch/research"
 	"github.com/deepresearch/deepresearch/research/publish"
+	"github.com/deepresearch/deepresearch/research/researchtest"
 	"github.com/deepresearch/deepresearch/research/researchtest/openaifake"
 	"github.com/deepresearch/deepresearch/research/state"
 	"github.com/deepresearch/deepresearch/sources"
@@ -424,28 +424,16 @@ func checkRun(t *testing.T, ctx context.Context, db *state.DB, rep *research.Rep
 	}
 	// Integrity: every [n] of the published report → its evidence in the shared pool, accepted → a quote found
 	// verbatim in the text the run read (from the shared state, not the submitter's disk).
-	byN := map[int][]string{}
-	for _, c := range rep.Citations {
-		byN[c.N] = c.EvidenceIDs
-	}
-	body := rep.Markdown
-	if i := strings.Index(body, "\n## Sources"); i >= 0 {
-		body = body[:i]
-	}
 	used := 0
-	for _, m := range citeRe.FindAllStringSubmatch(body, -1) {
-		for _, s := range strings.Split(m[1], ", ") {
-			n, _ := strconv.Atoi(s)
-			ids, ok := byN[n]
-			if !ok {
-				t.Errorf("%s: [%d] resolves to no citation", rep.RunID, n)
+	for _, c := range researchtest.BodyCitations(rep) {
+		if !c.Found {
+			t.Errorf("%s: [%d] resolves to no citation", rep.RunID, c.N)
+		}
+		for _, id := range c.EvidenceIDs {
+			if err := grounded(ctx, db, byID, id); err != nil {
+				t.Errorf("%s: [%d] → %s: %v", rep.RunID, c.N, id, err)
 			}
-			for _, id := range ids {
-				if err := grounded(ctx, db, byID, id); err != nil {
-					t.Errorf("%s: [%d] → %s: %v", rep.RunID, n, id, err)
-				}
-				used++
-			}
+			used++
 		}
 	}
 	if used == 0 {
@@ -482,8 +470,6 @@ func checkRun(t *testing.T, ctx context.Context, db *state.DB, rep *research.Rep
 		t.Errorf("%s: status %q", rep.RunID, status)
 	}
 }
-
-var citeRe = regexp.MustCompile(`\[(\d+(?:, \d+)*)\]`)
 
 func grounded(ctx context.Context, db *state.DB, byID map[string]state.Evidence, id string) error {
 	e, ok := byID[id]
