@@ -57,8 +57,10 @@ func TestQuestionSet(t *testing.T) {
 			debianZH++
 		}
 	}
-	if n := debian[SplitTune] + debian[SplitHeldOut]; n < 30 || 3*debianZH < n || debian[SplitHeldOut] < n/2-1 || debian[SplitTune] == 0 {
-		t.Errorf("%d questions over the Debian docs (%v), %d in Chinese; want ≥ 30, a third Chinese, half held out", n, debian, debianZH)
+	// The held-out half is the 18 questions written with the first tune half; later question files add tuning
+	// questions only, so it is a floor, not a share.
+	if n := debian[SplitTune] + debian[SplitHeldOut]; n < 30 || 3*debianZH < n || debian[SplitHeldOut] < 15 || debian[SplitTune] == 0 {
+		t.Errorf("%d questions over the Debian docs (%v), %d in Chinese; want ≥ 30, a third Chinese, ≥ 15 held out", n, debian, debianZH)
 	}
 	if absent < 3 || twins < 5 {
 		t.Errorf("%d absent-answer questions and %d language pairs; want ≥ 3 and ≥ 5", absent, twins)
