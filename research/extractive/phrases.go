@@ -250,22 +250,30 @@ func prepositionAt(r rune, before, after string) bool {
 // rendered, so an untranslatable text adds no query.
 func translate(s string) string { return translateFor(nil, s) }
 
-// translateFor is translate with each word's renderings chosen by the words the sources use (see
-// bilingual.Dict.ToEnglishUsing); a nil or empty vocabulary keeps them all.
+// translateFor is translate with each word's renderings chosen among all its senses by how much the sources use
+// them (see bilingual.Dict.EnglishBy); a nil or empty vocabulary keeps the dictionary's choice.
 func translateFor(v *vocabulary, s string) string {
 	d, err := bilingual.Default()
 	if err != nil {
 		return ""
 	}
-	var used func(string) bool
-	if v != nil && len(v.srcs) > 0 {
-		used = func(w string) bool {
-			u, known := v.uses(context.Background(), w)
-			return u || !known
-		}
-	}
-	t, _ := d.ToEnglishUsing(s, used)
+	t, _ := d.ToEnglishBy(s, v.usage())
 	return t
+}
+
+// usage is the vocabulary as the dictionary asks it: in how many passages the sources use a word; nil when no
+// source can tell.
+func (v *vocabulary) usage() bilingual.Usage {
+	if v == nil || len(v.srcs) == 0 {
+		return nil
+	}
+	return func(w string) int {
+		df, _, known := v.docFreq(context.Background(), w)
+		if !known {
+			return -1
+		}
+		return df
+	}
 }
 
 // confidentRendering reports whether every Chinese content word of s is a headword of two or more characters: a
@@ -286,12 +294,16 @@ func confidentRendering(s string) bool {
 
 // translateZH renders an English text in Chinese for a search over Chinese documents: runs of its words that are
 // one sense of a headword become that headword, names and code stay as written; "" when nothing was rendered.
-func translateZH(s string) string {
+func translateZH(s string) string { return translateZHFor(nil, s) }
+
+// translateZHFor is translateZH choosing each word's headwords by how much the sources use them (see
+// bilingual.Dict.ChineseBy).
+func translateZHFor(v *vocabulary, s string) string {
 	d, err := bilingual.Default()
 	if err != nil {
 		return ""
 	}
-	t, _ := d.ToChinese(s)
+	t, _ := d.ToChineseBy(s, v.usage())
 	return t
 }
 
