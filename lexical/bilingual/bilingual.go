@@ -41,6 +41,9 @@ type Dict struct {
 
 	revOnce sync.Once
 	rev     map[string][]revEntry // stemmed sense ("memory model") → headwords
+	// general is the senses too general to render by the dictionary alone ("light": 光, 轻, 灯 …) → their
+	// headwords of two or more characters, for the documents searched to choose from
+	general map[string][]revEntry
 }
 
 type word struct {

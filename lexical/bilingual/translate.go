@@ -21,6 +21,8 @@ const (
 	// maxSynonyms headwords whose sense it is is not rendered at all.
 	maxHeadwords = 2
 	maxSynonyms  = 30
+	// maxGeneral bounds the headwords of such a word that the documents searched may choose from.
+	maxGeneral = 48
 )
 
 // English returns the candidate English renderings of one Chinese word, best first, and whether the dictionary
@@ -89,7 +91,7 @@ func (d *Dict) EnglishBy(zh string, use Usage) ([]Term, bool) {
 	}
 	byScore()
 	if use != nil {
-		switch kept, known := attested(order, surface, score, use, d.commonness); {
+		switch kept, known := attested(order, surface, score, use, d.commonness, maxAttested); {
 		case kept != nil:
 			order = kept
 			byScore()
@@ -117,9 +119,9 @@ const maxAttested = 12
 // "column" in a database manual, against "arrange", which any text uses. common is how many headwords of the
 // dictionary use a rendering in their senses (nil: all alike). kept is nil when the documents use none of the
 // candidates (known) or cannot tell (!known).
-func attested(order []string, surface map[string]string, score map[string]float64, use Usage, common func(string) int) (kept []string, known bool) {
-	if len(order) > maxAttested {
-		order = order[:maxAttested]
+func attested(order []string, surface map[string]string, score map[string]float64, use Usage, common func(string) int, limit int) (kept []string, known bool) {
+	if len(order) > limit {
+		order = order[:limit]
 	}
 	df := make([]int, len(order))
 	lift := make([]float64, len(order))
@@ -163,9 +165,8 @@ func onlyFunctionWords(s string) bool {
 }
 
 // grammaticalWord reports a word that is grammar in a question: a single character with a sense of only function
-// words (see grammatical), or a longer word whose first sense is one (什么 "what", 如何 "how", 可以 "can",
-// 还是 "or", 哪些 "which ones"): its later senses ("something", "possible", "still") are not what a question
-// using it asks about.
+// words (see grammatical), or a longer word whose first sense is one (什么 "what", 如何 "how", 可以 "can"):
+// its later senses ("something", "possible") are not what a question using it asks about.
 func grammaticalWord(zh string, w *word) bool {
 	if utf8.RuneCountInString(zh) == 1 {
 		return grammatical(w)
@@ -236,7 +237,7 @@ func (d *Dict) ToEnglishBy(s string, use Usage) (string, int) {
 // rendering).
 func (d *Dict) reverse() map[string][]revEntry {
 	d.revOnce.Do(func() {
-		rev := map[string][]revEntry{}
+		rev, general := map[string][]revEntry{}, map[string][]revEntry{}
 		prod := d.productivity()
 		seen := map[*word]bool{}
 		for _, w := range d.words {
@@ -288,6 +289,13 @@ func (d *Dict) reverse() map[string][]revEntry {
 			// as any one of them: it stays in English.
 			if !strings.Contains(k, " ") && len(es) > maxSynonyms {
 				delete(rev, k)
+				var multi []revEntry
+				for _, e := range es {
+					if utf8.RuneCountInString(e.zh) > 1 && len(multi) < maxGeneral {
+						multi = append(multi, e)
+					}
+				}
+				general[k] = multi
 				continue
 			}
 			if len(es) > maxAttested {
@@ -295,7 +303,7 @@ func (d *Dict) reverse() map[string][]revEntry {
 			}
 			rev[k] = es
 		}
-		d.rev = rev
+		d.rev, d.general = rev, general
 	})
 	return d.rev
 }
@@ -340,14 +348,30 @@ func (d *Dict) Chinese(en string) []Term { return d.ChineseBy(en, nil) }
 // does: "interrupt" over documents that write 中断 is 中断, though 打断 has it as its first sense. With use nil
 // it is Chinese; when the documents use none of the headwords, the best one stays.
 func (d *Dict) ChineseBy(en string, use Usage) []Term {
-	es := d.reverse()[strings.Join(lexical.Tokenize(en), " ")]
-	out, _ := pickHeadwords(es, use)
+	key := strings.Join(lexical.Tokenize(en), " ")
+	out, _ := d.lookup(key, use)
 	return out
+}
+
+// lookup renders a stemmed sense by its headwords (pickHeadwords); a sense too general for the dictionary alone
+// is rendered only by the documents searched, by the headwords they favour, and not at all when they use none.
+func (d *Dict) lookup(key string, use Usage) ([]Term, bool) {
+	if es := d.reverse()[key]; len(es) > 0 {
+		return pickHeadwords(es, use, maxAttested)
+	}
+	if use == nil {
+		return nil, false
+	}
+	out, used := pickHeadwords(d.general[key], use, maxGeneral)
+	if !used {
+		return nil, false
+	}
+	return out, true
 }
 
 // pickHeadwords chooses the renderings among a sense's headwords (best first): the documents' use rescores
 // them as in EnglishBy; used is false when the documents can tell and use none of them (then the best stays).
-func pickHeadwords(es []revEntry, use Usage) (out []Term, used bool) {
+func pickHeadwords(es []revEntry, use Usage, limit int) (out []Term, used bool) {
 	if len(es) == 0 {
 		return nil, false
 	}
@@ -359,7 +383,7 @@ func pickHeadwords(es []revEntry, use Usage) (out []Term, used bool) {
 		for i, e := range es {
 			order[i], surface[e.zh], score[e.zh] = e.zh, e.zh, e.score
 		}
-		switch kept, known := attested(order, surface, score, use, nil); {
+		switch kept, known := attested(order, surface, score, use, nil, limit); {
 		case kept != nil:
 			sort.SliceStable(kept, func(a, b int) bool { return score[kept[a]] > score[kept[b]] })
 			es = make([]revEntry, len(kept))
@@ -410,7 +434,6 @@ func (d *Dict) ToChineseBy(s string, use Usage) (string, int) {
 			}
 		}
 	}
-	rev := d.reverse()
 	var parts []string
 	rendered := 0
 	for i := 0; i < len(toks); {
@@ -428,7 +451,7 @@ func (d *Dict) ToChineseBy(s string, use Usage) (string, int) {
 			if len(stems) < n {
 				continue
 			}
-			terms, used := pickHeadwords(rev[strings.Join(stems, " ")], use)
+			terms, used := d.lookup(strings.Join(stems, " "), use)
 			if len(terms) == 0 {
 				continue
 			}
