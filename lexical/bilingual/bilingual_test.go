@@ -405,3 +405,29 @@ func TestChineseByCorpus(t *testing.T) {
 		t.Errorf("ToChineseBy without documents = %q: a general word rendered by the dictionary alone", got)
 	}
 }
+
+// A question word is a headword whose first sense is an English question word (with at most "ones", "way",
+// "kind" beside it); a grammatical word one whose first sense is only function words. Content words are neither.
+func TestQuestionAndGrammarWords(t *testing.T) {
+	d := dict(t)
+	for _, w := range []string{"什么", "如何", "为什么", "是否", "哪些", "何时", "谁", "哪里", "什么样"} {
+		if !d.Interrogative(w) {
+			t.Errorf("%s is a question word", w)
+		}
+	}
+	for _, w := range []string{"时间", "方法", "可以", "数据库", "𪚥"} {
+		if d.Interrogative(w) {
+			t.Errorf("%s is no question word", w)
+		}
+	}
+	for _, w := range []string{"是", "它", "能", "可以"} {
+		if !d.Grammatical(w) {
+			t.Errorf("%s is grammar", w)
+		}
+	}
+	for _, w := range []string{"中", "锁", "区别", "𪚥"} {
+		if d.Grammatical(w) {
+			t.Errorf("%s is not grammar by its first sense", w)
+		}
+	}
+}

@@ -490,3 +490,37 @@ func joinTerms(ts []Term) string {
 	}
 	return strings.Join(alts, Alternatives)
 }
+
+// interrogatives are the English question words; a headword whose first sense is made of them and other function
+// words is a question word itself.
+var interrogatives = map[string]bool{"what": true, "how": true, "why": true, "which": true, "when": true, "where": true,
+	"who": true, "whom": true, "whose": true, "whether": true}
+
+// Interrogative reports a question word (什么 "what", 如何 "how", 为什么 "why", 是否 "whether", 哪些 "which
+// ones"): a headword whose first sense has an English question word and no content word but "ones", "way" or
+// "kind" (what a question word is about in English too: "which ones", "what way", "what kind").
+func (d *Dict) Interrogative(zh string) bool {
+	w, ok := d.words[zh]
+	if !ok || len(w.senses) == 0 {
+		return false
+	}
+	ws := senseWords(w.senses[0])
+	q := false
+	for _, x := range ws {
+		switch {
+		case interrogatives[x]:
+			q = true
+		case x == "ones" || x == "way" || x == "kind" || x == "many" || x == "much" || x == "time" || x == "or" || x == "not":
+		case len(lexical.Tokenize(x)) > 0:
+			return false
+		}
+	}
+	return q
+}
+
+// Grammatical reports a headword whose first sense is only English function words: 是 "to be", 它 "it", 能 "can",
+// 一个 "a", 可以 "can" — in a question, the grammar around its content words.
+func (d *Dict) Grammatical(zh string) bool {
+	w, ok := d.words[zh]
+	return ok && len(w.senses) > 0 && onlyFunctionWords(w.senses[0])
+}
