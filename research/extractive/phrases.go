@@ -319,16 +319,14 @@ func confidentRendering(s string) bool {
 
 // translateZH renders an English text in Chinese for a search over Chinese documents: runs of its words that are
 // one sense of a headword become that headword, names and code stay as written; "" when nothing was rendered.
-func translateZH(s string) string { return translateZHFor(nil, s) }
-
-// translateZHFor is translateZH choosing each word's headwords by how much the sources use them (see
-// bilingual.Dict.ChineseBy).
-func translateZHFor(v *vocabulary, s string) string {
+// (The sources' vocabulary is not asked here: on the bench's English questions over the Chinese guide, the
+// renderings it chose — closer to the guide's words — found fewer of the facts.)
+func translateZH(s string) string {
 	d, err := bilingual.Default()
 	if err != nil {
 		return ""
 	}
-	t, _ := d.ToChineseBy(s, v.usage())
+	t, _ := d.ToChinese(s)
 	return t
 }
 
