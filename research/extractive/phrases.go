@@ -286,17 +286,22 @@ func translateFor(v *vocabulary, s string) string {
 	return t
 }
 
-// usage is the vocabulary as the dictionary asks it: in how many passages the sources use a word; nil when no
-// source can tell.
+// usage is the vocabulary as the dictionary asks it: in how many passages the sources use a word, 0 for a word
+// they do not use (one passage may be a stray mention, see uses), -1 when no source can tell; nil with no
+// source that can.
 func (v *vocabulary) usage() bilingual.Usage {
 	if v == nil || len(v.srcs) == 0 {
 		return nil
 	}
 	return func(w string) int {
-		df, _, known := v.docFreq(context.Background(), w)
-		if !known {
+		ctx := context.Background()
+		switch used, known := v.uses(ctx, w); {
+		case !known:
 			return -1
+		case !used:
+			return 0
 		}
+		df, _, _ := v.docFreq(ctx, w) // remembered by uses
 		return df
 	}
 }
