@@ -41,12 +41,16 @@ type Dict struct {
 
 	revOnce sync.Once
 	rev     map[string][]revEntry // stemmed sense ("memory model") → headwords
+	// general is the senses too general to render by the dictionary alone ("light": 光, 轻, 灯 …) → their
+	// headwords of two or more characters, for the documents searched to choose from
+	general map[string][]revEntry
 }
 
 type word struct {
 	text     string // the simplified headword
 	senses   []string
 	function bool
+	grammar  bool // grammaticalWord: grammar in a question, though not marked a function word
 }
 
 type revEntry struct {
@@ -111,6 +115,7 @@ func Load(gz []byte) (*Dict, error) {
 			continue
 		}
 		seen[w] = true
+		w.grammar = grammaticalWord(w.text, w)
 		d.total++
 		terms := map[string]bool{}
 		for _, s := range w.senses {
@@ -147,6 +152,9 @@ func senseWords(s string) []string {
 	}
 	return out
 }
+
+// commonness is how many headwords use an English word in their senses: how common it is in the language.
+func (d *Dict) commonness(w string) int { return d.df[w] }
 
 // specificity scales a sense word by how few headwords use it in their senses: "thing" or "make" stand for many
 // words and say little; a word between the rare and the common keeps most of its weight.

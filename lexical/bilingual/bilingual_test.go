@@ -287,3 +287,147 @@ func TestGrammaticalCharacters(t *testing.T) {
 		t.Errorf("ToEnglish(唯一约束中) = %q", got)
 	}
 }
+
+// counts is a fixture of the documents searched: how many passages use each word; a word not listed is unused.
+func counts(m map[string]int) Usage {
+	return func(w string) int { return m[w] }
+}
+
+// EnglishBy chooses among all of a word's senses by the documents searched: over documents that use "column"
+// far more than the language at large does, 列 is "column", though the dictionary lists "to arrange" first; over
+// documents that use "arrange" and not "column" it is "arrange". A rendering the documents never use is dropped;
+// with none used the dictionary's best stays alone; when the documents cannot tell, the choice is English's.
+func TestEnglishByCorpus(t *testing.T) {
+	d := dict(t)
+	plain, _ := d.English("列")
+	if len(plain) == 0 || plain[0].Text == "column" {
+		t.Fatalf("English(列) = %v: the test needs a dictionary whose first choice is not column", plain)
+	}
+	db, _ := d.EnglishBy("列", counts(map[string]int{"column": 900, "row": 700, "arrange": 4, "line": 60}))
+	if len(db) == 0 || db[0].Text != "column" {
+		t.Errorf("EnglishBy(列) over a database manual = %v, want column first", db)
+	}
+	for _, tm := range db {
+		if tm.Text != "column" && tm.Text != "row" && tm.Text != "arrange" && tm.Text != "line" {
+			t.Errorf("EnglishBy(列) kept %q, which the documents never use", tm.Text)
+		}
+	}
+	other, _ := d.EnglishBy("列", counts(map[string]int{"arrange": 30, "line": 2}))
+	if len(other) == 0 || other[0].Text != "arrange" {
+		t.Errorf("EnglishBy(列) over documents without columns = %v, want arrange first", other)
+	}
+	if none, _ := d.EnglishBy("列", counts(nil)); len(none) != 1 || none[0].Text != plain[0].Text {
+		t.Errorf("EnglishBy(列) used by none = %v, want the dictionary's best alone (%s)", none, plain[0].Text)
+	}
+	if unknown, _ := d.EnglishBy("列", func(string) int { return -1 }); !slices.Equal(unknown, plain) {
+		t.Errorf("EnglishBy(列) unknown = %v, want English's %v", unknown, plain)
+	}
+	// The whole question: a word the documents use well beyond the language ("tuple") keeps its place.
+	got, n := d.ToEnglishBy("Python 中元组和列表的区别", counts(map[string]int{"tuple": 50, "list": 400, "difference": 30}))
+	if n == 0 || !strings.Contains(got, "tuple") || strings.Contains(got, "ghost") {
+		t.Errorf("ToEnglishBy = %q, want tuple and no ghost festival (中元)", got)
+	}
+}
+
+// A word of two or more characters whose first sense is only English function words is grammar in a question:
+// 什么 ("what"), 如何 ("how"), 可以 ("can") render nothing, not "something", "way" or "possible"; content words
+// keep theirs.
+func TestGrammaticalWords(t *testing.T) {
+	d := dict(t)
+	for _, w := range []string{"什么", "如何", "可以", "怎样"} {
+		if terms, known := d.English(w); !known || len(terms) != 0 {
+			t.Errorf("English(%s) = %v, %v; want a known word with no rendering", w, terms, known)
+		}
+	}
+	for _, w := range []string{"区别", "列表", "元组", "不同"} {
+		if terms, _ := d.English(w); len(terms) == 0 {
+			t.Errorf("English(%s) has no rendering", w)
+		}
+	}
+	if got, _ := d.ToEnglish("可以用什么如何"); got != "" {
+		t.Errorf("ToEnglish of question words = %q, want nothing", got)
+	}
+}
+
+// Segmentation reads a headword of grammar characters ending in a particle as those characters (中的 is "in …'s",
+// not "to hit the target"), keeps one that is grammar itself (什么), and between cuts of equal length prefers the
+// one whose lone character is grammar (中 元组, not 中元 组).
+func TestSegmentGrammar(t *testing.T) {
+	d := dict(t)
+	if !d.Known("中的") || !d.Known("中元") {
+		t.Fatal("the test needs 中的 and 中元 as headwords")
+	}
+	for in, want := range map[string][]string{
+		"约束中的值":     {"约束", "中", "的", "值"},
+		"Python中元组": {"Python", "中", "元组"},
+		"列表中的元素是什么": {"列表", "中", "的", "元素", "是", "什么"},
+		"目的":        {"目的"}, // 目 is no grammar character: the word stays
+	} {
+		if got := texts(d.Segment(in)); !slices.Equal(got, want) {
+			t.Errorf("Segment(%q) = %q, want %q", in, got, want)
+		}
+	}
+	for _, s := range d.Segment("中的") {
+		if !s.Function {
+			t.Errorf("%+v: grammar in a question", s)
+		}
+	}
+}
+
+// ChineseBy chooses among the headwords of an English word by the Chinese documents searched: "interrupt" over
+// documents that write 中断 is 中断, which the dictionary alone ranks below 打岔; a word too general for the
+// dictionary alone ("continue", many headwords) is rendered only by the documents, and stays English when they
+// use none of its headwords.
+func TestChineseByCorpus(t *testing.T) {
+	d := dict(t)
+	plain := d.Chinese("interrupt")
+	if len(plain) == 0 || plain[0].Text == "中断" {
+		t.Fatalf("Chinese(interrupt) = %v: the test needs a dictionary whose first choice is not 中断", plain)
+	}
+	docs := counts(map[string]int{"中断": 12, "继续": 30, "运行": 80})
+	if got := d.ChineseBy("interrupt", docs); len(got) == 0 || got[0].Text != "中断" {
+		t.Errorf("ChineseBy(interrupt) = %v, want 中断", got)
+	}
+	if got := d.Chinese("continue"); len(got) != 0 {
+		t.Fatalf("Chinese(continue) = %v: the test needs a word too general for the dictionary alone", got)
+	}
+	if got := d.ChineseBy("continue", docs); len(got) == 0 || got[0].Text != "继续" {
+		t.Errorf("ChineseBy(continue) = %v, want 继续", got)
+	}
+	if got := d.ChineseBy("continue", counts(nil)); len(got) != 0 {
+		t.Errorf("ChineseBy(continue) used by none = %v, want none", got)
+	}
+	got, n := d.ToChineseBy("continue an interrupted run", docs)
+	if n < 2 || !strings.Contains(got, "继续") || !strings.Contains(got, "中断") {
+		t.Errorf("ToChineseBy = %q (%d)", got, n)
+	}
+	if got, _ := d.ToChineseBy("continue an interrupted run", nil); strings.Contains(got, "继续") {
+		t.Errorf("ToChineseBy without documents = %q: a general word rendered by the dictionary alone", got)
+	}
+}
+
+// A question word is a headword whose first sense is an English question word (with at most "ones", "way",
+// "kind" beside it); a grammatical word one whose first sense is only function words. Content words are neither.
+func TestQuestionAndGrammarWords(t *testing.T) {
+	d := dict(t)
+	for _, w := range []string{"什么", "如何", "为什么", "是否", "哪些", "何时", "谁", "哪里", "什么样"} {
+		if !d.Interrogative(w) {
+			t.Errorf("%s is a question word", w)
+		}
+	}
+	for _, w := range []string{"时间", "方法", "可以", "数据库", "𪚥"} {
+		if d.Interrogative(w) {
+			t.Errorf("%s is no question word", w)
+		}
+	}
+	for _, w := range []string{"是", "它", "能", "可以"} {
+		if !d.Grammatical(w) {
+			t.Errorf("%s is grammar", w)
+		}
+	}
+	for _, w := range []string{"中", "锁", "区别", "𪚥"} {
+		if d.Grammatical(w) {
+			t.Errorf("%s is not grammar by its first sense", w)
+		}
+	}
+}

@@ -20,7 +20,9 @@ type Segment struct {
 
 // Segment cuts s into words. Runs of Chinese characters are cut into the fewest headwords (a character the
 // dictionary lacks is a word of its own), ties going to the cut whose words are longest (the sum of squared
-// lengths); other letters and digits form words with their inner dots, dashes, slashes and underscores;
+// lengths), then to the one whose single characters are grammar (中元组 is 中 元组, "in" and "tuple", not 中元
+// 组); a headword of grammar characters ending in a particle (中的 "to hit the target") is read as those
+// characters, which is what it is in a question ("约束中的值"). Other letters and digits form words with their inner dots, dashes, slashes and underscores;
 // white space and punctuation separate. Linear in len(s).
 func (d *Dict) Segment(s string) []Segment {
 	var out []Segment
@@ -74,6 +76,7 @@ func (d *Dict) cutRun(run []rune, out []Segment) []Segment {
 	n := len(run)
 	type cell struct {
 		words, sq int // words on the best path to here, sum of squared word lengths
+		lone      int // single characters on it that are not grammar (中 "in" is; 组 "group" is not)
 		from      int
 	}
 	best := make([]cell, n+1)
@@ -81,13 +84,17 @@ func (d *Dict) cutRun(run []rune, out []Segment) []Segment {
 		best[i] = cell{words: 1 << 30}
 		for l := 1; l <= maxWordRunes && l <= i; l++ {
 			j := i - l
+			lone := 0
 			if l > 1 {
-				if _, ok := d.words[string(run[j:i])]; !ok {
+				if w, ok := d.words[string(run[j:i])]; !ok || d.particleCompound(run[j:i], w) {
 					continue
 				}
+			} else if w, ok := d.words[string(run[j:i])]; !ok || !w.function && !w.grammar {
+				lone = 1
 			}
-			c := cell{words: best[j].words + 1, sq: best[j].sq + l*l, from: j}
-			if c.words < best[i].words || c.words == best[i].words && c.sq > best[i].sq {
+			c := cell{words: best[j].words + 1, sq: best[j].sq + l*l, lone: best[j].lone + lone, from: j}
+			b := best[i]
+			if c.words < b.words || c.words == b.words && (c.sq > b.sq || c.sq == b.sq && c.lone < b.lone) {
 				best[i] = c
 			}
 		}
@@ -100,8 +107,25 @@ func (d *Dict) cutRun(run []rune, out []Segment) []Segment {
 	for k := len(cuts) - 1; k >= 0; k-- {
 		text := string(run[start:cuts[k]])
 		w, ok := d.words[text]
-		out = append(out, Segment{Text: text, CJK: true, Known: ok, Function: ok && w.function})
+		out = append(out, Segment{Text: text, CJK: true, Known: ok, Function: ok && (w.function || w.grammar)})
 		start = cuts[k]
 	}
 	return out
+}
+
+// particleCompound reports a headword of two or more characters whose last is a particle (的, 了, 吗) and whose
+// others are grammar characters (中, 有, 是), itself not grammar (什么 "what" is): in running text it is those words (中 的 "in … 's"), and its own
+// senses (中的 "to hit the target") are what a question almost never means.
+func (d *Dict) particleCompound(rs []rune, w *word) bool {
+	last, ok := d.words[string(rs[len(rs)-1])]
+	if !ok || !last.function || w.function || w.grammar {
+		return false
+	}
+	for _, r := range rs[:len(rs)-1] {
+		c, ok := d.words[string(r)]
+		if !ok || !c.grammar && !c.function {
+			return false
+		}
+	}
+	return true
 }

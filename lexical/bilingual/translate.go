@@ -2,9 +2,11 @@ package bilingual
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/deepresearch/deepresearch/lexical"
 )
@@ -19,20 +21,33 @@ const (
 	// maxSynonyms headwords whose sense it is is not rendered at all.
 	maxHeadwords = 2
 	maxSynonyms  = 30
+	// maxGeneral bounds the headwords of such a word that the documents searched may choose from.
+	maxGeneral = 48
 )
 
 // English returns the candidate English renderings of one Chinese word, best first, and whether the dictionary
 // knows the word. A function word is known and has none. Each candidate is a content word of the word's senses,
 // weighted by how many of its senses it stands for (the first sense counting most) and by how specific it is in
 // the dictionary; the best weighs 1 for a word of two or more characters and 0.5 for a single character, which is
-// ambiguous. A single character with a sense that is only English function words is a function word
-// (see grammatical).
-func (d *Dict) English(zh string) ([]Term, bool) {
+// ambiguous. A single character with a sense that is only English function words is a function word, and so is a
+// longer word whose first sense is (see grammatical).
+func (d *Dict) English(zh string) ([]Term, bool) { return d.EnglishBy(zh, nil) }
+
+// Usage tells how many passages of the documents searched use a word (analysed as they are: stemmed English, or
+// Chinese characters); a negative count is "unknown".
+type Usage func(word string) int
+
+// EnglishBy is English choosing among all of the word's renderings by the documents searched, the way
+// dictionary-based query translation uses the target collection: a rendering the documents never use cannot
+// match them and is dropped (unless none is used: then the dictionary's choice stands), and one they use often
+// gains over one they use rarely, so 列 over a database manual is "column" though the dictionary lists "to
+// arrange" first. use nil is English.
+func (d *Dict) EnglishBy(zh string, use Usage) ([]Term, bool) {
 	w, ok := d.words[zh]
 	if !ok {
 		return nil, false
 	}
-	if w.function || len([]rune(zh)) == 1 && grammatical(w) {
+	if w.function || w.grammar {
 		return nil, true
 	}
 	score := map[string]float64{}
@@ -66,13 +81,26 @@ func (d *Dict) English(zh string) ([]Term, bool) {
 	for st := range score {
 		score[st] *= d.specificity(surface[st])
 	}
-	sort.SliceStable(order, func(a, b int) bool { return score[order[a]] > score[order[b]] })
-	top := score[order[0]]
 	conf := 1.0
 	limit := maxTerms
 	if len([]rune(zh)) == 1 {
 		conf, limit = 0.5, maxTermsChar
 	}
+	byScore := func() {
+		sort.SliceStable(order, func(a, b int) bool { return score[order[a]] > score[order[b]] })
+	}
+	byScore()
+	if use != nil {
+		switch kept, known := attested(order, surface, score, use, d.commonness, maxAttested); {
+		case kept != nil:
+			order = kept
+			byScore()
+		case known:
+			// The documents use none of them: the best stays, so the word still searches.
+			order = order[:1]
+		}
+	}
+	top := score[order[0]]
 	var out []Term
 	for _, st := range order {
 		if len(out) == limit || score[st] < keepShare*top {
@@ -83,17 +111,67 @@ func (d *Dict) English(zh string) ([]Term, bool) {
 	return out, true
 }
 
+// maxAttested bounds the candidates asked about in the documents searched.
+const maxAttested = 12
+
+// attested keeps the candidates (best first) the documents use, scaling each score by how much more than the
+// language at large they use it, relative to the candidate they favour most (0.25 at the least, 1 for that one):
+// "column" in a database manual, against "arrange", which any text uses. common is how many headwords of the
+// dictionary use a rendering in their senses (nil: all alike). kept is nil when the documents use none of the
+// candidates (known) or cannot tell (!known).
+func attested(order []string, surface map[string]string, score map[string]float64, use Usage, common func(string) int, limit int) (kept []string, known bool) {
+	if len(order) > limit {
+		order = order[:limit]
+	}
+	df := make([]int, len(order))
+	lift := make([]float64, len(order))
+	most := 0.0
+	for i, st := range order {
+		df[i] = use(surface[st])
+		known = known || df[i] >= 0
+		if df[i] > 0 {
+			c := 1
+			if common != nil {
+				c = max(1, common(surface[st]))
+			}
+			lift[i] = math.Log1p(float64(df[i]) / float64(c))
+			most = max(most, lift[i])
+		}
+	}
+	if most <= 0 {
+		return nil, known
+	}
+	for i, st := range order {
+		if df[i] <= 0 {
+			continue
+		}
+		score[st] *= 0.25 + 0.75*lift[i]/most
+		kept = append(kept, st)
+	}
+	return kept, true
+}
+
 // grammatical reports a word one of whose senses is only English function words ("in", "after", "can", "at"): a
 // single character with such a sense (中 "in", 后 "after", 会 "can", 对 "for") is, in a question, mostly the
 // grammar around the content words ("约束中" is "in the constraint"), and its other senses ("Chinese", "empress")
 // would search for something the question does not ask about.
 func grammatical(w *word) bool {
-	for _, s := range w.senses {
-		if ws := senseWords(s); len(ws) > 0 && len(lexical.Tokenize(s)) == 0 {
-			return true
-		}
+	return len(w.senses) > 0 && slices.ContainsFunc(w.senses, onlyFunctionWords)
+}
+
+// onlyFunctionWords reports a sense of English function words only ("how", "which ones", "can").
+func onlyFunctionWords(s string) bool {
+	return len(senseWords(s)) > 0 && len(lexical.Tokenize(s)) == 0
+}
+
+// grammaticalWord reports a word that is grammar in a question: a single character with a sense of only function
+// words (see grammatical), or a longer word whose first sense is one (什么 "what", 如何 "how", 可以 "can"):
+// its later senses ("something", "possible") are not what a question using it asks about.
+func grammaticalWord(zh string, w *word) bool {
+	if utf8.RuneCountInString(zh) == 1 {
+		return grammatical(w)
 	}
-	return false
+	return len(w.senses) > 0 && onlyFunctionWords(w.senses[0])
 }
 
 // Alternatives joins the renderings of one word in ToEnglish's and ToChinese's output ("propagate|spread"): a
@@ -112,6 +190,20 @@ func (d *Dict) ToEnglish(s string) (string, int) { return d.ToEnglishUsing(s, ni
 // rendering that used reports the documents never use cannot match them and is dropped, unless none of the
 // word's renderings is used (then the best stays, so the word still searches). used nil keeps every rendering.
 func (d *Dict) ToEnglishUsing(s string, used func(word string) bool) (string, int) {
+	if used == nil {
+		return d.ToEnglishBy(s, nil)
+	}
+	return d.ToEnglishBy(s, func(w string) int {
+		if used(w) {
+			return 1
+		}
+		return 0
+	})
+}
+
+// ToEnglishBy is ToEnglish choosing each word's renderings among all its senses by how much the documents
+// searched use them (see EnglishBy). use nil is ToEnglish.
+func (d *Dict) ToEnglishBy(s string, use Usage) (string, int) {
 	var parts []string
 	rendered := 0
 	for _, seg := range d.Segment(s) {
@@ -119,21 +211,16 @@ func (d *Dict) ToEnglishUsing(s string, used func(word string) bool) (string, in
 			parts = append(parts, seg.Text)
 			continue
 		}
-		terms, known := d.English(seg.Text)
+		terms, known := d.EnglishBy(seg.Text, use)
 		if !known {
 			parts = append(parts, seg.Text)
 			continue
 		}
-		alts := make([]string, 0, len(terms))
-		for _, t := range terms {
-			if used == nil || used(t.Text) {
+		if len(terms) > 0 {
+			alts := make([]string, 0, len(terms))
+			for _, t := range terms {
 				alts = append(alts, t.Text)
 			}
-		}
-		if len(alts) == 0 && len(terms) > 0 {
-			alts = append(alts, terms[0].Text)
-		}
-		if len(terms) > 0 {
 			parts = append(parts, strings.Join(alts, Alternatives))
 			rendered++
 		}
@@ -150,7 +237,7 @@ func (d *Dict) ToEnglishUsing(s string, used func(word string) bool) (string, in
 // rendering).
 func (d *Dict) reverse() map[string][]revEntry {
 	d.revOnce.Do(func() {
-		rev := map[string][]revEntry{}
+		rev, general := map[string][]revEntry{}, map[string][]revEntry{}
 		prod := d.productivity()
 		seen := map[*word]bool{}
 		for _, w := range d.words {
@@ -202,14 +289,21 @@ func (d *Dict) reverse() map[string][]revEntry {
 			// as any one of them: it stays in English.
 			if !strings.Contains(k, " ") && len(es) > maxSynonyms {
 				delete(rev, k)
+				var multi []revEntry
+				for _, e := range es {
+					if utf8.RuneCountInString(e.zh) > 1 && len(multi) < maxGeneral {
+						multi = append(multi, e)
+					}
+				}
+				general[k] = multi
 				continue
 			}
-			if len(es) > 8 {
-				es = es[:8]
+			if len(es) > maxAttested {
+				es = es[:maxAttested]
 			}
 			rev[k] = es
 		}
-		d.rev = rev
+		d.rev, d.general = rev, general
 	})
 	return d.rev
 }
@@ -248,25 +342,76 @@ const maxPhraseWords = 3
 
 // Chinese returns the candidate Chinese renderings of an English word or phrase (its stemmed content words must
 // form one sense of the headword), best first, weighted relative to the best.
-func (d *Dict) Chinese(en string) []Term {
-	es := d.reverse()[strings.Join(lexical.Tokenize(en), " ")]
-	if len(es) == 0 {
-		return nil
+func (d *Dict) Chinese(en string) []Term { return d.ChineseBy(en, nil) }
+
+// ChineseBy is Chinese choosing among the headwords by how much the documents searched use them, as EnglishBy
+// does: "interrupt" over documents that write 中断 is 中断, though 打断 has it as its first sense. With use nil
+// it is Chinese; when the documents use none of the headwords, the best one stays.
+func (d *Dict) ChineseBy(en string, use Usage) []Term {
+	key := strings.Join(lexical.Tokenize(en), " ")
+	out, _ := d.lookup(key, use)
+	return out
+}
+
+// lookup renders a stemmed sense by its headwords (pickHeadwords); a sense too general for the dictionary alone
+// is rendered only by the documents searched, by the headwords they favour, and not at all when they use none.
+func (d *Dict) lookup(key string, use Usage) ([]Term, bool) {
+	if es := d.reverse()[key]; len(es) > 0 {
+		return pickHeadwords(es, use, maxAttested)
 	}
-	var out []Term
+	if use == nil {
+		return nil, false
+	}
+	out, used := pickHeadwords(d.general[key], use, maxGeneral)
+	if !used {
+		return nil, false
+	}
+	return out, true
+}
+
+// pickHeadwords chooses the renderings among a sense's headwords (best first): the documents' use rescores
+// them as in EnglishBy; used is false when the documents can tell and use none of them (then the best stays).
+func pickHeadwords(es []revEntry, use Usage, limit int) (out []Term, used bool) {
+	if len(es) == 0 {
+		return nil, false
+	}
+	used = true
+	if use != nil {
+		order := make([]string, len(es))
+		surface := map[string]string{}
+		score := map[string]float64{}
+		for i, e := range es {
+			order[i], surface[e.zh], score[e.zh] = e.zh, e.zh, e.score
+		}
+		switch kept, known := attested(order, surface, score, use, nil, limit); {
+		case kept != nil:
+			sort.SliceStable(kept, func(a, b int) bool { return score[kept[a]] > score[kept[b]] })
+			es = make([]revEntry, len(kept))
+			for i, k := range kept {
+				es[i] = revEntry{zh: k, score: score[k]}
+			}
+		case known:
+			es, used = es[:1], false
+		}
+	}
 	for _, e := range es {
 		if len(out) == maxHeadwords || e.score < keepShare*es[0].score {
 			break
 		}
 		out = append(out, Term{Text: e.zh, Weight: e.score / es[0].score})
 	}
-	return out
+	return out, used
 }
 
 // ToChinese renders an English text for a Chinese search: the longest runs of its content words that are one
 // sense of a headword become that headword (its best renderings), other words stay as written (names, code).
 // It returns the rendering and how many English words were rendered; with none, "".
-func (d *Dict) ToChinese(s string) (string, int) {
+func (d *Dict) ToChinese(s string) (string, int) { return d.ToChineseBy(s, nil) }
+
+// ToChineseBy is ToChinese choosing the headwords by how much the documents searched use them (see ChineseBy):
+// a run of words whose headwords the documents never use is looked up in shorter runs before it is kept as the
+// best headword nonetheless.
+func (d *Dict) ToChineseBy(s string, use Usage) (string, int) {
 	type tok struct{ surface, stem string }
 	var toks []tok
 	for _, seg := range d.Segment(s) {
@@ -289,11 +434,12 @@ func (d *Dict) ToChinese(s string) (string, int) {
 			}
 		}
 	}
-	rev := d.reverse()
 	var parts []string
 	rendered := 0
 	for i := 0; i < len(toks); {
 		matched := 0
+		var fallback []Term // the best headwords of the longest run, used by none of the documents
+		fallbackN := 0
 		for n := min(maxPhraseWords, len(toks)-i); n >= 1; n-- {
 			stems := make([]string, 0, n)
 			for _, t := range toks[i : i+n] {
@@ -305,21 +451,25 @@ func (d *Dict) ToChinese(s string) (string, int) {
 			if len(stems) < n {
 				continue
 			}
-			es := rev[strings.Join(stems, " ")]
-			if len(es) == 0 {
+			terms, used := d.lookup(strings.Join(stems, " "), use)
+			if len(terms) == 0 {
 				continue
 			}
-			var alts []string
-			for k, e := range es {
-				if k == maxHeadwords || e.score < keepShare*es[0].score {
-					break
+			if !used {
+				if fallback == nil {
+					fallback, fallbackN = terms, n
 				}
-				alts = append(alts, e.zh)
+				continue
 			}
-			parts = append(parts, strings.Join(alts, Alternatives))
+			parts = append(parts, joinTerms(terms))
 			matched = n
 			rendered += n
 			break
+		}
+		if matched == 0 && fallback != nil {
+			parts = append(parts, joinTerms(fallback))
+			matched = fallbackN
+			rendered += fallbackN
 		}
 		if matched == 0 {
 			parts = append(parts, toks[i].surface)
@@ -331,4 +481,46 @@ func (d *Dict) ToChinese(s string) (string, int) {
 		return "", 0
 	}
 	return strings.Join(parts, " "), rendered
+}
+
+func joinTerms(ts []Term) string {
+	alts := make([]string, len(ts))
+	for i, t := range ts {
+		alts[i] = t.Text
+	}
+	return strings.Join(alts, Alternatives)
+}
+
+// interrogatives are the English question words; a headword whose first sense is made of them and other function
+// words is a question word itself.
+var interrogatives = map[string]bool{"what": true, "how": true, "why": true, "which": true, "when": true, "where": true,
+	"who": true, "whom": true, "whose": true, "whether": true}
+
+// Interrogative reports a question word (什么 "what", 如何 "how", 为什么 "why", 是否 "whether", 哪些 "which
+// ones"): a headword whose first sense has an English question word and no content word but "ones", "way" or
+// "kind" (what a question word is about in English too: "which ones", "what way", "what kind").
+func (d *Dict) Interrogative(zh string) bool {
+	w, ok := d.words[zh]
+	if !ok || len(w.senses) == 0 {
+		return false
+	}
+	ws := senseWords(w.senses[0])
+	q := false
+	for _, x := range ws {
+		switch {
+		case interrogatives[x]:
+			q = true
+		case x == "ones" || x == "way" || x == "kind" || x == "many" || x == "much" || x == "time" || x == "or" || x == "not":
+		case len(lexical.Tokenize(x)) > 0:
+			return false
+		}
+	}
+	return q
+}
+
+// Grammatical reports a headword whose first sense is only English function words: 是 "to be", 它 "it", 能 "can",
+// 一个 "a", 可以 "can" — in a question, the grammar around its content words.
+func (d *Dict) Grammatical(zh string) bool {
+	w, ok := d.words[zh]
+	return ok && len(w.senses) > 0 && onlyFunctionWords(w.senses[0])
 }

@@ -96,3 +96,44 @@ func TestEnglishQuestionOverChineseCorpus(t *testing.T) {
 		t.Fatalf("the report does not cite the sentence that answers the question:\n%s", rep.Markdown)
 	}
 }
+
+// A Chinese question is cut at the words the dictionary knows as question words (谁, 何时, 哪里 are in no list
+// here) and at grammar characters (是 "to be", 它 "it"); a preposition ends a phrase only where the dictionary
+// reads it as a word of its own (对 in 对延迟, not in 对象).
+func TestSplitChineseQuestionByDictionary(t *testing.T) {
+	for q, want := range map[string][]string{
+		"负载均衡器何时丢弃空闲连接？":        {"负载均衡器", "丢弃空闲连接"},
+		"谁负责签发证书？":              {"负责签发证书"},
+		"哪里保存日志文件？":             {"保存日志文件"},
+		"对象存储对延迟有什么影响？":         {"对象存储", "延迟"},
+		"冷却塔是怎样工作的？它耗水吗？":       {"冷却塔", "工作", "耗水"},
+		"现在的光刻机能达到什么精度？":        {"现在", "光刻机", "达到", "精度"},
+		"在 Kubernetes 中如何滚动更新？": {"Kubernetes 中", "滚动更新"},
+	} {
+		ph, _ := splitPhrases(q)
+		var got []string
+		for _, p := range ph {
+			got = append(got, p.Text)
+		}
+		if strings.Join(got, "/") != strings.Join(want, "/") {
+			t.Errorf("splitPhrases(%q) = %q, want %q", q, got, want)
+		}
+	}
+}
+
+// The renderings of a translated word are chosen by the sources: over an English corpus that writes about
+// columns, 列 is "column" (the dictionary alone says "to arrange"). Without a vocabulary the dictionary's choice
+// stands.
+func TestRenderingsChosenByTheSources(t *testing.T) {
+	en := buildIndex(t, writeCorpus(t, map[string]string{
+		"tables.md": "# Tables\n\nA table has columns. Each column has a name and a data type.\n\n" +
+			"A column can carry a default value. Adding a column to a table is cheap.\n",
+		"rows.md": "# Rows\n\nA row holds one value for each column of the table.\n",
+	}))
+	if got := translateFor(newVocabulary([]sources.Searcher{en}), "列"); !strings.Contains(got, "column") {
+		t.Errorf("translateFor(列) over a corpus about columns = %q, want column", got)
+	}
+	if got := translate("列"); strings.Contains(got, "column") {
+		t.Errorf("translate(列) without sources = %q: the test needs a dictionary whose first choice is not column", got)
+	}
+}

@@ -37,9 +37,10 @@ var (
 		require requires specify specifies define defines mean means allow allows permit permits provide provides
 		state states handle handles treat treats work works differ differs compare compares affect affects
 		recommend recommends support supports describe describes use uses used using happen happens`)
-	// Single characters are separators only where they are rarely part of a word ("上" would cut 上下文).
-	zhSeparators = []string{"什么时候", "为什么", "是什么", "是否", "能否", "应该", "代替", "有什么", "有哪些", "什么", "如何", "怎么样", "怎么",
-		"怎样", "哪些", "哪个", "多少", "关于", "对于", "针对", "如何做", "怎么做", "做到", "做", "之间", "方面", "分别", "可以", "请问", "请", "的", "吗", "呢"}
+	// zhSeparators are the question words and particles that end a phrase besides the ones the bilingual
+	// dictionary knows as question words (什么, 如何, 为什么, 是否, 哪些: see bilingual.Dict.Interrogative); they are
+	// the ones whose dictionary senses are content words (方面 "aspect", 分别 "respectively", 可以 "can").
+	zhSeparators = []string{"是什么", "有什么", "有哪些", "应该", "代替", "多少", "关于", "对于", "针对", "如何做", "怎么做", "做到", "做", "之间", "方面", "分别", "可以", "请问", "请", "的", "吗", "呢"}
 	// zhWhichRE is "which/how many" with its numeral and classifier ("有哪五个", "哪几层", "几种"): a question word,
 	// not part of the phrase it asks about.
 	zhWhichRE      = regexp.MustCompile(`^(?:有?哪[一二三四五六七八九十两几0-9]*[些个种类层步项条件点里儿]?|几[个种类层步项条件点])`)
@@ -152,6 +153,7 @@ func splitZH(q string) (out []phrase, verbs []string) {
 		out = append(out, phrase{Text: t, Conj: conj})
 		conj = false
 	}
+	words := wordsAt(q)
 	rs := q
 	for len(rs) > 0 {
 		matched := false
@@ -172,6 +174,12 @@ func splitZH(q string) (out []phrase, verbs []string) {
 			rs = rs[len(m):]
 			continue
 		}
+		w, isWord := words[len(q)-len(rs)]
+		if isWord && w.question {
+			flush()
+			rs = rs[len(w.text):]
+			continue
+		}
 		for _, s := range zhSeparators {
 			if strings.HasPrefix(rs, s) {
 				flush()
@@ -185,7 +193,9 @@ func splitZH(q string) (out []phrase, verbs []string) {
 		}
 		r, n := utf8.DecodeRuneInString(rs)
 		rs = rs[n:]
-		if prepositionAt(r, cur.String(), rs) {
+		// A preposition ("对通道通信", "在 Go 中") ends the phrase where the dictionary reads it as a word of its
+		// own, not inside one (对象, 存在, 现在).
+		if isWord && zhPrepositions[w.text] {
 			flush()
 			continue
 		}
@@ -224,24 +234,39 @@ func splitZH(q string) (out []phrase, verbs []string) {
 }
 
 // zhPrepositions are single characters that usually introduce a phrase ("对通道通信", "在 Go 中") but are also
-// part of common words; the exceptions list the characters that make them part of a word on either side.
-var zhPrepositions = map[rune]struct{ before, after string }{
-	'对': {before: "相绝针面核应反", after: "象比应齐称话于手立照"},
-	'在': {before: "存现正所实内外潜", after: "于乎意线"},
+// part of common words, which the dictionary's segmentation keeps whole.
+var zhPrepositions = map[string]bool{"对": true, "在": true}
+
+// zhWord is a word of a question's segmentation by the bilingual dictionary; question marks a question word or a
+// grammar character, which end a phrase.
+type zhWord struct {
+	text     string
+	question bool
 }
 
-func prepositionAt(r rune, before, after string) bool {
-	p, ok := zhPrepositions[r]
-	if !ok {
-		return false
+// wordsAt maps the byte offset of each Chinese word of q, as the bilingual dictionary segments it, to the word.
+func wordsAt(q string) map[int]zhWord {
+	d, err := bilingual.Default()
+	if err != nil {
+		return nil
 	}
-	if b, _ := utf8.DecodeLastRuneInString(before); b != utf8.RuneError && strings.ContainsRune(p.before, b) {
-		return false
+	words := map[int]zhWord{}
+	at := 0
+	for _, seg := range d.Segment(q) {
+		i := strings.Index(q[at:], seg.Text)
+		if i < 0 {
+			break
+		}
+		at += i
+		if seg.CJK {
+			// A single character whose first sense is grammar (是 "to be", 它 "it", 能 "can") ends a phrase as a
+			// question word does; a longer one ("取消一个 context 时") may be part of the phrase.
+			q := d.Interrogative(seg.Text) || utf8.RuneCountInString(seg.Text) == 1 && d.Grammatical(seg.Text)
+			words[at] = zhWord{text: seg.Text, question: q}
+		}
+		at += len(seg.Text)
 	}
-	if a, _ := utf8.DecodeRuneInString(after); a != utf8.RuneError && strings.ContainsRune(p.after, a) {
-		return false
-	}
-	return true
+	return words
 }
 
 // translate renders a Chinese text in English with the bilingual dictionary (the dictionary-based query
@@ -250,22 +275,35 @@ func prepositionAt(r rune, before, after string) bool {
 // rendered, so an untranslatable text adds no query.
 func translate(s string) string { return translateFor(nil, s) }
 
-// translateFor is translate with each word's renderings chosen by the words the sources use (see
-// bilingual.Dict.ToEnglishUsing); a nil or empty vocabulary keeps them all.
+// translateFor is translate with each word's renderings chosen among all its senses by how much the sources use
+// them (see bilingual.Dict.EnglishBy); a nil or empty vocabulary keeps the dictionary's choice.
 func translateFor(v *vocabulary, s string) string {
 	d, err := bilingual.Default()
 	if err != nil {
 		return ""
 	}
-	var used func(string) bool
-	if v != nil && len(v.srcs) > 0 {
-		used = func(w string) bool {
-			u, known := v.uses(context.Background(), w)
-			return u || !known
-		}
-	}
-	t, _ := d.ToEnglishUsing(s, used)
+	t, _ := d.ToEnglishBy(s, v.usage())
 	return t
+}
+
+// usage is the vocabulary as the dictionary asks it: in how many passages the sources use a word, 0 for a word
+// they do not use (one passage may be a stray mention, see uses), -1 when no source can tell; nil with no
+// source that can.
+func (v *vocabulary) usage() bilingual.Usage {
+	if v == nil || len(v.srcs) == 0 {
+		return nil
+	}
+	return func(w string) int {
+		ctx := context.Background()
+		switch used, known := v.uses(ctx, w); {
+		case !known:
+			return -1
+		case !used:
+			return 0
+		}
+		df, _, _ := v.docFreq(ctx, w) // remembered by uses
+		return df
+	}
 }
 
 // confidentRendering reports whether every Chinese content word of s is a headword of two or more characters: a
@@ -286,6 +324,8 @@ func confidentRendering(s string) bool {
 
 // translateZH renders an English text in Chinese for a search over Chinese documents: runs of its words that are
 // one sense of a headword become that headword, names and code stay as written; "" when nothing was rendered.
+// (The sources' vocabulary is not asked here: on the bench's English questions over the Chinese guide, the
+// renderings it chose — closer to the guide's words — found fewer of the facts.)
 func translateZH(s string) string {
 	d, err := bilingual.Default()
 	if err != nil {
