@@ -495,7 +495,7 @@ func (a *Activities) session(ctx context.Context, in Input) (*research.Session, 
 	if a.Log != nil {
 		cfg.Log = a.Log
 	}
-	s, err := held.run.OpenSession(ctx, cfg, research.SessionConfig{SpendKey: spendKey(info), Ceiling: a.Ceiling})
+	s, err := held.run.OpenSession(ctx, cfg, research.SessionConfig{SpendKey: spendKey(info), Retry: info.Attempt > 1, Ceiling: a.Ceiling})
 	if err != nil {
 		release(true) // the run's state may be what failed: the next step opens it afresh
 		held.put(sig, b)
