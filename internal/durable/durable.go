@@ -470,6 +470,10 @@ func (a *Activities) session(ctx context.Context, in Input) (*research.Session, 
 	}
 	if b == nil {
 		cfg, cleanup, err := a.Build(ctx, in)
+		if err != nil && ctx.Err() != nil {
+			release(false)
+			return nil, nil, ctx.Err() // the step was cancelled or timed out while building: not the run's failure
+		}
 		if err != nil {
 			// The run asks for what this worker cannot give it (a corpus folder it cannot read, an engine it has no
 			// model for): no retry helps, so the run fails now, and says why where everyone looks.
