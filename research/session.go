@@ -30,8 +30,10 @@ type Session struct {
 	ownDB bool
 	// resident says the session holds the whole run (a run in one process), not one step of it.
 	resident bool
-	stageMu  sync.Mutex
-	stage    *openStage
+	// retry is SessionConfig.Retry.
+	retry   bool
+	stageMu sync.Mutex
+	stage   *openStage
 }
 
 // SessionConfig names the run and this attempt.
@@ -43,6 +45,9 @@ type SessionConfig struct {
 	// DB, when set, is the run's state already open (state.OpenRun of State and the run id), kept open by the
 	// session's Close: a worker running many steps of a run opens it once.
 	DB *state.DB
+	// Retry says this attempt is not its step's first: its spend row is written even when it spent nothing, so
+	// that the ledger shows every retried attempt. A first attempt that called no model writes none.
+	Retry bool
 	// Ceiling is the most this process lets any run spend (a worker's configured limits, its operator's):
 	// each of its non-zero limits bounds the run's own, the smaller winning, a limit the run leaves unset (no
 	// fuse, or the default) included. StageTimeout is not capped: the engine that schedules the steps reads it.
@@ -219,15 +224,16 @@ func openSession(ctx context.Context, cfg Config, sc SessionConfig, h *SharedRun
 		}
 	}
 	ok = true
-	return &Session{r: r, fuse: fs, ownDB: owned}, nil
+	return &Session{r: r, fuse: fs, ownDB: owned, retry: sc.Retry}, nil
 }
 
 // Close saves what the step leaves for the next (spend, fuse) and closes the state.
 func (s *Session) Close() error {
 	r := s.r
 	ctx := context.Background()
-	if len(r.ledger.Entries()) > 0 || r.reserved.Load() > 0 {
-		// A step that called no model (the bookkeeping between them) has nothing to add to the ledger.
+	if s.retry || len(r.ledger.Entries()) > 0 || r.reserved.Load() > 0 {
+		// A first attempt that called no model (the bookkeeping between model steps) has nothing to add to the
+		// ledger.
 		r.saveSpend(ctx)
 	}
 	err := s.saveFuse(ctx)

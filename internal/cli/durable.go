@@ -240,7 +240,7 @@ payload this worker sends Temporal is encrypted; every process of the deployment
 			}
 			defer c.Close()
 			acts := &durable.Activities{State: url, Dir: dir, Log: app.Log, Build: app.durableBuild, Secrets: app.secrets(),
-				Metrics: ops.metrics(), Ceiling: tf.limits}
+				Metrics: ops.metrics(), Ceiling: tf.limits, KeepBuilds: true}
 			health, stop, err := ops.start(cmd.Context(), c, url)
 			if err != nil {
 				return err

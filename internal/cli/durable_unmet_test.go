@@ -138,7 +138,7 @@ func TestDurableRunWhoseWorkerLacksItsCorpusFails(t *testing.T) {
 	}
 	var lout, lerr bytes.Buffer
 	if code := cli.Main(t.Context(), []string{"runs", "--config", cfg, "--state", pg.URL}, strings.NewReader(""), &lout, &lerr, fakeEnv(env)); code != 0 ||
-		!strings.Contains(lout.String(), runs[0].ID) || !strings.Contains(lout.String(), research.RunFailed) {
+		!strings.Contains(lout.String(), runs[0].ID+" failed: "+want) {
 		t.Errorf("runs --state: exit %d\n%s%s", code, lout.String(), lerr.String())
 	}
 

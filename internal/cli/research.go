@@ -279,7 +279,16 @@ func newRunsCmd(app *App) *cobra.Command {
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", r.ID, started, status, r.Engine, r.Evidence,
 					lexical.Clip(lexical.NormalizeSpace(question), 69))
 			}
-			return tw.Flush()
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			// Why a run failed, in full: a durable run whose worker could not serve it says so here.
+			for _, r := range runs {
+				if r.Status == research.RunFailed && r.Error != "" {
+					fmt.Fprintf(app.Stdout, "%s failed: %s\n", r.ID, lexical.NormalizeSpace(r.Error))
+				}
+			}
+			return nil
 		},
 	}
 	cmd.Flags().StringVar(&dir, "dir", "", "folder holding the runs (default runs/, and .deepresearch/runs/ of chat)")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"regexp"
 	"sync/atomic"
 	"testing"
 
@@ -40,7 +41,7 @@ func TestWorkerReusesARunsBuild(t *testing.T) {
 	f.onCall = func(string, string) error { calls.Add(1); return nil }
 	var cb countingBuilds
 	acts := f.activities(t)
-	acts.Build = cb.build(f)
+	acts.Build, acts.KeepBuilds = cb.build(f), true
 	steps := atomic.Int32{}
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestWorkflowEnvironment()
@@ -74,6 +75,72 @@ func TestWorkerReusesARunsBuild(t *testing.T) {
 	sp, err := db.TotalSpend(t.Context())
 	if err != nil || sp.Calls != int(calls.Load()) || rep.Stats.Calls != int(calls.Load()) {
 		t.Errorf("ledger %d calls, footer %d, made %d (%v)", sp.Calls, rep.Stats.Calls, calls.Load(), err)
+	}
+}
+
+// Without KeepBuilds, every step builds its own configuration (a BuildFunc that is not made to serve many steps).
+func TestEveryStepBuildsWithoutKeepBuilds(t *testing.T) {
+	f := newFixture(t)
+	var cb countingBuilds
+	acts := f.activities(t)
+	acts.Build = cb.build(f)
+	var steps atomic.Int32
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	register(env, acts, nil)
+	env.SetOnLocalActivityCompletedListener(func(*activity.Info, converter.EncodedValue, error) { steps.Add(1) })
+	env.SetOnActivityCompletedListener(func(*activity.Info, converter.EncodedValue, error) { steps.Add(1) })
+	env.ExecuteWorkflow(WorkflowName, Input{Request: request.Research{RunID: "every", Question: question}})
+	if !env.IsWorkflowCompleted() || env.GetWorkflowError() != nil {
+		t.Fatalf("workflow: completed %v, error %v", env.IsWorkflowCompleted(), env.GetWorkflowError())
+	}
+	if b, c, n := cb.builds.Load(), cb.cleanups.Load(), steps.Load(); b != n || c != b {
+		t.Errorf("%d builds, %d released, for %d steps; want one each per step", b, c, n)
+	}
+}
+
+// Two workers keeping the run's builds take its steps in turn: the report is a local run's, text, evidence and
+// footer, though each step's roles may be another step's.
+func TestTwoWorkersKeepingBuildsMatchLocalRun(t *testing.T) {
+	pg := pgtest.New(t)
+	f := newFixture(t)
+	local, err := research.Run(t.Context(), func() research.Config {
+		c := f.config()
+		c.RunID, c.Question, c.OutDir = "alternate-builds", question, filepath.Join(t.TempDir(), "local")
+		return c
+	}())
+	if err != nil {
+		t.Fatal(err)
+	}
+	al := &alternate{}
+	var builds [2]countingBuilds
+	for i := range al.acts {
+		al.acts[i] = &Activities{Dir: t.TempDir(), State: pg.URL, KeepBuilds: true, Build: builds[i].build(f)}
+		defer al.acts[i].Close()
+	}
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	register(env, al.acts[0], al.overrides())
+	env.ExecuteWorkflow(WorkflowName, Input{Request: request.Research{RunID: "alternate-builds", Question: question}})
+	if !env.IsWorkflowCompleted() || env.GetWorkflowError() != nil {
+		t.Fatalf("workflow: completed %v, error %v", env.IsWorkflowCompleted(), env.GetWorkflowError())
+	}
+	var rep research.Report
+	if err := env.GetWorkflowResult(&rep); err != nil {
+		t.Fatal(err)
+	}
+	for i := range al.acts {
+		if n, ran := builds[i].builds.Load(), len(al.ran[i]); n == 0 || 3*int(n) > ran {
+			t.Errorf("worker %d built %d times for %d steps: it did not keep its builds", i, n, ran)
+		}
+	}
+	minute := regexp.MustCompile(`\d{4}-\d\d-\d\d \d\d:\d\d UTC`)
+	if minute.ReplaceAllString(rep.Markdown, "") != minute.ReplaceAllString(local.Markdown, "") {
+		t.Errorf("report of two workers keeping builds:\n%s\nlocal run's:\n%s", rep.Markdown, local.Markdown)
+	}
+	if rep.Stats.Calls != local.Stats.Calls || rep.Stats.Tokens != local.Stats.Tokens || rep.Stats.EvidenceAccepted != local.Stats.EvidenceAccepted {
+		t.Errorf("two workers: %d calls, %d tokens, %d evidence; local: %d, %d, %d", rep.Stats.Calls, rep.Stats.Tokens,
+			rep.Stats.EvidenceAccepted, local.Stats.Calls, local.Stats.Tokens, local.Stats.EvidenceAccepted)
 	}
 }
 
@@ -163,7 +230,7 @@ func TestFailedStepDropsItsBuild(t *testing.T) {
 	f := newFixture(t)
 	var cb countingBuilds
 	acts := f.activities(t)
-	acts.Build = cb.build(f)
+	acts.Build, acts.KeepBuilds = cb.build(f), true
 	defer acts.Close()
 	fail := errors.New("the step broke")
 	step := func(ctx context.Context, in Input, broken bool) (int, error) {
@@ -200,7 +267,7 @@ func TestKeptRunSeesTheOtherWorkersChanges(t *testing.T) {
 	f := newFixture(t)
 	newWorker := func() *Activities {
 		a := f.activities(t)
-		a.State = pg.URL
+		a.State, a.KeepBuilds = pg.URL, true
 		return a
 	}
 	first, second := newWorker(), newWorker()

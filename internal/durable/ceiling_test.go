@@ -36,7 +36,7 @@ func TestWorkersLimitsAreACeiling(t *testing.T) {
 			var calls atomic.Int32
 			f.onCall = func(string, string) error { calls.Add(1); return nil }
 			acts := f.activities(t)
-			acts.Ceiling = research.Budget{MaxCalls: tc.ceiling}
+			acts.Ceiling, acts.KeepBuilds = research.Budget{MaxCalls: tc.ceiling}, true
 			var s testsuite.WorkflowTestSuite
 			env := s.NewTestWorkflowEnvironment()
 			register(env, acts, nil)

@@ -403,6 +403,10 @@ type Activities struct {
 	Secrets []string
 	// Metrics, when set, counts the steps, model spend, fetch failures and state-store errors (metrics.go).
 	Metrics *Metrics
+	// KeepBuilds keeps what Build made for a step of a run for the run's next steps on this worker (one step at
+	// a time each, see heldRun), instead of building for every step: Build must then make a configuration that
+	// may serve any step of the run, as `deepresearch worker`'s does.
+	KeepBuilds bool
 	// Ceiling is the operator's bound on every run this worker serves (its configured research limits): a run's
 	// limits are its request's, and each limit set here bounds them, the smaller winning (research.SessionConfig).
 	Ceiling research.Budget
@@ -460,9 +464,16 @@ func (a *Activities) session(ctx context.Context, in Input) (*research.Session, 
 	}
 	t1 := time.Now()
 	sig := inputSig(in)
-	b := held.take(sig)
+	var b *built
+	if a.KeepBuilds {
+		b = held.take(sig)
+	}
 	if b == nil {
 		cfg, cleanup, err := a.Build(ctx, in)
+		if err != nil && ctx.Err() != nil {
+			release(false)
+			return nil, nil, ctx.Err() // the step was cancelled or timed out while building: not the run's failure
+		}
 		if err != nil {
 			// The run asks for what this worker cannot give it (a corpus folder it cannot read, an engine it has no
 			// model for): no retry helps, so the run fails now, and says why where everyone looks.
@@ -495,10 +506,10 @@ func (a *Activities) session(ctx context.Context, in Input) (*research.Session, 
 	if a.Log != nil {
 		cfg.Log = a.Log
 	}
-	s, err := held.run.OpenSession(ctx, cfg, research.SessionConfig{SpendKey: spendKey(info), Ceiling: a.Ceiling})
+	s, err := held.run.OpenSession(ctx, cfg, research.SessionConfig{SpendKey: spendKey(info), Retry: info.Attempt > 1, Ceiling: a.Ceiling})
 	if err != nil {
 		release(true) // the run's state may be what failed: the next step opens it afresh
-		held.put(sig, b)
+		a.giveBack(held, sig, b, false)
 		return nil, nil, err
 	}
 	t3 := time.Now()
@@ -531,13 +542,8 @@ func (a *Activities) session(ctx context.Context, in Input) (*research.Session, 
 		if closeErr != nil && a.Log != nil {
 			a.Log.Error("close session", "run", in.RunID(), "err", a.scrub(closeErr.Error()))
 		}
-		if stepErr != nil {
-			// What failed may be something the build holds (an MCP server gone): the next step builds afresh.
-			b.step.Store(nil)
-			closeBuilds([]*built{b})
-		} else {
-			held.put(sig, b)
-		}
+		// What failed may be something the build holds (an MCP server gone): the next step builds afresh.
+		a.giveBack(held, sig, b, stepErr != nil)
 		release(closeErr != nil || errors.Is(stepErr, research.ErrStateStore))
 		if stepErr != nil && runEnds(ctx, info, stepErr) {
 			a.openRuns().forget(key)
@@ -547,6 +553,16 @@ func (a *Activities) session(ctx context.Context, in Input) (*research.Session, 
 				"build", t2.Sub(t1), "open", t1.Sub(t0)+t3.Sub(t2), "step", t4.Sub(t3), "close", time.Since(t4), "acquire", t1.Sub(t0))
 		}
 	}, nil
+}
+
+// giveBack keeps a step's build for the run's next step (KeepBuilds), or closes it (broken: its step failed).
+func (a *Activities) giveBack(held *heldRun, sig string, b *built, broken bool) {
+	if a.KeepBuilds && !broken {
+		held.put(sig, b)
+		return
+	}
+	b.step.Store(nil)
+	closeBuilds([]*built{b})
 }
 
 // runEnds says a step's failure ends its run's workflow (or the run was cancelled): not retried, or its last

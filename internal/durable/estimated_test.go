@@ -80,7 +80,7 @@ func TestDurableFooterSaysSpendWasEstimated(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	acts := &Activities{Dir: t.TempDir(), Build: func(context.Context, Input) (research.Config, func(), error) {
+	acts := &Activities{Dir: t.TempDir(), KeepBuilds: true, Build: func(context.Context, Input) (research.Config, func(), error) {
 		return config(), func() {}, nil
 	}}
 	defer acts.Close()

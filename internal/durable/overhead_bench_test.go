@@ -39,7 +39,7 @@ func benchStepOverhead(b *testing.B, withCorpus bool) {
 	pg := pgtest.New(b)
 	f := newFixture(b)
 	phases := &phaseLog{}
-	acts := &Activities{Dir: b.TempDir(), State: pg.URL, Log: phases.logger(),
+	acts := &Activities{Dir: b.TempDir(), State: pg.URL, Log: phases.logger(), KeepBuilds: true,
 		Build: func(context.Context, Input) (research.Config, func(), error) { return f.config(), func() {}, nil }}
 	defer acts.Close()
 	in := Input{Request: request.Research{RunID: "overhead", Question: question}}
