@@ -82,12 +82,33 @@ func (t *Thesaurus) Len() (int, error) {
 }
 
 // Senses returns the synsets of word (lower-cased before the look-up), most frequent sense first within each part
-// of speech; nil when the word has none with another word. The slices are shared: do not modify them.
+// of speech; nil when the word has none with another word. An inflected word the table lacks ("ends", "ended",
+// "ending") is looked up by its base forms, found by WordNet's own detachment rules (morphy): the senses of every
+// base form the table has. The slices are shared: do not modify them.
 func (t *Thesaurus) Senses(word string) ([]Sense, error) {
 	if err := t.load(); err != nil {
 		return nil, err
 	}
-	return t.words[strings.ToLower(strings.TrimSpace(word))], nil
+	word = strings.ToLower(strings.TrimSpace(word))
+	if s, ok := t.words[word]; ok {
+		return s, nil
+	}
+	var out []Sense
+	seen := map[string]bool{}
+	for _, r := range detachments {
+		if base, ok := strings.CutSuffix(word, r[0]); ok && base != "" && !seen[base+r[1]] {
+			seen[base+r[1]] = true
+			out = append(out, t.words[base+r[1]]...)
+		}
+	}
+	return out, nil
+}
+
+// detachments are WordNet's morphy rules for nouns, verbs and adjectives: an ending and what replaces it.
+var detachments = [][2]string{
+	{"s", ""}, {"ses", "s"}, {"xes", "x"}, {"zes", "z"}, {"ches", "ch"}, {"shes", "sh"}, {"men", "man"}, {"ies", "y"},
+	{"es", "e"}, {"es", ""}, {"ed", "e"}, {"ed", ""}, {"ing", "e"}, {"ing", ""}, {"er", ""}, {"est", ""}, {"er", "e"},
+	{"est", "e"},
 }
 
 // Related returns the distinct synonyms of word from its senses numbered at most maxRank (0: all), in the order of
