@@ -14,7 +14,7 @@ import (
 // an exact match; only the synonyms of the word's synonymSenses most frequent senses in each part of speech count,
 // single words only, at most synonymsPerWord of them.
 const (
-	synonymShare    = 0.5
+	synonymShare    = 0.7
 	synonymSenses   = 2
 	synonymsPerWord = 12
 )
