@@ -1,6 +1,7 @@
 package research
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -190,54 +191,22 @@ func defaults(rc runConfig) runConfig {
 // merge fills zero fields of rc from stored.
 func merge(rc, stored runConfig) runConfig {
 	b, s := &rc.Budget, stored.Budget
-	if b.MaxCostUSD == 0 {
-		b.MaxCostUSD = s.MaxCostUSD
-	}
-	if b.MaxTokens == 0 {
-		b.MaxTokens = s.MaxTokens
-	}
-	if b.MaxTime == 0 {
-		b.MaxTime = s.MaxTime
-	}
-	if b.StageTimeout == 0 {
-		b.StageTimeout = s.StageTimeout
-	}
-	if b.Concurrency == 0 {
-		b.Concurrency = s.Concurrency
-	}
-	if b.MaxCalls == 0 {
-		b.MaxCalls = s.MaxCalls
-	}
-	if b.Retries == 0 {
-		b.Retries = s.Retries
-	}
-	if b.SynthRetries == 0 {
-		b.SynthRetries = s.SynthRetries
-	}
-	if rc.Rounds == 0 {
-		rc.Rounds = stored.Rounds
-	}
-	if rc.MaxCandidates == 0 {
-		rc.MaxCandidates = stored.MaxCandidates
-	}
-	if rc.BatchSize == 0 {
-		rc.BatchSize = stored.BatchSize
-	}
-	if rc.EarlyStopWindow == 0 {
-		rc.EarlyStopWindow = stored.EarlyStopWindow
-	}
-	if rc.Unjudged == "" {
-		rc.Unjudged = stored.Unjudged
-	}
-	if rc.Depth == "" {
-		rc.Depth = stored.Depth
-	}
-	if rc.Length == "" {
-		rc.Length = stored.Length
-	}
-	if rc.Instructions == "" {
-		rc.Instructions = stored.Instructions
-	}
+	b.MaxCostUSD = cmp.Or(b.MaxCostUSD, s.MaxCostUSD)
+	b.MaxTokens = cmp.Or(b.MaxTokens, s.MaxTokens)
+	b.MaxTime = cmp.Or(b.MaxTime, s.MaxTime)
+	b.StageTimeout = cmp.Or(b.StageTimeout, s.StageTimeout)
+	b.Concurrency = cmp.Or(b.Concurrency, s.Concurrency)
+	b.MaxCalls = cmp.Or(b.MaxCalls, s.MaxCalls)
+	b.Retries = cmp.Or(b.Retries, s.Retries)
+	b.SynthRetries = cmp.Or(b.SynthRetries, s.SynthRetries)
+	rc.Rounds = cmp.Or(rc.Rounds, stored.Rounds)
+	rc.MaxCandidates = cmp.Or(rc.MaxCandidates, stored.MaxCandidates)
+	rc.BatchSize = cmp.Or(rc.BatchSize, stored.BatchSize)
+	rc.EarlyStopWindow = cmp.Or(rc.EarlyStopWindow, stored.EarlyStopWindow)
+	rc.Unjudged = cmp.Or(rc.Unjudged, stored.Unjudged)
+	rc.Depth = cmp.Or(rc.Depth, stored.Depth)
+	rc.Length = cmp.Or(rc.Length, stored.Length)
+	rc.Instructions = cmp.Or(rc.Instructions, stored.Instructions)
 	return rc
 }
 

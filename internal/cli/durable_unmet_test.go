@@ -1,87 +1,22 @@
 package cli_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/deepresearch/deepresearch/base/syncio"
 	"github.com/deepresearch/deepresearch/internal/cli"
 	"github.com/deepresearch/deepresearch/internal/pgtest"
+	"github.com/deepresearch/deepresearch/internal/temporaltest"
 	"github.com/deepresearch/deepresearch/research"
 	"github.com/deepresearch/deepresearch/research/state"
 )
-
-// realTemporal builds and starts the in-process Temporal server of internal/scaletest (go.temporal.io/server's
-// temporaltest, a separate process) and returns its frontend address and namespace.
-func realTemporal(t *testing.T) (hostPort, namespace string) {
-	t.Helper()
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(t.TempDir(), "temporal-dev")
-	build := exec.CommandContext(t.Context(), "go", "build", "-o", bin, "./cmd/temporal-dev")
-	build.Dir = filepath.Join(wd, "..", "scaletest")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build temporal-dev: %v\n%s", err, out)
-	}
-	cmd := exec.Command(bin, "-stdin")
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr syncio.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(exited) }()
-	t.Cleanup(func() {
-		stdin.Close()
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(20 * time.Second):
-			_ = cmd.Process.Kill()
-			<-exited
-		}
-	})
-	line := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		if sc.Scan() {
-			line <- sc.Text()
-		}
-		close(line)
-		_, _ = io.Copy(io.Discard, stdout)
-	}()
-	select {
-	case l := <-line:
-		f := strings.Fields(l)
-		if len(f) != 2 {
-			t.Fatalf("temporal-dev said %q\n%s", l, stderr.String())
-		}
-		return f[0], f[1]
-	case <-time.After(3 * time.Minute):
-		t.Fatalf("temporal-dev did not answer in 3 minutes\n%s", stderr.String())
-	}
-	return "", ""
-}
 
 // Durable runs on a real Temporal server and worker, as the operator runs them. A run naming a corpus folder its
 // worker cannot read fails at once, not retried and never left running: the submitter, `runs --state` and the
@@ -89,7 +24,7 @@ func realTemporal(t *testing.T) (hostPort, namespace string) {
 // its flags leave unset are the submitter's configured ones.
 func TestDurableRunWhoseWorkerLacksItsCorpusFails(t *testing.T) {
 	pg := pgtest.New(t)
-	hostPort, namespace := realTemporal(t)
+	hostPort, namespace := temporaltest.New(t)
 	home := t.TempDir()
 	env := map[string]string{"HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, "config"), "XDG_CACHE_HOME": filepath.Join(home, "cache")}
 	cfg := emptyConfig(t)

@@ -20,59 +20,36 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"github.com/deepresearch/deepresearch/internal/request"
-	"github.com/deepresearch/deepresearch/llm"
 	"github.com/deepresearch/deepresearch/research"
 	"github.com/deepresearch/deepresearch/research/researchtest"
 	"github.com/deepresearch/deepresearch/research/state"
 	"github.com/deepresearch/deepresearch/sources"
 )
 
-// fixture is a small research world: 3 sub-questions × 4 pages on a local site, and a first verdict that sends
-// one sub-question back to search.
+// fixture is the durable tests' research world (researchtest.World): 3 sub-questions × 4 pages on a local site,
+// and a first verdict that sends one sub-question back to search.
 type fixture struct {
-	site *researchtest.Site
-	plan research.Plan
+	world *researchtest.World
+	site  *researchtest.Site
+	plan  research.Plan
 	// onCall, when set, sees every role call before the model is asked.
 	onCall func(role, key string) error
 }
 
 func newFixture(t testing.TB) *fixture {
-	f := &fixture{plan: research.Plan{Language: "en"}}
-	var pages []researchtest.Page
-	for i, topic := range []string{"alpha", "bravo", "charlie"} {
-		f.plan.SubQuestions = append(f.plan.SubQuestions, research.SubQuestion{ID: fmt.Sprintf("q%d", i+1),
-			Question: "What is known about " + topic + "?", Queries: []string{topic + " facts"}})
-		for j := range 4 {
-			pages = append(pages, researchtest.Page{Path: fmt.Sprintf("/%s/%d", topic, j), Title: fmt.Sprintf("%s facts %d", topic, j),
-				Body: fmt.Sprintf("The %s facts page %d reports a value of %d units. Observers of %s noted trend %d in the series.", topic, j, 10*i+j, topic, j)})
-		}
-		pages = append(pages, researchtest.Page{Path: "/" + topic + "/deep", Title: topic + " deep dive",
-			Body: fmt.Sprintf("The %s deep dive covers the missing details of %s in full.", topic, topic)})
-	}
-	f.site = researchtest.NewSite(pages)
-	t.Cleanup(f.site.Close)
-	return f
+	w := researchtest.NewWorld()
+	t.Cleanup(w.Site.Close)
+	return &fixture{world: w, site: w.Site, plan: w.Plan}
 }
 
+// config is one worker's configuration over the world, with the fixture's plan and call hook.
 func (f *fixture) config() research.Config {
-	ledger := &llm.Ledger{}
-	roles := &researchtest.Roles{Site: f.site, Plan: f.plan, Ledger: ledger, PerQuery: 4}
-	roles.NewModel(5 * time.Millisecond)
-	roles.Fail = f.onCall
-	// The verdict depends on the pool only (a worker's roles keep nothing between steps): the gap is the deep
-	// dive, until it is read.
-	roles.Verify = func(_ int, _ *research.Plan, pool []research.Evidence) research.Verdict {
-		for _, e := range pool {
-			if strings.HasSuffix(e.Source, "/alpha/deep") {
-				return research.Verdict{Pass: true}
-			}
-		}
-		return research.Verdict{Gaps: []research.Gap{{SubQuestion: "q1", Missing: "details", Queries: []string{"alpha deep dive"}}}}
-	}
-	return research.Config{Roles: roles.Set(), Fetcher: f.site.Fetcher(), Ledger: ledger, EarlyStopWindow: -1}
+	w := *f.world // steps build at once: each gets its own copy
+	w.Plan, w.Fail = f.plan, f.onCall
+	return w.Config()
 }
 
-const question = "What is known about alpha, bravo and charlie?"
+const question = researchtest.WorldQuestion
 
 func (f *fixture) activities(t testing.TB) *Activities {
 	return &Activities{Dir: t.TempDir(), Build: func(context.Context, Input) (research.Config, func(), error) {

@@ -37,7 +37,7 @@ var layers = []layer{
 
 // testSupport are fakes and fixtures: only test files, benchmarks and other test support import them.
 var testSupport = []string{"llm/llmtest", "mcptools/mcptest", "research/researchtest/...", "internal/webui/researchtest",
-	"sources/internal/testpdf", "sources/internal/testzip", "internal/pgtest"}
+	"sources/internal/testpdf", "sources/internal/testzip", "internal/pgtest", "internal/temporaltest"}
 
 func match(pkg, pattern string) (bool, int) {
 	if base, ok := strings.CutSuffix(pattern, "/..."); ok {

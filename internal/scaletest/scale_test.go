@@ -1,10 +1,8 @@
 package scaletest
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -24,6 +22,7 @@ import (
 	"github.com/deepresearch/deepresearch/base/syncio"
 	"github.com/deepresearch/deepresearch/internal/durable"
 	"github.com/deepresearch/deepresearch/internal/pgtest"
+	"github.com/deepresearch/deepresearch/internal/temporaltest"
 	"github.com/deepresearch/deepresearch/research"
 	"github.com/deepresearch/deepresearch/research/publish"
 	"github.com/deepresearch/deepresearch/research/researchtest"
@@ -51,68 +50,10 @@ func build(t testing.TB, moduleDir, pkg, name string) string {
 }
 
 // temporalServer starts the in-process Temporal server (cmd/temporal-dev) as a separate process and returns its
-// frontend address and namespace. The server picks its own free ports; one taken by another process between
-// its choice and its bind makes it exit, and it is started again.
+// frontend address and namespace.
 func temporalServer(t testing.TB) (hostPort, namespace string) {
 	t.Helper()
-	here := filepath.Join(repoRoot(t), "internal", "scaletest")
-	bin := build(t, here, "./cmd/temporal-dev", "temporal-dev")
-	var failures []string
-	for range 3 {
-		hp, ns, err := startTemporal(t, bin)
-		if err == nil {
-			return hp, ns
-		}
-		failures = append(failures, err.Error())
-	}
-	t.Fatalf("temporal-dev did not start:\n%s", strings.Join(failures, "\n---\n"))
-	return "", ""
-}
-
-func startTemporal(t testing.TB, bin string) (hostPort, namespace string, _ error) {
-	cmd := exec.Command(bin)
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return "", "", err
-	}
-	var stderr syncio.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		return "", "", err
-	}
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(exited) }()
-	stop := func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(20 * time.Second):
-			_ = cmd.Process.Kill()
-			<-exited
-		}
-	}
-	lines := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		if sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-		_, _ = io.Copy(io.Discard, stdout)
-	}()
-	select {
-	case l, ok := <-lines:
-		f := strings.Fields(l)
-		if !ok || len(f) != 2 {
-			stop()
-			return "", "", fmt.Errorf("temporal-dev said %q\n%s", l, stderr.String())
-		}
-		t.Cleanup(stop)
-		return f[0], f[1], nil
-	case <-time.After(3 * time.Minute):
-		stop()
-		return "", "", fmt.Errorf("temporal-dev did not answer in 3 minutes\n%s", stderr.String())
-	}
+	return temporaltest.New(t)
 }
 
 const question = openaifake.KilnQuestion

@@ -16,6 +16,7 @@ import (
 
 	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/lexical/bilingual"
+	"github.com/deepresearch/deepresearch/lexical/synonyms"
 	"github.com/deepresearch/deepresearch/research"
 	"github.com/deepresearch/deepresearch/sources"
 )
@@ -25,7 +26,8 @@ import (
 type Analyst struct {
 	cfg      Config
 	sections *sectionMemo
-	vocab    *vocabulary // the words the sources use; nil or empty: unknown
+	vocab    *vocabulary         // the words the sources use; nil or empty: unknown
+	syn      *synonyms.Thesaurus // English synonyms of query words, a weaker match (synonymShare); nil: none
 
 	mu    sync.Mutex
 	cache map[string]*docIndex // by document hash: one long file is read for many sub-questions and chunks
@@ -109,6 +111,7 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 		}
 	}
 	union = uniq(union)
+	syns := querySynonyms(a.syn, queries)
 	// A one-term variant ("Go", "context") would make every passage that names it fully relevant; it counts
 	// for coverage only when the whole sub-question has nothing more specific.
 	if len(union) > 1 {
@@ -163,12 +166,12 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 	}
 	declMemo := map[int]float64{}
 	for i := range scores {
-		c := a.coverage(ix, variants, i)
+		c := a.coverage(ix, variants, syns, i)
 		if l := ix.leadOf[i]; l >= 0 {
-			c = math.Max(c, leadShare*a.coverage(ix, variants, l))
+			c = math.Max(c, leadShare*a.coverage(ix, variants, syns, l))
 		}
 		if b := a.antecedent(ix, i, lo); b >= 0 {
-			c = math.Max(c, leadShare*a.coverage(ix, variants, b))
+			c = math.Max(c, leadShare*a.coverage(ix, variants, syns, b))
 		}
 		// A section heading made of the question's terms ("### Once" for sync.Once) states the topic of every
 		// sentence under it, which need not repeat the question's other words: it covers half of what is missing.
@@ -424,12 +427,13 @@ func (a *Analyst) corpusUses(unit []string) bool {
 // counts the IDF-weighted share of its terms the passage contains. 1 when the passage mentions everything a
 // variant asks for, lower as rarer units are missing. Taking the best variant lets a translated variant match an
 // English document without the Chinese terms counting against it.
-func (a *Analyst) coverage(ix *docIndex, variants []variant, i int) float64 {
-	return a.coverageOf(ix, variants, ix.tokens[i])
+func (a *Analyst) coverage(ix *docIndex, variants []variant, syns synonymMap, i int) float64 {
+	return a.coverageOf(ix, variants, syns, ix.tokens[i])
 }
 
-// coverageOf is coverage for any set of terms of the document.
-func (a *Analyst) coverageOf(ix *docIndex, variants []variant, tokens []string) float64 {
+// coverageOf is coverage for any set of terms of the document. A term the passage lacks counts at synonymShare
+// when the passage has one of its synonyms (syns, nil: none).
+func (a *Analyst) coverageOf(ix *docIndex, variants []variant, syns synonymMap, tokens []string) float64 {
 	have := map[string]bool{}
 	for _, t := range tokens {
 		have[t] = true
@@ -458,6 +462,8 @@ func (a *Analyst) coverageOf(ix *docIndex, variants []variant, tokens []string) 
 				uall += w
 				if have[t] {
 					ugot += w
+				} else if slices.ContainsFunc(syns[t], func(s string) bool { return have[s] }) {
+					ugot += synonymShare * w
 				}
 			}
 			if uall == 0 {

@@ -605,7 +605,7 @@ func (ix *docIndex) declCoverage(a *Analyst, variants []variant, i int, memo map
 			all = append(all, ix.own[j]...)
 		}
 	}
-	c := a.coverageOf(ix, variants, append(all, ix.head[i]...))
+	c := a.coverageOf(ix, variants, nil, append(all, ix.head[i]...))
 	memo[h] = c
 	return c
 }

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/deepresearch/deepresearch/lexical/synonyms"
 	"github.com/deepresearch/deepresearch/research"
 	"github.com/deepresearch/deepresearch/sources"
 )
@@ -85,7 +86,7 @@ func New(cfg Config) research.Roles {
 		Engine:      Engine,
 		Planner:     &Planner{cfg: cfg, vocab: vocab},
 		Searcher:    &Searcher{cfg: cfg},
-		Analyst:     &Analyst{cfg: cfg, sections: sections, vocab: vocab},
+		Analyst:     &Analyst{cfg: cfg, sections: sections, vocab: vocab, syn: synonyms.Embedded()},
 		Verifier:    &Verifier{cfg: cfg, vocab: vocab, asked: map[askKey]int{}},
 		Synthesizer: &Synthesizer{cfg: cfg, sections: sections, vocab: vocab},
 	}

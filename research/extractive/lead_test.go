@@ -55,15 +55,7 @@ func TestLeadSentence(t *testing.T) {
 // question's words; they stop at the next heading.
 func TestLeadFollowersShareRelevance(t *testing.T) {
 	sq := research.SubQuestion{ID: "q1", Question: "What rules should programs follow when using Context values?", Queries: []string{"Context values", "Context values using"}}
-	ev, err := New(Config{}).Analyst.Analyze(t.Context(), sq, doc("file:///pkg/context.md", contextRulesDoc))
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]bool{}
-	for _, e := range ev {
-		checkGrounded(t, contextRulesDoc, e)
-		got[e.Claim] = true
-	}
+	got := analyzedClaims(t, sq, "file:///pkg/context.md", contextRulesDoc)
 	for _, want := range []string{"Do not store Contexts inside a struct type; instead, pass a Context explicitly to each function that needs it.",
 		"Do not pass a nil Context, even if a function permits it."} {
 		if !got[want] {
@@ -193,15 +185,7 @@ func TestOrdinalSequenceIsReadWithItsLead(t *testing.T) {
 	}
 	text := b.String()
 	sq := research.SubQuestion{ID: "q1", Question: "Which rules does the step planner use to order build steps?", Queries: []string{"step planner rules order build steps"}}
-	ev, err := New(Config{}).Analyst.Analyze(t.Context(), sq, doc(fmt.Sprintf("file:///ci/scheduling.md#L%d-L%d", hit, hit), text))
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]bool{}
-	for _, e := range ev {
-		checkGrounded(t, text, e)
-		got[e.Claim] = true
-	}
+	got := analyzedClaims(t, sq, fmt.Sprintf("file:///ci/scheduling.md#L%d-L%d", hit, hit), text)
 	for _, want := range []string{"The first rule is that every input is fetched before anything reads it.",
 		"The second rule is that, if exactly one output exists, it is written last.",
 		"The third rule is that a cached result replaces the whole subtree under it."} {
@@ -287,4 +271,20 @@ func TestTitleLinesAreNoEvidence(t *testing.T) {
 	if !got["Determines the maximum number of pooled connections to the broker."] || !got["Connections in the pool are reused by the broker"] {
 		t.Errorf("evidence %v lacks the definition or the list item", got)
 	}
+}
+
+// analyzedClaims runs the analyst on one document and returns the claims it extracted, each checked to be
+// grounded in text.
+func analyzedClaims(t *testing.T, sq research.SubQuestion, url, text string) map[string]bool {
+	t.Helper()
+	ev, err := New(Config{}).Analyst.Analyze(t.Context(), sq, doc(url, text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, e := range ev {
+		checkGrounded(t, text, e)
+		got[e.Claim] = true
+	}
+	return got
 }

@@ -1,0 +1,3 @@
+package synonyms
+
+//go:generate sh ../../scripts/gen-wordnet
