@@ -2,10 +2,7 @@ package research_test
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +12,7 @@ import (
 
 	"github.com/deepresearch/deepresearch/research"
 	"github.com/deepresearch/deepresearch/research/extractive"
+	"github.com/deepresearch/deepresearch/research/researchtest"
 	"github.com/deepresearch/deepresearch/sources"
 	"github.com/deepresearch/deepresearch/sources/corpus"
 )
@@ -64,26 +62,14 @@ const (
 	bothQuestion  = danceQuestion + " And how do worker bees make beeswax?"
 )
 
-// folderHashes hashes every file of a run folder, to show it was not written.
+// folderHashes hashes every file below dir (researchtest.FolderHashes), to show it was not written.
 func folderHashes(t *testing.T, dir string) map[string]string {
 	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		h := sha256.Sum256(b)
-		out[p] = hex.EncodeToString(h[:])
-		return nil
-	})
+	h, err := researchtest.FolderHashes(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return out
+	return h
 }
 
 func sameHashes(t *testing.T, before, after map[string]string) {

@@ -50,6 +50,7 @@ var notRunFolders = map[string]string{
 	"sources/fetch/cache.go":                       "the fetcher's HTTP cache directory",
 	"internal/pgtest/pgtest.go":                    "test support: a throwaway PostgreSQL server's log",
 	"internal/webui/researchtest/researchtest.go":  "test support: copies the test corpus",
+	"research/researchtest/files.go":               "test support: hashes the files of a folder a test must leave unwritten (reads only)",
 	"internal/bench/contextbench/contextbench.go":  "benchmark fixtures",
 	"internal/bench/corpusbench/corpusbench.go":    "benchmark fixtures",
 	"internal/bench/scalebench/scalebench.go":      "benchmark fixtures",

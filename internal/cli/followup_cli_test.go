@@ -1,10 +1,7 @@
 package cli_test
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,26 +11,17 @@ import (
 
 	"github.com/deepresearch/deepresearch/internal/webui/researchtest"
 	"github.com/deepresearch/deepresearch/research"
+	folders "github.com/deepresearch/deepresearch/research/researchtest"
 )
 
+// treeHashes hashes every file below dir (researchtest.FolderHashes), to show it was not written.
 func treeHashes(t *testing.T, dir string) map[string]string {
 	t.Helper()
-	out := map[string]string{}
-	if err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		h := sha256.Sum256(b)
-		out[p] = hex.EncodeToString(h[:])
-		return nil
-	}); err != nil {
+	h, err := folders.FolderHashes(dir)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return out
+	return h
 }
 
 // TestRunFromInTwoProcesses: run --from names an earlier run by its id; two follow-up processes of the same run at

@@ -106,40 +106,10 @@ func lemma(w string) string {
 	return w
 }
 
-// parseData reads a data file: lines "OFFSET LEXFILE TYPE WCOUNT WORD LEXID WORD LEXID … | gloss", WCOUNT two
-// hexadecimal digits; lines starting with two spaces are the licence. It returns each synset's lemmas by offset.
-func parseData(data []byte) (map[string][]string, error) {
-	out := map[string][]string{}
+// records calls fn with each record line of a WordNet database file and its fields (at least four); lines
+// starting with two spaces are the licence, and blank lines are skipped.
+func records(data []byte, fn func(line string, f []string) error) error {
 	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasPrefix(line, "  ") || strings.TrimSpace(line) == "" {
-			continue
-		}
-		f := strings.Fields(line)
-		if len(f) < 4 {
-			return nil, fmt.Errorf("malformed line %q", trunc(line))
-		}
-		n, err := strconv.ParseInt(f[3], 16, 32)
-		if err != nil || n < 1 || len(f) < 4+2*int(n) {
-			return nil, fmt.Errorf("malformed word count in %q", trunc(line))
-		}
-		var words []string
-		for k := 0; k < int(n); k++ {
-			if w := lemma(f[4+2*k]); w != "" && !contains(words, w) {
-				words = append(words, w)
-			}
-		}
-		out[f[0]] = words
-	}
-	return out, sc.Err()
-}
-
-// addIndex reads an index file: lines "LEMMA POS SYNSET_CNT P_CNT PTR… SENSE_CNT TAGSENSE_CNT OFFSET…", the
-// offsets in sense order, and adds each lemma's synsets to table.
-func addIndex(table map[string][]group, index []byte, synsets map[string][]string) error {
-	sc := bufio.NewScanner(bytes.NewReader(index))
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
 		line := sc.Text()
@@ -150,6 +120,41 @@ func addIndex(table map[string][]group, index []byte, synsets map[string][]strin
 		if len(f) < 4 {
 			return fmt.Errorf("malformed line %q", trunc(line))
 		}
+		if err := fn(line, f); err != nil {
+			return err
+		}
+	}
+	return sc.Err()
+}
+
+// parseData reads a data file: lines "OFFSET LEXFILE TYPE WCOUNT WORD LEXID WORD LEXID … | gloss", WCOUNT two
+// hexadecimal digits. It returns each synset's lemmas by offset.
+func parseData(data []byte) (map[string][]string, error) {
+	out := map[string][]string{}
+	err := records(data, func(line string, f []string) error {
+		n, err := strconv.ParseInt(f[3], 16, 32)
+		if err != nil || n < 1 || len(f) < 4+2*int(n) {
+			return fmt.Errorf("malformed word count in %q", trunc(line))
+		}
+		var words []string
+		for k := 0; k < int(n); k++ {
+			if w := lemma(f[4+2*k]); w != "" && !contains(words, w) {
+				words = append(words, w)
+			}
+		}
+		out[f[0]] = words
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// addIndex reads an index file: lines "LEMMA POS SYNSET_CNT P_CNT PTR… SENSE_CNT TAGSENSE_CNT OFFSET…", the
+// offsets in sense order, and adds each lemma's synsets to table.
+func addIndex(table map[string][]group, index []byte, synsets map[string][]string) error {
+	return records(index, func(line string, f []string) error {
 		cnt, err1 := strconv.Atoi(f[2])
 		ptrs, err2 := strconv.Atoi(f[3])
 		if err1 != nil || err2 != nil || cnt < 1 || len(f) != 4+ptrs+2+cnt {
@@ -157,7 +162,7 @@ func addIndex(table map[string][]group, index []byte, synsets map[string][]strin
 		}
 		w := lemma(f[0])
 		if w == "" {
-			continue
+			return nil
 		}
 		for r, off := range f[len(f)-cnt:] {
 			words, ok := synsets[off]
@@ -174,8 +179,8 @@ func addIndex(table map[string][]group, index []byte, synsets map[string][]strin
 				table[w] = append(table[w], group{rank: r + 1, words: others})
 			}
 		}
-	}
-	return sc.Err()
+		return nil
+	})
 }
 
 func write(w io.Writer, table map[string][]group) error {
