@@ -49,9 +49,11 @@ type Thesaurus struct {
 // "LEMMA\tRANK:WORD|WORD\tRANK:WORD…"), decoded when it is first asked.
 func New(gz []byte) *Thesaurus { return &Thesaurus{gz: gz} }
 
-// Embedded returns a thesaurus over the embedded WordNet table. Each call returns a new value that decodes the
-// table on its first use (about 100 ms): keep one.
-func Embedded() *Thesaurus { return New(wordnetGz) }
+var embedded = sync.OnceValue(func() *Thesaurus { return New(wordnetGz) })
+
+// Embedded returns the thesaurus over the embedded WordNet table, as bilingual.Default does the dictionary: one
+// value for the process, read-only once decoded on its first use (about 100 ms), so every engine shares it.
+func Embedded() *Thesaurus { return embedded() }
 
 func (t *Thesaurus) load() error {
 	t.once.Do(func() {

@@ -227,7 +227,9 @@ func OpenWith(dir string, opts *Options) (*Index, error) {
 		ix.followLinks = opts.FollowLinks
 		ix.budget = opts.MemoryBudget
 		ix.maxText = opts.MaxText
-		ix.batchOps = opts.BatchOps
+		if opts.BatchOps > 0 {
+			ix.batchOps = opts.BatchOps
+		}
 		ix.formats = opts.Formats
 	}
 	if err := prepareDir(abs); err != nil {
