@@ -422,3 +422,16 @@ func TestInScript(t *testing.T) {
 		}
 	}
 }
+
+// A draft whose only citations are in a marker shape the integrity check accepts after canonicalising (【e3】)
+// cites evidence: it is not sent back as uncited.
+func TestSynthesizerReadsCitationsAsTheIntegrityCheckDoes(t *testing.T) {
+	m := replies("# Westphalia\n\nHistorians disagree 【e3】.")
+	if _, err := New(Config{Synthesizer: m, Logger: quietLogger()}).Synthesizer.Synthesize(t.Context(),
+		research.SynthesisInput{Plan: testPlan, Evidence: testPool()}); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(m.Requests()); n != 1 {
+		t.Errorf("a draft citing 【e3】 was asked again: %d calls", n)
+	}
+}

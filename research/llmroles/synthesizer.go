@@ -106,7 +106,7 @@ func (s *Synthesizer) Synthesize(ctx context.Context, in research.SynthesisInput
 				return "", errors.New("the report is empty")
 			}
 			cited, unknown := 0, []string(nil)
-			for _, id := range publish.CitedIDs(t) {
+			for _, id := range publish.CitedIDs(publish.CanonicalMarkers(t)) { // as the integrity check reads them
 				if known[id] {
 					cited++
 				} else {
