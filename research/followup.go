@@ -348,12 +348,13 @@ func sameQuestion(q string) string {
 	return strings.ToLower(strings.Join(strings.Fields(q), " "))
 }
 
-// carriedReads is how many read markers were carried, which the run's own reads do not include.
-func (r *runner) carriedReads(ctx context.Context) int {
+// carried is how many search and read markers a follow-up carried over from its earlier run (one search
+// marker for each sub-question covered), which the run's own searches and reads do not include.
+func (r *runner) carried(ctx context.Context) (searches, reads int) {
 	if ref := r.follows(ctx); ref != nil {
-		return ref.Reads
+		return len(ref.Covered), ref.Reads
 	}
-	return 0
+	return 0, 0
 }
 
 // followsHeader is the report's line under the engine line, linking the earlier report by a relative path.

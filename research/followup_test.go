@@ -175,6 +175,13 @@ func TestFollowUpOfTheSameQuestionSearchesNothingNew(t *testing.T) {
 	if c.fetches.Load() != 0 || rep.Stats.SourcesRead != 0 {
 		t.Fatalf("fetched %d, read %d; want nothing new", c.fetches.Load(), rep.Stats.SourcesRead)
 	}
+	// The covered sub-questions' carried search markers are not this run's searches: only the others, at most
+	// once a round, count.
+	if rep.Follows != nil {
+		if own := rep.Stats.Rounds * (rep.Stats.SubQuestions - len(rep.Follows.Covered)); rep.Stats.Searches > own {
+			t.Errorf("%d searches counted, more than the %d the uncovered sub-questions can make", rep.Stats.Searches, own)
+		}
+	}
 	if len(rep.Citations) == 0 || rep.Follows == nil || len(rep.Follows.Covered) == 0 {
 		t.Fatalf("follows %+v, %d citations:\n%s", rep.Follows, len(rep.Citations), rep.Markdown)
 	}

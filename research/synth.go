@@ -572,14 +572,9 @@ func (r *runner) stats(ctx context.Context) Stats {
 		s.SubQuestions = len(r.plan.SubQuestions)
 	}
 	r.mu.Unlock()
-	if names, err := r.db.StepNames(ctx, "search:"); err == nil {
-		s.Searches = len(names)
-	}
-	if names, err := r.db.StepNames(ctx, "read:"); err == nil {
-		s.SourcesRead = len(names) - r.carriedReads(ctx)
-	}
-	if names, err := r.db.StepNames(ctx, "unreadable:"); err == nil {
-		s.SourcesUnreadable = len(names)
+	if t, err := r.db.Tally(ctx, "search:", "read:", "unreadable:"); err == nil {
+		searches, reads := r.carried(ctx) // a follow-up's markers carried over from the earlier run are not its own work
+		s.Searches, s.SourcesRead, s.SourcesUnreadable = t.Steps[0]-searches, t.Steps[1]-reads, t.Steps[2]
 	}
 	r.mu.Lock()
 	s.FusesTripped = len(r.cutShort)
