@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -176,7 +177,7 @@ func TestRunCacheConcurrentStepsOpenOnce(t *testing.T) {
 			got[i], releases[i] = r, release
 		})
 	}
-	time.Sleep(20 * time.Millisecond) // let them all wait on the one open
+	waitUsers(t, c, key("a"), n) // all of them wait on the one open
 	close(o.gate)
 	wg.Wait()
 	close(errs)
@@ -218,7 +219,7 @@ func TestRunCacheOnErrors(t *testing.T) {
 			}
 		})
 	}
-	time.Sleep(20 * time.Millisecond)
+	waitUsers(t, c, key("a"), 4)
 	close(o.gate)
 	wg.Wait()
 	if failed.Load() != 4 || c.held() != 0 || o.count("a") != 1 {
@@ -254,7 +255,7 @@ func TestRunCacheOnErrors(t *testing.T) {
 			release(false)
 		}
 	}()
-	time.Sleep(20 * time.Millisecond)
+	waitUsers(t, c, key("b"), 1) // the other step is opening run b
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	if _, _, err := c.acquire(ctx, key("b"), o.open("b")); !errors.Is(err, context.Canceled) {
@@ -285,5 +286,25 @@ func TestRunCacheCloseAllAtWorkerStop(t *testing.T) {
 	}
 	if _, _, err := c.acquire(t.Context(), key("c"), o.open("c")); !errors.Is(err, errCacheClosed) {
 		t.Fatalf("a step after stop: %v", err)
+	}
+}
+
+// waitUsers waits until n steps have acquired key's entry (the opener and those waiting on its open), so a test
+// releases the open only once they all wait, however loaded the machine.
+func waitUsers[T io.Closer](t *testing.T, c *runCache[T], k runKey, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(time.Millisecond) {
+		c.mu.Lock()
+		users := 0
+		if e, ok := c.open[k]; ok {
+			users = e.users
+		}
+		c.mu.Unlock()
+		if users == n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d steps acquired the run in a minute", users, n)
+		}
 	}
 }
