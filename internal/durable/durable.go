@@ -835,14 +835,13 @@ func status(ctx context.Context, c client.Client, run client.WorkflowRun, interv
 type RunError struct {
 	// Step is the activity the run failed on (deepresearch.Scope, …).
 	Step string
-	// Msg is the step's error message; Retryable says whether the engine would have retried it.
-	Msg       string
-	Retryable bool
-	err       error
+	// Msg is the step's error message.
+	Msg string
+	err error
 }
 
 func (e *RunError) Error() string {
-	step := strings.TrimPrefix(e.Step, "deepresearch.")
+	step := stepName(e.Step)
 	if step == "" {
 		return e.Msg
 	}
@@ -863,7 +862,7 @@ func runFailure(err error) error {
 	if ae == nil {
 		return err
 	}
-	re := &RunError{Msg: ae.Message(), Retryable: !ae.NonRetryable(), err: err}
+	re := &RunError{Msg: ae.Message(), err: err}
 	var act *temporal.ActivityError
 	if errors.As(err, &act) {
 		re.Step = act.ActivityType().GetName()

@@ -350,10 +350,10 @@ func TestClarifyingQuestionsRaceFirstWins(t *testing.T) {
 	}
 }
 
-// TestClarifyingQuestionsTimeOut: questions nobody answers within the viewer's bound let the run plan without
-// answers; the research log, the run's events and its page say so, and a late answer is refused saying why.
+// TestClarifyingQuestionsTimeOut: questions nobody answers within the viewer's bound (3 s: long enough for a
+// loaded machine to read the page's form first) let the run plan without answers; the research log, the run's events and its page say so, and a late answer is refused saying why.
 func TestClarifyingQuestionsTimeOut(t *testing.T) {
-	v := newModelViewer(t, Config{ClarifyWait: 300 * time.Millisecond, Clarify: true}, openaifake.Config{GapSubQuestion: -1, Clarify: clarifyQuestions})
+	v := newModelViewer(t, Config{ClarifyWait: 3 * time.Second, Clarify: true}, openaifake.Config{GapSubQuestion: -1, Clarify: clarifyQuestions})
 	if _, body := v.get(t, "/"); !strings.Contains(body, `name="clarify" type="checkbox" value="1" checked`) {
 		t.Fatalf("the configuration's default does not tick the box:\n%s", body)
 	}
@@ -365,11 +365,11 @@ func TestClarifyingQuestionsTimeOut(t *testing.T) {
 	v.mu.Lock()
 	dir := v.dirs[id]
 	v.mu.Unlock()
-	if ev := eventsOf(t, dir); !strings.Contains(ev, `"kind":"unanswered"`) || !strings.Contains(ev, "not answered within 300ms") {
+	if ev := eventsOf(t, dir); !strings.Contains(ev, `"kind":"unanswered"`) || !strings.Contains(ev, "not answered within 3s") {
 		t.Errorf("the events do not say the questions went unanswered:\n%s", ev)
 	}
 	code, body := v.post(t, "/runs/"+id+"/clarify", url.Values{"asked": {nonce}, "a1": {"too late"}})
-	if code != http.StatusConflict || !strings.Contains(body, "not answered within 300ms") {
+	if code != http.StatusConflict || !strings.Contains(body, "not answered within 3s") {
 		t.Errorf("a late answer: %d %q", code, body)
 	}
 	if _, page := v.get(t, "/runs/"+id); !strings.Contains(page, `id="clarify-late"`) {

@@ -114,6 +114,9 @@ func TestEstimatedSpendSurvivesResume(t *testing.T) {
 			usage = d
 		}
 	}
+	if noUsage.Name == "" || usage.Name == "" {
+		t.Fatalf("the dialect table has no OpenAI-style dialect without usage (%q) or with it (%q)", noUsage.Name, usage.Name)
+	}
 	cfg, _ := dialectConfig(t, &openaifake.Dialect{Dialect: noUsage}, openaifake.Misbehaviour{}, research.Budget{})
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
