@@ -345,7 +345,7 @@ func (r *runner) groundCarried(ctx context.Context, ev state.Evidence) error {
 
 // sameQuestion is the form in which two sub-questions are compared: case and white space aside.
 func sameQuestion(q string) string {
-	return strings.ToLower(strings.Join(strings.Fields(q), " "))
+	return strings.ToLower(lexical.NormalizeSpace(q))
 }
 
 // carried is how many search and read markers a follow-up carried over from its earlier run (one search

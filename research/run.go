@@ -101,7 +101,7 @@ type Config struct {
 	Clarify func(ctx context.Context, questions []string) ([]string, error)
 	// From, when set, is the folder of a finished run this one follows up: its documents and accepted evidence
 	// are carried into the new run (the earlier run is only read), the planner is told what it found, and the
-	// report links it (see followup.go). Resume ignores it: a follow-up remembers the run it follows.
+	// report links it (see followup.go). Resume refuses it: a follow-up remembers the run it follows.
 	From string
 	// Settings are opaque key/values stored with the run (for example which sources were configured) so a
 	// surface can rebuild the same roles on resume; see LoadRunInfo.

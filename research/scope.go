@@ -203,7 +203,7 @@ func CleanAnswer(a string) string {
 		}
 		return r
 	}, a)
-	return lexical.Clip(strings.Join(strings.Fields(a), " "), MaxAnswerRunes)
+	return lexical.Clip(lexical.NormalizeSpace(a), MaxAnswerRunes)
 }
 
 // clarify lets a Clarifier planner ask the person about an ambiguous question before it plans, when the
@@ -231,7 +231,7 @@ func (r *runner) clarify(ctx context.Context, req *PlanRequest) error {
 	var qs []string
 	seen := map[string]bool{}
 	for _, q := range asked {
-		q = lexical.Clip(strings.Join(strings.Fields(q), " "), maxClarificationRunes)
+		q = lexical.Clip(lexical.NormalizeSpace(q), maxClarificationRunes)
 		if q == "" || seen[strings.ToLower(q)] || CheckQuestion(q) != nil {
 			continue
 		}

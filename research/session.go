@@ -42,9 +42,6 @@ type SessionConfig struct {
 	State string
 	// SpendKey names this attempt in the run's spend ledger (an activity id and attempt); required.
 	SpendKey string
-	// DB, when set, is the run's state already open (state.OpenRun of State and the run id), kept open by the
-	// session's Close: a worker running many steps of a run opens it once.
-	DB *state.DB
 	// Retry says this attempt is not its step's first: its spend row is written even when it spent nothing, so
 	// that the ledger shows every retried attempt. A first attempt that called no model writes none.
 	Retry bool
@@ -118,7 +115,8 @@ func openSession(ctx context.Context, cfg Config, sc SessionConfig, h *SharedRun
 	if r.log == nil {
 		r.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	db, owned := sc.DB, false
+	var db *state.DB
+	owned := false
 	if h != nil {
 		r.dir, db, r.eventFile = h.dir, h.db, h.events
 	} else {
@@ -133,13 +131,11 @@ func openSession(ctx context.Context, cfg Config, sc SessionConfig, h *SharedRun
 		if location == "" {
 			location = filepath.Join(r.dir, StateFile)
 		}
-		if db == nil {
-			var err error
-			if db, err = state.OpenRun(ctx, location, r.id); err != nil {
-				return nil, err
-			}
-			owned = true
+		var err error
+		if db, err = state.OpenRun(ctx, location, r.id); err != nil {
+			return nil, err
 		}
+		owned = true
 	}
 	r.db = db
 	ok := false

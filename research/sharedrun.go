@@ -65,7 +65,7 @@ func OpenSharedRun(ctx context.Context, location, runID, dir string) (*SharedRun
 }
 
 // OpenSession opens a session of the run for one step, as the package's OpenSession does, on this SharedRun's
-// state and folder (sc.State, sc.DB and cfg.OutDir are not read). Its Close leaves the SharedRun open.
+// state and folder (sc.State and cfg.OutDir are not read). Its Close leaves the SharedRun open.
 func (h *SharedRun) OpenSession(ctx context.Context, cfg Config, sc SessionConfig) (*Session, error) {
 	h.mu.Lock()
 	closed := h.closed
