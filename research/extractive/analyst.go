@@ -571,8 +571,11 @@ func (a *Analyst) antecedent(ix *docIndex, i, lo int) int {
 }
 
 var backRefs = []string{"This ", "These ", "That ", "Those ", "It ", "Its ", "They ", "Such ", "However", "Otherwise",
-	"Thus", "Therefore", "In that case", "In this case", "Similarly", "Likewise", "Furthermore",
-	"这", "该", "此", "它", "因此", "所以", "但", "然而", "否则", "同样"}
+	"Thus", "Therefore", "In that case", "In this case", "Similarly", "Likewise",
+	// additive and consequential connectives, as a grammar lists them
+	"Furthermore", "Moreover", "In addition", "Additionally", "Also,", "Hence", "Consequently", "As a result",
+	"Nevertheless", "Nonetheless", "Instead",
+	"这", "该", "此", "它", "因此", "所以", "但", "然而", "否则", "同样", "此外", "而且", "另外", "并且"}
 
 // Facets of the planner's standard sub-questions, and the cue words that mark a passage answering one.
 const (
