@@ -28,8 +28,6 @@ Rules:
 - A code block only when it is copied verbatim from a quote you cite. Do not add a sources list; it is generated from your citations.
 - Output only the report — no preamble, no code fences.`
 
-var citationRe = regexp.MustCompile(`\[((?:e\d+)(?:\s*[,;，、]\s*e\d+)*)\]`)
-
 // Synthesize implements research.Synthesizer. The draft must cite the pool's evidence ids; a draft citing ids
 // that do not exist, or none at all, is sent back (bounded) and then accepted for the integrity check to judge.
 func (s *Synthesizer) Synthesize(ctx context.Context, in research.SynthesisInput) (*research.Draft, error) {
@@ -167,7 +165,7 @@ func checkShape(md string, plan *research.Plan, lang string) error {
 // was given. A CJK character weighs as three letters; product names and code stay Latin in any report.
 func inScript(md, want string) bool {
 	target, other := 0, 0
-	for _, line := range strings.Split(citationRe.ReplaceAllString(stripCode(md), ""), "\n") {
+	for _, line := range strings.Split(publish.StripMarkers(publish.CanonicalMarkers(stripCode(md))), "\n") {
 		if strings.HasPrefix(strings.TrimSpace(line), "#") {
 			continue
 		}

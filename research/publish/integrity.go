@@ -225,6 +225,10 @@ func unitKey(s string) string {
 	return k
 }
 
+// StripMarkers removes the citation markers from text (canonicalise first, CanonicalMarkers, to remove the
+// shapes models write too): what the prose says without them.
+func StripMarkers(text string) string { return markerRe.ReplaceAllString(text, "") }
+
 // supportKey is a sentence as the judge is asked about it, and as Judged, Approved and Unjudged hold it.
 func supportKey(s string) string {
 	k := strings.TrimSpace(markerRe.ReplaceAllString(s, ""))
