@@ -1,9 +1,8 @@
 package corpus
 
 import (
-	"archive/zip"
-	"bytes"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,26 +12,17 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/deepresearch/deepresearch/sources/extract"
+	"github.com/deepresearch/deepresearch/sources/internal/testzip"
 )
 
-// zipFile writes a zip container with the given members.
+// zipFile writes a zip container with the given members (testzip.Build), in name order.
 func zipFile(t *testing.T, path string, members map[string]string) {
 	t.Helper()
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	for name, body := range members {
-		w, err := zw.Create(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := w.Write([]byte(body)); err != nil {
-			t.Fatal(err)
-		}
+	var ms [][2]string
+	for _, name := range slices.Sorted(maps.Keys(members)) {
+		ms = append(ms, [2]string{name, members[name]})
 	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(path, testzip.Build(ms...), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
