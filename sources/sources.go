@@ -115,6 +115,9 @@ type Vocabulary interface {
 	// DocFreq returns how many passages of the source use word (as the source analyses words: stemmed,
 	// lower-cased) and how many passages it has. A word of several terms counts the passages using its rarest.
 	DocFreq(ctx context.Context, word string) (df, n int, err error)
+	// PhraseFreq is DocFreq for the words of phrase used one after the other: how the sources' own phrasing
+	// tells which renderings of two translated words go together ("foreign key", not "outside key").
+	PhraseFreq(ctx context.Context, phrase string) (df, n int, err error)
 }
 
 // Redundancy is a source that knows which of its documents repeat others — a local corpus index, which finds

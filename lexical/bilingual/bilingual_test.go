@@ -431,3 +431,72 @@ func TestQuestionAndGrammarWords(t *testing.T) {
 		}
 	}
 }
+
+// Adjacent words are rendered together by the phrases the documents use: over a database manual that writes
+// "foreign key", 外键 (which the dictionary cuts into 外 "outside" and 键 "key") is "foreign key" first, the
+// character's own best rendering after it as the second of its two (so a partial match still searches); written apart
+// (外 键, 外，键) the words are not a phrase and keep their own best renderings; documents that use no pairing,
+// that cannot tell, or that answer nonsense leave the words as their single renderings would be.
+func TestToEnglishByPhrases(t *testing.T) {
+	d := dict(t)
+	if segs := d.Segment("外键"); len(segs) != 2 {
+		t.Fatalf("Segment(外键) = %v: the test needs a dictionary without the compound", segs)
+	}
+	plain, _ := d.English("外")
+	if len(plain) == 0 || plain[0].Text == "foreign" {
+		t.Fatalf("English(外) = %v: the test needs a dictionary whose first choice is not foreign", plain)
+	}
+	manual := map[string]int{"foreign": 300, "key": 900, "outside": 40, "addition": 30, "foreign key": 110, "outside key": 0}
+	use := counts(manual)
+	got, n := d.ToEnglishBy("外键", use)
+	if !strings.HasPrefix(got, "foreign|") || !strings.HasSuffix(got, " key") || strings.Count(got, "|") != 1 || n != 2 {
+		t.Errorf("ToEnglishBy(外键) over a database manual = %q, %d; want \"foreign|… key\", 2", got, n)
+	}
+	var asked []string
+	logged := func(w string) int {
+		asked = append(asked, w)
+		return manual[w]
+	}
+	for _, apart := range []string{"外 键", "外，键", "外 Go 键"} {
+		asked = nil
+		got, _ := d.ToEnglishBy(apart, logged)
+		if strings.HasPrefix(got, "foreign ") {
+			t.Errorf("ToEnglishBy(%q) = %q: words written apart were paired", apart, got)
+		}
+		for _, w := range asked {
+			if strings.Contains(w, " ") {
+				t.Errorf("ToEnglishBy(%q) asked about the phrase %q", apart, w)
+			}
+		}
+	}
+	alone := map[string]int{}
+	for k, v := range manual {
+		if !strings.Contains(k, " ") {
+			alone[k] = v
+		}
+	}
+	single, _ := d.ToEnglishBy("外 键", counts(alone))
+	for name, u := range map[string]Usage{
+		"no phrase used": counts(alone),
+		"negative":       func(w string) int { return map[bool]int{true: -5, false: alone[w]}[strings.Contains(w, " ")] },
+	} {
+		if got, _ := d.ToEnglishBy("外键", u); got != single {
+			t.Errorf("%s: ToEnglishBy(外键) = %q, want the words' own renderings %q", name, got, single)
+		}
+	}
+	if unknown, _ := d.ToEnglishBy("外键", func(string) int { return -1 }); unknown != func() string { s, _ := d.ToEnglish("外键"); return s }() {
+		t.Errorf("documents that cannot tell: ToEnglishBy(外键) = %q, want ToEnglish's", unknown)
+	}
+	// Each pairing is asked once per pair of words, at most maxPaired × maxPaired of them.
+	asked = nil
+	d.ToEnglishBy("外键", logged)
+	phrases := 0
+	for _, w := range asked {
+		if strings.Contains(w, " ") {
+			phrases++
+		}
+	}
+	if phrases == 0 || phrases > maxPaired*maxPaired {
+		t.Errorf("ToEnglishBy(外键) asked %d phrases, want 1 to %d", phrases, maxPaired*maxPaired)
+	}
+}

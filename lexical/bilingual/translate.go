@@ -34,7 +34,8 @@ const (
 func (d *Dict) English(zh string) ([]Term, bool) { return d.EnglishBy(zh, nil) }
 
 // Usage tells how many passages of the documents searched use a word (analysed as they are: stemmed English, or
-// Chinese characters); a negative count is "unknown".
+// Chinese characters), or, for English words joined by a space, use them one after the other as a phrase; a
+// negative count is "unknown".
 type Usage func(word string) int
 
 // EnglishBy is English choosing among all of the word's renderings by the documents searched, the way
@@ -43,6 +44,28 @@ type Usage func(word string) int
 // gains over one they use rarely, so 列 over a database manual is "column" though the dictionary lists "to
 // arrange" first. use nil is English.
 func (d *Dict) EnglishBy(zh string, use Usage) ([]Term, bool) {
+	c, known := d.candidatesBy(zh, use)
+	if c == nil {
+		return nil, known
+	}
+	return c.terms(), true
+}
+
+// candidates are one Chinese word's English renderings, best first, before they are cut to the few kept.
+type candidates struct {
+	order   []string // stems
+	surface map[string]string
+	score   map[string]float64
+	conf    float64 // the best one's weight: 1, or 0.5 for a single character
+	limit   int
+	// paired counts, for a rendering the documents searched use in a phrase with a rendering of the next or the
+	// previous word, the passages using the phrase (the most of any such phrase).
+	paired map[string]int
+}
+
+// candidatesBy returns the renderings of zh chosen by use, as EnglishBy describes; nil for a function word or a
+// word the dictionary lacks (known tells which).
+func (d *Dict) candidatesBy(zh string, use Usage) (*candidates, bool) {
 	w, ok := d.words[zh]
 	if !ok {
 		return nil, false
@@ -81,10 +104,9 @@ func (d *Dict) EnglishBy(zh string, use Usage) ([]Term, bool) {
 	for st := range score {
 		score[st] *= d.specificity(surface[st])
 	}
-	conf := 1.0
-	limit := maxTerms
+	c := &candidates{surface: surface, score: score, conf: 1, limit: maxTerms}
 	if len([]rune(zh)) == 1 {
-		conf, limit = 0.5, maxTermsChar
+		c.conf, c.limit = 0.5, maxTermsChar
 	}
 	byScore := func() {
 		sort.SliceStable(order, func(a, b int) bool { return score[order[a]] > score[order[b]] })
@@ -100,15 +122,67 @@ func (d *Dict) EnglishBy(zh string, use Usage) ([]Term, bool) {
 			order = order[:1]
 		}
 	}
-	top := score[order[0]]
+	c.order = order
+	return c, true
+}
+
+// terms cuts the candidates to the renderings kept: those paired in a phrase the documents use come first, the
+// most used phrase first (a phrase settles a single character's sense: 外 before 键 is "foreign" in "foreign key",
+// though its first sense is "outside"); then the best by score, each weighing at least keepShare of the best one,
+// to at most limit renderings in all.
+func (c *candidates) terms() []Term {
 	var out []Term
-	for _, st := range order {
-		if len(out) == limit || score[st] < keepShare*top {
+	var paired []string
+	for _, st := range c.order {
+		if c.paired[st] > 0 {
+			paired = append(paired, st)
+		}
+	}
+	sort.SliceStable(paired, func(a, b int) bool { return c.paired[paired[a]] > c.paired[paired[b]] })
+	for _, st := range paired {
+		n, top := float64(c.paired[st]), float64(c.paired[paired[0]])
+		if len(out) == c.limit || n < keepShare*top {
 			break
 		}
-		out = append(out, Term{Text: surface[st], Weight: conf * score[st] / top})
+		out = append(out, Term{Text: c.surface[st], Weight: n / top})
 	}
-	return out, true
+	top := c.score[c.order[0]]
+	for _, st := range c.order {
+		if len(out) == c.limit || c.score[st] < keepShare*top {
+			break
+		}
+		if !slices.ContainsFunc(out, func(t Term) bool { return t.Text == c.surface[st] }) {
+			out = append(out, Term{Text: c.surface[st], Weight: c.conf * c.score[st] / top})
+		}
+	}
+	return out
+}
+
+// maxPaired bounds the renderings of each of two adjacent words tried together as a phrase.
+const maxPaired = 6
+
+// pair chooses the renderings of two adjacent words together, the co-occurrence method of dictionary-based query
+// translation: each pairing of their best renderings, in the Chinese order (a modifier before its head in both
+// languages: 外键 "foreign key", 物化视图 "materialized view"), is counted as a phrase in the documents searched,
+// and a pairing they use marks both renderings (see candidates.terms).
+func pair(a, b *candidates, use Usage) {
+	for _, x := range a.order[:min(maxPaired, len(a.order))] {
+		for _, y := range b.order[:min(maxPaired, len(b.order))] {
+			n := use(a.surface[x] + " " + b.surface[y])
+			if n <= 0 {
+				continue
+			}
+			mark(a, x, n)
+			mark(b, y, n)
+		}
+	}
+}
+
+func mark(c *candidates, st string, n int) {
+	if c.paired == nil {
+		c.paired = map[string]int{}
+	}
+	c.paired[st] = max(c.paired[st], n)
 }
 
 // maxAttested bounds the candidates asked about in the documents searched.
@@ -204,24 +278,37 @@ func (d *Dict) ToEnglishUsing(s string, used func(word string) bool) (string, in
 // ToEnglishBy is ToEnglish choosing each word's renderings among all its senses by how much the documents
 // searched use them (see EnglishBy). use nil is ToEnglish.
 func (d *Dict) ToEnglishBy(s string, use Usage) (string, int) {
+	segs := d.Segment(s)
+	cands := make([]*candidates, len(segs))
+	known := make([]bool, len(segs))
+	ends := make([]int, len(segs)) // the byte offset where each segment ends in s, -1 past a lost one
+	at := 0
+	for i, seg := range segs {
+		ends[i] = -1
+		if j := strings.Index(s[at:], seg.Text); j >= 0 {
+			at += j + len(seg.Text)
+			ends[i] = at
+		}
+		if seg.CJK {
+			cands[i], known[i] = d.candidatesBy(seg.Text, use)
+		}
+	}
+	if use != nil {
+		for i := 1; i < len(segs); i++ {
+			// Words written one after the other, in the same run of Chinese characters.
+			if cands[i-1] != nil && cands[i] != nil && ends[i-1] >= 0 && ends[i] == ends[i-1]+len(segs[i].Text) {
+				pair(cands[i-1], cands[i], use)
+			}
+		}
+	}
 	var parts []string
 	rendered := 0
-	for _, seg := range d.Segment(s) {
-		if !seg.CJK {
+	for i, seg := range segs {
+		switch {
+		case !seg.CJK || !known[i]:
 			parts = append(parts, seg.Text)
-			continue
-		}
-		terms, known := d.EnglishBy(seg.Text, use)
-		if !known {
-			parts = append(parts, seg.Text)
-			continue
-		}
-		if len(terms) > 0 {
-			alts := make([]string, 0, len(terms))
-			for _, t := range terms {
-				alts = append(alts, t.Text)
-			}
-			parts = append(parts, strings.Join(alts, Alternatives))
+		case cands[i] != nil:
+			parts = append(parts, joinTerms(cands[i].terms()))
 			rendered++
 		}
 	}

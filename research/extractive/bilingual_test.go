@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -135,5 +136,45 @@ func TestRenderingsChosenByTheSources(t *testing.T) {
 	}
 	if got := translate("列"); strings.Contains(got, "column") {
 		t.Errorf("translate(列) without sources = %q: the test needs a dictionary whose first choice is not column", got)
+	}
+}
+
+// Two words the dictionary renders one by one are rendered together by the phrases of the sources, counted by the
+// real index: over a manual that writes "foreign key", 外键 (外 "outside" + 键 "key") is searched, and focused on
+// in the report, as "foreign key"; over one that never pairs them, as the characters' own best renderings.
+func TestPhrasesChosenByTheSources(t *testing.T) {
+	manual := buildIndex(t, writeCorpus(t, map[string]string{
+		"constraints.md": "# Constraints\n\nA foreign key constraint names the referenced table.\n",
+		"deleting.md":    "# Deleting\n\nDeleting a referenced row fails while a foreign key points at it.\n",
+		"cascade.md":     "# Cascade\n\nWith ON DELETE CASCADE the foreign key deletes the referencing rows too.\n",
+		"keys.md":        "# Keys\n\nEach key is unique. The outside world never sees a key.\n",
+		"views.md":       "# Views\n\nA view is seen from outside the schema; its key is its query.\n",
+	}))
+	plain := translate("外键")
+	if strings.Contains(plain, "foreign") {
+		t.Fatalf("translate(外键) without sources = %q: the test needs a dictionary that does not choose foreign", plain)
+	}
+	v := newVocabulary([]sources.Searcher{manual})
+	got := translateFor(v, "外键")
+	if !strings.HasPrefix(got, "foreign") || !strings.HasSuffix(got, " key") {
+		t.Errorf("translateFor(外键) over a manual of foreign keys = %q, want foreign first", got)
+	}
+	core := research.SubQuestion{ID: "q1", Question: "外键是什么？", Queries: []string{"外键"}}
+	found := false
+	for _, va := range focusVariants(core, v) {
+		for _, u := range va {
+			found = found || slices.Contains(u, "foreign")
+		}
+	}
+	if !found {
+		t.Errorf("focusVariants(外键) over the manual = %v, want the phrase's rendering foreign", focusVariants(core, v))
+	}
+	apart := buildIndex(t, writeCorpus(t, map[string]string{
+		"door.md":  "# Door\n\nA key opens the door. Foreign visitors come from outside.\n",
+		"ring.md":  "# Ring\n\nOutside the ring, a key; foreign coins.\n",
+		"coins.md": "# Coins\n\nThe key is outside; the coins are foreign.\n",
+	}))
+	if got := translateFor(newVocabulary([]sources.Searcher{apart}), "外键"); strings.HasPrefix(got, "foreign|") && !strings.HasPrefix(plain, "foreign") {
+		t.Errorf("translateFor(外键) over documents that never write the phrase = %q: a pairing they do not use was chosen", got)
 	}
 }

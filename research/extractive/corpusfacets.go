@@ -327,10 +327,10 @@ func derivedForm(t string, keys map[string]bool) bool {
 }
 
 // keyTerms are the index terms of the question's key phrases and of their English renderings.
-func keyTerms(phrases []string) map[string]bool {
+func keyTerms(phrases []string, v *vocabulary) map[string]bool {
 	m := map[string]bool{}
 	for _, ph := range phrases {
-		for _, x := range []string{ph, translate(ph)} {
+		for _, x := range []string{ph, translateFor(v, ph)} {
 			for _, t := range lexical.Tokenize(x) {
 				if !facetTerms[t] {
 					m[t] = true

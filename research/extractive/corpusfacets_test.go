@@ -39,7 +39,7 @@ func TestFacetHeading(t *testing.T) {
 		for _, p := range phrases {
 			all = append(all, p.Text)
 		}
-		if got := facetHeading(tt.head, tt.title, keyTerms(all)); got != tt.want {
+		if got := facetHeading(tt.head, tt.title, keyTerms(all, nil)); got != tt.want {
 			t.Errorf("facetHeading(%q, %q) for %q = %v, want %v", tt.head, tt.title, tt.question, got, tt.want)
 		}
 	}
@@ -47,7 +47,7 @@ func TestFacetHeading(t *testing.T) {
 
 func TestSectionHeading(t *testing.T) {
 	text := "# Package sync\n\nIntro line about maps.\n\n## type Map {#Map}\n\nMap is like a Go map.\nIt is safe.\n\n## type Mutex\n\nA Mutex is a lock.\n"
-	keys := keyTerms([]string{"sync.Map", "plain Go map"})
+	keys := keyTerms([]string{"sync.Map", "plain Go map"}, nil)
 	for url, want := range map[string]string{
 		"file:///s.md#L7-L8":   "type Map",
 		"file:///s.md#L3-L3":   "Package sync",

@@ -19,8 +19,9 @@ const (
 
 // focusVariants are the ways the question's key phrases may be spelled in the sources: as asked, and with every
 // Chinese unit the bilingual dictionary can render replaced by its English rendering (a unit it cannot render is
-// kept, and weighs little when no source uses it), or for an English question its Chinese rendering.
-func focusVariants(core research.SubQuestion) []variant {
+// kept, and weighs little when no source uses it; chosen by the sources' vocabulary v, as the queries were), or
+// for an English question its Chinese rendering.
+func focusVariants(core research.SubQuestion, v *vocabulary) []variant {
 	if len(core.Queries) == 0 {
 		return []variant{queryVariant(core.Question)}
 	}
@@ -34,7 +35,7 @@ func focusVariants(core research.SubQuestion) []variant {
 	if hasCJK(q) {
 		var mixed []string
 		for _, f := range strings.Fields(q) {
-			if t := translate(f); t != "" && hasCJK(f) {
+			if t := translateFor(v, f); t != "" && hasCJK(f) {
 				f = t
 			}
 			mixed = append(mixed, f)

@@ -286,23 +286,27 @@ func translateFor(v *vocabulary, s string) string {
 	return t
 }
 
-// usage is the vocabulary as the dictionary asks it: in how many passages the sources use a word, 0 for a word
-// they do not use (one passage may be a stray mention, see uses), -1 when no source can tell; nil with no
-// source that can.
+// usage is the vocabulary as the dictionary asks it: in how many passages the sources use a word, or the words of
+// a phrase one after the other, 0 for one they do not use (one passage may be a stray mention, see
+// minCorpusUses), -1 when no source can tell; nil with no source that can.
 func (v *vocabulary) usage() bilingual.Usage {
 	if v == nil || len(v.srcs) == 0 {
 		return nil
 	}
 	return func(w string) int {
 		ctx := context.Background()
-		switch used, known := v.uses(ctx, w); {
+		freq := v.docFreq
+		if strings.Contains(w, " ") {
+			freq = v.phraseFreq
+		}
+		switch df, _, known := freq(ctx, w); {
 		case !known:
 			return -1
-		case !used:
+		case df < minCorpusUses:
 			return 0
+		default:
+			return df
 		}
-		df, _, _ := v.docFreq(ctx, w) // remembered by uses
-		return df
 	}
 }
 

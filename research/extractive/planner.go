@@ -231,7 +231,7 @@ func (p *Planner) Plan(ctx context.Context, question string) (*research.Plan, er
 		}
 	}
 	// The corpus's own facets: the sections the question's search lands in, asked about by their headings.
-	facets, heads := p.corpusFacets(ctx, q, strings.Join(all, " "), keyTerms(all))
+	facets, heads := p.corpusFacets(ctx, q, strings.Join(all, " "), keyTerms(all, p.vocab))
 	for _, f := range facets {
 		qs := []string{f.Heading}
 		if !strings.Contains(strings.ToLower(f.Heading), strings.ToLower(subject)) {

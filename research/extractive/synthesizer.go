@@ -131,7 +131,7 @@ func (s *Synthesizer) Synthesize(ctx context.Context, in research.SynthesisInput
 	// Topic anchor: only items about what the question asks enter the report; the rest were relevant to a facet's
 	// wording, not to the question.
 	pool := indexPool(ranked, s.sections)
-	variants := focusVariants(core)
+	variants := focusVariants(core, s.vocab)
 	scores := make([]float64, len(ranked))
 	best := 0.0
 	for i := range ranked {

@@ -153,7 +153,7 @@ func (v *Verifier) Verify(ctx context.Context, plan *research.Plan, pool []resea
 		}
 		state := "covered"
 		if missing != "" {
-			queries := reformulate(sq, ev, all)
+			queries := reformulate(sq, ev, all, v.vocab)
 			if len(queries) == 0 {
 				state = "not covered, and no new query to try"
 			} else {
@@ -243,8 +243,8 @@ func sourceName(e research.Evidence) string {
 
 // reformulate proposes new queries for a gapped sub-question: its key phrases on their own, and each combined
 // with the words the evidence found so far uses most (the sources' own vocabulary for the subject), never a
-// query already tried.
-func reformulate(sq research.SubQuestion, ev, all []research.Evidence) []string {
+// query already tried. A Chinese key phrase is also searched in English, rendered by the sources' vocabulary v.
+func reformulate(sq research.SubQuestion, ev, all []research.Evidence, v *vocabulary) []string {
 	tried := map[string]bool{}
 	for _, q := range sq.Queries {
 		tried[strings.ToLower(lexical.NormalizeSpace(q))] = true
@@ -293,7 +293,7 @@ func reformulate(sq research.SubQuestion, ev, all []research.Evidence) []string 
 	}
 	for _, k := range keys {
 		add(k)
-		if t := translate(k); t != "" {
+		if t := translateFor(v, k); t != "" {
 			add(t)
 		}
 		for _, v := range phraseVariants(k) {

@@ -2,6 +2,7 @@ package extractive
 
 import (
 	"context"
+	"strings"
 	"sync"
 
 	"github.com/deepresearch/deepresearch/sources"
@@ -37,12 +38,6 @@ func newVocabulary(searchers []sources.Searcher) *vocabulary {
 	return v
 }
 
-// uses reports whether the sources use word (known is false when no source can tell, or none answered).
-func (v *vocabulary) uses(ctx context.Context, word string) (used, known bool) {
-	df, _, known := v.docFreq(ctx, word)
-	return df >= minCorpusUses, known
-}
-
 // specific reports whether the sources use word in at least minCorpusUses passages but fewer than the square root
 // of their number: a word of a topic ("sort" in a language's documentation), not of the whole corpus ("object",
 // "start" in its source code), whose absence from a passage says nothing.
@@ -65,17 +60,32 @@ func (v *vocabulary) setting(ctx context.Context, word string) bool {
 // docFreq is the sources' passages using word and their number, remembered; known is false when no source can
 // tell, or none answered.
 func (v *vocabulary) docFreq(ctx context.Context, word string) (df, n int, known bool) {
-	if v == nil || len(v.srcs) == 0 || word == "" {
+	return v.count(ctx, word, sources.Vocabulary.DocFreq)
+}
+
+// phraseFreq is docFreq for the words of phrase used one after the other (see sources.Vocabulary.PhraseFreq).
+func (v *vocabulary) phraseFreq(ctx context.Context, phrase string) (df, n int, known bool) {
+	return v.count(ctx, phraseMark+phrase, func(s sources.Vocabulary, ctx context.Context, key string) (int, int, error) {
+		return s.PhraseFreq(ctx, strings.TrimPrefix(key, phraseMark))
+	})
+}
+
+// phraseMark keeps a phrase's count apart from a word's in the memo.
+const phraseMark = "\x00phrase\x00"
+
+// count sums ask over the sources for key, remembered.
+func (v *vocabulary) count(ctx context.Context, key string, ask func(sources.Vocabulary, context.Context, string) (int, int, error)) (df, n int, known bool) {
+	if v == nil || len(v.srcs) == 0 || key == "" || key == phraseMark {
 		return 0, 0, false
 	}
 	v.mu.Lock()
-	got, ok := v.memo[word]
+	got, ok := v.memo[key]
 	v.mu.Unlock()
 	if ok {
 		return got[0], got[1], true
 	}
 	for _, s := range v.srcs {
-		d, m, err := s.DocFreq(ctx, word)
+		d, m, err := ask(s, ctx, key)
 		if err != nil {
 			continue
 		}
@@ -88,7 +98,7 @@ func (v *vocabulary) docFreq(ctx context.Context, word string) (df, n int, known
 	if v.memo == nil || len(v.memo) >= maxVocabulary {
 		v.memo = map[string][2]int{}
 	}
-	v.memo[word] = [2]int{df, n}
+	v.memo[key] = [2]int{df, n}
 	v.mu.Unlock()
 	return df, n, true
 }

@@ -24,6 +24,11 @@ func (v vocabSource) DocFreq(_ context.Context, word string) (int, int, error) {
 	return v.df[word], 10000, nil
 }
 
+// PhraseFreq counts a phrase by its entry in df, as DocFreq counts a word.
+func (v vocabSource) PhraseFreq(ctx context.Context, phrase string) (int, int, error) {
+	return v.DocFreq(ctx, phrase)
+}
+
 const faqDoc = `# General FAQ
 
 ## Releases

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/blevesearch/bleve/v2"
+
 	"github.com/deepresearch/deepresearch/sources"
 )
 
@@ -44,12 +46,9 @@ func (ix *Index) DocFreq(ctx context.Context, word string) (df, n int, err error
 	}
 	defer release()
 	n = g.info.Chunks
-	g.vocab.mu.Lock()
-	if v, ok := g.vocab.m[word]; ok {
-		g.vocab.mu.Unlock()
+	if v, ok := g.vocab.recall(word); ok {
 		return v, n, nil
 	}
-	g.vocab.mu.Unlock()
 	an := g.idx.Mapping().AnalyzerNamed(analyzerName)
 	if an == nil {
 		return 0, 0, errors.New("corpus vocabulary: analyzer missing")
@@ -79,12 +78,72 @@ func (ix *Index) DocFreq(ctx context.Context, word string) (df, n int, err error
 			df = c
 		}
 	}
-	g.vocab.mu.Lock()
-	if g.vocab.m == nil || len(g.vocab.m) >= maxVocabMemo {
-		g.vocab.m = map[string]int{}
+	g.vocab.remember(word, df)
+	return df, n, nil
+}
+
+// recall returns the count remembered for key.
+func (m *vocabMemo) recall(key string) (int, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	v, ok := m.m[key]
+	return v, ok
+}
+
+// remember keeps the count of key, starting afresh past maxVocabMemo keys.
+func (m *vocabMemo) remember(key string, v int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.m == nil || len(m.m) >= maxVocabMemo {
+		m.m = map[string]int{}
 	}
-	g.vocab.m[word] = df
-	g.vocab.mu.Unlock()
+	m.m[key] = v
+}
+
+// phraseKey marks a phrase's count in the memo apart from a word's.
+const phraseKey = "\x00phrase\x00"
+
+// PhraseFreq implements sources.Vocabulary: how many chunks use the words of phrase one after the other, as the
+// index analyses them (so "foreign keys" counts the chunks saying "foreign key"), and how many chunks the index
+// has. A phrase of one term is DocFreq; one of no term is used nowhere.
+func (ix *Index) PhraseFreq(ctx context.Context, phrase string) (df, n int, err error) {
+	if len(phrase) > maxVocabWord {
+		phrase = phrase[:maxVocabWord]
+	}
+	g, release, err := ix.acquire()
+	if err != nil {
+		return 0, 0, err
+	}
+	if g == nil {
+		return 0, 0, nil
+	}
+	an := g.idx.Mapping().AnalyzerNamed(analyzerName)
+	if an == nil {
+		release()
+		return 0, 0, errors.New("corpus vocabulary: analyzer missing")
+	}
+	n = g.info.Chunks
+	switch tokens := an.Analyze([]byte(phrase)); len(tokens) {
+	case 0:
+		release()
+		return 0, n, nil
+	case 1:
+		release()
+		return ix.DocFreq(ctx, phrase)
+	}
+	defer release()
+	if v, ok := g.vocab.recall(phraseKey + phrase); ok {
+		return v, n, nil
+	}
+	q := bleve.NewMatchPhraseQuery(phrase)
+	q.SetField("text")
+	q.Analyzer = analyzerName
+	res, err := g.idx.SearchInContext(ctx, bleve.NewSearchRequestOptions(q, 0, 0, false))
+	if err != nil {
+		return 0, 0, fmt.Errorf("corpus vocabulary %q: %w", phrase, err)
+	}
+	df = int(res.Total)
+	g.vocab.remember(phraseKey+phrase, df)
 	return df, n, nil
 }
 
