@@ -3,6 +3,8 @@ package bilingual
 import (
 	"bytes"
 	"compress/gzip"
+	"hash/crc32"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -243,6 +245,13 @@ func FuzzSegment(f *testing.F) {
 		}
 		d.ToEnglish(s)
 		d.ToChinese(s)
+		// Documents that answer anything, negative counts included, for words and phrases alike: the rendering
+		// has no empty alternative and renders no more Chinese words than there are.
+		hostile := func(w string) int { return int(crc32.ChecksumIEEE([]byte(s+w))%7) - 2 }
+		got, n := d.ToEnglishBy(s, hostile)
+		if strings.Contains(got, Alternatives+Alternatives) || strings.HasPrefix(got, Alternatives) || n > len(segs) || (got == "") != (n == 0) {
+			t.Fatalf("ToEnglishBy(%q) = %q, %d over %d segments", s, got, n, len(segs))
+		}
 	})
 }
 
@@ -498,5 +507,43 @@ func TestToEnglishByPhrases(t *testing.T) {
 	}
 	if phrases == 0 || phrases > maxPaired*maxPaired {
 		t.Errorf("ToEnglishBy(外键) asked %d phrases, want 1 to %d", phrases, maxPaired*maxPaired)
+	}
+}
+
+// Two adjacent words whose renderings the documents write as one English word more often than as two are rendered
+// as that word: 表空间 over a manual of tablespaces is "tablespace". Written as two words more often, or not at
+// all, they stay two; the word after a joined pair is rendered on its own; and a word is never joined twice.
+func TestToEnglishByClosedCompounds(t *testing.T) {
+	d := dict(t)
+	if segs := d.Segment("表空间"); len(segs) != 2 {
+		t.Fatalf("Segment(表空间) = %v: the test needs a dictionary without the compound", segs)
+	}
+	base := map[string]int{"table": 500, "space": 80, "show": 40, "scope": 10, "limit": 90}
+	with := func(extra map[string]int) Usage {
+		m := maps.Clone(base)
+		maps.Copy(m, extra)
+		return counts(m)
+	}
+	for _, tt := range []struct {
+		name, text string
+		use        Usage
+		want       func(string) bool
+	}{
+		{"closed more used", "表空间", with(map[string]int{"tablespace": 50, "table space": 3}),
+			func(s string) bool { return s == "tablespace" }},
+		{"open more used", "表空间", with(map[string]int{"tablespace": 3, "table space": 50}),
+			func(s string) bool { return !strings.Contains(s, "tablespace") && strings.Contains(s, "table") }},
+		{"neither used", "表空间", with(nil),
+			func(s string) bool { return !strings.Contains(s, "tablespace") && strings.Contains(s, "space") }},
+		{"a word after the pair", "表空间限制", with(map[string]int{"tablespace": 50}),
+			func(s string) bool { return strings.HasPrefix(s, "tablespace ") && strings.Contains(s, "limit") }},
+		{"joined once", "表空间表", with(map[string]int{"tablespace": 50, "spacetable": 60}),
+			func(s string) bool { return strings.HasPrefix(s, "tablespace ") && !strings.Contains(s, "spacetable") }},
+		{"apart", "表 空间", with(map[string]int{"tablespace": 50}),
+			func(s string) bool { return !strings.Contains(s, "tablespace") }},
+	} {
+		if got, n := d.ToEnglishBy(tt.text, tt.use); !tt.want(got) || n == 0 {
+			t.Errorf("%s: ToEnglishBy(%s) = %q, %d", tt.name, tt.text, got, n)
+		}
 	}
 }

@@ -61,6 +61,11 @@ type candidates struct {
 	// paired counts, for a rendering the documents searched use in a phrase with a rendering of the next or the
 	// previous word, the passages using the phrase (the most of any such phrase).
 	paired map[string]int
+	// closed is the best rendering of this word and the next written as one English word ("tablespace" for 表空间),
+	// with the passages using it; joined marks the next word as rendered by it.
+	closed       string
+	closedUses   int
+	joinedBefore bool
 }
 
 // candidatesBy returns the renderings of zh chosen by use, as EnglishBy describes; nil for a function word or a
@@ -164,18 +169,46 @@ const maxPaired = 6
 // pair chooses the renderings of two adjacent words together, the co-occurrence method of dictionary-based query
 // translation: each pairing of their best renderings, in the Chinese order (a modifier before its head in both
 // languages: 外键 "foreign key", 物化视图 "materialized view"), is counted as a phrase in the documents searched,
-// and a pairing they use marks both renderings (see candidates.terms).
+// and a pairing they use marks both renderings (see candidates.terms). A pairing the documents write as one word
+// more often than as two (表空间: "tablespace", not "table space"; 命名空间: "namespace") renders both words as
+// that word.
 func pair(a, b *candidates, use Usage) {
+	bestOpen := 0
 	for _, x := range a.order[:min(maxPaired, len(a.order))] {
 		for _, y := range b.order[:min(maxPaired, len(b.order))] {
-			n := use(a.surface[x] + " " + b.surface[y])
-			if n <= 0 {
+			ax, by := a.surface[x], b.surface[y]
+			if n := use(ax + " " + by); n > 0 {
+				mark(a, x, n)
+				mark(b, y, n)
+				bestOpen = max(bestOpen, n)
+			}
+			if a.joinedBefore || !closable(ax) || !closable(by) {
 				continue
 			}
-			mark(a, x, n)
-			mark(b, y, n)
+			if n := use(ax + by); n > a.closedUses {
+				a.closed, a.closedUses = ax+by, n
+			}
 		}
 	}
+	if a.closedUses <= bestOpen {
+		a.closed, a.closedUses = "", 0
+		return
+	}
+	b.joinedBefore = true
+}
+
+// closable reports a rendering that may be half of an English compound written as one word: letters only, at
+// least three of them.
+func closable(w string) bool {
+	if len(w) < 3 {
+		return false
+	}
+	for _, r := range w {
+		if r < 'a' || r > 'z' {
+			return false
+		}
+	}
+	return true
 }
 
 func mark(c *candidates, st string, n int) {
@@ -307,7 +340,13 @@ func (d *Dict) ToEnglishBy(s string, use Usage) (string, int) {
 		switch {
 		case !seg.CJK || !known[i]:
 			parts = append(parts, seg.Text)
-		case cands[i] != nil:
+		case cands[i] == nil:
+		case cands[i].joinedBefore:
+			rendered++ // rendered with the word before it, as one English word
+		case cands[i].closed != "":
+			parts = append(parts, cands[i].closed)
+			rendered++
+		default:
 			parts = append(parts, joinTerms(cands[i].terms()))
 			rendered++
 		}
