@@ -54,21 +54,19 @@ type SessionConfig struct {
 // capped is b bounded by ceiling: for each limit ceiling sets, the smaller of the two, or ceiling's where b
 // leaves the limit unset.
 func capped(b, ceiling Budget) Budget {
-	lower := func(v *int, c int) {
-		if c > 0 && (*v <= 0 || *v > c) {
-			*v = c
-		}
-	}
 	lower(&b.MaxTokens, ceiling.MaxTokens)
 	lower(&b.MaxCalls, ceiling.MaxCalls)
 	lower(&b.Concurrency, ceiling.Concurrency)
-	if c := ceiling.MaxCostUSD; c > 0 && (b.MaxCostUSD <= 0 || b.MaxCostUSD > c) {
-		b.MaxCostUSD = c
-	}
-	if c := ceiling.MaxTime; c > 0 && (b.MaxTime <= 0 || b.MaxTime > c) {
-		b.MaxTime = c
-	}
+	lower(&b.MaxCostUSD, ceiling.MaxCostUSD)
+	lower(&b.MaxTime, ceiling.MaxTime)
 	return b
+}
+
+// lower sets the limit *v to c when c is set (positive) and *v is unset or larger.
+func lower[T int | float64 | time.Duration](v *T, c T) {
+	if c > 0 && (*v <= 0 || *v > c) {
+		*v = c
+	}
 }
 
 // fuseState is what a step leaves for the next about the fuse.
