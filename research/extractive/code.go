@@ -481,24 +481,13 @@ func declSignature(src string, lines []srcLine, cls []lineClass, d int) string {
 	return strings.TrimRight(sig, "{(= \t")
 }
 
-// identifierWords spells the identifiers of a declaration in words: "func propagateCancel(parent Context,
-// child canceler)" → "propagate cancel", so that a question about propagating cancellation finds it.
+// identifierWords spells the identifiers of a declaration in words, split as camelWords splits them: "func
+// propagateCancel(parent Context, child canceler)" → "propagate cancel", so that a question about propagating
+// cancellation finds it; "class HTTPServer" → "http server". An identifier of one word adds nothing.
 func identifierWords(sig string) string {
 	var out []string
 	for _, f := range strings.FieldsFunc(sig, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
-		var words []string
-		start := 0
-		for i, r := range f {
-			if i > 0 && unicode.IsUpper(r) {
-				prev, _ := utf8.DecodeLastRuneInString(f[:i])
-				if unicode.IsLower(prev) {
-					words = append(words, f[start:i])
-					start = i
-				}
-			}
-		}
-		if start > 0 {
-			words = append(words, f[start:])
+		if words := camelWords(f); len(words) > 1 {
 			out = append(out, strings.ToLower(strings.Join(words, " ")))
 		}
 	}

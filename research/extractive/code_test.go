@@ -136,7 +136,8 @@ func TestIdentifierWords(t *testing.T) {
 		"type cancelCtx struct":                                "cancel ctx",
 		"func (p *Pool) pinSlow() (*poolLocal, int)":           "pin slow pool local",
 		"var x = 1":        "",
-		"class HTTPServer": "",
+		"class HTTPServer": "http server",
+		"const MaxInt64":   "max int64",
 	} {
 		if got := identifierWords(in); got != want {
 			t.Errorf("identifierWords(%q) = %q, want %q", in, got, want)
