@@ -146,6 +146,7 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 	var conf, rel []float64
 	maxScore := 0.0
 	scores := map[int]float64{}
+	antecedents := map[int]int{} // passage → the passage it refers back to (see antecedent)
 	for i, sp := range ix.spans {
 		if sp.Start < lo || sp.End > hi || !ix.usable[i] {
 			continue
@@ -155,7 +156,9 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 			// A paragraph or list item under a lead sentence shares its relevance (see leadShare).
 			s = math.Max(s, leadShare*ix.bm25.Score(union, l))
 		}
-		if b := a.antecedent(ix, i, lo); b >= 0 {
+		b := a.antecedent(ix, i, lo)
+		antecedents[i] = b
+		if b >= 0 {
 			s = math.Max(s, leadShare*ix.bm25.Score(union, b))
 		}
 		if s <= 0 {
@@ -170,7 +173,7 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 		if l := ix.leadOf[i]; l >= 0 {
 			c = math.Max(c, leadShare*a.coverage(ix, variants, syns, l))
 		}
-		if b := a.antecedent(ix, i, lo); b >= 0 {
+		if b := antecedents[i]; b >= 0 {
 			c = math.Max(c, leadShare*a.coverage(ix, variants, syns, b))
 		}
 		// A section heading made of the question's terms ("### Once" for sync.Once) states the topic of every
