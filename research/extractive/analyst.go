@@ -1116,15 +1116,12 @@ func leadSentence(text string, sp lexical.Span) bool {
 // ordinalRE opens a paragraph that is one of a counted sequence: "The first rule is that …", "Second, …".
 var ordinalRE = regexp.MustCompile(`(?i)^(?:the )?(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|last|final)\b`)
 
-// countedRE is a number a sentence announces ("three rules", "uses 4 steps").
-var countedRE = regexp.MustCompile(`(?i)\b(?:two|three|four|five|six|seven|eight|nine|ten|[2-9])\s+\w`)
-
 // ordinalLead is the counted-sequence heuristic: a sentence that ends its paragraph announcing a number of things
 // ("The compiler uses three rules to figure out ….") followed by a paragraph opening with "The first …" is the
 // lead of the paragraphs that spell them out one by one, as a colon's list is; they rarely repeat its words.
 func ordinalLead(text string, spans []lexical.Span, i int) bool {
 	sp := spans[i]
-	if i+1 >= len(spans) || isHeading(text, sp) || endsInColon(sp.Text) || !countedRE.MatchString(plainText(sp.Text)) {
+	if i+1 >= len(spans) || isHeading(text, sp) || endsInColon(sp.Text) || !announcesCount(plainText(sp.Text)) {
 		return false
 	}
 	// The announcing sentence may be followed by others of its paragraph; the sequence starts at the next one.
@@ -1221,11 +1218,25 @@ func codeEnd(text string, end int) int {
 	return len(strings.TrimRight(text[:last], " \t\n"))
 }
 
-// countRE marks a sentence that announces how many things follow ("four details:", "the following:"): what follows
-// it must be a list, not an illustration.
-var countRE = regexp.MustCompile(`(?i)\b(one|two|three|four|five|six|seven|eight|nine|ten|\d+|several|following|these|those|below|as follows)\b`)
+// countRE finds the words with which a sentence announces how many things follow, two or more ("four details:",
+// "uses three rules", "the following:"), each with the word after it.
+var countRE = regexp.MustCompile(`(?i)\b(two|three|four|five|six|seven|eight|nine|ten|[2-9]|[1-9]\d+|several|following|these|those|below|as follows)\b(?:\s+(\w+))?`)
 
-func announcesCount(sentence string) bool { return countRE.MatchString(sentence) }
+// announcesCount reports a sentence that announces how many things follow: a number followed by a content word
+// ("three rules", "4 steps", not "Python 3 is" or "2 or more"), or a word that points ahead ("the following:",
+// "these rules"). What follows such a sentence is a list or a sequence, not an illustration.
+func announcesCount(sentence string) bool {
+	for _, m := range countRE.FindAllStringSubmatch(sentence, -1) {
+		switch strings.ToLower(m[1]) {
+		case "following", "these", "those", "below", "as follows":
+			return true
+		}
+		if m[2] != "" && len(lexical.Tokenize(m[2])) > 0 {
+			return true
+		}
+	}
+	return false
+}
 
 // maxListItems bounds the list a colon's quote takes along.
 const maxListItems = 8

@@ -158,9 +158,27 @@ func TestOrdinalLead(t *testing.T) {
 		"The planner uses rules to order the steps.\n\nThe first rule is that inputs come first.\n":       false,
 		"The planner uses three rules:\n\nThe first rule is that inputs come first.\n":                    false, // a colon lead
 		"The planner uses three rules. The first rule is that inputs come first.\n":                       false, // one paragraph
+		"Python 3 is the version this guide covers.\n\nThe first chapter installs it.\n":                  false, // a version, not a count
+		"Use 2 or more workers.\n\nThe first worker starts the others.\n":                                 false,
+		"The loader takes 4 steps.\n\nThe first step reads the header.\n":                                 true,
 	} {
 		if got := ordinalLead(text, lexical.Sentences(text), 0); got != want {
 			t.Errorf("ordinalLead(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
+
+// A sentence announces how many things follow by a number and the things it counts, or by a word pointing ahead;
+// a number followed by a function word is a version or a bound, not a count.
+func TestAnnouncesCount(t *testing.T) {
+	for s, want := range map[string]bool{
+		"You can take four actions in unsafe Rust": true, "The loader takes 4 steps.": true,
+		"Do the following:": true, "Remember these rules.": true, "as follows": true,
+		"Python 3 is the current version.": false, "Use 2 or more workers.": false, "Version 2.": false,
+		"Nothing here.": false, "": false,
+	} {
+		if got := announcesCount(s); got != want {
+			t.Errorf("announcesCount(%q) = %v, want %v", s, got, want)
 		}
 	}
 }
