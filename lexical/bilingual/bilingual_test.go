@@ -231,17 +231,16 @@ func FuzzSegment(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		segs := d.Segment(s)
-		// Segments are non-empty pieces of s, in order, without white space.
-		rest := s
+		// Segments are non-empty pieces of s at their offsets, in order, without white space.
+		end := 0
 		for _, seg := range segs {
 			if seg.Text == "" || strings.ContainsAny(seg.Text, " \t\n") {
 				t.Fatalf("bad segment %q of %q", seg.Text, s)
 			}
-			i := strings.Index(rest, seg.Text)
-			if i < 0 {
-				t.Fatalf("segment %q not in order in %q", seg.Text, s)
+			if seg.Start < end || seg.Start+len(seg.Text) > len(s) || s[seg.Start:seg.Start+len(seg.Text)] != seg.Text {
+				t.Fatalf("segment %q at %d is not in order in %q", seg.Text, seg.Start, s)
 			}
-			rest = rest[i+len(seg.Text):]
+			end = seg.Start + len(seg.Text)
 		}
 		d.ToEnglish(s)
 		d.ToChinese(s)

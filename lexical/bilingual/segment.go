@@ -11,6 +11,8 @@ import (
 // each), or a word of another script as written ("Go", "sync.Map", "HTTP/2").
 type Segment struct {
 	Text string
+	// Start is the byte offset of Text in the segmented string.
+	Start int
 	// CJK is set for Chinese (Han, kana, Hangul) segments.
 	CJK bool
 	// Known is set for a dictionary headword; Function for a headword that is a grammatical word (a particle, a
@@ -27,9 +29,10 @@ type Segment struct {
 func (d *Dict) Segment(s string) []Segment {
 	var out []Segment
 	var run []rune
+	runStart := 0
 	flush := func() {
 		if len(run) > 0 {
-			out = d.cutRun(run, out)
+			out = d.cutRun(run, runStart, out)
 			run = run[:0]
 		}
 	}
@@ -37,6 +40,9 @@ func (d *Dict) Segment(s string) []Segment {
 		r, n := utf8.DecodeRuneInString(s[i:])
 		switch {
 		case lexical.IsCJK(r):
+			if len(run) == 0 {
+				runStart = i
+			}
 			run = append(run, r)
 			i += n
 		case unicode.IsLetter(r) || unicode.IsDigit(r):
@@ -60,7 +66,7 @@ func (d *Dict) Segment(s string) []Segment {
 				}
 				break
 			}
-			out = append(out, Segment{Text: s[i:j]})
+			out = append(out, Segment{Text: s[i:j], Start: i})
 			i = j
 		default:
 			flush()
@@ -71,8 +77,9 @@ func (d *Dict) Segment(s string) []Segment {
 	return out
 }
 
-// cutRun segments one run of CJK characters by dynamic programming over the dictionary's headwords.
-func (d *Dict) cutRun(run []rune, out []Segment) []Segment {
+// cutRun segments one run of CJK characters, starting at byte offset at, by dynamic programming over the
+// dictionary's headwords.
+func (d *Dict) cutRun(run []rune, at int, out []Segment) []Segment {
 	n := len(run)
 	type cell struct {
 		words, sq int // words on the best path to here, sum of squared word lengths
@@ -107,7 +114,8 @@ func (d *Dict) cutRun(run []rune, out []Segment) []Segment {
 	for k := len(cuts) - 1; k >= 0; k-- {
 		text := string(run[start:cuts[k]])
 		w, ok := d.words[text]
-		out = append(out, Segment{Text: text, CJK: true, Known: ok, Function: ok && (w.function || w.grammar)})
+		out = append(out, Segment{Text: text, Start: at, CJK: true, Known: ok, Function: ok && (w.function || w.grammar)})
+		at += len(text)
 		start = cuts[k]
 	}
 	return out

@@ -61,10 +61,9 @@ type candidates struct {
 	// paired counts, for a rendering the documents searched use in a phrase with a rendering of the next or the
 	// previous word, the passages using the phrase (the most of any such phrase).
 	paired map[string]int
-	// closed is the best rendering of this word and the next written as one English word ("tablespace" for 表空间),
-	// with the passages using it; joined marks the next word as rendered by it.
+	// closed is the rendering of this word and the next as one English word ("tablespace" for 表空间); joinedBefore
+	// marks a word rendered so with the one before it.
 	closed       string
-	closedUses   int
 	joinedBefore bool
 }
 
@@ -173,7 +172,7 @@ const maxPaired = 6
 // more often than as two (表空间: "tablespace", not "table space"; 命名空间: "namespace") renders both words as
 // that word.
 func pair(a, b *candidates, use Usage) {
-	bestOpen := 0
+	bestOpen, bestClosed := 0, 0
 	for _, x := range a.order[:min(maxPaired, len(a.order))] {
 		for _, y := range b.order[:min(maxPaired, len(b.order))] {
 			ax, by := a.surface[x], b.surface[y]
@@ -185,13 +184,13 @@ func pair(a, b *candidates, use Usage) {
 			if a.joinedBefore || !closable(ax) || !closable(by) {
 				continue
 			}
-			if n := use(ax + by); n > a.closedUses {
-				a.closed, a.closedUses = ax+by, n
+			if n := use(ax + by); n > bestClosed {
+				a.closed, bestClosed = ax+by, n
 			}
 		}
 	}
-	if a.closedUses <= bestOpen {
-		a.closed, a.closedUses = "", 0
+	if bestClosed <= bestOpen {
+		a.closed = ""
 		return
 	}
 	b.joinedBefore = true
@@ -314,14 +313,7 @@ func (d *Dict) ToEnglishBy(s string, use Usage) (string, int) {
 	segs := d.Segment(s)
 	cands := make([]*candidates, len(segs))
 	known := make([]bool, len(segs))
-	ends := make([]int, len(segs)) // the byte offset where each segment ends in s, -1 past a lost one
-	at := 0
 	for i, seg := range segs {
-		ends[i] = -1
-		if j := strings.Index(s[at:], seg.Text); j >= 0 {
-			at += j + len(seg.Text)
-			ends[i] = at
-		}
 		if seg.CJK {
 			cands[i], known[i] = d.candidatesBy(seg.Text, use)
 		}
@@ -329,7 +321,7 @@ func (d *Dict) ToEnglishBy(s string, use Usage) (string, int) {
 	if use != nil {
 		for i := 1; i < len(segs); i++ {
 			// Words written one after the other, in the same run of Chinese characters.
-			if cands[i-1] != nil && cands[i] != nil && ends[i-1] >= 0 && ends[i] == ends[i-1]+len(segs[i].Text) {
+			if cands[i-1] != nil && cands[i] != nil && segs[i-1].Start+len(segs[i-1].Text) == segs[i].Start {
 				pair(cands[i-1], cands[i], use)
 			}
 		}

@@ -134,8 +134,8 @@ func TestRenderingsChosenByTheSources(t *testing.T) {
 	if got := translateFor(newVocabulary([]sources.Searcher{en}), "列"); !strings.Contains(got, "column") {
 		t.Errorf("translateFor(列) over a corpus about columns = %q, want column", got)
 	}
-	if got := translate("列"); strings.Contains(got, "column") {
-		t.Errorf("translate(列) without sources = %q: the test needs a dictionary whose first choice is not column", got)
+	if got := translateFor(nil, "列"); strings.Contains(got, "column") {
+		t.Errorf("translateFor(nil, 列) = %q: the test needs a dictionary whose first choice is not column", got)
 	}
 }
 
@@ -150,9 +150,9 @@ func TestPhrasesChosenByTheSources(t *testing.T) {
 		"keys.md":        "# Keys\n\nEach key is unique. The outside world never sees a key.\n",
 		"views.md":       "# Views\n\nA view is seen from outside the schema; its key is its query.\n",
 	}))
-	plain := translate("外键")
+	plain := translateFor(nil, "外键")
 	if strings.Contains(plain, "foreign") {
-		t.Fatalf("translate(外键) without sources = %q: the test needs a dictionary that does not choose foreign", plain)
+		t.Fatalf("translateFor(nil, 外键) = %q: the test needs a dictionary that does not choose foreign", plain)
 	}
 	v := newVocabulary([]sources.Searcher{manual})
 	got := translateFor(v, "外键")

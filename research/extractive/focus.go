@@ -164,7 +164,7 @@ func (s *Synthesizer) absentTerms(ctx context.Context, p *poolIndex, question st
 			queries = append(queries, t)
 		}
 		if hasCJK(u) {
-			t := translate(u)
+			t := translateFor(s.vocab, u)
 			if !p.cjk && (t == "" || !confidentRendering(u)) {
 				// A Chinese word over sources in another language that the dictionary renders only by a guess
 				// (a single character, 包 "cover" for package) leaves nothing to judge by.

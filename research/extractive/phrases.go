@@ -251,32 +251,23 @@ func wordsAt(q string) map[int]zhWord {
 		return nil
 	}
 	words := map[int]zhWord{}
-	at := 0
 	for _, seg := range d.Segment(q) {
-		i := strings.Index(q[at:], seg.Text)
-		if i < 0 {
-			break
-		}
-		at += i
 		if seg.CJK {
 			// A single character whose first sense is grammar (是 "to be", 它 "it", 能 "can") ends a phrase as a
 			// question word does; a longer one ("取消一个 context 时") may be part of the phrase.
 			q := d.Interrogative(seg.Text) || utf8.RuneCountInString(seg.Text) == 1 && d.Grammatical(seg.Text)
-			words[at] = zhWord{text: seg.Text, question: q}
+			words[seg.Start] = zhWord{text: seg.Text, question: q}
 		}
-		at += len(seg.Text)
 	}
 	return words
 }
 
-// translate renders a Chinese text in English with the bilingual dictionary (the dictionary-based query
+// translateFor renders a Chinese text in English with the bilingual dictionary (the dictionary-based query
 // translation of classic cross-language retrieval): each Chinese word by its best English renderings, a word the
 // dictionary lacks as written, function words dropped, Latin words kept. It returns "" when no Chinese word was
-// rendered, so an untranslatable text adds no query.
-func translate(s string) string { return translateFor(nil, s) }
-
-// translateFor is translate with each word's renderings chosen among all its senses by how much the sources use
-// them (see bilingual.Dict.EnglishBy); a nil or empty vocabulary keeps the dictionary's choice.
+// rendered, so an untranslatable text adds no query. Each word's renderings are chosen among all its senses by
+// how much the sources use them, and adjacent words' together by the phrases they use (see
+// bilingual.Dict.ToEnglishBy); a nil or empty vocabulary keeps the dictionary's choice.
 func translateFor(v *vocabulary, s string) string {
 	d, err := bilingual.Default()
 	if err != nil {

@@ -175,17 +175,17 @@ func TestTranslate(t *testing.T) {
 		"C 线程退出时":   {"C", "thread"},
 		"程序计数器 栈指针": {"counter", "pointer"},
 	} {
-		got := strings.FieldsFunc(translate(in), func(r rune) bool { return r == ' ' || r == '|' })
+		got := strings.FieldsFunc(translateFor(nil, in), func(r rune) bool { return r == ' ' || r == '|' })
 		for _, w := range want {
 			if !slices.Contains(got, w) {
-				t.Errorf("translate(%q) = %q, lacks %q", in, got, w)
+				t.Errorf("translateFor(nil, %q) = %q, lacks %q", in, got, w)
 			}
 		}
 	}
 	// Nothing Chinese to render: no query.
 	for _, in := range []string{"DeepAgent", "的吗", ""} {
-		if got := translate(in); got != "" {
-			t.Errorf("translate(%q) = %q, want none", in, got)
+		if got := translateFor(nil, in); got != "" {
+			t.Errorf("translateFor(nil, %q) = %q, want none", in, got)
 		}
 	}
 }

@@ -2,7 +2,6 @@ package extractive
 
 import (
 	"context"
-	"strings"
 	"sync"
 
 	"github.com/deepresearch/deepresearch/sources"
@@ -60,23 +59,22 @@ func (v *vocabulary) setting(ctx context.Context, word string) bool {
 // docFreq is the sources' passages using word and their number, remembered; known is false when no source can
 // tell, or none answered.
 func (v *vocabulary) docFreq(ctx context.Context, word string) (df, n int, known bool) {
-	return v.count(ctx, word, sources.Vocabulary.DocFreq)
+	return v.count(ctx, word, false)
 }
 
 // phraseFreq is docFreq for the words of phrase used one after the other (see sources.Vocabulary.PhraseFreq).
 func (v *vocabulary) phraseFreq(ctx context.Context, phrase string) (df, n int, known bool) {
-	return v.count(ctx, phraseMark+phrase, func(s sources.Vocabulary, ctx context.Context, key string) (int, int, error) {
-		return s.PhraseFreq(ctx, strings.TrimPrefix(key, phraseMark))
-	})
+	return v.count(ctx, phrase, true)
 }
 
-// phraseMark keeps a phrase's count apart from a word's in the memo.
-const phraseMark = "\x00phrase\x00"
-
-// count sums ask over the sources for key, remembered.
-func (v *vocabulary) count(ctx context.Context, key string, ask func(sources.Vocabulary, context.Context, string) (int, int, error)) (df, n int, known bool) {
-	if v == nil || len(v.srcs) == 0 || key == "" || key == phraseMark {
+// count sums the sources' counts of a word, or of a phrase, remembered.
+func (v *vocabulary) count(ctx context.Context, text string, phrase bool) (df, n int, known bool) {
+	if v == nil || len(v.srcs) == 0 || text == "" {
 		return 0, 0, false
+	}
+	key := text
+	if phrase {
+		key = "\x00phrase\x00" + text // apart from a word's count
 	}
 	v.mu.Lock()
 	got, ok := v.memo[key]
@@ -85,7 +83,11 @@ func (v *vocabulary) count(ctx context.Context, key string, ask func(sources.Voc
 		return got[0], got[1], true
 	}
 	for _, s := range v.srcs {
-		d, m, err := ask(s, ctx, key)
+		ask := s.DocFreq
+		if phrase {
+			ask = s.PhraseFreq
+		}
+		d, m, err := ask(ctx, text)
 		if err != nil {
 			continue
 		}

@@ -78,7 +78,7 @@ func TestAnalystCountsAWordTheCorpusUsesAsMissing(t *testing.T) {
 // The renderings of a translated word are chosen by the words the sources use: one they never use is dropped, and
 // a word none of whose renderings they use keeps its best, so it still searches.
 func TestTranslateForUsesTheCorpusVocabulary(t *testing.T) {
-	all := translate("集合")
+	all := translateFor(nil, "集合")
 	if !strings.Contains(all, "|") {
 		t.Fatalf("集合 has one rendering (%q): the test needs several", all)
 	}

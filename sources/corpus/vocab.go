@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis"
 
 	"github.com/deepresearch/deepresearch/sources"
 )
@@ -34,8 +35,20 @@ type vocabMemo struct {
 // DocFreq implements sources.Vocabulary: how many chunks use word (analysed as the index analyses text; of a
 // word of several terms, the rarest) and how many chunks the index has.
 func (ix *Index) DocFreq(ctx context.Context, word string) (df, n int, err error) {
-	if len(word) > maxVocabWord {
-		word = word[:maxVocabWord]
+	return ix.count(ctx, word, false)
+}
+
+// PhraseFreq implements sources.Vocabulary: how many chunks use the words of phrase one after the other, as the
+// index analyses them (so "foreign keys" counts the chunks saying "foreign key"), and how many chunks the index
+// has. A phrase of one term is counted as DocFreq counts it; one of no term is used nowhere.
+func (ix *Index) PhraseFreq(ctx context.Context, phrase string) (df, n int, err error) {
+	return ix.count(ctx, phrase, true)
+}
+
+// count is DocFreq, or PhraseFreq when phrase is set, over the current generation, remembered in its memo.
+func (ix *Index) count(ctx context.Context, text string, phrase bool) (df, n int, err error) {
+	if len(text) > maxVocabWord {
+		text = text[:maxVocabWord]
 	}
 	g, release, err := ix.acquire()
 	if err != nil {
@@ -46,31 +59,54 @@ func (ix *Index) DocFreq(ctx context.Context, word string) (df, n int, err error
 	}
 	defer release()
 	n = g.info.Chunks
-	if v, ok := g.vocab.recall(word); ok {
-		return v, n, nil
-	}
 	an := g.idx.Mapping().AnalyzerNamed(analyzerName)
 	if an == nil {
 		return 0, 0, errors.New("corpus vocabulary: analyzer missing")
 	}
-	tokens := an.Analyze([]byte(word))
+	tokens := an.Analyze([]byte(text))
 	if len(tokens) == 0 {
 		return 0, n, nil
 	}
+	phrase = phrase && len(tokens) > 1
+	key := text
+	if phrase {
+		key = "\x00phrase\x00" + text // apart from a word's count
+	}
+	if v, ok := g.vocab.recall(key); ok {
+		return v, n, nil
+	}
+	if phrase {
+		q := bleve.NewMatchPhraseQuery(text)
+		q.SetField("text")
+		q.Analyzer = analyzerName
+		res, err := g.idx.SearchInContext(ctx, bleve.NewSearchRequestOptions(q, 0, 0, false))
+		if err != nil {
+			return 0, 0, fmt.Errorf("corpus vocabulary %q: %w", text, err)
+		}
+		df = int(res.Total)
+	} else if df, err = termDocFreq(ctx, g, tokens); err != nil {
+		return 0, 0, fmt.Errorf("corpus vocabulary %q: %w", text, err)
+	}
+	g.vocab.remember(key, df)
+	return df, n, nil
+}
+
+// termDocFreq counts the chunks using the rarest of tokens.
+func termDocFreq(ctx context.Context, g *generation, tokens analysis.TokenStream) (int, error) {
 	adv, err := g.idx.Advanced()
 	if err != nil {
-		return 0, 0, fmt.Errorf("corpus vocabulary: %w", err)
+		return 0, err
 	}
 	r, err := adv.Reader()
 	if err != nil {
-		return 0, 0, fmt.Errorf("corpus vocabulary: %w", err)
+		return 0, err
 	}
 	defer r.Close()
-	df = -1
+	df := -1
 	for _, tk := range tokens {
 		tfr, err := r.TermFieldReader(ctx, tk.Term, "text", false, false, false)
 		if err != nil {
-			return 0, 0, fmt.Errorf("corpus vocabulary %q: %w", word, err)
+			return 0, err
 		}
 		c := int(tfr.Count())
 		tfr.Close()
@@ -78,8 +114,7 @@ func (ix *Index) DocFreq(ctx context.Context, word string) (df, n int, err error
 			df = c
 		}
 	}
-	g.vocab.remember(word, df)
-	return df, n, nil
+	return df, nil
 }
 
 // recall returns the count remembered for key.
@@ -98,53 +133,6 @@ func (m *vocabMemo) remember(key string, v int) {
 		m.m = map[string]int{}
 	}
 	m.m[key] = v
-}
-
-// phraseKey marks a phrase's count in the memo apart from a word's.
-const phraseKey = "\x00phrase\x00"
-
-// PhraseFreq implements sources.Vocabulary: how many chunks use the words of phrase one after the other, as the
-// index analyses them (so "foreign keys" counts the chunks saying "foreign key"), and how many chunks the index
-// has. A phrase of one term is DocFreq; one of no term is used nowhere.
-func (ix *Index) PhraseFreq(ctx context.Context, phrase string) (df, n int, err error) {
-	if len(phrase) > maxVocabWord {
-		phrase = phrase[:maxVocabWord]
-	}
-	g, release, err := ix.acquire()
-	if err != nil {
-		return 0, 0, err
-	}
-	if g == nil {
-		return 0, 0, nil
-	}
-	an := g.idx.Mapping().AnalyzerNamed(analyzerName)
-	if an == nil {
-		release()
-		return 0, 0, errors.New("corpus vocabulary: analyzer missing")
-	}
-	n = g.info.Chunks
-	switch tokens := an.Analyze([]byte(phrase)); len(tokens) {
-	case 0:
-		release()
-		return 0, n, nil
-	case 1:
-		release()
-		return ix.DocFreq(ctx, phrase)
-	}
-	defer release()
-	if v, ok := g.vocab.recall(phraseKey + phrase); ok {
-		return v, n, nil
-	}
-	q := bleve.NewMatchPhraseQuery(phrase)
-	q.SetField("text")
-	q.Analyzer = analyzerName
-	res, err := g.idx.SearchInContext(ctx, bleve.NewSearchRequestOptions(q, 0, 0, false))
-	if err != nil {
-		return 0, 0, fmt.Errorf("corpus vocabulary %q: %w", phrase, err)
-	}
-	df = int(res.Total)
-	g.vocab.remember(phraseKey+phrase, df)
-	return df, n, nil
 }
 
 // Redundant implements sources.Redundancy: why the document at rawURL (a file:// URL, with or without a #L anchor)
