@@ -178,3 +178,55 @@ func TestPhrasesChosenByTheSources(t *testing.T) {
 		t.Errorf("translateFor(外键) over documents that never write the phrase = %q: a pairing they do not use was chosen", got)
 	}
 }
+
+// An English question gets a Chinese rendering of its first query only where it can find something: over English
+// documents the rendering could match only the words it leaves in English, and its hits would be noise.
+func TestChineseRenderingOnlyOverChineseSources(t *testing.T) {
+	const q = "interrupted run"
+	zh := translateZH(q)
+	if zh == "" || !hasCJK(zh) {
+		t.Fatalf("translateZH(%q) = %q: the test needs a Chinese rendering", q, zh)
+	}
+	var words []string
+	for _, f := range strings.Fields(zh) {
+		for _, w := range strings.Split(f, "|") {
+			if hasCJK(w) {
+				words = append(words, w)
+			}
+		}
+	}
+	english := buildIndex(t, writeCorpus(t, map[string]string{
+		"resume.md": "# Resume\n\nAn interrupted run continues where it stopped.\n",
+		"runs.md":   "# Runs\n\nEach run keeps its folder.\n",
+	}))
+	chinese := buildIndex(t, writeCorpus(t, map[string]string{
+		"resume.md": "# 继续\n\n" + words[0] + "的 run 从停下的地方继续。\n",
+		"runs.md":   "# 运行\n\n每个运行都有自己的文件夹。\n",
+	}))
+	for _, tt := range []struct {
+		name string
+		v    *vocabulary
+		want string
+	}{
+		{"English documents", newVocabulary([]sources.Searcher{english}), ""},
+		{"Chinese documents", newVocabulary([]sources.Searcher{chinese}), zh},
+		{"both", newVocabulary([]sources.Searcher{english, chinese}), zh},
+		{"no vocabulary (the web)", nil, zh},
+		{"sources that cannot count", newVocabulary([]sources.Searcher{fakeSearcher{name: "web"}}), zh},
+	} {
+		if got := searchableZH(tt.v, q); got != tt.want {
+			t.Errorf("%s: searchableZH(%q) = %q, want %q", tt.name, q, got, tt.want)
+		}
+	}
+	plan, err := New(Config{Searchers: []sources.Searcher{english}}).Planner.Plan(t.Context(), "How do I continue an interrupted run?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sq := range plan.SubQuestions {
+		for _, x := range sq.Queries {
+			if hasCJK(x) {
+				t.Errorf("over English documents the plan searches %q (sub-question %q)", x, sq.Question)
+			}
+		}
+	}
+}

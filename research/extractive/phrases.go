@@ -330,6 +330,34 @@ func translateZH(s string) string {
 	return t
 }
 
+// searchableZH is the Chinese rendering of an English query when it can find something the English cannot: "" when
+// the sources' vocabulary is known and they use none of its Chinese words (English documents), where the rendering
+// would match only the words it leaves in English and add their passages to the search as noise.
+func searchableZH(v *vocabulary, s string) string {
+	t := translateZH(s)
+	if t == "" || v == nil || len(v.srcs) == 0 {
+		return t
+	}
+	ctx := context.Background()
+	known := false
+	for _, f := range strings.Fields(t) {
+		for _, w := range strings.Split(f, bilingual.Alternatives) {
+			if !hasCJK(w) {
+				continue
+			}
+			df, _, ok := v.docFreq(ctx, w)
+			if ok && df > 0 {
+				return t
+			}
+			known = known || ok
+		}
+	}
+	if known {
+		return ""
+	}
+	return t
+}
+
 var (
 	mdLinkRE     = regexp.MustCompile(`!?\[([^\]]*)\]\([^)]*\)`)
 	mdEmphRE     = regexp.MustCompile("(\\*\\*|__|\\*|`)")

@@ -176,7 +176,7 @@ func (p *Planner) Plan(ctx context.Context, question string) (*research.Plan, er
 			}
 		} else if len(qs) > 0 {
 			// A Chinese rendering of the first query lets an English question find Chinese documents.
-			if t := translateZH(qs[0]); t != "" {
+			if t := searchableZH(p.vocab, qs[0]); t != "" {
 				qs = append(qs, t)
 			}
 		}

@@ -281,7 +281,8 @@ func FuzzPostingsRanking(f *testing.F) {
 	for _, q := range []string{
 		"happens before", "mutex mutex mutex", "内存模型 先行发生", "!!! ???", "before happens before",
 		"memory model goroutine channel happens before after lock mutex atomic value", "Go 的 channel", "ÄÖ ǅ ﬁ",
-		"heap\x00stack", "stack heap", "type", "happens-before memory",
+		"heap\x00stack", "stack heap", "type", "happens-before memory", "happens|occurs before|after", "|", "a||b |x|",
+		"内存|记忆 model", "mutex|lock|lock|aardvark channel",
 	} {
 		f.Add(q)
 	}
@@ -304,7 +305,11 @@ func FuzzPostingsRanking(f *testing.F) {
 				}
 				continue
 			}
-			want, err := g.rankFull(t.Context(), newRankQuery(capQuery(strings.TrimSpace(q)), limit, 2))
+			rq := newRankQuery(capQuery(strings.TrimSpace(q)), limit, 2)
+			if _, err := g.structure(t.Context(), &rq); err != nil {
+				t.Fatal(err)
+			}
+			want, err := g.rankFull(t.Context(), rq)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -78,7 +78,15 @@ func (ix *Index) Search(ctx context.Context, q string, limit int) ([]sources.Res
 	defer release()
 	rq := newRankQuery(q, limit, perFile)
 	rq.keepCopies = ix.keepCopies
-	out, ok, err := g.rankCertified(ctx, rq, ix.depth)
+	structured, err := g.structure(ctx, &rq)
+	if err != nil {
+		return nil, fmt.Errorf("corpus search %q: %w", q, err)
+	}
+	ok := false
+	var out []sources.Result
+	if !structured {
+		out, ok, err = g.rankCertified(ctx, rq, ix.depth)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("corpus search %q: %w", q, err)
 	}
