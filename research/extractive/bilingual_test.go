@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/deepresearch/deepresearch/lexical/bilingual"
 	"github.com/deepresearch/deepresearch/research"
 	"github.com/deepresearch/deepresearch/sources"
 )
@@ -189,7 +190,7 @@ func TestChineseRenderingOnlyOverChineseSources(t *testing.T) {
 	}
 	var words []string
 	for _, f := range strings.Fields(zh) {
-		for _, w := range strings.Split(f, "|") {
+		for _, w := range strings.Split(f, bilingual.Alternatives) {
 			if hasCJK(w) {
 				words = append(words, w)
 			}

@@ -25,6 +25,9 @@ import (
 //     document frequency, so an ambiguous word counts as its commonest sense, not its rarest;
 //   - the query's coordination (the share of clauses a passage matches) counts words, not renderings, so a
 //     passage holding three of the question's words outranks one holding three renderings of one word;
+//   - a title match weighs 1.5 times the same rendering's weight in the text (its IDF taken from the text, not
+//     from the title field's few and repeated values, where one rare rendering in a page title would outweigh
+//     three of the question's words in a passage);
 //   - the phrase clause puts any rendering of each word at its place (a multi-phrase query).
 //
 // Bleve's disjunction multiplies the sum of its matching children by the share that match; the renderings are
@@ -73,18 +76,11 @@ func (g *generation) structuredQuery(ctx context.Context, r index.IndexReader, q
 	if err != nil {
 		return nil, false, err
 	}
-	docFreq := func(field string, term []byte) (uint64, error) {
-		tfr, err := r.TermFieldReader(ctx, term, field, false, false, false)
-		if err != nil {
-			return 0, err
-		}
-		defer tfr.Close()
-		return tfr.Count(), nil
-	}
 	clause := func(field string, alts []string, boost float64) (query.Query, error) {
 		type rendering struct {
 			term      []byte
 			df, field uint64 // passages using it, in the text and in the clause's field
+			several   bool   // a rendering of several words: term is its text, matched as it is
 		}
 		var rs []rendering
 		var union uint64
@@ -93,17 +89,17 @@ func (g *generation) structuredQuery(ctx context.Context, r index.IndexReader, q
 			if len(tokens) != 1 {
 				// A stop word, or a rendering that is several words: weighed as it is.
 				if len(tokens) > 1 {
-					rs = append(rs, rendering{term: []byte(a)})
+					rs = append(rs, rendering{term: []byte(a), several: true})
 				}
 				continue
 			}
-			df, err := docFreq("text", tokens[0].Term)
+			df, err := termCount(ctx, r, "text", tokens[0].Term)
 			if err != nil {
 				return nil, err
 			}
 			fdf := df
 			if field != "text" {
-				if fdf, err = docFreq(field, tokens[0].Term); err != nil {
+				if fdf, err = termCount(ctx, r, field, tokens[0].Term); err != nil {
 					return nil, err
 				}
 			}
@@ -120,7 +116,7 @@ func (g *generation) structuredQuery(ctx context.Context, r index.IndexReader, q
 		}
 		union = min(max(union, 1), n)
 		for _, rd := range rs {
-			if rd.field == 0 { // several words: a match query of its own, at the clause's boost
+			if rd.several { // a match query of its own, at the clause's boost
 				dq.AddQuery(matchIn(field, string(rd.term), boost*float64(len(rs))))
 				continue
 			}
@@ -152,7 +148,7 @@ func (g *generation) structuredQuery(ctx context.Context, r index.IndexReader, q
 		return nil, false, err
 	}
 	out := bleve.NewDisjunctionQuery(words, title)
-	if phrase := g.multiPhrase(an.Analyze, units); phrase != nil {
+	if phrase := multiPhrase(an.Analyze, units); phrase != nil {
 		out.AddQuery(phrase)
 	}
 	return out, true, nil
@@ -169,7 +165,7 @@ func matchIn(field, text string, boost float64) query.Query {
 
 // multiPhrase is the phrase clause of a query with alternatives: at each place any rendering of that word, each
 // analysed to one term. It is nil for a single word, or when a word has no rendering of one term.
-func (g *generation) multiPhrase(analyze func([]byte) analysis.TokenStream, units [][]string) query.Query {
+func multiPhrase(analyze func([]byte) analysis.TokenStream, units [][]string) query.Query {
 	if len(units) < 2 {
 		return nil
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis"
+	index "github.com/blevesearch/bleve_index_api"
 
 	"github.com/deepresearch/deepresearch/sources"
 )
@@ -104,17 +105,25 @@ func termDocFreq(ctx context.Context, g *generation, tokens analysis.TokenStream
 	defer r.Close()
 	df := -1
 	for _, tk := range tokens {
-		tfr, err := r.TermFieldReader(ctx, tk.Term, "text", false, false, false)
+		c, err := termCount(ctx, r, "text", tk.Term)
 		if err != nil {
 			return 0, err
 		}
-		c := int(tfr.Count())
-		tfr.Close()
-		if df < 0 || c < df {
-			df = c
+		if df < 0 || int(c) < df {
+			df = int(c)
 		}
 	}
 	return df, nil
+}
+
+// termCount counts the chunks whose field holds term.
+func termCount(ctx context.Context, r index.IndexReader, field string, term []byte) (uint64, error) {
+	tfr, err := r.TermFieldReader(ctx, term, field, false, false, false)
+	if err != nil {
+		return 0, err
+	}
+	defer tfr.Close()
+	return tfr.Count(), nil
 }
 
 // recall returns the count remembered for key.
