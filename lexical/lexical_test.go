@@ -41,6 +41,12 @@ func TestSentences(t *testing.T) {
 		// No sentence ends inside a code span.
 		{"Call `f.Close(). Then` twice. Next.", []string{"Call `f.Close(). Then` twice.", "Next."}},
 		{"设置 `a.b. c` 之后。再说。", []string{"设置 `a.b. c` 之后。", "再说。"}},
+		// No sentence ends inside a Markdown link's destination or title; the link's end can end one.
+		{`Types: GIN, and the extension [bloom](bloom.html "F.7. bloom"). Next.`, []string{`Types: GIN, and the extension [bloom](bloom.html "F.7. bloom").`, "Next."}},
+		{"See [the spec](https://x.org/a_(b). c). Then go.", []string{"See [the spec](https://x.org/a_(b). c).", "Then go."}},
+		// A parenthesis not after "]" is prose, and an unclosed link ends at the line.
+		{"It (mostly. Works) fine. Yes.", []string{"It (mostly.", "Works) fine.", "Yes."}},
+		{"A [b](c. d\n\nNew one. Two.", []string{"A [b](c. d", "New one.", "Two."}},
 	}
 	for _, tt := range tests {
 		var got []string
@@ -125,4 +131,27 @@ func TestNearDuplicateAndLanguage(t *testing.T) {
 			t.Errorf("Language(%q) = %s, want %s", in, got, want)
 		}
 	}
+}
+
+// FuzzSentences checks that sentences are in order, point into the text, are trimmed and leave nothing but white
+// space between them, whatever the text holds (code spans, links, unbalanced brackets, invalid UTF-8).
+func FuzzSentences(f *testing.F) {
+	for _, s := range []string{"One. Two!", "Call `f.Close(). Then` x.", `[a](b "F.7. c"). D.`, "A [b](c. d\n\nE.", "第一句。第二句", "(((]("} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		prev := 0
+		for _, s := range Sentences(text) {
+			if s.Start < prev || s.End <= s.Start || s.End > len(text) || text[s.Start:s.End] != s.Text {
+				t.Fatalf("bad span %d-%d after %d in %q", s.Start, s.End, prev, text)
+			}
+			if strings.TrimSpace(text[prev:s.Start]) != "" || strings.TrimSpace(s.Text) != s.Text {
+				t.Fatalf("span %q is untrimmed or skips text %q", s.Text, text[prev:s.Start])
+			}
+			prev = s.End
+		}
+		if strings.TrimSpace(text[prev:]) != "" {
+			t.Fatalf("text after the last sentence is lost: %q", text[prev:])
+		}
+	})
 }

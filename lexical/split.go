@@ -13,8 +13,9 @@ type Span struct {
 }
 
 // Sentences splits text into sentences: after . ! ? followed by white space (not after common abbreviations or
-// inside numbers), after 。！？ and their full-width forms, and at blank lines. Spans are trimmed of white space
-// and point into the original text.
+// inside numbers), after 。！？ and their full-width forms, and at blank lines. No sentence ends inside a `code
+// span` or inside a Markdown link's destination and title — `[bloom](bloom.html "F.7. bloom")` is one word of its
+// sentence. Spans are trimmed of white space and point into the original text.
 func Sentences(text string) []Span {
 	var out []Span
 	start := 0
@@ -25,14 +26,21 @@ func Sentences(text string) []Span {
 		start = end
 	}
 	inCode := false // inside a `code span`: "Call `f.Close()` first." has no sentence end inside the backticks
+	linkDepth := 0  // parentheses open inside a link's "](…)" part
 	for i := 0; i < len(text); {
 		r, n := utf8.DecodeRuneInString(text[i:])
 		next := i + n
 		switch {
-		case r == '`':
+		case r == '`' && linkDepth == 0:
 			inCode = !inCode
 		case inCode && r != '\n':
 			// no sentence ends inside a code span
+		case r == '(' && (linkDepth > 0 || i > 0 && text[i-1] == ']'):
+			linkDepth++
+		case linkDepth > 0 && r == ')':
+			linkDepth--
+		case linkDepth > 0 && r != '\n':
+			// no sentence ends inside a link's destination or title
 		case r == '。' || r == '！' || r == '？' || r == '；':
 			for next < len(text) {
 				r2, n2 := utf8.DecodeRuneInString(text[next:])
@@ -59,6 +67,7 @@ func Sentences(text string) []Span {
 				next = j
 			}
 		case r == '\n':
+			linkDepth = 0 // a link's destination never crosses a line
 			if next < len(text) && text[next] == '\n' {
 				inCode = false // a code span never crosses a paragraph
 			}

@@ -1,6 +1,7 @@
 package extractive
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -507,7 +508,7 @@ func normative(k kind) bool { return k == kindRule || k == kindDefinition }
 const answerDocShare = 0.65
 
 // answerDocuments is the answer-document rule: it weighs each document by the support its on-topic items give
-// (their focus times their confidence, summed) and by how much of the question's subject its title and the
+// (their focus times their confidence, a discounted sum) and by how much of the question's subject its title and the
 // headings of those items name, and keeps the documents within answerDocShare of the best. A page that states
 // the answer states several of its parts under headings that name the subject ("References and Borrowing" for
 // the rules of references); a page that shares some of the question's words in passing ("Treating Smart Pointers
@@ -515,14 +516,14 @@ const answerDocShare = 0.65
 // whether to keep it. A document its source names redundant (a copy, a page of all pages) is never kept beside one
 // that is not: the reader is sent to the page it repeats.
 func answerDocuments(ranked []research.Evidence, scores []float64, onTopic map[string]bool, variants []variant, sections *sectionMemo, redundant func(doc string) bool) map[string]bool {
-	support := map[string]float64{}
+	gains := map[string][]float64{}
 	where := map[string]map[string]bool{}
 	for i, e := range ranked {
 		if !onTopic[e.ID] {
 			continue
 		}
 		d := docKey(e.Source)
-		support[d] += scores[i] * e.Confidence
+		gains[d] = append(gains[d], scores[i]*e.Confidence)
 		if where[d] == nil {
 			where[d] = map[string]bool{}
 		}
@@ -533,8 +534,8 @@ func answerDocuments(ranked []research.Evidence, scores []float64, onTopic map[s
 	}
 	best := 0.0
 	weight := map[string]float64{}
-	for d, sup := range support {
-		weight[d] = sup * (1 + namedShare(variants, where[d]))
+	for d, g := range gains {
+		weight[d] = discountedSum(g) * (1 + namedShare(variants, where[d]))
 		best = math.Max(best, weight[d])
 	}
 	out := map[string]bool{}
@@ -554,6 +555,20 @@ func answerDocuments(ranked []research.Evidence, scores []float64, onTopic map[s
 		}
 	}
 	return out
+}
+
+// discountedSum is a document's support from its items' gains, best first, the k-th weighted 1/log2(k+1) as a
+// discounted cumulative gain weighs a ranking: a page's further items add to its support less and less, so a page
+// that repeats the question's words in its title under many items does not outweigh the page whose few items
+// state the answer.
+func discountedSum(gains []float64) float64 {
+	g := slices.Clone(gains)
+	slices.SortFunc(g, func(a, b float64) int { return cmp.Compare(b, a) })
+	sum := 0.0
+	for k, x := range g {
+		sum += x / math.Log2(float64(k)+2)
+	}
+	return sum
 }
 
 // namedShare is the largest share of one variant's units that terms name (any term of a unit counts).

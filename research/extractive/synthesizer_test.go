@@ -3,6 +3,9 @@ package extractive
 import (
 	"context"
 	"errors"
+	"fmt"
+	"maps"
+	"math"
 	"strings"
 	"testing"
 
@@ -160,6 +163,44 @@ func TestSynthesizerAnswersFromTheAnswerDocuments(t *testing.T) {
 	for _, want := range []string{"[e1]", "[e5]"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("%s of an answer page is not cited:\n%s", want, md)
+		}
+	}
+}
+
+// A page whose many items match the question only through what they share (its title) does not outweigh the page
+// whose two items state the answer: a document's further items add less and less to its support.
+func TestAnswerDocumentsDiscountFurtherItems(t *testing.T) {
+	var ranked []research.Evidence
+	var scores []float64
+	onTopic := map[string]bool{}
+	add := func(doc string, score, conf float64) {
+		e := ev(fmt.Sprintf("e%d", len(ranked)+1), "q1", doc+"#L1-L1", "claim", conf)
+		e.Title = "Index Types"
+		ranked = append(ranked, e)
+		scores = append(scores, score)
+		onTopic[e.ID] = true
+	}
+	for range 6 {
+		add("file:///docs/textsearch-indexes.html", 0.68, 0.48)
+	}
+	add("file:///docs/indexes-types.html", 0.54, 0.92)
+	add("file:///docs/indexes-types.html", 0.78, 0.56)
+	add("file:///docs/extend-type-system.html", 0.40, 0.47)
+	keep := answerDocuments(ranked, scores, onTopic, []variant{queryVariant("index types")}, nil, nil)
+	want := map[string]bool{"file:///docs/textsearch-indexes.html": true, "file:///docs/indexes-types.html": true, "file:///docs/extend-type-system.html": false}
+	if !maps.Equal(keep, want) {
+		t.Errorf("answerDocuments = %v, want %v", keep, want)
+	}
+	for _, tt := range []struct {
+		gains []float64
+		want  float64
+	}{
+		{nil, 0},
+		{[]float64{1}, 1},
+		{[]float64{0.5, 1}, 1 + 0.5/math.Log2(3)},
+	} {
+		if got := discountedSum(tt.gains); math.Abs(got-tt.want) > 1e-9 {
+			t.Errorf("discountedSum(%v) = %v, want %v", tt.gains, got, tt.want)
 		}
 	}
 }
