@@ -142,13 +142,26 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 			hmQuery = append(hmQuery, t)
 		}
 	}
+	// The page's lead: a page whose title is what the question asks about ("Tablespaces" for what tablespaces are
+	// for) says what it is in its first paragraph, however far below the search found the question's words.
+	leadLo, leadHi := -1, -1
+	if ix.view == nil && titleNamed(doc.Title, union) {
+		leadLo, leadHi = ix.firstParagraph()
+	}
+	inLead := func(sp lexical.Span) bool { return sp.Start >= leadLo && sp.End <= leadHi }
+	floor := func(i int) int { // where a quote of passage i may begin
+		if inLead(ix.spans[i]) && ix.spans[i].Start < lo {
+			return leadLo
+		}
+		return lo
+	}
 	var cand []int
 	var conf, rel []float64
 	maxScore := 0.0
 	scores := map[int]float64{}
 	antecedents := map[int]int{} // passage → the passage it refers back to (see antecedent)
 	for i, sp := range ix.spans {
-		if sp.Start < lo || sp.End > hi || !ix.usable[i] {
+		if (sp.Start < lo || sp.End > hi) && !inLead(sp) || !ix.usable[i] {
 			continue
 		}
 		s := ix.bm25.Score(union, i)
@@ -156,7 +169,7 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 			// A paragraph or list item under a lead sentence shares its relevance (see leadShare).
 			s = math.Max(s, leadShare*ix.bm25.Score(union, l))
 		}
-		b := a.antecedent(ix, i, lo)
+		b := a.antecedent(ix, i, floor(i))
 		antecedents[i] = b
 		if b >= 0 {
 			s = math.Max(s, leadShare*ix.bm25.Score(union, b))
@@ -185,13 +198,13 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 		}
 		// A quote ending in a colon promises what follows; without the list it introduces it is a fragment. A
 		// short passage quoted with the label before it ("**Table 8.23.** JSON Primitive Types …") is a caption.
-		if qs, qe := a.quoteBounds(ix, i, lo); endsInColon(ix.text[qs:qe]) || lexical.IsCaption(plainText(ix.text[qs:qe])) {
+		if qs, qe := a.quoteBounds(ix, i, floor(i)); endsInColon(ix.text[qs:qe]) || lexical.IsCaption(plainText(ix.text[qs:qe])) {
 			continue
 		}
 		if refersBack(ix.spans[i].Text) && !ix.opensComment(i) {
 			// "This rule generalizes the previous rule …" is evidence only with the sentence it points back to,
 			// and "It allows …" after it only with both.
-			if qs, _ := a.quoteBounds(ix, i, lo); qs >= ix.spans[i].Start || refersBack(ix.text[qs:]) {
+			if qs, _ := a.quoteBounds(ix, i, floor(i)); qs >= ix.spans[i].Start || refersBack(ix.text[qs:]) {
 				continue
 			}
 		}
@@ -231,7 +244,7 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 	facet := facetOf(sq.Question)
 	kinds := make([]kind, len(cand))
 	for k, i := range cand {
-		qs, qe := a.quoteBounds(ix, i, lo)
+		qs, qe := a.quoteBounds(ix, i, floor(i))
 		kinds[k] = passageKind(ix.text[qs:qe])
 	}
 	for k, i := range cand {
@@ -302,7 +315,7 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 		// matches. A passage that passed the floor stays above it: the kind orders evidence, it does not veto it.
 		w := kinds[k].weight(facet) * (0.85 + 0.15*hms[k])
 		confidence := a.cfg.MinConfidence + (conf[k]-a.cfg.MinConfidence)*w
-		qs, qe := a.quoteBounds(ix, i, lo)
+		qs, qe := a.quoteBounds(ix, i, floor(i))
 		claim := plainText(ix.spans[i].Text)
 		if ix.claims[i] != "" {
 			claim = ix.claims[i]
@@ -939,6 +952,38 @@ func (ix *docIndex) section(lo, hi int) (int, int) {
 		newHi = e
 	}
 	return newLo, newHi
+}
+
+// titleNamed reports whether a document's title is made of the question's terms: every word of it (numbering
+// aside) is one of terms, as "23.6. Tablespaces" is for a question about tablespaces.
+func titleNamed(title string, terms []string) bool {
+	n := 0
+	for _, t := range lexical.Tokenize(title) {
+		if strings.IndexFunc(t, unicode.IsLetter) < 0 {
+			continue // section numbering
+		}
+		if !slices.Contains(terms, t) {
+			return false
+		}
+		n++
+	}
+	return n > 0
+}
+
+// firstParagraph is the byte range of the document's first paragraph of prose: from its first usable passage that
+// is not a heading to the blank line after it. -1, -1 when it has none.
+func (ix *docIndex) firstParagraph() (int, int) {
+	for i, sp := range ix.spans {
+		if !ix.usable[i] || isHeading(ix.text, sp) {
+			continue
+		}
+		end := len(ix.text)
+		if k := strings.Index(ix.text[sp.Start:], "\n\n"); k >= 0 {
+			end = sp.Start + k
+		}
+		return sp.Start, end
+	}
+	return -1, -1
 }
 
 // redundancy is the similarity MMR penalises: only near-duplicates (the same sentence quoted from two places, a

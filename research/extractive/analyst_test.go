@@ -3,6 +3,7 @@ package extractive
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -255,5 +256,41 @@ func TestCutSpan(t *testing.T) {
 		if cutSpan(zh, zs, i) {
 			t.Errorf("unpunctuated Chinese piece %d counts as cut", i)
 		}
+	}
+}
+
+// A page whose title is what the question asks about states what it is in its first paragraph: read with the
+// passage the search found far below it, and only on such a page.
+func TestAnalystReadsTheLeadOfThePageTheQuestionNames(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("## 23.6. Tablespaces\n\nTablespaces in PostgreSQL allow database administrators to define locations in the file system where the files representing database objects can be stored.\n\n")
+	for i := range 60 { // past maxSection: the region read is the passage found, not the whole page
+		fmt.Fprintf(&b, "Paragraph %d describes how the server lays out the files of one relation on disk, one segment after another, as the data grows.\n\n", i)
+	}
+	b.WriteString("Creating a tablespace needs an empty directory that the database's operating-system user owns.\n")
+	text := b.String()
+	last := strings.Count(text, "\n")
+	sq := research.SubQuestion{ID: "q1", Question: "What are tablespaces for?", Queries: []string{"tablespaces"}}
+	read := func(title string) []research.Evidence {
+		t.Helper()
+		d := &sources.Document{URL: fmt.Sprintf("file:///pg/manage-ag-tablespaces.html#L%d-L%d", last-2, last), Title: title, Text: text, Hash: sources.HashText(text)}
+		ev, err := New(Config{}).Analyst.Analyze(t.Context(), sq, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range ev {
+			checkGrounded(t, text, e)
+		}
+		return ev
+	}
+	quoted := func(ev []research.Evidence, s string) bool {
+		return slices.ContainsFunc(ev, func(e research.Evidence) bool { return strings.Contains(e.Quote, s) })
+	}
+	ev := read("23.6. Tablespaces")
+	if !quoted(ev, "allow database administrators to define locations") || !quoted(ev, "needs an empty directory") {
+		t.Errorf("evidence %+v, want the page's lead and the passage found", ev)
+	}
+	if ev := read("23.6. Disk Layout"); quoted(ev, "allow database administrators") {
+		t.Errorf("the lead of a page the question does not name is read: %+v", ev)
 	}
 }
