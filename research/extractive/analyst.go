@@ -321,7 +321,12 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 			claim = ix.claims[i]
 		} else if qe > ix.spans[i].End && endsInColon(ix.spans[i].Text) && codeEnd(doc.Text, ix.spans[i].End) == qe {
 			// The code is in the quote for the reader to see; the claim is the sentence it illustrates.
-			claim = strings.TrimRight(claim, ":： ") + "."
+			claim = strings.TrimRight(claim, ":： ")
+			if hasCJK(claim) {
+				claim += "。"
+			} else {
+				claim += "."
+			}
 		} else if qe > ix.spans[i].End && endsInColon(ix.spans[i].Text) {
 			claim = listClaim(ix.text[qs:qe])
 		} else if qs < ix.spans[i].Start && (refersBack(ix.spans[i].Text) || !commentLineRE.MatchString(ix.text[qs:qe])) || qe > ix.spans[i].End && !endsInColon(ix.spans[i].Text) {

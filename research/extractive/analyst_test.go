@@ -294,3 +294,26 @@ func TestAnalystReadsTheLeadOfThePageTheQuestionNames(t *testing.T) {
 		t.Errorf("the lead of a page the question does not name is read: %+v", ev)
 	}
 }
+
+// A Chinese sentence that a code block illustrates is the claim, ending in the Chinese full stop.
+func TestIllustratedChineseSentenceClaim(t *testing.T) {
+	text := "# 部署\n\n先把配置文件复制到部署目录里，填入数据库密码，然后运行：\n\n```sh\ndocker compose up -d\n```\n\n其他内容。\n"
+	sq := research.SubQuestion{ID: "q1", Question: "怎样部署？", Queries: []string{"配置文件 复制 部署目录 数据库密码"}}
+	ev, err := New(Config{}).Analyst.Analyze(t.Context(), sq, doc("file:///docs/deploy.md", text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ev {
+		checkGrounded(t, text, e)
+		if strings.Contains(e.Claim, "配置文件") {
+			if want := "先把配置文件复制到部署目录里，填入数据库密码，然后运行。"; e.Claim != want {
+				t.Errorf("claim %q, want %q", e.Claim, want)
+			}
+			if !strings.Contains(e.Quote, "docker compose up -d") {
+				t.Errorf("quote %q lacks the code it is illustrated by", e.Quote)
+			}
+			return
+		}
+	}
+	t.Fatalf("no item quotes the sentence: %+v", ev)
+}
