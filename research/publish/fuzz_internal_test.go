@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // FuzzIntegrity feeds arbitrary drafts (model output) to citation parsing and the integrity check: no panic,
@@ -25,7 +26,11 @@ func FuzzIntegrity(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, md string) {
 		_ = CheckIntegrity(md, check)
-		_ = SplitSentences(md)
+		// The sentences are the paragraph cut, nothing lost, added or reordered (white space aside).
+		squeeze := func(s string) string { return strings.Join(strings.Fields(s), "") }
+		if utf8.ValidString(md) && squeeze(strings.Join(SplitSentences(md), "")) != squeeze(md) {
+			t.Fatalf("SplitSentences(%q) = %q: not the text cut", md, SplitSentences(md))
+		}
 		kept, _ := RemoveUnsupported(md, check)
 		for _, id := range CitedIDs(outsideCode(kept)) {
 			if check(id) != nil {

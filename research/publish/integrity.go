@@ -613,8 +613,9 @@ func lastRune(s string) rune {
 }
 
 // SplitSentences splits a paragraph into sentences. A citation marker that follows the full stop ("… end. [e3]")
-// stays with the sentence it follows. It is linear in the paragraph's length: a synthesizer may write a whole
-// section as one paragraph of hundreds of cited sentences.
+// stays with the sentence it follows, and no sentence ends inside code (a `span` or a fence flattened into the
+// paragraph: "run ```sh deepresearch run "何时？"``` first" is one sentence). It is linear in the paragraph's
+// length: a synthesizer may write a whole section as one paragraph of hundreds of cited sentences.
 func SplitSentences(text string) []string {
 	text = strings.TrimSpace(text)
 	if !utf8.ValidString(text) {
@@ -622,10 +623,23 @@ func SplitSentences(text string) []string {
 	}
 	var out []string
 	start := 0
+	unclosed := map[int]bool{} // lengths of backtick runs with no closing run after the last one tried
 	for i := 0; i < len(text); {
 		r, size := utf8.DecodeRuneInString(text[i:])
 		stop := i
 		i += size
+		if r == '`' {
+			n := backtickRun(text, stop)
+			i = stop + n
+			if !unclosed[n] {
+				if end := closingRun(text, i, n); end >= 0 {
+					i = end // the code span, whatever it holds
+				} else {
+					unclosed[n] = true // a literal backtick; no later run of this length closes either
+				}
+			}
+			continue
+		}
 		cjkEnd := r == '。' || r == '！' || r == '？' || r == '；'
 		latinEnd := r == '.' || r == '!' || r == '?'
 		if !cjkEnd && !latinEnd {
@@ -680,6 +694,33 @@ func SplitSentences(text string) []string {
 		}
 	}
 	return out
+}
+
+// backtickRun is the length of the run of backticks at text[i:].
+func backtickRun(text string, i int) int {
+	n := 0
+	for i+n < len(text) && text[i+n] == '`' {
+		n++
+	}
+	return n
+}
+
+// closingRun returns the end of the first run of exactly n backticks at or after from (CommonMark's closing
+// delimiter of a code span opened by n), or -1 when there is none.
+func closingRun(text string, from, n int) int {
+	for from < len(text) {
+		k := strings.IndexByte(text[from:], '`')
+		if k < 0 {
+			return -1
+		}
+		k += from
+		m := backtickRun(text, k)
+		if m == n {
+			return k + m
+		}
+		from = k + m
+	}
+	return -1
 }
 
 // markerAtStartRe matches a citation marker at the start of a string only.

@@ -17,6 +17,10 @@ func TestSplitSentences(t *testing.T) {
 		{"Version 1.5 shipped, e.g. on Linux [e1].", []string{"Version 1.5 shipped, e.g. on Linux [e1]."}},
 		{"阿尔法很快[e1]。贝塔很慢[e2]。", []string{"阿尔法很快[e1]。", "贝塔很慢[e2]。"}},
 		{"See example.com for more [e4]", []string{"See example.com for more [e4]"}},
+		// No sentence ends inside code, a span or a flattened fence; a lone backtick is literal.
+		{"然后： ```sh deepresearch run \"删除？\" ``` [e1]。下一句[e2]。", []string{"然后： ```sh deepresearch run \"删除？\" ``` [e1]。", "下一句[e2]。"}},
+		{"Call `f(). Then` twice [e1]. Next [e2].", []string{"Call `f(). Then` twice [e1].", "Next [e2]."}},
+		{"A ` tick. B ``x`` c. D.", []string{"A ` tick.", "B ``x`` c.", "D."}},
 	} {
 		if got := SplitSentences(tc.in); !slices.Equal(got, tc.want) {
 			t.Errorf("SplitSentences(%q) = %q, want %q", tc.in, got, tc.want)
