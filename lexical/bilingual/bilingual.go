@@ -44,6 +44,9 @@ type Dict struct {
 	// general is the senses too general to render by the dictionary alone ("light": 光, 轻, 灯 …) → their
 	// headwords of two or more characters, for the documents searched to choose from
 	general map[string][]revEntry
+
+	sensesOnce sync.Once
+	senseSet   map[string]bool // every word of every sense, lower-cased, not stemmed
 }
 
 type word struct {
@@ -151,6 +154,23 @@ func senseWords(s string) []string {
 		}
 	}
 	return out
+}
+
+// SenseWord reports whether the dictionary writes the English word, as spelled (case aside, not stemmed), in
+// some headword's senses: "verify" is one, "verifier" is not — its renderings would be those of "verify", a
+// guess at the word meant.
+func (d *Dict) SenseWord(en string) bool {
+	d.sensesOnce.Do(func() {
+		d.senseSet = map[string]bool{}
+		for _, w := range d.words {
+			for _, s := range w.senses {
+				for _, sw := range senseWords(strings.TrimPrefix(s, computingMark)) {
+					d.senseSet[sw] = true
+				}
+			}
+		}
+	})
+	return d.senseSet[strings.ToLower(strings.TrimSpace(en))]
 }
 
 // commonness is how many headwords use an English word in their senses: how common it is in the language.

@@ -546,3 +546,21 @@ func TestToEnglishByClosedCompounds(t *testing.T) {
 		}
 	}
 }
+
+func TestSenseWord(t *testing.T) {
+	d, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		en   string
+		want bool
+	}{
+		{"verify", true}, {"Verify ", true}, {"evidence", true}, {"tuple", true},
+		{"verifier", false}, {"verifi", false}, {"", false},
+	} {
+		if got := d.SenseWord(tt.en); got != tt.want {
+			t.Errorf("SenseWord(%q) = %v, want %v", tt.en, got, tt.want)
+		}
+	}
+}

@@ -158,3 +158,37 @@ func TestNamedSubjectKeepsToItsName(t *testing.T) {
 		t.Errorf("want e1 cited, not e3:\n%s", d.Markdown)
 	}
 }
+
+// An English word over Chinese sources that the dictionary renders only through another form of it ("verifier"
+// by the senses of "verify": 核实, 得证) is no absence when the sources write it otherwise (验证者): the report
+// answers instead of saying the sources never mention it.
+func TestNotCoveredEnglishOverChinese(t *testing.T) {
+	dir := t.TempDir()
+	text := "# 抽取式引擎\n\n抽取式验证者拒绝低于置信度门槛的证据和重复的证据。\n\n一个子问题需要至少 2 条证据才算被覆盖。\n"
+	// Other pages use the same words: a word in one passage only may be a stray mention (minCorpusUses).
+	for name, body := range map[string]string{"extractive.md": text, "stages.md": "# 阶段\n\n验证者拒绝没有来源的证据。\n",
+		"quickstart.md": "# 快速开始\n\n抽取式引擎不需要模型，验证者照样拒绝重复的证据。\n"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ix := buildIndex(t, dir)
+	file := "file://" + filepath.ToSlash(filepath.Join(dir, "extractive.md"))
+	pool := []research.Evidence{
+		ev("e1", "q1", file+"#L3-L3", "抽取式验证者拒绝低于置信度门槛的证据和重复的证据。", 0.9),
+		ev("e2", "q1", file+"#L5-L5", "一个子问题需要至少 2 条证据才算被覆盖。", 0.8),
+	}
+	pool[0].Title, pool[1].Title = "抽取式引擎", "抽取式引擎"
+	roles := New(Config{Searchers: []sources.Searcher{ix}})
+	plan, err := roles.Planner.Plan(t.Context(), "How does the verifier refuse evidence?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := roles.Synthesizer.Synthesize(t.Context(), research.SynthesisInput{Plan: plan, Evidence: pool})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(d.Markdown, "Not covered") || !strings.Contains(d.Markdown, "[e1]") {
+		t.Errorf("the report does not answer from the Chinese sources:\n%s", d.Markdown)
+	}
+}

@@ -317,6 +317,13 @@ func confidentRendering(s string) bool {
 	return true
 }
 
+// senseWord reports whether the bilingual dictionary writes the English word as spelled in a sense
+// (bilingual.Dict.SenseWord): its Chinese renderings are then the word's own, not a guess from another form of it.
+func senseWord(en string) bool {
+	d, err := bilingual.Default()
+	return err == nil && d.SenseWord(en)
+}
+
 // translateZH renders an English text in Chinese for a search over Chinese documents: runs of its words that are
 // one sense of a headword become that headword, names and code stay as written; "" when nothing was rendered.
 // (The sources' vocabulary is not asked here: on the bench's English questions over the Chinese guide, the
