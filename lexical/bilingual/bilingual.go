@@ -157,8 +157,8 @@ func senseWords(s string) []string {
 }
 
 // SenseWord reports whether the dictionary writes the English word, as spelled (case aside, not stemmed), in
-// some headword's senses: "verify" is one, "verifier" is not — its renderings would be those of "verify", a
-// guess at the word meant.
+// some headword's senses: the verb verify is one, its agent noun is not — rendered through its stem, it would take
+// the verb's headwords, a guess at the word meant.
 func (d *Dict) SenseWord(en string) bool {
 	d.sensesOnce.Do(func() {
 		d.senseSet = map[string]bool{}

@@ -156,8 +156,8 @@ func (s *Synthesizer) absentTerms(ctx context.Context, p *poolIndex, question st
 		queries := []string{u}
 		if !hasCJK(u) && p.cjk {
 			// An English word over Chinese sources is checked in Chinese too; one the dictionary cannot render
-			// (too general: "light" is 光, 轻, 灯 …), or renders only by another form of it ("verifier" by the
-			// senses of "verify", where the sources write 验证者), leaves nothing to judge by.
+			// (too general: "light" is 光, 轻, 灯 …), or renders only by another form of it (an agent noun by its
+			// verb's senses: 核实 for one who verifies, where the sources write 验证者), leaves nothing to judge by.
 			t := translateZH(u)
 			if t == "" || !senseWord(u) {
 				continue
