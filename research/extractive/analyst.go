@@ -322,11 +322,7 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 		} else if qe > ix.spans[i].End && endsInColon(ix.spans[i].Text) && codeEnd(doc.Text, ix.spans[i].End) == qe {
 			// The code is in the quote for the reader to see; the claim is the sentence it illustrates.
 			claim = strings.TrimRight(claim, ":： ")
-			if hasCJK(claim) {
-				claim += "。"
-			} else {
-				claim += "."
-			}
+			claim += fullStop(claim)
 		} else if qe > ix.spans[i].End && endsInColon(ix.spans[i].Text) {
 			claim = listClaim(ix.text[qs:qe])
 		} else if qs < ix.spans[i].Start && (refersBack(ix.spans[i].Text) || !commentLineRE.MatchString(ix.text[qs:qe])) || qe > ix.spans[i].End && !endsInColon(ix.spans[i].Text) {
@@ -959,6 +955,14 @@ func (ix *docIndex) section(lo, hi int) (int, int) {
 	return newLo, newHi
 }
 
+// fullStop is the full stop of a claim's script: "。" for Chinese (or Japanese, Korean) text, "." otherwise.
+func fullStop(claim string) string {
+	if hasCJK(claim) {
+		return "。"
+	}
+	return "."
+}
+
 // titleNamed reports whether a document's title is made of the question's terms: every word of it (numbering
 // aside) is one of terms, as "23.6. Tablespaces" is for a question about tablespaces.
 func titleNamed(title string, terms []string) bool {
@@ -1351,11 +1355,11 @@ func listClaim(quote string) string {
 		items[k] = strings.TrimRight(items[k], ".;；。")
 	}
 	h := plainText(strings.Join(head, " "))
-	sep, end := "; ", "."
+	sep := "; "
 	if hasCJK(h) {
-		sep, end = "；", "。"
+		sep = "；"
 	}
-	return h + " " + strings.Join(items, sep) + end
+	return h + " " + strings.Join(items, sep) + fullStop(h)
 }
 
 // onHeadingLine reports a passage that is part of a heading line: "Default Argument Values", which the sentence

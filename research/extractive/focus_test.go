@@ -39,25 +39,32 @@ func TestNotCovered(t *testing.T) {
 		{"如何用 GOGC 调整读取？", "未涵盖：所检索的来源没有提到 GOGC。", false},
 	}
 	for _, tt := range tests {
-		roles := New(Config{Searchers: []sources.Searcher{ix}})
-		plan, err := roles.Planner.Plan(t.Context(), tt.q)
-		if err != nil {
-			t.Fatal(err)
+		md := planAndSynthesize(t, ix, tt.q, pool)
+		if tt.notCovered != "" && !strings.Contains(md, tt.notCovered) {
+			t.Errorf("%q: no %q in\n%s", tt.q, tt.notCovered, md)
 		}
-		d, err := roles.Synthesizer.Synthesize(t.Context(), research.SynthesisInput{Plan: plan, Evidence: pool})
-		if err != nil {
-			t.Fatal(err)
+		if tt.notCovered == "" && strings.Contains(md, "Not covered") {
+			t.Errorf("%q: wrongly not covered:\n%s", tt.q, md)
 		}
-		if tt.notCovered != "" && !strings.Contains(d.Markdown, tt.notCovered) {
-			t.Errorf("%q: no %q in\n%s", tt.q, tt.notCovered, d.Markdown)
-		}
-		if tt.notCovered == "" && strings.Contains(d.Markdown, "Not covered") {
-			t.Errorf("%q: wrongly not covered:\n%s", tt.q, d.Markdown)
-		}
-		if got := strings.Contains(d.Markdown, "[e"); got != tt.cites {
-			t.Errorf("%q: cites = %v, want %v:\n%s", tt.q, got, tt.cites, d.Markdown)
+		if got := strings.Contains(md, "[e"); got != tt.cites {
+			t.Errorf("%q: cites = %v, want %v:\n%s", tt.q, got, tt.cites, md)
 		}
 	}
+}
+
+// planAndSynthesize plans question over the corpus ix with the extractive roles and writes the report from pool.
+func planAndSynthesize(t *testing.T, ix sources.Searcher, question string, pool []research.Evidence) string {
+	t.Helper()
+	roles := New(Config{Searchers: []sources.Searcher{ix}})
+	plan, err := roles.Planner.Plan(t.Context(), question)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := roles.Synthesizer.Synthesize(t.Context(), research.SynthesisInput{Plan: plan, Evidence: pool})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d.Markdown
 }
 
 func TestHeadNouns(t *testing.T) {
@@ -179,16 +186,7 @@ func TestNotCoveredEnglishOverChinese(t *testing.T) {
 		ev("e2", "q1", file+"#L5-L5", "一个子问题需要至少 2 条证据才算被覆盖。", 0.8),
 	}
 	pool[0].Title, pool[1].Title = "抽取式引擎", "抽取式引擎"
-	roles := New(Config{Searchers: []sources.Searcher{ix}})
-	plan, err := roles.Planner.Plan(t.Context(), "How does the verifier refuse evidence?")
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := roles.Synthesizer.Synthesize(t.Context(), research.SynthesisInput{Plan: plan, Evidence: pool})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if strings.Contains(d.Markdown, "Not covered") || !strings.Contains(d.Markdown, "[e1]") {
-		t.Errorf("the report does not answer from the Chinese sources:\n%s", d.Markdown)
+	if md := planAndSynthesize(t, ix, "How does the verifier refuse evidence?", pool); strings.Contains(md, "Not covered") || !strings.Contains(md, "[e1]") {
+		t.Errorf("the report does not answer from the Chinese sources:\n%s", md)
 	}
 }

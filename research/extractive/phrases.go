@@ -387,49 +387,15 @@ func plainText(s string) string {
 		t = mdEmphRE.ReplaceAllString(t, "")
 		b.WriteString(mdEscapeRE.ReplaceAllString(t, "$1"))
 	}
-	for s != "" {
-		open, code, rest, ok := codeSpan(s)
-		if !ok {
-			prose(s)
-			break
-		}
-		prose(open)
-		b.WriteString(code)
-		s = rest
+	at := 0
+	for _, c := range lexical.CodeSpans(s) {
+		prose(s[at:c.Start])
+		b.WriteString(s[c.Code[0]:c.Code[1]])
+		at = c.End
 	}
+	prose(s[at:])
 	s = strings.Trim(tableCellsRE.ReplaceAllString(b.String(), " | "), " |")
 	return lexical.NormalizeSpace(html.UnescapeString(s))
-}
-
-// codeSpan finds s's first Markdown code span: the text before it, its content and the text after it. A span
-// opens with a run of backticks and closes with a run of the same length; ok is false when s has none.
-func codeSpan(s string) (before, code, after string, ok bool) {
-	runEnd := func(i int) int {
-		for i < len(s) && s[i] == '`' {
-			i++
-		}
-		return i
-	}
-	for i := 0; i < len(s); {
-		if s[i] != '`' {
-			i++
-			continue
-		}
-		n := runEnd(i)
-		for j := n; j < len(s); {
-			if s[j] != '`' {
-				j++
-				continue
-			}
-			m := runEnd(j)
-			if m-j == n-i {
-				return s[:i], s[n:j], s[m:], true
-			}
-			j = m
-		}
-		i = n // no closing run of this length: these backticks are literal
-	}
-	return "", "", "", false
 }
 
 // trimQuote drops Markdown list and heading markers and table pipes from the ends of a quote. It only ever

@@ -623,23 +623,15 @@ func SplitSentences(text string) []string {
 	}
 	var out []string
 	start := 0
-	unclosed := map[int]bool{} // lengths of backtick runs with no closing run after the last one tried
+	code := lexical.CodeSpans(text)
 	for i := 0; i < len(text); {
+		if len(code) > 0 && i == code[0].Start {
+			i, code = code[0].End, code[1:] // the code span, whatever it holds
+			continue
+		}
 		r, size := utf8.DecodeRuneInString(text[i:])
 		stop := i
 		i += size
-		if r == '`' {
-			n := backtickRun(text, stop)
-			i = stop + n
-			if !unclosed[n] {
-				if end := closingRun(text, i, n); end >= 0 {
-					i = end // the code span, whatever it holds
-				} else {
-					unclosed[n] = true // a literal backtick; no later run of this length closes either
-				}
-			}
-			continue
-		}
 		cjkEnd := r == '。' || r == '！' || r == '？' || r == '；'
 		latinEnd := r == '.' || r == '!' || r == '?'
 		if !cjkEnd && !latinEnd {
@@ -694,33 +686,6 @@ func SplitSentences(text string) []string {
 		}
 	}
 	return out
-}
-
-// backtickRun is the length of the run of backticks at text[i:].
-func backtickRun(text string, i int) int {
-	n := 0
-	for i+n < len(text) && text[i+n] == '`' {
-		n++
-	}
-	return n
-}
-
-// closingRun returns the end of the first run of exactly n backticks at or after from (CommonMark's closing
-// delimiter of a code span opened by n), or -1 when there is none.
-func closingRun(text string, from, n int) int {
-	for from < len(text) {
-		k := strings.IndexByte(text[from:], '`')
-		if k < 0 {
-			return -1
-		}
-		k += from
-		m := backtickRun(text, k)
-		if m == n {
-			return k + m
-		}
-		from = k + m
-	}
-	return -1
 }
 
 // markerAtStartRe matches a citation marker at the start of a string only.
