@@ -247,9 +247,13 @@ func FuzzSegment(f *testing.F) {
 		// Documents that answer anything, negative counts included, for words and phrases alike: the rendering
 		// has no empty alternative and renders no more Chinese words than there are.
 		hostile := func(w string) int { return int(crc32.ChecksumIEEE([]byte(s+w))%7) - 2 }
-		got, n := d.ToEnglishBy(s, hostile)
-		if strings.Contains(got, Alternatives+Alternatives) || strings.HasPrefix(got, Alternatives) || n > len(segs) || (got == "") != (n == 0) {
-			t.Fatalf("ToEnglishBy(%q) = %q, %d over %d segments", s, got, n, len(segs))
+		// And a thesaurus that answers anything: empty words, phrases, marks, other scripts, the word itself.
+		odd := func(w string) []string { return []string{"", w, "a b", Alternatives, "键", s, w + "x", "primary"} }
+		for _, related := range []Related{nil, odd} {
+			got, n := d.ToEnglishBy(s, hostile, related)
+			if strings.Contains(got, Alternatives+Alternatives) || strings.HasPrefix(got, Alternatives) || n > len(segs) || (got == "") != (n == 0) {
+				t.Fatalf("ToEnglishBy(%q) = %q, %d over %d segments", s, got, n, len(segs))
+			}
 		}
 	})
 }
@@ -331,7 +335,7 @@ func TestEnglishByCorpus(t *testing.T) {
 		t.Errorf("EnglishBy(列) unknown = %v, want English's %v", unknown, plain)
 	}
 	// The whole question: a word the documents use well beyond the language ("tuple") keeps its place.
-	got, n := d.ToEnglishBy("Python 中元组和列表的区别", counts(map[string]int{"tuple": 50, "list": 400, "difference": 30}))
+	got, n := d.ToEnglishBy("Python 中元组和列表的区别", counts(map[string]int{"tuple": 50, "list": 400, "difference": 30}), nil)
 	if n == 0 || !strings.Contains(got, "tuple") || strings.Contains(got, "ghost") {
 		t.Errorf("ToEnglishBy = %q, want tuple and no ghost festival (中元)", got)
 	}
@@ -456,7 +460,7 @@ func TestToEnglishByPhrases(t *testing.T) {
 	}
 	manual := map[string]int{"foreign": 300, "key": 900, "outside": 40, "addition": 30, "foreign key": 110, "outside key": 0}
 	use := counts(manual)
-	got, n := d.ToEnglishBy("外键", use)
+	got, n := d.ToEnglishBy("外键", use, nil)
 	if !strings.HasPrefix(got, "foreign|") || !strings.HasSuffix(got, " key") || strings.Count(got, "|") != 1 || n != 2 {
 		t.Errorf("ToEnglishBy(外键) over a database manual = %q, %d; want \"foreign|… key\", 2", got, n)
 	}
@@ -467,7 +471,7 @@ func TestToEnglishByPhrases(t *testing.T) {
 	}
 	for _, apart := range []string{"外 键", "外，键", "外 Go 键"} {
 		asked = nil
-		got, _ := d.ToEnglishBy(apart, logged)
+		got, _ := d.ToEnglishBy(apart, logged, nil)
 		if strings.HasPrefix(got, "foreign ") {
 			t.Errorf("ToEnglishBy(%q) = %q: words written apart were paired", apart, got)
 		}
@@ -483,21 +487,21 @@ func TestToEnglishByPhrases(t *testing.T) {
 			alone[k] = v
 		}
 	}
-	single, _ := d.ToEnglishBy("外 键", counts(alone))
+	single, _ := d.ToEnglishBy("外 键", counts(alone), nil)
 	for name, u := range map[string]Usage{
 		"no phrase used": counts(alone),
 		"negative":       func(w string) int { return map[bool]int{true: -5, false: alone[w]}[strings.Contains(w, " ")] },
 	} {
-		if got, _ := d.ToEnglishBy("外键", u); got != single {
+		if got, _ := d.ToEnglishBy("外键", u, nil); got != single {
 			t.Errorf("%s: ToEnglishBy(外键) = %q, want the words' own renderings %q", name, got, single)
 		}
 	}
-	if unknown, _ := d.ToEnglishBy("外键", func(string) int { return -1 }); unknown != func() string { s, _ := d.ToEnglish("外键"); return s }() {
+	if unknown, _ := d.ToEnglishBy("外键", func(string) int { return -1 }, nil); unknown != func() string { s, _ := d.ToEnglish("外键"); return s }() {
 		t.Errorf("documents that cannot tell: ToEnglishBy(外键) = %q, want ToEnglish's", unknown)
 	}
 	// Each pairing is asked once per pair of words, at most maxPaired × maxPaired of them.
 	asked = nil
-	d.ToEnglishBy("外键", logged)
+	d.ToEnglishBy("外键", logged, nil)
 	phrases := 0
 	for _, w := range asked {
 		if strings.Contains(w, " ") {
@@ -541,7 +545,7 @@ func TestToEnglishByClosedCompounds(t *testing.T) {
 		{"apart", "表 空间", with(map[string]int{"tablespace": 50}),
 			func(s string) bool { return !strings.Contains(s, "tablespace") }},
 	} {
-		if got, n := d.ToEnglishBy(tt.text, tt.use); !tt.want(got) || n == 0 {
+		if got, n := d.ToEnglishBy(tt.text, tt.use, nil); !tt.want(got) || n == 0 {
 			t.Errorf("%s: ToEnglishBy(%s) = %q, %d", tt.name, tt.text, got, n)
 		}
 	}
@@ -562,5 +566,57 @@ func TestSenseWord(t *testing.T) {
 		if got := d.SenseWord(tt.en); got != tt.want {
 			t.Errorf("SenseWord(%q) = %v, want %v", tt.en, got, tt.want)
 		}
+	}
+}
+
+// Where no pairing of two words' own renderings is a phrase the documents use, a synonym of one rendering may be:
+// the dictionary renders 主 "owner", "master", "main" …, and over a database manual that writes "primary key" the
+// synonym "primary" of "main" becomes 主's first rendering before 键 "key". Without a thesaurus, with one that
+// knows no such synonym, or with words written apart, the renderings stay the dictionary's; the phrases asked are
+// bounded.
+func TestToEnglishByRelatedPhrases(t *testing.T) {
+	d := dict(t)
+	if segs := d.Segment("主键"); len(segs) != 2 {
+		t.Fatalf("Segment(主键) = %v: the test needs a dictionary without the compound", segs)
+	}
+	manual := map[string]int{"primary key": 120, "primary": 300, "key": 900, "main": 40, "owner": 30, "master": 12, "host": 60}
+	var asked []string
+	use := func(w string) int {
+		asked = append(asked, w)
+		return manual[w]
+	}
+	wordnet := map[string][]string{"main": {"chief", "primary", "principal", "master"}, "key": {"cay", "Florida key"}}
+	related := func(w string) []string { return wordnet[w] }
+	plain, _ := d.ToEnglishBy("主键", use, nil)
+	if strings.Contains(plain, "primary") {
+		t.Fatalf("ToEnglishBy(主键) without a thesaurus = %q: the test needs a dictionary without primary for 主", plain)
+	}
+	asked = nil
+	got, n := d.ToEnglishBy("主键", use, related)
+	if !strings.HasPrefix(got, "primary|") || !strings.HasSuffix(got, " key") || n != 2 {
+		t.Errorf("ToEnglishBy(主键) with synonyms over a database manual = %q, %d; want \"primary|… key\", 2", got, n)
+	}
+	bound := maxPaired*maxPaired + 2*maxRelatedRenderings*maxRelated*maxRelatedRenderings
+	phrases := 0
+	for _, w := range asked {
+		if strings.Contains(w, " ") {
+			phrases++
+		}
+	}
+	if phrases > bound {
+		t.Errorf("ToEnglishBy(主键) asked %d phrases, want at most %d", phrases, bound)
+	}
+	for name, r := range map[string]Related{
+		"no synonym":  func(string) []string { return nil },
+		"unused ones": func(string) []string { return []string{"chief", "principal"} },
+		"odd answers": func(w string) []string { return []string{"", w, "primary key", "|", "键"} },
+	} {
+		if got, _ := d.ToEnglishBy("主键", use, r); got != plain {
+			t.Errorf("%s: ToEnglishBy(主键) = %q, want the dictionary's renderings %q", name, got, plain)
+		}
+	}
+	apart, _ := d.ToEnglishBy("主 键", use, related)
+	if strings.HasPrefix(apart, "primary") {
+		t.Errorf("ToEnglishBy(主 键) = %q: words written apart were paired through a synonym", apart)
 	}
 }

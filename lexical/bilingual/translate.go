@@ -171,7 +171,7 @@ const maxPaired = 6
 // and a pairing they use marks both renderings (see candidates.terms). A pairing the documents write as one word
 // more often than as two (表空间: "tablespace", not "table space"; 命名空间: "namespace") renders both words as
 // that word.
-func pair(a, b *candidates, use Usage) {
+func pair(a, b *candidates, use Usage) (found bool) {
 	bestOpen, bestClosed := 0, 0
 	for _, x := range a.order[:min(maxPaired, len(a.order))] {
 		for _, y := range b.order[:min(maxPaired, len(b.order))] {
@@ -191,9 +191,10 @@ func pair(a, b *candidates, use Usage) {
 	}
 	if bestClosed <= bestOpen {
 		a.closed = ""
-		return
+		return bestOpen > 0
 	}
 	b.joinedBefore = true
+	return true
 }
 
 // closable reports a rendering that may be half of an English compound written as one word: letters only, at
@@ -280,6 +281,69 @@ func grammaticalWord(zh string, w *word) bool {
 	return len(w.senses) > 0 && onlyFunctionWords(w.senses[0])
 }
 
+// Related returns an English word's synonyms (single words, the common senses first), for a pairing the
+// dictionary's own renderings miss: 主 is "owner", "master", "main" … in the dictionary, and only the synonym
+// "primary" of "main" makes with 键 "key" the phrase a database manual uses.
+type Related func(word string) []string
+
+// Bounds on pairing through synonyms: the renderings of each word tried, and the synonyms of each.
+const (
+	maxRelatedRenderings = 6
+	maxRelated           = 6
+)
+
+// pairRelated is pair for two adjacent words none of whose pairings the documents use: each of the best renderings
+// of one word is replaced by its synonyms and paired with the other's renderings, and the synonym in the phrase the
+// documents use most becomes a rendering of its word, weighing what the rendering it stands for weighs (the
+// dictionary says 主 is "main", the documents say "primary key").
+func pairRelated(a, b *candidates, use Usage, related Related) {
+	type found struct {
+		c       *candidates
+		from    string // the stem of the rendering the synonym stands for
+		syn     string
+		partner string // the other word's rendering, as a stem
+		n       int
+	}
+	var best found
+	try := func(c, other *candidates, synFirst bool) {
+		for _, x := range c.order[:min(maxRelatedRenderings, len(c.order))] {
+			syns := related(c.surface[x])
+			for _, s := range syns[:min(maxRelated, len(syns))] {
+				st := lexical.Tokenize(s)
+				if len(st) != 1 || st[0] == x || !closable(s) {
+					continue
+				}
+				for _, y := range other.order[:min(maxRelatedRenderings, len(other.order))] {
+					phrase := other.surface[y] + " " + s
+					if synFirst {
+						phrase = s + " " + other.surface[y]
+					}
+					if n := use(phrase); n > best.n {
+						best = found{c: c, from: x, syn: s, partner: y, n: n}
+					}
+				}
+			}
+		}
+	}
+	try(a, b, true)
+	try(b, a, false)
+	if best.n == 0 {
+		return
+	}
+	c, other := best.c, a
+	if c == a {
+		other = b
+	}
+	st := lexical.Tokenize(best.syn)[0]
+	if _, ok := c.surface[st]; !ok {
+		c.surface[st] = best.syn
+		c.score[st] = c.score[best.from]
+		c.order = append(c.order, st)
+	}
+	mark(c, st, best.n)
+	mark(other, best.partner, best.n)
+}
+
 // Alternatives joins the renderings of one word in ToEnglish's and ToChinese's output ("propagate|spread"): a
 // search engine that splits words at punctuation searches all of them; a scorer that knows the mark counts one
 // word found when any of them is.
@@ -290,26 +354,28 @@ const Alternatives = "|"
 // the dictionary lacks as written (so the rest of a partly known question still searches), function words
 // dropped, and words of other scripts ("Go", "sync.Map") as written. It returns the rendering and how many
 // Chinese words were rendered; with none rendered the rendering is "".
-func (d *Dict) ToEnglish(s string) (string, int) { return d.ToEnglishUsing(s, nil) }
+func (d *Dict) ToEnglish(s string) (string, int) { return d.ToEnglishBy(s, nil, nil) }
 
 // ToEnglishUsing is ToEnglish choosing each word's renderings by the vocabulary of the documents searched: a
 // rendering that used reports the documents never use cannot match them and is dropped, unless none of the
 // word's renderings is used (then the best stays, so the word still searches). used nil keeps every rendering.
 func (d *Dict) ToEnglishUsing(s string, used func(word string) bool) (string, int) {
 	if used == nil {
-		return d.ToEnglishBy(s, nil)
+		return d.ToEnglishBy(s, nil, nil)
 	}
 	return d.ToEnglishBy(s, func(w string) int {
 		if used(w) {
 			return 1
 		}
 		return 0
-	})
+	}, nil)
 }
 
 // ToEnglishBy is ToEnglish choosing each word's renderings among all its senses by how much the documents
-// searched use them (see EnglishBy). use nil is ToEnglish.
-func (d *Dict) ToEnglishBy(s string, use Usage) (string, int) {
+// searched use them (see EnglishBy), and adjacent words' together by the phrases the documents use, through the
+// renderings' synonyms where related is not nil and their own renderings make none (see pairRelated). use nil is
+// ToEnglish.
+func (d *Dict) ToEnglishBy(s string, use Usage, related Related) (string, int) {
 	segs := d.Segment(s)
 	cands := make([]*candidates, len(segs))
 	known := make([]bool, len(segs))
@@ -322,7 +388,9 @@ func (d *Dict) ToEnglishBy(s string, use Usage) (string, int) {
 		for i := 1; i < len(segs); i++ {
 			// Words written one after the other, in the same run of Chinese characters.
 			if cands[i-1] != nil && cands[i] != nil && segs[i-1].Start+len(segs[i-1].Text) == segs[i].Start {
-				pair(cands[i-1], cands[i], use)
+				if !pair(cands[i-1], cands[i], use) && related != nil {
+					pairRelated(cands[i-1], cands[i], use, related)
+				}
 			}
 		}
 	}

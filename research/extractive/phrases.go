@@ -4,12 +4,14 @@ import (
 	"context"
 	"html"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/lexical/bilingual"
+	"github.com/deepresearch/deepresearch/lexical/synonyms"
 )
 
 // phrase is a run of content words of the question, in its original spelling.
@@ -266,15 +268,31 @@ func wordsAt(q string) map[int]zhWord {
 // translation of classic cross-language retrieval): each Chinese word by its best English renderings, a word the
 // dictionary lacks as written, function words dropped, Latin words kept. It returns "" when no Chinese word was
 // rendered, so an untranslatable text adds no query. Each word's renderings are chosen among all its senses by
-// how much the sources use them, and adjacent words' together by the phrases they use (see
-// bilingual.Dict.ToEnglishBy); a nil or empty vocabulary keeps the dictionary's choice.
+// how much the sources use them, and adjacent words' together by the phrases they use, through the renderings'
+// WordNet synonyms where their own make none (see bilingual.Dict.ToEnglishBy); a nil or empty vocabulary keeps the
+// dictionary's choice.
 func translateFor(v *vocabulary, s string) string {
 	d, err := bilingual.Default()
 	if err != nil {
 		return ""
 	}
-	t, _ := d.ToEnglishBy(s, v.usage())
+	t, _ := d.ToEnglishBy(s, v.usage(), relatedWords(synonyms.Embedded()))
 	return t
+}
+
+// relatedWords gives the dictionary the single-word synonyms of an English word's synonymSenses most frequent
+// senses; nil without a thesaurus, and none for a word when the thesaurus cannot be read.
+func relatedWords(th *synonyms.Thesaurus) bilingual.Related {
+	if th == nil {
+		return nil
+	}
+	return func(w string) []string {
+		rs, err := th.Related(w, synonymSenses)
+		if err != nil {
+			return nil
+		}
+		return slices.DeleteFunc(rs, func(r string) bool { return !latinWord(r) })
+	}
 }
 
 // usage is the vocabulary as the dictionary asks it: in how many passages the sources use a word, or the words of
