@@ -231,3 +231,35 @@ func TestChineseRenderingOnlyOverChineseSources(t *testing.T) {
 		}
 	}
 }
+
+// An English question over Chinese documents is searched and judged in the words the documents write, not only the
+// dictionary's first choice: "port" is 港口 (a harbour) in the dictionary, 端口 in a software guide, and the guide's
+// answer is found and cited, the harbour page never.
+func TestEnglishQuestionInTheSourcesChineseWords(t *testing.T) {
+	files := map[string]string{
+		"服务.md": "# 服务\n\n服务默认在端口 8080 上监听请求。\n\n端口被占用时，服务启动失败，错误信息说明是哪个端口。\n\n" +
+			"用 --addr 可以换一个端口。\n",
+		"日志.md": "# 日志\n\n日志写到标准错误，端口和地址都会记下来。\n",
+		"港口.md": "# 港口\n\n这个港口是世界上最繁忙的集装箱港口之一，每年有上万艘船停靠。\n",
+	}
+	if plain := translateZH("port"); strings.Contains(plain, "端口") {
+		t.Fatalf("translateZH(port) = %q: the test needs a dictionary whose first choice is not 端口", plain)
+	}
+	ix := buildIndex(t, writeCorpus(t, files))
+	if got := usedZH(newVocabulary([]sources.Searcher{ix}), "port"); !strings.Contains(got, "端口") {
+		t.Errorf("usedZH(port) over the guide = %q, want 端口", got)
+	}
+	rep, cited := crossLanguage(t, files, "What happens when the port is occupied?")
+	found := false
+	for _, e := range cited {
+		if strings.Contains(e.Quote, "端口被占用时") {
+			found = true
+		}
+		if strings.Contains(e.Source, "港口.md") {
+			t.Errorf("cites the harbour page: %q", e.Quote)
+		}
+	}
+	if !found {
+		t.Fatalf("the report does not cite the sentence that answers the question:\n%s", rep.Markdown)
+	}
+}

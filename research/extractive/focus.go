@@ -44,8 +44,12 @@ func focusVariants(core research.SubQuestion, v *vocabulary) []variant {
 			out = append(out, queryVariant(m))
 		}
 	} else if t := translateZH(q); t != "" {
-		// An English question over Chinese sources: its key words in Chinese.
+		// An English question over Chinese sources: its key words in Chinese, as the dictionary renders them
+		// and as the sources write them.
 		out = append(out, queryVariant(t))
+		if u := usedZH(v, q); u != "" && u != t {
+			out = append(out, queryVariant(u))
+		}
 	}
 	return out
 }

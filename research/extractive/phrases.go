@@ -344,14 +344,26 @@ func senseWord(en string) bool {
 
 // translateZH renders an English text in Chinese for a search over Chinese documents: runs of its words that are
 // one sense of a headword become that headword, names and code stay as written; "" when nothing was rendered.
-// (The sources' vocabulary is not asked here: on the bench's English questions over the Chinese guide, the
-// renderings it chose — closer to the guide's words — found fewer of the facts.)
+// The sources' vocabulary is not asked here: alone, the renderings it chooses lose words the dictionary's first
+// choice finds; usedZH gives them beside this one.
 func translateZH(s string) string {
 	d, err := bilingual.Default()
 	if err != nil {
 		return ""
 	}
 	t, _ := d.ToChinese(s)
+	return t
+}
+
+// usedZH renders an English text in Chinese choosing the headwords by the sources' usage (see
+// bilingual.Dict.ToChineseBy): the words the documents themselves write (端口 for "port" in a manual, not 港口). It
+// is searched and matched beside translateZH's rendering, never instead of it.
+func usedZH(v *vocabulary, s string) string {
+	d, err := bilingual.Default()
+	if err != nil {
+		return ""
+	}
+	t, _ := d.ToChineseBy(s, v.usage())
 	return t
 }
 

@@ -178,6 +178,9 @@ func (p *Planner) Plan(ctx context.Context, question string) (*research.Plan, er
 			// A Chinese rendering of the first query lets an English question find Chinese documents.
 			if t := searchableZH(p.vocab, qs[0]); t != "" {
 				qs = append(qs, t)
+				if u := usedZH(p.vocab, qs[0]); u != "" {
+					qs = append(qs, u)
+				}
 			}
 		}
 		sqs = append(sqs, research.SubQuestion{Question: question, Queries: dedupe(qs)})
