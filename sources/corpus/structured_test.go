@@ -71,3 +71,38 @@ func TestAlternativesRankAsOneWord(t *testing.T) {
 		}
 	}
 }
+
+// Two adjacent words of a query with alternatives count again as a phrase: the page that writes "foreign key"
+// outranks one holding the same words apart ("foreign servers", "each key"), which the words alone rank first.
+// The same words in another order (no phrase of the pages' left) leave the words' own ranking.
+func TestAdjacentWordsRankAsPhrase(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, "keys.md"), "# Constraints\n\n"+
+		"A foreign key names the table whose rows it references, and deleting a referenced row is refused.\n")
+	writeFile(t, filepath.Join(root, "data.md"), "# Foreign Data\n\n"+
+		"Foreign servers are reached through a wrapper; each key of its options is a host setting, and deleting a "+
+		"wrapper is refused while a host uses it.\n")
+	for i := range 40 {
+		writeFile(t, filepath.Join(root, fmt.Sprintf("page%02d.md", i)), fmt.Sprintf("# Page %d\n\n"+
+			"A table has rows; a row has values, and value %d is read by the server.\n", i, i))
+	}
+	ix := openIndex(t, t.TempDir())
+	if _, err := ix.Add(t.Context(), root); err != nil {
+		t.Fatal(err)
+	}
+	first := func(q string) string {
+		t.Helper()
+		rs, err := ix.Search(t.Context(), q, 5)
+		if err != nil || len(rs) == 0 {
+			t.Fatalf("Search(%q) = %v, %v", q, rs, err)
+		}
+		path, _, _, _ := parseChunkID(rs[0].URL)
+		return filepath.Base(path)
+	}
+	if got := first("key deleting|removing foreign host|server refused"); got != "data.md" {
+		t.Fatalf("the words apart rank %s first: the case this test is about is gone", got)
+	}
+	if got := first("foreign key deleting|removing host|server refused"); got != "keys.md" {
+		t.Errorf("with foreign key adjacent the query ranks %s first, want keys.md", got)
+	}
+}
