@@ -19,7 +19,7 @@ func newBenchQualityCmd(app *App) *cobra.Command {
 		split  string
 	)
 	cmd := &cobra.Command{
-		Use:   "quality [--format text|json] [--zh-docs DIR] [--only ID,…] [--split tune|heldout]",
+		Use:   "quality [--format text|json] [--zh-docs DIR] [--only ID,…] [--split tune|heldout|older]",
 		Short: "Answer quality of the extractive engine: fact recall, citation grounding and time per question",
 		Long: `Answers a fixed question set with the extractive engine (no language model) through the full research
 graph, over corpora that ship with Go — $(go env GOROOT)/doc, the documentation of standard packages extracted
@@ -29,7 +29,8 @@ Chinese user guide in docs/zh (embedded in the binary; --zh-docs DIR uses anothe
 documentation of four Debian packages of different generators (python3.11-doc: Sphinx, postgresql-doc-15:
 DocBook, nodejs-doc: Node.js API docs, rust-doc: the Rust book in mdBook; under /usr/share/doc, installed by
 scripts/install-test-deps). Those questions are split in two halves: "tune", which changes to the engine may be
-tried against, and "heldout", which only measures (--split tune|heldout runs one half). Per question it prints:
+tried against, and "heldout", which only measures (--split tune|heldout runs one half; --split older runs the
+questions over the other corpora, which have no split). Per question it prints:
 
   recall     the share of the expected facts stated in one cited sentence of the report (every keyword of the
              fact in the same sentence, ignoring case);
@@ -74,7 +75,7 @@ tried against, and "heldout", which only measures (--split tune|heldout runs one
 	f.StringVar(&zhDocs, "zh-docs", "", "folder of Chinese documents to use instead of the embedded guide for the zhdocs questions")
 	f.StringVar(&goroot, "goroot", "", "Go installation whose doc/ and src/ are the corpora (default: go env GOROOT)")
 	f.StringSliceVar(&only, "only", nil, "run only these question ids")
-	f.StringVar(&split, "split", "", "run only the questions of this split of the Debian documentation questions: tune or heldout")
+	f.StringVar(&split, "split", "", "run only the questions of this split: tune or heldout (Debian documentation), or older (the rest)")
 	f.StringVar(&keep, "keep", "", "keep the indexes and run folders in this folder (default: a temporary folder, removed)")
 	return cmd
 }

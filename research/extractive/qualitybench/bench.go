@@ -56,6 +56,9 @@ const (
 const (
 	SplitTune    = "tune"    // changes to the engine may be tried against these
 	SplitHeldOut = "heldout" // never tuned against: they only measure
+	// SplitOlder selects the older questions, which have no split, in Options.Split (and names them in the
+	// per-split totals).
+	SplitOlder = "older"
 )
 
 // DebianDocs is where the Debian documentation packages put the trees of the pydocs, pgdocs, nodedocs and
@@ -149,7 +152,8 @@ type Options struct {
 	WorkDir string
 	// Only limits the run to these question ids; empty means all.
 	Only []string
-	// Split limits the run to the questions of one split (SplitTune or SplitHeldOut); empty means all.
+	// Split limits the run to the questions of one split: SplitTune, SplitHeldOut, or SplitOlder for those without
+	// one; empty means all.
 	Split string
 	// DebianDocs is the folder holding the Debian documentation packages' trees; default DebianDocs.
 	DebianDocs string
@@ -269,10 +273,15 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		qs = sel
 	}
 	if opts.Split != "" {
-		if opts.Split != SplitTune && opts.Split != SplitHeldOut {
-			return nil, fmt.Errorf("quality bench: split %q is neither %q nor %q", opts.Split, SplitTune, SplitHeldOut)
+		want := opts.Split
+		switch want {
+		case SplitTune, SplitHeldOut:
+		case SplitOlder:
+			want = ""
+		default:
+			return nil, fmt.Errorf("quality bench: split %q is none of %q, %q, %q", opts.Split, SplitTune, SplitHeldOut, SplitOlder)
 		}
-		qs = slices.DeleteFunc(qs, func(q Question) bool { return q.Split != opts.Split })
+		qs = slices.DeleteFunc(qs, func(q Question) bool { return q.Split != want })
 	}
 	if opts.DebianDocs == "" {
 		opts.DebianDocs = DebianDocs
@@ -342,7 +351,7 @@ func (res *Result) total() {
 		sub.sum()
 		name := split
 		if name == "" {
-			name = "older" // the questions written with the engine, before the split
+			name = SplitOlder // the questions written with the engine, before the split
 		}
 		res.Splits = append(res.Splits, SplitTotal{Split: name, Questions: len(part), Recall: sub.Recall, FactRecall: sub.FactRecall,
 			Facts: sub.Facts, Found: sub.Found, Precision: sub.Precision, Furniture: sub.Furniture, Fragments: sub.Fragments})

@@ -264,3 +264,19 @@ func TestTotalsPerSplit(t *testing.T) {
 		t.Errorf("splits %+v", res.Splits)
 	}
 }
+
+// --split picks one half of the questions: "older" those without a split, the others by name; any other name is an
+// error that lists them.
+func TestSplitSelects(t *testing.T) {
+	res, err := Run(t.Context(), Options{WorkDir: t.TempDir(), Only: []string{"mem-channels", "rust-references-rules"}, Split: SplitOlder})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Questions) != 1 || res.Questions[0].ID != "mem-channels" {
+		t.Errorf("--split older ran %v, want mem-channels alone", res.Questions)
+	}
+	_, err = Run(t.Context(), Options{WorkDir: t.TempDir(), Only: []string{"mem-channels"}, Split: "held-out"})
+	if err == nil || !strings.Contains(err.Error(), `"older"`) || !strings.Contains(err.Error(), `"heldout"`) {
+		t.Errorf("an unknown split: %v, want an error naming the splits", err)
+	}
+}
