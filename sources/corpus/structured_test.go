@@ -44,19 +44,7 @@ func TestAlternativesRankAsOneWord(t *testing.T) {
 		writeFile(t, filepath.Join(root, fmt.Sprintf("page%02d.md", i)), fmt.Sprintf("# Page %d\n\n"+
 			"Each type of value has a range and a kind; choose the type that fits the value range %d.\n", i, i))
 	}
-	ix := openIndex(t, t.TempDir())
-	if _, err := ix.Add(t.Context(), root); err != nil {
-		t.Fatal(err)
-	}
-	first := func(q string) string {
-		t.Helper()
-		rs, err := ix.Search(t.Context(), q, 5)
-		if err != nil || len(rs) == 0 {
-			t.Fatalf("Search(%q) = %v, %v", q, rs, err)
-		}
-		path, _, _, _ := parseChunkID(rs[0].URL)
-		return filepath.Base(path)
-	}
+	ix, first := rankFirst(t, root)
 	flat := "smallint type category kind byte fetch choose value range scope extent"
 	if got := first(flat); got != "fetch.md" {
 		t.Fatalf("the plain query ranks %s first: the case this test is about is gone", got)
@@ -86,11 +74,23 @@ func TestAdjacentWordsRankAsPhrase(t *testing.T) {
 		writeFile(t, filepath.Join(root, fmt.Sprintf("page%02d.md", i)), fmt.Sprintf("# Page %d\n\n"+
 			"A table has rows; a row has values, and value %d is read by the server.\n", i, i))
 	}
+	_, first := rankFirst(t, root)
+	if got := first("key deleting|removing foreign host|server refused"); got != "data.md" {
+		t.Fatalf("the words apart rank %s first: the case this test is about is gone", got)
+	}
+	if got := first("foreign key deleting|removing host|server refused"); got != "keys.md" {
+		t.Errorf("with foreign key adjacent the query ranks %s first, want keys.md", got)
+	}
+}
+
+// rankFirst indexes root and returns the index and a function giving the file name of a query's first result.
+func rankFirst(t *testing.T, root string) (*Index, func(q string) string) {
+	t.Helper()
 	ix := openIndex(t, t.TempDir())
 	if _, err := ix.Add(t.Context(), root); err != nil {
 		t.Fatal(err)
 	}
-	first := func(q string) string {
+	return ix, func(q string) string {
 		t.Helper()
 		rs, err := ix.Search(t.Context(), q, 5)
 		if err != nil || len(rs) == 0 {
@@ -98,11 +98,5 @@ func TestAdjacentWordsRankAsPhrase(t *testing.T) {
 		}
 		path, _, _, _ := parseChunkID(rs[0].URL)
 		return filepath.Base(path)
-	}
-	if got := first("key deleting|removing foreign host|server refused"); got != "data.md" {
-		t.Fatalf("the words apart rank %s first: the case this test is about is gone", got)
-	}
-	if got := first("foreign key deleting|removing host|server refused"); got != "keys.md" {
-		t.Errorf("with foreign key adjacent the query ranks %s first, want keys.md", got)
 	}
 }
