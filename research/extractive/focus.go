@@ -59,6 +59,8 @@ type poolIndex struct {
 	terms []map[string]bool
 	df    map[string]int
 	cjk   bool // some item is in Chinese (or Japanese, Korean)
+	// sourcesIDF is a term's IDF over all the sources' passages, scaled (vocabulary.idf); nil: not known.
+	sourcesIDF func(term string) float64
 }
 
 func indexPool(ev []research.Evidence, sections *sectionMemo) *poolIndex {
@@ -103,8 +105,12 @@ func (p *poolIndex) focus(variants []variant, i int) float64 {
 			absent := true
 			for _, t := range unit {
 				df := float64(p.df[t])
-				// 1 + IDF: a unit every item shares (the subject of an on-topic pool) still counts.
+				// 1 + IDF: a unit every item shares (the subject of an on-topic pool) still counts, and counts
+				// for what it weighs among all the sources: the subject every pooled item repeats is rare there.
 				w := 1 + math.Log(1+(n-df+0.5)/(df+0.5))
+				if p.sourcesIDF != nil {
+					w += p.sourcesIDF(t)
+				}
 				uw = math.Max(uw, w)
 				uall += w
 				if p.terms[i][t] {

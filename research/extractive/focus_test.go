@@ -190,3 +190,26 @@ func TestNotCoveredEnglishOverChinese(t *testing.T) {
 		t.Errorf("the report does not answer from the Chinese sources:\n%s", md)
 	}
 }
+
+// The pool's focus weighs a term by the sources too: in a pool read for "What does the ANALYZE command do?" nearly
+// every item says ANALYZE, so by the pool alone the item that adds "command" is the most on-topic, though the
+// sources use "command" everywhere and "ANALYZE" on a few pages; with the sources' IDF the sentence saying what
+// ANALYZE does comes first.
+func TestPoolFocusWeighsTermsByTheSources(t *testing.T) {
+	pool := indexPool([]research.Evidence{
+		ev("e1", "q1", "file:///analyze.md#L3-L3", "ANALYZE collects statistics about the contents of tables.", 0.9),
+		ev("e2", "q1", "file:///analyze.md#L9-L9", "If the wrapper does not support it, the command prints a warning.", 0.9),
+		ev("e3", "q1", "file:///analyze.md#L5-L5", "ANALYZE requires only a read lock on the target table.", 0.9),
+		ev("e4", "q1", "file:///analyze.md#L7-L7", "ANALYZE takes a random sample of a large table.", 0.9),
+		ev("e5", "q1", "file:///vacuum.md#L2-L2", "VACUUM and ANALYZE are often run together.", 0.9),
+	}, nil)
+	variants := []variant{queryVariant("ANALYZE command")}
+	if a, b := pool.focus(variants, 0), pool.focus(variants, 1); a > b {
+		t.Fatalf("by the pool alone focus(e1) = %.2f > focus(e2) = %.2f: the case this test is about is gone", a, b)
+	}
+	rare := map[string]float64{"analyz": 8, "command": 1}
+	pool.sourcesIDF = func(t string) float64 { return rare[t] }
+	if a, b := pool.focus(variants, 0), pool.focus(variants, 1); a <= b {
+		t.Errorf("with the sources' IDF focus(e1) = %.2f <= focus(e2) = %.2f, want the ANALYZE sentence first", a, b)
+	}
+}

@@ -82,7 +82,8 @@ func (s *Synthesizer) Synthesize(ctx context.Context, in research.SynthesisInput
 	bySQ := map[string][]research.Evidence{}
 	byID := map[string]research.Evidence{}
 	for _, e := range in.Evidence {
-		if e.ID == "" || bad[e.ID] || (e.Status != "" && e.Status != research.StatusAccepted) || strings.TrimSpace(e.Claim) == "" {
+		if e.ID == "" || bad[e.ID] || (e.Status != "" && e.Status != research.StatusAccepted) || strings.TrimSpace(e.Claim) == "" || label(e.Claim) ||
+			s.vocab.boilerplate(ctx, e.Claim) {
 			continue
 		}
 		bySQ[e.SubQuestion] = append(bySQ[e.SubQuestion], e)
@@ -132,6 +133,7 @@ func (s *Synthesizer) Synthesize(ctx context.Context, in research.SynthesisInput
 	// Topic anchor: only items about what the question asks enter the report; the rest were relevant to a facet's
 	// wording, not to the question.
 	pool := indexPool(ranked, s.sections)
+	pool.sourcesIDF = s.vocab.idf(ctx)
 	variants := focusVariants(core, s.vocab)
 	scores := make([]float64, len(ranked))
 	best := 0.0
@@ -433,9 +435,15 @@ func quoteClaim(claim, lang string) string {
 func cite(text string, ids []string, lang string) string {
 	marker := "[" + strings.Join(ids, ", ") + "]"
 	var parts []string
+	whole := label(text)
 	for _, sp := range lexical.Sentences(lexical.NormalizeSpace(text)) {
 		body, end := splitEnd(sp.Text)
 		if body == "" {
+			continue
+		}
+		// A label among the sentences of one claim ("Usage: (gdb) goroutine." before the sentence it labels)
+		// states nothing on its own; it is left out when the claim says something else.
+		if !whole && label(body) {
 			continue
 		}
 		last, _ := utf8.DecodeLastRuneInString(body)
@@ -453,6 +461,20 @@ func cite(text string, ids []string, lang string) string {
 		parts = append(parts, body+sep+marker+end)
 	}
 	return joinSentences(parts)
+}
+
+// label reports a text of Latin script none of whose sentences has a verb ("Usage: (gdb) goroutine <goid>", "G state
+// (runtime2.go)", a comment's heading): it names something and states nothing, so it is no finding on its own.
+func label(text string) bool {
+	if hasCJK(text) {
+		return false
+	}
+	for _, sp := range lexical.Sentences(lexical.NormalizeSpace(text)) {
+		if lexical.HasVerb(sp.Text) {
+			return false
+		}
+	}
+	return true
 }
 
 // joinSentences is the CJK/Latin spacing rule for running text: sentences are joined by a space, except a

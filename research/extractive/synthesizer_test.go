@@ -270,3 +270,27 @@ func TestSynthesizerLeavesCopiesToTheirOriginal(t *testing.T) {
 		t.Errorf("a failing source still named copies:\n%s", md)
 	}
 }
+
+// A label among a claim's sentences ("Usage: (gdb) goroutine.") is left out of the report; a claim that is only
+// labels is no finding (label), and cite keeps it whole when asked to, so nothing is lost silently.
+func TestCiteLeavesOutLabels(t *testing.T) {
+	got := cite("Usage: (gdb) goroutine. It switches to the goroutine and runs the command.", []string{"e1"}, "en")
+	if strings.Contains(got, "Usage") || !strings.Contains(got, "It switches to the goroutine and runs the command [e1].") {
+		t.Errorf("cite = %q, want the sentence without its label", got)
+	}
+	for text, want := range map[string]bool{
+		"G state (runtime2.go)":                      true,
+		"Usage: (gdb) goroutine <goid> <gdbcmd>":     true,
+		"The lock is held until Unlock is called.":   false,
+		"Usage: (gdb) goroutine. It runs a command.": false,
+		"锁被持有直到解锁":                                   false,
+		"":                                           true,
+	} {
+		if got := label(text); got != want {
+			t.Errorf("label(%q) = %v, want %v", text, got, want)
+		}
+	}
+	if got := cite("G state (runtime2.go)", []string{"e2"}, "en"); !strings.Contains(got, "G state") {
+		t.Errorf("cite of a label alone = %q, want it kept", got)
+	}
+}

@@ -2,8 +2,10 @@ package extractive
 
 import (
 	"context"
+	"math"
 	"sync"
 
+	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/sources"
 )
 
@@ -56,6 +58,22 @@ func (v *vocabulary) setting(ctx context.Context, word string) bool {
 	return known && n > 0 && float64(df) > settingShare*float64(n)
 }
 
+// idf returns a term's IDF over all the sources' passages scaled to [0, 2] (twice its share of the IDF of a term
+// no passage uses, a range like the pool's 1 + IDF it is added to), 0 for a term they cannot tell about; nil when
+// no source can tell.
+func (v *vocabulary) idf(ctx context.Context) func(term string) float64 {
+	if v == nil || len(v.srcs) == 0 {
+		return nil
+	}
+	return func(t string) float64 {
+		df, n, known := v.docFreq(ctx, t)
+		if !known || n == 0 {
+			return 0
+		}
+		return 2 * math.Log(1+(float64(n)-float64(df)+0.5)/(float64(df)+0.5)) / math.Log(1+(float64(n)+0.5)/0.5)
+	}
+}
+
 // docFreq is the sources' passages using word and their number, remembered; known is false when no source can
 // tell, or none answered.
 func (v *vocabulary) docFreq(ctx context.Context, word string) (df, n int, known bool) {
@@ -103,6 +121,23 @@ func (v *vocabulary) count(ctx context.Context, text string, phrase bool) (df, n
 	v.memo[key] = [2]int{df, n}
 	v.mu.Unlock()
 	return df, n, true
+}
+
+// boilerplateUses is how many passages of the sources must hold a sentence word for word for it to be the site's
+// boilerplate. A page and the print-all page repeating it hold a sentence twice; API documentation repeats a rule
+// for each of a few related functions ("Zero-length path segments are ignored." under path.join, path.posix.join,
+// path.win32.join); a banner of a folder of retired pages ("The 2018 edition of the book is no longer distributed
+// …") is on every page of the folder, a hundred of them.
+const boilerplateUses = 20
+
+// boilerplate reports a sentence of at least four index terms that the sources hold, those terms in that order, in
+// boilerplateUses passages or more; false when no source can tell.
+func (v *vocabulary) boilerplate(ctx context.Context, sentence string) bool {
+	if len(lexical.Tokenize(sentence)) < 4 {
+		return false
+	}
+	df, _, known := v.phraseFreq(ctx, sentence)
+	return known && df >= boilerplateUses
 }
 
 // redundant reports a document some source names a copy or an aggregate of others (a failing source names none).

@@ -3,6 +3,9 @@ package extractive
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -151,5 +154,44 @@ func TestVocabularySetting(t *testing.T) {
 	failing := newVocabulary([]sources.Searcher{vocabSource{err: errors.New("index closed")}})
 	if failing.setting(t.Context(), "postgresql") {
 		t.Error("a failing source made a word the setting")
+	}
+}
+
+// A sentence every page of a folder repeats word for word is boilerplate; one a few related pages repeat (a rule
+// stated for three functions) is not, nor a short one, nor anything when no source can tell.
+func TestBoilerplateSentence(t *testing.T) {
+	dir := t.TempDir()
+	banner := "The 2018 edition of the book is no longer distributed with the documentation."
+	rule := "Zero-length path segments are ignored by every join function."
+	for i := range boilerplateUses + 5 {
+		text := fmt.Sprintf("# Chapter %d\n\n%s\n\nChapter %d covers topic number %d in depth.\n", i, banner, i, i)
+		if i < 3 {
+			text += "\n" + rule + "\n"
+		}
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("ch%02d.md", i)), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	v := newVocabulary([]sources.Searcher{buildIndex(t, dir)})
+	ctx := t.Context()
+	if !v.boilerplate(ctx, banner) {
+		t.Errorf("boilerplate(%q) = false on %d pages", banner, boilerplateUses+5)
+	}
+	for _, s := range []string{rule, "Chapter 3 covers topic number 3 in depth.", "The book.", ""} {
+		if v.boilerplate(ctx, s) {
+			t.Errorf("boilerplate(%q) = true", s)
+		}
+	}
+	if newVocabulary(nil).boilerplate(ctx, banner) {
+		t.Error("boilerplate with no source = true")
+	}
+	// The sources' IDF, scaled to [0, 2]: a word of every page weighs less than one of three pages.
+	idf := v.idf(ctx)
+	every, few := idf("edition"), idf("zero")
+	if every >= few || every < 0 || few > 2 {
+		t.Errorf("idf(edition) = %.2f, idf(zero) = %.2f; want 0 ≤ the first < the second ≤ 2", every, few)
+	}
+	if newVocabulary(nil).idf(ctx) != nil {
+		t.Error("idf with no source is not nil")
 	}
 }
