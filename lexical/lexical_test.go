@@ -1,6 +1,7 @@
 package lexical
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -154,4 +155,19 @@ func FuzzSentences(f *testing.F) {
 			t.Fatalf("text after the last sentence is lost: %q", text[prev:])
 		}
 	})
+}
+
+// IDF is highest for a term no document uses, falls as more use it, and stays positive for a term all use.
+func TestIDF(t *testing.T) {
+	prev := IDF(0, 100)
+	if want := math.Log(1 + 100.5/0.5); math.Abs(prev-want) > 1e-12 {
+		t.Errorf("IDF(0, 100) = %v, want %v", prev, want)
+	}
+	for _, df := range []float64{1, 10, 50, 99, 100} {
+		got := IDF(df, 100)
+		if got >= prev || got <= 0 {
+			t.Errorf("IDF(%v, 100) = %v after %v: want positive and falling", df, got, prev)
+		}
+		prev = got
+	}
 }

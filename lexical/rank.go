@@ -59,8 +59,7 @@ func (m *BM25) Score(query []string, i int) float64 {
 			continue
 		}
 		df := float64(m.df[q])
-		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
-		s += idf * f * (m.k1 + 1) / (f + m.k1*(1-m.b+m.b*float64(m.lens[i])/m.avg))
+		s += IDF(df, n) * f * (m.k1 + 1) / (f + m.k1*(1-m.b+m.b*float64(m.lens[i])/m.avg))
 	}
 	return s
 }
@@ -181,4 +180,10 @@ func NearDuplicate(a, b string, threshold float64) bool {
 		return true
 	}
 	return Jaccard(Tokenize(a), Tokenize(b)) >= threshold
+}
+
+// IDF is BM25's inverse document frequency of a term that df of n documents use: ln(1 + (n − df + 0.5)/(df + 0.5)),
+// never negative, highest (ln(1 + 2n + 1)) for a term no document uses.
+func IDF(df, n float64) float64 {
+	return math.Log(1 + (n-df+0.5)/(df+0.5))
 }

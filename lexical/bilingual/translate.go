@@ -301,6 +301,7 @@ func pairRelated(a, b *candidates, use Usage, related Related) {
 		c       *candidates
 		from    string // the stem of the rendering the synonym stands for
 		syn     string
+		stem    string // the synonym's
 		partner string // the other word's rendering, as a stem
 		n       int
 	}
@@ -319,7 +320,7 @@ func pairRelated(a, b *candidates, use Usage, related Related) {
 						phrase = s + " " + other.surface[y]
 					}
 					if n := use(phrase); n > best.n {
-						best = found{c: c, from: x, syn: s, partner: y, n: n}
+						best = found{c: c, from: x, syn: s, stem: st[0], partner: y, n: n}
 					}
 				}
 			}
@@ -334,13 +335,12 @@ func pairRelated(a, b *candidates, use Usage, related Related) {
 	if c == a {
 		other = b
 	}
-	st := lexical.Tokenize(best.syn)[0]
-	if _, ok := c.surface[st]; !ok {
-		c.surface[st] = best.syn
-		c.score[st] = c.score[best.from]
-		c.order = append(c.order, st)
+	if _, ok := c.surface[best.stem]; !ok {
+		c.surface[best.stem] = best.syn
+		c.score[best.stem] = c.score[best.from]
+		c.order = append(c.order, best.stem)
 	}
-	mark(c, st, best.n)
+	mark(c, best.stem, best.n)
 	mark(other, best.partner, best.n)
 }
 

@@ -458,7 +458,7 @@ func (a *Analyst) coverageOf(ix *docIndex, variants []variant, syns synonymMap, 
 	n := float64(ix.bm25.Len())
 	idf := func(t string) float64 {
 		df := float64(ix.df(t))
-		return math.Log(1 + (n-df+0.5)/(df+0.5))
+		return lexical.IDF(df, n)
 	}
 	best := 0.0
 	for _, v := range variants {

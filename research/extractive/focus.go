@@ -92,7 +92,7 @@ func (p *poolIndex) focus(variants []variant, i int) float64 {
 			if isAlt(unit) {
 				idf := func(t string) float64 {
 					df := float64(p.df[t])
-					return 1 + math.Log(1+(n-df+0.5)/(df+0.5))
+					return 1 + lexical.IDF(df, n)
 				}
 				uw, hit := altUnit(unit, func(t string) bool { return p.df[t] > 0 }, idf, p.terms[i])
 				all += uw
@@ -107,7 +107,7 @@ func (p *poolIndex) focus(variants []variant, i int) float64 {
 				df := float64(p.df[t])
 				// 1 + IDF: a unit every item shares (the subject of an on-topic pool) still counts, and counts
 				// for what it weighs among all the sources: the subject every pooled item repeats is rare there.
-				w := 1 + math.Log(1+(n-df+0.5)/(df+0.5))
+				w := 1 + lexical.IDF(df, n)
 				if p.sourcesIDF != nil {
 					w += p.sourcesIDF(t)
 				}

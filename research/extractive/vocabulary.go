@@ -2,7 +2,6 @@ package extractive
 
 import (
 	"context"
-	"math"
 	"sync"
 
 	"github.com/deepresearch/deepresearch/lexical"
@@ -70,7 +69,7 @@ func (v *vocabulary) idf(ctx context.Context) func(term string) float64 {
 		if !known || n == 0 {
 			return 0
 		}
-		return 2 * math.Log(1+(float64(n)-float64(df)+0.5)/(float64(df)+0.5)) / math.Log(1+(float64(n)+0.5)/0.5)
+		return 2 * lexical.IDF(float64(df), float64(n)) / lexical.IDF(0, float64(n))
 	}
 }
 

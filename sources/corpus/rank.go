@@ -248,7 +248,7 @@ func openPostingsQuery(ctx context.Context, r index.IndexReader, m mapping.Index
 				t := &rankTerm{term: tok.Term, tfr: tfr, avg: avg, qw: f.boost, field: g}
 				docTerm := tfr.Count()
 				if avg > 0 {
-					t.idf = math.Log(1 + (float64(docTotal)-float64(docTerm)+0.5)/(float64(docTerm)+0.5))
+					t.idf = bm25IDF(docTerm, docTotal)
 				} else {
 					t.idf = 1.0 + math.Log(float64(docTotal)/float64(docTerm+1.0))
 				}

@@ -2,7 +2,6 @@ package corpus
 
 import (
 	"context"
-	"math"
 	"strings"
 
 	"github.com/blevesearch/bleve/v2"
@@ -10,6 +9,7 @@ import (
 	"github.com/blevesearch/bleve/v2/search/query"
 	index "github.com/blevesearch/bleve_index_api"
 
+	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/lexical/bilingual"
 )
 
@@ -64,7 +64,7 @@ func queryUnits(q string) (units [][]string, alternatives bool) {
 
 // bm25IDF is the IDF of Bleve's BM25 term scorer for a term in df of n documents.
 func bm25IDF(df, n uint64) float64 {
-	return math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5))
+	return lexical.IDF(float64(df), float64(n))
 }
 
 // structuredQuery builds the ranking query of a query with alternatives (see above) over r; ok is false when q has
