@@ -19,6 +19,9 @@ var (
 	functionWordRE = regexp.MustCompile(`(?i)^(of|to|in|on|at|by|for|with|from|into|onto|over|under|about|through|between|among|across|via|within|without|during|after|before|per|than|as|and|or|but|nor|if|when|while|that|which|who|where|so|because|since|until|unless|whether|all|both|each|every|such|not|only|just|even|also|like|than|is|are|was|were)$`)
 )
 
+// Auxiliary reports an auxiliary or modal verb ("is", "can", "would"), in any case.
+func Auxiliary(w string) bool { return auxiliaryRE.MatchString(w) }
+
 // HasVerb reports whether s reads as a sentence with a verb rather than a label or a noun phrase, without a
 // part-of-speech model: a Chinese text of four characters or more; a remark on a name in code
 // ("`children …`: set to nil by …"); an English text of three words or more that opens with an instruction's verb,

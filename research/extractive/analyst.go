@@ -201,7 +201,7 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 		if qs, qe := a.quoteBounds(ix, i, floor(i)); endsInColon(ix.text[qs:qe]) || lexical.IsCaption(plainText(ix.text[qs:qe])) {
 			continue
 		}
-		if refersBack(ix.spans[i].Text) && !ix.opensComment(i) {
+		if refersBack(ix.spans[i].Text) && !ix.opensComment(i) && !namesSectionSubject(ix.text, ix.spans[i]) {
 			// "This rule generalizes the previous rule …" is evidence only with the sentence it points back to,
 			// and "It allows …" after it only with both.
 			if qs, _ := a.quoteBounds(ix, i, floor(i)); qs >= ix.spans[i].Start || refersBack(ix.text[qs:]) {
@@ -586,6 +586,36 @@ func (a *Analyst) antecedent(ix *docIndex, i, lo int) int {
 	}
 	return i - 1
 }
+
+// namesSectionSubject reports a sentence that opens its section with a demonstrative and a noun ("This command
+// displays the execution plan …" right under "## Description" on the EXPLAIN page): with no sentence before it in
+// the section, "this command" is the subject the page and its headings name, not something said before, so the
+// sentence stands on its own. A pronoun or a connective ("It …", "However, …") still needs what it refers to, and
+// so does "This is …", whose "this" may be anything, and a sentence that points back in so many words ("This rule
+// generalizes the previous rule …": the rule is in the section before).
+func namesSectionSubject(text string, sp lexical.Span) bool {
+	if pointsBackRE.MatchString(sp.Text) {
+		return false
+	}
+	if sp.Start != lineStart(text, sp.Start) {
+		return false
+	}
+	before := strings.TrimRight(text[:sp.Start], " \t\n")
+	if before != "" && !strings.HasPrefix(before[lineStart(before, len(before)):], "#") {
+		return false
+	}
+	rest, ok := strings.CutPrefix(sp.Text, "This ")
+	if !ok {
+		if rest, ok = strings.CutPrefix(sp.Text, "These "); !ok {
+			return false
+		}
+	}
+	noun, _, _ := strings.Cut(rest, " ")
+	return noun != "" && unicode.IsLower(rune(noun[0])) && !lexical.Auxiliary(noun)
+}
+
+// pointsBackRE matches the words by which a sentence refers to what was said before it.
+var pointsBackRE = regexp.MustCompile(`(?i)\b(previous|preceding|above|earlier|aforementioned|former|latter)\b`)
 
 var backRefs = []string{"This ", "These ", "That ", "Those ", "It ", "Its ", "They ", "Such ", "However", "Otherwise",
 	"Thus", "Therefore", "In that case", "In this case", "Similarly", "Likewise",

@@ -317,3 +317,50 @@ func TestIllustratedChineseSentenceClaim(t *testing.T) {
 	}
 	t.Fatalf("no item quotes the sentence: %+v", ev)
 }
+
+// A demonstrative that opens a section names the section's subject; anywhere else it points back to what was said.
+func TestNamesSectionSubject(t *testing.T) {
+	tests := []struct {
+		name, text string
+		want       bool
+	}{
+		{"under a heading", "## Description\n\nThis command displays the execution plan.\n", true},
+		{"plural under a heading", "## Notes\n\nThese functions must be called with a lock held.\n", true},
+		{"first line of the text", "This module provides access to the mathematical functions.\n", true},
+		{"after a sentence", "## Description\n\nEXPLAIN shows plans.\nThis command is slow.\n", false},
+		{"after a paragraph", "## Description\n\nEXPLAIN shows plans.\n\nThis command displays the plan.\n", false},
+		{"this is", "## Description\n\nThis is the command that shows plans.\n", false},
+		{"a pronoun", "## Description\n\nIt displays the execution plan.\n", false},
+		{"a connective", "## Description\n\nHowever, the plan may change.\n", false},
+		{"a name after this", "## Description\n\nThis EXPLAIN output shows costs.\n", false},
+		{"points back in words", "## Buffered channels\n\nThis rule generalizes the previous rule to buffered channels.\n", false},
+	}
+	for _, tt := range tests {
+		sps := lexical.Sentences(tt.text)
+		sp := sps[len(sps)-1]
+		if got := namesSectionSubject(tt.text, sp); got != tt.want {
+			t.Errorf("%s: namesSectionSubject(%q) = %v, want %v", tt.name, sp.Text, got, tt.want)
+		}
+	}
+}
+
+// The first sentence of a reference page's Description ("This command displays …") is what the page's command
+// does: it is evidence, though it opens with "This".
+func TestAnalystTakesTheSentenceThatOpensItsSection(t *testing.T) {
+	text := "## EXPLAIN\n\nEXPLAIN — show the execution plan of a statement\n\n## Synopsis\n\n```\nEXPLAIN [ ANALYZE ] statement\n```\n\n" +
+		"## Description\n\nThis command displays the execution plan that the planner generates for the supplied statement.\n\n" +
+		"The ANALYZE option causes the statement to be actually executed, not only planned.\n"
+	sq := research.SubQuestion{ID: "q1", Question: "What does the EXPLAIN command display?", Queries: []string{"EXPLAIN command display"}}
+	ev, err := New(Config{}).Analyst.Analyze(t.Context(), sq, doc("file:///pg/sql-explain.html", text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, e := range ev {
+		checkGrounded(t, text, e)
+		found = found || strings.HasPrefix(e.Quote, "This command displays the execution plan")
+	}
+	if !found {
+		t.Errorf("evidence %+v, want the Description's first sentence", ev)
+	}
+}
