@@ -123,10 +123,19 @@ type Vocabulary interface {
 // Redundancy is a source that knows which of its documents repeat others — a local corpus index, which finds
 // copies and pages made of other pages when it indexes. A report quotes the page a reader would open, not its copy.
 type Redundancy interface {
-	// Redundant returns why the document at url repeats others ("copy", "aggregate"), or "" when it does not or
+	// Redundant returns why the document at url repeats others (RedundantCopy, RedundantAggregate), or "" when it does not or
 	// the source does not hold it.
 	Redundant(ctx context.Context, url string) (string, error)
 }
+
+// Why a Redundancy names a document redundant.
+const (
+	// RedundantCopy is a document that repeats one other document (the same text under another name, or the
+	// source a page was rendered from): the page it repeats is the one to cite.
+	RedundantCopy = "copy"
+	// RedundantAggregate is a page made of other pages (a print-all or "all APIs" page).
+	RedundantAggregate = "aggregate"
+)
 
 // HashText returns the sha256 hex digest used for Document.Hash.
 func HashText(text string) string {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"path"
 	"regexp"
 	"slices"
 	"sort"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/sources"
 )
 
 // Synthesizer writes the extractive report: a summary, a section per sub-question and the conflicts, every
@@ -172,7 +174,7 @@ func (s *Synthesizer) Synthesize(ctx context.Context, in research.SynthesisInput
 		}
 	}
 	// Answer documents: the pages that answer the question, not every page that shares some of its words.
-	redundant := func(doc string) bool { return s.vocab.redundant(ctx, doc) }
+	redundant := func(doc string) string { return s.vocab.redundant(ctx, doc) }
 	for doc, keep := range answerDocuments(ranked, scores, onTopic, variants, s.sections, redundant) {
 		if !keep {
 			for _, e := range ranked {
@@ -536,15 +538,19 @@ const answerDocShare = 0.65
 // the rules of references); a page that shares some of the question's words in passing ("Treating Smart Pointers
 // Like Regular References") gives fewer, weaker items. It returns, for every document with an on-topic item,
 // whether to keep it. A document its source names redundant (a copy, a page of all pages) is never kept beside one
-// that is not: the reader is sent to the page it repeats.
-func answerDocuments(ranked []research.Evidence, scores []float64, onTopic map[string]bool, variants []variant, sections *sectionMemo, redundant func(doc string) bool) map[string]bool {
+// that is not: the reader is sent to the page it repeats. A copy repeats one page, so it is left out beside that page
+// (samePage) or beside one at least as well supported; when every page kept is another and weaker, the page the
+// copy repeats is not among them (the search found the copy instead), and the copy is what states the answer.
+func answerDocuments(ranked []research.Evidence, scores []float64, onTopic map[string]bool, variants []variant, sections *sectionMemo, redundant func(doc string) string) map[string]bool {
 	gains := map[string][]float64{}
 	where := map[string]map[string]bool{}
+	titles := map[string]string{}
 	for i, e := range ranked {
 		if !onTopic[e.ID] {
 			continue
 		}
 		d := docKey(e.Source)
+		titles[d] = e.Title
 		gains[d] = append(gains[d], scores[i]*e.Confidence)
 		if where[d] == nil {
 			where[d] = map[string]bool{}
@@ -561,22 +567,41 @@ func answerDocuments(ranked []research.Evidence, scores []float64, onTopic map[s
 		best = math.Max(best, weight[d])
 	}
 	out := map[string]bool{}
-	original := false
+	why := map[string]string{}
+	strongest := 0.0 // the best-supported original kept
 	for d, w := range weight {
 		out[d] = w >= answerDocShare*best
-		if out[d] && redundant != nil && redundant(d) {
-			out[d] = false // decided below, once it is known whether an original is kept
-			continue
+		if out[d] && redundant != nil {
+			if r := redundant(d); r != "" {
+				why[d] = r
+				out[d] = false // decided below, once it is known which originals are kept
+				continue
+			}
 		}
-		original = original || out[d]
+		if out[d] {
+			strongest = math.Max(strongest, w)
+		}
 	}
-	if !original {
-		// Only copies answer: they are what the sources have.
-		for d, w := range weight {
-			out[d] = w >= answerDocShare*best
+	for d, r := range why {
+		// With no original kept, only repeats answer: they are what the sources have.
+		out[d] = strongest == 0 || r == sources.RedundantCopy && weight[d] > strongest
+		for o, kept := range out {
+			if out[d] && kept && why[o] == "" && samePage(d, o, titles) {
+				out[d] = false
+			}
 		}
 	}
 	return out
+}
+
+// samePage reports two documents that are one page: the same title, or the same name but for the extension in
+// the same folder (api/cluster.md, the source of api/cluster.html).
+func samePage(a, b string, titles map[string]string) bool {
+	if titles[a] != "" && titles[a] == titles[b] {
+		return true
+	}
+	stem := func(u string) string { return strings.TrimSuffix(u, path.Ext(u)) }
+	return stem(a) == stem(b)
 }
 
 // discountedSum is a document's support from its items' gains, best first, the k-th weighted 1/log2(k+1) as a

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -292,5 +293,44 @@ func TestCiteLeavesOutLabels(t *testing.T) {
 	}
 	if got := cite("G state (runtime2.go)", []string{"e2"}, "en"); !strings.Contains(got, "G state") {
 		t.Errorf("cite of a label alone = %q, want it kept", got)
+	}
+}
+
+// A copy (the Markdown a page was rendered from) that the search found instead of its page is cited when the pages
+// beside it answer less well: the page it repeats is not among them. Beside a page that answers at least as well,
+// and always for a page of all pages, the repeat is left out.
+func TestAnswerDocumentsKeepACopyWhosePageWasNotFound(t *testing.T) {
+	const (
+		copyMD  = "file:///api/cluster.md"
+		other   = "file:///api/module.html"
+		allHTML = "file:///api/all.html"
+	)
+	why := map[string]string{copyMD: sources.RedundantCopy, allHTML: sources.RedundantAggregate}
+	redundant := func(doc string) string { return why[doc] }
+	run := func(items map[string]float64) map[string]bool {
+		var ranked []research.Evidence
+		var scores []float64
+		onTopic := map[string]bool{}
+		for _, doc := range slices.Sorted(maps.Keys(items)) {
+			e := ev(fmt.Sprintf("e%d", len(ranked)+1), "q1", doc+"#L1-L1", "claim", 1)
+			ranked = append(ranked, e)
+			scores = append(scores, items[doc])
+			onTopic[e.ID] = true
+		}
+		return answerDocuments(ranked, scores, onTopic, []variant{queryVariant("cluster module")}, nil, redundant)
+	}
+	for _, tt := range []struct {
+		name  string
+		items map[string]float64
+		want  map[string]bool
+	}{
+		{"copy answers best", map[string]float64{copyMD: 0.5, other: 0.4}, map[string]bool{copyMD: true, other: true}},
+		{"a page answers as well", map[string]float64{copyMD: 0.5, other: 0.5}, map[string]bool{copyMD: false, other: true}},
+		{"aggregate answers best", map[string]float64{allHTML: 0.5, other: 0.4}, map[string]bool{allHTML: false, other: true}},
+		{"only repeats answer", map[string]float64{allHTML: 0.5, copyMD: 0.4}, map[string]bool{allHTML: true, copyMD: true}},
+	} {
+		if got := run(tt.items); !maps.Equal(got, tt.want) {
+			t.Errorf("%s: answerDocuments = %v, want %v", tt.name, got, tt.want)
+		}
 	}
 }

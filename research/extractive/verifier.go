@@ -63,7 +63,7 @@ func (v *Verifier) Verify(ctx context.Context, plan *research.Plan, pool []resea
 	for _, e := range items {
 		d := docKey(e.Source)
 		if _, ok := red[d]; !ok {
-			red[d] = v.vocab.redundant(ctx, d)
+			red[d] = v.vocab.redundant(ctx, d) != ""
 		}
 	}
 	sort.SliceStable(items, func(i, j int) bool {

@@ -139,15 +139,16 @@ func (v *vocabulary) boilerplate(ctx context.Context, sentence string) bool {
 	return known && df >= boilerplateUses
 }
 
-// redundant reports a document some source names a copy or an aggregate of others (a failing source names none).
-func (v *vocabulary) redundant(ctx context.Context, url string) bool {
+// redundant returns why a source names a document a copy or an aggregate of others (sources.RedundantCopy,
+// sources.RedundantAggregate), "" when none does (a failing source names none).
+func (v *vocabulary) redundant(ctx context.Context, url string) string {
 	if v == nil {
-		return false
+		return ""
 	}
 	for _, s := range v.reds {
 		if why, err := s.Redundant(ctx, url); err == nil && why != "" {
-			return true
+			return why
 		}
 	}
-	return false
+	return ""
 }

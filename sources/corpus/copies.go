@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/deepresearch/deepresearch/lexical"
+	"github.com/deepresearch/deepresearch/sources"
 	"github.com/deepresearch/deepresearch/sources/extract"
 )
 
@@ -43,12 +44,6 @@ const (
 	maxMarkOwners     = 4
 	minRedundantMarks = 8
 	redundantWeight   = 0.3
-)
-
-// Why a document is redundant (genInfo.Redundant).
-const (
-	redundantCopy      = "copy"
-	redundantAggregate = "aggregate"
 )
 
 // redundantDocs finds the copies and aggregates among the indexed documents of files (see above). It takes
@@ -135,7 +130,7 @@ func redundantDocs(files map[string]*fileEntry) map[string]string {
 	for d, p := range paths {
 		if renderedBeside(p, htmlStems) {
 			copied[d] = true
-			out[p] = redundantCopy
+			out[p] = sources.RedundantCopy
 		}
 	}
 	for d := range paths {
@@ -145,7 +140,7 @@ func redundantDocs(files map[string]*fileEntry) map[string]string {
 		for o := range shared[d] {
 			if content[o] >= minRedundantMarks && holds(int32(d), o) >= copyShare && holds(o, int32(d)) >= copyShare && original(o, int32(d)) {
 				copied[d] = true
-				out[paths[d]] = redundantCopy
+				out[paths[d]] = sources.RedundantCopy
 				break
 			}
 		}
@@ -214,7 +209,7 @@ func redundantDocs(files map[string]*fileEntry) map[string]string {
 	})
 	for d := range paths {
 		if len(contained[d]) >= aggregateSources && float64(held[d]) >= aggregateShare*float64(content[d]) {
-			out[paths[d]] = redundantAggregate
+			out[paths[d]] = sources.RedundantAggregate
 		}
 	}
 	if len(out) == 0 {

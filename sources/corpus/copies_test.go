@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/deepresearch/deepresearch/lexical"
+	"github.com/deepresearch/deepresearch/sources"
 )
 
 // A print-all page that repeats two specific pages does not take their place: a search for a passage of one
@@ -135,9 +136,9 @@ func TestIndexNamesAggregatesAndCopies(t *testing.T) {
 	}
 	got := ix.info().Redundant
 	want := map[string]string{
-		filepath.Join(root, "api", "all.md"):     redundantAggregate,
-		filepath.Join(root, "mirror", "zeta.md"): redundantCopy,
-		filepath.Join(root, "eta-old.md"):        redundantCopy,
+		filepath.Join(root, "api", "all.md"):     sources.RedundantAggregate,
+		filepath.Join(root, "mirror", "zeta.md"): sources.RedundantCopy,
+		filepath.Join(root, "eta-old.md"):        sources.RedundantCopy,
 	}
 	if !maps.Equal(got, want) {
 		t.Fatalf("redundant documents:\n got  %v\n want %v", got, want)
@@ -183,7 +184,7 @@ func TestIndexNamesAggregatesAndCopies(t *testing.T) {
 	if why := ix.info().Redundant[filepath.Join(root, "api", "all.md")]; why != "" {
 		t.Errorf("the rewritten page is still %s", why)
 	}
-	if why := ix.info().Redundant[filepath.Join(root, "mirror", "zeta.md")]; why != redundantCopy {
+	if why := ix.info().Redundant[filepath.Join(root, "mirror", "zeta.md")]; why != sources.RedundantCopy {
 		t.Errorf("the unchanged copy is no longer recognised: %q", why)
 	}
 }
@@ -204,7 +205,7 @@ func TestIndexNamesALargeAggregate(t *testing.T) {
 		t.Fatal(err)
 	}
 	red := ix.info().Redundant
-	if red[filepath.Join(root, "all.md")] != redundantAggregate || len(red) != 1 {
+	if red[filepath.Join(root, "all.md")] != sources.RedundantAggregate || len(red) != 1 {
 		t.Fatalf("redundant documents: %v", red)
 	}
 	_, m, err := ix.loadManifest()
@@ -237,7 +238,7 @@ func TestRedundantDocsHostile(t *testing.T) {
 	files["/dup-b"] = &fileEntry{Size: 60, Marks: marks(200, 220)}
 	files["/notdoc"] = &fileEntry{Outcome: Binary, Marks: marks(200, 220)} // not a document: not compared
 	got := redundantDocs(files)
-	want := map[string]string{"/dup-b": redundantCopy}
+	want := map[string]string{"/dup-b": sources.RedundantCopy}
 	if !maps.Equal(got, want) {
 		t.Fatalf("got %v, want %v", got, want)
 	}
@@ -314,14 +315,14 @@ func TestIndexNamesTheSourceBesideItsRenderingACopy(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := ix.info().Redundant
-	want := map[string]string{filepath.Join(root, "api", "events.md"): redundantCopy}
+	want := map[string]string{filepath.Join(root, "api", "events.md"): sources.RedundantCopy}
 	if !maps.Equal(got, want) {
 		t.Fatalf("redundant documents:\n got  %v\n want %v", got, want)
 	}
 	// sources.Redundancy answers the same for a document's URL, with or without its line anchor.
 	for u, want := range map[string]string{
-		"file://" + filepath.ToSlash(filepath.Join(root, "api", "events.md")) + "#L3-L4": redundantCopy,
-		"file://" + filepath.ToSlash(filepath.Join(root, "api", "events.md")):            redundantCopy,
+		"file://" + filepath.ToSlash(filepath.Join(root, "api", "events.md")) + "#L3-L4": sources.RedundantCopy,
+		"file://" + filepath.ToSlash(filepath.Join(root, "api", "events.md")):            sources.RedundantCopy,
 		"file://" + filepath.ToSlash(filepath.Join(root, "api", "events.html")):          "",
 		"file:///nowhere/else.md":  "",
 		"https://example.com/a.md": "",

@@ -66,8 +66,8 @@ type genInfo struct {
 	Files  int       `json:"files"`
 	Chunks int       `json:"chunks"`
 	Built  time.Time `json:"built"`
-	// Redundant are the documents whose text other documents hold (redundantDocs): path → why (redundantCopy,
-	// redundantAggregate). Search ranks their passages below the same passages elsewhere.
+	// Redundant are the documents whose text other documents hold (redundantDocs): path → why (sources.RedundantCopy,
+	// sources.RedundantAggregate). Search ranks their passages below the same passages elsewhere.
 	Redundant map[string]string `json:"redundant,omitempty"`
 }
 

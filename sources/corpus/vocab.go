@@ -145,7 +145,7 @@ func (m *vocabMemo) remember(key string, v int) {
 }
 
 // Redundant implements sources.Redundancy: why the document at rawURL (a file:// URL, with or without a #L anchor)
-// is redundant in the current generation (redundantCopy, redundantAggregate; see redundantDocs), "" when it is not
+// is redundant in the current generation (sources.RedundantCopy, sources.RedundantAggregate; see redundantDocs), "" when it is not
 // or the index does not hold it.
 func (ix *Index) Redundant(ctx context.Context, rawURL string) (string, error) {
 	if err := ctx.Err(); err != nil {
