@@ -993,9 +993,11 @@ func fullStop(claim string) string {
 	return "."
 }
 
-// titleNamed reports whether a document's title is made of the question's terms: every word of it (numbering
-// aside) is one of terms, as "23.6. Tablespaces" is for a question about tablespaces.
+// titleNamed reports whether a document's title is made of the question's terms: every word of its lead part
+// (numbering aside; see titleLead) is one of terms, as "23.6. Tablespaces" is for a question about tablespaces, and
+// "Cluster | Node.js v20.20.2 Documentation" for one about Node.js's cluster module.
 func titleNamed(title string, terms []string) bool {
+	title = titleLead(title)
 	n := 0
 	for _, t := range lexical.Tokenize(title) {
 		if strings.IndexFunc(t, unicode.IsLetter) < 0 {
@@ -1007,6 +1009,15 @@ func titleNamed(title string, terms []string) bool {
 		n++
 	}
 	return n > 0
+}
+
+// titleLead is what a title names before the site's name or a subtitle: "The Slice Type" of "The Slice Type - The
+// Rust Programming Language", "Traits" of "Traits: Defining Shared Behavior".
+func titleLead(title string) string {
+	for _, sep := range []string{" - ", " | ", " — ", " – ", ": "} {
+		title, _, _ = strings.Cut(title, sep)
+	}
+	return title
 }
 
 // firstParagraph is the byte range of the document's first paragraph of prose: from its first usable passage that

@@ -290,6 +290,9 @@ func TestAnalystReadsTheLeadOfThePageTheQuestionNames(t *testing.T) {
 	if !quoted(ev, "allow database administrators to define locations") || !quoted(ev, "needs an empty directory") {
 		t.Errorf("evidence %+v, want the page's lead and the passage found", ev)
 	}
+	if ev := read("23.6. Tablespaces | PostgreSQL 15 Documentation"); !quoted(ev, "allow database administrators to define locations") {
+		t.Errorf("the lead of a page named before the site's name is not read: %+v", ev)
+	}
 	if ev := read("23.6. Disk Layout"); quoted(ev, "allow database administrators") {
 		t.Errorf("the lead of a page the question does not name is read: %+v", ev)
 	}
@@ -362,5 +365,20 @@ func TestAnalystTakesTheSentenceThatOpensItsSection(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("evidence %+v, want the Description's first sentence", ev)
+	}
+}
+
+func TestTitleLead(t *testing.T) {
+	for title, want := range map[string]string{
+		"The Slice Type - The Rust Programming Language":   "The Slice Type",
+		"Cluster | Node.js v20.20.2 Documentation":         "Cluster",
+		"Traits: Defining Shared Behavior - The Rust Book": "Traits",
+		"venv — Creation of virtual environments":          "venv",
+		"23.6. Tablespaces":                                "23.6. Tablespaces",
+		"Package sync":                                     "Package sync",
+	} {
+		if got := titleLead(title); got != want {
+			t.Errorf("titleLead(%q) = %q, want %q", title, got, want)
+		}
 	}
 }
