@@ -64,6 +64,7 @@ type docIndex struct {
 	usable []bool
 	bm25   *lexical.BM25
 	dfs    map[string]int
+	cjk    bool // the text has Chinese (Japanese, Korean) in it
 }
 
 var anchorRE = regexp.MustCompile(`^L(\d+)(?:-L(\d+))?$`)
@@ -463,6 +464,9 @@ func (a *Analyst) coverageOf(ix *docIndex, variants []variant, syns synonymMap, 
 	best := 0.0
 	for _, v := range variants {
 		var got, all float64
+		if !ix.cjk {
+			v = latinUnits(v)
+		}
 		for _, unit := range v {
 			if isAlt(unit) {
 				uw, hit := altUnit(unit, func(t string) bool { return ix.df(t) > 0 }, idf, have)
@@ -508,6 +512,20 @@ func (a *Analyst) coverageOf(ix *docIndex, variants []variant, syns synonymMap, 
 		}
 	}
 	return best
+}
+
+// latinUnits is a variant without its Chinese units, for a document with no Chinese in it: a Chinese word the
+// dictionary left as written ("中" in "Rust 中的 trait", a term it lacks) can never occur there, so its absence says
+// nothing of a passage's relevance, only of the document's language. A unit with a Latin term ("中的切片 slice")
+// stays.
+func latinUnits(v variant) variant {
+	var out variant
+	for _, unit := range v {
+		if isAlt(unit) || slices.ContainsFunc(unit, func(t string) bool { return !hasCJK(t) }) {
+			out = append(out, unit)
+		}
+	}
+	return out
 }
 
 // quoteBounds returns the verbatim quote for passage i: the passage, preceded by its neighbour when it needs
@@ -734,7 +752,7 @@ func (a *Analyst) index(doc *sources.Document) *docIndex {
 		view = buildCodeView(doc.Text, syn)
 		text = view.text
 	}
-	ix := &docIndex{text: text, view: view, spans: lexical.Passages(text, maxPassage)}
+	ix := &docIndex{text: text, view: view, spans: lexical.Passages(text, maxPassage), cjk: hasCJK(text)}
 	ix.tokens = make([][]string, len(ix.spans))
 	ix.own = make([][]string, len(ix.spans))
 	ix.claims = make([]string, len(ix.spans))

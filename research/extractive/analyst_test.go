@@ -382,3 +382,32 @@ func TestTitleLead(t *testing.T) {
 		}
 	}
 }
+
+// A Chinese question over an English page: the character the dictionary leaves as written (中 in "Rust 中的 trait")
+// can never occur in the page, so it does not count against the page's passages, and the lead that says what a
+// trait is is evidence.
+func TestAnalystIgnoresChineseLeftoversInAnEnglishPage(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("## Traits: Defining Shared Behavior\n\nA trait defines functionality a particular type has and can share with other types.\n\n")
+	for i := range 12 {
+		fmt.Fprintf(&b, "### Trait example %d\n\nListing %d implements the Summary trait on one more type, with a default method the trait supplies.\n\n", i, i)
+	}
+	b.WriteString("Implementations of a trait on any type are used throughout the Rust standard library.\n")
+	text := b.String()
+	last := strings.Count(text, "\n")
+	sq := research.SubQuestion{ID: "q1", Question: "Rust 中的 trait 是什么？", Queries: []string{"trait Rust 中", "Rust 中", "trait 中"}}
+	d := &sources.Document{URL: fmt.Sprintf("file:///book/ch10-02-traits.html#L%d-L%d", last-1, last), Title: "Traits: Defining Shared Behavior - The Rust Programming Language",
+		Text: text, Hash: sources.HashText(text)}
+	ev, err := New(Config{}).Analyst.Analyze(t.Context(), sq, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, e := range ev {
+		checkGrounded(t, text, e)
+		found = found || strings.HasPrefix(e.Quote, "A trait defines functionality")
+	}
+	if !found {
+		t.Errorf("evidence %+v, want the page's lead", ev)
+	}
+}
