@@ -1013,21 +1013,30 @@ func fullStop(claim string) string {
 
 // titleNamed reports whether a document's title is made of the question's terms: every word of its lead part
 // (numbering aside; see titleLead) is one of terms, as "23.6. Tablespaces" is for a question about tablespaces, and
-// "Cluster | Node.js v20.20.2 Documentation" for one about Node.js's cluster module.
+// "Cluster | Node.js v20.20.2 Documentation" for one about Node.js's cluster module — or, for a title of at most
+// shortTitle words, half of them ("The Slice Type" for what a slice is).
 func titleNamed(title string, terms []string) bool {
 	title = titleLead(title)
-	n := 0
+	n, in := 0, 0
 	for _, t := range lexical.Tokenize(title) {
 		if strings.IndexFunc(t, unicode.IsLetter) < 0 {
 			continue // section numbering
 		}
-		if !slices.Contains(terms, t) {
-			return false
-		}
 		n++
+		if slices.Contains(terms, t) {
+			in++
+		}
 	}
-	return n > 0
+	if n <= shortTitle {
+		return in > 0 && 2*in >= n
+	}
+	return n > 0 && in == n
 }
+
+// shortTitle is the most words a title may have and still be named by half of them: a short title's other word
+// is often the kind of thing it names ("The Slice Type", "Advanced Traits"), and the page still opens with what
+// that thing is.
+const shortTitle = 3
 
 // titleLead is what a title names before the site's name or a subtitle: "The Slice Type" of "The Slice Type - The
 // Rust Programming Language", "Traits" of "Traits: Defining Shared Behavior".

@@ -411,3 +411,23 @@ func TestAnalystIgnoresChineseLeftoversInAnEnglishPage(t *testing.T) {
 		t.Errorf("evidence %+v, want the page's lead", ev)
 	}
 }
+
+func TestTitleNamed(t *testing.T) {
+	terms := lexical.Tokenize("what is a slice in Rust tablespaces")
+	for _, tt := range []struct {
+		title string
+		want  bool
+	}{
+		{"23.6. Tablespaces", true},
+		{"The Slice Type - The Rust Programming Language", true},
+		{"Slices", true},
+		{"Storing Lists of Values with Vectors", false},
+		{"Slice Type Layout Rules", false}, // four words: all must be asked about
+		{"Vector Type", false},
+		{"", false},
+	} {
+		if got := titleNamed(tt.title, terms); got != tt.want {
+			t.Errorf("titleNamed(%q) = %v, want %v", tt.title, got, tt.want)
+		}
+	}
+}
