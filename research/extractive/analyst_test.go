@@ -354,16 +354,7 @@ func TestAnalystTakesTheSentenceThatOpensItsSection(t *testing.T) {
 		"## Description\n\nThis command displays the execution plan that the planner generates for the supplied statement.\n\n" +
 		"The ANALYZE option causes the statement to be actually executed, not only planned.\n"
 	sq := research.SubQuestion{ID: "q1", Question: "What does the EXPLAIN command display?", Queries: []string{"EXPLAIN command display"}}
-	ev, err := New(Config{}).Analyst.Analyze(t.Context(), sq, doc("file:///pg/sql-explain.html", text))
-	if err != nil {
-		t.Fatal(err)
-	}
-	found := false
-	for _, e := range ev {
-		checkGrounded(t, text, e)
-		found = found || strings.HasPrefix(e.Quote, "This command displays the execution plan")
-	}
-	if !found {
+	if ev := analyzed(t, sq, doc("file:///pg/sql-explain.html", text)); !quotedFrom(ev, "This command displays the execution plan") {
 		t.Errorf("evidence %+v, want the Description's first sentence", ev)
 	}
 }
@@ -398,16 +389,7 @@ func TestAnalystIgnoresChineseLeftoversInAnEnglishPage(t *testing.T) {
 	sq := research.SubQuestion{ID: "q1", Question: "Rust 中的 trait 是什么？", Queries: []string{"trait Rust 中", "Rust 中", "trait 中"}}
 	d := &sources.Document{URL: fmt.Sprintf("file:///book/ch10-02-traits.html#L%d-L%d", last-1, last), Title: "Traits: Defining Shared Behavior - The Rust Programming Language",
 		Text: text, Hash: sources.HashText(text)}
-	ev, err := New(Config{}).Analyst.Analyze(t.Context(), sq, d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	found := false
-	for _, e := range ev {
-		checkGrounded(t, text, e)
-		found = found || strings.HasPrefix(e.Quote, "A trait defines functionality")
-	}
-	if !found {
+	if ev := analyzed(t, sq, d); !quotedFrom(ev, "A trait defines functionality") {
 		t.Errorf("evidence %+v, want the page's lead", ev)
 	}
 }

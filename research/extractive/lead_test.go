@@ -2,11 +2,13 @@ package extractive
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/sources"
 )
 
 const contextRulesDoc = `# Package context
@@ -295,14 +297,27 @@ func TestTitleLinesAreNoEvidence(t *testing.T) {
 // grounded in text.
 func analyzedClaims(t *testing.T, sq research.SubQuestion, url, text string) map[string]bool {
 	t.Helper()
-	ev, err := New(Config{}).Analyst.Analyze(t.Context(), sq, doc(url, text))
-	if err != nil {
-		t.Fatal(err)
-	}
 	got := map[string]bool{}
-	for _, e := range ev {
-		checkGrounded(t, text, e)
+	for _, e := range analyzed(t, sq, doc(url, text)) {
 		got[e.Claim] = true
 	}
 	return got
+}
+
+// analyzed reads d for sq with the default analyst and checks that every quote is grounded in d's text.
+func analyzed(t *testing.T, sq research.SubQuestion, d *sources.Document) []research.Evidence {
+	t.Helper()
+	ev, err := New(Config{}).Analyst.Analyze(t.Context(), sq, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ev {
+		checkGrounded(t, d.Text, e)
+	}
+	return ev
+}
+
+// quotedFrom reports an item whose quote starts with prefix.
+func quotedFrom(ev []research.Evidence, prefix string) bool {
+	return slices.ContainsFunc(ev, func(e research.Evidence) bool { return strings.HasPrefix(e.Quote, prefix) })
 }
