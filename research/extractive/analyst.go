@@ -64,7 +64,6 @@ type docIndex struct {
 	usable []bool
 	bm25   *lexical.BM25
 	dfs    map[string]int
-	cjk    bool // the text has Chinese (Japanese, Korean) in it
 }
 
 var anchorRE = regexp.MustCompile(`^L(\d+)(?:-L(\d+))?$`)
@@ -128,6 +127,11 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 	}
 	if len(union) == 0 {
 		return nil, nil
+	}
+	if !hasCJK(ix.text) { // Chinese words left as written can never occur here (see latinUnits)
+		for k, v := range variants {
+			variants[k] = latinUnits(v)
+		}
 	}
 
 	// Heading match ignores the terms of the document's title: in "Package strings", a heading "func (Builder)
@@ -464,9 +468,6 @@ func (a *Analyst) coverageOf(ix *docIndex, variants []variant, syns synonymMap, 
 	best := 0.0
 	for _, v := range variants {
 		var got, all float64
-		if !ix.cjk {
-			v = latinUnits(v)
-		}
 		for _, unit := range v {
 			if isAlt(unit) {
 				uw, hit := altUnit(unit, func(t string) bool { return ix.df(t) > 0 }, idf, have)
@@ -752,7 +753,7 @@ func (a *Analyst) index(doc *sources.Document) *docIndex {
 		view = buildCodeView(doc.Text, syn)
 		text = view.text
 	}
-	ix := &docIndex{text: text, view: view, spans: lexical.Passages(text, maxPassage), cjk: hasCJK(text)}
+	ix := &docIndex{text: text, view: view, spans: lexical.Passages(text, maxPassage)}
 	ix.tokens = make([][]string, len(ix.spans))
 	ix.own = make([][]string, len(ix.spans))
 	ix.claims = make([]string, len(ix.spans))

@@ -582,14 +582,17 @@ func answerDocuments(ranked []research.Evidence, scores []float64, onTopic map[s
 			strongest = math.Max(strongest, w)
 		}
 	}
-	for d, r := range why {
-		// With no original kept, only repeats answer: they are what the sources have.
-		out[d] = strongest == 0 || r == sources.RedundantCopy && weight[d] > strongest
+	ownPageKept := func(d string) bool {
 		for o, kept := range out {
-			if out[d] && kept && why[o] == "" && samePage(d, o, titles) {
-				out[d] = false
+			if kept && why[o] == "" && samePage(d, o, titles) {
+				return true
 			}
 		}
+		return false
+	}
+	for d, r := range why {
+		// With no original kept, only repeats answer: they are what the sources have.
+		out[d] = strongest == 0 || r == sources.RedundantCopy && weight[d] > strongest && !ownPageKept(d)
 	}
 	return out
 }
