@@ -532,8 +532,9 @@ func normative(k kind) bool { return k == kindRule || k == kindDefinition }
 const answerDocShare = 0.65
 
 // answerDocuments is the answer-document rule: it weighs each document by the support its on-topic items give
-// (their focus times their confidence, a discounted sum) and by how much of the question's subject its title and the
-// headings of those items name, and keeps the documents within answerDocShare of the best. A page that states
+// (their focus times their confidence, a discounted sum), by how much of the question's subject its title and the
+// headings of those items name, and by how much of its title's lead the question names (leadNamed), and keeps the
+// documents within answerDocShare of the best. A page that states
 // the answer states several of its parts under headings that name the subject ("References and Borrowing" for
 // the rules of references); a page that shares some of the question's words in passing ("Treating Smart Pointers
 // Like Regular References") gives fewer, weaker items. It returns, for every document with an on-topic item,
@@ -563,7 +564,7 @@ func answerDocuments(ranked []research.Evidence, scores []float64, onTopic map[s
 	best := 0.0
 	weight := map[string]float64{}
 	for d, g := range gains {
-		weight[d] = discountedSum(g) * (1 + namedShare(variants, where[d]))
+		weight[d] = discountedSum(g) * (1 + namedShare(variants, where[d])) * (1 + leadNamed(variants, titles[d]))
 		best = math.Max(best, weight[d])
 	}
 	out := map[string]bool{}
@@ -619,6 +620,42 @@ func discountedSum(gains []float64) float64 {
 		sum += x / math.Log2(float64(k)+2)
 	}
 	return sum
+}
+
+// leadNamed is the largest share of the words of a title's lead (titleLead, section numbers left out) that one
+// variant names: 1 for "Traits" or "3.4. Transactions" when the question asks about traits or transactions, 1/8 for
+// "Treating Smart Pointers Like Regular References with the Deref Trait". namedShare measures how much of the
+// question a page's title and headings name; this measures how much of the title is the question's, so the page
+// about the subject outweighs the page that mentions it in its title's tail.
+func leadNamed(variants []variant, title string) float64 {
+	var words []string
+	for _, t := range lexical.Tokenize(titleLead(title)) {
+		if strings.IndexFunc(t, unicode.IsLetter) >= 0 {
+			words = append(words, t)
+		}
+	}
+	best := 0.0
+	for _, v := range variants {
+		terms := map[string]bool{}
+		for _, unit := range v {
+			if isAlt(unit) {
+				unit = unit[1:]
+			}
+			for _, t := range unit {
+				terms[t] = true
+			}
+		}
+		hit := 0
+		for _, w := range words {
+			if terms[w] {
+				hit++
+			}
+		}
+		if len(words) > 0 {
+			best = math.Max(best, float64(hit)/float64(len(words)))
+		}
+	}
+	return best
 }
 
 // namedShare is the largest share of one variant's units that terms name (any term of a unit counts).

@@ -206,6 +206,43 @@ func TestAnswerDocumentsDiscountFurtherItems(t *testing.T) {
 	}
 }
 
+// The page a question's subject names outweighs a longer page that mentions the subject in its title's tail:
+// "Traits" answers what a trait is; "… with the Deref Trait" has more items that use the word.
+func TestAnswerDocumentsPreferThePageTheTitleNames(t *testing.T) {
+	var ranked []research.Evidence
+	var scores []float64
+	onTopic := map[string]bool{}
+	add := func(doc, title string, n int) {
+		for range n {
+			e := ev(fmt.Sprintf("e%d", len(ranked)+1), "q1", doc+"#L1-L1", "claim", 0.9)
+			e.Title = title
+			ranked = append(ranked, e)
+			scores = append(scores, 0.8)
+			onTopic[e.ID] = true
+		}
+	}
+	const deref, traits = "file:///book/ch15-02-deref.html", "file:///book/ch10-02-traits.html"
+	add(deref, "Treating Smart Pointers Like Regular References with the Deref Trait - The Rust Programming Language", 16)
+	add(traits, "Traits: Defining Shared Behavior - The Rust Programming Language", 6)
+	keep := answerDocuments(ranked, scores, onTopic, []variant{queryVariant("trait rust")}, nil, nil)
+	if !keep[traits] {
+		t.Errorf("the page titled by the question's subject is not kept: %v", keep)
+	}
+	for _, tt := range []struct {
+		title string
+		want  float64
+	}{
+		{"Traits: Defining Shared Behavior - The Rust Programming Language", 1},
+		{"3.4. Transactions", 0},
+		{"Advanced Traits - The Rust Programming Language", 0.5},
+		{"", 0},
+	} {
+		if got := leadNamed([]variant{queryVariant("trait rust")}, tt.title); math.Abs(got-tt.want) > 1e-9 {
+			t.Errorf("leadNamed(%q) = %v, want %v", tt.title, got, tt.want)
+		}
+	}
+}
+
 func TestNamedShare(t *testing.T) {
 	vs := []variant{queryVariant("mutable references"), queryVariant("json type")}
 	terms := func(s string) map[string]bool {
