@@ -77,7 +77,7 @@ var (
 func passageKind(text string) kind {
 	t := strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(text), "-*>•0123456789. "))
 	switch {
-	case metaRE.MatchString(t):
+	case metaRE.MatchString(withoutAsides(t)):
 		return kindMeta
 	case exampleRE.MatchString(t) || codeVars(t) >= 2:
 		return kindExample
@@ -89,6 +89,20 @@ func passageKind(text string) kind {
 		return kindRule
 	}
 	return kindPlain
+}
+
+// asideRE is a parenthesised aside without nested brackets.
+var asideRE = regexp.MustCompile(`\s*[(（][^()（）]*[)）]`)
+
+// withoutAsides is t without its parenthesised asides: a pointer in brackets ("… accessed via unpacking (see later
+// in this section) or indexing") leaves the sentence about its subject, not about the document. A text that is
+// all aside ("(See the next section.)") is kept whole.
+func withoutAsides(t string) string {
+	r := asideRE.ReplaceAllString(t, "")
+	if len(strings.Fields(r)) < 3 {
+		return t
+	}
+	return r
 }
 
 // codeVars counts the distinct short names in code spans.

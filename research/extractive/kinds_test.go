@@ -53,3 +53,20 @@ func TestKindWeightOrder(t *testing.T) {
 		t.Error("the examples facet asks for examples: they must count in full there")
 	}
 }
+
+func TestPassageKindIgnoresAsides(t *testing.T) {
+	tests := []struct {
+		text string
+		want kind
+	}{
+		{"Tuples are immutable, and usually contain a heterogeneous sequence of elements that are accessed via unpacking (see later in this section) or indexing.", kindPlain},
+		{"The rest of this section explains (briefly) how the planner works.", kindMeta},
+		{"(See the next section.)", kindMeta},
+		{"Lists are mutable（详见本节）and homogeneous.", kindPlain},
+	}
+	for _, tt := range tests {
+		if got := passageKind(tt.text); got != tt.want {
+			t.Errorf("passageKind(%q) = %v, want %v", tt.text, got, tt.want)
+		}
+	}
+}
