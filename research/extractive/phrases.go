@@ -32,6 +32,8 @@ var (
 		rule rules program programs way ways thing things kind kinds sort sorts difference differences example examples
 		part parts aspect aspects someone something anything follow follows instead whether`)
 	enConjunctions = toSet(`and or vs versus nor`)
+	// enClauseOpener is a word that opens a question of its own after "and" ("… and how should programs avoid it?").
+	enClauseOpener = regexp.MustCompile(`^(` + enClauseOpeners + `)$`)
 	// enHowWords complete "how" into a question word: how long, how many, how much, how often, how far.
 	enHowWords = toSet(`long many much often far`)
 	// relationVerbs name what the question asks of its subject; they are facets, not topics.
@@ -78,6 +80,9 @@ func hasCJK(s string) bool {
 
 var wordRE = regexp.MustCompile(`[\p{L}\p{N}][\p{L}\p{N}'_./+#-]*[\p{L}\p{N}+#]|[\p{L}\p{N}]|[,;:?!()"]`)
 
+// enClauseOpeners are the question words and auxiliaries with which a second question follows "and".
+const enClauseOpeners = `how|what|why|when|where|which|who|is|are|does|do|can|should`
+
 func splitEN(q string) (out []phrase, verbs []string) {
 	var cur []string
 	conj := false
@@ -102,7 +107,9 @@ func splitEN(q string) (out []phrase, verbs []string) {
 			conj = len(out) > 0
 		case enSeparators[lw] || !isWordish(w):
 			flush()
-			if !isWordish(w) && w != "," {
+			if !isWordish(w) && w != "," || conj && enClauseOpener.MatchString(lw) {
+				// "… in Python and how do they differ from …": the conjunction joins two questions, not two
+				// phrases.
 				conj = false
 			}
 		case enRelationVerbs[lw]:

@@ -359,7 +359,7 @@ func asksDefinition(q string) bool {
 }
 
 var (
-	enClauseRE = regexp.MustCompile(`(?i),?\s+and\s+(how|what|why|when|where|which|who|is|are|does|do|can|should)\b`)
+	enClauseRE = regexp.MustCompile(`(?i),?\s+and\s+(` + enClauseOpeners + `)\b`)
 	zhClauseRE = regexp.MustCompile(`[，,；;]`)
 )
 

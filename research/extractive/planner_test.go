@@ -53,6 +53,9 @@ func TestPlannerSubQuestionsFollowTheQuestion(t *testing.T) {
 	}{
 		{"What is a data race in Go and how should programs avoid it?",
 			[]string{"What is a data race in Go?", "How should programs avoid data race?"}, []string{"What is data race?", "Go avoid"}},
+		// "and how" joins two questions, not "Python" and "regular functions": the pronoun is the subject.
+		{"What are generators in Python and how do they differ from regular functions?",
+			[]string{"How do generators differ from regular functions?"}, []string{"How do Python regular functions"}},
 		{"When should sync.Map be used instead of a plain Go map?",
 			[]string{"What is sync.Map?", "What rules or examples illustrate sync.Map?"}, []string{"illustrate plain", "apply to plain"}},
 		{"上下文压缩在什么时候触发，分为哪几层？",
