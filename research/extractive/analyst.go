@@ -249,8 +249,10 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 	facet := facetOf(sq.Question)
 	kinds := make([]kind, len(cand))
 	for k, i := range cand {
-		qs, qe := a.quoteBounds(ix, i, floor(i))
-		kinds[k] = passageKind(ix.text[qs:qe])
+		// The passage's own kind: sentences quoted before it for its back reference are context ("For example,
+		// … . This restriction is … the orphan rule …" states a rule, not an example); the list after it counts.
+		_, qe := a.quoteBounds(ix, i, floor(i))
+		kinds[k] = passageKind(ix.text[ix.spans[i].Start:qe])
 	}
 	for k, i := range cand {
 		r := 0.5 + 0.35*scores[i]/maxScore

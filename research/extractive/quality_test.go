@@ -169,3 +169,29 @@ func TestSynthesizerAnswersFirstAndCitesEachClaimOnce(t *testing.T) {
 		t.Errorf("a near-duplicate of e3 cited beside it:\n%s", d.Markdown)
 	}
 }
+
+// A sentence quoted with the example before it for its back reference is judged by what it says itself: "This
+// restriction is called the orphan rule …" states a rule, and the example it points back to does not make it an
+// example's walk-through, whose confidence is scaled down: the item counts as much as with a plain sentence before it.
+func TestAnalystJudgesABackReferenceByItsOwnSentence(t *testing.T) {
+	const rule = "This restriction is called the orphan rule, because the parent type is absent."
+	confidence := func(before string) float64 {
+		text := "# Implementing a trait on a type\n\n" +
+			"A crate may implement a trait on a type when the trait or the type is local to the crate.\n\n" +
+			"You cannot implement a foreign trait on a foreign type. " + before + " " + rule + "\n\n" +
+			"Implementing a trait on a type is similar to implementing regular methods.\n"
+		sq := research.SubQuestion{ID: "q1", Question: "What is the orphan rule for implementing a trait?", Queries: []string{"implement trait orphan rule|regular"}}
+		for _, e := range analyzed(t, sq, doc("file:///book/traits.html", text)) {
+			if strings.HasSuffix(e.Claim, rule) {
+				return e.Confidence
+			}
+		}
+		t.Fatalf("the orphan rule's sentence is not taken after %q", before)
+		return 0
+	}
+	example := confidence("For example, a crate cannot implement Display for Vec<T>, since both come from the standard library.")
+	plain := confidence("A crate cannot implement Display for Vec<T>, since both come from the standard library.")
+	if example != plain {
+		t.Errorf("confidence %.3f after an example, %.3f after a plain sentence", example, plain)
+	}
+}
