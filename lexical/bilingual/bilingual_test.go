@@ -513,6 +513,22 @@ func TestToEnglishByPhrases(t *testing.T) {
 	}
 }
 
+// A pairing the documents use settles a word's sense: beside 孤儿 in a book that speaks of "the orphan rule", 规则
+// is "rule" alone, not also its other senses "regular" and "fixed" that the book uses elsewhere ("regular
+// methods"); the dictionary's best rendering stays beside the paired one when they differ.
+func TestToEnglishByPairingSettlesTheSense(t *testing.T) {
+	d := dict(t)
+	book := counts(map[string]int{"orphan": 4, "rule": 300, "regular": 200, "fixed": 150, "orderly": 3, "regulation": 2, "orphan rule": 4})
+	got, _ := d.ToEnglishBy("孤儿规则", book, nil)
+	if got != "orphan rule" {
+		t.Errorf("ToEnglishBy(孤儿规则) over a book of the orphan rule = %q, want \"orphan rule\"", got)
+	}
+	alone, _ := d.ToEnglishBy("规则", book, nil)
+	if !strings.Contains(alone, "regular") {
+		t.Errorf("ToEnglishBy(规则) with nothing to pair = %q: the test needs its other senses kept", alone)
+	}
+}
+
 // Two adjacent words whose renderings the documents write as one English word more often than as two are rendered
 // as that word: 表空间 over a manual of tablespaces is "tablespace". Written as two words more often, or not at
 // all, they stay two; the word after a joined pair is rendered on its own; and a word is never joined twice.

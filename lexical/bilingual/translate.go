@@ -133,7 +133,9 @@ func (d *Dict) candidatesBy(zh string, use Usage) (*candidates, bool) {
 // terms cuts the candidates to the renderings kept: those paired in a phrase the documents use come first, the
 // most used phrase first (a phrase settles a single character's sense: 外 before 键 is "foreign" in "foreign key",
 // though its first sense is "outside"); then the best by score, each weighing at least keepShare of the best one,
-// to at most limit renderings in all.
+// to at most limit renderings in all. A word with a paired rendering keeps only the best by score beside it: the
+// phrase has said which sense the question means (规则 in 孤儿规则 over a book of "the orphan rule" is "rule",
+// not also "regular" and "fixed", which the book uses for other things).
 func (c *candidates) terms() []Term {
 	var out []Term
 	var paired []string
@@ -150,9 +152,10 @@ func (c *candidates) terms() []Term {
 		}
 		out = append(out, Term{Text: c.surface[st], Weight: n / top})
 	}
+	pairedOnly := len(out) > 0
 	top := c.score[c.order[0]]
-	for _, st := range c.order {
-		if len(out) == c.limit || c.score[st] < keepShare*top {
+	for k, st := range c.order {
+		if len(out) == c.limit || c.score[st] < keepShare*top || pairedOnly && k > 0 {
 			break
 		}
 		if !slices.ContainsFunc(out, func(t Term) bool { return t.Text == c.surface[st] }) {
