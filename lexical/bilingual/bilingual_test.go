@@ -527,6 +527,15 @@ func TestToEnglishByPairingSettlesTheSense(t *testing.T) {
 	if !strings.Contains(alone, "regular") {
 		t.Errorf("ToEnglishBy(规则) with nothing to pair = %q: the test needs its other senses kept", alone)
 	}
+	// A pairing found only through a synonym settles nothing: "see … limits" in a manual's cross references pairs a
+	// synonym of 检查 ("examine" → "see") with 约束's "limit", and 约束 still searches "constraint".
+	manual := counts(map[string]int{"constraint": 500, "restrict": 100, "limit": 800, "constrain": 5, "restriction": 60,
+		"inspect": 10, "examine": 30, "inspection": 5, "see": 900, "see limit": 7})
+	related := func(w string) []string { return map[string][]string{"examine": {"see", "analyze"}}[w] }
+	got, _ = d.ToEnglishBy("检查约束", manual, related)
+	if !strings.HasPrefix(got, "see|") || !strings.Contains(got, "constraint") {
+		t.Errorf("ToEnglishBy(检查约束) paired through a synonym = %q, want \"see|…\" with 约束's \"constraint\" kept", got)
+	}
 }
 
 // Two adjacent words whose renderings the documents write as one English word more often than as two are rendered

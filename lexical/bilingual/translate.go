@@ -65,6 +65,10 @@ type candidates struct {
 	// marks a word rendered so with the one before it.
 	closed       string
 	joinedBefore bool
+	// settled marks a word one of whose own renderings the documents use in a phrase with a neighbour's (pair):
+	// the phrase has said which sense the question means. A pairing found through a synonym (pairRelated) adds the
+	// synonym but settles nothing: a cross reference ("see … limits") pairs as readily as a term does.
+	settled bool
 }
 
 // candidatesBy returns the renderings of zh chosen by use, as EnglishBy describes; nil for a function word or a
@@ -133,8 +137,8 @@ func (d *Dict) candidatesBy(zh string, use Usage) (*candidates, bool) {
 // terms cuts the candidates to the renderings kept: those paired in a phrase the documents use come first, the
 // most used phrase first (a phrase settles a single character's sense: 外 before 键 is "foreign" in "foreign key",
 // though its first sense is "outside"); then the best by score, each weighing at least keepShare of the best one,
-// to at most limit renderings in all. A word with a paired rendering keeps only the best by score beside it: the
-// phrase has said which sense the question means (规则 in 孤儿规则 over a book of "the orphan rule" is "rule",
+// to at most limit renderings in all. A word one of whose own renderings is paired (settled) keeps only the best
+// by score beside it: the phrase has said which sense the question means (规则 in 孤儿规则 over a book of "the orphan rule" is "rule",
 // not also "regular" and "fixed", which the book uses for other things).
 func (c *candidates) terms() []Term {
 	var out []Term
@@ -152,7 +156,7 @@ func (c *candidates) terms() []Term {
 		}
 		out = append(out, Term{Text: c.surface[st], Weight: n / top})
 	}
-	pairedOnly := len(out) > 0
+	pairedOnly := len(out) > 0 && c.settled
 	top := c.score[c.order[0]]
 	for k, st := range c.order {
 		if len(out) == c.limit || c.score[st] < keepShare*top || pairedOnly && k > 0 {
@@ -182,6 +186,7 @@ func pair(a, b *candidates, use Usage) (found bool) {
 			if n := use(ax + " " + by); n > 0 {
 				mark(a, x, n)
 				mark(b, y, n)
+				a.settled, b.settled = true, true
 				bestOpen = max(bestOpen, n)
 			}
 			if a.joinedBefore || !closable(ax) || !closable(by) {
