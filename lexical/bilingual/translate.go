@@ -138,8 +138,8 @@ func (d *Dict) candidatesBy(zh string, use Usage) (*candidates, bool) {
 // most used phrase first (a phrase settles a single character's sense: 外 before 键 is "foreign" in "foreign key",
 // though its first sense is "outside"); then the best by score, each weighing at least keepShare of the best one,
 // to at most limit renderings in all. A word one of whose own renderings is paired (settled) keeps only the best
-// by score beside it: the phrase has said which sense the question means (规则 in 孤儿规则 over a book of "the orphan rule" is "rule",
-// not also "regular" and "fixed", which the book uses for other things).
+// by score beside it: the phrase has said which sense the question means (规则 in 孤儿规则 over a book of "the
+// orphan rule" is "rule", not also "regular" and "fixed", which the book uses for other things).
 func (c *candidates) terms() []Term {
 	var out []Term
 	var paired []string

@@ -1019,14 +1019,10 @@ func fullStop(claim string) string {
 // "Cluster | Node.js v20.20.2 Documentation" for one about Node.js's cluster module — or, for a title of at most
 // shortTitle words, half of them ("The Slice Type" for what a slice is).
 func titleNamed(title string, terms []string) bool {
-	title = titleLead(title)
-	n, in := 0, 0
-	for _, t := range lexical.Tokenize(title) {
-		if strings.IndexFunc(t, unicode.IsLetter) < 0 {
-			continue // section numbering
-		}
-		n++
-		if slices.Contains(terms, t) {
+	words := titleLeadWords(title)
+	n, in := len(words), 0
+	for _, w := range words {
+		if slices.Contains(terms, w) {
 			in++
 		}
 	}
@@ -1040,6 +1036,17 @@ func titleNamed(title string, terms []string) bool {
 // is often the kind of thing it names ("The Slice Type", "Advanced Traits"), and the page still opens with what
 // that thing is.
 const shortTitle = 3
+
+// titleLeadWords are the index terms of a title's lead (titleLead), section numbering ("23.6.") left out.
+func titleLeadWords(title string) []string {
+	var out []string
+	for _, t := range lexical.Tokenize(titleLead(title)) {
+		if strings.IndexFunc(t, unicode.IsLetter) >= 0 {
+			out = append(out, t)
+		}
+	}
+	return out
+}
 
 // titleLead is what a title names before the site's name or a subtitle: "The Slice Type" of "The Slice Type - The
 // Rust Programming Language", "Traits" of "Traits: Defining Shared Behavior".

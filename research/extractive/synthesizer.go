@@ -622,38 +622,30 @@ func discountedSum(gains []float64) float64 {
 	return sum
 }
 
-// leadNamed is the largest share of the words of a title's lead (titleLead, section numbers left out) that one
-// variant names: 1 for "Traits" or "3.4. Transactions" when the question asks about traits or transactions, 1/8 for
+// leadNamed is the largest share of the words of a title's lead (titleLeadWords) that one variant names: 1 for "Traits" or "3.4. Transactions" when the question asks about traits or transactions, 1/8 for
 // "Treating Smart Pointers Like Regular References with the Deref Trait". namedShare measures how much of the
 // question a page's title and headings name; this measures how much of the title is the question's, so the page
 // about the subject outweighs the page that mentions it in its title's tail.
 func leadNamed(variants []variant, title string) float64 {
-	var words []string
-	for _, t := range lexical.Tokenize(titleLead(title)) {
-		if strings.IndexFunc(t, unicode.IsLetter) >= 0 {
-			words = append(words, t)
-		}
+	words := titleLeadWords(title)
+	if len(words) == 0 {
+		return 0
 	}
 	best := 0.0
 	for _, v := range variants {
-		terms := map[string]bool{}
+		named := map[string]bool{} // the variant's terms (an alternatives unit's mark is no word of a title)
 		for _, unit := range v {
-			if isAlt(unit) {
-				unit = unit[1:]
-			}
 			for _, t := range unit {
-				terms[t] = true
+				named[t] = true
 			}
 		}
 		hit := 0
 		for _, w := range words {
-			if terms[w] {
+			if named[w] {
 				hit++
 			}
 		}
-		if len(words) > 0 {
-			best = math.Max(best, float64(hit)/float64(len(words)))
-		}
+		best = math.Max(best, float64(hit)/float64(len(words)))
 	}
 	return best
 }
