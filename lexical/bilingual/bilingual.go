@@ -47,6 +47,8 @@ type Dict struct {
 
 	sensesOnce sync.Once
 	senseSet   map[string]bool // every word of every sense, lower-cased, not stemmed
+
+	stems sync.Map // *word → the content words of each of its senses (senseStems), computed when first asked
 }
 
 type word struct {

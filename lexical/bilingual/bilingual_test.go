@@ -645,3 +645,43 @@ func TestToEnglishByRelatedPhrases(t *testing.T) {
 		t.Errorf("ToEnglishBy(主 键) = %q: words written apart were paired through a synonym", apart)
 	}
 }
+
+// A compound of two characters that share a sense has it, though the dictionary lists others for the compound
+// (检查 is "inspection, to examine" in CC-CEDICT, 检 and 查 are both "to check"): the documents' "check" is then
+// searched, below the compound's own senses when the documents use neither. Characters that share nothing add
+// nothing.
+func TestSynonymousCompoundSharesItsCharactersSense(t *testing.T) {
+	d, err := Load(gz(t, "检\t檢\t\t/to check/to examine/to inspect/\n查\t\t\t/to research/to check/to investigate/\n"+
+		"检查\t檢查\t\t/inspection/to examine/\n退\t\t\t/to retreat/to withdraw/\n出\t\t\t/to go out/to come out/\n"+
+		"退出\t\t\t/to withdraw/to abort/to quit/\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := func(ts []Term) []string {
+		var out []string
+		for _, x := range ts {
+			out = append(out, x.Text)
+		}
+		return out
+	}
+	plain, _ := d.English("检查")
+	if got := texts(plain); len(got) == 0 || got[0] != "inspection" {
+		t.Errorf("English(检查) = %v, want its own first sense first", got)
+	}
+	used, _ := d.EnglishBy("檢查", counts(map[string]int{"check": 800, "constraint": 300}))
+	if got := texts(used); !slices.Equal(got, []string{"check"}) {
+		t.Errorf("EnglishBy(檢查) over a manual that writes check = %v, want [check]", got)
+	}
+	if got := d.sharedSenses("检查"); len(got) != 1 || got[0][0] != "check" {
+		t.Errorf("sharedSenses(检查) = %v, want check alone (查 is not \"to examine\" here)", got)
+	}
+	for _, w := range []string{"退出", "检", "检查员", "铁查"} {
+		if got := d.sharedSenses(w); len(got) != 0 {
+			t.Errorf("sharedSenses(%s) = %v, want none", w, got)
+		}
+	}
+	quit, _ := d.EnglishBy("退出", counts(map[string]int{"exit": 500, "out": 900}))
+	if got := texts(quit); slices.Contains(got, "out") || slices.Contains(got, "exit") {
+		t.Errorf("EnglishBy(退出) = %v: characters that share no sense lent one", got)
+	}
+}

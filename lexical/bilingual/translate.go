@@ -84,19 +84,11 @@ func (d *Dict) candidatesBy(zh string, use Usage) (*candidates, bool) {
 	score := map[string]float64{}
 	surface := map[string]string{}
 	var order []string
-	for i, s := range w.senses {
+	for i, content := range d.senseStems(w) {
 		// A sense of computing counts as the main one: the documents searched are mostly technical.
 		rank := i
-		if strings.HasPrefix(s, computingMark) {
+		if strings.HasPrefix(w.senses[i], computingMark) {
 			rank = 0
-		}
-		var content [][2]string // surface, stem
-		for _, lw := range senseWords(s) {
-			st := lexical.Tokenize(lw)
-			if len(st) != 1 {
-				continue
-			}
-			content = append(content, [2]string{lw, st[0]})
 		}
 		for _, c := range content {
 			if _, seen := surface[c[1]]; !seen {
@@ -104,6 +96,18 @@ func (d *Dict) candidatesBy(zh string, use Usage) (*candidates, bool) {
 				order = append(order, c[1])
 			}
 			score[c[1]] += decay(rank) / float64(len(content))
+		}
+	}
+	// A compound of two characters that share a sense (检 "to check, to examine" and 查 "to check, to
+	// investigate" in 检查) has that sense, though the dictionary may list only others for it (检查 "inspection, to
+	// examine"): the synonymous compound, a common way Chinese forms words. The shared senses come after the word's
+	// own.
+	shared := d.sharedSenses(zh)
+	for _, st := range shared {
+		if _, seen := surface[st[1]]; !seen {
+			surface[st[1]] = st[0]
+			order = append(order, st[1])
+			score[st[1]] += decay(len(w.senses)) / float64(len(shared))
 		}
 	}
 	if len(order) == 0 {
@@ -717,4 +721,52 @@ func (d *Dict) Interrogative(zh string) bool {
 func (d *Dict) Grammatical(zh string) bool {
 	w, ok := d.words[zh]
 	return ok && len(w.senses) > 0 && onlyFunctionWords(w.senses[0])
+}
+
+// sharedSenses are the sense words (surface, stem) both characters of a two-character word have, in the first
+// character's order; none for a word of another length or with a character the dictionary lacks.
+func (d *Dict) sharedSenses(zh string) [][2]string {
+	rs := []rune(zh)
+	if len(rs) != 2 {
+		return nil
+	}
+	a, okA := d.words[string(rs[0])]
+	b, okB := d.words[string(rs[1])]
+	if !okA || !okB {
+		return nil
+	}
+	inB := map[string]bool{}
+	for _, sense := range d.senseStems(b) {
+		for _, x := range sense {
+			inB[x[1]] = true
+		}
+	}
+	var out [][2]string
+	seen := map[string]bool{}
+	for _, sense := range d.senseStems(a) {
+		for _, x := range sense {
+			if inB[x[1]] && !seen[x[1]] {
+				seen[x[1]] = true
+				out = append(out, x)
+			}
+		}
+	}
+	return out
+}
+
+// senseStems are the content words of each of w's senses as (surface, stem), in order, remembered.
+func (d *Dict) senseStems(w *word) [][][2]string {
+	if v, ok := d.stems.Load(w); ok {
+		return v.([][][2]string)
+	}
+	out := make([][][2]string, len(w.senses))
+	for i, s := range w.senses {
+		for _, sw := range senseWords(s) {
+			if st := lexical.Tokenize(sw); len(st) == 1 {
+				out[i] = append(out[i], [2]string{sw, st[0]})
+			}
+		}
+	}
+	d.stems.Store(w, out)
+	return out
 }
