@@ -267,7 +267,7 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 		// first.
 		if hm := hms[k]; hm > 0 {
 			r *= 1 + 0.3*hm
-			if hm == maxHM && ix.lead[i] < 5 {
+			if hm == maxHM && ix.lead[i] < sectionLead {
 				r *= 1.15
 			}
 		}
@@ -343,7 +343,7 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 			first, last := ix.lines(doc.Text, qs, qe)
 			source = fmt.Sprintf("%s#L%d-L%d", base, first, last)
 		}
-		a.sections.put(source, ix.text[qs:qe], ix.within[i])
+		a.sections.put(source, ix.text[qs:qe], ix.within[i], ix.lead[i])
 		out = append(out, research.Evidence{
 			SubQuestion: sq.ID,
 			Claim:       claim,
@@ -1036,6 +1036,10 @@ func titleNamed(title string, terms []string) bool {
 // is often the kind of thing it names ("The Slice Type", "Advanced Traits"), and the page still opens with what
 // that thing is.
 const shortTitle = 3
+
+// sectionLead is how many passages open a section: a section states its essentials first, so the analyst favours
+// them in the section whose heading is the subject, and the report ranks them before the section's later ones.
+const sectionLead = 5
 
 // titleLeadWords are the index terms of a title's lead (titleLead), section numbering ("23.6.") left out.
 func titleLeadWords(title string) []string {

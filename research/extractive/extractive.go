@@ -117,20 +117,39 @@ const maxSections = 1 << 14
 // it stands under, so the synthesizer can tell what an item is about when its sentence does not repeat the
 // heading ("A send on a channel …" under "Channel communication" in "The Go Memory Model").
 type sectionMemo struct {
-	mu sync.Mutex
-	m  map[string]string
+	mu  sync.Mutex
+	m   map[string]string
+	pos map[string]int // the item's position in its section, plus one (0: unknown)
 }
 
-func (s *sectionMemo) put(source, quote, heads string) {
-	if s == nil || heads == "" {
+// put remembers an item's section headings (with the lead sentence it stands under, if any) and its position in
+// its section, at (0 for the section's first passage; negative when unknown).
+func (s *sectionMemo) put(source, quote, heads string, at int) {
+	if s == nil {
 		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.m == nil || len(s.m) >= maxSections {
 		s.m = map[string]string{}
+		s.pos = map[string]int{}
 	}
-	s.m[docKey(source)+"\x00"+quote] = heads
+	if heads != "" {
+		s.m[docKey(source)+"\x00"+quote] = heads
+	}
+	if at >= 0 {
+		s.pos[docKey(source)+"\x00"+quote] = at + 1
+	}
+}
+
+// at is the item's position in its section (0 for the first passage), -1 when unknown.
+func (s *sectionMemo) at(source, quote string) int {
+	if s == nil {
+		return -1
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.pos[docKey(source)+"\x00"+quote] - 1
 }
 
 // section is the headings alone, without the lead sentence an item may stand under (see leadSentence): the

@@ -335,8 +335,9 @@ const (
 // rankFor orders the whole pool for one sub-question, every item by the same measure whichever sub-question's
 // read found it: its confidence, re-based from the facet it was read for to sq's own (facets weigh examples
 // differently), times how strongly its claim and source title match sq (BM25 over the pool, normalised to the
-// best). Every item in the pool was judged relevant to some sub-question of this question, and the facets share
-// its subject, so none is excluded: a weak match ranks low.
+// best), and up to a fifth more for a passage that opens its section. Every item in the pool was judged relevant
+// to some sub-question of this question, and the facets share its subject, so none is excluded: a weak match ranks
+// low.
 func rankFor(sq research.SubQuestion, ev []research.Evidence, facets map[string]string, sections *sectionMemo) []research.Evidence {
 	var query []string
 	for _, q := range append([]string{sq.Question}, sq.Queries...) {
@@ -367,7 +368,13 @@ func rankFor(sq research.SubQuestion, ev []research.Evidence, facets map[string]
 		rel := scores[i] / max(maxS, 1e-9)
 		k := passageKind(e.Quote)
 		conf := e.Confidence * k.weight(target) / k.weight(facets[e.SubQuestion])
-		out = append(out, scored{e, conf * (0.4 + 0.6*rel)})
+		s := conf * (0.4 + 0.6*rel)
+		// A section's opening passages (sectionLead) state what it is about: "The Rc<T> type keeps track of the
+		// number of references …" before the walk-through of a listing further down the same page.
+		if at := sections.at(e.Source, e.Quote); at >= 0 {
+			s *= 1 + 0.2*math.Max(0, 1-float64(at)/sectionLead)
+		}
+		out = append(out, scored{e, s})
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].s != out[j].s {

@@ -109,12 +109,37 @@ func TestNestedClaims(t *testing.T) {
 	}
 }
 
+// Of two items that match the question alike, the one that opens its section ranks first: "The Rc<T> type keeps
+// track of the number of references …" before a remark on a listing further down the page; unknown positions
+// leave the order to the matching alone, and a passage past the section's opening gains nothing.
+func TestRankForPutsASectionsOpeningFirst(t *testing.T) {
+	opening := ev("e1", "q1", "file:///book/rc.html#L5-L5", "The Rc type keeps track of the number of references to a value.", 0.87)
+	later := ev("e2", "q1", "file:///book/rc.html#L140-L140", "Each clone of the Rc type adds to the number of references to a value.", 0.87)
+	sq := research.SubQuestion{ID: "q1", Question: "What is the Rc type for?", Queries: []string{"Rc type"}}
+	rank := func(memo *sectionMemo) string {
+		return rankFor(sq, []research.Evidence{later, opening}, map[string]string{}, memo)[0].ID
+	}
+	plain := rank(nil)
+	if plain != "e2" {
+		t.Fatalf("without positions %s ranks first: the test needs the later item first by its words alone", plain)
+	}
+	memo := &sectionMemo{}
+	memo.put(opening.Source, opening.Quote, "Rc<T>, the Reference Counted Smart Pointer", 1)
+	memo.put(later.Source, later.Quote, "Rc<T>, the Reference Counted Smart Pointer", 9)
+	if got := rank(memo); got != "e1" {
+		t.Errorf("with positions %s ranks first, want the section's opening passage e1", got)
+	}
+	if memo.at(later.Source, later.Quote) != 9 || memo.at(opening.Source, "not quoted") != -1 {
+		t.Errorf("positions remembered: %d, %d", memo.at(later.Source, later.Quote), memo.at(opening.Source, "not quoted"))
+	}
+}
+
 // An item under a lead sentence ranks by what the lead says it is about as well as by its own words.
 func TestRankForReadsTheLead(t *testing.T) {
 	memo := &sectionMemo{}
 	rule := ev("e1", "q1", "file:///c.md#L15-L15", "Do not store Contexts inside a struct type.", 0.7)
 	other := ev("e2", "q1", "file:///c.md#L40-L40", "WithValue returns a derived context that points to the parent Context.", 0.7)
-	memo.put(rule.Source, rule.Quote, "Package context\nPrograms that use Contexts should follow these rules to check context propagation:")
+	memo.put(rule.Source, rule.Quote, "Package context\nPrograms that use Contexts should follow these rules to check context propagation:", -1)
 	sq := research.SubQuestion{ID: "q1", Question: "What rules should programs follow when using Context values?", Queries: []string{"Context values"}}
 	for _, sections := range []*sectionMemo{memo, nil} {
 		got := rankFor(sq, []research.Evidence{other, rule}, map[string]string{}, sections)
