@@ -651,9 +651,9 @@ func TestToEnglishByRelatedPhrases(t *testing.T) {
 // searched, below the compound's own senses when the documents use neither. Characters that share nothing add
 // nothing.
 func TestSynonymousCompoundSharesItsCharactersSense(t *testing.T) {
-	d, err := Load(gz(t, "检\t檢\t\t/to check/to examine/to inspect/\n查\t\t\t/to research/to check/to investigate/\n"+
-		"检查\t檢查\t\t/inspection/to examine/\n退\t\t\t/to retreat/to withdraw/\n出\t\t\t/to go out/to come out/\n"+
-		"退出\t\t\t/to withdraw/to abort/to quit/\n"))
+	d, err := Load(gz(t, "检\t檢\t\tto check\tto examine\tto inspect\n查\t\t\tto research\tto check\tto investigate\n"+
+		"检查\t檢查\t\tinspection\tto examine\n退\t\t\tto retreat\tto withdraw\n出\t\t\tto go out\tto come out\n"+
+		"退出\t\t\tto withdraw\tto abort\tto quit\n"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -130,7 +130,7 @@ func (s *sectionMemo) put(source, quote, heads string, at int) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.m == nil || len(s.m) >= maxSections {
+	if s.m == nil || len(s.m) >= maxSections || len(s.pos) >= maxSections {
 		s.m = map[string]string{}
 		s.pos = map[string]int{}
 	}
