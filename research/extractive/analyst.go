@@ -684,6 +684,9 @@ func hasCue(s string, cues []string) bool {
 
 func refersBack(s string) bool {
 	s = strings.TrimLeft(s, "-*> ")
+	if selfRE.MatchString(s) {
+		return false
+	}
 	for _, p := range backRefs {
 		if strings.HasPrefix(s, p) {
 			return true

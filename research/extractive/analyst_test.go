@@ -139,6 +139,33 @@ func TestAnalystAddsContextForBackReferences(t *testing.T) {
 	}
 }
 
+// A sentence that opens by pointing at the page itself ("This tutorial is …") refers to no sentence before it, so
+// the opening of a page is quoted alone; "This rule …" and "This page-size limit …" still point back.
+func TestAnalystReadsASentenceAboutThePageItself(t *testing.T) {
+	sq := research.SubQuestion{ID: "q1", Question: "What is the argparse module for?", Queries: []string{"argparse module"}}
+	read := func(text string) []research.Evidence {
+		t.Helper()
+		ev, err := New(Config{}).Analyst.Analyze(t.Context(), sq, doc("file:///py/howto/argparse.html", text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range ev {
+			checkGrounded(t, text, e)
+		}
+		return ev
+	}
+	page := "This tutorial is intended to be a gentle introduction to `argparse`, the recommended command-line parsing module in the standard library.\n"
+	if ev := read(page); len(ev) != 1 || ev[0].Quote != strings.TrimSpace(page) {
+		t.Errorf("evidence %+v, want the page's opening sentence alone", ev)
+	}
+	for s, want := range map[string]bool{"This tutorial is intended …": false, "These sections describe …": false,
+		"This HOWTO discusses …": false, "This rule generalizes …": true, "This page-size limit …": true} {
+		if refersBack(s) != want {
+			t.Errorf("refersBack(%q) = %v, want %v", s, !want, want)
+		}
+	}
+}
+
 func TestAnalystChineseTextWithoutPunctuation(t *testing.T) {
 	// An article pasted without any sentence punctuation.
 	text := "五阶段工作流全景把执行过程拉直了看是五个阶段" + strings.Repeat("这是一段没有标点的说明文字用来填充上下文", 8) +

@@ -41,10 +41,17 @@ func (k kind) weight(facet string) float64 {
 	return 0.9
 }
 
+// documentNouns are what a text calls itself or its parts ("this tutorial", "the next section").
+const documentNouns = `document|section|article|page|chapter|guide|tutorial|howto|post`
+
+// selfRE is a sentence that opens by pointing at the document itself ("This tutorial is intended to be …"): its
+// "This" is the page, not what the sentence before it said.
+var selfRE = regexp.MustCompile(`^(?i:this|these) (?i:` + documentNouns + `)s?(?:[\s,.;:]|$)`)
+
 var (
 	// References to the document's own structure. Not 下文/上文 alone: 上下文 (context) contains 下文.
 	metaRE = regexp.MustCompile(`(?i)\b(this|the (following|next|previous|preceding)|the rest of this|the remainder of this) ` +
-		`(document|section|article|page|chapter|guide|tutorial|post)\b|\bas (noted|mentioned|described|discussed|shown|explained) ` +
+		`(` + documentNouns + `)\b|\bas (noted|mentioned|described|discussed|shown|explained) ` +
 		`(already|above|earlier|before|below|previously)\b|\b(see|described|explained|discussed|covered) (below|above|later)\b|` +
 		`本文|本节|本章|下一节|上一节|如下所述|如上所述|如前所述`)
 	// A walk-through of an example names the example …
