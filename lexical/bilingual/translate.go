@@ -84,6 +84,13 @@ func (d *Dict) candidatesBy(zh string, use Usage) (*candidates, bool) {
 	score := map[string]float64{}
 	surface := map[string]string{}
 	var order []string
+	add := func(c [2]string, weight float64) { // c is (surface, stem)
+		if _, seen := surface[c[1]]; !seen {
+			surface[c[1]] = c[0]
+			order = append(order, c[1])
+		}
+		score[c[1]] += weight
+	}
 	for i, content := range d.senseStems(w) {
 		// A sense of computing counts as the main one: the documents searched are mostly technical.
 		rank := i
@@ -91,23 +98,17 @@ func (d *Dict) candidatesBy(zh string, use Usage) (*candidates, bool) {
 			rank = 0
 		}
 		for _, c := range content {
-			if _, seen := surface[c[1]]; !seen {
-				surface[c[1]] = c[0]
-				order = append(order, c[1])
-			}
-			score[c[1]] += decay(rank) / float64(len(content))
+			add(c, decay(rank)/float64(len(content)))
 		}
 	}
 	// A compound of two characters that share a sense (检 "to check, to examine" and 查 "to check, to
 	// investigate" in 检查) has that sense, though the dictionary may list only others for it (检查 "inspection, to
 	// examine"): the synonymous compound, a common way Chinese forms words. The shared senses come after the word's
-	// own.
+	// own and add nothing to a sense the word has already.
 	shared := d.sharedSenses(zh)
-	for _, st := range shared {
-		if _, seen := surface[st[1]]; !seen {
-			surface[st[1]] = st[0]
-			order = append(order, st[1])
-			score[st[1]] += decay(len(w.senses)) / float64(len(shared))
+	for _, c := range shared {
+		if _, own := surface[c[1]]; !own {
+			add(c, decay(len(w.senses))/float64(len(shared)))
 		}
 	}
 	if len(order) == 0 {

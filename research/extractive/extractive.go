@@ -117,29 +117,31 @@ const maxSections = 1 << 14
 // it stands under, so the synthesizer can tell what an item is about when its sentence does not repeat the
 // heading ("A send on a channel …" under "Channel communication" in "The Go Memory Model").
 type sectionMemo struct {
-	mu  sync.Mutex
-	m   map[string]string
-	pos map[string]int // the item's position in its section, plus one (0: unknown)
+	mu sync.Mutex
+	m  map[string]memoEntry // by memoKey
 }
 
-// put remembers an item's section headings (with the lead sentence it stands under, if any) and its position in
-// its section, at (0 for the section's first passage; negative when unknown).
+// memoEntry is what the memo knows of one item: its headings (with the lead sentence it stands under, if any) and
+// its position in its section (0 for the section's first passage, -1 when unknown).
+type memoEntry struct {
+	heads string
+	at    int
+}
+
+// memoKey identifies an item in the memo: its document and its quote.
+func memoKey(source, quote string) string { return docKey(source) + "\x00" + quote }
+
+// put remembers an item's section headings and its position in its section, at (negative when unknown).
 func (s *sectionMemo) put(source, quote, heads string, at int) {
-	if s == nil {
+	if s == nil || heads == "" && at < 0 {
 		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.m == nil || len(s.m) >= maxSections || len(s.pos) >= maxSections {
-		s.m = map[string]string{}
-		s.pos = map[string]int{}
+	if s.m == nil || len(s.m) >= maxSections {
+		s.m = map[string]memoEntry{}
 	}
-	if heads != "" {
-		s.m[docKey(source)+"\x00"+quote] = heads
-	}
-	if at >= 0 {
-		s.pos[docKey(source)+"\x00"+quote] = at + 1
-	}
+	s.m[memoKey(source, quote)] = memoEntry{heads: heads, at: max(at, -1)}
 }
 
 // at is the item's position in its section (0 for the first passage), -1 when unknown.
@@ -149,7 +151,10 @@ func (s *sectionMemo) at(source, quote string) int {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.pos[docKey(source)+"\x00"+quote] - 1
+	if e, ok := s.m[memoKey(source, quote)]; ok {
+		return e.at
+	}
+	return -1
 }
 
 // section is the headings alone, without the lead sentence an item may stand under (see leadSentence): the
@@ -165,5 +170,5 @@ func (s *sectionMemo) get(source, quote string) string {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.m[docKey(source)+"\x00"+quote]
+	return s.m[memoKey(source, quote)].heads
 }

@@ -629,10 +629,11 @@ func discountedSum(gains []float64) float64 {
 	return sum
 }
 
-// leadNamed is the largest share of the words of a title's lead (titleLeadWords) that one variant names: 1 for "Traits" or "3.4. Transactions" when the question asks about traits or transactions, 1/8 for
-// "Treating Smart Pointers Like Regular References with the Deref Trait". namedShare measures how much of the
-// question a page's title and headings name; this measures how much of the title is the question's, so the page
-// about the subject outweighs the page that mentions it in its title's tail.
+// leadNamed is the largest share of the words of a title's lead (titleLeadWords) that one variant names: 1 for
+// "Traits" or "3.4. Transactions" when the question asks about traits or transactions, 1/8 for "Treating Smart
+// Pointers Like Regular References with the Deref Trait". namedShare measures how much of the question a page's
+// title and headings name; this measures how much of the title is the question's, so the page about the subject
+// outweighs the page that mentions it in its title's tail.
 func leadNamed(variants []variant, title string) float64 {
 	words := titleLeadWords(title)
 	if len(words) == 0 {
