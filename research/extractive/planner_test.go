@@ -290,3 +290,31 @@ func TestPlannerIdentifierAfterItsAttributeIsTheSubject(t *testing.T) {
 		t.Errorf("last sub-question %q: want it about sync.Map", q)
 	}
 }
+
+// A possessive first word of common letters ("Unicode 的码位") is the domain, and dropped from the subject, only when
+// the sources are all about it or never use it; where it is one topic among many it is part of what is asked. With
+// no vocabulary to ask, it is taken for the domain ("Go 的 context 包").
+func TestPlannerKeepsAPossessiveTopicWordInTheSubject(t *testing.T) {
+	q := "Unicode 的码位是什么？"
+	for _, tc := range []struct {
+		name  string
+		cfg   Config
+		keeps bool
+	}{
+		{"a topic of the sources", Config{Searchers: []sources.Searcher{vocabSource{df: map[string]int{"Unicode": 40, "unicode": 40}}}}, true},
+		{"the sources' setting", Config{Searchers: []sources.Searcher{vocabSource{df: map[string]int{"Unicode": 3000, "unicode": 3000}}}}, false},
+		{"never used", Config{Searchers: []sources.Searcher{vocabSource{df: map[string]int{}}}}, false},
+		{"no vocabulary", Config{}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			plan, err := New(tc.cfg).Planner.Plan(t.Context(), q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			first := plan.SubQuestions[0].Queries[0]
+			if got := strings.Contains(first, "Unicode"); got != tc.keeps {
+				t.Errorf("first query %q: Unicode in it = %v, want %v", first, got, tc.keeps)
+			}
+		})
+	}
+}
