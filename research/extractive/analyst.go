@@ -692,7 +692,17 @@ func refersBack(s string) bool {
 			return true
 		}
 	}
-	return false
+	return endsInDemonstrative(s)
+}
+
+// endRefRE is a sentence that ends in a demonstrative pronoun as its object ("… an optional RETURNING clause that
+// supports this.", "… there is no way to do that."): what it stands for is in the sentence before.
+var endRefRE = regexp.MustCompile(`(?i)\s(this|that|these|those)[\s)"'”’]*[.!?]?[\s)"'”’]*$`)
+
+// endsInDemonstrative reports a sentence whose last word is a demonstrative standing for what was said before it.
+// A colon's "this:" points ahead, to what follows, and is no back reference.
+func endsInDemonstrative(s string) bool {
+	return !endsInColon(s) && endRefRE.MatchString(s)
 }
 
 // region maps a URL's #Lx-Ly anchor to byte offsets of text; without an anchor it is the whole text. base is the

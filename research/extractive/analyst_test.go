@@ -166,6 +166,44 @@ func TestAnalystReadsASentenceAboutThePageItself(t *testing.T) {
 	}
 }
 
+// A sentence whose object is a bare demonstrative ("… a RETURNING clause that supports this.") stands for the
+// sentence before it, and is quoted with it; "this:" before a list points ahead, and "that" opening a clause is no
+// pronoun.
+func TestAnalystQuotesASentenceEndingInADemonstrativeWithItsAntecedent(t *testing.T) {
+	text := "Sometimes it is useful to obtain data from modified rows while they are being manipulated. " +
+		"The INSERT, UPDATE, and DELETE commands all have an optional RETURNING clause that supports this.\n\n" +
+		"The RETURNING clause can contain column names of the target table.\n\nIn an INSERT, the data available to RETURNING is the row as inserted.\n"
+	sq := research.SubQuestion{ID: "q1", Question: "What is the RETURNING clause of INSERT for?", Queries: []string{"RETURNING clause INSERT"}}
+	ev, err := New(Config{EvidencePerSource: 1}).Analyst.Analyze(t.Context(), sq, doc("file:///pg/dml-returning.html", text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, e := range ev {
+		checkGrounded(t, text, e)
+		if strings.HasPrefix(e.Quote, "The INSERT") || strings.HasPrefix(e.Claim, "The INSERT") {
+			t.Errorf("quote %q, claim %q: the demonstrative quoted without what it stands for", e.Quote, e.Claim)
+		}
+		found = found || strings.HasPrefix(e.Claim, "Sometimes it is useful") && strings.HasSuffix(e.Claim, "supports this.")
+	}
+	if !found {
+		t.Errorf("evidence %+v: want the sentence ending in \"this\" quoted with the sentence before it", ev)
+	}
+	for s, want := range map[string]bool{
+		"The commands all have an optional RETURNING clause that supports this.": true,
+		"There is no way to do that.":                                            true,
+		"Use these (and only these).":                                            true,
+		"To enable it, do this:":                                                 false,
+		"The clause reports that the row was inserted.":                          false,
+		"This means the rule applies to all rows.":                               true,
+		"Returning data avoids an extra database query.":                         false,
+	} {
+		if refersBack(s) != want {
+			t.Errorf("refersBack(%q) = %v, want %v", s, !want, want)
+		}
+	}
+}
+
 func TestAnalystChineseTextWithoutPunctuation(t *testing.T) {
 	// An article pasted without any sentence punctuation.
 	text := "五阶段工作流全景把执行过程拉直了看是五个阶段" + strings.Repeat("这是一段没有标点的说明文字用来填充上下文", 8) +
