@@ -162,13 +162,13 @@ func TestPhrasesChosenByTheSources(t *testing.T) {
 	}
 	core := research.SubQuestion{ID: "q1", Question: "外键是什么？", Queries: []string{"外键"}}
 	found := false
-	for _, va := range focusVariants(core, v) {
+	for _, va := range focusVariants(t.Context(), core, v) {
 		for _, u := range va {
 			found = found || slices.Contains(u, "foreign")
 		}
 	}
 	if !found {
-		t.Errorf("focusVariants(外键) over the manual = %v, want the phrase's rendering foreign", focusVariants(core, v))
+		t.Errorf("focusVariants(外键) over the manual = %v, want the phrase's rendering foreign", focusVariants(t.Context(), core, v))
 	}
 	apart := buildIndex(t, writeCorpus(t, map[string]string{
 		"door.md":  "# Door\n\nA key opens the door. Foreign visitors come from outside.\n",

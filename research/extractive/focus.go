@@ -21,14 +21,14 @@ const (
 // Chinese unit the bilingual dictionary can render replaced by its English rendering (a unit it cannot render is
 // kept, and weighs little when no source uses it; chosen by the sources' vocabulary v, as the queries were), or
 // for an English question its Chinese rendering.
-func focusVariants(core research.SubQuestion, v *vocabulary) []variant {
+func focusVariants(ctx context.Context, core research.SubQuestion, v *vocabulary) []variant {
 	if len(core.Queries) == 0 {
 		return []variant{queryVariant(core.Question)}
 	}
 	q := core.Queries[0]
 	// The subject's units count twice: "data race" is what "What is a data race and how should programs avoid
 	// it?" is about; "avoid" only says what is asked of it.
-	if subj := subjectOf(core.Question); subj != "" && subj != q {
+	if subj := subjectOf(core.Question, func(w string) bool { return v.domain(ctx, w) }); subj != "" && subj != q {
 		q = subj + " " + q
 	}
 	out := []variant{queryVariant(q)}
@@ -273,14 +273,14 @@ func without(variants []variant, words []string) []variant {
 }
 
 // subjectOf is the question's subject as the planner sees it: the members of a comparison, else its first key
-// phrase (after a possessive domain word such as "Go 的").
-func subjectOf(question string) string {
+// phrase (after a possessive word that domain reports names the domain, such as "Go 的"; see vocabulary.domain).
+func subjectOf(question string, domain func(word string) bool) string {
 	phrases, _ := splitPhrases(question)
 	if len(phrases) == 0 {
 		return ""
 	}
 	if len(phrases) > 1 && !hasCJK(phrases[0].Text) && !strings.Contains(phrases[0].Text, " ") &&
-		!nameLike(phrases[0].Text) && possessive(question, phrases[0].Text) {
+		possessive(question, phrases[0].Text) && domain(phrases[0].Text) {
 		phrases = phrases[1:]
 	}
 	if len(phrases) > 1 && locative(phrases[0].Text) {

@@ -213,3 +213,30 @@ func TestPoolFocusWeighsTermsByTheSources(t *testing.T) {
 		t.Errorf("with the sources' IDF focus(e1) = %.2f <= focus(e2) = %.2f, want the ANALYZE sentence first", a, b)
 	}
 }
+
+// The subject the report's focus counts twice leaves out a possessive word only when it names the domain, by the
+// same rule the planner follows (vocabulary.domain): "PostgreSQL" over PostgreSQL's manual, not "Unicode" over a
+// manual where it is one topic.
+func TestSubjectOfLeavesOutOnlyTheDomain(t *testing.T) {
+	for _, tc := range []struct {
+		q      string
+		domain bool
+		want   string
+	}{
+		{"PostgreSQL 的物化视图和普通视图有什么区别？", true, "物化视图 普通视图"},
+		{"PostgreSQL 的物化视图和普通视图有什么区别？", false, "PostgreSQL"},
+		{"Unicode 的码位是什么？", false, "Unicode"},
+		{"Unicode 的码位是什么？", true, "码位"},
+	} {
+		got := subjectOf(tc.q, func(string) bool { return tc.domain })
+		if got != tc.want {
+			t.Errorf("subjectOf(%q, domain %v) = %q, want %q", tc.q, tc.domain, got, tc.want)
+		}
+	}
+	v := newVocabulary([]sources.Searcher{vocabSource{df: map[string]int{"PostgreSQL": 2700, "postgresql": 2700, "Unicode": 40, "unicode": 40}}})
+	for w, want := range map[string]bool{"PostgreSQL": true, "Unicode": false, "Haskell": true} {
+		if got := v.domain(t.Context(), w); got != want {
+			t.Errorf("domain(%q) = %v, want %v", w, got, want)
+		}
+	}
+}

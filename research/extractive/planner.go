@@ -117,10 +117,10 @@ func (p *Planner) Plan(ctx context.Context, question string) (*research.Plan, er
 	} else {
 		// A possessive first Latin word names the domain, not the subject, when the sources are all about it
 		// ("PostgreSQL 的 serial 类型" over PostgreSQL's manual, where it is in a tenth of the passages) or never use
-		// it; "Unicode 的码位" over a language's manual asks about Unicode's code points (domainWord). "互斥锁的零值"
+		// it; "Unicode 的码位" over a language's manual asks about Unicode's code points (vocabulary.domain). "互斥锁的零值"
 		// asks about the mutex.
 		if len(all) > 1 && !hasCJK(all[0]) && !strings.Contains(all[0], " ") && possessive(q, all[0]) &&
-			p.domainWord(ctx, all[0]) {
+			p.vocab.domain(ctx, all[0]) {
 			all = all[1:]
 		}
 		// A place phrase ("context 包中", in the context package) says where the question is asked, not what about.
@@ -450,19 +450,6 @@ func resolvePronoun(clause, subject, lang string) string {
 		return clause[:loc[0]] + subject + clause[loc[1]:]
 	}
 	return clause
-}
-
-// domainWord reports whether a possessive first word names the domain a question is asked in rather than part of
-// its subject: a word the sources are all about (their setting) or never use, which no passage is told apart by.
-// A word they use in some passages only is part of what is asked ("Unicode 的码位" over a language's manual, where
-// the code points of Unicode are one topic among many). When no source can tell, a word of common Latin letters
-// ("Go", "Rust") is taken for the domain and a name (sync.Map, WaitGroup) for the subject.
-func (p *Planner) domainWord(ctx context.Context, w string) bool {
-	df, n, known := p.vocab.docFreq(ctx, w)
-	if !known {
-		return !nameLike(w)
-	}
-	return df == 0 || float64(df) > settingShare*float64(n)
 }
 
 // possessive reports a word of the question followed by a possessive mark: "Go 的", "Go's".

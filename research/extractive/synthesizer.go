@@ -136,7 +136,7 @@ func (s *Synthesizer) Synthesize(ctx context.Context, in research.SynthesisInput
 	// wording, not to the question.
 	pool := indexPool(ranked, s.sections)
 	pool.sourcesIDF = s.vocab.idf(ctx)
-	variants := focusVariants(core, s.vocab)
+	variants := focusVariants(ctx, core, s.vocab)
 	scores := make([]float64, len(ranked))
 	best := 0.0
 	for i := range ranked {
@@ -205,7 +205,7 @@ func (s *Synthesizer) Synthesize(ctx context.Context, in research.SynthesisInput
 	}
 	// How closely one item answers the question without the word u (the other missing words still count).
 	head := ""
-	if f := strings.Fields(subjectOf(in.Plan.Question)); len(f) > 0 {
+	if f := strings.Fields(subjectOf(in.Plan.Question, func(w string) bool { return s.vocab.domain(ctx, w) })); len(f) > 0 {
 		head = f[0]
 	}
 	bestOfRest := func(u string) float64 {

@@ -57,6 +57,19 @@ func (v *vocabulary) setting(ctx context.Context, word string) bool {
 	return known && n > 0 && float64(df) > settingShare*float64(n)
 }
 
+// domain reports whether a possessive first word of a question ("X 的 …", "X's …") names the domain it is asked
+// in rather than part of its subject: a word the sources are all about (their setting) or never use, which no
+// passage is told apart by. A word they use in some passages only is part of what is asked ("Unicode 的码位" over a
+// language's manual, where the code points of Unicode are one topic among many). When no source can tell, a word of
+// common Latin letters ("Go", "Rust") is taken for the domain and a name (sync.Map, WaitGroup) for the subject.
+func (v *vocabulary) domain(ctx context.Context, w string) bool {
+	df, n, known := v.docFreq(ctx, w)
+	if !known {
+		return !nameLike(w)
+	}
+	return df == 0 || float64(df) > settingShare*float64(n)
+}
+
 // idf returns a term's IDF over all the sources' passages scaled to [0, 2] (twice its share of the IDF of a term
 // no passage uses, a range like the pool's 1 + IDF it is added to), 0 for a term they cannot tell about; nil when
 // no source can tell.
