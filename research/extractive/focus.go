@@ -279,8 +279,7 @@ func subjectOf(question string, domain func(word string) bool) string {
 	if len(phrases) == 0 {
 		return ""
 	}
-	if len(phrases) > 1 && !hasCJK(phrases[0].Text) && !strings.Contains(phrases[0].Text, " ") &&
-		possessive(question, phrases[0].Text) && domain(phrases[0].Text) {
+	if len(phrases) > 1 && domainPossessive(question, phrases[0].Text, domain) {
 		phrases = phrases[1:]
 	}
 	if len(phrases) > 1 && locative(phrases[0].Text) {

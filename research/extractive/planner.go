@@ -103,11 +103,13 @@ func (p *Planner) Plan(ctx context.Context, question string) (*research.Plan, er
 	}
 	verb := strings.Join(dedupe(verbs), " ")
 
+	domain := func(w string) bool { return p.vocab.domain(ctx, w) }
 	var subject, focus string
 	if members != nil {
 		subject = strings.Join(members, w.join)
-		// The possessive domain word ("Go 的 syscall 包中 Syscall、Syscall6 和 RawSyscall") is no focus either.
-		if len(rest) > 0 && !hasCJK(rest[0]) && !strings.Contains(rest[0], " ") && !nameLike(rest[0]) && possessive(q, rest[0]) {
+		// The possessive domain word ("Go 的 syscall 包中 Syscall、Syscall6 和 RawSyscall") is no focus either; a name
+		// stays ("PostgreSQL 的物化视图和普通视图" asks how the two differ in PostgreSQL), whatever the sources say of it.
+		if len(rest) > 0 && domainPossessive(q, rest[0], func(w string) bool { return !nameLike(w) }) {
 			rest = rest[1:]
 		}
 		focus = strings.Join(rest, w.join)
@@ -119,8 +121,7 @@ func (p *Planner) Plan(ctx context.Context, question string) (*research.Plan, er
 		// ("PostgreSQL 的 serial 类型" over PostgreSQL's manual, where it is in a tenth of the passages) or never use
 		// it; "Unicode 的码位" over a language's manual asks about Unicode's code points (vocabulary.domain). "互斥锁的零值"
 		// asks about the mutex.
-		if len(all) > 1 && !hasCJK(all[0]) && !strings.Contains(all[0], " ") && possessive(q, all[0]) &&
-			p.vocab.domain(ctx, all[0]) {
+		if len(all) > 1 && domainPossessive(q, all[0], domain) {
 			all = all[1:]
 		}
 		// A place phrase ("context 包中", in the context package) says where the question is asked, not what about.
@@ -450,6 +451,13 @@ func resolvePronoun(clause, subject, lang string) string {
 		return clause[:loc[0]] + subject + clause[loc[1]:]
 	}
 	return clause
+}
+
+// domainPossessive reports a phrase of question that is one Latin word followed by a possessive mark and, by
+// domain (vocabulary.domain), names the domain the question is asked in: "Go 的 context 包", "PostgreSQL's
+// manual" over PostgreSQL's own.
+func domainPossessive(question, phrase string, domain func(word string) bool) bool {
+	return !hasCJK(phrase) && !strings.Contains(phrase, " ") && possessive(question, phrase) && domain(phrase)
 }
 
 // possessive reports a word of the question followed by a possessive mark: "Go 的", "Go's".
