@@ -147,6 +147,18 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 			hmQuery = append(hmQuery, t)
 		}
 	}
+	// The reference section of an API the question names is read wherever the search found the page: its
+	// sentences describe the name under its heading without repeating it ("Schedules repeated execution of
+	// `callback` every `delay` milliseconds." under "setInterval(callback[, delay])").
+	named := ix.namedSections(nameTerms(sq.Question))
+	namedAt := func(sp lexical.Span) int { // the start of the named section holding sp, -1 for none
+		for _, r := range named {
+			if sp.Start >= r[0] && sp.End <= r[1] {
+				return r[0]
+			}
+		}
+		return -1
+	}
 	// The page's lead: a page whose title is what the question asks about ("Tablespaces" for what tablespaces are
 	// for) says what it is in its first paragraph, however far below the search found the question's words.
 	leadLo, leadHi := -1, -1
@@ -154,7 +166,14 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 		leadLo, leadHi = ix.firstParagraph()
 	}
 	inLead := func(sp lexical.Span) bool { return sp.Start >= leadLo && sp.End <= leadHi }
+	inNamed := func(sp lexical.Span) (int, bool) { // a passage of a named section outside the search's region
+		f := namedAt(sp)
+		return f, f >= 0 && (sp.Start < lo || sp.End > hi)
+	}
 	floor := func(i int) int { // where a quote of passage i may begin
+		if f, ok := inNamed(ix.spans[i]); ok {
+			return f
+		}
 		if inLead(ix.spans[i]) && ix.spans[i].Start < lo {
 			return leadLo
 		}
@@ -166,7 +185,7 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 	scores := map[int]float64{}
 	antecedents := map[int]int{} // passage → the passage it refers back to (see antecedent)
 	for i, sp := range ix.spans {
-		if (sp.Start < lo || sp.End > hi) && !inLead(sp) || !ix.usable[i] {
+		if _, ok := inNamed(sp); (sp.Start < lo || sp.End > hi) && !inLead(sp) && !ok || !ix.usable[i] {
 			continue
 		}
 		s := ix.bm25.Score(union, i)
@@ -788,7 +807,7 @@ func (a *Analyst) index(doc *sources.Document) *docIndex {
 		fenced = fencedRanges(text)
 	}
 	h := 0
-	var headTokens, prevHead, curHead []string
+	var headTokens, prevHead, curHead, curName []string
 	ix.leadOf = make([]int, len(ix.spans))
 	leadAt, followers, leadList := -1, 0, 0
 	ordinal := false // the lead announces a count that paragraphs "The first …", "The second …" spell out
@@ -802,6 +821,10 @@ func (a *Analyst) index(doc *sources.Document) *docIndex {
 			// The heading and the one above it: a crude hierarchy that keeps "2.6 优化建议" over "选项一：…".
 			prevHead = curHead
 			curHead = lexical.Tokenize(plainText(heads[h].Text))
+			curName = curHead
+			if name := signatureName(heads[h].Text); name != "" {
+				curName = lexical.Tokenize(name)
+			}
 			prevHeadText, curHeadText = curHeadText, plainText(heads[h].Text)
 			headTokens = append(append([]string(nil), prevHead...), curHead...)
 			h++
@@ -815,7 +838,7 @@ func (a *Analyst) index(doc *sources.Document) *docIndex {
 		if leadAt >= 0 && followers < maxFollowers && sp.Start-ix.spans[leadAt].End <= maxSection {
 			ix.leadOf[i] = leadAt
 		}
-		ix.head[i] = curHead
+		ix.head[i] = curName
 		ix.within[i] = strings.TrimSpace(prevHeadText + " " + curHeadText)
 		ix.lead[i] = pos
 		pos++
@@ -965,7 +988,8 @@ func isHeading(text string, sp lexical.Span) bool {
 }
 
 // headingMatch is the share of a heading's terms that the query asks for: 1/2 for "type Builder" and a query
-// about strings.Builder, 1/3 for "func (Builder) Cap".
+// about strings.Builder, 1/3 for "func (Builder) Cap", 1 for "setInterval(callback[, delay])" and a query about
+// setInterval (a signature heading's terms are its name's; see signatureName).
 func headingMatch(head, query []string) float64 {
 	if len(head) == 0 {
 		return 0
@@ -983,6 +1007,47 @@ func headingMatch(head, query []string) float64 {
 }
 
 func (ix *docIndex) df(term string) int { return ix.dfs[term] }
+
+// signatureRE is a heading that is a call signature: a name, dotted or not, and its parameter list right after it
+// ("`setInterval(callback[, delay[, ...args]])`", "fs.readFile(path[, options], callback)").
+var signatureRE = regexp.MustCompile("^[#\\s`*]*((?:new )?[A-Za-z_$][\\w$]*(?:\\.[A-Za-z_$][\\w$]*)*)\\(")
+
+// signatureName is the name a signature heading documents ("setInterval" of "#### `setInterval(callback[,
+// delay])`"): its parameters are placeholders the section uses, not what it is about. "" for any other heading.
+func signatureName(heading string) string {
+	m := signatureRE.FindStringSubmatch(heading)
+	if m == nil {
+		return ""
+	}
+	return strings.TrimPrefix(m[1], "new ")
+}
+
+// namedSections are the byte ranges of the sections whose signature heading documents one of the question's names
+// (nameTerms): the reference section of setInterval() wherever on the page the search found the question's words.
+func (ix *docIndex) namedSections(names []string) [][2]int {
+	if len(names) == 0 || ix.view != nil {
+		return nil
+	}
+	var out [][2]int
+	for _, h := range ix.heads {
+		name := lexical.Tokenize(signatureName(h.Text))
+		if len(name) == 0 || !slices.Contains(names, name[len(name)-1]) {
+			continue
+		}
+		// The section runs to the next heading of its level or above: "History" and other lines standing alone
+		// under it are its parts.
+		level := len(h.Text) - len(strings.TrimLeft(h.Text, "#"))
+		hi := len(ix.text)
+		for _, g := range ix.heads {
+			if l := len(g.Text) - len(strings.TrimLeft(g.Text, "#")); g.Start > h.Start && l > 0 && l <= level {
+				hi = g.Start
+				break
+			}
+		}
+		out = append(out, [2]int{h.Start, min(hi, h.Start+maxSection)})
+	}
+	return out
+}
 
 // section widens the byte range [lo, hi) of a search hit to the sections it lies in — from the heading above lo
 // to the next heading after hi — when they are at most maxSection bytes together. Otherwise each end is widened on

@@ -478,3 +478,47 @@ func TestTitleNamed(t *testing.T) {
 		}
 	}
 }
+
+// An API reference names each entry by its signature ("#### `setInterval(callback[, delay])`") and describes it
+// without repeating the name. A question naming setInterval() reads that section wherever on the page the search
+// landed, "History" and the parameter list under the heading included; a signature's parameters are not what its
+// section is about.
+func TestAnalystReadsTheSectionOfANamedSignature(t *testing.T) {
+	history := "History\n\nVersion\tChanges\nv0.0.1\tAdded in: v0.0.1\n\n"
+	text := "# Timers\n\nThe timer functions within Node.js implement a similar API as the timers API provided by Web Browsers.\n\n" +
+		"## Scheduling timers\n\n#### `setImmediate(callback[, ...args])`\n\n" + history +
+		"Schedules the immediate execution of `callback` after I/O events' callbacks.\n\n" +
+		"#### `setInterval(callback[, delay[, ...args]])`\n\n" + history + "- `callback` The function to call when the timer elapses.\n\n" +
+		"Schedules repeated execution of `callback` every `delay` milliseconds.\n\n" +
+		"#### `setTimeout(callback[, delay[, ...args]])`\n\n" + history + "Schedules execution of a one-time `callback` after `delay` milliseconds.\n\n" +
+		"## Timers promises API\n\n#### `timersPromises.setInterval([delay[, value]])`\n\n" +
+		"Returns an async iterator that generates values in an interval of `delay` ms.\n\n" +
+		"The setInterval promise variant is used with `for await` loops in async code over setInterval values.\n"
+	lines := strings.Count(text[:strings.Index(text, "## Timers promises API")], "\n") + 1
+	url := fmt.Sprintf("file:///node/api/timers.html#L%d-L%d", lines, strings.Count(text, "\n"))
+	sq := research.SubQuestion{ID: "q1", Question: "What does setInterval() do?", Queries: []string{"setInterval"}}
+	ev, err := New(Config{EvidencePerSource: 8}).Analyst.Analyze(t.Context(), sq, doc(url, text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var claims []string
+	for _, e := range ev {
+		checkGrounded(t, text, e)
+		claims = append(claims, e.Claim)
+	}
+	if !slices.Contains(claims, "Schedules repeated execution of callback every delay milliseconds.") {
+		t.Errorf("claims %q: want the setInterval section's description", claims)
+	}
+	for _, c := range claims {
+		if strings.Contains(c, "one-time") || strings.Contains(c, "immediate execution") {
+			t.Errorf("claim %q is from another entry's section", c)
+		}
+	}
+	for h, want := range map[string]string{"#### `setInterval(callback[, delay[, ...args]])`": "setInterval",
+		"### fs.readFile(path[, options], callback)": "fs.readFile", "### `new URL(input[, base])`": "URL",
+		"### func (b *Builder) Cap() int": "", "## Class: `Buffer`": "", "## Using setInterval (the basics)": ""} {
+		if got := signatureName(h); got != want {
+			t.Errorf("signatureName(%q) = %q, want %q", h, got, want)
+		}
+	}
+}
