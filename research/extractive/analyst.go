@@ -166,6 +166,31 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 		leadLo, leadHi = ix.firstParagraph()
 	}
 	inLead := func(sp lexical.Span) bool { return sp.Start >= leadLo && sp.End <= leadHi }
+	// The page's opening — what it says before its first section — is read for a sentence that states all the
+	// question asks in its own words (every unit of a variant as asked): the search returns a few chunks a page,
+	// and those it found may be the page's examples while its opening says it in so many words ("In Rust,
+	// iterators are lazy, …").
+	opening := map[int]bool{}
+	var plain []variant // the variants of two or more words as asked, no renderings among them
+	for _, v := range variants {
+		if len(v) > 1 && !slices.ContainsFunc(v, isAlt) {
+			plain = append(plain, v)
+		}
+	}
+	if ix.view == nil && len(plain) > 0 {
+		end := min(len(ix.text), maxSection)
+		if len(ix.heads) > 1 {
+			end = min(end, ix.heads[1].Start)
+		}
+		for i, sp := range ix.spans {
+			if sp.End > end {
+				break
+			}
+			if (sp.Start < lo || sp.End > hi) && ix.usable[i] && a.coverageOf(ix, plain, nil, ix.own[i]) >= 1 {
+				opening[i] = true
+			}
+		}
+	}
 	inNamed := func(sp lexical.Span) (int, bool) { // a passage of a named section outside the search's region
 		f := namedAt(sp)
 		return f, f >= 0 && (sp.Start < lo || sp.End > hi)
@@ -173,6 +198,9 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 	floor := func(i int) int { // where a quote of passage i may begin
 		if f, ok := inNamed(ix.spans[i]); ok {
 			return f
+		}
+		if opening[i] {
+			return 0
 		}
 		if inLead(ix.spans[i]) && ix.spans[i].Start < lo {
 			return leadLo
@@ -185,7 +213,7 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 	scores := map[int]float64{}
 	antecedents := map[int]int{} // passage → the passage it refers back to (see antecedent)
 	for i, sp := range ix.spans {
-		if _, ok := inNamed(sp); (sp.Start < lo || sp.End > hi) && !inLead(sp) && !ok || !ix.usable[i] {
+		if _, ok := inNamed(sp); (sp.Start < lo || sp.End > hi) && !inLead(sp) && !ok && !opening[i] || !ix.usable[i] {
 			continue
 		}
 		s := ix.bm25.Score(union, i)

@@ -522,3 +522,34 @@ func TestAnalystReadsTheSectionOfANamedSignature(t *testing.T) {
 		}
 	}
 }
+
+// The search returns a few chunks of a page; when they are its examples, the page's opening may still say what
+// the question asks in so many words. A sentence of the opening (before the page's first section) stating every
+// word of the question is read; one that states part of it is not.
+func TestAnalystReadsAnOpeningSentenceThatStatesTheQuestion(t *testing.T) {
+	text := "# Processing a Series of Items with Iterators\n\nThe iterator pattern allows you to perform some task on a sequence of items in turn.\n\n" +
+		"In Rust, iterators are lazy, meaning they have no effect until you call methods that consume the iterator to use it up.\n\n" +
+		"Iterators are handy in many places of a program.\n\n" +
+		"## Methods that Produce Other Iterators\n\n" + strings.Repeat("Iterator adaptors are methods defined on the Iterator trait that produce different iterators by changing some aspect of the original iterator.\n\n", 3) +
+		"The map method returns a new iterator that produces the modified items, and the warning tells us that the adaptor is lazy.\n"
+	first := strings.Count(text[:strings.Index(text, "## Methods")], "\n") + 1
+	url := fmt.Sprintf("file:///book/ch13-02-iterators.html#L%d-L%d", first, strings.Count(text, "\n"))
+	sq := research.SubQuestion{ID: "q1", Question: "Are Rust iterators lazy?", Queries: []string{"Rust iterators lazy", "iterators lazy"}}
+	ev, err := New(Config{EvidencePerSource: 8}).Analyst.Analyze(t.Context(), sq, doc(url, text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var claims []string
+	for _, e := range ev {
+		checkGrounded(t, text, e)
+		claims = append(claims, e.Claim)
+	}
+	if !slices.ContainsFunc(claims, func(c string) bool { return strings.HasPrefix(c, "In Rust, iterators are lazy") }) {
+		t.Errorf("claims %q: want the opening's statement that iterators are lazy", claims)
+	}
+	if slices.ContainsFunc(claims, func(c string) bool {
+		return strings.HasPrefix(c, "Iterators are handy") || strings.HasPrefix(c, "The iterator pattern")
+	}) {
+		t.Errorf("claims %q: an opening sentence that states part of the question was read", claims)
+	}
+}
