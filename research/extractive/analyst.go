@@ -1159,12 +1159,21 @@ func titleLeadWords(title string) []string {
 }
 
 // titleLead is what a title names before the site's name or a subtitle: "The Slice Type" of "The Slice Type - The
-// Rust Programming Language", "Traits" of "Traits: Defining Shared Behavior".
+// Rust Programming Language", "Traits" of "Traits: Defining Shared Behavior". A part after the colon that repeats
+// the word before it names one of a kind, and is the lead: "ECMAScript modules" of "Modules: ECMAScript modules".
 func titleLead(title string) string {
-	for _, sep := range []string{" - ", " | ", " — ", " – ", ": "} {
+	for _, sep := range []string{" - ", " | ", " — ", " – "} {
 		title, _, _ = strings.Cut(title, sep)
 	}
-	return title
+	kind, member, ok := strings.Cut(title, ": ")
+	if !ok {
+		return title
+	}
+	words := lexical.Tokenize(kind)
+	if len(words) > 0 && slices.Contains(lexical.Tokenize(member), words[len(words)-1]) {
+		return member
+	}
+	return kind
 }
 
 // firstParagraph is the byte range of the document's first paragraph of prose: from its first usable passage that

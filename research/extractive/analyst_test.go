@@ -426,12 +426,14 @@ func TestAnalystTakesTheSentenceThatOpensItsSection(t *testing.T) {
 
 func TestTitleLead(t *testing.T) {
 	for title, want := range map[string]string{
-		"The Slice Type - The Rust Programming Language":   "The Slice Type",
-		"Cluster | Node.js v20.20.2 Documentation":         "Cluster",
-		"Traits: Defining Shared Behavior - The Rust Book": "Traits",
-		"venv — Creation of virtual environments":          "venv",
-		"23.6. Tablespaces":                                "23.6. Tablespaces",
-		"Package sync":                                     "Package sync",
+		"The Slice Type - The Rust Programming Language":          "The Slice Type",
+		"Cluster | Node.js v20.20.2 Documentation":                "Cluster",
+		"Traits: Defining Shared Behavior - The Rust Book":        "Traits",
+		"venv — Creation of virtual environments":                 "venv",
+		"23.6. Tablespaces":                                       "23.6. Tablespaces",
+		"Package sync":                                            "Package sync",
+		"Modules: ECMAScript modules | Node.js v20 Documentation": "ECMAScript modules",
+		"Modules: Packages | Node.js v20 Documentation":           "Modules",
 	} {
 		if got := titleLead(title); got != want {
 			t.Errorf("titleLead(%q) = %q, want %q", title, got, want)
