@@ -174,13 +174,9 @@ func TestAnalystQuotesASentenceEndingInADemonstrativeWithItsAntecedent(t *testin
 		"The INSERT, UPDATE, and DELETE commands all have an optional RETURNING clause that supports this.\n\n" +
 		"The RETURNING clause can contain column names of the target table.\n\nIn an INSERT, the data available to RETURNING is the row as inserted.\n"
 	sq := research.SubQuestion{ID: "q1", Question: "What is the RETURNING clause of INSERT for?", Queries: []string{"RETURNING clause INSERT"}}
-	ev, err := New(Config{EvidencePerSource: 1}).Analyst.Analyze(t.Context(), sq, doc("file:///pg/dml-returning.html", text))
-	if err != nil {
-		t.Fatal(err)
-	}
+	ev := analyzedWith(t, Config{EvidencePerSource: 1}, sq, doc("file:///pg/dml-returning.html", text))
 	found := false
 	for _, e := range ev {
-		checkGrounded(t, text, e)
 		if strings.HasPrefix(e.Quote, "The INSERT") || strings.HasPrefix(e.Claim, "The INSERT") {
 			t.Errorf("quote %q, claim %q: the demonstrative quoted without what it stands for", e.Quote, e.Claim)
 		}
@@ -499,13 +495,8 @@ func TestAnalystReadsTheSectionOfANamedSignature(t *testing.T) {
 	lines := strings.Count(text[:strings.Index(text, "## Timers promises API")], "\n") + 1
 	url := fmt.Sprintf("file:///node/api/timers.html#L%d-L%d", lines, strings.Count(text, "\n"))
 	sq := research.SubQuestion{ID: "q1", Question: "What does setInterval() do?", Queries: []string{"setInterval"}}
-	ev, err := New(Config{EvidencePerSource: 8}).Analyst.Analyze(t.Context(), sq, doc(url, text))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var claims []string
-	for _, e := range ev {
-		checkGrounded(t, text, e)
+	for _, e := range analyzedWith(t, Config{EvidencePerSource: 8}, sq, doc(url, text)) {
 		claims = append(claims, e.Claim)
 	}
 	if !slices.Contains(claims, "Schedules repeated execution of callback every delay milliseconds.") {
@@ -537,13 +528,8 @@ func TestAnalystReadsAnOpeningSentenceThatStatesTheQuestion(t *testing.T) {
 	first := strings.Count(text[:strings.Index(text, "## Methods")], "\n") + 1
 	url := fmt.Sprintf("file:///book/ch13-02-iterators.html#L%d-L%d", first, strings.Count(text, "\n"))
 	sq := research.SubQuestion{ID: "q1", Question: "Are Rust iterators lazy?", Queries: []string{"Rust iterators lazy", "iterators lazy"}}
-	ev, err := New(Config{EvidencePerSource: 8}).Analyst.Analyze(t.Context(), sq, doc(url, text))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var claims []string
-	for _, e := range ev {
-		checkGrounded(t, text, e)
+	for _, e := range analyzedWith(t, Config{EvidencePerSource: 8}, sq, doc(url, text)) {
 		claims = append(claims, e.Claim)
 	}
 	if !slices.ContainsFunc(claims, func(c string) bool { return strings.HasPrefix(c, "In Rust, iterators are lazy") }) {

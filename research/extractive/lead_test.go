@@ -307,7 +307,13 @@ func analyzedClaims(t *testing.T, sq research.SubQuestion, url, text string) map
 // analyzed reads d for sq with the default analyst and checks that every quote is grounded in d's text.
 func analyzed(t *testing.T, sq research.SubQuestion, d *sources.Document) []research.Evidence {
 	t.Helper()
-	ev, err := New(Config{}).Analyst.Analyze(t.Context(), sq, d)
+	return analyzedWith(t, Config{}, sq, d)
+}
+
+// analyzedWith is analyzed with the analyst of cfg.
+func analyzedWith(t *testing.T, cfg Config, sq research.SubQuestion, d *sources.Document) []research.Evidence {
+	t.Helper()
+	ev, err := New(cfg).Analyst.Analyze(t.Context(), sq, d)
 	if err != nil {
 		t.Fatal(err)
 	}
