@@ -107,8 +107,9 @@ func (p *Planner) Plan(ctx context.Context, question string) (*research.Plan, er
 	var subject, focus string
 	if members != nil {
 		subject = strings.Join(members, w.join)
-		// The possessive domain word ("Go 的 syscall 包中 Syscall、Syscall6 和 RawSyscall") is no focus either; a name
-		// stays ("PostgreSQL 的物化视图和普通视图" asks how the two differ in PostgreSQL), whatever the sources say of it.
+		// The possessive domain word ("Go 的 syscall 包中 Syscall、Syscall6 和 RawSyscall") is no focus either. A name
+		// stays, even one the sources are all about: as the comparison's focus it says where the two are compared
+		// ("PostgreSQL 的物化视图和普通视图" is asked of PostgreSQL's).
 		if len(rest) > 0 && domainPossessive(q, rest[0], func(w string) bool { return !nameLike(w) }) {
 			rest = rest[1:]
 		}

@@ -63,11 +63,11 @@ func (v *vocabulary) setting(ctx context.Context, word string) bool {
 // language's manual, where the code points of Unicode are one topic among many). When no source can tell, a word of
 // common Latin letters ("Go", "Rust") is taken for the domain and a name (sync.Map, WaitGroup) for the subject.
 func (v *vocabulary) domain(ctx context.Context, w string) bool {
-	df, n, known := v.docFreq(ctx, w)
+	df, _, known := v.docFreq(ctx, w)
 	if !known {
 		return !nameLike(w)
 	}
-	return df == 0 || float64(df) > settingShare*float64(n)
+	return df == 0 || v.setting(ctx, w)
 }
 
 // idf returns a term's IDF over all the sources' passages scaled to [0, 2] (twice its share of the IDF of a term
