@@ -830,9 +830,10 @@ func (a *Analyst) index(doc *sources.Document) *docIndex {
 		heads = view.headings(heads)
 	}
 	ix.heads = heads
-	var fenced [][2]int
+	var fenced, hidden [][2]int
 	if view == nil {
 		fenced = fencedRanges(text)
+		hidden = htmlComments(text)
 	}
 	h := 0
 	var headTokens, prevHead, curHead, curName []string
@@ -887,6 +888,9 @@ func (a *Analyst) index(doc *sources.Document) *docIndex {
 		} else if inRanges(fenced, sp.Start) {
 			// A line of a code block in a document — a comment, a string — is code, not a finding on its own;
 			// a lead sentence's quote takes the block along whole (codeEnd).
+			ix.usable[i] = false
+		} else if inRanges(hidden, sp.Start) || inRanges(hidden, sp.End-1) {
+			// An HTML comment in Markdown ("<!-- YAML added: v0.7.8 -->" in Node's API sources) is never shown.
 			ix.usable[i] = false
 		} else if strings.Contains(sp.Text, "\t") {
 			claim, isHeader := tableRowClaim(text, sp)
@@ -1036,18 +1040,23 @@ func headingMatch(head, query []string) float64 {
 
 func (ix *docIndex) df(term string) int { return ix.dfs[term] }
 
-// signatureRE is a heading that is a call signature: a name, dotted or not, and its parameter list right after it
-// ("`setInterval(callback[, delay[, ...args]])`", "fs.readFile(path[, options], callback)").
-var signatureRE = regexp.MustCompile("^[#\\s`*]*((?:new )?[A-Za-z_$][\\w$]*(?:\\.[A-Za-z_$][\\w$]*)*)\\(")
+// signatureRE is a heading that is a call signature — a name, dotted or not, and its parameter list right after
+// it ("`setInterval(callback[, delay[, ...args]])`", "fs.readFile(path[, options], callback)") — or a name alone
+// as code ("`os.EOL`").
+var signatureRE = regexp.MustCompile("^[#\\s*]*(?:`?(?:new )?(" + apiName + ")\\(|`(" + apiName + ")`\\s*$)")
+
+// apiName is a name of an API, dotted or not.
+const apiName = `[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*`
 
 // signatureName is the name a signature heading documents ("setInterval" of "#### `setInterval(callback[,
-// delay])`"): its parameters are placeholders the section uses, not what it is about. "" for any other heading.
+// delay])`", "os.EOL" of "## `os.EOL`"): a signature's parameters are placeholders the section uses, not what it
+// is about. "" for any other heading.
 func signatureName(heading string) string {
 	m := signatureRE.FindStringSubmatch(heading)
 	if m == nil {
 		return ""
 	}
-	return strings.TrimPrefix(m[1], "new ")
+	return m[1] + m[2]
 }
 
 // namedSections are the byte ranges of the sections whose signature heading documents one of the question's names
@@ -1279,6 +1288,25 @@ func fencedRanges(text string) [][2]int {
 		out = append(out, [2]int{open, len(text)})
 	}
 	return out
+}
+
+// htmlComments returns the byte ranges of the HTML comments of a Markdown or plain text ("<!--" to "-->"
+// included), which a rendered page never shows; an unclosed one runs to the end.
+func htmlComments(text string) [][2]int {
+	var out [][2]int
+	for pos := 0; ; {
+		i := strings.Index(text[pos:], "<!--")
+		if i < 0 {
+			return out
+		}
+		start := pos + i
+		j := strings.Index(text[start+4:], "-->")
+		if j < 0 {
+			return append(out, [2]int{start, len(text)})
+		}
+		pos = start + 4 + j + 3
+		out = append(out, [2]int{start, pos})
+	}
 }
 
 // inRanges reports whether offset i lies in one of the ranges.

@@ -509,7 +509,8 @@ func TestAnalystReadsTheSectionOfANamedSignature(t *testing.T) {
 	}
 	for h, want := range map[string]string{"#### `setInterval(callback[, delay[, ...args]])`": "setInterval",
 		"### fs.readFile(path[, options], callback)": "fs.readFile", "### `new URL(input[, base])`": "URL",
-		"### func (b *Builder) Cap() int": "", "## Class: `Buffer`": "", "## Using setInterval (the basics)": ""} {
+		"### func (b *Builder) Cap() int": "", "## Class: `Buffer`": "", "## Using setInterval (the basics)": "",
+		"## `os.EOL`": "os.EOL", "## Overview": "", "### `os` and `path` together": ""} {
 		if got := signatureName(h); got != want {
 			t.Errorf("signatureName(%q) = %q, want %q", h, got, want)
 		}
@@ -539,5 +540,30 @@ func TestAnalystReadsAnOpeningSentenceThatStatesTheQuestion(t *testing.T) {
 		return strings.HasPrefix(c, "Iterators are handy") || strings.HasPrefix(c, "The iterator pattern")
 	}) {
 		t.Errorf("claims %q: an opening sentence that states part of the question was read", claims)
+	}
+}
+
+// Node's Markdown sources carry their metadata in HTML comments ("<!-- YAML added: v0.7.8 -->"), which a rendered
+// page never shows: no passage of one is evidence. The entry's description under its name heading ("## `os.arch()`")
+// is.
+func TestAnalystSkipsHTMLCommentsOfMarkdown(t *testing.T) {
+	text := "# OS\n\nThe node:os module provides operating system-related utility methods and properties.\n\n" +
+		"## `os.EOL`\n\n<!-- YAML\nadded: v0.7.8\n-->\n\nThe end-of-line marker is specific to the operating system.\n\n" +
+		"## `os.arch()`\n\n<!-- YAML\nadded: v0.5.0\n-->\n\nReturns the operating system CPU architecture for which the Node.js binary was compiled.\n"
+	sq := research.SubQuestion{ID: "q1", Question: "What does os.arch() return?", Queries: []string{"os.arch return", "os arch return"}}
+	var claims []string
+	for _, e := range analyzedWith(t, Config{EvidencePerSource: 8}, sq, doc("file:///node/api/os.md", text)) {
+		if strings.Contains(e.Quote, "<!--") || strings.Contains(e.Quote, "-->") {
+			t.Errorf("quote %q is from an HTML comment", e.Quote)
+		}
+		claims = append(claims, e.Claim)
+	}
+	if !slices.Contains(claims, "Returns the operating system CPU architecture for which the Node.js binary was compiled.") {
+		t.Errorf("claims %q: want os.arch()'s description", claims)
+	}
+	for text, want := range map[string]int{"a <!-- b --> c <!-- d --> e": 2, "no comment": 0, "open <!-- never closed": 1} {
+		if got := len(htmlComments(text)); got != want {
+			t.Errorf("htmlComments(%q) found %d, want %d", text, got, want)
+		}
 	}
 }

@@ -109,7 +109,7 @@ func TestCodeWithRemark(t *testing.T) {
 func TestFurniture(t *testing.T) {
 	dir := t.TempDir()
 	text := "# Ownership\n\nEach value in Rust has an owner.\n\n```rust\nfn main() {\n    // The backing memory is freed here\n}\n```\n\n" +
-		"Listing 4-5: Returning ownership of parameters\n\nPress S or / to search in the book.\n"
+		"Listing 4-5: Returning ownership of parameters\n\nPress S or / to search in the book.\n\n<!-- YAML\nadded: v0.7.8\n-->\n"
 	path := filepath.Join(dir, "own.md")
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
@@ -124,22 +124,25 @@ func TestFurniture(t *testing.T) {
 	}
 	src := corpus.FileURL(path, 1, 13)
 	rep := &research.Report{
-		Citations: []research.Citation{{N: 1, EvidenceIDs: []string{"e1"}}, {N: 2, EvidenceIDs: []string{"e2"}}, {N: 3, EvidenceIDs: []string{"e3"}}, {N: 4, EvidenceIDs: []string{"e4"}}},
+		Citations: []research.Citation{{N: 1, EvidenceIDs: []string{"e1"}}, {N: 2, EvidenceIDs: []string{"e2"}}, {N: 3, EvidenceIDs: []string{"e3"}}, {N: 4, EvidenceIDs: []string{"e4"}},
+			{N: 5, EvidenceIDs: []string{"e5"}}},
 		Evidence: []research.Evidence{
 			{ID: "e1", Quote: "Each value in Rust has an owner.", Source: src},
 			{ID: "e2", Quote: "The backing memory is freed here", Source: src},
 			{ID: "e3", Quote: "Listing 4-5: Returning ownership of parameters", Source: src},
 			{ID: "e4", Quote: "Press S or / to search in the book.", Source: src},
+			{ID: "e5", Quote: "<!-- YAML\nadded: v0.7.8", Source: src},
 		},
 		CitationMap: []research.Conclusion{
 			{Text: "Each value in Rust has an owner [1].", EvidenceIDs: []string{"e1"}},
 			{Text: "The backing memory is freed here [2].", EvidenceIDs: []string{"e2"}},
 			{Text: "Listing 4-5: Returning ownership of parameters [3].", EvidenceIDs: []string{"e3"}},
 			{Text: "Press S or / to search in the book [4].", EvidenceIDs: []string{"e4"}},
+			{Text: "<!-- YAML added: v0.7.8 [5].", EvidenceIDs: []string{"e5"}},
 		},
 	}
 	got := Furniture(t.Context(), rep, ix)
-	want := []string{"navigation: Press S", "caption: Listing 4-5", "comment out of its code: The backing"}
+	want := []string{"navigation: Press S", "caption: Listing 4-5", "comment out of its code: The backing", "markup: <!-- YAML"}
 	if len(got) != len(want) {
 		t.Fatalf("furniture %q, want %d items", got, len(want))
 	}
