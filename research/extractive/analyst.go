@@ -833,7 +833,7 @@ func (a *Analyst) index(doc *sources.Document) *docIndex {
 	var fenced, hidden [][2]int
 	if view == nil {
 		fenced = fencedRanges(text)
-		hidden = htmlComments(text)
+		hidden = htmlComments(text, fenced)
 	}
 	h := 0
 	var headTokens, prevHead, curHead, curName []string
@@ -1290,23 +1290,33 @@ func fencedRanges(text string) [][2]int {
 	return out
 }
 
-// htmlComments returns the byte ranges of the HTML comments of a Markdown or plain text ("<!--" to "-->"
-// included), which a rendered page never shows; an unclosed one runs to the end.
-func htmlComments(text string) [][2]int {
+// htmlComments returns the byte ranges of the HTML comments of a Markdown text ("<!--" to "-->" included), which
+// a rendered page never shows: as CommonMark reads them, a comment opens a line (after at most three spaces) and
+// runs to the line holding "-->", or to the end when none does. A "<!--" inside a sentence or in a fenced code
+// block (fenced) is what the text talks about, not a comment.
+func htmlComments(text string, fenced [][2]int) [][2]int {
 	var out [][2]int
-	for pos := 0; ; {
-		i := strings.Index(text[pos:], "<!--")
-		if i < 0 {
-			return out
+	for pos := 0; pos < len(text); {
+		end := strings.IndexByte(text[pos:], '\n')
+		if end < 0 {
+			end = len(text)
+		} else {
+			end += pos
 		}
-		start := pos + i
-		j := strings.Index(text[start+4:], "-->")
-		if j < 0 {
+		line := text[pos:end]
+		if t := strings.TrimLeft(line, " "); len(line)-len(t) <= 3 && strings.HasPrefix(t, "<!--") && !inRanges(fenced, pos) {
+			start := pos + len(line) - len(t)
+			if j := strings.Index(text[start+4:], "-->"); j >= 0 {
+				stop := start + 4 + j + 3
+				out = append(out, [2]int{start, stop})
+				pos = stop
+				continue
+			}
 			return append(out, [2]int{start, len(text)})
 		}
-		pos = start + 4 + j + 3
-		out = append(out, [2]int{start, pos})
+		pos = end + 1
 	}
+	return out
 }
 
 // inRanges reports whether offset i lies in one of the ranges.

@@ -561,9 +561,39 @@ func TestAnalystSkipsHTMLCommentsOfMarkdown(t *testing.T) {
 	if !slices.Contains(claims, "Returns the operating system CPU architecture for which the Node.js binary was compiled.") {
 		t.Errorf("claims %q: want os.arch()'s description", claims)
 	}
-	for text, want := range map[string]int{"a <!-- b --> c <!-- d --> e": 2, "no comment": 0, "open <!-- never closed": 1} {
-		if got := len(htmlComments(text)); got != want {
+	for text, want := range map[string]int{
+		"<!-- a -->\nText.\n<!-- b\nc -->\nMore.": 2,
+		"no comment":                            0,
+		"Text.\n<!-- never closed\nrest":        1,
+		"Write <!-- to open a comment in HTML.": 0, // in a sentence: what the text talks about
+		"```html\n<!-- in code\n```\nText.":     0,
+	} {
+		if got := len(htmlComments(text, fencedRanges(text))); got != want {
 			t.Errorf("htmlComments(%q) found %d, want %d", text, got, want)
 		}
 	}
+}
+
+// The Markdown structure the analyst reads from untrusted files — HTML comments and signature headings — is
+// parsed without panics into ranges and names that lie within the text: comments ascending, apart, each opening
+// with "<!--"; a heading's name a part of it.
+func FuzzMarkdownStructure(f *testing.F) {
+	for _, s := range []string{"## `os.EOL`\n\n<!-- YAML\nadded: v0.7.8\n-->\n\nText.", "#### `setInterval(callback[, delay])`",
+		"<!--", "   <!-- a --> b\n<!--\n", "```\n<!--\n```\n-->", "### new URL(input)", "## `a.`"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		prev := 0
+		for _, r := range htmlComments(text, fencedRanges(text)) {
+			if r[0] < prev || r[1] < r[0] || r[1] > len(text) || !strings.HasPrefix(text[r[0]:], "<!--") {
+				t.Fatalf("htmlComments(%q): bad range %v after %d", text, r, prev)
+			}
+			prev = r[1]
+		}
+		for _, line := range strings.Split(text, "\n") {
+			if name := signatureName(line); name != "" && !strings.Contains(line, name) {
+				t.Fatalf("signatureName(%q) = %q, not a part of it", line, name)
+			}
+		}
+	})
 }

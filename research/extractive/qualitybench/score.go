@@ -257,7 +257,7 @@ func Furniture(ctx context.Context, rep *research.Report, f sources.Fetcher) []s
 			out = append(out, "navigation: "+clip(s))
 		case lexical.IsCaption(s):
 			out = append(out, "caption: "+clip(s))
-		case strings.Contains(s, "<!--") || strings.Contains(s, "-->"):
+		case strings.Contains(s, "<!--"):
 			// An HTML comment in a Markdown source ("<!-- YAML added: v0.7.8 -->") is markup no reader sees.
 			out = append(out, "markup: "+clip(s))
 		}
