@@ -147,31 +147,21 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 			hmQuery = append(hmQuery, t)
 		}
 	}
-	// The reference section of an API the question names is read wherever the search found the page: its
-	// sentences describe the name under its heading without repeating it ("Schedules repeated execution of
-	// `callback` every `delay` milliseconds." under "setInterval(callback[, delay])").
-	named := ix.namedSections(nameTerms(sq.Question))
-	namedAt := func(sp lexical.Span) int { // the start of the named section holding sp, -1 for none
-		for _, r := range named {
-			if sp.Start >= r[0] && sp.End <= r[1] {
-				return r[0]
-			}
-		}
-		return -1
+	// Beyond the search's region, the analyst reads the places where the page itself says what the question asks,
+	// each with where a quote there may begin (see beyond):
+	outside := func(sp lexical.Span) bool { return sp.Start < lo || sp.End > hi }
+	var more []beyond
+	// - the reference section of an API the question names: its sentences describe the name under its heading
+	//   without repeating it ("Schedules repeated execution of `callback` every `delay` milliseconds." under
+	//   "setInterval(callback[, delay])");
+	for _, r := range ix.namedSections(nameTerms(sq.Question)) {
+		more = append(more, beyond{r[0], r[1], r[0]})
 	}
-	// The page's lead: a page whose title is what the question asks about ("Tablespaces" for what tablespaces are
-	// for) says what it is in its first paragraph, however far below the search found the question's words.
-	leadLo, leadHi := -1, -1
-	if ix.view == nil && titleNamed(doc.Title, union) {
-		leadLo, leadHi = ix.firstParagraph()
-	}
-	inLead := func(sp lexical.Span) bool { return sp.Start >= leadLo && sp.End <= leadHi }
-	// The page's opening — what it says before its first section — is read for a sentence that states all the
-	// question asks in its own words (every unit of a variant as asked): the search returns a few chunks a page,
-	// and those it found may be the page's examples while its opening says it in so many words ("In Rust,
-	// iterators are lazy, …").
-	opening := map[int]bool{}
-	var plain []variant // the variants of two or more words as asked, no renderings among them
+	// - a sentence of the page's opening (before its first section) that states all the question asks in its own
+	//   words (every unit of a variant as asked, no rendering): the search returns a few chunks a page, and those
+	//   it found may be the page's examples while its opening says it in so many words ("In Rust, iterators are
+	//   lazy, …");
+	var plain []variant
 	for _, v := range variants {
 		if len(v) > 1 && !slices.ContainsFunc(v, isAlt) {
 			plain = append(plain, v)
@@ -186,24 +176,25 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 			if sp.End > end {
 				break
 			}
-			if (sp.Start < lo || sp.End > hi) && ix.usable[i] && a.coverageOf(ix, plain, nil, ix.own[i]) >= 1 {
-				opening[i] = true
+			if outside(sp) && ix.usable[i] && a.coverageOf(ix, plain, nil, ix.own[i]) >= 1 {
+				more = append(more, beyond{sp.Start, sp.End, 0})
 			}
 		}
 	}
-	inNamed := func(sp lexical.Span) (int, bool) { // a passage of a named section outside the search's region
-		f := namedAt(sp)
-		return f, f >= 0 && (sp.Start < lo || sp.End > hi)
+	// - the page's lead, when its title is what the question asks about ("Tablespaces" for what tablespaces are
+	//   for): it says what it is in its first paragraph, however far below the search found the question's words.
+	if ix.view == nil && titleNamed(doc.Title, union) {
+		if leadLo, leadHi := ix.firstParagraph(); leadLo >= 0 {
+			more = append(more, beyond{leadLo, leadHi, leadLo})
+		}
 	}
 	floor := func(i int) int { // where a quote of passage i may begin
-		if f, ok := inNamed(ix.spans[i]); ok {
-			return f
-		}
-		if opening[i] {
-			return 0
-		}
-		if inLead(ix.spans[i]) && ix.spans[i].Start < lo {
-			return leadLo
+		if sp := ix.spans[i]; outside(sp) {
+			for _, r := range more {
+				if r.holds(sp) {
+					return r.floor
+				}
+			}
 		}
 		return lo
 	}
@@ -213,7 +204,7 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 	scores := map[int]float64{}
 	antecedents := map[int]int{} // passage → the passage it refers back to (see antecedent)
 	for i, sp := range ix.spans {
-		if _, ok := inNamed(sp); (sp.Start < lo || sp.End > hi) && !inLead(sp) && !ok && !opening[i] || !ix.usable[i] {
+		if outside(sp) && !slices.ContainsFunc(more, func(r beyond) bool { return r.holds(sp) }) || !ix.usable[i] {
 			continue
 		}
 		s := ix.bm25.Score(union, i)
@@ -1059,6 +1050,13 @@ func signatureName(heading string) string {
 	return m[1] + m[2]
 }
 
+// beyond is a part of a document the analyst reads beyond the search's region: the passages within [lo, hi), whose
+// quotes may begin no earlier than floor.
+type beyond struct{ lo, hi, floor int }
+
+// holds reports a passage within the part.
+func (b beyond) holds(sp lexical.Span) bool { return sp.Start >= b.lo && sp.End <= b.hi }
+
 // namedSections are the byte ranges of the sections whose signature heading documents one of the question's names
 // (nameTerms): the reference section of setInterval() wherever on the page the search found the question's words.
 func (ix *docIndex) namedSections(names []string) [][2]int {
@@ -1268,12 +1266,7 @@ func fencedRanges(text string) [][2]int {
 	var out [][2]int
 	open := -1
 	for pos := 0; pos < len(text); {
-		end := strings.IndexByte(text[pos:], '\n')
-		if end < 0 {
-			end = len(text)
-		} else {
-			end += pos
-		}
+		end := lineEnd(text, pos)
 		if t := strings.TrimSpace(text[pos:end]); strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
 			if open < 0 {
 				open = end
@@ -1297,12 +1290,7 @@ func fencedRanges(text string) [][2]int {
 func htmlComments(text string, fenced [][2]int) [][2]int {
 	var out [][2]int
 	for pos := 0; pos < len(text); {
-		end := strings.IndexByte(text[pos:], '\n')
-		if end < 0 {
-			end = len(text)
-		} else {
-			end += pos
-		}
+		end := lineEnd(text, pos)
 		line := text[pos:end]
 		if t := strings.TrimLeft(line, " "); len(line)-len(t) <= 3 && strings.HasPrefix(t, "<!--") && !inRanges(fenced, pos) {
 			start := pos + len(line) - len(t)
@@ -1455,6 +1443,14 @@ func completesLead(lead string) bool {
 
 var continuationWords = toSet(`must should shall can could may might will would is are be include includes including
 	to of for with by as from in on into the a an and or either than`)
+
+// lineEnd is the offset of the end of the line holding offset i: its newline, or the end of text.
+func lineEnd(text string, i int) int {
+	if k := strings.IndexByte(text[i:], '\n'); k >= 0 {
+		return i + k
+	}
+	return len(text)
+}
 
 // lineStart is the offset of the start of the line holding offset i.
 func lineStart(text string, i int) int {

@@ -28,7 +28,7 @@ func focusVariants(ctx context.Context, core research.SubQuestion, v *vocabulary
 	q := core.Queries[0]
 	// The subject's units count twice: "data race" is what "What is a data race and how should programs avoid
 	// it?" is about; "avoid" only says what is asked of it.
-	if subj := subjectOf(core.Question, func(w string) bool { return v.domain(ctx, w) }); subj != "" && subj != q {
+	if subj := subjectOf(ctx, core.Question, v); subj != "" && subj != q {
 		q = subj + " " + q
 	}
 	out := []variant{queryVariant(q)}
@@ -273,13 +273,14 @@ func without(variants []variant, words []string) []variant {
 }
 
 // subjectOf is the question's subject as the planner sees it: the members of a comparison, else its first key
-// phrase (after a possessive word that domain reports names the domain, such as "Go 的"; see vocabulary.domain).
-func subjectOf(question string, domain func(word string) bool) string {
+// phrase (after a possessive word that names the domain the sources v are about, such as "Go 的"; see
+// vocabulary.domain).
+func subjectOf(ctx context.Context, question string, v *vocabulary) string {
 	phrases, _ := splitPhrases(question)
 	if len(phrases) == 0 {
 		return ""
 	}
-	if len(phrases) > 1 && domainPossessive(question, phrases[0].Text, domain) {
+	if len(phrases) > 1 && domainPossessive(question, phrases[0].Text, func(w string) bool { return v.domain(ctx, w) }) {
 		phrases = phrases[1:]
 	}
 	if len(phrases) > 1 && locative(phrases[0].Text) {

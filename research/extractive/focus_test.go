@@ -218,19 +218,22 @@ func TestPoolFocusWeighsTermsByTheSources(t *testing.T) {
 // same rule the planner follows (vocabulary.domain): "PostgreSQL" over PostgreSQL's manual, not "Unicode" over a
 // manual where it is one topic.
 func TestSubjectOfLeavesOutOnlyTheDomain(t *testing.T) {
+	vocab := func(word string, df int) *vocabulary { // the sources' passages using word, of 10000
+		return newVocabulary([]sources.Searcher{vocabSource{df: map[string]int{word: df, strings.ToLower(word): df}}})
+	}
 	for _, tc := range []struct {
-		q      string
-		domain bool
-		want   string
+		q    string
+		v    *vocabulary
+		want string
 	}{
-		{"PostgreSQL 的物化视图和普通视图有什么区别？", true, "物化视图 普通视图"},
-		{"PostgreSQL 的物化视图和普通视图有什么区别？", false, "PostgreSQL"},
-		{"Unicode 的码位是什么？", false, "Unicode"},
-		{"Unicode 的码位是什么？", true, "码位"},
+		{"PostgreSQL 的物化视图和普通视图有什么区别？", vocab("PostgreSQL", 2700), "物化视图 普通视图"}, // the manual's setting
+		{"PostgreSQL 的物化视图和普通视图有什么区别？", vocab("PostgreSQL", 40), "PostgreSQL"},
+		{"Unicode 的码位是什么？", vocab("Unicode", 40), "Unicode"}, // one topic among many
+		{"Unicode 的码位是什么？", vocab("Unicode", 0), "码位"},       // never used
+		{"Go 的延迟函数在什么时候执行？", nil, "延迟函数"},                    // no vocabulary: a plain word is the domain
 	} {
-		got := subjectOf(tc.q, func(string) bool { return tc.domain })
-		if got != tc.want {
-			t.Errorf("subjectOf(%q, domain %v) = %q, want %q", tc.q, tc.domain, got, tc.want)
+		if got := subjectOf(t.Context(), tc.q, tc.v); got != tc.want {
+			t.Errorf("subjectOf(%q) = %q, want %q", tc.q, got, tc.want)
 		}
 	}
 	v := newVocabulary([]sources.Searcher{vocabSource{df: map[string]int{"PostgreSQL": 2700, "postgresql": 2700, "Unicode": 40, "unicode": 40}}})
