@@ -320,11 +320,23 @@ func isPermalink(a *html.Node) bool {
 		return true
 	}
 	if strings.EqualFold(attr(a, "role"), "doc-backlink") {
-		return true // a footnote's link back to where it is cited
+		// A footnote's link back to where it is cited; in a heading it is the heading's text, linked back to the
+		// page's table of contents (Sphinx's "toc-backref": "Why are Python strings immutable?").
+		return !inHeading(a)
 	}
 	switch text {
 	case "", "¶", "#", "§", "🔗", "¶¶", "◆", "↩":
 		return a.FirstChild == nil || !hasElement(a, "img")
+	}
+	return false
+}
+
+// inHeading reports a node within a heading element (h1 to h6).
+func inHeading(n *html.Node) bool {
+	for p := n.Parent; p != nil; p = p.Parent {
+		if p.Type == html.ElementNode && len(p.Data) == 2 && p.Data[0] == 'h' && p.Data[1] >= '1' && p.Data[1] <= '6' {
+			return true
+		}
 	}
 	return false
 }
