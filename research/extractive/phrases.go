@@ -29,8 +29,11 @@ var (
 		may might must what which who whom whose when where why how it its this that these those there here
 		i me my we our you your he him his she her they them their than such any some each every please tell
 		explain describe s t not
-		rule rules program programs way ways thing things kind kinds sort sorts difference differences example examples
+		rule rules program programs way ways thing things difference differences example examples
 		part parts aspect aspects someone something anything follow follows instead whether`)
+	// enKindWords end a phrase only as the head of "… of": "what kind of lock", "all sorts of values"; "Are sorts
+	// in Python stable?" asks about sorts.
+	enKindWords    = toSet(`kind kinds sort sorts`)
 	enConjunctions = toSet(`and or vs versus nor`)
 	// enClauseOpener is a word that opens a question of its own after "and" ("… and how should programs avoid it?").
 	enClauseOpener = regexp.MustCompile(`^(` + enClauseOpeners + `)$`)
@@ -86,6 +89,10 @@ const enClauseOpeners = `how|what|why|when|where|which|who|is|are|does|do|can|sh
 func splitEN(q string) (out []phrase, verbs []string) {
 	var cur []string
 	conj := false
+	// listed[k]: phrase k follows phrase k-1 after a bare comma ("INSERT, UPDATE and DELETE"); comma is the phrase
+	// a comma just closed, -1 when the last word was no such comma.
+	listed := map[int]bool{}
+	comma := -1
 	flush := func() {
 		if len(cur) > 0 {
 			out = append(out, phrase{Text: strings.Join(cur, " "), Conj: conj})
@@ -94,10 +101,21 @@ func splitEN(q string) (out []phrase, verbs []string) {
 		cur = nil
 	}
 	prev := ""
-	for _, w := range wordRE.FindAllString(q, -1) {
+	words := wordRE.FindAllString(q, -1)
+	for i, w := range words {
 		lw := strings.ToLower(w)
 		after := prev
 		prev = lw
+		kindOf := enKindWords[lw] && i+1 < len(words) && strings.EqualFold(words[i+1], "of")
+		if w == "," {
+			flush()
+			comma = len(out) - 1
+		} else if comma >= 0 {
+			if len(cur) == 0 && comma == len(out)-1 && !enConjunctions[lw] && !enSeparators[lw] && isWordish(w) && !enRelationVerbs[lw] {
+				listed[len(out)] = true
+			}
+			comma = -1
+		}
 		switch {
 		case after == "how" && enHowWords[lw]:
 			// "How long", "how many": one question word, not a topic.
@@ -105,7 +123,7 @@ func splitEN(q string) (out []phrase, verbs []string) {
 		case enConjunctions[lw]:
 			flush()
 			conj = len(out) > 0
-		case enSeparators[lw] || !isWordish(w):
+		case enSeparators[lw] || kindOf || !isWordish(w):
 			flush()
 			if !isWordish(w) && w != "," || conj && enClauseOpener.MatchString(lw) {
 				// "… in Python and how do they differ from …": the conjunction joins two questions, not two
@@ -125,6 +143,15 @@ func splitEN(q string) (out []phrase, verbs []string) {
 		}
 	}
 	flush()
+	// A serial list joins all its items: "INSERT, UPDATE and DELETE" is one group of three, as "A and B" is of two.
+	for i := len(out) - 1; i > 0; i-- {
+		if !out[i].Conj {
+			continue
+		}
+		for k := i - 1; k > 0 && listed[k]; k-- {
+			out[k].Conj = true
+		}
+	}
 	return out, verbs
 }
 

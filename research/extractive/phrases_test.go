@@ -1,6 +1,9 @@
 package extractive
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestPlainText(t *testing.T) {
 	tests := []struct{ in, want string }{
@@ -15,6 +18,34 @@ func TestPlainText(t *testing.T) {
 	for _, tt := range tests {
 		if got := plainText(tt.in); got != tt.want {
 			t.Errorf("plainText(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// English questions split into key phrases: a serial list ("INSERT, UPDATE and DELETE") is one group of conjuncts,
+// as "A and B" is, while a comma that ends an opening phrase ("In Go, what …") joins nothing; "kind" and "sort" end
+// a phrase only as the head of "… of", so "sorts" can be what is asked about.
+func TestSplitEnglishPhrases(t *testing.T) {
+	for _, tc := range []struct{ q, want string }{
+		{"What is the RETURNING clause of INSERT, UPDATE and DELETE for?", "RETURNING clause | INSERT | +UPDATE | +DELETE"},
+		{"How do lists, tuples and dicts differ?", "lists | +tuples | +dicts"},
+		{"In Go, what is a channel and a mutex?", "Go | channel | +mutex"},
+		{"What are lists, and how do they differ from tuples and sets?", "lists | tuples | +sets"},
+		{"Are sorts in Python stable?", "sorts | Python stable"},
+		{"What kind of lock should I use?", "lock"},
+		{"What sorts of values can a map key hold?", "values | map key hold"},
+	} {
+		ph, _ := splitPhrases(tc.q)
+		var got []string
+		for _, p := range ph {
+			if p.Conj {
+				got = append(got, "+"+p.Text)
+			} else {
+				got = append(got, p.Text)
+			}
+		}
+		if g := strings.Join(got, " | "); g != tc.want {
+			t.Errorf("splitPhrases(%q) = %q, want %q", tc.q, g, tc.want)
 		}
 	}
 }

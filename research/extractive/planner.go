@@ -80,6 +80,14 @@ func (p *Planner) Plan(ctx context.Context, question string) (*research.Plan, er
 		phrases = []phrase{{Text: strings.Trim(q, "?？!！。. ")}}
 	}
 
+	// A last phrase the question puts after "of" or "in" names the domain it is asked in when the sources are all
+	// about it ("the url module of Node.js" over Node's API reference, "… for in PostgreSQL" over its manual): it is
+	// no subject, focus or topic of a facet, only a word the question's own search keeps.
+	tail := ""
+	if k := len(phrases) - 1; k > 0 && !phrases[k].Conj && domainTail(q, phrases[k].Text, func(w string) bool { return p.vocab.setting(ctx, w) }) {
+		tail = phrases[k].Text
+		phrases = phrases[:k]
+	}
 	// Group conjuncts: "DeepAgent and Claude Code" is one group of two members.
 	var groups [][]string
 	for _, ph := range phrases {
@@ -196,7 +204,7 @@ func (p *Planner) Plan(ctx context.Context, question string) (*research.Plan, er
 	}
 
 	// The question itself comes first: it is what the report must answer.
-	core := []string{strings.Join(all, " ")}
+	core := []string{strings.TrimSpace(strings.Join(all, " ") + " " + tail)}
 	if verb != "" {
 		core = append(core, strings.TrimSpace(focus+" "+verb))
 	}
@@ -459,6 +467,26 @@ func resolvePronoun(clause, subject, lang string) string {
 // manual" over PostgreSQL's own.
 func domainPossessive(question, phrase string, domain func(word string) bool) bool {
 	return !hasCJK(phrase) && !strings.Contains(phrase, " ") && possessive(question, phrase) && domain(phrase)
+}
+
+// domainTail reports a phrase of question that is one Latin word after "of" or "in" (its article aside) and, by
+// setting (vocabulary.setting), names what the sources are all about: "the url module of Node.js", "a mutex in Go".
+func domainTail(question, phrase string, setting func(word string) bool) bool {
+	if hasCJK(phrase) || strings.Contains(phrase, " ") {
+		return false
+	}
+	i := strings.LastIndex(question, phrase)
+	if i < 0 {
+		return false
+	}
+	before := strings.Fields(strings.ToLower(question[:i]))
+	if n := len(before); n > 0 && (before[n-1] == "the" || before[n-1] == "a" || before[n-1] == "an") {
+		before = before[:n-1]
+	}
+	if n := len(before); n == 0 || before[n-1] != "of" && before[n-1] != "in" {
+		return false
+	}
+	return setting(phrase)
 }
 
 // possessive reports a word of the question followed by a possessive mark: "Go 的", "Go's".

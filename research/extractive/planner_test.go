@@ -318,3 +318,40 @@ func TestPlannerKeepsAPossessiveTopicWordInTheSubject(t *testing.T) {
 		})
 	}
 }
+
+// A last phrase after "of" or "in" that the sources are all about ("the url module of Node.js" over Node's API
+// reference) says where the question is asked: the facets ask about the url module, and the dotted name is not
+// taken for the subject, while the question's own search keeps it. Where the word is a topic like any other, or no
+// vocabulary can tell, it stays the subject.
+func TestPlannerSkipsTheSourcesSettingAfterOf(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		q      string
+		cfg    Config
+		want   string // the subject of the facet sub-questions
+		domain string
+	}{
+		{"the sources' setting", "What does the url module of Node.js provide?",
+			Config{Searchers: []sources.Searcher{vocabSource{df: map[string]int{"Node.js": 3000, "node.js": 3000}}}}, "url module", "Node.js"},
+		{"after in", "What is the zero value of a mutex in Go?",
+			Config{Searchers: []sources.Searcher{vocabSource{df: map[string]int{"Go": 3000, "go": 3000}}}}, "zero value", "Go"},
+		{"a topic of the sources", "What does the url module of Node.js provide?",
+			Config{Searchers: []sources.Searcher{vocabSource{df: map[string]int{"Node.js": 40, "node.js": 40}}}}, "Node.js", "Node.js"},
+		{"no vocabulary", "What does the url module of Node.js provide?", Config{}, "Node.js", "Node.js"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			plan, err := New(tc.cfg).Planner.Plan(t.Context(), tc.q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			last := plan.SubQuestions[len(plan.SubQuestions)-1].Question
+			if !strings.Contains(last, tc.want) {
+				t.Errorf("last sub-question %q: want it about %q", last, tc.want)
+			}
+			// The question's own search still has every word it asks with.
+			if first := plan.SubQuestions[0].Queries[0]; !strings.Contains(first, tc.domain) {
+				t.Errorf("first query %q lost %q", first, tc.domain)
+			}
+		})
+	}
+}
