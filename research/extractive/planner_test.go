@@ -355,3 +355,39 @@ func TestPlannerSkipsTheSourcesSettingAfterOf(t *testing.T) {
 		})
 	}
 }
+
+// The planner reads questions as users type them, so it is fuzzed: no panic, and either a clear error or a plan
+// whose every sub-question has a query; every key phrase is made of the question's own words.
+func FuzzPlanner(f *testing.F) {
+	for _, s := range []string{"What is the RETURNING clause of INSERT, UPDATE and DELETE for in PostgreSQL?",
+		"Are sorts in Python stable?", "In Go, what is a channel and a mutex?", "PostgreSQL 的物化视图和普通视图有什么区别？",
+		", , and", "What kind of", "of in of", "a, b, c or d", "？", "sorts of sorts of"} {
+		f.Add(s)
+	}
+	p := New(Config{Searchers: []sources.Searcher{vocabSource{df: map[string]int{"PostgreSQL": 3000, "postgresql": 3000}}}}).Planner
+	f.Fuzz(func(t *testing.T, q string) {
+		if len(q) > 300 {
+			return
+		}
+		phrases, _ := splitPhrases(q)
+		for _, ph := range phrases {
+			for _, w := range strings.Fields(ph.Text) {
+				if !strings.Contains(q, w) {
+					t.Fatalf("splitPhrases(%q): phrase %q has %q, not a word of the question", q, ph.Text, w)
+				}
+			}
+		}
+		plan, err := p.Plan(t.Context(), q)
+		if err != nil {
+			return
+		}
+		if len(plan.SubQuestions) == 0 {
+			t.Fatalf("Plan(%q): no sub-questions and no error", q)
+		}
+		for _, sq := range plan.SubQuestions {
+			if strings.TrimSpace(sq.Question) == "" || len(sq.Queries) == 0 {
+				t.Fatalf("Plan(%q): sub-question %+v without a question or a query", q, sq)
+			}
+		}
+	})
+}
