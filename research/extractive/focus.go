@@ -3,6 +3,7 @@ package extractive
 import (
 	"context"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/deepresearch/deepresearch/lexical"
@@ -26,12 +27,27 @@ func focusVariants(ctx context.Context, core research.SubQuestion, v *vocabulary
 		return []variant{queryVariant(core.Question)}
 	}
 	q := core.Queries[0]
+	// The domain the question names after "of" or "in" ("PostgreSQL" over its manual, which the planner keeps in the
+	// search) tells no item apart: the focus is on the rest.
+	if f := strings.Fields(q); len(f) > 1 {
+		setting := func(w string) bool { return v.setting(ctx, w) }
+		rest := slices.DeleteFunc(slices.Clone(f), func(w string) bool { return domainTail(core.Question, w, setting) })
+		if len(rest) > 0 {
+			q = strings.Join(rest, " ")
+		}
+	}
 	// The subject's units count twice: "data race" is what "What is a data race and how should programs avoid
 	// it?" is about; "avoid" only says what is asked of it.
 	if subj := subjectOf(ctx, core.Question, v); subj != "" && subj != q {
 		q = subj + " " + q
 	}
 	out := []variant{queryVariant(q)}
+	// A common noun after a name says what kind of thing the name is ("the ANALYZE command", "the RETURNING
+	// clause"); when the sources seldom put it there (under a fifth of the passages using the name), they speak of
+	// the name alone, and so may the focus.
+	if k := kindNouns(ctx, q, v); len(k) > 0 {
+		out = append(out, queryVariant(strings.Join(slices.DeleteFunc(strings.Fields(q), func(w string) bool { return k[w] }), " ")))
+	}
 	if hasCJK(q) {
 		var mixed []string
 		for _, f := range strings.Fields(q) {
@@ -50,6 +66,28 @@ func focusVariants(ctx context.Context, core research.SubQuestion, v *vocabulary
 		if u := usedZH(v, q); u != "" && u != t {
 			out = append(out, queryVariant(u))
 		}
+	}
+	return out
+}
+
+// kindNouns are the words of q that follow a name of the domain (nameLike) as a common noun the sources seldom put
+// after it: "command" of "ANALYZE command" over PostgreSQL's manual (15 of the 169 passages using ANALYZE). None
+// when no source can tell.
+func kindNouns(ctx context.Context, q string, v *vocabulary) map[string]bool {
+	f := strings.Fields(q)
+	out := map[string]bool{}
+	for i := 1; i < len(f); i++ {
+		if !nameLike(f[i-1]) || !commonWord(f[i]) {
+			continue
+		}
+		name, _, known := v.docFreq(ctx, f[i-1])
+		pair, _, _ := v.phraseFreq(ctx, f[i-1]+" "+f[i])
+		if known && name > 0 && 5*pair < name {
+			out[f[i]] = true
+		}
+	}
+	if len(out) == len(f) {
+		return nil
 	}
 	return out
 }

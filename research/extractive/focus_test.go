@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/research"
 	"github.com/deepresearch/deepresearch/sources"
 )
@@ -241,5 +242,45 @@ func TestSubjectOfLeavesOutOnlyTheDomain(t *testing.T) {
 		if got := v.domain(t.Context(), w); got != want {
 			t.Errorf("domain(%q) = %v, want %v", w, got, want)
 		}
+	}
+}
+
+// The focus leaves out the domain a question names after "in" when the sources are all about it, and, when the
+// sources seldom call the name by the kind noun the question adds ("the ANALYZE command"), also weighs a variant
+// without that noun: "ANALYZE collects statistics …" is on the question's topic.
+func TestFocusVariantsLeaveOutTheDomainAndAKindNoun(t *testing.T) {
+	core := research.SubQuestion{Question: "What does the ANALYZE command do in PostgreSQL?", Queries: []string{"ANALYZE command PostgreSQL"}}
+	has := func(vs []variant, word string) (any, all bool) {
+		term := lexical.Tokenize(word)[0]
+		all = len(vs) > 0
+		for _, v := range vs {
+			in := slices.ContainsFunc(v, func(u []string) bool { return slices.Contains(u, term) })
+			any = any || in
+			all = all && in
+		}
+		return any, all
+	}
+	vocab := func(pair int) *vocabulary {
+		return newVocabulary([]sources.Searcher{vocabSource{df: map[string]int{"PostgreSQL": 2700, "postgresql": 2700,
+			"ANALYZE": 169, "analyze": 169, "ANALYZE command": pair, "analyze command": pair}}})
+	}
+	for _, tc := range []struct {
+		name              string
+		v                 *vocabulary
+		domain, kindInAll bool
+	}{
+		{"the sources seldom say it", vocab(15), false, false},
+		{"the sources' own phrase", vocab(150), false, true},
+		{"no vocabulary", nil, true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			vs := focusVariants(t.Context(), core, tc.v)
+			if any, _ := has(vs, "PostgreSQL"); any != tc.domain {
+				t.Errorf("variants %q: PostgreSQL in one = %v, want %v", vs, any, tc.domain)
+			}
+			if _, all := has(vs, "command"); all != tc.kindInAll {
+				t.Errorf("variants %q: command in every one = %v, want %v", vs, all, tc.kindInAll)
+			}
+		})
 	}
 }
