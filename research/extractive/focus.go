@@ -27,12 +27,11 @@ func focusVariants(ctx context.Context, core research.SubQuestion, v *vocabulary
 		return []variant{queryVariant(core.Question)}
 	}
 	q := core.Queries[0]
-	// The domain the question names after "of" or "in" ("PostgreSQL" over its manual, which the planner keeps in the
-	// search) tells no item apart: the focus is on the rest.
-	if f := strings.Fields(q); len(f) > 1 {
-		setting := func(w string) bool { return v.setting(ctx, w) }
-		rest := slices.DeleteFunc(slices.Clone(f), func(w string) bool { return domainTail(core.Question, w, setting) })
-		if len(rest) > 0 {
+	// The domain the question names at the end ("in PostgreSQL" over its manual, which the planner keeps in the
+	// search: domainTail) tells no item apart: the focus is on the rest.
+	phrases, _ := splitPhrases(core.Question)
+	if tail := domainTail(ctx, core.Question, phrases, v); tail != "" {
+		if rest := slices.DeleteFunc(strings.Fields(q), func(w string) bool { return w == tail }); len(rest) > 0 {
 			q = strings.Join(rest, " ")
 		}
 	}
@@ -72,7 +71,7 @@ func focusVariants(ctx context.Context, core research.SubQuestion, v *vocabulary
 
 // kindNouns are the words of q that follow a name of the domain (nameLike) as a common noun the sources seldom put
 // after it: "command" of "ANALYZE command" over PostgreSQL's manual (15 of the 169 passages using ANALYZE). None
-// when no source can tell.
+// when no source can tell. The name stays, so a variant without them is never empty.
 func kindNouns(ctx context.Context, q string, v *vocabulary) map[string]bool {
 	f := strings.Fields(q)
 	out := map[string]bool{}
@@ -85,9 +84,6 @@ func kindNouns(ctx context.Context, q string, v *vocabulary) map[string]bool {
 		if known && name > 0 && 5*pair < name {
 			out[f[i]] = true
 		}
-	}
-	if len(out) == len(f) {
-		return nil
 	}
 	return out
 }

@@ -80,13 +80,11 @@ func (p *Planner) Plan(ctx context.Context, question string) (*research.Plan, er
 		phrases = []phrase{{Text: strings.Trim(q, "?？!！。. ")}}
 	}
 
-	// A last phrase the question puts after "of" or "in" names the domain it is asked in when the sources are all
-	// about it ("the url module of Node.js" over Node's API reference, "… for in PostgreSQL" over its manual): it is
-	// no subject, focus or topic of a facet, only a word the question's own search keeps.
-	tail := ""
-	if k := len(phrases) - 1; k > 0 && !phrases[k].Conj && domainTail(q, phrases[k].Text, func(w string) bool { return p.vocab.setting(ctx, w) }) {
-		tail = phrases[k].Text
-		phrases = phrases[:k]
+	// The domain named at the end ("the url module of Node.js" over Node's API reference) is no subject, focus or
+	// topic of a facet, only a word the question's own search keeps.
+	tail := domainTail(ctx, q, phrases, p.vocab)
+	if tail != "" {
+		phrases = phrases[:len(phrases)-1]
 	}
 	// Group conjuncts: "DeepAgent and Claude Code" is one group of two members.
 	var groups [][]string
@@ -469,24 +467,31 @@ func domainPossessive(question, phrase string, domain func(word string) bool) bo
 	return !hasCJK(phrase) && !strings.Contains(phrase, " ") && possessive(question, phrase) && domain(phrase)
 }
 
-// domainTail reports a phrase of question that is one Latin word after "of" or "in" (its article aside) and, by
-// setting (vocabulary.setting), names what the sources are all about: "the url module of Node.js", "a mutex in Go".
-func domainTail(question, phrase string, setting func(word string) bool) bool {
-	if hasCJK(phrase) || strings.Contains(phrase, " ") {
-		return false
+// domainTail is the question's last phrase when it names the domain the question is asked in: one Latin word after
+// "of" or "in" (its article aside) that the sources are all about (vocabulary.setting) — "the url module of
+// Node.js" over Node's API reference, "a mutex in Go" over Go's documentation; "" for none. phrases are the
+// question's (splitPhrases).
+func domainTail(ctx context.Context, question string, phrases []phrase, v *vocabulary) string {
+	k := len(phrases) - 1
+	if k < 1 || phrases[k].Conj {
+		return ""
 	}
-	i := strings.LastIndex(question, phrase)
+	w := phrases[k].Text
+	if hasCJK(w) || strings.Contains(w, " ") {
+		return ""
+	}
+	i := strings.LastIndex(question, w)
 	if i < 0 {
-		return false
+		return ""
 	}
 	before := strings.Fields(strings.ToLower(question[:i]))
 	if n := len(before); n > 0 && (before[n-1] == "the" || before[n-1] == "a" || before[n-1] == "an") {
 		before = before[:n-1]
 	}
-	if n := len(before); n == 0 || before[n-1] != "of" && before[n-1] != "in" {
-		return false
+	if n := len(before); n == 0 || before[n-1] != "of" && before[n-1] != "in" || !v.setting(ctx, w) {
+		return ""
 	}
-	return setting(phrase)
+	return w
 }
 
 // possessive reports a word of the question followed by a possessive mark: "Go 的", "Go's".
