@@ -1050,6 +1050,9 @@ func signatureName(heading string) string {
 	return m[1] + m[2]
 }
 
+// headingLevel is the level of a Markdown heading line, its count of leading "#": 0 for a heading marked otherwise.
+func headingLevel(heading string) int { return len(heading) - len(strings.TrimLeft(heading, "#")) }
+
 // beyond is a part of a document the analyst reads beyond the search's region: the passages within [lo, hi), whose
 // quotes may begin no earlier than floor.
 type beyond struct{ lo, hi, floor int }
@@ -1071,10 +1074,10 @@ func (ix *docIndex) namedSections(names []string) [][2]int {
 		}
 		// The section runs to the next heading of its level or above: "History" and other lines standing alone
 		// under it are its parts.
-		level := len(h.Text) - len(strings.TrimLeft(h.Text, "#"))
+		level := headingLevel(h.Text)
 		hi := len(ix.text)
 		for _, g := range ix.heads {
-			if l := len(g.Text) - len(strings.TrimLeft(g.Text, "#")); g.Start > h.Start && l > 0 && l <= level {
+			if l := headingLevel(g.Text); g.Start > h.Start && l > 0 && l <= level {
 				hi = g.Start
 				break
 			}

@@ -89,10 +89,9 @@ const enClauseOpeners = `how|what|why|when|where|which|who|is|are|does|do|can|sh
 func splitEN(q string) (out []phrase, verbs []string) {
 	var cur []string
 	conj := false
-	// listed[k]: phrase k follows phrase k-1 after a bare comma ("INSERT, UPDATE and DELETE"); comma is the phrase
-	// a comma just closed, -1 when the last word was no such comma.
+	// listed[k]: phrase k follows phrase k-1 right after a comma ("INSERT, UPDATE and DELETE").
 	listed := map[int]bool{}
-	comma := -1
+	afterComma := false
 	flush := func() {
 		if len(cur) > 0 {
 			out = append(out, phrase{Text: strings.Join(cur, " "), Conj: conj})
@@ -107,15 +106,11 @@ func splitEN(q string) (out []phrase, verbs []string) {
 		after := prev
 		prev = lw
 		kindOf := enKindWords[lw] && i+1 < len(words) && strings.EqualFold(words[i+1], "of")
-		if w == "," {
-			flush()
-			comma = len(out) - 1
-		} else if comma >= 0 {
-			if len(cur) == 0 && comma == len(out)-1 && !enConjunctions[lw] && !enSeparators[lw] && isWordish(w) && !enRelationVerbs[lw] {
-				listed[len(out)] = true
-			}
-			comma = -1
+		// The comma itself ends the phrase before it (below); a content word right after it opens the next.
+		if afterComma && len(out) > 0 && isWordish(w) && !enConjunctions[lw] && !enSeparators[lw] && !enRelationVerbs[lw] && !kindOf {
+			listed[len(out)] = true
 		}
+		afterComma = w == ","
 		switch {
 		case after == "how" && enHowWords[lw]:
 			// "How long", "how many": one question word, not a topic.

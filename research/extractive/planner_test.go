@@ -325,19 +325,20 @@ func TestPlannerKeepsAPossessiveTopicWordInTheSubject(t *testing.T) {
 // vocabulary can tell, it stays the subject.
 func TestPlannerSkipsTheSourcesSettingAfterOf(t *testing.T) {
 	for _, tc := range []struct {
-		name   string
-		q      string
-		cfg    Config
-		want   string // the subject of the facet sub-questions
-		domain string
+		name    string
+		q       string
+		cfg     Config
+		want    string // the subject of the facet sub-questions
+		domain  string
+		dropped bool // the domain is in the first query alone
 	}{
 		{"the sources' setting", "What does the url module of Node.js provide?",
-			Config{Searchers: []sources.Searcher{vocabSource{df: map[string]int{"Node.js": 3000, "node.js": 3000}}}}, "url module", "Node.js"},
+			Config{Searchers: []sources.Searcher{vocabSource{df: map[string]int{"Node.js": 3000, "node.js": 3000}}}}, "url module", "Node.js", true},
 		{"after in", "What is the zero value of a mutex in Go?",
-			Config{Searchers: []sources.Searcher{vocabSource{df: map[string]int{"Go": 3000, "go": 3000}}}}, "zero value", "Go"},
+			Config{Searchers: []sources.Searcher{vocabSource{df: map[string]int{"Go": 3000, "go": 3000}}}}, "zero value", "Go", true},
 		{"a topic of the sources", "What does the url module of Node.js provide?",
-			Config{Searchers: []sources.Searcher{vocabSource{df: map[string]int{"Node.js": 40, "node.js": 40}}}}, "Node.js", "Node.js"},
-		{"no vocabulary", "What does the url module of Node.js provide?", Config{}, "Node.js", "Node.js"},
+			Config{Searchers: []sources.Searcher{vocabSource{df: map[string]int{"Node.js": 40, "node.js": 40}}}}, "Node.js", "Node.js", false},
+		{"no vocabulary", "What does the url module of Node.js provide?", Config{}, "Node.js", "Node.js", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			plan, err := New(tc.cfg).Planner.Plan(t.Context(), tc.q)
@@ -351,6 +352,22 @@ func TestPlannerSkipsTheSourcesSettingAfterOf(t *testing.T) {
 			// The question's own search still has every word it asks with.
 			if first := plan.SubQuestions[0].Queries[0]; !strings.Contains(first, tc.domain) {
 				t.Errorf("first query %q lost %q", first, tc.domain)
+			}
+			// Elsewhere — the other queries, the facet sub-questions — the domain is asked about only when it stays.
+			var elsewhere []string
+			for k, sq := range plan.SubQuestions {
+				if k > 0 {
+					elsewhere = append(elsewhere, sq.Question)
+				}
+				for j, x := range sq.Queries {
+					if k > 0 || j > 0 {
+						elsewhere = append(elsewhere, x)
+					}
+				}
+			}
+			named := slices.ContainsFunc(elsewhere, func(x string) bool { return strings.Contains(x, tc.domain) })
+			if named == tc.dropped {
+				t.Errorf("sub-questions and queries past the first %q: %q named = %v, want %v", elsewhere, tc.domain, named, !tc.dropped)
 			}
 		})
 	}
