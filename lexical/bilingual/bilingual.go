@@ -2,7 +2,9 @@
 // cut into words by the dictionary's headwords, each word is rendered by the content words of its English senses,
 // and an English question is rendered by the headwords whose senses are its words. The dictionary is CC-CEDICT
 // (CC BY-SA 4.0, see NOTICE beside this file), embedded compressed: cedict.gz is generated from the dictionary by
-// internal/gencedict (go generate), which keeps the headwords and cleaned English senses only.
+// internal/gencedict (go generate), which keeps the headwords and cleaned English senses only, and adds the
+// computing renderings of ECDICT (MIT) that CC-CEDICT lacks, read backwards (状态码 "status code", 退出 "exit"):
+// those render Chinese into English only (see supplementMark).
 //
 // Translation is for retrieval, not for reading: every candidate rendering carries a weight (how much of the
 // word's senses it stands for, how specific it is), a word the dictionary lacks keeps its own spelling, and a
@@ -16,6 +18,7 @@ import (
 	_ "embed"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -27,6 +30,15 @@ var cedictGz []byte
 
 // computingMark opens a sense the dictionary labels as one of computing ("(computing) stack").
 const computingMark = "~"
+
+// supplementMark opens a sense from the computing supplement (ECDICT's computing renderings read backwards: 状态码
+// "status code", 退出 "exit"). Such a sense renders Chinese into English and counts in nothing else — not in the
+// English-to-Chinese index, the sense words, or the statistics of how common a gloss is — so the supplement fills
+// CC-CEDICT's gaps without shifting how its own senses are weighed.
+const supplementMark = "+"
+
+// supplementary reports a sense from the computing supplement.
+func supplementary(sense string) bool { return strings.HasPrefix(sense, supplementMark) }
 
 // maxWordRunes bounds a headword's length in runes for segmentation (longer headwords are idioms and names that
 // questions rarely contain whole).
@@ -56,6 +68,8 @@ type word struct {
 	senses   []string
 	function bool
 	grammar  bool // grammaticalWord: grammar in a question, though not marked a function word
+	// supplement marks a headword the computing supplement alone has (every sense supplementary)
+	supplement bool
 }
 
 type revEntry struct {
@@ -121,9 +135,16 @@ func Load(gz []byte) (*Dict, error) {
 		}
 		seen[w] = true
 		w.grammar = grammaticalWord(w.text, w)
+		w.supplement = len(w.senses) > 0 && !slices.ContainsFunc(w.senses, func(s string) bool { return !supplementary(s) })
+		if w.supplement {
+			continue
+		}
 		d.total++
 		terms := map[string]bool{}
 		for _, s := range w.senses {
+			if supplementary(s) {
+				continue
+			}
 			for _, t := range senseWords(s) {
 				terms[t] = true
 			}
@@ -166,6 +187,9 @@ func (d *Dict) SenseWord(en string) bool {
 		d.senseSet = map[string]bool{}
 		for _, w := range d.words {
 			for _, s := range w.senses {
+				if supplementary(s) {
+					continue
+				}
 				for _, sw := range senseWords(strings.TrimPrefix(s, computingMark)) {
 					d.senseSet[sw] = true
 				}

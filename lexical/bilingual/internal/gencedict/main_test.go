@@ -49,7 +49,7 @@ func TestGenerateFromText(t *testing.T) {
 	if err := os.WriteFile(in, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := run(in, out); err != nil {
+	if err := run(in, "", out); err != nil {
 		t.Fatal(err)
 	}
 	data, err := os.ReadFile(out)
@@ -70,10 +70,10 @@ func TestGenerateFromText(t *testing.T) {
 	if err := os.WriteFile(in, []byte("數據庫 数据库 [shu4 ju4 ku4] /database/\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := run(in, out); err == nil {
+	if err := run(in, "", out); err == nil {
 		t.Error("a one-entry file was accepted")
 	}
-	if err := run(filepath.Join(dir, "missing"), out); err == nil {
+	if err := run(filepath.Join(dir, "missing"), "", out); err == nil {
 		t.Error("a missing file was accepted")
 	}
 }
