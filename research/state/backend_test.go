@@ -509,3 +509,40 @@ func TestBackendsShareEvents(t *testing.T) {
 		})
 	}
 }
+
+// The pool holds a quote once: a second read that finds it more relevant raises its confidence, a weaker one leaves
+// it, and neither adds an item or moves it to another sub-question — on both backends, from either of two handles.
+func TestEvidenceFoundAgainKeepsTheBestConfidence(t *testing.T) {
+	for name, open := range backends(t) {
+		t.Run(name, func(t *testing.T) {
+			a, b := open(t, "again-"+name)
+			e := state.Evidence{SubQuestion: "q1", Claim: "Generators are a special class of functions.",
+				Quote: "Generators are a special class of functions.", Source: "https://example.com/functional",
+				Confidence: 0.61, Round: 1, Status: state.Accepted}
+			id, added, err := a.AddEvidence(t.Context(), e)
+			if err != nil || !added {
+				t.Fatalf("first: %s %v %v", id, added, err)
+			}
+			for _, again := range []struct {
+				db   *state.DB
+				sq   string
+				conf float64
+				want float64
+			}{{b, "q2", 0.95, 0.95}, {a, "q3", 0.4, 0.95}, {b, "q1", 0.95, 0.95}} {
+				e2 := e
+				e2.SubQuestion, e2.Confidence = again.sq, again.conf
+				id2, added, err := again.db.AddEvidence(t.Context(), e2)
+				if err != nil || added || id2 != id {
+					t.Fatalf("again from %s at %.2f: %s %v %v", again.sq, again.conf, id2, added, err)
+				}
+				all, err := a.Evidence(t.Context(), "")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(all) != 1 || all[0].Confidence != again.want || all[0].SubQuestion != "q1" {
+					t.Fatalf("after %s at %.2f: pool = %+v; want one item of q1 at %.2f", again.sq, again.conf, all, again.want)
+				}
+			}
+		})
+	}
+}

@@ -775,6 +775,13 @@ func (d *DB) addEvidence(e Evidence, res *AddedEvidence) (func(context.Context, 
 			return nil
 		}
 		if err == nil {
+			// The pool holds a quote once, for every sub-question: found again by a read that judged it more
+			// relevant (a definition a facet's read found first, in passing), it keeps the higher relevance, so
+			// the report ranks it by the best any read gave it.
+			if _, err := t.exec(ctx, `UPDATE evidence SET confidence = ? WHERE id = ? AND confidence < ?`,
+				e.Confidence, id, e.Confidence); err != nil {
+				return err
+			}
 			*res = AddedEvidence{ID: id}
 			return nil
 		}
