@@ -63,3 +63,21 @@ func closingRun(s string, from, n int) int {
 	}
 	return -1
 }
+
+// OutsideCode is s with each code span (CodeSpans) replaced by mark: the prose around the code, for checks that
+// must not read the code's own symbols ("`{expression}`" in a sentence is no brace of a code line).
+func OutsideCode(s, mark string) string {
+	spans := CodeSpans(s)
+	if len(spans) == 0 {
+		return s
+	}
+	var b strings.Builder
+	last := 0
+	for _, c := range spans {
+		b.WriteString(s[last:c.Start])
+		b.WriteString(mark)
+		last = c.End
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}

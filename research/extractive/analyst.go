@@ -1252,8 +1252,10 @@ func usable(raw, plain string, tokens []string) bool {
 	if total == 0 || float64(letters)/float64(total) < 0.5 {
 		return false
 	}
-	if strings.Count(t, "|") >= 3 || (strings.Contains(t, "{") && strings.Contains(t, "}")) ||
-		strings.Contains(t, ":=") || strings.HasSuffix(t, ";") || strings.HasPrefix(t, "//") || isDiagram(t) {
+	// The marks of a code line count outside code spans: a sentence naming `{expression}` or `a | b` is prose.
+	prose := lexical.OutsideCode(t, "code")
+	if strings.Count(prose, "|") >= 3 || (strings.Contains(prose, "{") && strings.Contains(prose, "}")) ||
+		strings.Contains(prose, ":=") || strings.HasSuffix(prose, ";") || strings.HasPrefix(t, "//") || isDiagram(t) {
 		return false
 	}
 	// A caption labels the listing or figure beside it; a fragment without a verb ("Rust logo Rust 1.63.0", a

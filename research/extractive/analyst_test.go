@@ -599,3 +599,22 @@ func FuzzMarkdownStructure(f *testing.F) {
 		}
 	})
 }
+
+// The marks of a code line — braces, ":=", a closing ";", table pipes — are read outside code spans: a sentence
+// that names `{expression}` or a pipeline in code is prose and may be evidence; a code line is not.
+func TestUsableReadsCodeMarksOutsideCodeSpans(t *testing.T) {
+	for raw, want := range map[string]bool{
+		"Formatted string literals let you include the value of Python expressions inside a string by prefixing the string with `f` or `F` and writing expressions as `{expression}`.": true,
+		"The shell runs `cmd1 | cmd2 | cmd3 | cmd4` as one pipeline of four processes.":                                                                                                true,
+		"A short variable declaration such as `x := f()` declares and assigns the variable at once.":                                                                                   true,
+		"fn main() { println!(\"the value is {}\", value); }":                                                                                                                          false,
+		"result := compute(input, options) returns the total":                                                                                                                          false,
+		"| name | type | default value | description |":                                                                                                                                false,
+		"The loop stops when the counter reaches the limit set before it;":                                                                                                             false,
+	} {
+		plain := plainText(raw)
+		if got := usable(raw, plain, lexical.Tokenize(plain)); got != want {
+			t.Errorf("usable(%q) = %v, want %v", raw, got, want)
+		}
+	}
+}
