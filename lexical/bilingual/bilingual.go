@@ -59,6 +59,7 @@ type Dict struct {
 
 	sensesOnce sync.Once
 	senseSet   map[string]bool // every word of every sense, lower-cased, not stemmed
+	bareSet    map[string]bool // every one-word sense written on its own, not after "to" (see Noun)
 
 	stems sync.Map // *word → the content words of each of its senses (senseStems), computed when first asked
 }
@@ -183,20 +184,38 @@ func senseWords(s string) []string {
 // some headword's senses: the verb verify is one, its agent noun is not — rendered through its stem, it would take
 // the verb's headwords, a guess at the word meant.
 func (d *Dict) SenseWord(en string) bool {
+	d.loadSenseSets()
+	return d.senseSet[strings.ToLower(strings.TrimSpace(en))]
+}
+
+// Noun reports whether the dictionary writes the English word on its own as a sense — a thing's name ("command",
+// "clause"), where a verb is written after "to" ("to create"): the word can head a noun phrase. Adjectives are
+// written alone too; what this rules out is a word the dictionary knows only as an action.
+func (d *Dict) Noun(en string) bool {
+	d.loadSenseSets()
+	return d.bareSet[strings.ToLower(strings.TrimSpace(en))]
+}
+
+// loadSenseSets builds senseSet and bareSet from the dictionary's own senses (the supplement's are left out).
+func (d *Dict) loadSenseSets() {
 	d.sensesOnce.Do(func() {
-		d.senseSet = map[string]bool{}
+		d.senseSet, d.bareSet = map[string]bool{}, map[string]bool{}
 		for _, w := range d.words {
 			for _, s := range w.senses {
 				if supplementary(s) {
 					continue
 				}
-				for _, sw := range senseWords(strings.TrimPrefix(s, computingMark)) {
+				s = strings.TrimPrefix(s, computingMark)
+				ws := senseWords(s)
+				for _, sw := range ws {
 					d.senseSet[sw] = true
+				}
+				if len(ws) == 1 && !strings.Contains(s, " ") {
+					d.bareSet[ws[0]] = true
 				}
 			}
 		}
 	})
-	return d.senseSet[strings.ToLower(strings.TrimSpace(en))]
 }
 
 // commonness is how many headwords use an English word in their senses: how common it is in the language.

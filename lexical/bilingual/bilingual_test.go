@@ -754,3 +754,14 @@ func TestNoSynonymOfASuppliedRendering(t *testing.T) {
 		t.Errorf("ToEnglishBy(普通视图) = %q: the synonym plain of the dictionary's own common was not paired", got)
 	}
 }
+
+// Noun tells a word the dictionary writes on its own as a sense ("command", "clause") from one it knows only after
+// "to" ("to create"), and from one it never writes.
+func TestNoun(t *testing.T) {
+	d := dict(t)
+	for en, want := range map[string]bool{"command": true, "Clause": true, "type": true, "create": false, "smallint": false, "": false} {
+		if got := d.Noun(en); got != want {
+			t.Errorf("Noun(%q) = %v, want %v", en, got, want)
+		}
+	}
+}

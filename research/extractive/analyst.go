@@ -98,9 +98,28 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 	queries := dedupe(append([]string{sq.Question}, sq.Queries...))
 	var variants []variant
 	var union []string
+	// A common noun after a name that the sources seldom put there ("command" of "the CREATE SEQUENCE command",
+	// see kindNouns) says what kind of thing the name is: a passage covers the question without it, as the focus
+	// reads it, and it ranks no passage. On the name's own page it is the rare word of the passages that happen to
+	// use it ("… owned by the user issuing the command"), while the name is in every one, the passage that says
+	// what the command does among them.
+	kindWords := map[string]bool{}
 	for _, q := range queries {
-		v := queryVariant(q)
-		if len(v) > 0 {
+		vs := []variant{queryVariant(q)}
+		if k := kindNouns(ctx, q, a.vocab); len(k) > 0 {
+			vs = append(vs, queryVariant(strings.Join(slices.DeleteFunc(strings.Fields(q), func(w string) bool { return k[w] }), " ")))
+			for w := range k {
+				for _, alt := range strings.Split(w, "|") {
+					for _, t := range lexical.Tokenize(alt) {
+						kindWords[t] = true
+					}
+				}
+			}
+		}
+		for _, v := range vs {
+			if len(v) == 0 {
+				continue
+			}
 			variants = append(variants, v)
 			for _, u := range v {
 				if isAlt(u) {
@@ -111,6 +130,12 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 		}
 	}
 	union = uniq(union)
+	ranking := union
+	if len(kindWords) > 0 {
+		if r := slices.DeleteFunc(slices.Clone(union), func(t string) bool { return kindWords[t] }); len(r) > 0 {
+			ranking = r
+		}
+	}
 	syns := querySynonyms(a.syn, queries)
 	// A one-term variant ("Go", "context") would make every passage that names it fully relevant; it counts
 	// for coverage only when the whole sub-question has nothing more specific.
@@ -207,15 +232,15 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 		if outside(sp) && !slices.ContainsFunc(more, func(r beyond) bool { return r.holds(sp) }) || !ix.usable[i] {
 			continue
 		}
-		s := ix.bm25.Score(union, i)
+		s := ix.bm25.Score(ranking, i)
 		if l := ix.leadOf[i]; l >= 0 {
 			// A paragraph or list item under a lead sentence shares its relevance (see leadShare).
-			s = math.Max(s, leadShare*ix.bm25.Score(union, l))
+			s = math.Max(s, leadShare*ix.bm25.Score(ranking, l))
 		}
 		b := a.antecedent(ix, i, floor(i))
 		antecedents[i] = b
 		if b >= 0 {
-			s = math.Max(s, leadShare*ix.bm25.Score(union, b))
+			s = math.Max(s, leadShare*ix.bm25.Score(ranking, b))
 		}
 		if s <= 0 {
 			continue

@@ -618,3 +618,40 @@ func TestUsableReadsCodeMarksOutsideCodeSpans(t *testing.T) {
 		}
 	}
 }
+
+// A common noun after a name that the sources seldom put there ("command" of "the CREATE SEQUENCE command") is no
+// word a passage must have, and ranks none: on the name's own page it is the rare word of the passages that happen
+// to use it ("… owned by the user issuing the command"), while the page's subject is in every passage. The sentence
+// that says what the command creates is then evidence; where the sources use the phrase themselves, the noun
+// counts as before and that sentence, which lacks it, is not.
+func TestKindNounIsNoRequiredWord(t *testing.T) {
+	text := "# CREATE SEQUENCE\n\nCREATE SEQUENCE — define a new sequence generator\n\n## Description\n\n" +
+		"`CREATE SEQUENCE` creates a new sequence number generator. This involves creating and initializing a new special single-row table with the name of the sequence. The generator will be owned by the user issuing the command.\n\n" +
+		"If a schema name is given then the sequence is created in the specified schema. Otherwise it is created in the current schema. Temporary sequences exist in a special schema, so a schema name cannot be given when creating a temporary sequence.\n\n" +
+		"After a sequence is created, you use the functions nextval, currval, and setval to operate on the sequence. Although you cannot update a sequence directly, you can use a query to examine the parameters and current state of a sequence.\n\n" +
+		"## Notes\n\nUse DROP SEQUENCE to remove a sequence. Sequences are based on bigint arithmetic, so the range cannot exceed the range of an eight-byte integer. Because nextval and setval calls are never rolled back, sequence objects cannot be used if gapless assignment of sequence numbers is needed.\n\n" +
+		"## Examples\n\nCreate an ascending sequence called serial, starting at 101. Select the next number from this sequence. Use this sequence in an INSERT command. Update the sequence value after a COPY FROM command.\n\n" +
+		"## Compatibility\n\nCREATE SEQUENCE conforms to the SQL standard, with the following exceptions: the OWNED BY clause of the command is a PostgreSQL extension.\n"
+	d := &sources.Document{URL: "file:///pg/sql-createsequence.html", Title: "CREATE SEQUENCE", Text: text, Hash: sources.HashText(text)}
+	sq := research.SubQuestion{ID: "q1", Question: "What does the CREATE SEQUENCE command create?", Queries: []string{"CREATE SEQUENCE command create"}}
+	vocab := func(pair int) *vocabulary {
+		return newVocabulary([]sources.Searcher{vocabSource{df: map[string]int{"SEQUENCE": 240, "sequence": 240,
+			"SEQUENCE command": pair, "sequence command": pair, "command": 900, "create": 1500}}})
+	}
+	defines := func(v *vocabulary) bool {
+		a := &Analyst{cfg: Config{}.withDefaults(), vocab: v}
+		ev, err := a.Analyze(t.Context(), sq, d)
+		if err != nil || len(ev) == 0 {
+			t.Fatalf("Analyze: %v, %d items", err, len(ev))
+		}
+		return slices.ContainsFunc(ev, func(e research.Evidence) bool {
+			return strings.Contains(e.Claim, "creates a new sequence number generator")
+		})
+	}
+	if !defines(vocab(4)) {
+		t.Error("sources that seldom write \"SEQUENCE command\": the sentence saying what it creates is no evidence")
+	}
+	if defines(vocab(200)) {
+		t.Error("sources that write \"SEQUENCE command\" themselves: the noun should count as before")
+	}
+}

@@ -70,17 +70,30 @@ func focusVariants(ctx context.Context, core research.SubQuestion, v *vocabulary
 }
 
 // kindNouns are the words of q that follow a name of the domain (nameLike) as a common noun the sources seldom put
-// after it: "command" of "ANALYZE command" over PostgreSQL's manual (15 of the 169 passages using ANALYZE). None
-// when no source can tell. The name stays, so a variant without them is never empty.
+// after it: "command" of "ANALYZE command" over PostgreSQL's manual (15 of the 169 passages using ANALYZE). A word
+// the dictionary knows only as an action ("create") is no noun, and a name the sources are all about (their
+// setting, "PostgreSQL smallint") is no name a kind is said of. None when no source can tell. The name stays, so a
+// variant without them is never empty.
 func kindNouns(ctx context.Context, q string, v *vocabulary) map[string]bool {
 	f := strings.Fields(q)
 	out := map[string]bool{}
 	for i := 1; i < len(f); i++ {
-		if !nameLike(f[i-1]) || !commonWord(f[i]) {
+		// A word of a translated query stands with its other renderings ("command|order" for 命令): the first
+		// is the best, and the sources' use of it after the name decides for all.
+		noun, _, _ := strings.Cut(f[i], "|")
+		if !nameLike(f[i-1]) || !commonWord(noun) || !nounWord(noun) || v.setting(ctx, f[i-1]) {
+			continue
+		}
+		// After an auxiliary and the name ("does CREATE INDEX create"), the word is the clause's verb.
+		start := i - 1
+		for start > 0 && nameLike(f[start-1]) {
+			start--
+		}
+		if start > 0 && lexical.Auxiliary(f[start-1]) {
 			continue
 		}
 		name, _, known := v.docFreq(ctx, f[i-1])
-		pair, _, _ := v.phraseFreq(ctx, f[i-1]+" "+f[i])
+		pair, _, _ := v.phraseFreq(ctx, f[i-1]+" "+noun)
 		if known && name > 0 && 5*pair < name {
 			out[f[i]] = true
 		}

@@ -284,3 +284,29 @@ func TestFocusVariantsLeaveOutTheDomainAndAKindNoun(t *testing.T) {
 		})
 	}
 }
+
+// A word of a translated query comes with its other renderings ("command|order" for 命令): the first decides, by
+// the sources' use of it after the name, for the whole word. A word after an auxiliary and the name ("does CREATE
+// INDEX create") is the clause's verb, a word the dictionary knows only as an action ("create") no noun, and a
+// name the sources are all about ("PostgreSQL") no name a kind is said of.
+func TestKindNounsOfATranslatedQuery(t *testing.T) {
+	v := newVocabulary([]sources.Searcher{vocabSource{df: map[string]int{"SEQUENCE": 240, "SEQUENCE command": 4, "SEQUENCE order": 90,
+		"INDEX": 300, "INDEX create": 2, "PostgreSQL": 2700, "PostgreSQL smallint": 1}}})
+	got := kindNouns(t.Context(), "CREATE SEQUENCE command|order found|establish", v)
+	if len(got) != 1 || !got["command|order"] {
+		t.Errorf("kindNouns = %v, want command|order", got)
+	}
+	if got := kindNouns(t.Context(), "CREATE SEQUENCE order|command", v); len(got) != 0 {
+		t.Errorf("kindNouns = %v, want none: the sources write the first rendering after the name", got)
+	}
+	// A word the dictionary knows only as an action is no noun; a name the sources are all about is their setting.
+	for _, q := range []string{"PostgreSQL one CREATE INDEX create default", "PostgreSQL smallint type"} {
+		if got := kindNouns(t.Context(), q, v); len(got) != 0 {
+			t.Errorf("kindNouns(%q) = %v, want none", q, got)
+		}
+	}
+	// After an auxiliary and the name, the word is the clause's verb.
+	if got := kindNouns(t.Context(), "which one does CREATE SEQUENCE command by default", v); len(got) != 0 {
+		t.Errorf("kindNouns = %v, want none after does", got)
+	}
+}

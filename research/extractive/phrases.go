@@ -371,6 +371,13 @@ func senseWord(en string) bool {
 	return err == nil && d.SenseWord(en)
 }
 
+// nounWord reports whether the bilingual dictionary writes the English word on its own as a sense, not only as
+// an action ("to create"): bilingual.Dict.Noun.
+func nounWord(en string) bool {
+	d, err := bilingual.Default()
+	return err == nil && d.Noun(en)
+}
+
 // translateZH renders an English text in Chinese for a search over Chinese documents: runs of its words that are
 // one sense of a headword become that headword, names and code stay as written; "" when nothing was rendered.
 // The sources' vocabulary is not asked here: alone, the renderings it chooses lose words the dictionary's first
