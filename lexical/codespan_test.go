@@ -54,11 +54,11 @@ func FuzzCodeSpans(f *testing.F) {
 
 func TestOutsideCode(t *testing.T) {
 	for in, want := range map[string]string{
-		"writing expressions as `{expression}`.":      "writing expressions as C.",
-		"use ``a ` b`` or `c | d | e | f`":            "use C or C",
-		"no code here; none":                          "no code here; none",
-		"an unclosed `brace {":                        "an unclosed `brace {",
-		"":                                            "",
+		"writing expressions as `{expression}`.": "writing expressions as C.",
+		"use ``a ` b`` or `c | d | e | f`":       "use C or C",
+		"no code here; none":                     "no code here; none",
+		"an unclosed `brace {":                   "an unclosed `brace {",
+		"":                                       "",
 		"```sh\nmake {all}\n``` then `x := 1` and so": "C then C and so",
 	} {
 		if got := OutsideCode(in, "C"); got != want {
