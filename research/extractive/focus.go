@@ -43,10 +43,14 @@ func focusVariants(ctx context.Context, core research.SubQuestion, v *vocabulary
 	out := []variant{queryVariant(q)}
 	// A common noun after a name says what kind of thing the name is ("the ANALYZE command", "the RETURNING
 	// clause"); when the sources seldom put it there (under a fifth of the passages using the name), they speak of
-	// the name alone, and so may the focus.
-	if k := kindNouns(ctx, q, v); len(k) > 0 {
-		out = append(out, queryVariant(strings.Join(slices.DeleteFunc(strings.Fields(q), func(w string) bool { return k[w] }), " ")))
+	// the name alone, and so may the focus — of the question as asked and of its English rendering ("COPY 命令" is
+	// "COPY command|order").
+	withoutKinds := func(s string) {
+		if k := kindNouns(ctx, s, v); len(k) > 0 {
+			out = append(out, queryVariant(strings.Join(slices.DeleteFunc(strings.Fields(s), func(w string) bool { return k[w] }), " ")))
+		}
 	}
+	withoutKinds(q)
 	if hasCJK(q) {
 		var mixed []string
 		for _, f := range strings.Fields(q) {
@@ -57,6 +61,7 @@ func focusVariants(ctx context.Context, core research.SubQuestion, v *vocabulary
 		}
 		if m := strings.Join(mixed, " "); m != q {
 			out = append(out, queryVariant(m))
+			withoutKinds(m)
 		}
 	} else if t := translateZH(q); t != "" {
 		// An English question over Chinese sources: its key words in Chinese, as the dictionary renders them

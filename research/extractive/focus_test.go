@@ -310,3 +310,25 @@ func TestKindNounsOfATranslatedQuery(t *testing.T) {
 		t.Errorf("kindNouns = %v, want none after does", got)
 	}
 }
+
+// The kind noun of a Chinese question is found in its English rendering: "COPY 命令" is "COPY command|order", and
+// over sources that seldom write "COPY command" the focus also reads it without the noun.
+func TestFocusVariantsLeaveOutAKindNounOfTheRendering(t *testing.T) {
+	core := research.SubQuestion{Question: "PostgreSQL 的 COPY 命令有什么作用？", Queries: []string{"COPY 命令 作用"}}
+	vocab := func(pair int) *vocabulary {
+		return newVocabulary([]sources.Searcher{vocabSource{df: map[string]int{"PostgreSQL": 2700, "COPY": 300, "copy": 300,
+			"command": 2000, "order": 400, "effect": 500, "COPY command": pair, "COPY order": 0}}})
+	}
+	withoutCommand := func(vs []variant) bool { // an English variant (it says "effect") without "command"
+		return slices.ContainsFunc(vs, func(v variant) bool {
+			return slices.ContainsFunc(v, func(u []string) bool { return slices.Contains(u, "effect") }) &&
+				!slices.ContainsFunc(v, func(u []string) bool { return slices.Contains(u, "command") })
+		})
+	}
+	if vs := focusVariants(t.Context(), core, vocab(8)); !withoutCommand(vs) {
+		t.Errorf("variants %q: none reads COPY without command", vs)
+	}
+	if vs := focusVariants(t.Context(), core, vocab(250)); withoutCommand(vs) {
+		t.Errorf("variants %q: the sources write \"COPY command\", yet a variant leaves it out", vs)
+	}
+}
