@@ -130,7 +130,8 @@ func (s *Synthesizer) Synthesize(ctx context.Context, in research.SynthesisInput
 			bySQ[k] = slices.DeleteFunc(bySQ[k], func(e research.Evidence) bool { return nested[e.ID] })
 		}
 	}
-	ranked := rankFor(core, all, facets, s.sections)
+	defines := definedTerms(ctx, in.Plan.Question, s.vocab)
+	ranked := rankFor(core, all, facets, s.sections, defines)
 
 	// Topic anchor: only items about what the question asks enter the report; the rest were relevant to a facet's
 	// wording, not to the question.
@@ -265,7 +266,7 @@ func (s *Synthesizer) Synthesize(ctx context.Context, in research.SynthesisInput
 		if k == 0 {
 			ev = ranked
 		} else {
-			ev = rankFor(sq, ev, facets, s.sections)
+			ev = rankFor(sq, ev, facets, s.sections, nil)
 		}
 		if len(ev) == 0 {
 			// Said in the heading: a note in the body would be an uncited sentence, which the integrity check
@@ -332,13 +333,55 @@ const (
 	summaryMax = 6
 )
 
+// subjectFirst is the gain of a sentence that opens with the subject of a question asking what it is.
+const subjectFirst = 0.5
+
+// definedTerms are the index terms of the subject of a question that asks what its subject is ("What is a trait in
+// Rust?", "Rust 中的 trait 是什么？", a Chinese subject by its first English rendering); nil for any other question.
+func definedTerms(ctx context.Context, question string, v *vocabulary) []string {
+	if !asksDefinition(question) {
+		return nil
+	}
+	subj := subjectOf(ctx, question, v)
+	if hasCJK(subj) {
+		var first []string
+		for _, f := range strings.Fields(translateFor(v, subj)) {
+			w, _, _ := strings.Cut(f, "|")
+			first = append(first, w)
+		}
+		subj = strings.Join(first, " ")
+	}
+	if hasCJK(subj) {
+		return nil
+	}
+	return lexical.Tokenize(subj)
+}
+
+// opensWith reports a claim whose first index terms are the subject's (defines): its grammatical subject is what
+// the question asks about ("A *trait* defines functionality …", "`CREATE SEQUENCE` creates a new sequence number
+// generator").
+func opensWith(claim string, defines []string) bool {
+	t := lexical.Tokenize(claim)
+	if len(defines) == 0 || len(t) < len(defines) {
+		return false
+	}
+	for _, d := range defines {
+		if !slices.Contains(t[:len(defines)], d) {
+			return false
+		}
+	}
+	return true
+}
+
 // rankFor orders the whole pool for one sub-question, every item by the same measure whichever sub-question's
 // read found it: its confidence, re-based from the facet it was read for to sq's own (facets weigh examples
 // differently), times how strongly its claim and source title match sq (BM25 over the pool, normalised to the
-// best), and up to a fifth more for a passage that opens its section. Every item in the pool was judged relevant
+// best), up to a fifth more for a passage that opens its section, and half as much again (subjectFirst) for a
+// sentence that opens with the subject of a question asking what it is (defines, its terms; nil otherwise): it says
+// what the subject is, wherever it stands. Every item in the pool was judged relevant
 // to some sub-question of this question, and the facets share its subject, so none is excluded: a weak match ranks
 // low.
-func rankFor(sq research.SubQuestion, ev []research.Evidence, facets map[string]string, sections *sectionMemo) []research.Evidence {
+func rankFor(sq research.SubQuestion, ev []research.Evidence, facets map[string]string, sections *sectionMemo, defines []string) []research.Evidence {
 	var query []string
 	for _, q := range append([]string{sq.Question}, sq.Queries...) {
 		for _, t := range lexical.Tokenize(q) {
@@ -373,6 +416,9 @@ func rankFor(sq research.SubQuestion, ev []research.Evidence, facets map[string]
 		// number of references …" before the walk-through of a listing further down the same page.
 		if at := sections.at(e.Source, e.Quote); at >= 0 {
 			s *= 1 + 0.2*math.Max(0, 1-float64(at)/sectionLead)
+		}
+		if opensWith(e.Claim, defines) {
+			s *= 1 + subjectFirst
 		}
 		out = append(out, scored{e, s})
 	}

@@ -117,7 +117,7 @@ func TestRankForPutsASectionsOpeningFirst(t *testing.T) {
 	later := ev("e2", "q1", "file:///book/rc.html#L140-L140", "Each clone of the Rc type adds to the number of references to a value.", 0.87)
 	sq := research.SubQuestion{ID: "q1", Question: "What is the Rc type for?", Queries: []string{"Rc type"}}
 	rank := func(memo *sectionMemo) string {
-		return rankFor(sq, []research.Evidence{later, opening}, map[string]string{}, memo)[0].ID
+		return rankFor(sq, []research.Evidence{later, opening}, map[string]string{}, memo, nil)[0].ID
 	}
 	plain := rank(nil)
 	if plain != "e2" {
@@ -142,7 +142,7 @@ func TestRankForReadsTheLead(t *testing.T) {
 	memo.put(rule.Source, rule.Quote, "Package context\nPrograms that use Contexts should follow these rules to check context propagation:", -1)
 	sq := research.SubQuestion{ID: "q1", Question: "What rules should programs follow when using Context values?", Queries: []string{"Context values"}}
 	for _, sections := range []*sectionMemo{memo, nil} {
-		got := rankFor(sq, []research.Evidence{other, rule}, map[string]string{}, sections)
+		got := rankFor(sq, []research.Evidence{other, rule}, map[string]string{}, sections, nil)
 		if want := sections != nil; (got[0].ID == "e1") != want {
 			t.Errorf("with lead %v: ranked %s first", want, got[0].ID)
 		}
@@ -408,5 +408,39 @@ func TestSectionMemoIsBounded(t *testing.T) {
 	}
 	if memo.at(fmt.Sprintf("file:///d%d.md#L1-L1", maxSections+4), "quote") != 0 {
 		t.Error("the latest item's position is lost")
+	}
+}
+
+// For a question that asks what its subject is, a sentence that opens with the subject ranks before one that
+// matches the question's words as well or better but is about something else the subject touches; for any other
+// question (no defined terms) the order is the words' alone. definedTerms finds the subject, in English for a
+// Chinese question.
+func TestRankForPutsTheSubjectFirstSentenceFirst(t *testing.T) {
+	defines := ev("e1", "q1", "file:///book/traits.html#L3-L3", "A trait defines functionality a particular type has and can share with other types.", 0.871)
+	aside := ev("e2", "q1", "file:///book/advanced-traits.html#L446-L446", "Sometimes, you might write a trait definition that depends on another trait.", 0.918)
+	sq := research.SubQuestion{ID: "q1", Question: "What is a trait in Rust?", Queries: []string{"trait Rust"}}
+	terms := definedTerms(t.Context(), sq.Question, nil)
+	if !slices.Equal(terms, lexical.Tokenize("trait")) {
+		t.Fatalf("definedTerms = %v, want trait", terms)
+	}
+	if got := rankFor(sq, []research.Evidence{aside, defines}, map[string]string{}, nil, nil)[0].ID; got != "e2" {
+		t.Fatalf("without defined terms %s ranks first: the test needs the aside first by its words alone", got)
+	}
+	if got := rankFor(sq, []research.Evidence{aside, defines}, map[string]string{}, nil, terms)[0].ID; got != "e1" {
+		t.Errorf("with the subject's terms %s ranks first, want the sentence that says what a trait is", got)
+	}
+	for q, want := range map[string]bool{"What is a trait in Rust?": true, "Rust 中的 trait 是什么？": true, "How do I implement a trait?": false} {
+		if got := definedTerms(t.Context(), q, nil); (len(got) > 0) != want {
+			t.Errorf("definedTerms(%q) = %v", q, got)
+		}
+	}
+	for claim, want := range map[string]bool{
+		"`CREATE SEQUENCE` creates a new sequence number generator.":   true,
+		"The generator will be owned by the user issuing the command.": false,
+		"": false,
+	} {
+		if got := opensWith(claim, lexical.Tokenize("CREATE SEQUENCE")); got != want {
+			t.Errorf("opensWith(%q) = %v, want %v", claim, got, want)
+		}
 	}
 }
