@@ -174,6 +174,8 @@ type QuestionResult struct {
 	Absent   bool     `json:"absent,omitempty"`
 	Twin     string   `json:"twin,omitempty"`
 	Split    string   `json:"split,omitempty"`
+	// Leads reports a report whose first cited sentence states one of the facts: what a reader sees first answers.
+	Leads bool `json:"leads,omitempty"`
 	// NotCovered reports a "not covered" line in the question's language; AbsentOK an absent question answered
 	// right (that line, at most one citation).
 	NotCovered bool    `json:"not_covered"`
@@ -208,7 +210,10 @@ type Result struct {
 	Furniture int     `json:"furniture"`
 	Absent    int     `json:"absent"`
 	AbsentOK  int     `json:"absent_ok"`
-	Pairs     []Pair  `json:"pairs,omitempty"`
+	// Leads counts the answerable questions whose report leads with a fact (QuestionResult.Leads), of Answerable.
+	Leads      int    `json:"leads"`
+	Answerable int    `json:"answerable"`
+	Pairs      []Pair `json:"pairs,omitempty"`
 	// Splits are the totals of each split: "older" (the questions without a split), "tune", "heldout".
 	Splits     []SplitTotal `json:"splits,omitempty"`
 	FactRecall float64      `json:"fact_recall"`
@@ -236,6 +241,9 @@ type SplitTotal struct {
 	Precision  float64 `json:"precision"`
 	Furniture  int     `json:"furniture"`
 	Fragments  int     `json:"fragments"`
+	// Leads counts the answerable questions whose report leads with a fact, of Answerable.
+	Leads      int `json:"leads"`
+	Answerable int `json:"answerable"`
 }
 
 // Pair is a question and its twin in the other language.
@@ -354,7 +362,8 @@ func (res *Result) total() {
 			name = SplitOlder // the questions written with the engine, before the split
 		}
 		res.Splits = append(res.Splits, SplitTotal{Split: name, Questions: len(part), Recall: sub.Recall, FactRecall: sub.FactRecall,
-			Facts: sub.Facts, Found: sub.Found, Precision: sub.Precision, Furniture: sub.Furniture, Fragments: sub.Fragments})
+			Facts: sub.Facts, Found: sub.Found, Precision: sub.Precision, Furniture: sub.Furniture, Fragments: sub.Fragments,
+			Leads: sub.Leads, Answerable: sub.Answerable})
 	}
 }
 
@@ -383,12 +392,16 @@ func (res *Result) sum() {
 			continue
 		}
 		answerable++
+		if qr.Leads {
+			res.Leads++
+		}
 		res.Recall += qr.Recall
 		if qr.Citations > 0 {
 			precise++
 			res.Precision += qr.Precision
 		}
 	}
+	res.Answerable = answerable
 	if answerable > 0 {
 		res.Recall /= float64(answerable)
 	}
@@ -515,6 +528,7 @@ func score(ctx context.Context, qr *QuestionResult, q Question, rep *research.Re
 	qr.Language = rep.Language
 	qr.Markdown = rep.Markdown
 	qr.Found, qr.Missing = FactRecall(rep, q.Facts)
+	qr.Leads = LeadsWithFact(rep, q.Facts)
 	if len(q.Facts) > 0 {
 		qr.Recall = float64(qr.Found) / float64(len(q.Facts))
 	}
@@ -565,6 +579,18 @@ func FactRecall(rep *research.Report, facts [][]string) (found int, missing []st
 		}
 	}
 	return found, missing
+}
+
+// LeadsWithFact reports whether the report's first cited sentence states one of the facts.
+func LeadsWithFact(rep *research.Report, facts [][]string) bool {
+	for _, c := range rep.CitationMap {
+		if len(c.EvidenceIDs) == 0 {
+			continue
+		}
+		s := norm(citeMarkRE.ReplaceAllString(c.Text, " "))
+		return slices.ContainsFunc(facts, func(f []string) bool { return hasAll(s, f) })
+	}
+	return false
 }
 
 func norm(s string) string { return strings.ToLower(spaceRE.ReplaceAllString(s, " ")) }
@@ -666,8 +692,8 @@ func (r *Result) WriteTable(w io.Writer) error {
 		return err
 	}
 	for _, sp := range r.Splits {
-		fmt.Fprintf(w, "split %-8s %2d questions · mean recall %.1f%% · fact recall %.1f%% (%d/%d) · citation precision %.1f%% · furniture %d · fragments %d\n",
-			sp.Split, sp.Questions, 100*sp.Recall, 100*sp.FactRecall, sp.Found, sp.Facts, 100*sp.Precision, sp.Furniture, sp.Fragments)
+		fmt.Fprintf(w, "split %-8s %2d questions · mean recall %.1f%% · fact recall %.1f%% (%d/%d) · citation precision %.1f%% · furniture %d · fragments %d · leads with a fact %d/%d\n",
+			sp.Split, sp.Questions, 100*sp.Recall, 100*sp.FactRecall, sp.Found, sp.Facts, 100*sp.Precision, sp.Furniture, sp.Fragments, sp.Leads, sp.Answerable)
 	}
 	if len(r.Pairs) > 0 {
 		fmt.Fprintln(w, "\nlanguage pairs (the same question asked in Chinese and in English):")

@@ -105,6 +105,31 @@ func TestFactRecallNeedsAllKeywordsInOneCitedSentence(t *testing.T) {
 	}
 }
 
+// A report leads with a fact when its first cited sentence states one; an uncited heading line before it does not
+// count, and a fact stated only later does not make the lead.
+func TestLeadsWithFact(t *testing.T) {
+	rep := &research.Report{CitationMap: []research.Conclusion{
+		{Text: "What does a send on a channel do?", EvidenceIDs: nil},
+		{Text: "The closing of a channel happens first [1].", EvidenceIDs: []string{"e1"}},
+		{Text: "A send on a channel is synchronized before the completion of the receive [2].", EvidenceIDs: []string{"e2"}},
+	}}
+	for _, tc := range []struct {
+		facts [][]string
+		want  bool
+	}{
+		{[][]string{{"send on a channel", "synchronized before"}}, false},
+		{[][]string{{"send on a channel", "synchronized before"}, {"CLOSING|close", "happens first"}}, true},
+		{nil, false},
+	} {
+		if got := LeadsWithFact(rep, tc.facts); got != tc.want {
+			t.Errorf("LeadsWithFact(%q) = %v, want %v", tc.facts, got, tc.want)
+		}
+	}
+	if LeadsWithFact(&research.Report{}, [][]string{{"send"}}) {
+		t.Error("an empty report leads with a fact")
+	}
+}
+
 func TestGroundingCatchesAlteredQuotesAndWrongLines(t *testing.T) {
 	dir := t.TempDir()
 	text := "# Notes\n\nFirst line of prose.\nSecond line of prose.\n"
