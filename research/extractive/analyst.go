@@ -107,7 +107,7 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 	for _, q := range queries {
 		vs := []variant{queryVariant(q)}
 		if k := kindNouns(ctx, q, a.vocab); len(k) > 0 {
-			vs = append(vs, queryVariant(strings.Join(slices.DeleteFunc(strings.Fields(q), func(w string) bool { return k[w] }), " ")))
+			vs = append(vs, queryVariant(withoutWords(q, k)))
 			for w := range k {
 				for _, alt := range strings.Split(w, "|") {
 					for _, t := range lexical.Tokenize(alt) {

@@ -47,7 +47,7 @@ func focusVariants(ctx context.Context, core research.SubQuestion, v *vocabulary
 	// "COPY command|order").
 	withoutKinds := func(s string) {
 		if k := kindNouns(ctx, s, v); len(k) > 0 {
-			out = append(out, queryVariant(strings.Join(slices.DeleteFunc(strings.Fields(s), func(w string) bool { return k[w] }), " ")))
+			out = append(out, queryVariant(withoutWords(s, k)))
 		}
 	}
 	withoutKinds(q)
@@ -72,6 +72,11 @@ func focusVariants(ctx context.Context, core research.SubQuestion, v *vocabulary
 		}
 	}
 	return out
+}
+
+// withoutWords is q without the words (as written, space-separated) that drop holds.
+func withoutWords(q string, drop map[string]bool) string {
+	return strings.Join(slices.DeleteFunc(strings.Fields(q), func(w string) bool { return drop[w] }), " ")
 }
 
 // kindNouns are the words of q that follow a name of the domain (nameLike) as a common noun the sources seldom put

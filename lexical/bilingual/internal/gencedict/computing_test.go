@@ -121,17 +121,7 @@ func TestGenerateWithComputing(t *testing.T) {
 	if err := os.WriteFile(comp, []byte(c.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := run(in, comp, out); err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := bilingual.Load(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := generate(t, in, comp, out)
 	if !d.Known("状态码") {
 		t.Error("状态码 is no headword")
 	}

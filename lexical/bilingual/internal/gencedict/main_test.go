@@ -49,17 +49,7 @@ func TestGenerateFromText(t *testing.T) {
 	if err := os.WriteFile(in, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := run(in, "", out); err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := bilingual.Load(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := generate(t, in, "", out)
 	if got, n := d.ToEnglish("數據庫吗"); got != "database" || n != 1 {
 		t.Errorf("ToEnglish = %q (%d)", got, n)
 	}
@@ -76,4 +66,22 @@ func TestGenerateFromText(t *testing.T) {
 	if err := run(filepath.Join(dir, "missing"), "", out); err == nil {
 		t.Error("a missing file was accepted")
 	}
+}
+
+// generate runs the generator on in (and the computing supplement comp, "" for none) into out and loads the
+// result as the runtime does.
+func generate(t *testing.T, in, comp, out string) *bilingual.Dict {
+	t.Helper()
+	if err := run(in, comp, out); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := bilingual.Load(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
 }
