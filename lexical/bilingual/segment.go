@@ -16,8 +16,9 @@ type Segment struct {
 	// CJK is set for Chinese (Han, kana, Hangul) segments.
 	CJK bool
 	// Known is set for a dictionary headword; Function for a headword that is a grammatical word (a particle, a
-	// classifier, a preposition whose senses are all descriptions of use).
-	Known, Function bool
+	// classifier, a preposition whose senses are all descriptions of use); Supplied for a headword only the
+	// computing supplement has (see supplementMark): its renderings are ECDICT's alone.
+	Known, Function, Supplied bool
 }
 
 // Segment cuts s into words. Runs of Chinese characters are cut into the fewest headwords (a character the
@@ -114,7 +115,7 @@ func (d *Dict) cutRun(run []rune, at int, out []Segment) []Segment {
 	for k := len(cuts) - 1; k >= 0; k-- {
 		text := string(run[start:cuts[k]])
 		w, ok := d.words[text]
-		out = append(out, Segment{Text: text, Start: at, CJK: true, Known: ok, Function: ok && (w.function || w.grammar)})
+		out = append(out, Segment{Text: text, Start: at, CJK: true, Known: ok, Function: ok && (w.function || w.grammar), Supplied: ok && w.supplement})
 		at += len(text)
 		start = cuts[k]
 	}

@@ -332,3 +332,14 @@ func TestFocusVariantsLeaveOutAKindNounOfTheRendering(t *testing.T) {
 		t.Errorf("variants %q: the sources write \"COPY command\", yet a variant leaves it out", vs)
 	}
 }
+
+// A rendering counts for an absence only when CC-CEDICT itself has every content word in two or more characters:
+// a single character, a word no dictionary has, and a word of the computing supplement alone (状态码, whose
+// "status code" is ECDICT's) leave nothing to judge by.
+func TestConfidentRendering(t *testing.T) {
+	for s, want := range map[string]bool{"数据库": true, "事务隔离": true, "状态码": false, "键": false, "全局变量": false} {
+		if got := confidentRendering(s); got != want {
+			t.Errorf("confidentRendering(%s) = %v, want %v", s, got, want)
+		}
+	}
+}

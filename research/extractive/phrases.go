@@ -348,16 +348,17 @@ func (v *vocabulary) usage() bilingual.Usage {
 	}
 }
 
-// confidentRendering reports whether every Chinese content word of s is a headword of two or more characters: a
-// single character has many senses and the dictionary's first is often not the one meant; a word it lacks is not
-// rendered at all.
+// confidentRendering reports whether every Chinese content word of s is a headword of two or more characters that
+// CC-CEDICT itself has: a single character has many senses and the dictionary's first is often not the one meant; a
+// word it lacks is not rendered at all; a word of the computing supplement alone is rendered to search with, not
+// to judge by (its renderings are ECDICT's only, and one the sources do not write would read as an absence).
 func confidentRendering(s string) bool {
 	d, err := bilingual.Default()
 	if err != nil {
 		return false
 	}
 	for _, seg := range d.Segment(s) {
-		if seg.CJK && !seg.Function && (!seg.Known || utf8.RuneCountInString(seg.Text) < 2) {
+		if seg.CJK && !seg.Function && (!seg.Known || seg.Supplied || utf8.RuneCountInString(seg.Text) < 2) {
 			return false
 		}
 	}
