@@ -378,9 +378,8 @@ func opensWith(claim string, defines []string) bool {
 // differently), times how strongly its claim and source title match sq (BM25 over the pool, normalised to the
 // best), up to a fifth more for a passage that opens its section, and half as much again (subjectFirst) for a
 // sentence that opens with the subject of a question asking what it is (defines, its terms; nil otherwise): it says
-// what the subject is, wherever it stands. Every item in the pool was judged relevant
-// to some sub-question of this question, and the facets share its subject, so none is excluded: a weak match ranks
-// low.
+// what the subject is, wherever it stands. Every item in the pool was judged relevant to some sub-question of this
+// question, and the facets share its subject, so none is excluded: a weak match ranks low.
 func rankFor(sq research.SubQuestion, ev []research.Evidence, facets map[string]string, sections *sectionMemo, defines []string) []research.Evidence {
 	var query []string
 	for _, q := range append([]string{sq.Question}, sq.Queries...) {
