@@ -4,7 +4,7 @@
 // (CC BY-SA 4.0, see NOTICE beside this file), embedded compressed: cedict.gz is generated from the dictionary by
 // internal/gencedict (go generate), which keeps the headwords and cleaned English senses only, and adds the
 // computing renderings of ECDICT (MIT) that CC-CEDICT lacks, read backwards (状态码 "status code", 退出 "exit"):
-// those render Chinese into English only (see supplementMark).
+// those render Chinese into English only (see SupplementMark).
 //
 // Translation is for retrieval, not for reading: every candidate rendering carries a weight (how much of the
 // word's senses it stands for, how specific it is), a word the dictionary lacks keeps its own spelling, and a
@@ -28,21 +28,22 @@ import (
 //go:embed cedict.gz
 var cedictGz []byte
 
-// computingMark opens a sense the dictionary labels as one of computing ("(computing) stack").
-const computingMark = "~"
-
-// supplementMark opens a sense from the computing supplement (ECDICT's computing renderings read backwards: 状态码
-// "status code", 退出 "exit"). Such a sense renders Chinese into English and counts in nothing else — not in the
-// English-to-Chinese index, the sense words, or the statistics of how common a gloss is — so the supplement fills
-// CC-CEDICT's gaps without shifting how its own senses are weighed.
-const supplementMark = "+"
+// The dictionary format's marks and bounds, which the generator (internal/gencedict) writes by:
+const (
+	// ComputingMark opens a sense CC-CEDICT labels as one of computing ("(computing) stack").
+	ComputingMark = "~"
+	// SupplementMark opens a sense from the computing supplement (ECDICT's computing renderings read backwards:
+	// 状态码 "status code", 退出 "exit"). Such a sense renders Chinese into English and counts in nothing else — not
+	// in the English-to-Chinese index, the sense words, or the statistics of how common a gloss is — so the
+	// supplement fills CC-CEDICT's gaps without shifting how its own senses are weighed.
+	SupplementMark = "+"
+	// MaxWordRunes bounds a headword's length in runes for segmentation (longer headwords are idioms and names
+	// that questions rarely contain whole).
+	MaxWordRunes = 8
+)
 
 // supplementary reports a sense from the computing supplement.
-func supplementary(sense string) bool { return strings.HasPrefix(sense, supplementMark) }
-
-// maxWordRunes bounds a headword's length in runes for segmentation (longer headwords are idioms and names that
-// questions rarely contain whole).
-const maxWordRunes = 8
+func supplementary(sense string) bool { return strings.HasPrefix(sense, SupplementMark) }
 
 // Dict is a loaded bilingual dictionary. It is immutable and safe for concurrent use.
 type Dict struct {
@@ -205,7 +206,7 @@ func (d *Dict) loadSenseSets() {
 				if supplementary(s) {
 					continue
 				}
-				s = strings.TrimPrefix(s, computingMark)
+				s = strings.TrimPrefix(s, ComputingMark)
 				ws := senseWords(s)
 				for _, sw := range ws {
 					d.senseSet[sw] = true

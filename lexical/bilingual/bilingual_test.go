@@ -732,7 +732,7 @@ func TestComputingSupplement(t *testing.T) {
 // in a database manual that writes "view rules"; "plain" for "common" still may.
 func TestNoSynonymOfASuppliedRendering(t *testing.T) {
 	d := dict(t)
-	if w := d.words["普通"]; w == nil || !slices.Contains(w.senses, supplementMark+"normal") || !slices.Contains(w.senses, "common") {
+	if w := d.words["普通"]; w == nil || !slices.Contains(w.senses, SupplementMark+"normal") || !slices.Contains(w.senses, "common") {
 		t.Fatalf("普通 = %+v: the test needs common from CC-CEDICT and normal from the supplement", w)
 	}
 	use := counts(map[string]int{"normal": 200, "common": 60, "ordinary": 5, "view": 900, "rule view": 80, "plain view": 30, "rule": 400, "plain": 40})

@@ -17,7 +17,7 @@ type Segment struct {
 	CJK bool
 	// Known is set for a dictionary headword; Function for a headword that is a grammatical word (a particle, a
 	// classifier, a preposition whose senses are all descriptions of use); Supplied for a headword only the
-	// computing supplement has (see supplementMark): its renderings are ECDICT's alone.
+	// computing supplement has (see SupplementMark): its renderings are ECDICT's alone.
 	Known, Function, Supplied bool
 }
 
@@ -90,7 +90,7 @@ func (d *Dict) cutRun(run []rune, at int, out []Segment) []Segment {
 	best := make([]cell, n+1)
 	for i := 1; i <= n; i++ {
 		best[i] = cell{words: 1 << 30}
-		for l := 1; l <= maxWordRunes && l <= i; l++ {
+		for l := 1; l <= MaxWordRunes && l <= i; l++ {
 			j := i - l
 			lone := 0
 			if l > 1 {

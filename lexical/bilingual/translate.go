@@ -58,7 +58,7 @@ type candidates struct {
 	score   map[string]float64
 	conf    float64 // the best one's weight: 1, or 0.5 for a single character
 	limit   int
-	// supplied marks the renderings only the computing supplement gives (see supplementMark): they search, but
+	// supplied marks the renderings only the computing supplement gives (see SupplementMark): they search, but
 	// no synonym is sought for them (pairRelated), a guess built on a guess.
 	supplied map[string]bool
 	// paired counts, for a rendering the documents searched use in a phrase with a rendering of the next or the
@@ -98,7 +98,7 @@ func (d *Dict) candidatesBy(zh string, use Usage) (*candidates, bool) {
 	for i, content := range d.senseStems(w) {
 		// A sense of computing counts as the main one: the documents searched are mostly technical.
 		rank := i
-		if strings.HasPrefix(w.senses[i], computingMark) {
+		if strings.HasPrefix(w.senses[i], ComputingMark) {
 			rank = 0
 		}
 		for _, c := range content {
@@ -529,7 +529,7 @@ func (d *Dict) productivity() map[string]int {
 		}
 		seen[w] = true
 		rs := []rune(w.text)
-		if w.supplement || len(rs) < 2 || len(rs) > maxWordRunes {
+		if w.supplement || len(rs) < 2 || len(rs) > MaxWordRunes {
 			continue
 		}
 		for i := 0; i < len(rs); i++ {

@@ -109,10 +109,8 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 		if k := kindNouns(ctx, q, a.vocab); len(k) > 0 {
 			vs = append(vs, queryVariant(withoutWords(q, k)))
 			for w := range k {
-				for _, alt := range strings.Split(w, "|") {
-					for _, t := range lexical.Tokenize(alt) {
-						kindWords[t] = true
-					}
+				for _, t := range lexical.Tokenize(w) { // every rendering of a translated word ("command|order")
+					kindWords[t] = true
 				}
 			}
 		}

@@ -31,8 +31,8 @@ func focusVariants(ctx context.Context, core research.SubQuestion, v *vocabulary
 	// search: domainTail) tells no item apart: the focus is on the rest.
 	phrases, _ := splitPhrases(core.Question)
 	if tail := domainTail(ctx, core.Question, phrases, v); tail != "" {
-		if rest := slices.DeleteFunc(strings.Fields(q), func(w string) bool { return w == tail }); len(rest) > 0 {
-			q = strings.Join(rest, " ")
+		if rest := withoutWords(q, map[string]bool{tail: true}); rest != "" {
+			q = rest
 		}
 	}
 	// The subject's units count twice: "data race" is what "What is a data race and how should programs avoid
@@ -90,7 +90,7 @@ func kindNouns(ctx context.Context, q string, v *vocabulary) map[string]bool {
 	for i := 1; i < len(f); i++ {
 		// A word of a translated query stands with its other renderings ("command|order" for 命令): the first
 		// is the best, and the sources' use of it after the name decides for all.
-		noun, _, _ := strings.Cut(f[i], "|")
+		noun := firstRendering(f[i])
 		if !nameLike(f[i-1]) || !commonWord(noun) || !nounWord(noun) || v.setting(ctx, f[i-1]) {
 			continue
 		}

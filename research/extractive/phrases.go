@@ -372,6 +372,12 @@ func senseWord(en string) bool {
 	return err == nil && d.SenseWord(en)
 }
 
+// firstRendering is the best of a translated word's renderings, which translateFor writes "command|order".
+func firstRendering(word string) string {
+	first, _, _ := strings.Cut(word, "|")
+	return first
+}
+
 // nounWord reports whether the bilingual dictionary writes the English word on its own as a sense, not only as
 // an action ("to create"): bilingual.Dict.Noun.
 func nounWord(en string) bool {

@@ -346,8 +346,7 @@ func definedTerms(ctx context.Context, question string, v *vocabulary) []string 
 	if hasCJK(subj) {
 		var first []string
 		for _, f := range strings.Fields(translateFor(v, subj)) {
-			w, _, _ := strings.Cut(f, "|")
-			first = append(first, w)
+			first = append(first, firstRendering(f))
 		}
 		subj = strings.Join(first, " ")
 	}

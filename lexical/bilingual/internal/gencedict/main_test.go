@@ -35,18 +35,14 @@ func TestClean(t *testing.T) {
 
 // The dictionary's own text format, through the generator, into the runtime's loader.
 func TestGenerateFromText(t *testing.T) {
-	var b strings.Builder
-	b.WriteString("# CC-CEDICT\n# comment lines are skipped\n")
-	b.WriteString("數據庫 数据库 [shu4 ju4 ku4] /database/\n")
-	b.WriteString("嗎 吗 [ma5] /(question particle for \"yes-no\" questions)/\n")
-	b.WriteString("通道 通道 [tong1 dao4] /(communications) channel/thoroughfare/passage/\n")
-	b.WriteString("broken line without slashes\n")
-	for i := 0; i < 1000; i++ { // the generator refuses a file too small to be the dictionary
-		b.WriteString("甲 甲 [jia3] /first/\n")
-	}
+	text := cedictText("# CC-CEDICT\n# comment lines are skipped",
+		"數據庫 数据库 [shu4 ju4 ku4] /database/",
+		"嗎 吗 [ma5] /(question particle for \"yes-no\" questions)/",
+		"通道 通道 [tong1 dao4] /(communications) channel/thoroughfare/passage/",
+		"broken line without slashes")
 	dir := t.TempDir()
 	in, out := filepath.Join(dir, "cedict.u8"), filepath.Join(dir, "cedict.gz")
-	if err := os.WriteFile(in, []byte(b.String()), 0o644); err != nil {
+	if err := os.WriteFile(in, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	d := generate(t, in, "", out)
@@ -66,6 +62,19 @@ func TestGenerateFromText(t *testing.T) {
 	if err := run(filepath.Join(dir, "missing"), "", out); err == nil {
 		t.Error("a missing file was accepted")
 	}
+}
+
+// cedictText is a file in the dictionary's own text format: lines, then as many filler entries as make the
+// generator take it for the dictionary (it refuses a file too small to be one).
+func cedictText(lines ...string) string {
+	var b strings.Builder
+	for _, l := range lines {
+		b.WriteString(l + "\n")
+	}
+	for i := 0; i < 1000; i++ {
+		b.WriteString("甲 甲 [jia3] /first/\n")
+	}
+	return b.String()
 }
 
 // generate runs the generator on in (and the computing supplement comp, "" for none) into out and loads the
