@@ -16,6 +16,7 @@ import (
 
 	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/research"
+	"github.com/deepresearch/deepresearch/research/publish"
 	"github.com/deepresearch/deepresearch/sources"
 )
 
@@ -484,13 +485,15 @@ func quoteClaim(claim, lang string) string {
 // cite attaches citation markers to every sentence of text, before its final punctuation: "A [e3]. B [e3]." A
 // marker after the full stop would be a sentence of its own and leave the text before it uncited. A sentence
 // without final punctuation gets the full stop of its own script (Latin "." or Chinese "。"), whatever the
-// report's language: an English quote in a Chinese report ends in ".".
+// report's language: an English quote in a Chinese report ends in ".". Its sentences are the report's, as the
+// integrity check splits them (publish.SplitSentences): a claim's "'hello!' are packed …" is one sentence, which
+// a split at every "!" would cut in two, each cited and neither whole.
 func cite(text string, ids []string, lang string) string {
 	marker := "[" + strings.Join(ids, ", ") + "]"
 	var parts []string
 	whole := label(text)
-	for _, sp := range lexical.Sentences(lexical.NormalizeSpace(text)) {
-		body, end := splitEnd(sp.Text)
+	for _, sent := range publish.SplitSentences(lexical.NormalizeSpace(text)) {
+		body, end := splitEnd(sent)
 		if body == "" {
 			continue
 		}
@@ -522,8 +525,8 @@ func label(text string) bool {
 	if hasCJK(text) {
 		return false
 	}
-	for _, sp := range lexical.Sentences(lexical.NormalizeSpace(text)) {
-		if lexical.HasVerb(sp.Text) {
+	for _, sent := range publish.SplitSentences(lexical.NormalizeSpace(text)) {
+		if lexical.HasVerb(sent) {
 			return false
 		}
 	}

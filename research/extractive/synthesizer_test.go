@@ -81,6 +81,8 @@ func TestCitePlacesMarkerInsideEverySentence(t *testing.T) {
 		"One. Two!": "One [e1]. Two [e1]!",
 		"(It might crash, or do something else.)": "(It might crash, or do something else) [e1].",
 		"No final stop": "No final stop [e1].",
+		// A claim keeps its code's words without the backticks: "'hello!'" ends no sentence, which goes on in lower case.
+		"The statement t = 1, 'hello!' is an example of tuple packing: the values 1 and 'hello!' are packed together.": "The statement t = 1, 'hello!' is an example of tuple packing: the values 1 and 'hello!' are packed together [e1].",
 	} {
 		if got := cite(in, []string{"e1"}, "en"); got != want {
 			t.Errorf("cite(%q) = %q, want %q", in, got, want)
