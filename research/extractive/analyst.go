@@ -745,8 +745,11 @@ func hasCue(s string, cues []string) bool {
 
 func refersBack(s string) bool {
 	s = strings.TrimLeft(s, "-*> ")
-	if selfRE.MatchString(s) {
+	if selfRE.MatchString(s) || anticipatoryItRE.MatchString(s) {
 		return false
+	}
+	if shellNounRE.MatchString(s) {
+		return true
 	}
 	for _, p := range backRefs {
 		if strings.HasPrefix(s, p) {

@@ -193,10 +193,34 @@ func TestAnalystQuotesASentenceEndingInADemonstrativeWithItsAntecedent(t *testin
 		"The clause reports that the row was inserted.":                          false,
 		"This means the rule applies to all rows.":                               true,
 		"Returning data avoids an extra database query.":                         false,
+		// An anticipatory "it" stands for the clause it announces; a shell noun's thing is in the sentence before.
+		"It is good practice to use the with keyword when dealing with file objects.": false,
+		"It is not possible to assign to the individual items of a tuple.":            false,
+		"It's often a good idea to close the file.":                                   false,
+		"It is used to store the values.":                                             true,
+		"It is similar to the previous example.":                                      true,
+		"The advantage is that the file is properly closed.":                          true,
+		"The default is to use the system locale.":                                    true,
+		"The first rule is that every input is fetched first.":                        false,
+		"The file is closed when the block ends.":                                     false,
 	} {
 		if refersBack(s) != want {
 			t.Errorf("refersBack(%q) = %v, want %v", s, !want, want)
 		}
+	}
+}
+
+// "It is good practice to …" announces its own clause and reaches back to nothing, across no paragraph break;
+// "The advantage is that …" after it says what that practice gains, and is quoted with it.
+func TestAnalystQuotesAnAnticipatoryItWithoutThePreviousParagraph(t *testing.T) {
+	text := "Be very careful to use binary mode when reading and writing such files.\n\n" +
+		"It is good practice to use the `with` keyword when dealing with file objects. " +
+		"The advantage is that the file is properly closed after its suite finishes, even if an exception is raised.\n"
+	sq := research.SubQuestion{ID: "q1", Question: "Why use the with keyword for file objects?", Queries: []string{"keyword file objects"}}
+	ev := analyzedWith(t, Config{EvidencePerSource: 1}, sq, doc("file:///py/inputoutput.html", text))
+	want := "It is good practice to use the `with` keyword when dealing with file objects. The advantage is that the file is properly closed after its suite finishes, even if an exception is raised."
+	if len(ev) != 1 || ev[0].Quote != want {
+		t.Errorf("evidence %+v, want the one quote %q", ev, want)
 	}
 }
 

@@ -48,6 +48,25 @@ const documentNouns = `document|section|article|page|chapter|guide|tutorial|howt
 // "This" is the page, not what the sentence before it said.
 var selfRE = regexp.MustCompile(`^(?i:this|these) (?i:` + documentNouns + `)s?(?:[\s,.;:]|$)`)
 
+// anticipatoryItRE is a sentence whose "It" stands for the clause it announces, not for anything said before it
+// (the grammar's anticipatory or extraposed subject: "It is good practice to use …", "It is possible that …"):
+// a form of "be" or of a linking verb, then one of the predicates that take such a clause — adjectives of
+// necessity, possibility, ease, value and certainty, and "a good idea", "good practice", "an error" — then "to",
+// "that" or "for".
+var anticipatoryItRE = regexp.MustCompile(`^It(?:'s| is| was| (?:may|might|can|could|would|will|should) be| seems| appears| becomes)` +
+	`(?: not)?(?: (?:often|usually|generally|always|sometimes|also|therefore|thus|still|even|very|quite|much|more|most|less|really|rarely|never|particularly|especially))*` +
+	` (?:a |an )?(?:good |bad |better |best |common |usual |standard |recommended )?` +
+	`(?:possible|impossible|necessary|unnecessary|important|essential|crucial|vital|advisable|inadvisable|easy|easier|hard|harder|difficult|` +
+	`simple|simpler|convenient|useful|helpful|safe|safer|unsafe|dangerous|wise|unwise|reasonable|sensible|desirable|preferable|` +
+	`sufficient|enough|common|customary|usual|legal|illegal|permissible|valid|invalid|worth|worthwhile|tempting|natural|` +
+	`likely|unlikely|clear|obvious|evident|apparent|true|false|certain|guaranteed|recommended|idea|practice|error|mistake)` +
+	` (?:to|that|for)\b`)
+
+// shellNounRE is a sentence that says what something named before it amounts to through an abstract noun
+// ("The advantage is that the file is properly closed …", "The reason is that …", "The default is to …"): the
+// thing whose advantage or reason it is comes in the sentence before.
+var shellNounRE = regexp.MustCompile(`^The [a-z]+ (?:is|was) (?:that|to)\b`)
+
 var (
 	// References to the document's own structure. Not 下文/上文 alone: 上下文 (context) contains 下文.
 	metaRE = regexp.MustCompile(`(?i)\b(this|the (following|next|previous|preceding)|the rest of this|the remainder of this) ` +
