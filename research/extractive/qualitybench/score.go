@@ -98,9 +98,25 @@ var (
 //     starts in lower case in the middle of a sentence;
 //   - the sentence has no verb-like word (an English sentence with neither an auxiliary nor a word ending in -s
 //     or -ed; a Chinese one of fewer than four characters);
+//   - a report sentence of Latin script starts in lower case where its quote does not: the report split the
+//     quote's sentence (a Chinese sentence may open with a command's name: "index 会报告 …");
 //   - a citation marker is glued to the next sentence ("[2].This").
 func Fragments(ctx context.Context, rep *research.Report, f sources.Fetcher) []string {
 	var out []string
+	quotes := map[string]string{}
+	for _, e := range rep.Evidence {
+		quotes[e.ID] = strings.TrimLeft(strings.TrimSpace(e.Quote), "`*_[")
+	}
+	// A quote that starts in lower case is flagged by itself; a report sentence that does, from a quote that
+	// does not, is a piece the report cut out of the quote's sentence.
+	quoteStartsLower := func(ids []string) bool {
+		for _, id := range ids {
+			if r, _ := utf8.DecodeRuneInString(quotes[id]); unicode.IsLower(r) {
+				return true
+			}
+		}
+		return false
+	}
 	for _, e := range citedEvidence(rep) {
 		q := strings.TrimSpace(e.Quote)
 		if strings.HasSuffix(q, ":") || strings.HasSuffix(q, "：") {
@@ -122,6 +138,10 @@ func Fragments(ctx context.Context, rep *research.Report, f sources.Fetcher) []s
 		s := strings.TrimSpace(markerRE.ReplaceAllString(c.Text, ""))
 		if !lexical.HasVerb(s) {
 			out = append(out, "no verb: "+clip(s))
+		}
+		if r, _ := utf8.DecodeRuneInString(s); unicode.IsLower(r) && !strings.ContainsFunc(s, lexical.IsCJK) && !startsWithCodeName(s) && !codeWithRemark(s) &&
+			!quoteStartsLower(c.EvidenceIDs) {
+			out = append(out, "split inside its quote: "+clip(s))
 		}
 	}
 	if m := gluedCiteRE.FindAllString(rep.Markdown, -1); len(m) > 0 {

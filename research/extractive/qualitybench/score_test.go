@@ -52,6 +52,7 @@ func TestScoring(t *testing.T) {
 			{Text: "A memory operation is modeled by four details [1].", EvidenceIDs: []string{"e1"}},
 			{Text: "The closing of a channel is synchronized before a receive [3].", EvidenceIDs: []string{"e3"}},
 			{Text: "Its kind and location [4].", EvidenceIDs: []string{"e4"}},
+			{Text: "are synchronized before a receive [3].", EvidenceIDs: []string{"e3"}},                         // a piece of e3's sentence
 			{Text: "The closing of a channel is synchronized before a receive [3].", EvidenceIDs: []string{"e3"}}, // again, after e4
 		},
 	}
@@ -62,7 +63,7 @@ func TestScoring(t *testing.T) {
 		t.Errorf("relevant citations %d, want 5", n)
 	}
 	frags := strings.Join(Fragments(t.Context(), rep, ix), "\n")
-	for _, want := range []string{"ends in a colon: A memory", "cut mid-sentence: For HTTP/2", "no verb: Its kind", "glued"} {
+	for _, want := range []string{"ends in a colon: A memory", "cut mid-sentence: For HTTP/2", "no verb: Its kind", "split inside its quote: are synchronized", "glued"} {
 		if !strings.Contains(frags, want) {
 			t.Errorf("fragments lack %q:\n%s", want, frags)
 		}
