@@ -56,6 +56,7 @@ type docIndex struct {
 	tokens [][]string // passage terms plus its section heading's
 	own    [][]string // the passage's own terms
 	claims []string   // the claim of a table row, spelled out with its column headers; "" for prose
+	from   []int      // where a described name's quote starts (its signature heading); -1 for other passages
 	head   [][]string // the terms of the passage's own section heading
 	within []string   // the passage's section headings as text: the one above its own, and its own
 	lead   []int      // the passage's position in its section (0 for the first)
@@ -597,6 +598,9 @@ func latinUnits(v variant) variant {
 func (a *Analyst) quoteBounds(ix *docIndex, i, lo int) (int, int) {
 	sp := ix.spans[i]
 	s, e := sp.Start, sp.End
+	if f := ix.from[i]; f >= lo && f >= 0 && utf8.RuneCountInString(ix.text[f:e]) <= maxQuote {
+		return trimQuote(ix.text, f, e)
+	}
 	// A table row's context is its header, which the claim spells out; the row above is another row.
 	table := strings.Contains(sp.Text, "\t")
 	short := utf8.RuneCountInString(sp.Text) < shortPassage && !table
@@ -836,6 +840,7 @@ func (a *Analyst) index(doc *sources.Document) *docIndex {
 	ix.tokens = make([][]string, len(ix.spans))
 	ix.own = make([][]string, len(ix.spans))
 	ix.claims = make([]string, len(ix.spans))
+	ix.from = make([]int, len(ix.spans))
 	ix.head = make([][]string, len(ix.spans))
 	ix.within = make([]string, len(ix.spans))
 	var prevHeadText, curHeadText string
@@ -890,8 +895,21 @@ func (a *Analyst) index(doc *sources.Document) *docIndex {
 		pos++
 		plain := plainText(sp.Text)
 		own := lexical.Tokenize(plain)
-		ix.usable[i] = usable(sp.Text, plain, own) && !cutSpan(text, ix.spans, i) && !onHeadingLine(text, sp) && !brokenByCode(text, sp) &&
+		ix.from[i] = -1
+		// The name's heading is the nearest above that is no annotation ("* {string}" stands alone, as a heading).
+		sig := h - 1
+		for sig >= 0 && (annotationRE.MatchString(heads[sig].Text) || inRanges(hidden, heads[sig].Start)) {
+			sig--
+		}
+		described := view == nil && sig >= 0 && describes(text, heads[sig], sp, hidden)
+		ix.usable[i] = usable(sp.Text, plain, own, described) && !cutSpan(text, ix.spans, i) && !onHeadingLine(text, sp) && !brokenByCode(text, sp) &&
 			!titleLine(heads, text, sp)
+		if described && ix.usable[i] && !lexical.HasVerb(plain) {
+			// "The operating system-specific end-of-line marker." under "## `os.EOL`" says what os.EOL is: quoted
+			// from its heading, it is stated of the name.
+			ix.from[i] = heads[sig].Start
+			ix.claims[i] = "`" + signatureName(heads[sig].Text) + "`: " + plain
+		}
 		all := append([]string(nil), own...)
 		if view != nil {
 			ix.usable[i] = view.usable(sp, plain, own) && !cutSpan(text, ix.spans, i)
@@ -1076,6 +1094,42 @@ func signatureName(heading string) string {
 	return m[1] + m[2]
 }
 
+// describes reports a passage that describes the name its signature heading documents, as API references put it
+// ("## `os.EOL`", then "The operating system-specific end-of-line marker."): a paragraph of one sentence of its
+// own, starting in upper case, with nothing between the heading and it but blank lines, HTML comments (Node's
+// "<!-- YAML added: v0.7.8 -->") and annotation lines ("* {string}", "Added in: v0.7.8").
+func describes(text string, head, sp lexical.Span, hidden [][2]int) bool {
+	if signatureName(head.Text) == "" || sp.Start < head.End || sp.Start-head.End > maxDescriptionGap || sp.Start != lineStart(text, sp.Start) {
+		return false
+	}
+	if r, _ := utf8.DecodeRuneInString(sp.Text); !unicode.IsUpper(r) {
+		return false
+	}
+	if rest := text[sp.End:]; strings.TrimSpace(rest[:lineEnd(rest, 0)]) != "" || !strings.HasPrefix(rest, "\n\n") && strings.TrimSpace(rest) != "" {
+		return false
+	}
+	gap := []byte(text[head.End:sp.Start])
+	for _, r := range hidden {
+		for k := max(r[0], head.End); k < min(r[1], sp.Start); k++ {
+			gap[k-head.End] = ' '
+		}
+	}
+	for _, line := range strings.Split(string(gap), "\n") {
+		if strings.TrimSpace(line) != "" && !annotationRE.MatchString(line) {
+			return false
+		}
+	}
+	return true
+}
+
+// maxDescriptionGap bounds, in bytes, what may stand between a signature heading and the description under it.
+const maxDescriptionGap = 400
+
+// annotationRE is a line of an API reference that annotates a name rather than describing it: a list item that
+// gives its type and nothing else ("* {string}", "* Returns: {boolean|undefined}"), or a label and a version or
+// level ("Added in: v0.7.8", "> Stability: 2 - Stable").
+var annotationRE = regexp.MustCompile(`^\s*(?:[-*+]\s+(?:[A-Za-z]+:\s*)?\{[^{}\n]+\}\s*$|>?\s*[A-Z][A-Za-z ]{1,30}:\s*v?\d)`)
+
 // headingLevel is the level of a Markdown heading line, its count of leading "#": 0 for a heading marked otherwise.
 func headingLevel(heading string) int { return len(heading) - len(strings.TrimLeft(heading, "#")) }
 
@@ -1242,7 +1296,7 @@ func redundancy(a, b []string) float64 {
 }
 
 // usable reports whether a passage can stand as evidence: prose, not a heading, a code line or a table rule.
-func usable(raw, plain string, tokens []string) bool {
+func usable(raw, plain string, tokens []string, described bool) bool {
 	t := strings.TrimSpace(raw)
 	if strings.HasPrefix(t, "#") || strings.HasPrefix(t, "```") || len(tokens) < 3 {
 		return false
@@ -1285,8 +1339,9 @@ func usable(raw, plain string, tokens []string) bool {
 		return false
 	}
 	// A caption labels the listing or figure beside it; a fragment without a verb ("Rust logo Rust 1.63.0", a
-	// term on its own) states nothing. A table row is spelled out with its headers instead.
-	if lexical.IsCaption(plain) || !strings.Contains(raw, "\t") && !hasCJK(plain) && !lexical.HasVerb(plain) {
+	// term on its own) states nothing. A table row is spelled out with its headers instead, and a name's
+	// description (describes) with the name.
+	if lexical.IsCaption(plain) || !described && !strings.Contains(raw, "\t") && !hasCJK(plain) && !lexical.HasVerb(plain) {
 		return false
 	}
 	return true

@@ -224,6 +224,47 @@ func TestAnalystQuotesAnAnticipatoryItWithoutThePreviousParagraph(t *testing.T) 
 	}
 }
 
+// An API reference describes a name under its signature heading without a verb ("The operating system-specific
+// end-of-line marker." under "## `os.EOL`"): quoted from the heading, past the annotations between them, it is
+// stated of the name. A verbless line elsewhere stays out, and so does one under a heading that names no API.
+func TestAnalystStatesADescriptionOfItsName(t *testing.T) {
+	sq := research.SubQuestion{ID: "q1", Question: "What is os.EOL?", Queries: []string{"os.EOL end-of-line marker"}}
+	for name, tt := range map[string]struct {
+		text, quote, claim string
+	}{
+		"Node's Markdown": {
+			text:  "# OS\n\n## `os.EOL`\n\n<!-- YAML\nadded: v0.7.8\n-->\n\n* {string}\n\nThe operating system-specific end-of-line marker.\n\n* `\\n` on POSIX\n",
+			quote: "`os.EOL`\n\n<!-- YAML\nadded: v0.7.8\n-->\n\n* {string}\n\nThe operating system-specific end-of-line marker.",
+			claim: "`os.EOL`: The operating system-specific end-of-line marker.",
+		},
+		"its HTML, extracted": {
+			text:  "# OS\n\n### `os.EOL`\n\nAdded in: v0.7.8\n\nThe operating system-specific end-of-line marker.\n",
+			quote: "`os.EOL`\n\nAdded in: v0.7.8\n\nThe operating system-specific end-of-line marker.",
+			claim: "`os.EOL`: The operating system-specific end-of-line marker.",
+		},
+		"prose between": {
+			text: "## `os.EOL`\n\nSee the platform notes below for details.\n\nThe operating system-specific end-of-line marker.\n",
+		},
+		"a heading that names no API": {
+			text: "## Line endings\n\nThe operating system-specific end-of-line marker.\n",
+		},
+	} {
+		ev := analyzedWith(t, Config{}, sq, doc("file:///api/os.md", tt.text))
+		var got []string
+		for _, e := range ev {
+			if strings.Contains(e.Quote, "end-of-line marker") {
+				got = append(got, e.Quote)
+				if e.Quote != tt.quote || e.Claim != tt.claim {
+					t.Errorf("%s: quote %q, claim %q; want %q, %q", name, e.Quote, e.Claim, tt.quote, tt.claim)
+				}
+			}
+		}
+		if tt.quote != "" && len(got) != 1 {
+			t.Errorf("%s: quotes of the description %q, want one", name, got)
+		}
+	}
+}
+
 func TestAnalystChineseTextWithoutPunctuation(t *testing.T) {
 	// An article pasted without any sentence punctuation.
 	text := "五阶段工作流全景把执行过程拉直了看是五个阶段" + strings.Repeat("这是一段没有标点的说明文字用来填充上下文", 8) +
@@ -637,7 +678,7 @@ func TestUsableReadsCodeMarksOutsideCodeSpans(t *testing.T) {
 		"The loop stops when the counter reaches the limit set before it;":                                                                                                             false,
 	} {
 		plain := plainText(raw)
-		if got := usable(raw, plain, lexical.Tokenize(plain)); got != want {
+		if got := usable(raw, plain, lexical.Tokenize(plain), false); got != want {
 			t.Errorf("usable(%q) = %v, want %v", raw, got, want)
 		}
 	}
