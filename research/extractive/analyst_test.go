@@ -201,6 +201,7 @@ func TestAnalystQuotesASentenceEndingInADemonstrativeWithItsAntecedent(t *testin
 		"It is similar to the previous example.":                                      true,
 		"The advantage is that the file is properly closed.":                          true,
 		"The default is to use the system locale.":                                    true,
+		"A consequence is that the numbers you enter are only approximated.":          true,
 		"The first rule is that every input is fetched first.":                        false,
 		"The file is closed when the block ends.":                                     false,
 	} {

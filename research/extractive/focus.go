@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/research"
@@ -360,12 +362,30 @@ func subjectOf(ctx context.Context, question string, v *vocabulary) string {
 // its names (then the not-covered heuristic speaks).
 func (p *poolIndex) requiredNames(question string, setting func(term string) bool) [][]string {
 	var out [][]string
+	qualified := qualifiedMembers(question)
 	for _, w := range nameWords(question) {
 		t := w[len(w)-1]
-		if p.df[t] == 0 || setting != nil && setting(t) {
+		if p.df[t] == 0 || setting != nil && setting(t) && !qualified[t] {
 			continue
 		}
 		out = append(out, w)
+	}
+	return out
+}
+
+// qualifiedMembers are the last terms of the names a question writes as a member of a lower-case module or object
+// ("code" of error.code, "eol" of os.EOL): the name is specific however common its last word is in the sources, so
+// it stays a subject where the word alone would be their setting. A product's name ("Node.js") has a capital.
+func qualifiedMembers(question string) map[string]bool {
+	out := map[string]bool{}
+	for _, w := range wordRE.FindAllString(question, -1) {
+		w = strings.TrimRight(w, ".")
+		if r, _ := utf8.DecodeRuneInString(w); !strings.Contains(w, ".") || !unicode.IsLower(r) || !nameLike(w) {
+			continue
+		}
+		if ts := lexical.Tokenize(identSplitter.Replace(w)); len(ts) > 1 {
+			out[ts[len(ts)-1]] = true
+		}
 	}
 	return out
 }

@@ -108,8 +108,10 @@ func TestRequiredNames(t *testing.T) {
 		ev("e3", "q1", "file:///maps.md#L1-L1", "For owned values like String, the values will be moved and the hash map will be the owner.", 0.9),
 		ev("e4", "q1", "file:///maps.md#L2-L2", "This HashMap has keys of type String.", 0.9),
 		ev("e5", "q1", "file:///json.md#L1-L1", "PostgreSQL offers two types for storing JSON data.", 0.9),
+		ev("e6", "q1", "file:///errors.md#L1-L1", "The error.code property is a string label that identifies the kind of error.", 0.9),
+		ev("e7", "q1", "file:///errors.md#L2-L2", "The error.message property is the string description of the error.", 0.9),
 	}, nil)
-	setting := func(term string) bool { return term == "postgresql" }
+	setting := func(term string) bool { return term == "postgresql" || term == "code" }
 	tests := []struct {
 		q    string
 		want [][]string
@@ -121,6 +123,8 @@ func TestRequiredNames(t *testing.T) {
 		{"What happens to a String inserted into a HashMap?", [][]string{{"hash", "map", "hashmap"}}},
 		// The corpus's own product names no subject: the question is about json.
 		{"How does the jsonb type differ from the json type in PostgreSQL?", nil},
+		// A member of a module stays a subject however common its last word: "code" is the setting, error.code is not.
+		{"What is error.code, and why use it rather than error.message?", [][]string{{"code", "code"}, {"messag", "messag"}}},
 	}
 	for _, tt := range tests {
 		got := pool.requiredNames(tt.q, setting)
@@ -129,7 +133,7 @@ func TestRequiredNames(t *testing.T) {
 		}
 	}
 	names := pool.requiredNames("What happens to a String inserted into a HashMap?", setting)
-	for i, want := range []bool{false, false, true, true, false} {
+	for i, want := range []bool{false, false, true, true, false, false, false} {
 		if got := pool.hasName(i, names); got != want {
 			t.Errorf("hasName(e%d, HashMap) = %v, want %v", i+1, got, want)
 		}

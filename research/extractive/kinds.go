@@ -63,9 +63,9 @@ var anticipatoryItRE = regexp.MustCompile(`^It(?:'s| is| was| (?:may|might|can|c
 	` (?:to|that|for)\b`)
 
 // shellNounRE is a sentence that says what something named before it amounts to through an abstract noun
-// ("The advantage is that the file is properly closed …", "The reason is that …", "The default is to …"): the
-// thing whose advantage or reason it is comes in the sentence before.
-var shellNounRE = regexp.MustCompile(`^The [a-z]+ (?:is|was) (?:that|to)\b`)
+// ("The advantage is that the file is properly closed …", "A consequence is that …", "The default is to …"): the
+// thing whose advantage or consequence it is comes in the sentence before.
+var shellNounRE = regexp.MustCompile(`^(?:The|A|An|One) [a-z]+ (?:is|was) (?:that|to)\b`)
 
 var (
 	// References to the document's own structure. Not 下文/上文 alone: 上下文 (context) contains 下文.
