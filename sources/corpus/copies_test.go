@@ -57,6 +57,55 @@ func TestSearchPrefersTheSpecificPageOverAggregatesAndDropsBoilerplate(t *testin
 	}
 }
 
+// A passage that only an aggregate's hit brings in — the specific page's own chunk holding it was left out for the
+// page's share of results, or ranked apart — is cited from the specific page, at the aggregate hit's place.
+func TestSearchCitesTheSpecificPageForAnAggregatesPassage(t *testing.T) {
+	root := t.TempDir()
+	topics := []string{"alpha", "beta", "gamma"}
+	var all strings.Builder
+	all.WriteString("# Everything on one page\n\n")
+	for _, tp := range topics {
+		// Three sections a chunk each, every one naming the weak reference.
+		var page strings.Builder
+		for k := range 3 {
+			page.WriteString(pageText(fmt.Sprintf("%s part %d", tp, k), 16))
+			if tp == "alpha" {
+				fmt.Fprintf(&page, "A weak reference of part %d does not express an ownership relationship.\n\n", k)
+			}
+		}
+		writeFile(t, filepath.Join(root, tp+".md"), page.String())
+		all.WriteString(page.String() + "\n")
+	}
+	aggregate := filepath.Join(root, "print.md")
+	writeFile(t, aggregate, all.String())
+	ix := openIndex(t, t.TempDir())
+	if _, err := ix.Add(t.Context(), root); err != nil {
+		t.Fatal(err)
+	}
+	if ix.info().Redundant[aggregate] != sources.RedundantAggregate {
+		t.Fatalf("print.md is not an aggregate: %v", ix.info().Redundant)
+	}
+	for _, d := range []depth{{}, {keep: 2}} { // certified, and falling back to the full query
+		ix.depth = d
+		got, err := ix.Search(t.Context(), "weak reference ownership relationship", 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts := 0
+		for _, r := range got {
+			if strings.Contains(r.URL, "print.md") {
+				t.Errorf("depth %+v: the aggregate is cited: %v", d, urls(got))
+			}
+			if strings.Contains(r.URL, "alpha.md") {
+				parts++
+			}
+		}
+		if parts != 3 {
+			t.Errorf("depth %+v: %d chunks of alpha.md, want its three parts: %v", d, parts, urls(got))
+		}
+	}
+}
+
 // pageText is a page of n distinct lines about topic, each long enough to be marked (lexical.MarkWords), in words
 // drawn from a vocabulary of made-up words seeded by the topic, so that two pages share no wording by accident.
 func pageText(topic string, n int) string {

@@ -151,7 +151,7 @@ func (g *generation) rankFull(ctx context.Context, rq rankQuery) ([]sources.Resu
 	for i, h := range res.Hits {
 		hits[i] = hit{id: h.ID, score: h.Score}
 	}
-	out, _, _, err := g.results(nil, hits, rq)
+	out, _, _, err := g.results(ctx, nil, hits, rq)
 	return out, err
 }
 
@@ -183,7 +183,7 @@ func (g *generation) rankCertified(ctx context.Context, rq rankQuery, d depth) (
 	if err := breakTies(r, hits); err != nil {
 		return nil, false, err
 	}
-	out, consumed, exhausted, err := g.results(r, hits[:min(len(hits), rq.want)], rq)
+	out, consumed, exhausted, err := g.results(ctx, r, hits[:min(len(hits), rq.want)], rq)
 	if err != nil {
 		return nil, false, err
 	}
@@ -201,7 +201,7 @@ func (g *generation) rankCertified(ctx context.Context, rq rankQuery, d depth) (
 // results turns ranked chunks into search results, at most perFile a file
 // and limit in all. It reports how many hits it looked at and whether it ran
 // out of hits before reaching limit.
-func (g *generation) results(r index.IndexReader, hits []hit, rq rankQuery) (out []sources.Result, consumed int, exhausted bool, err error) {
+func (g *generation) results(ctx context.Context, r index.IndexReader, hits []hit, rq rankQuery) (out []sources.Result, consumed int, exhausted bool, err error) {
 	limit, perFile := rq.limit, rq.perFile
 	if err := g.demoteRedundant(r, hits); err != nil {
 		return nil, 0, false, err
@@ -248,6 +248,26 @@ func (g *generation) results(r index.IndexReader, hits []hit, rq rankQuery) (out
 			}
 			j, act = copies.add(path, len(f.body), text, focus)
 		}
+		if act == copyNew && !rq.keepCopies && g.info.Redundant[path] == sources.RedundantAggregate {
+			// A passage of an aggregate that no specific page's hit holds (their chunks are cut elsewhere, and
+			// ranked apart): the page it was taken from is looked up and cited in its place, at its rank.
+			sp, ok, err := g.specificPage(ctx, res.Snippet, text, rq.text, files)
+			if err != nil {
+				return nil, 0, false, err
+			}
+			switch {
+			case ok && slices.ContainsFunc(out, func(o sources.Result) bool { return o.URL == sp.id }):
+				copies.removed(j) // that chunk is a result already
+				act = copySkip
+			case ok:
+				// Past the page's own share of results, if need be: the hit was to be a result either way.
+				res.Title, res.URL, res.Date = sp.file.meta.Title, sp.id, sp.file.meta.ModTime
+				res.Snippet = snippet(sp.text, rq.terms, 300)
+				perPath[path]++ // the aggregate still gives at most its share of hits
+				path = sp.path
+				copies.kept[j] = keptPassage{path: sp.path, size: len(sp.file.body), terms: lexical.Tokenize(sp.text), copies: 1}
+			}
+		}
 		switch act {
 		case copyNew:
 			perPath[path]++
@@ -271,6 +291,73 @@ func (g *generation) results(r index.IndexReader, hits []hit, rq rankQuery) (out
 		}
 	}
 	return out, consumed, true, nil
+}
+
+// specificChunk is a chunk of a document the index found no copy of, with its text.
+type specificChunk struct {
+	id, path, text string
+	file           *storedFile
+}
+
+// specificPages bounds the chunks specificPage looks at: the page a passage was taken from ranks first or near it
+// for a query made of the passage itself.
+const specificPages = 5
+
+// specificPage finds the chunk of a specific page that holds passage, the part of an aggregate's chunk (print-all or
+// "all APIs" page) a search found, and every word of query the chunk matched: it queries the index with the
+// passage's own words and takes the first chunk of a document that repeats no other which holds the passage
+// (ShingleContainment at or above dupContainment) and those words. The aggregate's own text — its heading, a
+// passage no page repeats — has no such chunk. files caches the stored files read.
+func (g *generation) specificPage(ctx context.Context, passage, chunkText, query string, files map[string]*storedFile) (specificChunk, bool, error) {
+	want := lexical.Tokenize(passage)
+	if len(want) == 0 {
+		return specificChunk{}, false, nil
+	}
+	inChunk := map[string]bool{}
+	for _, t := range lexical.Tokenize(chunkText) {
+		inChunk[t] = true
+	}
+	var matched []string
+	for _, t := range lexical.Tokenize(query) {
+		if inChunk[t] {
+			matched = append(matched, t)
+		}
+	}
+	words := bleve.NewMatchQuery(passage)
+	words.SetField("text")
+	words.Analyzer = analyzerName
+	req := bleve.NewSearchRequestOptions(words, specificPages+len(g.info.Redundant), 0, false)
+	req.SortBy([]string{"-_score", "_id"})
+	res, err := g.idx.SearchInContext(ctx, req)
+	if err != nil {
+		return specificChunk{}, false, fmt.Errorf("corpus: the page of an aggregate's passage: %w", err)
+	}
+	looked := 0
+	for _, h := range res.Hits {
+		path, start, end, ok := parseChunkID(h.ID)
+		if !ok || g.info.Redundant[path] != "" {
+			continue
+		}
+		if looked++; looked > specificPages {
+			break
+		}
+		f := files[path]
+		if f == nil {
+			if f, err = g.file(path); err != nil {
+				return specificChunk{}, false, err
+			}
+			files[path] = f
+		}
+		text, ok := f.lines(start, end)
+		if !ok {
+			continue
+		}
+		terms := lexical.Tokenize(text)
+		if lexical.ShingleContainment(terms, want) >= dupContainment && !slices.ContainsFunc(matched, func(t string) bool { return !slices.Contains(terms, t) }) {
+			return specificChunk{id: h.ID, path: path, text: text, file: f}, true, nil
+		}
+	}
+	return specificChunk{}, false, nil
 }
 
 // demoteRedundant ranks the hits on documents the index found redundant (copies and aggregates, see
