@@ -1,6 +1,7 @@
 package extractive
 
 import (
+	"html"
 	"regexp"
 	"strings"
 )
@@ -17,10 +18,11 @@ const (
 	kindDefinition
 	kindExample
 	kindMeta
+	kindParameter
 )
 
 var kindNames = map[kind]string{kindPlain: "plain", kindRule: "rule", kindDefinition: "definition",
-	kindExample: "example", kindMeta: "meta"}
+	kindExample: "example", kindMeta: "meta", kindParameter: "parameter"}
 
 func (k kind) String() string { return kindNames[k] }
 
@@ -37,9 +39,17 @@ func (k kind) weight(facet string) float64 {
 		return 0.72
 	case kindMeta:
 		return 0.55
+	case kindParameter:
+		return 0.72
 	}
 	return 0.9
 }
+
+// parameterRE is an item of an API reference's parameter list: a name and its type in braces or angle brackets,
+// or a link on them ("`callback` {Function} The function to call …", "`...args` [<any>](…) Optional arguments …",
+// "Returns: <Timeout> for use with clearInterval()"). It says what one argument is; what the function does is said in its description,
+// which the same section states after the list.
+var parameterRE = regexp.MustCompile("^(?:`?(?:\\.\\.\\.)?[A-Za-z_$][\\w$.]*`?|Returns:?)\\s+\\[?[{<][A-Za-z][^{}<>\\n]*(?:<[^<>\\n]*>)?[^{}<>\\n]*[}>]")
 
 // documentNouns are what a text calls itself or its parts ("this tutorial", "the next section").
 const documentNouns = `document|section|article|page|chapter|guide|tutorial|howto|post`
@@ -105,6 +115,8 @@ func passageKind(text string) kind {
 	switch {
 	case metaRE.MatchString(withoutAsides(t)):
 		return kindMeta
+	case parameterRE.MatchString(html.UnescapeString(t)): // "[&lt;Function&gt;](…)" as HTML to Markdown leaves it
+		return kindParameter
 	case exampleRE.MatchString(t) || codeVars(t) >= 2:
 		return kindExample
 	case definitionRE.MatchString(t):

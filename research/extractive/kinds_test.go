@@ -70,3 +70,24 @@ func TestPassageKindIgnoresAsides(t *testing.T) {
 		}
 	}
 }
+
+// A parameter list's item says what one argument is, in API references of Node's and JSDoc's form; prose that
+// names a parameter in passing is no item.
+func TestParameterKind(t *testing.T) {
+	for text, want := range map[string]bool{
+		"`callback` {Function} The function to call when the timer elapses.":    true,
+		"callback <Function> The function to call when the timer elapses.":      true,
+		"...args <any> Optional arguments to pass when the callback is called.": true,
+		"- `options` {Object}":                            true,
+		"Returns: <Timeout> for use with clearInterval()": true,
+		"`callback` [&lt;Function&gt;](https://developer.mozilla.org/) The function to call.": true,
+		"* Returns: {boolean}": true,
+		"Schedules repeated execution of `callback` every `delay` milliseconds.":      false,
+		"The callback is called with <any> value.":                                    false,
+		"A `Timeout` object is returned by setInterval() and can be passed to clear.": false,
+	} {
+		if got := passageKind(text) == kindParameter; got != want {
+			t.Errorf("passageKind(%q) = %v, want parameter %v", text, passageKind(text), want)
+		}
+	}
+}

@@ -176,12 +176,18 @@ func (p *Planner) Plan(ctx context.Context, question string) (*research.Plan, er
 			}
 		}
 		if lang != "en" {
-			// English renderings let a Chinese question find English documents.
+			// English renderings let a Chinese question find English documents. Each follows the query it renders:
+			// a depth keeps the first few queries of a sub-question (four at the standard depth), which must not be
+			// the Chinese ones alone. A relation word (作用 of "有什么作用") asks for a facet and is rendered by none:
+			// its senses ("function|affect|result") are words of other topics.
+			var with []string
 			for _, x := range qs {
-				if t := translateFor(p.vocab, x); t != "" {
-					qs = append(qs, t)
+				with = append(with, x)
+				if t := translateFor(p.vocab, withoutWords(x, zhRelationVerbs)); t != "" {
+					with = append(with, t)
 				}
 			}
+			qs = with
 		} else if len(qs) > 0 {
 			// A Chinese rendering of the first query lets an English question find Chinese documents.
 			if t := searchableZH(p.vocab, qs[0]); t != "" {

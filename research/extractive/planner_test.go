@@ -161,6 +161,27 @@ func TestPlannerChineseQuestionGetsEnglishQueries(t *testing.T) {
 	}
 }
 
+// Each Chinese query is followed by its English rendering, so the queries a depth keeps (the first four at the
+// standard depth) are never the Chinese ones alone; a relation word (作用) asks for a facet and is rendered by none.
+func TestPlannerRendersEachChineseQueryAfterIt(t *testing.T) {
+	plan, err := New(Config{}).Planner.Plan(t.Context(), "Rust 中的 Weak<T> 弱引用有什么作用？")
+	if err != nil {
+		t.Fatal(err)
+	}
+	q1 := plan.SubQuestions[0].Queries
+	english := func(q string) bool { return !hasCJK(q) && strings.Contains(q, "weak") }
+	if len(q1) < 2 || !hasCJK(q1[0]) || !english(q1[1]) {
+		t.Errorf("queries %q: want a Chinese query, then its English rendering", q1)
+	}
+	for _, sq := range plan.SubQuestions {
+		for _, q := range sq.Queries {
+			if !hasCJK(q) && strings.Contains(q, "affect") {
+				t.Errorf("%s: query %q renders the relation word 作用", sq.ID, q)
+			}
+		}
+	}
+}
+
 func TestPlannerRefusesEmptyQuestion(t *testing.T) {
 	for _, q := range []string{"", "   ", "?？"} {
 		if _, err := New(Config{}).Planner.Plan(t.Context(), q); err == nil {
