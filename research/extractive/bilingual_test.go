@@ -101,7 +101,7 @@ func TestEnglishQuestionOverChineseCorpus(t *testing.T) {
 
 // A Chinese question is cut at the words the dictionary knows as question words (谁, 何时, 哪里 are in no list
 // here) and at grammar characters (是 "to be", 它 "it"); a preposition ends a phrase only where the dictionary
-// reads it as a word of its own (对 in 对延迟, not in 对象).
+// reads it as a word of its own (对 in 对延迟, not in 对象; 把 in 把日志文件, not in 把握).
 func TestSplitChineseQuestionByDictionary(t *testing.T) {
 	for q, want := range map[string][]string{
 		"负载均衡器何时丢弃空闲连接？":        {"负载均衡器", "丢弃空闲连接"},
@@ -111,6 +111,11 @@ func TestSplitChineseQuestionByDictionary(t *testing.T) {
 		"冷却塔是怎样工作的？它耗水吗？":       {"冷却塔", "工作", "耗水"},
 		"现在的光刻机能达到什么精度？":        {"现在", "光刻机", "达到", "精度"},
 		"在 Kubernetes 中如何滚动更新？": {"Kubernetes 中", "滚动更新"},
+		// The object marker 把 and the passive 被 end a phrase; 把握 and 被动 are words.
+		"如何把日志文件压缩？": {"日志文件压缩"},
+		"文件被删除后会怎样？": {"文件", "删除后"},
+		"如何把握发布时机？":  {"把握发布时机"},
+		"被动连接有什么缺点？": {"被动连接", "缺点"},
 	} {
 		ph, _ := splitPhrases(q)
 		var got []string

@@ -264,9 +264,10 @@ func splitZH(q string) (out []phrase, verbs []string) {
 	return clean, verbs
 }
 
-// zhPrepositions are single characters that usually introduce a phrase ("对通道通信", "在 Go 中") but are also
-// part of common words, which the dictionary's segmentation keeps whole.
-var zhPrepositions = map[string]bool{"对": true, "在": true}
+// zhPrepositions are single characters that usually introduce a phrase ("对通道通信", "在 Go 中", the object marker
+// of "把 socket 设为非阻塞", the passive "被删除") but are also part of common words (对象, 存在, 把握, 被动),
+// which the dictionary's segmentation keeps whole.
+var zhPrepositions = map[string]bool{"对": true, "在": true, "把": true, "被": true}
 
 // zhWord is a word of a question's segmentation by the bilingual dictionary; question marks a question word or a
 // grammar character, which end a phrase.
