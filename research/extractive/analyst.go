@@ -263,9 +263,10 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 		if c < a.cfg.MinConfidence {
 			continue
 		}
-		// A quote ending in a colon promises what follows; without the list it introduces it is a fragment. A
-		// short passage quoted with the label before it ("**Table 8.23.** JSON Primitive Types …") is a caption.
-		if qs, qe := a.quoteBounds(ix, i, floor(i)); endsInColon(ix.text[qs:qe]) || lexical.IsCaption(plainText(ix.text[qs:qe])) {
+		// A quote ending in a colon promises what follows; without the list it introduces it is a fragment, and a
+		// question without its answer states nothing. A short passage quoted with the label before it ("**Table
+		// 8.23.** JSON Primitive Types …") is a caption.
+		if qs, qe := a.quoteBounds(ix, i, floor(i)); endsInColon(ix.text[qs:qe]) || asks(ix.text[qs:qe]) || lexical.IsCaption(plainText(ix.text[qs:qe])) {
 			continue
 		}
 		if refersBack(ix.spans[i].Text) && !ix.opensComment(i) && !namesSectionSubject(ix.text, ix.spans[i]) {
@@ -642,6 +643,13 @@ func (a *Analyst) quoteBounds(ix *docIndex, i, lo int) (int, int) {
 			break
 		}
 		e = next.End
+	}
+	// A question the text asks is quoted with its answer, the next sentence of its paragraph.
+	if asks(ix.text[s:e]) && i+1 < len(ix.spans) && ix.view == nil {
+		if next := ix.spans[i+1]; e <= next.Start && !strings.Contains(ix.text[e:next.Start], "\n") && ix.usable[i+1] &&
+			!asks(next.Text) && utf8.RuneCountInString(ix.text[s:next.End]) <= maxQuote {
+			e = next.End
+		}
 	}
 	if endsInColon(sp.Text) {
 		if l := listEnd(ix.text, s, e); l > e && ix.view == nil {
@@ -1435,6 +1443,13 @@ func sortTogether(idx []int, vals []float64) {
 func endsInColon(s string) bool {
 	t := strings.TrimSpace(s)
 	return strings.HasSuffix(t, ":") || strings.HasSuffix(t, "：")
+}
+
+// asks reports a sentence that asks rather than states ("So how do you decide when you should call panic! and when
+// you should return Result?"): a text's question is answered by what follows it.
+func asks(s string) bool {
+	t := strings.TrimRight(strings.TrimSpace(s), `"'”’)）*_`)
+	return strings.HasSuffix(t, "?") || strings.HasSuffix(t, "？")
 }
 
 func startsLower(s string) bool {

@@ -266,6 +266,29 @@ func TestAnalystStatesADescriptionOfItsName(t *testing.T) {
 	}
 }
 
+// A question the text asks ("So how do you decide …?") is no finding; quoted with the sentence that answers it, it is.
+func TestAnalystQuotesAQuestionWithItsAnswer(t *testing.T) {
+	text := "## To panic or not\n\nSo how do you decide when you should call panic and when you should return Result? " +
+		"When code panics, there is no way to recover.\n\nReturning Result gives the calling code options.\n"
+	sq := research.SubQuestion{ID: "q1", Question: "When should code call panic rather than return Result?", Queries: []string{"call panic return Result"}}
+	ev := analyzedWith(t, Config{}, sq, doc("file:///book/panic.html", text))
+	found := false
+	for _, e := range ev {
+		if asks(e.Quote) {
+			t.Errorf("quote %q asks and answers nothing", e.Quote)
+		}
+		found = found || strings.HasPrefix(e.Quote, "So how do you decide") && strings.HasSuffix(e.Quote, "no way to recover.")
+	}
+	if !found {
+		t.Errorf("evidence %+v: want the question quoted with its answer", ev)
+	}
+	for s, want := range map[string]bool{"Why?": true, "它安全吗？": true, "Is it \"safe?\"": true, "It is safe.": false, "See (why?) below.": false} {
+		if asks(s) != want {
+			t.Errorf("asks(%q) = %v, want %v", s, !want, want)
+		}
+	}
+}
+
 func TestAnalystChineseTextWithoutPunctuation(t *testing.T) {
 	// An article pasted without any sentence punctuation.
 	text := "五阶段工作流全景把执行过程拉直了看是五个阶段" + strings.Repeat("这是一段没有标点的说明文字用来填充上下文", 8) +
