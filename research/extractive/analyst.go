@@ -599,7 +599,7 @@ func latinUnits(v variant) variant {
 func (a *Analyst) quoteBounds(ix *docIndex, i, lo int) (int, int) {
 	sp := ix.spans[i]
 	s, e := sp.Start, sp.End
-	if f := ix.from[i]; f >= lo && f >= 0 && utf8.RuneCountInString(ix.text[f:e]) <= maxQuote {
+	if f := ix.from[i]; f >= 0 && f >= lo && utf8.RuneCountInString(ix.text[f:e]) <= maxQuote {
 		return trimQuote(ix.text, f, e)
 	}
 	// A table row's context is its header, which the claim spells out; the row above is another row.

@@ -303,6 +303,10 @@ type specificChunk struct {
 // for a query made of the passage itself.
 const specificPages = 5
 
+// maxPassedOver bounds the hits on redundant documents specificPage reads past to reach the specific pages: a
+// folder of stub pages may hold hundreds, none of which holds a passage of the content.
+const maxPassedOver = 20
+
 // specificPage finds the chunk of a specific page that holds passage, the part of an aggregate's chunk (print-all or
 // "all APIs" page) a search found, and every word of query the chunk matched: it queries the index with the
 // passage's own words and takes the first chunk of a document that repeats no other which holds the passage
@@ -326,7 +330,8 @@ func (g *generation) specificPage(ctx context.Context, passage, chunkText, query
 	words := bleve.NewMatchQuery(passage)
 	words.SetField("text")
 	words.Analyzer = analyzerName
-	req := bleve.NewSearchRequestOptions(words, specificPages+len(g.info.Redundant), 0, false)
+	// The aggregate and the copies among the first hits are passed over, but only so many of them.
+	req := bleve.NewSearchRequestOptions(words, specificPages+min(len(g.info.Redundant), maxPassedOver), 0, false)
 	req.SortBy([]string{"-_score", "_id"})
 	res, err := g.idx.SearchInContext(ctx, req)
 	if err != nil {
