@@ -221,12 +221,9 @@ func (g *generation) results(ctx context.Context, r index.IndexReader, hits []hi
 		if !ok || perPath[path] >= perFile {
 			continue
 		}
-		f := files[path]
-		if f == nil {
-			if f, err = g.file(path); err != nil {
-				return nil, 0, false, err
-			}
-			files[path] = f
+		f, err := g.cachedFile(files, path)
+		if err != nil {
+			return nil, 0, false, err
 		}
 		text, ok := f.lines(start, end)
 		if !ok {
@@ -327,11 +324,8 @@ func (g *generation) specificPage(ctx context.Context, passage, chunkText, query
 			matched = append(matched, t)
 		}
 	}
-	words := bleve.NewMatchQuery(passage)
-	words.SetField("text")
-	words.Analyzer = analyzerName
 	// The aggregate and the copies among the first hits are passed over, but only so many of them.
-	req := bleve.NewSearchRequestOptions(words, specificPages+min(len(g.info.Redundant), maxPassedOver), 0, false)
+	req := bleve.NewSearchRequestOptions(matchIn("text", passage, 1), specificPages+min(len(g.info.Redundant), maxPassedOver), 0, false)
 	req.SortBy([]string{"-_score", "_id"})
 	res, err := g.idx.SearchInContext(ctx, req)
 	if err != nil {
@@ -346,12 +340,9 @@ func (g *generation) specificPage(ctx context.Context, passage, chunkText, query
 		if looked++; looked > specificPages {
 			break
 		}
-		f := files[path]
-		if f == nil {
-			if f, err = g.file(path); err != nil {
-				return specificChunk{}, false, err
-			}
-			files[path] = f
+		f, err := g.cachedFile(files, path)
+		if err != nil {
+			return specificChunk{}, false, err
 		}
 		text, ok := f.lines(start, end)
 		if !ok {
@@ -363,6 +354,19 @@ func (g *generation) specificPage(ctx context.Context, passage, chunkText, query
 		}
 	}
 	return specificChunk{}, false, nil
+}
+
+// cachedFile is the stored file at path, read once per search: files holds those read so far.
+func (g *generation) cachedFile(files map[string]*storedFile, path string) (*storedFile, error) {
+	if f := files[path]; f != nil {
+		return f, nil
+	}
+	f, err := g.file(path)
+	if err != nil {
+		return nil, err
+	}
+	files[path] = f
+	return f, nil
 }
 
 // demoteRedundant ranks the hits on documents the index found redundant (copies and aggregates, see

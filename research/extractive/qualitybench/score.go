@@ -123,7 +123,7 @@ func Fragments(ctx context.Context, rep *research.Report, f sources.Fetcher) []s
 			out = append(out, "ends in a colon: "+clip(q))
 			continue
 		}
-		if r, _ := utf8.DecodeRuneInString(q); unicode.IsLower(r) && !startsWithCodeName(q) && !codeWithRemark(q) {
+		if startsMidSentence(q) {
 			out = append(out, "starts mid-sentence: "+clip(q))
 			continue
 		}
@@ -139,8 +139,7 @@ func Fragments(ctx context.Context, rep *research.Report, f sources.Fetcher) []s
 		if !lexical.HasVerb(s) {
 			out = append(out, "no verb: "+clip(s))
 		}
-		if r, _ := utf8.DecodeRuneInString(s); unicode.IsLower(r) && !strings.ContainsFunc(s, lexical.IsCJK) && !startsWithCodeName(s) && !codeWithRemark(s) &&
-			!quoteStartsLower(c.EvidenceIDs) {
+		if startsMidSentence(s) && !strings.ContainsFunc(s, lexical.IsCJK) && !quoteStartsLower(c.EvidenceIDs) {
 			out = append(out, "split inside its quote: "+clip(s))
 		}
 	}
@@ -237,6 +236,13 @@ func codeWithRemark(q string) bool {
 		}
 	}
 	return false
+}
+
+// startsMidSentence reports a text that starts in lower case without being a name in code ("propagateCancel
+// arranges …") or code with its remark: the tail of a sentence.
+func startsMidSentence(s string) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	return unicode.IsLower(r) && !startsWithCodeName(s) && !codeWithRemark(s)
 }
 
 func startsWithCodeName(q string) bool {
