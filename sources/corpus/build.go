@@ -45,11 +45,15 @@ func (ix *Index) build(ctx context.Context, baseName string, base *manifest, p p
 	if err := os.WriteFile(filepath.Join(gdir, useLockName), nil, 0o644); err != nil {
 		return fmt.Errorf("index %s: %w", ix.dir, err)
 	}
-	idx, err := openForBuild(ix.dir, baseName, gdir, bleveName, newMapping)
+	copyOf := baseName
+	if base.reanalyse {
+		copyOf = ""
+	}
+	idx, err := openForBuild(ix.dir, copyOf, gdir, bleveName, newMapping)
 	if err != nil {
 		return fmt.Errorf("index %s: %w", ix.dir, err)
 	}
-	texts, err := openForBuild(ix.dir, baseName, gdir, textsName, func() (mapping.IndexMapping, error) { return newTextsMapping(), nil })
+	texts, err := openForBuild(ix.dir, copyOf, gdir, textsName, func() (mapping.IndexMapping, error) { return newTextsMapping(), nil })
 	if err != nil {
 		idx.Close()
 		return fmt.Errorf("index %s: %w", ix.dir, err)
@@ -235,7 +239,7 @@ func (ix *Index) build(ctx context.Context, baseName string, base *manifest, p p
 	if !docsChanged && base.sameAs(roots, files) {
 		return nil // after all, nothing changed: the current generation stays (the deferred cleanup removes this one)
 	}
-	info := genInfo{Roots: roots, Built: time.Now().UTC(), Redundant: redundantDocs(files)}
+	info := genInfo{Roots: roots, Built: time.Now().UTC(), Redundant: redundantDocs(files), Analysis: analysisVersion}
 	for _, e := range files {
 		if e.doc() {
 			info.Files++

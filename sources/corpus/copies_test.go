@@ -406,3 +406,104 @@ func TestRenderedBeside(t *testing.T) {
 		}
 	}
 }
+
+// A page's Markdown source beside its HTML rendering is a copy, and a passage that only the source's hit brings in
+// — it runs over two of the page's chunks, cut at other places than the source's — is cited from the page.
+func TestSearchCitesThePageForItsSourcesPassageAcrossChunks(t *testing.T) {
+	root := t.TempDir()
+	filler := func(k, n int) string {
+		var lines []string
+		for _, l := range strings.Split(pageText(fmt.Sprintf("weak part %d", k), 12), "\n") {
+			if l != "" && !strings.HasPrefix(l, "#") {
+				lines = append(lines, l)
+			}
+		}
+		return strings.Join(lines, " ")[:n]
+	}
+	// Paragraph sizes that make the page's chunks (cut at the first paragraph past 1,200 characters) end between
+	// the passage's two paragraphs, 6 and 7, and the source's, which open with notes, hold both.
+	var paras []string
+	for k, n := range []int{600, 600, 600, 600, 600, 300, 540, 540, 600, 600, 600, 600} {
+		paras = append(paras, filler(k, n))
+	}
+	paras[6] += " A weak reference does not express an ownership relationship, and a weak reference never keeps the value alive."
+	paras[7] = "Zero weak references keep the value alive, and the count of them is kept apart. " + paras[7]
+	var html, md strings.Builder
+	html.WriteString("<html><head><title>Weak references</title></head><body><h1>Weak references</h1>\n")
+	// The source opens with the generator's notes, which the page does not show: its chunks are cut elsewhere.
+	md.WriteString("# Weak references\n\n<!--\n" + strings.Repeat("generated from the API description; edit that, not this file\n", 10) + "-->\n\n")
+	for _, p := range paras {
+		fmt.Fprintf(&html, "<p>%s</p>\n", p)
+		// The source is hard-wrapped, as Markdown sources are.
+		words := strings.Fields(p)
+		for len(words) > 0 {
+			n := min(len(words), 9)
+			md.WriteString(strings.Join(words[:n], " ") + "\n")
+			words = words[n:]
+		}
+		md.WriteString("\n")
+	}
+	html.WriteString("</body></html>\n")
+	page, source := filepath.Join(root, "weak.html"), filepath.Join(root, "weak.md")
+	writeFile(t, page, html.String())
+	writeFile(t, source, md.String())
+	ix := openIndex(t, t.TempDir())
+	if _, err := ix.Add(t.Context(), root); err != nil {
+		t.Fatal(err)
+	}
+	if ix.info().Redundant[source] != sources.RedundantCopy {
+		t.Fatalf("weak.md is not a copy of the page: %v", ix.info().Redundant)
+	}
+	// The set-up: no chunk of the page holds both sentences, a chunk of the source does.
+	q := "weak reference ownership relationship zero weak references keep the value alive count kept apart"
+	ix.keepCopies, ix.PerFile = true, 20
+	all, err := ix.Search(t.Context(), q, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix.keepCopies, ix.PerFile = false, 0
+	g, release, err := ix.acquire()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	files := map[string]*storedFile{}
+	chunk := func(url string) (path, text string) {
+		path, start, end, _ := parseChunkID(url)
+		f, err := g.cachedFile(files, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text, _ = f.lines(start, end)
+		return path, text
+	}
+	holds := map[string]bool{} // file → one of its chunks holds both sentences
+	for _, r := range all {
+		path, text := chunk(r.URL)
+		holds[path] = holds[path] || strings.Contains(text, "ownership relationship") && strings.Contains(text, "Zero weak")
+	}
+	if holds[page] || !holds[source] {
+		t.Fatalf("set-up: a chunk of the page holds the passage: %v, of its source: %v", holds[page], holds[source])
+	}
+	// The page's place of a passage that runs over two of its chunks is found.
+	passage := "A weak reference does not express an ownership relationship, and a weak reference never keeps the value alive. Zero weak references keep the value alive, and the count of them is kept apart."
+	if sp, ok, err := g.specificPage(t.Context(), passage, passage, "weak reference alive", files); err != nil || !ok || sp.path != page {
+		t.Errorf("the page's place of a passage over two chunks: %+v, %v, %v", sp.id, ok, err)
+	}
+	for _, d := range []depth{{}, {keep: 2}} {
+		ix.depth = d
+		got, err := ix.Search(t.Context(), q, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range got {
+			// The source's own notes, which the page does not show, are still its own.
+			if path, text := chunk(r.URL); path == source && (strings.Contains(text, "ownership relationship") || strings.Contains(text, "Zero weak")) {
+				t.Errorf("depth %+v: the source is cited for the page's passage: %v", d, urls(got))
+			}
+		}
+		if len(got) == 0 || !strings.Contains(got[0].URL, "weak.html") {
+			t.Errorf("depth %+v: first result is not the page: %v", d, urls(got))
+		}
+	}
+}

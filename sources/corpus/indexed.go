@@ -1,8 +1,6 @@
 package corpus
 
 import (
-	"encoding/json"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -28,13 +26,7 @@ func Indexed() []string {
 		if err != nil || name == "" {
 			continue
 		}
-		f, err := os.Open(filepath.Join(dir, name, infoName))
-		if err != nil {
-			continue
-		}
-		var info genInfo
-		err = json.NewDecoder(io.LimitReader(f, 1<<20)).Decode(&info)
-		f.Close()
+		info, err := readGenInfo(filepath.Join(dir, name))
 		if err != nil {
 			continue
 		}

@@ -33,6 +33,9 @@ type manifest struct {
 	chunkEnd []int          // file i's chunks are cols.Chunks[chunkEnd[i-1]:chunkEnd[i]]
 	markEnd  []int          // file i's marks are cols.Marks[markEnd[i-1]:markEnd[i]]; nil when there are none
 	notes    map[int]string // the detail of each file that is not a document
+	// reanalyse marks the manifest of a generation indexed another way (analysisVersion), stripped of its files:
+	// the next generation is built anew, not as a copy of it.
+	reanalyse bool
 }
 
 // manifestCols is the stored form of a manifest (gob).
@@ -344,6 +347,18 @@ func (ix *Index) loadManifest() (string, *manifest, error) {
 		}
 		if err != nil {
 			return "", nil, fmt.Errorf("corpus %s: %w", ix.dir, err)
+		}
+		info, err := readGenInfo(filepath.Join(ix.dir, name))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return "", nil, fmt.Errorf("corpus %s: %w", ix.dir, err)
+		}
+		if info.Analysis != analysisVersion {
+			// Indexed another way: the update rebuilds every file of the same roots into the next generation.
+			m = newManifest(m.cols.Roots, nil)
+			m.reanalyse = true
 		}
 		return name, m, nil
 	}

@@ -23,6 +23,9 @@ import (
 //   - cjk_bigram: overlapping ideograph bigrams (内存模型 → 内存 存模 模型),
 //     the standard way to index Chinese/Japanese without a dictionary;
 //     Latin tokens pass through untouched;
+//   - name parts: a qualified name, one word to the tokenizer, is indexed
+//     with its parts (fs.readfile → fs readfile fs.readfile; see
+//     nameparts.go); queries are analysed without them (queryAnalyzerName);
 //   - stemmer_porter: "happens" and "happen" meet; CJK bigrams have no Latin
 //     suffixes so they pass through unchanged.
 //
@@ -30,6 +33,12 @@ import (
 // such as "before" and "after", which would turn the query "happens before"
 // into just "happen"; BM25's IDF already discounts common words.
 const analyzerName = "deepresearch_text"
+
+// queryAnalyzerName analyses queries: the text analyser without the name parts, which the index holds already —
+// a query for "dgram" meets the part of the indexed `node:dgram`, and a query naming "Node.js" weighs the name
+// once rather than with "node" and "js" as well. An index built before the name parts (analysisVersion 0) has
+// no such analyser and analyses queries with analyzerName (generation.queryAnalyzer).
+const queryAnalyzerName = "deepresearch_query"
 
 const (
 	chunkType = "chunk"
@@ -39,19 +48,17 @@ const (
 func newMapping() (mapping.IndexMapping, error) {
 	im := bleve.NewIndexMapping()
 	im.ScoringModel = index.BM25Scoring
-	err := im.AddCustomAnalyzer(analyzerName, map[string]any{
-		"type":      custom.Name,
-		"tokenizer": unicode.Name,
-		"token_filters": []string{
-			cjk.WidthName,
-			en.PossessiveName,
-			lowercase.Name,
-			cjk.BigramName,
-			porter.Name,
-		},
-	})
-	if err != nil {
-		return nil, err
+	for name, filters := range map[string][]string{
+		analyzerName:      {cjk.WidthName, en.PossessiveName, lowercase.Name, cjk.BigramName, namePartsName, porter.Name},
+		queryAnalyzerName: {cjk.WidthName, en.PossessiveName, lowercase.Name, cjk.BigramName, porter.Name},
+	} {
+		if err := im.AddCustomAnalyzer(name, map[string]any{
+			"type":          custom.Name,
+			"tokenizer":     unicode.Name,
+			"token_filters": filters,
+		}); err != nil {
+			return nil, err
+		}
 	}
 	im.DefaultAnalyzer = analyzerName
 	im.StoreDynamic = false
@@ -111,4 +118,12 @@ func newTextsMapping() mapping.IndexMapping {
 	im.DefaultMapping = fm
 	im.TypeField = "_type"
 	return im
+}
+
+// queryAnalyzer is the name of the analyser of queries of the generation's index (see queryAnalyzerName).
+func (g *generation) queryAnalyzer() string {
+	if g.idx.Mapping().AnalyzerNamed(queryAnalyzerName) != nil {
+		return queryAnalyzerName
+	}
+	return analyzerName
 }

@@ -199,7 +199,7 @@ func (q *postingsQuery) Close() {
 // clauses' scores in another order than the query's (more than
 // searcher.DisjunctionHeapTakeover words).
 func openPostingsQuery(ctx context.Context, r index.IndexReader, m mapping.IndexMapping, rq rankQuery) (q *postingsQuery, ok bool, err error) {
-	an := m.AnalyzerNamed(analyzerName)
+	an := m.AnalyzerNamed(rq.analyzer)
 	if an == nil {
 		return nil, false, errors.New("corpus: analyzer missing")
 	}

@@ -96,7 +96,7 @@ func TestPostingsRankingEqualsFullQuery(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					want, err := g.rankFull(t.Context(), newRankQuery(q, limit, 2))
+					want, err := g.rankFull(t.Context(), newRankQuery(q, limit, 2, queryAnalyzerName))
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -223,7 +223,7 @@ func TestRankScoresAreBleves(t *testing.T) {
 	}
 	var total rankStats
 	for _, q := range queries {
-		rq := newRankQuery(q, 10, 2)
+		rq := newRankQuery(q, 10, 2, queryAnalyzerName)
 		req := bleve.NewSearchRequestOptions(rq.full, 100000, 0, false)
 		req.SortBy([]string{"-_score", "_id"})
 		res, err := g.idx.SearchInContext(t.Context(), req)
@@ -305,7 +305,7 @@ func FuzzPostingsRanking(f *testing.F) {
 				}
 				continue
 			}
-			rq := newRankQuery(capQuery(strings.TrimSpace(q)), limit, 2)
+			rq := newRankQuery(capQuery(strings.TrimSpace(q)), limit, 2, queryAnalyzerName)
 			if _, err := g.structure(t.Context(), &rq); err != nil {
 				t.Fatal(err)
 			}
@@ -342,7 +342,7 @@ func BenchmarkRanking(b *testing.B) {
 		for j := range q {
 			q[j] = rankWords[rnd.IntN(len(rankWords))]
 		}
-		queries = append(queries, newRankQuery(strings.Join(q, " "), 10, 2))
+		queries = append(queries, newRankQuery(strings.Join(q, " "), 10, 2, queryAnalyzerName))
 	}
 	b.Run("postings", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {

@@ -76,7 +76,7 @@ func (ix *Index) Search(ctx context.Context, q string, limit int) ([]sources.Res
 		return nil, fmt.Errorf("corpus %s is empty: index a folder first (deepresearch index DIR)", ix.dir)
 	}
 	defer release()
-	rq := newRankQuery(q, limit, perFile)
+	rq := newRankQuery(q, limit, perFile, g.queryAnalyzer())
 	rq.keepCopies = ix.keepCopies
 	structured, err := g.structure(ctx, &rq)
 	if err != nil {
@@ -111,29 +111,31 @@ type rankQuery struct {
 	keepCopies     bool
 	text           string
 	terms          []string
+	analyzer       string // the name of the analyser of q
 }
 
-func newRankQuery(q string, limit, perFile int) rankQuery {
+func newRankQuery(q string, limit, perFile int, analyzer string) rankQuery {
 	words := bleve.NewMatchQuery(q)
 	words.SetField("text")
-	words.Analyzer = analyzerName
+	words.Analyzer = analyzer
 	// The phrase clause rewards chunks where the words appear together
 	// ("happens before" as a term, not two stray words).
 	phrase := bleve.NewMatchPhraseQuery(q)
 	phrase.SetField("text")
-	phrase.Analyzer = analyzerName
+	phrase.Analyzer = analyzer
 	phrase.SetBoost(2)
 	title := bleve.NewMatchQuery(q)
 	title.SetField("title")
-	title.Analyzer = analyzerName
+	title.Analyzer = analyzer
 	title.SetBoost(1.5)
 	return rankQuery{
 		full:   bleve.NewDisjunctionQuery(words, phrase, title),
 		phrase: phrase,
 		limit:  limit, perFile: perFile,
-		want:  limit*perFile*3 + 10,
-		text:  q,
-		terms: queryTerms(q),
+		want:     limit*perFile*3 + 10,
+		text:     q,
+		terms:    queryTerms(q),
+		analyzer: analyzer,
 	}
 }
 
@@ -245,9 +247,10 @@ func (g *generation) results(ctx context.Context, r index.IndexReader, hits []hi
 			}
 			j, act = copies.add(path, len(f.body), text, focus)
 		}
-		if act == copyNew && !rq.keepCopies && g.info.Redundant[path] == sources.RedundantAggregate {
-			// A passage of an aggregate that no specific page's hit holds (their chunks are cut elsewhere, and
-			// ranked apart): the page it was taken from is looked up and cited in its place, at its rank.
+		if act == copyNew && !rq.keepCopies && g.info.Redundant[path] != "" {
+			// A passage of an aggregate or a copy that no specific page's hit holds (their chunks are cut elsewhere,
+			// and ranked apart; a page's Markdown source is wrapped and marked up otherwise): the page it was taken
+			// from is looked up and cited in its place, at its rank.
 			sp, ok, err := g.specificPage(ctx, res.Snippet, text, rq.text, files)
 			if err != nil {
 				return nil, 0, false, err
@@ -325,7 +328,7 @@ func (g *generation) specificPage(ctx context.Context, passage, chunkText, query
 		}
 	}
 	// The aggregate and the copies among the first hits are passed over, but only so many of them.
-	req := bleve.NewSearchRequestOptions(matchIn("text", passage, 1), specificPages+min(len(g.info.Redundant), maxPassedOver), 0, false)
+	req := bleve.NewSearchRequestOptions(matchIn("text", passage, 1, g.queryAnalyzer()), specificPages+min(len(g.info.Redundant), maxPassedOver), 0, false)
 	req.SortBy([]string{"-_score", "_id"})
 	res, err := g.idx.SearchInContext(ctx, req)
 	if err != nil {
@@ -344,13 +347,18 @@ func (g *generation) specificPage(ctx context.Context, passage, chunkText, query
 		if err != nil {
 			return specificChunk{}, false, err
 		}
-		text, ok := f.lines(start, end)
-		if !ok {
-			continue
-		}
-		terms := lexical.Tokenize(text)
-		if lexical.ShingleContainment(terms, want) >= dupContainment && !slices.ContainsFunc(matched, func(t string) bool { return !slices.Contains(terms, t) }) {
-			return specificChunk{id: h.ID, path: path, text: text, file: f}, true, nil
+		// The page's chunks are cut at places of their own: the passage may run from this chunk into the next one,
+		// or into this one from the one before; the chunk is the page's place either way.
+		n := end - start + 1
+		for _, w := range [][2]int{{start, end}, {start, min(end+n, f.lineCount())}, {max(start-n, 1), end}} {
+			text, ok := f.lines(w[0], w[1])
+			if !ok {
+				continue
+			}
+			terms := lexical.Tokenize(text)
+			if lexical.ShingleContainment(terms, want) >= dupContainment && !slices.ContainsFunc(matched, func(t string) bool { return !slices.Contains(terms, t) }) {
+				return specificChunk{id: h.ID, path: path, text: text, file: f}, true, nil
+			}
 		}
 	}
 	return specificChunk{}, false, nil
@@ -489,6 +497,9 @@ type storedFile struct {
 }
 
 // lines returns lines start..end (1-based, inclusive) of the file's text.
+// lineCount is how many lines the file's text has.
+func (f *storedFile) lineCount() int { return len(splitLines(f.body)) }
+
 func (f *storedFile) lines(start, end int) (string, bool) {
 	ls := splitLines(f.body)
 	if start < 1 || end < start || end > len(ls) {

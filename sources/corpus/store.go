@@ -69,6 +69,30 @@ type genInfo struct {
 	// Redundant are the documents whose text other documents hold (redundantDocs): path → why (sources.RedundantCopy,
 	// sources.RedundantAggregate). Search ranks their passages below the same passages elsewhere.
 	Redundant map[string]string `json:"redundant,omitempty"`
+	// Analysis is the analysisVersion the generation's text was indexed with.
+	Analysis int `json:"analysis,omitempty"`
+}
+
+// analysisVersion numbers the ways the index has analysed text into terms; a generation indexed another way is
+// not updated in place (its unchanged files would keep the old terms) but rebuilt whole by the next update, while
+// searches of it stay consistent meanwhile (a Bleve index keeps the analyser it was built with).
+//
+//	0 (absent)  Unicode words, CJK bigrams, Porter stems
+//	1           and the parts of qualified names (nameparts.go)
+const analysisVersion = 1
+
+// readGenInfo reads the info.json of the generation in gdir (at most 1 MiB of it).
+func readGenInfo(gdir string) (genInfo, error) {
+	var info genInfo
+	f, err := os.Open(filepath.Join(gdir, infoName))
+	if err != nil {
+		return info, err
+	}
+	defer f.Close()
+	if err := json.NewDecoder(io.LimitReader(f, 1<<20)).Decode(&info); err != nil {
+		return info, fmt.Errorf("%s: %w", infoName, err)
+	}
+	return info, nil
 }
 
 func genName(seq uint64) string { return fmt.Sprintf("%s%012d", genPrefix, seq) }
@@ -257,14 +281,10 @@ func openGenerationNamed(dir, name string) (*generation, error) {
 		return nil, err
 	}
 	g := &generation{name: name, dir: gdir, lock: lf}
-	data, err := os.ReadFile(filepath.Join(gdir, infoName))
+	g.info, err = readGenInfo(gdir)
 	if err != nil {
 		lf.Close()
 		return nil, err
-	}
-	if err := json.Unmarshal(data, &g.info); err != nil {
-		lf.Close()
-		return nil, fmt.Errorf("%s: %w", infoName, err)
 	}
 	g.idx, err = bleve.OpenUsing(filepath.Join(gdir, bleveName), map[string]any{"read_only": true})
 	if err != nil {

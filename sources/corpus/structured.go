@@ -74,7 +74,8 @@ func (g *generation) structuredQuery(ctx context.Context, r index.IndexReader, q
 	if !alternatives {
 		return nil, false, nil
 	}
-	an := g.idx.Mapping().AnalyzerNamed(analyzerName)
+	analyzer := g.queryAnalyzer()
+	an := g.idx.Mapping().AnalyzerNamed(analyzer)
 	if an == nil {
 		return nil, false, nil
 	}
@@ -117,13 +118,13 @@ func (g *generation) structuredQuery(ctx context.Context, r index.IndexReader, q
 		dq := bleve.NewDisjunctionQuery()
 		if len(rs) == 0 {
 			// It matches nothing: the word counts as absent for every passage alike.
-			dq.AddQuery(matchIn(field, alts[0], boost))
+			dq.AddQuery(matchIn(field, alts[0], boost, analyzer))
 			return dq, nil
 		}
 		union = min(max(union, 1), n)
 		for _, rd := range rs {
 			if rd.several { // a match query of its own, at the clause's boost
-				dq.AddQuery(matchIn(field, string(rd.term), boost*float64(len(rs))))
+				dq.AddQuery(matchIn(field, string(rd.term), boost*float64(len(rs)), analyzer))
 				continue
 			}
 			scale := bm25IDF(union, n) / bm25IDF(rd.field, n)
@@ -168,11 +169,11 @@ func (g *generation) structuredQuery(ctx context.Context, r index.IndexReader, q
 	return out, true, nil
 }
 
-// matchIn is a match query for text in field, analysed as the index is, at boost.
-func matchIn(field, text string, boost float64) query.Query {
+// matchIn is a match query for text in field, analysed by the analyser named analyzer, at boost.
+func matchIn(field, text string, boost float64, analyzer string) query.Query {
 	m := bleve.NewMatchQuery(text)
 	m.SetField(field)
-	m.Analyzer = analyzerName
+	m.Analyzer = analyzer
 	m.SetBoost(boost)
 	return m
 }

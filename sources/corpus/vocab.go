@@ -60,7 +60,7 @@ func (ix *Index) count(ctx context.Context, text string, phrase bool) (df, n int
 	}
 	defer release()
 	n = g.info.Chunks
-	an := g.idx.Mapping().AnalyzerNamed(analyzerName)
+	an := g.idx.Mapping().AnalyzerNamed(g.queryAnalyzer())
 	if an == nil {
 		return 0, 0, errors.New("corpus vocabulary: analyzer missing")
 	}
@@ -79,7 +79,7 @@ func (ix *Index) count(ctx context.Context, text string, phrase bool) (df, n int
 	if phrase {
 		q := bleve.NewMatchPhraseQuery(text)
 		q.SetField("text")
-		q.Analyzer = analyzerName
+		q.Analyzer = g.queryAnalyzer()
 		res, err := g.idx.SearchInContext(ctx, bleve.NewSearchRequestOptions(q, 0, 0, false))
 		if err != nil {
 			return 0, 0, fmt.Errorf("corpus vocabulary %q: %w", text, err)
