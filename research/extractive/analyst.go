@@ -266,7 +266,7 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 		// A quote ending in a colon promises what follows; without the list it introduces it is a fragment, and a
 		// question without its answer states nothing. A short passage quoted with the label before it ("**Table
 		// 8.23.** JSON Primitive Types …") is a caption.
-		if qs, qe := a.quoteBounds(ix, i, floor(i)); endsInColon(ix.text[qs:qe]) || asks(ix.text[qs:qe]) || lexical.IsCaption(plainText(ix.text[qs:qe])) {
+		if qs, qe := a.quoteBounds(ix, i, floor(i)); endsInColon(ix.text[qs:qe]) && !illustrated(ix.text, qs, qe) || asks(ix.text[qs:qe]) || lexical.IsCaption(plainText(ix.text[qs:qe])) {
 			continue
 		}
 		if refersBack(ix.spans[i].Text) && !ix.opensComment(i) && !namesSectionSubject(ix.text, ix.spans[i]) {
@@ -386,11 +386,17 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 		w := kinds[k].weight(facet) * (0.85 + 0.15*hms[k])
 		confidence := a.cfg.MinConfidence + (conf[k]-a.cfg.MinConfidence)*w
 		qs, qe := a.quoteBounds(ix, i, floor(i))
+		if endsInColon(ix.text[qs:qe]) {
+			// An illustrated sentence without its code (see illustrated): the quote ends before the colon, which
+			// promises what the quote does not hold.
+			qe = len(strings.TrimRight(strings.TrimRight(ix.text[:qe], " \t\n"), ":："))
+		}
 		claim := plainText(ix.spans[i].Text)
 		if ix.claims[i] != "" {
 			claim = ix.claims[i]
-		} else if qe > ix.spans[i].End && endsInColon(ix.spans[i].Text) && codeEnd(doc.Text, ix.spans[i].End) == qe {
-			// The code is in the quote for the reader to see; the claim is the sentence it illustrates.
+		} else if endsInColon(ix.spans[i].Text) && (qe <= ix.spans[i].End || codeEnd(doc.Text, ix.spans[i].End) == qe) {
+			// The code is in the quote for the reader to see, or too long for it and left for the reader to open
+			// (illustrated); the claim is the sentence it illustrates.
 			claim = strings.TrimRight(claim, ":： ")
 			claim += fullStop(claim)
 		} else if qe > ix.spans[i].End && endsInColon(ix.spans[i].Text) {
@@ -1561,27 +1567,74 @@ func lineStart(text string, i int) int {
 // maxCodeLines bounds the code block a colon's quote takes along.
 const maxCodeLines = 6
 
+// illustrated reports a sentence quoted as text[qs:qe] that ends in a colon before a code block and states its
+// point before the colon ("To do floor division and get an integer result you can use the `//` operator; to
+// calculate the remainder you can use `%`:" and the session that shows it): the code illustrates it, and the
+// sentence stands without it when the block is too long to quote. A sentence that points ahead to the code ("It
+// looks like this:", "For example:", "the following:") states nothing without it, nor does one without a verb.
+func illustrated(text string, qs, qe int) bool {
+	if _, lines := codeBlock(text, qe); lines == 0 {
+		return false
+	}
+	sentence := strings.TrimRight(strings.TrimSpace(text[qs:qe]), ":：")
+	if hasCJK(sentence) || announcesCount(sentence) || !lexical.HasVerb(plainText(sentence)) ||
+		len(strings.Fields(sentence)) < minIllustratedWords || conjunctionOpenRE.MatchString(sentence) {
+		return false
+	}
+	if strings.HasSuffix(sentence, "`") {
+		return true // it ends on a name in code: "… you can use `%`"
+	}
+	words := strings.Fields(plainText(sentence))
+	if len(words) == 0 {
+		return false
+	}
+	last := strings.ToLower(strings.TrimFunc(words[len(words)-1], func(r rune) bool { return !unicode.IsLetter(r) }))
+	// A function word ("this", "is", "with", "as") or a word that points ahead ends a sentence whose object is
+	// the code.
+	return len(lexical.Tokenize(last)) > 0 && !pointingWordRE.MatchString(last)
+}
+
+// A sentence the code illustrates states its point in a clause of its own: at least minIllustratedWords words, and
+// not a coordinated piece of the sentence before it ("Or, equivalently using `async function`s:").
+const minIllustratedWords = 6
+
+var conjunctionOpenRE = regexp.MustCompile(`^(?:Or|And|But|Nor|So)\b`)
+
+// pointingWordRE: words that end a sentence pointing ahead to what follows it.
+var pointingWordRE = regexp.MustCompile(`^(?:example|examples|instance|follows|following|below|shown|thus|output|like|syntax|usage|form)$`)
+
 // codeEnd is the colon-code heuristic: when the text after end (a sentence ending in a colon) is, after at most
 // one blank line, a short indented or fenced code block ("The Context should be the first parameter, typically
 // named ctx:" and the signature that shows it), it returns the end of the block; 0 when no code follows or the
 // block has more than maxCodeLines lines.
 func codeEnd(text string, end int) int {
+	last, n := codeBlock(text, end)
+	if n > maxCodeLines+1 {
+		return 0
+	}
+	return last
+}
+
+// codeBlock finds the indented or fenced code block that follows end after at most one blank line: it returns
+// the end of the block (its trailing blank space left out) and its lines (a fenced block's opening fence
+// included), or 0, 0 when no block follows.
+func codeBlock(text string, end int) (int, int) {
 	rest := text[end:]
 	nl := strings.IndexByte(rest, '\n')
 	if nl < 0 || strings.TrimSpace(rest[:nl]) != "" {
-		return 0
+		return 0, 0
 	}
 	off := end + nl + 1
-	lines := strings.SplitAfter(text[off:], "\n")
+	ls := strings.SplitAfter(text[off:], "\n")
 	k := 0
-	if k < len(lines) && strings.TrimSpace(lines[k]) == "" {
-		off += len(lines[k])
+	if k < len(ls) && strings.TrimSpace(ls[k]) == "" {
+		off += len(ls[k])
 		k++
 	}
-	fenced := k < len(lines) && strings.HasPrefix(lines[k], "```")
+	fenced := k < len(ls) && strings.HasPrefix(ls[k], "```")
 	n, last := 0, 0
-	for ; k < len(lines); k++ {
-		l := lines[k]
+	for ; k < len(ls); k++ {
+		l := ls[k]
 		if fenced {
 			off += len(l)
 			if n > 0 && strings.HasPrefix(l, "```") {
@@ -1598,10 +1651,10 @@ func codeEnd(text string, end int) int {
 		off += len(l)
 		last = off
 	}
-	if n == 0 || last == 0 || n > maxCodeLines+1 {
-		return 0
+	if n == 0 || last == 0 {
+		return 0, 0
 	}
-	return len(strings.TrimRight(text[:last], " \t\n"))
+	return len(strings.TrimRight(text[:last], " \t\n")), n
 }
 
 // countRE finds the words with which a sentence announces how many things follow, two or more ("four details:",

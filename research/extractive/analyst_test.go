@@ -289,6 +289,51 @@ func TestAnalystQuotesAQuestionWithItsAnswer(t *testing.T) {
 	}
 }
 
+// A sentence that states its point and ends in a colon before a code session too long to quote is evidence on its
+// own, its claim ending in a full stop; one that points ahead to the code ("It looks like this:") is not.
+func TestAnalystStatesASentenceItsLongCodeIllustrates(t *testing.T) {
+	session := "```\n>>> 17 / 3\n5.666666666666667\n>>> 17 // 3\n5\n>>> 17 % 3\n2\n>>> 5 * 3 + 2\n17\n```\n"
+	text := "## Numbers\n\nDivision (`/`) always returns a float. To do floor division and get an integer result you can use the `//` operator; to calculate the remainder you can use `%`:\n\n" +
+		session + "\nThe integer result of floor division looks like this:\n\n" + session
+	sq := research.SubQuestion{ID: "q1", Question: "How do you do floor division and get an integer result?", Queries: []string{"floor division integer result"}}
+	ev := analyzedWith(t, Config{}, sq, doc("file:///tutorial/introduction.html", text))
+	found := false
+	for _, e := range ev {
+		checkGrounded(t, text, e)
+		if strings.Contains(e.Quote, "looks like this") {
+			t.Errorf("quote %q points ahead to code it does not hold", e.Quote)
+		}
+		if strings.HasPrefix(e.Quote, "To do floor division") {
+			found = true
+			if !strings.HasSuffix(e.Quote, "you can use `%`") {
+				t.Errorf("quote %q: want the sentence up to its colon", e.Quote)
+			}
+			if e.Claim != "To do floor division and get an integer result you can use the // operator; to calculate the remainder you can use %." {
+				t.Errorf("claim %q: want the sentence ending in a full stop", e.Claim)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("evidence %+v: want the sentence the session illustrates", ev)
+	}
+	for s, want := range map[string]bool{
+		"You can create a view over the query, which gives a name to the query:": true,
+		"It looks like this:":                     false,
+		"For example:":                            false,
+		"The program prints the following lines:": false,
+		"Here is how you might use it:":           false,
+	} {
+		in := "Intro.\n\n" + s + "\n\n" + session
+		qs := strings.Index(in, s)
+		if got := illustrated(in, qs, qs+len(s)); got != want {
+			t.Errorf("illustrated(%q) = %v, want %v", s, got, want)
+		}
+	}
+	if illustrated("It is used this way: and more text follows.", 0, 20) {
+		t.Error("illustrated without a code block after the colon")
+	}
+}
+
 func TestAnalystChineseTextWithoutPunctuation(t *testing.T) {
 	// An article pasted without any sentence punctuation.
 	text := "五阶段工作流全景把执行过程拉直了看是五个阶段" + strings.Repeat("这是一段没有标点的说明文字用来填充上下文", 8) +
