@@ -866,6 +866,15 @@ func (a *Analyst) index(doc *sources.Document) *docIndex {
 		heads = view.headings(heads)
 	}
 	ix.heads = heads
+	// In a text with Markdown headings a word standing alone on its line is a label within its section ("History"
+	// over an API's changelog, "Example", "Output"): a title line, no evidence, but no section of its own either —
+	// taken for one, it would stand for the section's heading, the signature every sentence under it describes,
+	// in all that follows. A caption of several words ("Listing 16-10: Sending multiple messages …", "Filename:
+	// src/main.rs") names what follows it, as a heading does.
+	markdown := slices.ContainsFunc(heads, func(h lexical.Span) bool { return strings.HasPrefix(h.Text, "#") })
+	label := func(h lexical.Span) bool {
+		return markdown && !strings.HasPrefix(h.Text, "#") && len(strings.Fields(plainText(h.Text))) == 1
+	}
 	var fenced, hidden [][2]int
 	if view == nil {
 		fenced = fencedRanges(text)
@@ -883,6 +892,10 @@ func (a *Analyst) index(doc *sources.Document) *docIndex {
 		// A passage is about its section: the nearest heading above it counts among its terms, so "A send on a
 		// channel is synchronized before …" under "### Channel communication" matches "channel communication".
 		for h < len(heads) && heads[h].Start <= sp.Start {
+			if label(heads[h]) {
+				h++
+				continue
+			}
 			// The heading and the one above it: a crude hierarchy that keeps "2.6 优化建议" over "选项一：…".
 			prevHead = curHead
 			curHead = lexical.Tokenize(plainText(heads[h].Text))

@@ -293,6 +293,48 @@ func TestTitleLinesAreNoEvidence(t *testing.T) {
 	}
 }
 
+// A one-word label line inside a section with a Markdown heading ("History" over an API's changelog) is no section
+// of its own: the sentences after it stay under the signature heading, whose name they describe. A caption of
+// several words still names what follows it, and in a plain-text document without Markdown headings a short line
+// standing alone is still a heading.
+func TestLabelLineKeepsItsSectionsHeading(t *testing.T) {
+	text := "# Util\n\n### `util.promisify(original)`\n\nHistory\n\nVersion\tChanges\nv8.0.0\tAdded in: v8.0.0\n\n" +
+		"- `original` <Function>\n- Returns: <Function>\n\n" +
+		"Takes a function following the common error-first callback style, and returns a version that returns promises.\n\n" +
+		"### `util.inspect(object)`\n\nReturns a string representation of object.\n"
+	a := &Analyst{cfg: Config{}.withDefaults()}
+	ix := a.index(doc("file:///api/util.html", text))
+	found := false
+	for i, sp := range ix.spans {
+		if strings.HasPrefix(sp.Text, "Takes a function") {
+			found = true
+			if want := lexical.Tokenize("util.promisify"); !slices.Equal(ix.head[i], want) {
+				t.Errorf("the description's heading terms %q, want the signature's %q", ix.head[i], want)
+			}
+		}
+		if sp.Text == "History" && ix.usable[i] {
+			t.Error("the label line is evidence")
+		}
+	}
+	if !found {
+		t.Fatalf("no passage of the description in %+v", ix.spans)
+	}
+	captioned := "# Channels\n\nListing 16-10: Sending multiple messages\n\nThe spawned thread sends each value in turn.\n"
+	ix = a.index(doc("file:///book/ch16.html", captioned))
+	for i, sp := range ix.spans {
+		if strings.HasPrefix(sp.Text, "The spawned thread") && !slices.Equal(ix.head[i], lexical.Tokenize("Listing 16-10: Sending multiple messages")) {
+			t.Errorf("the caption's section lost: %q", ix.head[i])
+		}
+	}
+	plain := "Connection pool\n\nThe pool holds idle connections for reuse.\n"
+	ix = a.index(doc("file:///notes/pool.txt", plain))
+	for i, sp := range ix.spans {
+		if strings.HasPrefix(sp.Text, "The pool holds") && !slices.Equal(ix.head[i], lexical.Tokenize("Connection pool")) {
+			t.Errorf("plain-text heading lost: %q", ix.head[i])
+		}
+	}
+}
+
 // analyzedClaims runs the analyst on one document and returns the claims it extracted, each checked to be
 // grounded in text.
 func analyzedClaims(t *testing.T, sq research.SubQuestion, url, text string) map[string]bool {
