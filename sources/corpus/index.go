@@ -463,6 +463,9 @@ func (ix *Index) Add(ctx context.Context, paths ...string) (Stats, error) {
 		return finish(err)
 	}
 	baseName := man.name
+	if base.reanalyse {
+		ix.log.Info("corpus: the index was built by an earlier version of deepresearch; every file is indexed again", "dir", ix.dir)
+	}
 	p := makePlan(base, roots, found)
 	if err := p.checkContent(ctx); err != nil {
 		return finish(fmt.Errorf("index: %w", err))

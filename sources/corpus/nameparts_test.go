@@ -1,8 +1,10 @@
 package corpus
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -116,9 +118,18 @@ func TestIndexOfAnotherAnalysisIsRebuilt(t *testing.T) {
 	if rs, err := reader.Search(t.Context(), "datagram", 5); err != nil || len(rs) == 0 {
 		t.Fatalf("old generation before the update: %v, %v", rs, err)
 	}
-	st, err := openIndex(t, dir).Add(t.Context(), root)
+	var logged bytes.Buffer
+	updater, err := OpenWith(dir, &Options{Logger: slog.New(slog.NewTextHandler(&logged, nil))})
 	if err != nil {
 		t.Fatal(err)
+	}
+	defer updater.Close()
+	st, err := updater.Add(t.Context(), root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(logged.String(), "earlier version") {
+		t.Errorf("the rebuild is not said: %q", logged.String())
 	}
 	if st.Added != 2 || st.Unchanged != 0 {
 		t.Errorf("update of an index of another analysis: %d added, %d unchanged; want both files re-added", st.Added, st.Unchanged)
