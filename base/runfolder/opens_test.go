@@ -24,7 +24,6 @@ var notRunFolders = map[string]string{
 	"lexical/bilingual/internal/gencedict/main.go": "the dictionary generator reads CC-CEDICT and writes the embedded data (go generate)",
 	"lexical/synonyms/internal/genwordnet/main.go": "the thesaurus generator reads the WordNet database files and writes the embedded data (go generate)",
 	"sources/corpus/ignore.go":                     "ignore files of the indexed folder",
-	"sources/corpus/indexed.go":                    "the corpus index's own folders",
 	"research/state/state.go":                      "sql.Open of SQLite, after checkSQLiteFiles passed every file SQLite opens (checked below); PostgreSQL URLs",
 	"base/atomicfile/atomicfile.go":                "whole-file replacement of configuration and chat files (trust list, sessions)",
 	"internal/config/config.go":                    "configuration files",
