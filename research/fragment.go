@@ -70,6 +70,9 @@ func fragmentEnds(quote string) (start, end string) {
 	var runs [][]string
 	quote = strings.ToValidUTF8(quote, " ")
 	for _, frag := range publish.QuoteFragments(quote) {
+		// A link is dropped before the text is cut into lines and cells: its target may hold a tab or a line
+		// break ("[](\t)"), and a piece of it left on a line would be glued to the word after it.
+		frag = mdLinkRE.ReplaceAllString(frag, "$1")
 		for _, line := range strings.FieldsFunc(frag, func(r rune) bool { return r == '\n' || r == '\t' || r == '\r' }) {
 			line = mdLeadRE.ReplaceAllString(line, "")
 			line = mdLinkRE.ReplaceAllString(line, "$1")
