@@ -70,12 +70,12 @@ func fragmentEnds(quote string) (start, end string) {
 	var runs [][]string
 	quote = strings.ToValidUTF8(quote, " ")
 	for _, frag := range publish.QuoteFragments(quote) {
-		// A link is dropped before the text is cut into lines and cells: its target may hold a tab or a line
-		// break ("[](\t)"), and a piece of it left on a line would be glued to the word after it.
+		// A link is dropped once, before the text is cut into lines and cells: its target may hold a tab or a line
+		// break ("[](\t)"), and a piece of it left on a line would be glued to the word after it; dropping links
+		// again would make new ones of what nested links leave ("[[]()0]()0").
 		frag = mdLinkRE.ReplaceAllString(frag, "$1")
 		for _, line := range strings.FieldsFunc(frag, func(r rune) bool { return r == '\n' || r == '\t' || r == '\r' }) {
 			line = mdLeadRE.ReplaceAllString(line, "")
-			line = mdLinkRE.ReplaceAllString(line, "$1")
 			line = mdMarkRE.ReplaceAllString(line, "")
 			var run []string
 			for _, w := range strings.Fields(line) {
