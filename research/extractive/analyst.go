@@ -266,7 +266,7 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 		// A quote ending in a colon promises what follows; without the list it introduces it is a fragment, and a
 		// question without its answer states nothing. A short passage quoted with the label before it ("**Table
 		// 8.23.** JSON Primitive Types …") is a caption.
-		if qs, qe := a.quoteBounds(ix, i, floor(i)); endsInColon(ix.text[qs:qe]) && !illustrated(ix.text, qs, qe) || asks(ix.text[qs:qe]) || lexical.IsCaption(plainText(ix.text[qs:qe])) {
+		if qs, qe := a.quoteBounds(ix, i, floor(i)); endsInColon(ix.text[qs:qe]) || asks(ix.text[qs:qe]) || lexical.IsCaption(plainText(ix.text[qs:qe])) {
 			continue
 		}
 		if refersBack(ix.spans[i].Text) && !ix.opensComment(i) && !namesSectionSubject(ix.text, ix.spans[i]) {
@@ -386,17 +386,12 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 		w := kinds[k].weight(facet) * (0.85 + 0.15*hms[k])
 		confidence := a.cfg.MinConfidence + (conf[k]-a.cfg.MinConfidence)*w
 		qs, qe := a.quoteBounds(ix, i, floor(i))
-		if endsInColon(ix.text[qs:qe]) {
-			// An illustrated sentence without its code (see illustrated): the quote ends before the colon, which
-			// promises what the quote does not hold.
-			qe = len(strings.TrimRight(strings.TrimRight(ix.text[:qe], " \t\n"), ":："))
-		}
 		claim := plainText(ix.spans[i].Text)
 		if ix.claims[i] != "" {
 			claim = ix.claims[i]
-		} else if endsInColon(ix.spans[i].Text) && (qe <= ix.spans[i].End || codeEnd(doc.Text, ix.spans[i].End) == qe) {
+		} else if endsInColon(ix.spans[i].Text) && (qe < ix.spans[i].End || codeEnd(doc.Text, ix.spans[i].End) == qe) {
 			// The code is in the quote for the reader to see, or too long for it and left for the reader to open
-			// (illustrated); the claim is the sentence it illustrates.
+			// (the quote ends before the colon: see illustrated); the claim is the sentence it illustrates.
 			claim = strings.TrimRight(claim, ":： ")
 			claim += fullStop(claim)
 		} else if qe > ix.spans[i].End && endsInColon(ix.spans[i].Text) {
@@ -662,6 +657,10 @@ func (a *Analyst) quoteBounds(ix *docIndex, i, lo int) (int, int) {
 			e = l
 		} else if c := codeEnd(ix.text, e); c > e && !announcesCount(sp.Text) && utf8.RuneCountInString(ix.text[s:c]) <= maxQuote {
 			e = c
+		} else if illustrated(ix.text, s, e) {
+			// The code is too long to quote: the sentence it illustrates is quoted up to its colon, which promises
+			// what the quote does not hold.
+			e = len(strings.TrimRight(strings.TrimRight(ix.text[:e], " \t\n"), ":："))
 		} else if i+1 < len(ix.spans) {
 			next := ix.spans[i+1]
 			if !strings.Contains(ix.text[e:next.Start], "\n") && !endsInColon(next.Text) && utf8.RuneCountInString(ix.text[s:next.End]) <= maxQuote {
@@ -1597,10 +1596,7 @@ func illustrated(text string, qs, qe int) bool {
 	if strings.HasSuffix(sentence, "`") {
 		return true // it ends on a name in code: "… you can use `%`"
 	}
-	words := strings.Fields(plainText(sentence))
-	if len(words) == 0 {
-		return false
-	}
+	words := strings.Fields(plainText(sentence)) // not empty: HasVerb found three words or more in it
 	last := strings.ToLower(strings.TrimFunc(words[len(words)-1], func(r rune) bool { return !unicode.IsLetter(r) }))
 	// A function word ("this", "is", "with", "as") or a word that points ahead ends a sentence whose object is
 	// the code.

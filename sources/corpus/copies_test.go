@@ -478,12 +478,26 @@ func TestSearchCitesThePageForItsSourcesPassageAcrossChunks(t *testing.T) {
 		return path, text
 	}
 	holds := map[string]bool{} // file → one of its chunks holds both sentences
+	var sourceChunk string
 	for _, r := range all {
 		path, text := chunk(r.URL)
-		holds[path] = holds[path] || strings.Contains(text, "ownership relationship") && strings.Contains(text, "Zero weak")
+		both := strings.Contains(text, "ownership relationship") && strings.Contains(text, "Zero weak")
+		holds[path] = holds[path] || both
+		if path == source && both {
+			sourceChunk = r.URL
+		}
 	}
 	if holds[page] || !holds[source] {
 		t.Fatalf("set-up: a chunk of the page holds the passage: %v, of its source: %v", holds[page], holds[source])
+	}
+	// A hit on the source's chunk alone — the page's chunks ranked apart or over their share — is cited from the
+	// page.
+	out, _, _, err := g.results(t.Context(), nil, []hit{{id: sourceChunk, score: 1}}, newRankQuery(q, 10, 2, g.queryAnalyzer()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) != 1 || !strings.Contains(out[0].URL, "weak.html#L") {
+		t.Errorf("the source's passage alone: %v, want it cited from the page", urls(out))
 	}
 	// The page's place of a passage that runs over two of its chunks is found.
 	passage := "A weak reference does not express an ownership relationship, and a weak reference never keeps the value alive. Zero weak references keep the value alive, and the count of them is kept apart."

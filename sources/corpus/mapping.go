@@ -1,6 +1,8 @@
 package corpus
 
 import (
+	"slices"
+
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
@@ -48,10 +50,9 @@ const (
 func newMapping() (mapping.IndexMapping, error) {
 	im := bleve.NewIndexMapping()
 	im.ScoringModel = index.BM25Scoring
-	for name, filters := range map[string][]string{
-		analyzerName:      {cjk.WidthName, en.PossessiveName, lowercase.Name, cjk.BigramName, namePartsName, porter.Name},
-		queryAnalyzerName: {cjk.WidthName, en.PossessiveName, lowercase.Name, cjk.BigramName, porter.Name},
-	} {
+	filters := []string{cjk.WidthName, en.PossessiveName, lowercase.Name, cjk.BigramName, namePartsName, porter.Name}
+	queryFilters := slices.DeleteFunc(slices.Clone(filters), func(f string) bool { return f == namePartsName })
+	for name, filters := range map[string][]string{analyzerName: filters, queryAnalyzerName: queryFilters} {
 		if err := im.AddCustomAnalyzer(name, map[string]any{
 			"type":          custom.Name,
 			"tokenizer":     unicode.Name,

@@ -307,11 +307,12 @@ const specificPages = 5
 // folder of stub pages may hold hundreds, none of which holds a passage of the content.
 const maxPassedOver = 20
 
-// specificPage finds the chunk of a specific page that holds passage, the part of an aggregate's chunk (print-all or
-// "all APIs" page) a search found, and every word of query the chunk matched: it queries the index with the
-// passage's own words and takes the first chunk of a document that repeats no other which holds the passage
-// (ShingleContainment at or above dupContainment) and those words. The aggregate's own text — its heading, a
-// passage no page repeats — has no such chunk. files caches the stored files read.
+// specificPage finds the chunk of a specific page that holds passage, the part of a redundant document's chunk (a
+// print-all or "all APIs" page, a page's Markdown source) a search found, and every word of query the chunk
+// matched: it queries the index with the passage's own words and takes the first chunk of a document that repeats
+// no other which holds the passage (ShingleContainment at or above dupContainment) and those words, alone or with
+// the lines of one more chunk's length after or before it. The redundant document's own text — an aggregate's
+// heading, a source's generator notes — has no such chunk. files caches the stored files read.
 func (g *generation) specificPage(ctx context.Context, passage, chunkText, query string, files map[string]*storedFile) (specificChunk, bool, error) {
 	want := lexical.Tokenize(passage)
 	if len(want) == 0 {
@@ -332,7 +333,7 @@ func (g *generation) specificPage(ctx context.Context, passage, chunkText, query
 	req.SortBy([]string{"-_score", "_id"})
 	res, err := g.idx.SearchInContext(ctx, req)
 	if err != nil {
-		return specificChunk{}, false, fmt.Errorf("corpus: the page of an aggregate's passage: %w", err)
+		return specificChunk{}, false, fmt.Errorf("corpus: the page of a redundant document's passage: %w", err)
 	}
 	looked := 0
 	for _, h := range res.Hits {
@@ -349,8 +350,8 @@ func (g *generation) specificPage(ctx context.Context, passage, chunkText, query
 		}
 		// The page's chunks are cut at places of their own: the passage may run from this chunk into the next one,
 		// or into this one from the one before; the chunk is the page's place either way.
-		n := end - start + 1
-		for _, w := range [][2]int{{start, end}, {start, min(end+n, f.lineCount())}, {max(start-n, 1), end}} {
+		n, last := end-start+1, f.lineCount()
+		for _, w := range [][2]int{{start, end}, {start, min(end+n, last)}, {max(start-n, 1), end}} {
 			text, ok := f.lines(w[0], w[1])
 			if !ok {
 				continue
@@ -496,10 +497,10 @@ type storedFile struct {
 	body string
 }
 
-// lines returns lines start..end (1-based, inclusive) of the file's text.
 // lineCount is how many lines the file's text has.
 func (f *storedFile) lineCount() int { return len(splitLines(f.body)) }
 
+// lines returns lines start..end (1-based, inclusive) of the file's text.
 func (f *storedFile) lines(start, end int) (string, bool) {
 	ls := splitLines(f.body)
 	if start < 1 || end < start || end > len(ls) {
