@@ -462,15 +462,28 @@ func altUnit(unit []string, used func(string) bool, idf func(string) float64, ha
 // queryVariant splits a query into units at white space. A Latin word is one term; a Chinese phrase is many
 // (characters and bigrams), and counting them one by one would let one long phrase outweigh the rest of the
 // query, so the phrase is one unit.
+//
+// The words of the planner's facet wording ("What rules or examples illustrate …?", "… 限制 问题") say what kind of
+// passage is wanted, not what it is about, and are left out (facetTerms); the words in its slots are the reader's
+// and all count, so "LIMIT" is the subject of "What rules or examples illustrate LIMIT?". In the reader's own
+// question a facet word written as a name (LIMIT, `except`) is the subject too; written as a common word ("what
+// are the rules of …") it asks for a kind of passage.
 func queryVariant(q string) variant {
+	slots, templated := facetSlots(q)
+	if templated {
+		q = strings.Join(slots, " ")
+	}
 	var v variant
 	for _, f := range strings.Fields(q) {
+		facetWord := func(t string) bool {
+			return !templated && facetTerms[t] && !strings.Contains(f, "`") && !nameLike(strings.Trim(f, ",.;:!?()[]\"'"))
+		}
 		if strings.Contains(f, altMark) {
 			// The renderings of one translated word ("propagate|spread"): one of them suffices.
 			unit := []string{altMark}
 			for _, alt := range strings.Split(f, altMark) {
 				for _, t := range lexical.Tokenize(alt) {
-					if !facetTerms[t] && !slices.Contains(unit, t) {
+					if !facetWord(t) && !slices.Contains(unit, t) {
 						unit = append(unit, t)
 					}
 				}
@@ -482,7 +495,7 @@ func queryVariant(q string) variant {
 		}
 		var ts []string
 		for _, t := range uniq(lexical.Tokenize(f)) {
-			if !facetTerms[t] {
+			if !facetWord(t) {
 				ts = append(ts, t)
 			}
 		}
@@ -765,7 +778,7 @@ func refersBack(s string) bool {
 	if selfRE.MatchString(s) || anticipatoryItRE.MatchString(s) {
 		return false
 	}
-	if shellNounRE.MatchString(s) {
+	if shellNounRE.MatchString(s) || anaphoricPhraseRE.MatchString(s) {
 		return true
 	}
 	for _, p := range backRefs {
@@ -1590,7 +1603,8 @@ func illustrated(text string, qs, qe int) bool {
 	}
 	sentence := strings.TrimRight(strings.TrimSpace(text[qs:qe]), ":：")
 	if hasCJK(sentence) || announcesCount(sentence) || !lexical.HasVerb(plainText(sentence)) ||
-		len(strings.Fields(sentence)) < minIllustratedWords || conjunctionOpenRE.MatchString(sentence) {
+		len(strings.Fields(sentence)) < minIllustratedWords || conjunctionOpenRE.MatchString(sentence) ||
+		purposeOnly(plainText(sentence)) {
 		return false
 	}
 	if strings.HasSuffix(sentence, "`") {
@@ -1602,6 +1616,20 @@ func illustrated(text string, qs, qe int) bool {
 	// the code.
 	return len(lexical.Tokenize(last)) > 0 && !pointingWordRE.MatchString(last)
 }
+
+// purposeOnly reports a sentence that is nothing but an infinitive of purpose ("To establish a savepoint and later
+// undo the effects of all commands executed after it was established", "To use a single savepoint name"): it says
+// what the code after it does and has no clause of its own, which a statement adds with a subject and a modal ("To
+// do floor division … you can use the `//` operator") or after a comma ("To list them, run …").
+func purposeOnly(s string) bool {
+	return purposeOpenRE.MatchString(s) && !mainClauseRE.MatchString(s) && !strings.Contains(s, ", ")
+}
+
+var (
+	purposeOpenRE = regexp.MustCompile(`^To [a-z]+\b`)
+	// mainClauseRE: a personal subject or a modal verb, which a purpose clause leading into one has.
+	mainClauseRE = regexp.MustCompile(`\b(?:you|we|one|can|could|may|might|must|shall|should|will|would)\b`)
+)
 
 // A sentence the code illustrates states its point in a clause of its own: at least minIllustratedWords words, and
 // not a coordinated piece of the sentence before it ("Or, equivalently using `async function`s:").

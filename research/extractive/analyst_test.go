@@ -204,6 +204,11 @@ func TestAnalystQuotesASentenceEndingInADemonstrativeWithItsAntecedent(t *testin
 		"A consequence is that the numbers you enter are only approximated.":          true,
 		"The first rule is that every input is fetched first.":                        false,
 		"The file is closed when the block ends.":                                     false,
+		// A subject that points back at what stands above it: the example the sentence describes.
+		"The above transaction will insert the values 1 and 3, but not 2.": true,
+		"The preceding example shows the default.":                         true,
+		"The previous version is kept.":                                    true,
+		"The abovementioned rule is old.":                                  false,
 	} {
 		if refersBack(s) != want {
 			t.Errorf("refersBack(%q) = %v, want %v", s, !want, want)
@@ -322,6 +327,11 @@ func TestAnalystStatesASentenceItsLongCodeIllustrates(t *testing.T) {
 		"For example:":                            false,
 		"The program prints the following lines:": false,
 		"Here is how you might use it:":           false,
+		// An infinitive of purpose with no clause of its own is the example's caption; with one it states how.
+		"To establish a savepoint and later undo the effects of all commands executed after it was established:": false,
+		"To use a single savepoint name and see what happens:":                                                   false,
+		"To create the table in the database, run this statement twice:":                                         true,
+		"To do floor division and get an integer result you can use the `//` operator:":                          true,
 	} {
 		in := "Intro.\n\n" + s + "\n\n" + session
 		qs := strings.Index(in, s)

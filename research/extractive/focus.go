@@ -373,6 +373,30 @@ func (p *poolIndex) requiredNames(question string, setting func(term string) boo
 	return out
 }
 
+// titledSubjects extend the named-subject heuristic to the pages' own names: a word of the question that is the
+// whole lead of a pooled page's title ("punycode" of "Punycode | Node.js Documentation") and that the sources use
+// in few passages (specific) is what that page is about, and a question that names it asks about it as it would
+// about an API, however it writes the word. A common word a page is titled with ("Modules: …") is no subject.
+func titledSubjects(question string, pooled []research.Evidence, specific func(term string) bool) [][]string {
+	asked := map[string]bool{}
+	for _, t := range lexical.Tokenize(question) {
+		asked[t] = true
+	}
+	var out [][]string
+	seen := map[string]bool{}
+	for _, e := range pooled {
+		lead := titleLeadWords(e.Title)
+		if len(lead) != 1 || !asked[lead[0]] || seen[lead[0]] {
+			continue
+		}
+		seen[lead[0]] = true
+		if specific(lead[0]) {
+			out = append(out, lead)
+		}
+	}
+	return out
+}
+
 // qualifiedMembers are the last terms of the names a question writes as a member of a lower-case module or object
 // ("code" of error.code, "eol" of os.EOL): the name is specific however common its last word is in the sources, so
 // it stays a subject where the word alone would be their setting. A product's name ("Node.js") has a capital.

@@ -140,6 +140,61 @@ func TestRequiredNames(t *testing.T) {
 	}
 }
 
+// A page's own name in the question is its subject when the sources use the word in few passages: "punycode"
+// of the page "Punycode", not "modules" of "Modules: Packages".
+func TestTitledSubjects(t *testing.T) {
+	titled := func(id, title string) research.Evidence {
+		e := ev(id, "q1", "file:///api/"+id+".html#L1-L1", "Some text.", 0.9)
+		e.Title = title
+		return e
+	}
+	pooled := []research.Evidence{
+		titled("packages", "Modules: Packages | Node.js v20.20.2 Documentation"),
+		titled("punycode", "Punycode | Node.js v20.20.2 Documentation"),
+		titled("punycode2", "Punycode | Node.js v20.20.2 Documentation"),
+		titled("url", "URL and Punycode | Node.js v20.20.2 Documentation"),
+	}
+	q := "Should new code use the punycode module bundled with Node.js?"
+	specific := func(term string) bool { return term != "modul" }
+	if got, want := titledSubjects(q, pooled, specific), [][]string{{"punycod"}}; !slices.EqualFunc(got, want, slices.Equal[[]string]) {
+		t.Errorf("titledSubjects = %v, want %v", got, want)
+	}
+	if got := titledSubjects(q, pooled, func(string) bool { return false }); got != nil {
+		t.Errorf("titledSubjects with no specific word = %v, want none", got)
+	}
+	if got := titledSubjects("What do modules export?", pooled, func(string) bool { return true }); len(got) != 1 || got[0][0] != "modul" {
+		t.Errorf("titledSubjects of a question naming the lead \"Modules\" = %v, want [[modul]]", got)
+	}
+	if got := titledSubjects("What is a URL?", pooled, func(string) bool { return true }); got != nil {
+		t.Errorf("titledSubjects = %v: a title of two words names no one subject", got)
+	}
+}
+
+// The planner's facet wording is left out of a variant and what fills its slots is kept, whatever it is; in the
+// reader's own question a facet word counts when written as a name.
+func TestQueryVariantKeepsTheSlotsOfTheFacetWording(t *testing.T) {
+	tests := []struct {
+		q    string
+		want variant
+	}{
+		{"What rules or examples illustrate LIMIT?", variant{{"limit"}}},
+		{"What caveats, limits or exceptions apply to exceptions?", variant{{"except"}}},
+		{"What caveats, limits or exceptions apply to rate limits?", variant{{"rate"}, {"limit"}}},
+		{"LIMIT rule", variant{{"limit"}}},
+		{"savepoint unless except limit", variant{{"savepoint"}}},
+		{"What is LIMIT and how is it used?", variant{{"limit"}}},
+		// The reader's question: facet words as common words ask for a kind of passage; as names they are the subject.
+		{"What are the rules of references?", variant{{"refer"}}},
+		{"Why should a query that uses LIMIT also use ORDER BY?", variant{{"queri"}, {"limit"}, {"order"}}},
+		{"What does the `except` clause catch?", variant{{"except"}, {"claus"}, {"catch"}}},
+	}
+	for _, tt := range tests {
+		if got := queryVariant(tt.q); !slices.EqualFunc(got, tt.want, slices.Equal[[]string]) {
+			t.Errorf("queryVariant(%q) = %v, want %v", tt.q, got, tt.want)
+		}
+	}
+}
+
 func TestCamelWords(t *testing.T) {
 	for in, want := range map[string][]string{
 		"HashMap": {"Hash", "Map"}, "HTTPServer": {"HTTP", "Server"}, "Mutex": {"Mutex"}, "GODEBUG": {"GODEBUG"},

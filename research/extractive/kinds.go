@@ -77,6 +77,10 @@ var anticipatoryItRE = regexp.MustCompile(`^It(?:'s| is| was| (?:may|might|can|c
 // thing whose advantage or consequence it is comes in the sentence before.
 var shellNounRE = regexp.MustCompile(`^(?:The|A|An|One) [a-z]+ (?:is|was) (?:that|to)\b`)
 
+// anaphoricPhraseRE is a sentence whose subject points back at what stands before it ("The above transaction will
+// insert the values 1 and 3", "The preceding example shows …"): without that, the sentence says nothing.
+var anaphoricPhraseRE = regexp.MustCompile(`^(?:The|These|This) (?:above|preceding|previous)\b`)
+
 var (
 	// References to the document's own structure. Not 下文/上文 alone: 上下文 (context) contains 下文.
 	metaRE = regexp.MustCompile(`(?i)\b(this|the (following|next|previous|preceding)|the rest of this|the remainder of this) ` +

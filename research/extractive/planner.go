@@ -1,10 +1,12 @@
 package extractive
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -290,6 +292,53 @@ func (p *Planner) Plan(ctx context.Context, question string) (*research.Plan, er
 }
 
 var identSplitter = strings.NewReplacer(".", " ", "/", " ", "_", " ")
+
+// facetPatterns are the planner's facet wordings of sub-questions and queries as patterns whose groups are their
+// slots, the wording with the most words of its own first ("What is %[1]s and how is it used?" before "What is
+// %[1]s?"). A wording that is nothing but a slot ("%s") is left out: any text would match it.
+var facetPatterns = func() []*regexp.Regexp {
+	type pattern struct {
+		re      *regexp.Regexp
+		literal int
+	}
+	var ps []pattern
+	slot := regexp.MustCompile(`%(?:\[\d\])?s`)
+	for _, w := range wordings {
+		all := []string{w.definition, w.member, w.memberAlone, w.examples, w.caveats, w.section}
+		all = append(all, w.defQuery...)
+		all = append(all, w.exQueries...)
+		all = append(all, w.cavQueries...)
+		for _, t := range all {
+			lits := slot.Split(t, -1)
+			literal := len(strings.TrimSpace(strings.Join(lits, "")))
+			if literal == 0 {
+				continue
+			}
+			for i := range lits {
+				lits[i] = regexp.QuoteMeta(lits[i])
+			}
+			ps = append(ps, pattern{regexp.MustCompile("^" + strings.Join(lits, "(.+?)") + "$"), literal})
+		}
+	}
+	slices.SortStableFunc(ps, func(a, b pattern) int { return cmp.Compare(b.literal, a.literal) })
+	out := make([]*regexp.Regexp, len(ps))
+	for i, p := range ps {
+		out[i] = p.re
+	}
+	return out
+}()
+
+// facetSlots finds the facet wording that wrote q and returns what fills its slots (the subject and focus, the
+// reader's words) and true; false for text no wording wrote, such as the reader's own question.
+func facetSlots(q string) ([]string, bool) {
+	q = strings.TrimSpace(q)
+	for _, re := range facetPatterns {
+		if m := re.FindStringSubmatch(q); m != nil {
+			return m[1:], true
+		}
+	}
+	return nil, false
+}
 
 // facetTerms are the index terms the planner's facet wording adds to sub-questions and queries ("rules",
 // "example", "not guaranteed", "限制" …). They say what kind of passage is wanted, not what it is about, so the

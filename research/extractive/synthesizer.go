@@ -162,6 +162,7 @@ func (s *Synthesizer) Synthesize(ctx context.Context, in research.SynthesisInput
 	// of the question's names is about a neighbour ("A Value must not be copied …"), however much of the rest of
 	// the question it repeats.
 	required := pool.requiredNames(in.Plan.Question, func(t string) bool { return s.vocab.setting(ctx, t) })
+	required = append(required, titledSubjects(in.Plan.Question, ranked, func(t string) bool { return s.vocab.specific(ctx, t) })...)
 	if len(required) > 0 {
 		for i, e := range ranked {
 			if !pool.hasName(i, required) {
