@@ -596,7 +596,8 @@ const answerDocShare = 0.65
 // whether to keep it. A document its source names redundant (a copy, a page of all pages) is never kept beside one
 // that is not: the reader is sent to the page it repeats. A copy repeats one page, so it is left out beside that page
 // (samePage) or beside one at least as well supported; when every page kept is another and weaker, the page the
-// copy repeats is not among them (the search found the copy instead), and the copy is what states the answer.
+// copy repeats is not among them (the search found the copy instead), and the copy is what states the answer. A
+// page weighs at least what its copy does.
 func answerDocuments(ranked []research.Evidence, scores []float64, onTopic map[string]bool, variants []variant, sections *sectionMemo, redundant func(doc string) string) map[string]bool {
 	gains := map[string][]float64{}
 	where := map[string]map[string]bool{}
@@ -616,19 +617,39 @@ func answerDocuments(ranked []research.Evidence, scores []float64, onTopic map[s
 			where[d][t] = true
 		}
 	}
-	best := 0.0
 	weight := map[string]float64{}
 	for d, g := range gains {
 		weight[d] = discountedSum(g) * (1 + namedShare(variants, where[d])) * (1 + leadNamed(variants, titles[d]))
-		best = math.Max(best, weight[d])
+	}
+	// A copy's support is its page's: the page weighs at least what its copy does, so a copy that happens to
+	// outweigh its page (its chunks cut elsewhere) does not push the page under the share of the best.
+	repeats := map[string]string{}
+	if redundant != nil {
+		for d := range weight {
+			repeats[d] = redundant(d)
+		}
+		for d, r := range repeats {
+			if r != sources.RedundantCopy {
+				continue
+			}
+			for o := range weight {
+				if repeats[o] == "" && samePage(d, o, titles) {
+					weight[o] = math.Max(weight[o], weight[d])
+				}
+			}
+		}
+	}
+	best := 0.0
+	for _, w := range weight {
+		best = math.Max(best, w)
 	}
 	out := map[string]bool{}
 	why := map[string]string{}
 	strongest := 0.0 // the best-supported original kept
 	for d, w := range weight {
 		out[d] = w >= answerDocShare*best
-		if out[d] && redundant != nil {
-			if r := redundant(d); r != "" {
+		if out[d] {
+			if r := repeats[d]; r != "" {
 				why[d] = r
 				out[d] = false // decided below, once it is known which originals are kept
 				continue

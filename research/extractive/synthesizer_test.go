@@ -366,6 +366,7 @@ func TestCiteLeavesOutLabels(t *testing.T) {
 func TestAnswerDocumentsKeepACopyWhosePageWasNotFound(t *testing.T) {
 	const (
 		copyMD  = "file:///api/cluster.md"
+		page    = "file:///api/cluster.html"
 		other   = "file:///api/module.html"
 		allHTML = "file:///api/all.html"
 	)
@@ -392,6 +393,9 @@ func TestAnswerDocumentsKeepACopyWhosePageWasNotFound(t *testing.T) {
 		{"a page answers as well", map[string]float64{copyMD: 0.5, other: 0.5}, map[string]bool{copyMD: false, other: true}},
 		{"aggregate answers best", map[string]float64{allHTML: 0.5, other: 0.4}, map[string]bool{allHTML: false, other: true}},
 		{"only repeats answer", map[string]float64{allHTML: 0.5, copyMD: 0.4}, map[string]bool{allHTML: true, copyMD: true}},
+		// The copy's support is its page's: a copy that outweighs its page does not push it under the share of
+		// the best, and the page is cited in its place.
+		{"copy outweighs its page", map[string]float64{copyMD: 1, page: 0.5, other: 0.8}, map[string]bool{copyMD: false, page: true, other: true}},
 	} {
 		if got := run(tt.items); !maps.Equal(got, tt.want) {
 			t.Errorf("%s: answerDocuments = %v, want %v", tt.name, got, tt.want)
