@@ -181,6 +181,15 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 	for _, r := range ix.namedSections(nameTerms(sq.Question)) {
 		more = append(more, beyond{r[0], r[1], r[0]})
 	}
+	// - the opening of the section the region's subsection stands in, when its heading names what the question
+	//   asks in one of the reader's own words, not a rendering of them nor a word of the page's title (a title
+	//   repeated as the first heading names the whole page): it says what its subsections detail ("urlopen
+	//   raises URLError when it cannot handle a response" under "Handling Exceptions", above "URLError" and
+	//   "HTTPError");
+	asked := slices.DeleteFunc(lexical.Tokenize(sq.Question), func(t string) bool { return titleTerms[t] })
+	if plo, phi := ix.parentOpening(lo, asked); plo >= 0 {
+		more = append(more, beyond{plo, phi, plo})
+	}
 	// - a sentence of the page's opening (before its first section) that states all the question asks in its own
 	//   words (every unit of a variant as asked, no rendering): the search returns a few chunks a page, and those
 	//   it found may be the page's examples while its opening says it in so many words ("In Rust, iterators are
@@ -1206,6 +1215,45 @@ func (ix *docIndex) namedSections(names []string) [][2]int {
 	return out
 }
 
+// parentOpening is the byte range of the text between the heading of the section that holds the subsection at lo
+// and the heading after it — the section's opening, before its first subsection — when the section's heading
+// shares a term with query and the opening names what the subsection's heading names (it introduces it: "*urlopen*
+// raises `URLError` …" above "### URLError"); -1, -1 when lo stands in no subsection, the opening is empty,
+// longer than maxSection or does not introduce the subsection, or the heading names nothing asked.
+func (ix *docIndex) parentOpening(lo int, query []string) (int, int) {
+	if ix.view != nil {
+		return -1, -1
+	}
+	k := -1 // the heading of the subsection at lo
+	for i, h := range ix.heads {
+		if h.Start <= lo {
+			k = i
+		}
+	}
+	if k < 1 {
+		return -1, -1
+	}
+	level := headingLevel(ix.heads[k].Text)
+	for j := k - 1; j >= 0; j-- {
+		l := headingLevel(ix.heads[j].Text)
+		if l <= 0 || l >= level {
+			continue
+		}
+		lo, hi := ix.heads[j].End, ix.heads[j+1].Start
+		if hi <= lo || hi-lo > maxSection || strings.TrimSpace(ix.text[lo:hi]) == "" ||
+			headingMatch(lexical.Tokenize(strings.TrimLeft(ix.heads[j].Text, "# ")), query) == 0 {
+			return -1, -1
+		}
+		// The opening introduces the subsection: it names what the subsection's heading names.
+		opening := lexical.Tokenize(ix.text[lo:hi])
+		if !slices.ContainsFunc(lexical.Tokenize(strings.TrimLeft(ix.heads[k].Text, "# ")), func(t string) bool { return slices.Contains(opening, t) }) {
+			return -1, -1
+		}
+		return lo, hi
+	}
+	return -1, -1
+}
+
 // section widens the byte range [lo, hi) of a search hit to the sections it lies in — from the heading above lo
 // to the next heading after hi — when they are at most maxSection bytes together. Otherwise each end is widened on
 // its own to the boundary of the section it falls in, when that section is at most maxSection bytes: a hit that
@@ -1335,14 +1383,19 @@ func redundancy(a, b []string) float64 {
 }
 
 // usable reports whether a passage can stand as evidence: prose, not a heading, a code line or a table rule.
+// emphasisOpenRE is a passage that opens, after any list or quote marks, with a word in Markdown emphasis.
+var emphasisOpenRE = regexp.MustCompile(`^(?:[-*>]\s+)*(?:\*[^*\s][^*]*\*|_[^_\s][^_]*_)\s`)
+
 func usable(raw, plain string, tokens []string, described bool) bool {
 	t := strings.TrimSpace(raw)
 	if strings.HasPrefix(t, "#") || strings.HasPrefix(t, "```") || len(tokens) < 3 {
 		return false
 	}
 	// A passage starting in lower case is the tail of a sentence broken by a code block or a figure — unless it
-	// starts with a name in code ("`deepagents` 预设 …") or is Chinese, which has no case.
-	if r, _ := utf8.DecodeRuneInString(plain); unicode.IsLower(r) && !strings.HasPrefix(strings.TrimLeft(t, "-*> "), "`") && !hasCJK(plain) {
+	// starts with a name in code ("`deepagents` 预设 …") or in emphasis ("*urlopen* raises `URLError` …", as
+	// documentation sets a function's name in italics), or is Chinese, which has no case.
+	if r, _ := utf8.DecodeRuneInString(plain); unicode.IsLower(r) && !strings.HasPrefix(strings.TrimLeft(t, "-*> "), "`") &&
+		!emphasisOpenRE.MatchString(t) && !hasCJK(plain) {
 		return false
 	}
 	// A Chinese character carries about as much as a short word: "选项一：降低驱逐阈值" is a statement.

@@ -369,3 +369,49 @@ func analyzedWith(t *testing.T, cfg Config, sq research.SubQuestion, d *sources.
 func quotedFrom(ev []research.Evidence, prefix string) bool {
 	return slices.ContainsFunc(ev, func(e research.Evidence) bool { return strings.HasPrefix(e.Quote, prefix) })
 }
+
+// A search hit in a subsection ("### URLError") is read with the opening of the section it stands in when that
+// section's heading names what the question asks ("## Handling Exceptions"): the opening says what the
+// subsections detail. A sentence that opens with a name in emphasis ("*urlopen* raises …") is a sentence, not the
+// tail of one. A section whose heading names nothing asked is not read.
+func TestAnalystReadsTheOpeningOfTheSectionAboveTheHit(t *testing.T) {
+	text := "# HOWTO Fetch Internet Resources\n\n## Fetching URLs\n\nThe simplest way to use urllib.request is as follows.\n\n" +
+		"## Handling Exceptions\n\n" +
+		"*urlopen* raises `URLError` when it cannot handle a response (though built-in exceptions such as `ValueError` may also be raised).\n\n" +
+		"### URLError\n\nOften, URLError is raised because there is no network connection, or the specified server does not exist.\n\n" +
+		"### HTTPError\n\nEvery HTTP response from the server contains a numeric status code.\n"
+	lines := strings.Split(text, "\n")
+	at := func(prefix string) int {
+		for i, l := range lines {
+			if strings.HasPrefix(l, prefix) {
+				return i + 1
+			}
+		}
+		t.Fatalf("no line %q", prefix)
+		return 0
+	}
+	hit := fmt.Sprintf("file:///howto/urllib2.md#L%d-L%d", at("### URLError"), at("Often,"))
+	read := func(question string) []research.Evidence {
+		sq := research.SubQuestion{ID: "q1", Question: question, Queries: []string{question}}
+		d := doc(hit, text)
+		d.Title = "HOWTO Fetch Internet Resources"
+		return analyzedWith(t, Config{}, sq, d)
+	}
+	if ev := read("What exceptions does urlopen raise when a request fails?"); !quotedFrom(ev, "*urlopen* raises") {
+		t.Errorf("evidence %+v: want the opening of \"Handling Exceptions\"", ev)
+	}
+	text = strings.Replace(text, "## Handling Exceptions", "## Troubleshooting", 1)
+	if ev := read("When is URLError raised by urlopen?"); quotedFrom(ev, "*urlopen* raises") {
+		t.Errorf("evidence %+v: the opening of a section whose heading names nothing asked is read", ev)
+	}
+	for s, want := range map[string]bool{
+		"*urlopen* raises `URLError` when it cannot handle a response.": true,
+		"- _open_ returns the file object it opened for reading.":       true,
+		"raises `URLError` when it cannot handle a response.":           false,
+	} {
+		plain := plainText(s)
+		if got := usable(s, plain, lexical.Tokenize(plain), false); got != want {
+			t.Errorf("usable(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
