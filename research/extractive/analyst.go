@@ -1217,8 +1217,8 @@ func (ix *docIndex) namedSections(names []string) [][2]int {
 
 // parentOpening is the byte range of the text between the heading of the section that holds the subsection at lo
 // and the heading after it — the section's opening, before its first subsection — when the section's heading
-// shares a term with query and the opening names what the subsection's heading names (it introduces it: "*urlopen*
-// raises `URLError` …" above "### URLError"); -1, -1 when lo stands in no subsection, the opening is empty,
+// shares a term with query and the opening names what the subsection's heading names beyond the section's (it
+// introduces it: "*urlopen* raises `URLError` …" above "### URLError"); -1, -1 when lo stands in no subsection, the opening is empty,
 // longer than maxSection or does not introduce the subsection, or the heading names nothing asked.
 func (ix *docIndex) parentOpening(lo int, query []string) (int, int) {
 	if ix.view != nil {
@@ -1244,9 +1244,13 @@ func (ix *docIndex) parentOpening(lo int, query []string) (int, int) {
 			headingMatch(lexical.Tokenize(strings.TrimLeft(ix.heads[j].Text, "# ")), query) == 0 {
 			return -1, -1
 		}
-		// The opening introduces the subsection: it names what the subsection's heading names.
+		// The opening introduces the subsection: it names what the subsection's heading names beyond the section's
+		// ("URLError" under "Handling Exceptions"; not "statements" of "Select statements" under "Statements").
+		parent := lexical.Tokenize(strings.TrimLeft(ix.heads[j].Text, "# "))
 		opening := lexical.Tokenize(ix.text[lo:hi])
-		if !slices.ContainsFunc(lexical.Tokenize(strings.TrimLeft(ix.heads[k].Text, "# ")), func(t string) bool { return slices.Contains(opening, t) }) {
+		if !slices.ContainsFunc(lexical.Tokenize(strings.TrimLeft(ix.heads[k].Text, "# ")), func(t string) bool {
+			return !slices.Contains(parent, t) && slices.Contains(opening, t)
+		}) {
 			return -1, -1
 		}
 		return lo, hi

@@ -404,6 +404,12 @@ func TestAnalystReadsTheOpeningOfTheSectionAboveTheHit(t *testing.T) {
 	if ev := read("When is URLError raised by urlopen?"); quotedFrom(ev, "*urlopen* raises") {
 		t.Errorf("evidence %+v: the opening of a section whose heading names nothing asked is read", ev)
 	}
+	// An opening that shares only the section's own word with the subsection's heading does not introduce it.
+	text = strings.Replace(text, "## Troubleshooting", "## Handling URLError", 1)
+	text = strings.Replace(text, "### URLError", "### Handling network errors", 1)
+	if ev := read("What exceptions does urlopen raise when handling a request?"); quotedFrom(ev, "*urlopen* raises") {
+		t.Errorf("evidence %+v: an opening that names nothing particular to the subsection is read", ev)
+	}
 	for s, want := range map[string]bool{
 		"*urlopen* raises `URLError` when it cannot handle a response.": true,
 		"- _open_ returns the file object it opened for reading.":       true,
