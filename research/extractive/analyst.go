@@ -1218,8 +1218,9 @@ func (ix *docIndex) namedSections(names []string) [][2]int {
 // parentOpening is the byte range of the text between the heading of the section that holds the subsection at lo
 // and the heading after it — the section's opening, before its first subsection — when the section's heading
 // shares a term with query and the opening names what the subsection's heading names beyond the section's (it
-// introduces it: "*urlopen* raises `URLError` …" above "### URLError"); -1, -1 when lo stands in no subsection, the opening is empty,
-// longer than maxSection or does not introduce the subsection, or the heading names nothing asked.
+// introduces it: "*urlopen* raises `URLError` …" above "### URLError"); -1, -1 when lo stands in no subsection,
+// the opening is empty, longer than maxSection or does not introduce the subsection, or the heading names nothing
+// asked.
 func (ix *docIndex) parentOpening(lo int, query []string) (int, int) {
 	if ix.view != nil {
 		return -1, -1
@@ -1239,21 +1240,21 @@ func (ix *docIndex) parentOpening(lo int, query []string) (int, int) {
 		if l <= 0 || l >= level {
 			continue
 		}
-		lo, hi := ix.heads[j].End, ix.heads[j+1].Start
-		if hi <= lo || hi-lo > maxSection || strings.TrimSpace(ix.text[lo:hi]) == "" ||
+		start, end := ix.heads[j].End, ix.heads[j+1].Start
+		if end <= start || end-start > maxSection || strings.TrimSpace(ix.text[start:end]) == "" ||
 			headingMatch(lexical.Tokenize(strings.TrimLeft(ix.heads[j].Text, "# ")), query) == 0 {
 			return -1, -1
 		}
 		// The opening introduces the subsection: it names what the subsection's heading names beyond the section's
 		// ("URLError" under "Handling Exceptions"; not "statements" of "Select statements" under "Statements").
 		parent := lexical.Tokenize(strings.TrimLeft(ix.heads[j].Text, "# "))
-		opening := lexical.Tokenize(ix.text[lo:hi])
+		opening := lexical.Tokenize(ix.text[start:end])
 		if !slices.ContainsFunc(lexical.Tokenize(strings.TrimLeft(ix.heads[k].Text, "# ")), func(t string) bool {
 			return !slices.Contains(parent, t) && slices.Contains(opening, t)
 		}) {
 			return -1, -1
 		}
-		return lo, hi
+		return start, end
 	}
 	return -1, -1
 }
@@ -1386,10 +1387,10 @@ func redundancy(a, b []string) float64 {
 	return (s - nearDup) / (1 - nearDup)
 }
 
-// usable reports whether a passage can stand as evidence: prose, not a heading, a code line or a table rule.
 // emphasisOpenRE is a passage that opens, after any list or quote marks, with a word in Markdown emphasis.
 var emphasisOpenRE = regexp.MustCompile(`^(?:[-*>]\s+)*(?:\*[^*\s][^*]*\*|_[^_\s][^_]*_)\s`)
 
+// usable reports whether a passage can stand as evidence: prose, not a heading, a code line or a table rule.
 func usable(raw, plain string, tokens []string, described bool) bool {
 	t := strings.TrimSpace(raw)
 	if strings.HasPrefix(t, "#") || strings.HasPrefix(t, "```") || len(tokens) < 3 {

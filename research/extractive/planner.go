@@ -320,7 +320,9 @@ var facetPatterns = func() []*regexp.Regexp {
 			ps = append(ps, pattern{regexp.MustCompile("^" + strings.Join(lits, "(.+?)") + "$"), literal})
 		}
 	}
-	slices.SortStableFunc(ps, func(a, b pattern) int { return cmp.Compare(b.literal, a.literal) })
+	slices.SortFunc(ps, func(a, b pattern) int {
+		return cmp.Or(cmp.Compare(b.literal, a.literal), strings.Compare(a.re.String(), b.re.String()))
+	})
 	out := make([]*regexp.Regexp, len(ps))
 	for i, p := range ps {
 		out[i] = p.re
