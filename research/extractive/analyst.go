@@ -1241,15 +1241,14 @@ func (ix *docIndex) parentOpening(lo int, query []string) (int, int) {
 			continue
 		}
 		start, end := ix.heads[j].End, ix.heads[j+1].Start
-		if end <= start || end-start > maxSection || strings.TrimSpace(ix.text[start:end]) == "" ||
-			headingMatch(lexical.Tokenize(strings.TrimLeft(ix.heads[j].Text, "# ")), query) == 0 {
+		parent := lexical.Tokenize(plainText(ix.heads[j].Text)) // as the index reads a heading's terms
+		if end <= start || end-start > maxSection || strings.TrimSpace(ix.text[start:end]) == "" || headingMatch(parent, query) == 0 {
 			return -1, -1
 		}
 		// The opening introduces the subsection: it names what the subsection's heading names beyond the section's
 		// ("URLError" under "Handling Exceptions"; not "statements" of "Select statements" under "Statements").
-		parent := lexical.Tokenize(strings.TrimLeft(ix.heads[j].Text, "# "))
 		opening := lexical.Tokenize(ix.text[start:end])
-		if !slices.ContainsFunc(lexical.Tokenize(strings.TrimLeft(ix.heads[k].Text, "# ")), func(t string) bool {
+		if !slices.ContainsFunc(lexical.Tokenize(plainText(ix.heads[k].Text)), func(t string) bool {
 			return !slices.Contains(parent, t) && slices.Contains(opening, t)
 		}) {
 			return -1, -1

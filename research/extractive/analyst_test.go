@@ -745,9 +745,13 @@ func FuzzMarkdownStructure(f *testing.F) {
 }
 
 // The marks of a code line — braces, ":=", a closing ";", table pipes — are read outside code spans: a sentence
-// that names `{expression}` or a pipeline in code is prose and may be evidence; a code line is not.
-func TestUsableReadsCodeMarksOutsideCodeSpans(t *testing.T) {
+// that names `{expression}` or a pipeline in code is prose and may be evidence; a code line is not. A passage that
+// opens in lower case is the tail of a broken sentence unless it opens with a name in code or emphasis.
+func TestUsablePassages(t *testing.T) {
 	for raw, want := range map[string]bool{
+		"*urlopen* raises `URLError` when it cannot handle a response.": true,
+		"- _open_ returns the file object it opened for reading.":       true,
+		"raises `URLError` when it cannot handle a response.":           false,
 		"Formatted string literals let you include the value of Python expressions inside a string by prefixing the string with `f` or `F` and writing expressions as `{expression}`.": true,
 		"The shell runs `cmd1 | cmd2 | cmd3 | cmd4` as one pipeline of four processes.":                                                                                                true,
 		"A short variable declaration such as `x := f()` declares and assigns the variable at once.":                                                                                   true,

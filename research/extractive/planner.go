@@ -32,6 +32,17 @@ type wording struct {
 	join                                               string
 }
 
+// templates are every wording the planner writes sub-questions and queries with.
+func (w wording) templates() []string {
+	out := []string{w.definition, w.member, w.memberAlone, w.examples, w.caveats, w.section}
+	out = append(out, w.defQuery...)
+	out = append(out, w.exQueries...)
+	return append(out, w.cavQueries...)
+}
+
+// slotRE is a slot of a wording: "%s", "%[1]s", "%[2]s".
+var slotRE = regexp.MustCompile(`%(?:\[\d\])?s`)
+
 var wordings = map[string]wording{
 	"en": {
 		definition:  "What is %[1]s?",
@@ -302,14 +313,9 @@ var facetPatterns = func() []*regexp.Regexp {
 		literal int
 	}
 	var ps []pattern
-	slot := regexp.MustCompile(`%(?:\[\d\])?s`)
 	for _, w := range wordings {
-		all := []string{w.definition, w.member, w.memberAlone, w.examples, w.caveats, w.section}
-		all = append(all, w.defQuery...)
-		all = append(all, w.exQueries...)
-		all = append(all, w.cavQueries...)
-		for _, t := range all {
-			lits := slot.Split(t, -1)
+		for _, t := range w.templates() {
+			lits := slotRE.Split(t, -1)
 			literal := len(strings.TrimSpace(strings.Join(lits, "")))
 			if literal == 0 {
 				continue
@@ -348,12 +354,7 @@ func facetSlots(q string) ([]string, bool) {
 var facetTerms = func() map[string]bool {
 	m := map[string]bool{}
 	for _, w := range wordings {
-		parts := []string{w.definition, w.member, w.memberAlone, w.examples, w.caveats, w.section}
-		parts = append(parts, w.defQuery...)
-		parts = append(parts, w.exQueries...)
-		parts = append(parts, w.cavQueries...)
-		text := strings.NewReplacer("%[1]s", " ", "%[2]s", " ", "%s", " ").Replace(strings.Join(parts, " "))
-		for _, t := range lexical.Tokenize(text) {
+		for _, t := range lexical.Tokenize(slotRE.ReplaceAllString(strings.Join(w.templates(), " "), " ")) {
 			m[t] = true
 		}
 	}
