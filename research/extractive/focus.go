@@ -3,6 +3,7 @@ package extractive
 import (
 	"context"
 	"math"
+	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -333,17 +334,25 @@ func without(variants []variant, words []string) []variant {
 
 // subjectOf is the question's subject as the planner sees it: the members of a comparison, else its first key
 // phrase (after a possessive word that names the domain the sources v are about, such as "Go 的"; see
-// vocabulary.domain).
+// vocabulary.domain), and after an opening that says where it is asked ("In PostgreSQL, …", "标准库里的 …").
 func subjectOf(ctx context.Context, question string, v *vocabulary) string {
+	subject, _ := subjectAndPlace(ctx, question, v)
+	return subject
+}
+
+// subjectAndPlace is the question's subject (subjectOf) and the place phrase it is asked in, if it opens with one
+// ("context 包中", "In PostgreSQL"): what the answer is about, and where.
+func subjectAndPlace(ctx context.Context, question string, v *vocabulary) (subject, place string) {
 	phrases, _ := splitPhrases(question)
 	if len(phrases) == 0 {
-		return ""
+		return "", ""
 	}
 	if len(phrases) > 1 && domainPossessive(question, phrases[0].Text, func(w string) bool { return v.domain(ctx, w) }) {
 		phrases = phrases[1:]
 	}
-	if len(phrases) > 1 && locative(phrases[0].Text) {
-		phrases = append(phrases[1:], phrases[0])
+	if len(phrases) > 1 && (locative(phrases[0].Text) || openingSetting(question, phrases[0].Text)) {
+		place = phrases[0].Text
+		phrases = phrases[1:]
 	}
 	out := []string{phrases[0].Text}
 	for _, p := range phrases[1:] {
@@ -352,20 +361,36 @@ func subjectOf(ctx context.Context, question string, v *vocabulary) string {
 		}
 		out = append(out, p.Text)
 	}
-	return strings.Join(out, " ")
+	return strings.Join(out, " "), place
+}
+
+// enOpeningRE is an English question's opening adverbial, closed by its comma: "In PostgreSQL, what happens …",
+// "For a Rust library, should …".
+var enOpeningRE = regexp.MustCompile(`(?i)^\s*(?:in|on|for|with|within|under|inside|using)\s+([^,?]+),`)
+
+// openingSetting reports a first phrase that stands in the question's opening adverbial: where it is asked, as
+// a Chinese locative phrase is ("标准库里"), not what it asks about.
+func openingSetting(question, phrase string) bool {
+	m := enOpeningRE.FindStringSubmatch(question)
+	return m != nil && strings.Contains(m[1], phrase)
 }
 
 // requiredNames is the named-subject heuristic: the terms that name the APIs the question asks about — the last
 // part of each name of the domain in it ("mutex" for sync.Mutex, "godebug" for GODEBUG) — that some pooled item
 // contains, each with its CamelCase parts first (nameWords). A name the sources are all about (setting: "PostgreSQL"
 // over its manual) is no subject and is left out. Empty when the question names nothing or the pool never mentions
-// its names (then the not-covered heuristic speaks).
-func (p *poolIndex) requiredNames(question string, setting func(term string) bool) [][]string {
+// its names (then the not-covered heuristic speaks). A name in the question's subject (subjectOf) stays one however
+// many passages use its word: "the RETURNING clause of INSERT and DELETE" asks about RETURNING, whose stem is in a
+// tenth of PostgreSQL's manual ("returns").
+func (p *poolIndex) requiredNames(question, subject string, setting func(term string) bool) [][]string {
 	var out [][]string
-	qualified := qualifiedMembers(question)
+	specific := qualifiedMembers(question)
+	for _, t := range lexical.Tokenize(subject) {
+		specific[t] = true
+	}
 	for _, w := range nameWords(question) {
 		t := w[len(w)-1]
-		if p.df[t] == 0 || setting != nil && setting(t) && !qualified[t] {
+		if p.df[t] == 0 || setting != nil && setting(t) && !specific[t] {
 			continue
 		}
 		out = append(out, w)

@@ -110,30 +110,36 @@ func TestRequiredNames(t *testing.T) {
 		ev("e5", "q1", "file:///json.md#L1-L1", "PostgreSQL offers two types for storing JSON data.", 0.9),
 		ev("e6", "q1", "file:///errors.md#L1-L1", "The error.code property is a string label that identifies the kind of error.", 0.9),
 		ev("e7", "q1", "file:///errors.md#L2-L2", "The error.message property is the string description of the error.", 0.9),
+		ev("e8", "q1", "file:///returning.md#L1-L1", "The INSERT, UPDATE, and DELETE commands all have an optional RETURNING clause.", 0.9),
 	}, nil)
-	setting := func(term string) bool { return term == "postgresql" || term == "code" }
+	setting := func(term string) bool {
+		return term == "postgresql" || term == "code" || term == "return" || term == "insert" || term == "updat"
+	}
 	tests := []struct {
-		q    string
-		want [][]string
+		q, subject string
+		want       [][]string
 	}{
-		{"What is the zero value of a sync.Mutex and may it be copied?", [][]string{{"mutex", "mutex"}}},
-		{"May a sync.Once be copied?", nil}, // no item names it: the not-covered heuristic speaks
-		{"What is the zero value of a mutex?", nil},
-		{"互斥锁的零值是什么？", nil},
-		{"What happens to a String inserted into a HashMap?", [][]string{{"hash", "map", "hashmap"}}},
+		{"What is the zero value of a sync.Mutex and may it be copied?", "", [][]string{{"mutex", "mutex"}}},
+		{"May a sync.Once be copied?", "", nil}, // no item names it: the not-covered heuristic speaks
+		{"What is the zero value of a mutex?", "", nil},
+		{"互斥锁的零值是什么？", "", nil},
+		{"What happens to a String inserted into a HashMap?", "", [][]string{{"hash", "map", "hashmap"}}},
 		// The corpus's own product names no subject: the question is about json.
-		{"How does the jsonb type differ from the json type in PostgreSQL?", nil},
+		{"How does the jsonb type differ from the json type in PostgreSQL?", "", nil},
 		// A member of a module stays a subject however common its last word: "code" is the setting, error.code is not.
-		{"What is error.code, and why use it rather than error.message?", [][]string{{"code", "code"}, {"messag", "messag"}}},
+		{"What is error.code, and why use it rather than error.message?", "", [][]string{{"code", "code"}, {"messag", "messag"}}},
+		// A name in the subject stays one however common its word ("returns"); the commands it is asked of do not.
+		{"What is the RETURNING clause of INSERT, UPDATE and DELETE for?", "RETURNING clause", [][]string{{"return", "return"}, {"delet", "delet"}}},
+		{"What is the RETURNING clause of INSERT, UPDATE and DELETE for?", "", [][]string{{"delet", "delet"}}},
 	}
 	for _, tt := range tests {
-		got := pool.requiredNames(tt.q, setting)
+		got := pool.requiredNames(tt.q, tt.subject, setting)
 		if !slices.EqualFunc(got, tt.want, slices.Equal[[]string]) {
 			t.Errorf("requiredNames(%q) = %v, want %v", tt.q, got, tt.want)
 		}
 	}
-	names := pool.requiredNames("What happens to a String inserted into a HashMap?", setting)
-	for i, want := range []bool{false, false, true, true, false, false, false} {
+	names := pool.requiredNames("What happens to a String inserted into a HashMap?", "", setting)
+	for i, want := range []bool{false, false, true, true, false, false, false, false} {
 		if got := pool.hasName(i, names); got != want {
 			t.Errorf("hasName(e%d, HashMap) = %v, want %v", i+1, got, want)
 		}
@@ -291,9 +297,22 @@ func TestSubjectOfLeavesOutOnlyTheDomain(t *testing.T) {
 		{"Unicode 的码位是什么？", vocab("Unicode", 40), "Unicode"}, // one topic among many
 		{"Unicode 的码位是什么？", vocab("Unicode", 0), "码位"},       // never used
 		{"Go 的延迟函数在什么时候执行？", nil, "延迟函数"},                    // no vocabulary: a plain word is the domain
+		// An opening before the comma says where the question is asked, as a Chinese place phrase does.
+		{"In PostgreSQL, what happens when row security is enabled on a table?", nil, "row security"},
+		{"What happens to row security in PostgreSQL?", nil, "row security"},
+		{"标准库里的 sync.Pool 是什么？", nil, "sync.Pool"},
 	} {
 		if got := subjectOf(t.Context(), tc.q, tc.v); got != tc.want {
 			t.Errorf("subjectOf(%q) = %q, want %q", tc.q, got, tc.want)
+		}
+	}
+	for q, want := range map[string][2]string{
+		"In PostgreSQL, what happens when row security is enabled?": {"row security", "PostgreSQL"},
+		"在唯一约束中，两个空值被视为相等吗？":                                        {"两个空值", "唯一约束中"},
+		"What is the RETURNING clause of INSERT and DELETE for?":    {"RETURNING clause", ""},
+	} {
+		if s, p := subjectAndPlace(t.Context(), q, nil); s != want[0] || p != want[1] {
+			t.Errorf("subjectAndPlace(%q) = %q, %q, want %q, %q", q, s, p, want[0], want[1])
 		}
 	}
 	v := newVocabulary([]sources.Searcher{vocabSource{df: map[string]int{"PostgreSQL": 2700, "postgresql": 2700, "Unicode": 40, "unicode": 40}}})

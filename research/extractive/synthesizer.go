@@ -161,7 +161,7 @@ func (s *Synthesizer) Synthesize(ctx context.Context, in research.SynthesisInput
 	// Named subject: when the question names an API the pool mentions ("sync.Mutex"), an item that mentions none
 	// of the question's names is about a neighbour ("A Value must not be copied …"), however much of the rest of
 	// the question it repeats.
-	required := pool.requiredNames(in.Plan.Question, func(t string) bool { return s.vocab.setting(ctx, t) })
+	required := pool.requiredNames(in.Plan.Question, subjectOf(ctx, in.Plan.Question, s.vocab), func(t string) bool { return s.vocab.setting(ctx, t) })
 	required = append(required, titledSubjects(in.Plan.Question, ranked, func(t string) bool { return s.vocab.specific(ctx, t) })...)
 	if len(required) > 0 {
 		for i, e := range ranked {
@@ -178,7 +178,9 @@ func (s *Synthesizer) Synthesize(ctx context.Context, in research.SynthesisInput
 	}
 	// Answer documents: the pages that answer the question, not every page that shares some of its words.
 	redundant := func(doc string) string { return s.vocab.redundant(ctx, doc) }
-	for doc, keep := range answerDocuments(ranked, scores, onTopic, variants, s.sections, redundant) {
+	subject, place := subjectAndPlace(ctx, in.Plan.Question, s.vocab)
+	about := focusVariants(ctx, research.SubQuestion{Question: subject, Queries: []string{strings.TrimSpace(subject + " " + place)}}, s.vocab)
+	for doc, keep := range answerDocuments(ranked, scores, onTopic, variants, about, s.sections, redundant) {
 		if !keep {
 			for _, e := range ranked {
 				if docKey(e.Source) == doc {
@@ -598,7 +600,7 @@ const answerDocShare = 0.65
 // (samePage) or beside one at least as well supported; when every page kept is another and weaker, the page the
 // copy repeats is not among them (the search found the copy instead), and the copy is what states the answer. A
 // page weighs at least what its copy does.
-func answerDocuments(ranked []research.Evidence, scores []float64, onTopic map[string]bool, variants []variant, sections *sectionMemo, redundant func(doc string) string) map[string]bool {
+func answerDocuments(ranked []research.Evidence, scores []float64, onTopic map[string]bool, variants, about []variant, sections *sectionMemo, redundant func(doc string) string) map[string]bool {
 	gains := map[string][]float64{}
 	where := map[string]map[string]bool{}
 	titles := map[string]string{}
@@ -619,7 +621,7 @@ func answerDocuments(ranked []research.Evidence, scores []float64, onTopic map[s
 	}
 	weight := map[string]float64{}
 	for d, g := range gains {
-		weight[d] = discountedSum(g) * (1 + namedShare(variants, where[d])) * (1 + leadNamed(variants, titles[d]))
+		weight[d] = discountedSum(g) * (1 + namedShare(variants, where[d])) * (1 + leadNamed(variants, about, titles[d]))
 	}
 	// A copy's support is its page's: the page weighs at least what its copy does, so a copy that happens to
 	// outweigh its page (its chunks cut elsewhere) does not push the page under the share of the best.
@@ -702,11 +704,22 @@ func discountedSum(gains []float64) float64 {
 // "Traits" or "3.4. Transactions" when the question asks about traits or transactions, 1/8 for "Treating Smart
 // Pointers Like Regular References with the Deref Trait". namedShare measures how much of the question a page's
 // title and headings name; this measures how much of the title is the question's, so the page about the subject
-// outweighs the page that mentions it in its title's tail.
-func leadNamed(variants []variant, title string) float64 {
+// outweighs the page that mentions it in its title's tail. A lead that names nothing of about (the question's
+// subject and the place it is asked in, subjectAndPlace) counts 0: "Rules on INSERT, UPDATE, and DELETE" names
+// what "the RETURNING clause of INSERT, UPDATE and DELETE" is asked of, not the clause. Nil about: no such check.
+func leadNamed(variants, about []variant, title string) float64 {
 	words := titleLeadWords(title)
 	if len(words) == 0 {
 		return 0
+	}
+	if about != nil {
+		inLead := map[string]bool{}
+		for _, w := range words {
+			inLead[w] = true
+		}
+		if namedShare(about, inLead) == 0 {
+			return 0
+		}
 	}
 	best := 0.0
 	for _, v := range variants {

@@ -214,7 +214,7 @@ func TestAnswerDocumentsDiscountFurtherItems(t *testing.T) {
 	add("file:///docs/indexes-types.html", 0.54, 0.92)
 	add("file:///docs/indexes-types.html", 0.78, 0.56)
 	add("file:///docs/extend-type-system.html", 0.40, 0.47)
-	keep := answerDocuments(ranked, scores, onTopic, []variant{queryVariant("index types")}, nil, nil)
+	keep := answerDocuments(ranked, scores, onTopic, []variant{queryVariant("index types")}, nil, nil, nil)
 	want := map[string]bool{"file:///docs/textsearch-indexes.html": true, "file:///docs/indexes-types.html": true, "file:///docs/extend-type-system.html": false}
 	if !maps.Equal(keep, want) {
 		t.Errorf("answerDocuments = %v, want %v", keep, want)
@@ -251,7 +251,7 @@ func TestAnswerDocumentsPreferThePageTheTitleNames(t *testing.T) {
 	const deref, traits = "file:///book/ch15-02-deref.html", "file:///book/ch10-02-traits.html"
 	add(deref, "Treating Smart Pointers Like Regular References with the Deref Trait - The Rust Programming Language", 16)
 	add(traits, "Traits: Defining Shared Behavior - The Rust Programming Language", 6)
-	keep := answerDocuments(ranked, scores, onTopic, []variant{queryVariant("trait rust")}, nil, nil)
+	keep := answerDocuments(ranked, scores, onTopic, []variant{queryVariant("trait rust")}, nil, nil, nil)
 	if !keep[traits] {
 		t.Errorf("the page titled by the question's subject is not kept: %v", keep)
 	}
@@ -264,8 +264,30 @@ func TestAnswerDocumentsPreferThePageTheTitleNames(t *testing.T) {
 		{"Advanced Traits - The Rust Programming Language", 0.5},
 		{"", 0},
 	} {
-		if got := leadNamed([]variant{queryVariant("trait rust")}, tt.title); math.Abs(got-tt.want) > 1e-9 {
+		if got := leadNamed([]variant{queryVariant("trait rust")}, nil, tt.title); math.Abs(got-tt.want) > 1e-9 {
 			t.Errorf("leadNamed(%q) = %v, want %v", tt.title, got, tt.want)
+		}
+	}
+	// A title that names only what the subject is asked of, none of the subject or the place it is asked in, leads
+	// with something else: "the RETURNING clause of INSERT, UPDATE and DELETE" is not about rules on those commands.
+	const returning = "RETURNING clause RETURNING clause INSERT UPDATE DELETE"
+	for _, tt := range []struct {
+		asked, about, title string
+		want                float64
+	}{
+		{returning, "RETURNING clause", "41.4. Rules on INSERT, UPDATE, and DELETE", 0},
+		{returning, "RETURNING clause", "6.4. Returning Data from Modified Rows", 0.25},
+		{returning, "", "41.4. Rules on INSERT, UPDATE, and DELETE", 0.75},
+		// The place it is asked in counts ("在唯一约束中，两个空值……": in unique constraints).
+		{"null values unique constraint", "null values unique constraint", "5.4. Constraints", 1},
+		{"null values unique constraint", "null values", "5.4. Constraints", 0},
+	} {
+		var about []variant
+		if tt.about != "" {
+			about = []variant{queryVariant(tt.about)}
+		}
+		if got := leadNamed([]variant{queryVariant(tt.asked)}, about, tt.title); math.Abs(got-tt.want) > 1e-9 {
+			t.Errorf("leadNamed(%q about %q) = %v, want %v", tt.title, tt.about, got, tt.want)
 		}
 	}
 }
@@ -382,7 +404,7 @@ func TestAnswerDocumentsKeepACopyWhosePageWasNotFound(t *testing.T) {
 			scores = append(scores, items[doc])
 			onTopic[e.ID] = true
 		}
-		return answerDocuments(ranked, scores, onTopic, []variant{queryVariant("cluster module")}, nil, redundant)
+		return answerDocuments(ranked, scores, onTopic, []variant{queryVariant("cluster module")}, nil, nil, redundant)
 	}
 	for _, tt := range []struct {
 		name  string
