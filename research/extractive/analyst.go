@@ -246,6 +246,9 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 			s = math.Max(s, leadShare*ix.bm25.Score(ranking, l))
 		}
 		b := a.antecedent(ix, i, floor(i))
+		if b < 0 {
+			b = ix.restated(i)
+		}
 		antecedents[i] = b
 		if b >= 0 {
 			s = math.Max(s, leadShare*ix.bm25.Score(ranking, b))
@@ -703,6 +706,31 @@ func (a *Analyst) antecedent(ix *docIndex, i, lo int) int {
 		return -1
 	}
 	if qs, _ := a.quoteBounds(ix, i, lo); qs > ix.spans[i-1].Start || !ix.usable[i-1] {
+		return -1
+	}
+	return i - 1
+}
+
+// restated is the sentence before passage i in its paragraph when i opens with a definite noun phrase that
+// sentence names ("The money type stores a currency amount with a fixed fractional precision. The fractional
+// precision is determined by …"): a definite description that repeats its antecedent continues what was said of
+// it, so the passage shares that sentence's relevance (leadShare) without needing it in its quote, as a pronoun
+// would. -1 for any other passage. The phrase is the two words after "The"; one word may be a new subject.
+func (ix *docIndex) restated(i int) int {
+	if i == 0 || !ix.usable[i-1] {
+		return -1
+	}
+	sp, prev := ix.spans[i], ix.spans[i-1]
+	rest, ok := strings.CutPrefix(sp.Text, "The ")
+	if !ok || strings.Contains(ix.text[prev.End:sp.Start], "\n") {
+		return -1
+	}
+	words := strings.Fields(plainText(rest))
+	if len(words) < 3 || lexical.Auxiliary(words[1]) {
+		return -1
+	}
+	phrase := strings.ToLower(words[0] + " " + words[1])
+	if !strings.Contains(strings.ToLower(plainText(prev.Text)), phrase) {
 		return -1
 	}
 	return i - 1
@@ -1289,6 +1317,21 @@ func (ix *docIndex) section(lo, hi int) (int, int) {
 	}
 	if hiPrev > lo && e-hiPrev <= maxSection {
 		newHi = e
+	}
+	// In a section too long to read whole, the paragraphs around the hit are read up to maxSection in all, half
+	// before and half after it: a chunk of three lines cut from a long section ("Other types of constraints are
+	// not inherited" one paragraph above the hit) is read with its neighbours.
+	if spare := maxSection - (newHi - newLo); spare > 0 {
+		if from := max(s, newLo-spare/2); from < newLo {
+			if p := strings.Index(ix.text[from:newLo], "\n\n"); p >= 0 {
+				newLo = from + p + 2
+			}
+		}
+		if to := min(e, newHi+spare/2); to > newHi {
+			if p := strings.LastIndex(ix.text[newHi:to], "\n\n"); p >= 0 {
+				newHi = newHi + p
+			}
+		}
 	}
 	return newLo, newHi
 }

@@ -803,3 +803,60 @@ func TestKindNounIsNoRequiredWord(t *testing.T) {
 		t.Error("sources that write \"SEQUENCE command\" themselves: the noun should count as before")
 	}
 }
+
+// A sentence that opens with a definite description of what the sentence before it names ("The fractional
+// precision is determined by …" after "… with a fixed fractional precision") continues what was said of it: it
+// shares that sentence's relevance though it does not repeat the question's subject (zh13-pg-money-precision in
+// the quality benchmark). One word after "The" may name a new subject; a phrase the sentence before does not name
+// is no restatement, nor is a sentence of another paragraph.
+func TestRestated(t *testing.T) {
+	ix := &docIndex{}
+	const prev = "The money type stores a currency amount with a fixed fractional precision."
+	for _, tc := range []struct {
+		sep, s string
+		want   bool
+	}{
+		{" ", "The fractional precision is determined by the setting.", true},
+		{" ", "The result is double precision.", false},
+		{" ", "The output format depends on the locale.", false},
+		{"\n\n", "The fractional precision is locale-sensitive.", false}, // another paragraph
+	} {
+		ix.text = prev + tc.sep + tc.s
+		ix.spans = []lexical.Span{{Start: 0, End: len(prev), Text: prev}, {Start: len(prev) + len(tc.sep), End: len(ix.text), Text: tc.s}}
+		ix.usable = []bool{true, true}
+		if got := ix.restated(1) == 0; got != tc.want {
+			t.Errorf("restated(%q after %q) = %v, want %v", tc.s, prev+tc.sep, got, tc.want)
+		}
+	}
+}
+
+// A hit in a section too long to read whole is read with the paragraphs around it, up to maxSection bytes in all
+// and never past the section's headings: the rule one paragraph above a three-line chunk is read with it.
+func TestSectionReadsTheParagraphsAroundAHitInALongSection(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("## 5.10. Inheritance\n\n")
+	for i := range 80 {
+		fmt.Fprintf(&b, "Paragraph %d says one more thing about tables that inherit their columns from a parent table.\n\n", i)
+	}
+	next := b.Len()
+	b.WriteString("## 5.10.1. Caveats\n\nNot every command honors inheritance.\n")
+	text := b.String()
+	ix := &docIndex{text: text, heads: []lexical.Span{{Start: 0, End: len("## 5.10. Inheritance")}, {Start: next, End: next + len("## 5.10.1. Caveats")}}}
+	lo := strings.Index(text, "Paragraph 40 ")
+	hi := lo + strings.Index(text[lo:], "\n")
+	s, e := ix.section(lo, hi)
+	switch {
+	case s >= lo || e <= hi:
+		t.Errorf("section(%d, %d) = %d, %d: the paragraphs around the hit are not read", lo, hi, s, e)
+	case e-s > maxSection:
+		t.Errorf("section(%d, %d) = %d, %d: %d bytes, more than maxSection", lo, hi, s, e, e-s)
+	case s < next && !strings.HasPrefix(text[s:], "Paragraph ") || e > next:
+		t.Errorf("section(%d, %d) = %d, %d: not whole paragraphs of the section (%q … %q)", lo, hi, s, e, text[s:min(s+20, len(text))], text[max(e-20, 0):e])
+	}
+	// A section short enough is read whole, as before.
+	short := "## A\n\nOne.\n\nTwo.\n\n## B\n\nThree.\n"
+	ix = &docIndex{text: short, heads: []lexical.Span{{Start: 0, End: 4}, {Start: strings.Index(short, "## B"), End: strings.Index(short, "## B") + 4}}}
+	if s, e := ix.section(strings.Index(short, "Two"), strings.Index(short, "Two")+4); s != 0 || e != strings.Index(short, "## B") {
+		t.Errorf("section of a short section = %d, %d, want 0, %d", s, e, strings.Index(short, "## B"))
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/deepresearch/deepresearch/lexical/bilingual"
+	"github.com/deepresearch/deepresearch/lexical/synonyms"
 	"github.com/deepresearch/deepresearch/research"
 	"github.com/deepresearch/deepresearch/sources"
 )
@@ -182,6 +183,29 @@ func TestPhrasesChosenByTheSources(t *testing.T) {
 	}))
 	if got := translateFor(newVocabulary([]sources.Searcher{apart}), "外键"); strings.HasPrefix(got, "foreign|") && !strings.HasPrefix(plain, "foreign") {
 		t.Errorf("translateFor(外键) over documents that never write the phrase = %q: a pairing they do not use was chosen", got)
+	}
+}
+
+// A compound synonym offers its head: WordNet has "male parent" for "father", and over a manual that writes
+// "parent table" the dictionary's 父 "father" beside 表 "table" becomes "parent" (the documents never write "father
+// table"). The thesaurus gives only the head, never the compound or the word itself.
+func TestCompoundSynonymOffersItsHead(t *testing.T) {
+	related := relatedWords(synonyms.Embedded())
+	rs := related("father")
+	if !slices.Contains(rs, "parent") {
+		t.Fatalf("related(father) = %q, want the head of \"male parent\"", rs)
+	}
+	if slices.ContainsFunc(rs, func(r string) bool { return strings.Contains(r, " ") || r == "father" }) {
+		t.Errorf("related(father) = %q: a compound or the word itself", rs)
+	}
+	manual := buildIndex(t, writeCorpus(t, map[string]string{
+		"inherit.md":  "# Inheritance\n\nAll check constraints on a parent table are inherited by its child tables.\n",
+		"alter.md":    "# ALTER TABLE\n\nThe parent table must already exist; the child table gets its columns.\n",
+		"tables.md":   "# Tables\n\nA table has columns. Each table has a name.\n",
+		"children.md": "# Partitions\n\nA partition is a child table of the parent table.\n",
+	}))
+	if got := translateFor(newVocabulary([]sources.Searcher{manual}), "父表"); !strings.Contains(got, "parent") {
+		t.Errorf("translateFor(父表) over a manual of parent tables = %q, want parent", got)
 	}
 }
 

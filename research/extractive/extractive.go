@@ -88,7 +88,7 @@ func New(cfg Config) research.Roles {
 		Searcher:    &Searcher{cfg: cfg},
 		Analyst:     &Analyst{cfg: cfg, sections: sections, vocab: vocab, syn: synonyms.Embedded()},
 		Verifier:    &Verifier{cfg: cfg, vocab: vocab, asked: map[askKey]int{}},
-		Synthesizer: &Synthesizer{cfg: cfg, sections: sections, vocab: vocab},
+		Synthesizer: &Synthesizer{cfg: cfg, sections: sections, vocab: vocab, syn: synonyms.Embedded()},
 	}
 }
 

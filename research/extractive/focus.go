@@ -34,7 +34,7 @@ func focusVariants(ctx context.Context, core research.SubQuestion, v *vocabulary
 	// search: domainTail) tells no item apart: the focus is on the rest.
 	phrases, _ := splitPhrases(core.Question)
 	if tail := domainTail(ctx, core.Question, phrases, v); tail != "" {
-		if rest := withoutWords(q, map[string]bool{tail: true}); rest != "" {
+		if rest := withoutWords(q, toSet(tail)); rest != "" {
 			q = rest
 		}
 	}
@@ -379,14 +379,17 @@ func openingSetting(question, phrase string) bool {
 // part of each name of the domain in it ("mutex" for sync.Mutex, "godebug" for GODEBUG) — that some pooled item
 // contains, each with its CamelCase parts first (nameWords). A name the sources are all about (setting: "PostgreSQL"
 // over its manual) is no subject and is left out. Empty when the question names nothing or the pool never mentions
-// its names (then the not-covered heuristic speaks). A name in the question's subject (subjectOf) stays one however
-// many passages use its word: "the RETURNING clause of INSERT and DELETE" asks about RETURNING, whose stem is in a
-// tenth of PostgreSQL's manual ("returns").
+// its names (then the not-covered heuristic speaks). A name in the question's subject (subjectOf) whose term is a
+// stem of it, not the name as written, stays one however many passages use the stem: "the RETURNING clause of
+// INSERT and DELETE" asks about RETURNING, and "return" is in a tenth of PostgreSQL's manual ("returns"); a name
+// its term spells (PostgreSQL) is counted as itself.
 func (p *poolIndex) requiredNames(question, subject string, setting func(term string) bool) [][]string {
 	var out [][]string
 	specific := qualifiedMembers(question)
-	for _, t := range lexical.Tokenize(subject) {
-		specific[t] = true
+	for _, w := range wordRE.FindAllString(subject, -1) {
+		if ts := lexical.Tokenize(w); len(ts) == 1 && ts[0] != strings.ToLower(w) {
+			specific[ts[0]] = true
+		}
 	}
 	for _, w := range nameWords(question) {
 		t := w[len(w)-1]
@@ -417,6 +420,23 @@ func titledSubjects(question string, pooled []research.Evidence, specific func(t
 		seen[lead[0]] = true
 		if specific(lead[0]) {
 			out = append(out, lead)
+		}
+	}
+	return out
+}
+
+// subjectIdentifiers complete the named-subject heuristic with the names a question writes in lower case: a word of
+// its subject that no English dictionary knows ("querystring" beside URLSearchParams) is an identifier of the
+// domain as a CamelCase name is, when some pooled item uses it and it is not the sources' setting. They are added
+// to the names the question writes as names, never required alone. english reports a word a dictionary knows.
+func (p *poolIndex) subjectIdentifiers(subject string, english, setting func(word string) bool) [][]string {
+	var out [][]string
+	for _, w := range wordRE.FindAllString(subject, -1) {
+		if !commonWord(w) || utf8.RuneCountInString(w) < 4 || english(w) {
+			continue
+		}
+		if ts := lexical.Tokenize(w); len(ts) == 1 && p.df[ts[0]] > 0 && !setting(ts[0]) {
+			out = append(out, ts)
 		}
 	}
 	return out

@@ -131,6 +131,8 @@ func TestRequiredNames(t *testing.T) {
 		// A name in the subject stays one however common its word ("returns"); the commands it is asked of do not.
 		{"What is the RETURNING clause of INSERT, UPDATE and DELETE for?", "RETURNING clause", [][]string{{"return", "return"}, {"delet", "delet"}}},
 		{"What is the RETURNING clause of INSERT, UPDATE and DELETE for?", "", [][]string{{"delet", "delet"}}},
+		// The setting's name in the subject is still the setting: its term is the name itself, not a stem.
+		{"PostgreSQL JSON 类型有哪些？", "PostgreSQL JSON 类型", [][]string{{"json", "json"}}},
 	}
 	for _, tt := range tests {
 		got := pool.requiredNames(tt.q, tt.subject, setting)
@@ -418,6 +420,29 @@ func TestConfidentRendering(t *testing.T) {
 	for s, want := range map[string]bool{"数据库": true, "事务隔离": true, "状态码": false, "键": false, "全局变量": false} {
 		if got := confidentRendering(s); got != want {
 			t.Errorf("confidentRendering(%s) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+// A lower-case word of the subject that no dictionary knows is an identifier ("querystring"); an English word, a
+// short one, a word no pooled item uses or the sources' setting is not.
+func TestSubjectIdentifiers(t *testing.T) {
+	pool := indexPool([]research.Evidence{
+		ev("e1", "q1", "file:///querystring.md#L1-L1", "querystring is more performant than URLSearchParams but is not a standardized API.", 0.9),
+		ev("e2", "q1", "file:///url.md#L1-L1", "The URLSearchParams interface and the querystring module have a similar purpose.", 0.9),
+		ev("e3", "q1", "file:///node.md#L1-L1", "Node.js modules are loaded by the node binary.", 0.9),
+	}, nil)
+	english := func(w string) bool { return w == "module" || w == "purpose" }
+	setting := func(t string) bool { return t == "node" }
+	for subject, want := range map[string][][]string{
+		"querystring module URLSearchParams": {{"querystr"}},
+		"querystring 模块 URLSearchParams":     {{"querystr"}},
+		"module purpose":                     nil, // English words
+		"node":                               nil, // the setting
+		"punycode":                           nil, // no item uses it
+	} {
+		if got := pool.subjectIdentifiers(subject, english, setting); !slices.EqualFunc(got, want, slices.Equal[[]string]) {
+			t.Errorf("subjectIdentifiers(%q) = %v, want %v", subject, got, want)
 		}
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"html"
 	"regexp"
-	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -310,8 +309,10 @@ func translateFor(v *vocabulary, s string) string {
 	return t
 }
 
-// relatedWords gives the dictionary the single-word synonyms of an English word's synonymSenses most frequent
-// senses; nil without a thesaurus, and none for a word when the thesaurus cannot be read.
+// relatedWords gives the dictionary the synonyms of an English word's synonymSenses most frequent senses, a
+// compound one by its head: an English compound names a kind of its last word, so "male parent" for "father"
+// offers "parent" (父表, the "parent table" of a database manual). Nil without a thesaurus, and none for a word when
+// the thesaurus cannot be read.
 func relatedWords(th *synonyms.Thesaurus) bilingual.Related {
 	if th == nil {
 		return nil
@@ -321,7 +322,16 @@ func relatedWords(th *synonyms.Thesaurus) bilingual.Related {
 		if err != nil {
 			return nil
 		}
-		return slices.DeleteFunc(rs, func(r string) bool { return !latinWord(r) })
+		var out []string
+		for _, r := range rs {
+			if f := strings.Fields(r); len(f) > 1 {
+				r = f[len(f)-1]
+			}
+			if latinWord(r) && !strings.EqualFold(r, w) {
+				out = append(out, r)
+			}
+		}
+		return dedupe(out)
 	}
 }
 

@@ -525,18 +525,23 @@ func domainPossessive(question, phrase string, domain func(word string) bool) bo
 	return !hasCJK(phrase) && !strings.Contains(phrase, " ") && possessive(question, phrase) && domain(phrase)
 }
 
-// domainTail is the question's last phrase when it names the domain the question is asked in: one Latin word after
-// "of" or "in" (its article aside) that the sources are all about (vocabulary.setting) — "the url module of
-// Node.js" over Node's API reference, "a mutex in Go" over Go's documentation; "" for none. phrases are the
-// question's (splitPhrases).
+// domainTail is the question's last phrase when it names the domain the question is asked in: Latin words after
+// "of" or "in" (its article aside) that the sources are all about (vocabulary.setting), every one of them — "the
+// url module of Node.js" over Node's API reference, "a mutex in Go" over Go's documentation, "schemas in a
+// PostgreSQL database" over PostgreSQL's manual; "" for none. phrases are the question's (splitPhrases).
 func domainTail(ctx context.Context, question string, phrases []phrase, v *vocabulary) string {
 	k := len(phrases) - 1
 	if k < 1 || phrases[k].Conj {
 		return ""
 	}
 	w := phrases[k].Text
-	if hasCJK(w) || strings.Contains(w, " ") {
+	if hasCJK(w) {
 		return ""
+	}
+	for _, f := range strings.Fields(w) {
+		if !v.setting(ctx, f) {
+			return ""
+		}
 	}
 	i := strings.LastIndex(question, w)
 	if i < 0 {
@@ -546,7 +551,7 @@ func domainTail(ctx context.Context, question string, phrases []phrase, v *vocab
 	if n := len(before); n > 0 && (before[n-1] == "the" || before[n-1] == "a" || before[n-1] == "an") {
 		before = before[:n-1]
 	}
-	if n := len(before); n == 0 || before[n-1] != "of" && before[n-1] != "in" || !v.setting(ctx, w) {
+	if n := len(before); n == 0 || before[n-1] != "of" && before[n-1] != "in" {
 		return ""
 	}
 	return w

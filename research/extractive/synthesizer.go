@@ -15,6 +15,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/deepresearch/deepresearch/lexical"
+	"github.com/deepresearch/deepresearch/lexical/bilingual"
+	"github.com/deepresearch/deepresearch/lexical/synonyms"
 	"github.com/deepresearch/deepresearch/research"
 	"github.com/deepresearch/deepresearch/research/publish"
 	"github.com/deepresearch/deepresearch/sources"
@@ -25,7 +27,19 @@ import (
 type Synthesizer struct {
 	cfg      Config
 	sections *sectionMemo
-	vocab    *vocabulary // the words the sources use; nil or empty: unknown
+	vocab    *vocabulary         // the words the sources use; nil or empty: unknown
+	syn      *synonyms.Thesaurus // the English words there are; nil: unknown
+}
+
+// english reports a word the thesaurus knows in any of its forms, or the bilingual dictionary writes in its senses
+// ("money", which has no synonym); with neither every word is known.
+func (s *Synthesizer) english(w string) bool {
+	d, err := bilingual.Default()
+	if err != nil || s.syn == nil || d.SenseWord(w) {
+		return true
+	}
+	senses, err := s.syn.Senses(w)
+	return err != nil || len(senses) > 0
 }
 
 type labels struct {
@@ -161,7 +175,12 @@ func (s *Synthesizer) Synthesize(ctx context.Context, in research.SynthesisInput
 	// Named subject: when the question names an API the pool mentions ("sync.Mutex"), an item that mentions none
 	// of the question's names is about a neighbour ("A Value must not be copied …"), however much of the rest of
 	// the question it repeats.
-	required := pool.requiredNames(in.Plan.Question, subjectOf(ctx, in.Plan.Question, s.vocab), func(t string) bool { return s.vocab.setting(ctx, t) })
+	setting := func(t string) bool { return s.vocab.setting(ctx, t) }
+	subject, place := subjectAndPlace(ctx, in.Plan.Question, s.vocab)
+	required := pool.requiredNames(in.Plan.Question, subject, setting)
+	if len(required) > 0 {
+		required = append(required, pool.subjectIdentifiers(subject, s.english, setting)...)
+	}
 	required = append(required, titledSubjects(in.Plan.Question, ranked, func(t string) bool { return s.vocab.specific(ctx, t) })...)
 	if len(required) > 0 {
 		for i, e := range ranked {
@@ -178,7 +197,6 @@ func (s *Synthesizer) Synthesize(ctx context.Context, in research.SynthesisInput
 	}
 	// Answer documents: the pages that answer the question, not every page that shares some of its words.
 	redundant := func(doc string) string { return s.vocab.redundant(ctx, doc) }
-	subject, place := subjectAndPlace(ctx, in.Plan.Question, s.vocab)
 	about := focusVariants(ctx, research.SubQuestion{Question: subject, Queries: []string{strings.TrimSpace(subject + " " + place)}}, s.vocab)
 	for doc, keep := range answerDocuments(ranked, scores, onTopic, variants, about, s.sections, redundant) {
 		if !keep {
