@@ -1318,18 +1318,23 @@ func (ix *docIndex) section(lo, hi int) (int, int) {
 	if hiPrev > lo && e-hiPrev <= maxSection {
 		newHi = e
 	}
-	// In a section too long to read whole, the paragraphs around the hit are read up to maxSection in all, half
-	// before and half after it: a chunk of three lines cut from a long section ("Other types of constraints are
-	// not inherited" one paragraph above the hit) is read with its neighbours.
+	// In a section too long to read whole, the whole paragraphs around the hit are read, about maxSection in all,
+	// half before and half after it: a chunk of three lines cut from a long section ("Other types of constraints
+	// are not inherited" one paragraph above the hit) is read with its neighbours.
 	if spare := maxSection - (newHi - newLo); spare > 0 {
 		if from := max(s, newLo-spare/2); from < newLo {
-			if p := strings.Index(ix.text[from:newLo], "\n\n"); p >= 0 {
-				newLo = from + p + 2
+			// From the start of the paragraph the half reaches into.
+			if p := strings.LastIndex(ix.text[s:from], "\n\n"); p >= 0 {
+				newLo = s + p + 2
+			} else {
+				newLo = s
 			}
 		}
 		if to := min(e, newHi+spare/2); to > newHi {
-			if p := strings.LastIndex(ix.text[newHi:to], "\n\n"); p >= 0 {
-				newHi = newHi + p
+			if p := strings.Index(ix.text[to:e], "\n\n"); p >= 0 {
+				newHi = to + p
+			} else {
+				newHi = e
 			}
 		}
 	}
