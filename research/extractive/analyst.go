@@ -214,6 +214,23 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 			}
 		}
 	}
+	// - a table row whose first cell is a name in code that the question writes ("`smallint`	2 bytes	small-range
+	//   integer	-32768 to +32767" for the smallint type): the row is what the table says of it, however far from
+	//   the search's region the table stands;
+	if ix.view == nil {
+		asked := map[string]bool{}
+		for _, w := range wordRE.FindAllString(sq.Question, -1) {
+			asked[strings.ToLower(strings.TrimRight(w, "."))] = true
+		}
+		for i, sp := range ix.spans {
+			cell, _, isRow := strings.Cut(sp.Text, "\t")
+			name, opens := strings.CutPrefix(cell, "`")
+			name, closes := strings.CutSuffix(name, "`")
+			if isRow && opens && closes && ix.claims[i] != "" && ix.usable[i] && outside(sp) && asked[strings.ToLower(name)] {
+				more = append(more, beyond{sp.Start, sp.End, sp.Start})
+			}
+		}
+	}
 	// - the page's lead, when its title is what the question asks about ("Tablespaces" for what tablespaces are
 	//   for): it says what it is in its first paragraph, however far below the search found the question's words.
 	if ix.view == nil && titleNamed(doc.Title, union) {

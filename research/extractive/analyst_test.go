@@ -861,3 +861,28 @@ func TestSectionReadsTheParagraphsAroundAHitInALongSection(t *testing.T) {
 		t.Errorf("section of a short section = %d, %d, want 0, %d", s, e, strings.Index(short, "## B"))
 	}
 }
+
+// A table row whose first cell is a name in code that the question writes is read however far above the search's
+// region the table stands: it is what the table says of that name. A row of another name is not.
+func TestAnalystReadsTheTableRowOfTheNameAsked(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("## 8.1. Numeric Types\n\nNumeric types consist of integers, floating-point numbers and decimals.\n\n**Table 8.2. Numeric Types**\n\n")
+	b.WriteString("Name\tStorage Size\tDescription\tRange\n`smallint`\t2 bytes\tsmall-range integer\t-32768 to +32767\n`bigint`\t8 bytes\tlarge-range integer\t-9223372036854775808 to +9223372036854775807\n\n")
+	for i := range 60 { // past maxSection: the region read is the passage found, not the whole page
+		fmt.Fprintf(&b, "Paragraph %d describes how the server lays out the numbers of one column on disk, one after another.\n\n", i)
+	}
+	b.WriteString("### 8.1.1. Integer Types\n\nThe types smallint, integer, and bigint store whole numbers of various ranges.\n")
+	text := b.String()
+	last := strings.Count(text, "\n")
+	url := fmt.Sprintf("file:///pg/datatype-numeric.html#L%d-L%d", last-1, last)
+	quoted := func(q, s string) bool {
+		sq := research.SubQuestion{ID: "q1", Question: q, Queries: []string{"smallint type byte range"}}
+		return slices.ContainsFunc(analyzedWith(t, Config{}, sq, doc(url, text)), func(e research.Evidence) bool { return strings.Contains(e.Quote, s) })
+	}
+	if !quoted("PostgreSQL 的 smallint 类型占多少字节？", "`smallint`\t2 bytes") {
+		t.Error("the table row of the smallint type, which the question names, is not read")
+	}
+	if quoted("PostgreSQL 的 smallint 类型占多少字节？", "`bigint`\t8 bytes") {
+		t.Error("the table row of bigint, which the question does not name, is read")
+	}
+}
