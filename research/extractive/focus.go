@@ -361,7 +361,28 @@ func subjectAndPlace(ctx context.Context, question string, v *vocabulary) (subje
 		}
 		out = append(out, p.Text)
 	}
+	// "How do you exit the Python interpreter?": a word right after the asker is the verb asked about, and what
+	// it is done to is its subject as much.
+	if len(out) == 1 && len(phrases) > 1 && !phrases[1].Conj && askerVerb(question, phrases[0].Text) {
+		out = append(out, phrases[1].Text)
+	}
 	return strings.Join(out, " "), place
+}
+
+// askers are the pronouns by which an English question names who asks: "how do you …", "can I …", "should we …".
+var askers = toSet(`you i we`)
+
+// askerVerb reports a first phrase of one word that follows an asker: the verb of "how do you exit …", not a noun.
+func askerVerb(question, phrase string) bool {
+	if hasCJK(phrase) || strings.Contains(phrase, " ") {
+		return false
+	}
+	i := strings.Index(question, phrase)
+	if i < 0 {
+		return false
+	}
+	before := strings.Fields(strings.ToLower(question[:i]))
+	return len(before) > 0 && askers[before[len(before)-1]]
 }
 
 // enOpeningRE is an English question's opening adverbial, closed by its comma: "In PostgreSQL, what happens …",

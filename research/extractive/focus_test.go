@@ -303,6 +303,9 @@ func TestSubjectOfLeavesOutOnlyTheDomain(t *testing.T) {
 		{"In PostgreSQL, what happens when row security is enabled on a table?", nil, "row security"},
 		{"What happens to row security in PostgreSQL?", nil, "row security"},
 		{"标准库里的 sync.Pool 是什么？", nil, "sync.Pool"},
+		// A word right after the asker is a verb; what it is done to belongs to the subject.
+		{"How do you exit the Python interactive interpreter?", nil, "exit Python interactive interpreter"},
+		{"What does exit do in the Python interpreter?", nil, "exit"},
 	} {
 		if got := subjectOf(t.Context(), tc.q, tc.v); got != tc.want {
 			t.Errorf("subjectOf(%q) = %q, want %q", tc.q, got, tc.want)
