@@ -218,15 +218,15 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 	//   integer	-32768 to +32767" for the smallint type): the row is what the table says of it, however far from
 	//   the search's region the table stands;
 	if ix.view == nil {
-		asked := map[string]bool{}
+		written := map[string]bool{} // the question's words as written, not as terms: a name in code is one word
 		for _, w := range wordRE.FindAllString(sq.Question, -1) {
-			asked[strings.ToLower(strings.TrimRight(w, "."))] = true
+			written[strings.ToLower(strings.TrimRight(w, "."))] = true
 		}
 		for i, sp := range ix.spans {
 			cell, _, isRow := strings.Cut(sp.Text, "\t")
 			name, opens := strings.CutPrefix(cell, "`")
 			name, closes := strings.CutSuffix(name, "`")
-			if isRow && opens && closes && ix.claims[i] != "" && ix.usable[i] && outside(sp) && asked[strings.ToLower(name)] {
+			if isRow && opens && closes && ix.claims[i] != "" && ix.usable[i] && outside(sp) && written[strings.ToLower(name)] {
 				more = append(more, beyond{sp.Start, sp.End, sp.Start})
 			}
 		}

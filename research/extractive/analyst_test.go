@@ -467,13 +467,8 @@ func TestCutSpan(t *testing.T) {
 // A page whose title is what the question asks about states what it is in its first paragraph: read with the
 // passage the search found far below it, and only on such a page.
 func TestAnalystReadsTheLeadOfThePageTheQuestionNames(t *testing.T) {
-	var b strings.Builder
-	b.WriteString("## 23.6. Tablespaces\n\nTablespaces in PostgreSQL allow database administrators to define locations in the file system where the files representing database objects can be stored.\n\n")
-	for i := range 60 { // past maxSection: the region read is the passage found, not the whole page
-		fmt.Fprintf(&b, "Paragraph %d describes how the server lays out the files of one relation on disk, one segment after another, as the data grows.\n\n", i)
-	}
-	b.WriteString("Creating a tablespace needs an empty directory that the database's operating-system user owns.\n")
-	text := b.String()
+	text := longPage("## 23.6. Tablespaces\n\nTablespaces in PostgreSQL allow database administrators to define locations in the file system where the files representing database objects can be stored.\n\n",
+		"Creating a tablespace needs an empty directory that the database's operating-system user owns.\n")
 	last := strings.Count(text, "\n")
 	sq := research.SubQuestion{ID: "q1", Question: "What are tablespaces for?", Queries: []string{"tablespaces"}}
 	read := func(title string) []research.Evidence {
@@ -834,16 +829,10 @@ func TestRestated(t *testing.T) {
 // all (a paragraph more at each end at most) and never past the section's headings: the rule one paragraph above a
 // three-line chunk is read with it.
 func TestSectionReadsTheParagraphsAroundAHitInALongSection(t *testing.T) {
-	var b strings.Builder
-	b.WriteString("## 5.10. Inheritance\n\n")
-	for i := range 80 {
-		fmt.Fprintf(&b, "Paragraph %d says one more thing about tables that inherit their columns from a parent table.\n\n", i)
-	}
-	next := b.Len()
-	b.WriteString("## 5.10.1. Caveats\n\nNot every command honors inheritance.\n")
-	text := b.String()
+	text := longPage("## 5.10. Inheritance\n\n", "## 5.10.1. Caveats\n\nNot every command honors inheritance.\n")
+	next := strings.Index(text, "## 5.10.1.")
 	ix := &docIndex{text: text, heads: []lexical.Span{{Start: 0, End: len("## 5.10. Inheritance")}, {Start: next, End: next + len("## 5.10.1. Caveats")}}}
-	lo := strings.Index(text, "Paragraph 40 ")
+	lo := strings.Index(text, "Paragraph 30 ")
 	hi := lo + strings.Index(text[lo:], "\n")
 	s, e := ix.section(lo, hi)
 	switch {
@@ -865,14 +854,9 @@ func TestSectionReadsTheParagraphsAroundAHitInALongSection(t *testing.T) {
 // A table row whose first cell is a name in code that the question writes is read however far above the search's
 // region the table stands: it is what the table says of that name. A row of another name is not.
 func TestAnalystReadsTheTableRowOfTheNameAsked(t *testing.T) {
-	var b strings.Builder
-	b.WriteString("## 8.1. Numeric Types\n\nNumeric types consist of integers, floating-point numbers and decimals.\n\n**Table 8.2. Numeric Types**\n\n")
-	b.WriteString("Name\tStorage Size\tDescription\tRange\n`smallint`\t2 bytes\tsmall-range integer\t-32768 to +32767\n`bigint`\t8 bytes\tlarge-range integer\t-9223372036854775808 to +9223372036854775807\n\n")
-	for i := range 60 { // past maxSection: the region read is the passage found, not the whole page
-		fmt.Fprintf(&b, "Paragraph %d describes how the server lays out the numbers of one column on disk, one after another.\n\n", i)
-	}
-	b.WriteString("### 8.1.1. Integer Types\n\nThe types smallint, integer, and bigint store whole numbers of various ranges.\n")
-	text := b.String()
+	text := longPage("## 8.1. Numeric Types\n\nNumeric types consist of integers, floating-point numbers and decimals.\n\n**Table 8.2. Numeric Types**\n\n"+
+		"Name\tStorage Size\tDescription\tRange\n`smallint`\t2 bytes\tsmall-range integer\t-32768 to +32767\n`bigint`\t8 bytes\tlarge-range integer\t-9223372036854775808 to +9223372036854775807\n\n",
+		"### 8.1.1. Integer Types\n\nThe types smallint, integer, and bigint store whole numbers of various ranges.\n")
 	last := strings.Count(text, "\n")
 	url := fmt.Sprintf("file:///pg/datatype-numeric.html#L%d-L%d", last-1, last)
 	quoted := func(q, s string) bool {
@@ -885,4 +869,16 @@ func TestAnalystReadsTheTableRowOfTheNameAsked(t *testing.T) {
 	if quoted("PostgreSQL 的 smallint 类型占多少字节？", "`bigint`\t8 bytes") {
 		t.Error("the table row of bigint, which the question does not name, is read")
 	}
+}
+
+// longPage is head, then paragraphs enough to pass maxSection (so the region read around a hit is not the whole
+// page), then tail.
+func longPage(head, tail string) string {
+	var b strings.Builder
+	b.WriteString(head)
+	for i := range 60 {
+		fmt.Fprintf(&b, "Paragraph %d describes how the server lays out the files of one relation on disk, one segment after another, as the data grows.\n\n", i)
+	}
+	b.WriteString(tail)
+	return b.String()
 }
