@@ -1226,6 +1226,9 @@ var annotationRE = regexp.MustCompile(`^\s*(?:[-*+]\s+(?:[A-Za-z]+:\s*)?\{[^{}\n
 // headingLevel is the level of a Markdown heading line, its count of leading "#": 0 for a heading marked otherwise.
 func headingLevel(heading string) int { return len(heading) - len(strings.TrimLeft(heading, "#")) }
 
+// headingCodeRE is a name in code in a heading, its type parameters aside: "`Weak<T>`" → Weak.
+var headingCodeRE = regexp.MustCompile("`([\\p{L}_][\\p{L}\\p{N}_.:]*)(?:<[^`>]*>)?`")
+
 // beyond is a part of a document the analyst reads beyond the search's region: the passages within [lo, hi), whose
 // quotes may begin no earlier than floor.
 type beyond struct{ lo, hi, floor int }
@@ -1234,15 +1237,20 @@ type beyond struct{ lo, hi, floor int }
 func (b beyond) holds(sp lexical.Span) bool { return sp.Start >= b.lo && sp.End <= b.hi }
 
 // namedSections are the byte ranges of the sections whose signature heading documents one of the question's names
-// (nameTerms): the reference section of setInterval() wherever on the page the search found the question's words.
+// (nameTerms), or whose heading writes one in code: the reference section of setInterval() wherever on the page
+// the search found the question's words, and "Turning an `Rc<T>` into a `Weak<T>`" for Weak<T>.
 func (ix *docIndex) namedSections(names []string) [][2]int {
 	if len(names) == 0 || ix.view != nil {
 		return nil
 	}
+	named := func(code string) bool {
+		ts := lexical.Tokenize(code)
+		return len(ts) > 0 && slices.Contains(names, ts[len(ts)-1])
+	}
+	inCode := func(m []string) bool { return named(m[1]) }
 	var out [][2]int
 	for _, h := range ix.heads {
-		name := lexical.Tokenize(signatureName(h.Text))
-		if len(name) == 0 || !slices.Contains(names, name[len(name)-1]) {
+		if !named(signatureName(h.Text)) && !slices.ContainsFunc(headingCodeRE.FindAllStringSubmatch(h.Text, -1), inCode) {
 			continue
 		}
 		// The section runs to the next heading of its level or above: "History" and other lines standing alone

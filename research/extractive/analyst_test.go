@@ -882,3 +882,25 @@ func longPage(head, tail string) string {
 	b.WriteString(tail)
 	return b.String()
 }
+
+// A name written with its type parameters ("Weak<T>") is a name however it is capitalised, and a section whose
+// heading writes it in code ("Turning an `Rc<T>` into a `Weak<T>`") is read wherever on the page the search's
+// chunks fell, as a signature heading's section is (zh10-rust-weak in the quality benchmark).
+func TestNamedSectionsByANameInCode(t *testing.T) {
+	for q, want := range map[string]bool{"Rust 中的 Weak<T> 弱引用有什么作用？": true, "What is a weak reference?": false, "What does Weak do?": false} {
+		if got := slices.Contains(nameTerms(q), "weak"); got != want {
+			t.Errorf("nameTerms(%q) = %q: weak named = %v, want %v", q, nameTerms(q), got, want)
+		}
+	}
+	headings := []string{"## Reference Cycles Can Leak Memory", "### Preventing Reference Cycles: Turning an `Rc<T>` into a `Weak<T>`",
+		"### Creating a Tree Data Structure", "### Weak pointers in other languages"}
+	ix := &docIndex{}
+	for _, h := range headings {
+		ix.heads = append(ix.heads, lexical.Span{Start: len(ix.text), End: len(ix.text) + len(h), Text: h})
+		ix.text += h + "\n\nSome paragraph about it.\n\n"
+	}
+	got := ix.namedSections([]string{"weak"})
+	if want := [][2]int{{ix.heads[1].Start, ix.heads[2].Start}}; !slices.Equal(got, want) {
+		t.Errorf("namedSections(weak) = %v, want %v: the section whose heading writes `Weak<T>`, not one that says weak in prose", got, want)
+	}
+}

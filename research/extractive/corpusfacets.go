@@ -253,9 +253,13 @@ func nameTerms(question string) []string {
 func nameWords(question string) [][]string {
 	var out [][]string
 	seen := map[string]bool{}
+	generic := map[string]bool{} // a word with type parameters after it ("Weak<T>", "Box<T>") is a type's name
+	for _, m := range typeParamsRE.FindAllStringSubmatch(question, -1) {
+		generic[m[1]] = true
+	}
 	for _, w := range wordRE.FindAllString(question, -1) {
 		w = strings.TrimRight(w, ".")
-		if !nameLike(w) || hasCJK(w) {
+		if !nameLike(w) && !generic[w] || hasCJK(w) {
 			continue
 		}
 		ts := lexical.Tokenize(identSplitter.Replace(w))
@@ -268,6 +272,9 @@ func nameWords(question string) [][]string {
 	}
 	return out
 }
+
+// typeParamsRE is a name with type parameters: "Weak<T>", "HashMap<K, V>".
+var typeParamsRE = regexp.MustCompile(`\b(\p{Lu}[\p{L}\p{N}_]*)<[\p{L}\p{N}_, ]+>`)
 
 // lastSegment is the last part of a qualified name ("Mutex" of sync.Mutex).
 func lastSegment(w string) string {
