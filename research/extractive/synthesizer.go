@@ -228,7 +228,7 @@ func (s *Synthesizer) Synthesize(ctx context.Context, in research.SynthesisInput
 	}
 	// How closely one item answers the question without the word u (the other missing words still count).
 	head := ""
-	if f := strings.Fields(subjectOf(ctx, in.Plan.Question, s.vocab)); len(f) > 0 {
+	if f := strings.Fields(subject); len(f) > 0 {
 		head = f[0]
 	}
 	bestOfRest := func(u string) float64 {
