@@ -1,6 +1,8 @@
 package qualitybench
 
 import (
+	"io/fs"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -62,4 +64,46 @@ func TestTuneQuestionsKeepOffHeldOutPages(t *testing.T) {
 func pageOf(relevant string) string {
 	page, _, _ := strings.Cut(relevant, "#")
 	return page
+}
+
+// TestRelevantPagesAreInTheirCorpus: every page a question over a Debian documentation tree names as relevant is
+// a file of that corpus (by name, as the score matches it). A question about a page the corpus leaves out — the
+// pydocs corpus holds the tutorial, HOWTOs, FAQ and glossary, not the library reference — can never be answered
+// and would count as an engine failure.
+func TestRelevantPagesAreInTheirCorpus(t *testing.T) {
+	qs, err := Questions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]map[string]bool{} // corpus → file names
+	for _, name := range []string{CorpusPyDocs, CorpusPgDocs, CorpusNodeDocs, CorpusRustBook} {
+		paths, err := corpusPaths[name](Options{DebianDocs: DebianDocs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[name] = map[string]bool{}
+		for _, p := range paths {
+			err := filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+				if err != nil {
+					return err
+				}
+				files[name][d.Name()] = true
+				return nil
+			})
+			if err != nil {
+				t.Fatalf("%s: %v (the test script installs the Debian documentation packages)", name, err)
+			}
+		}
+	}
+	for _, q := range qs {
+		names, ok := files[q.Corpus]
+		if !ok {
+			continue
+		}
+		for _, r := range q.Relevant {
+			if !names[pageOf(r)] {
+				t.Errorf("%s: relevant page %s is not in the %s corpus", q.ID, r, q.Corpus)
+			}
+		}
+	}
 }
