@@ -732,7 +732,9 @@ func (a *Analyst) antecedent(ix *docIndex, i, lo int) int {
 // sentence names ("The money type stores a currency amount with a fixed fractional precision. The fractional
 // precision is determined by …"): a definite description that repeats its antecedent continues what was said of
 // it, so the passage shares that sentence's relevance (leadShare) without needing it in its quote, as a pronoun
-// would. -1 for any other passage. The phrase is the two words after "The"; one word may be a new subject.
+// would. -1 for any other passage. The phrase is the two words after "The"; one word may be a new subject, unless
+// the sentence before has it with "the" too ("Once the callable returns, … The callable is called inside a
+// try…except …"): the same definite description twice is the same thing.
 func (ix *docIndex) restated(i int) int {
 	if i == 0 || !ix.usable[i-1] {
 		return -1
@@ -743,14 +745,18 @@ func (ix *docIndex) restated(i int) int {
 		return -1
 	}
 	words := strings.Fields(plainText(rest))
-	if len(words) < 3 || lexical.Auxiliary(words[1]) {
+	if len(words) < 3 {
 		return -1
 	}
-	phrase := strings.ToLower(words[0] + " " + words[1])
-	if !strings.Contains(strings.ToLower(plainText(prev.Text)), phrase) {
-		return -1
+	before := strings.ToLower(plainText(prev.Text))
+	if !lexical.Auxiliary(words[1]) && strings.Contains(before, strings.ToLower(words[0]+" "+words[1])) {
+		return i - 1
 	}
-	return i - 1
+	noun := strings.ToLower(strings.TrimFunc(words[0], func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }))
+	if noun != "" && noun == strings.ToLower(words[0]) && lexical.HasWord(before, "the "+noun) {
+		return i - 1
+	}
+	return -1
 }
 
 // namesSectionSubject reports a sentence that opens its section with a demonstrative and a noun ("This command

@@ -815,12 +815,31 @@ func TestRestated(t *testing.T) {
 		{" ", "The result is double precision.", false},
 		{" ", "The output format depends on the locale.", false},
 		{"\n\n", "The fractional precision is locale-sensitive.", false}, // another paragraph
+		{" ", "The amount is rounded.", false},                           // "amount" without "the" before
+		{" ", "The currency, the amount.", false},                        // not a noun alone ("currency,")
 	} {
 		ix.text = prev + tc.sep + tc.s
 		ix.spans = []lexical.Span{{Start: 0, End: len(prev), Text: prev}, {Start: len(prev) + len(tc.sep), End: len(ix.text), Text: tc.s}}
 		ix.usable = []bool{true, true}
 		if got := ix.restated(1) == 0; got != tc.want {
 			t.Errorf("restated(%q after %q) = %v, want %v", tc.s, prev+tc.sep, got, tc.want)
+		}
+	}
+	// One word is enough when the sentence before says "the" with it too: the same definite description.
+	const before = "Once the callable returns, wrapper() will restore the original state of the terminal."
+	for _, tc := range []struct {
+		s    string
+		want bool
+	}{
+		{"The callable is called inside a try…except that catches exceptions.", true},
+		{"The terminal is left as it was.", true},
+		{"The wrapper is a function.", false},      // "wrapper()", not "the wrapper"
+		{"The callables are listed below.", false}, // another word
+	} {
+		ix.text = before + " " + tc.s
+		ix.spans = []lexical.Span{{Start: 0, End: len(before), Text: before}, {Start: len(before) + 1, End: len(ix.text), Text: tc.s}}
+		if got := ix.restated(1) == 0; got != tc.want {
+			t.Errorf("restated(%q after %q) = %v, want %v", tc.s, before, got, tc.want)
 		}
 	}
 }

@@ -414,6 +414,7 @@ func (c Checker) checkSentence(s string) sentenceVerdict {
 
 // repeatsQuote reports whether a sentence, its markup and citations aside, is word for word in one of its quotes
 // or in a fragment of one: it says nothing its quote does not, and needs neither the support check nor a judge.
+// A whole quote that holds an ellipsis of its source's own ("a try…except that …") is repeated, not spliced.
 func repeatsQuote(s string, quotes []string) bool {
 	t := strings.ToLower(NormalizeQuote(stripMarkup(markerRe.ReplaceAllString(s, " "))))
 	t = strings.TrimSpace(strings.TrimRight(t, " .。"))
@@ -422,7 +423,8 @@ func repeatsQuote(s string, quotes []string) bool {
 	}
 	for _, q := range quotes {
 		for _, f := range append(QuoteFragments(q), q) {
-			if strings.Contains(strings.ToLower(NormalizeQuote(stripMarkup(f))), t) {
+			// A link counts as its text, which is what the sentence repeats.
+			if strings.Contains(strings.ToLower(NormalizeQuote(stripMarkup(mdLinkRe.ReplaceAllString(f, "$1")))), t) {
 				return true
 			}
 		}

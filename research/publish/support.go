@@ -133,7 +133,7 @@ func supportProblem(sentence string, base supportBase) string {
 	for _, n := range names(s) {
 		// Extracted text may space what the sentence joins ("k + C th" for k+Cth): a name found with white
 		// space ignored counts, and so does one whose parts are there in the same order.
-		if !hasWord(nameBase, strings.ToLower(n)) && !strings.Contains(squeezedNames, squeeze(strings.ToLower(n))) {
+		if !lexical.HasWord(nameBase, strings.ToLower(n)) && !strings.Contains(squeezedNames, squeeze(strings.ToLower(n))) {
 			missing = append(missing, fmt.Sprintf("name %q", n))
 		}
 	}
@@ -300,23 +300,6 @@ func isDigits(s string) bool {
 	}
 	return s != ""
 }
-
-// hasWord reports whether low holds w as a whole word.
-func hasWord(low, w string) bool {
-	for i := 0; ; {
-		j := strings.Index(low[i:], w)
-		if j < 0 {
-			return false
-		}
-		a, b := i+j, i+j+len(w)
-		if (a == 0 || !isWordRune(lastRune(low[:a]))) && (b == len(low) || !isWordRune(firstRuneOf(low[b:]))) {
-			return true
-		}
-		i = a + 1
-	}
-}
-
-func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' }
 
 func firstRuneOf(s string) rune {
 	for _, r := range s {

@@ -94,3 +94,30 @@ func TestCheckerRemovesUnsupportedEverywhere(t *testing.T) {
 		t.Errorf("judged problems %+v", p)
 	}
 }
+
+// A sentence that repeats its quote word for word is verbatim however the quote marks up its words: a link's text
+// is what a reader sees, and an ellipsis the source itself writes ("a try…except that catches exceptions") is
+// no elision: the sentence is not a splice of two fragments. A sentence that joins two real fragments is still
+// refused.
+func TestVerbatimSentenceOfALinkedQuote(t *testing.T) {
+	quotes := map[string]string{
+		"e1": "The callable is called inside a [`try`](../reference/compound_stmts.html#try)…[`except`](../reference/compound_stmts.html#except) that catches exceptions, restores the state of the terminal, and then re-raises the exception.",
+		"e2": "The absorber is fitted to every unit … the replacement part cost 2,400 euros in 2023.",
+	}
+	c := Checker{
+		Evidence: func(id string) error {
+			if _, ok := quotes[id]; !ok {
+				return errors.New("unknown")
+			}
+			return nil
+		},
+		Quote: func(id string) (string, string, bool) { q, ok := quotes[id]; return q, "Curses Programming", ok },
+	}
+	draft := "# Curses\n\n" +
+		"The callable is called inside a try…except that catches exceptions, restores the state of the terminal, and then re-raises the exception [e1].\n\n" +
+		"The absorber fitted to every unit cost 2,400 euros [e2].\n"
+	problems := c.Check(draft)
+	if len(problems) != 1 || !strings.Contains(problems[0].Sentence, "absorber") {
+		t.Errorf("problems %+v; want only the splice of e2's fragments", problems)
+	}
+}
