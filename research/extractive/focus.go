@@ -127,8 +127,14 @@ func indexPool(ev []research.Evidence, sections *sectionMemo) *poolIndex {
 	p := &poolIndex{terms: make([]map[string]bool, len(ev)), df: map[string]int{}}
 	for i, e := range ev {
 		m := map[string]bool{}
-		for _, t := range lexical.Tokenize(e.Claim + " " + plainText(e.Quote) + " " + e.Title + " " + sections.get(e.Source, e.Quote)) {
-			m[t] = true
+		for _, part := range []string{e.Claim, plainText(e.Quote), e.Title, sections.get(e.Source, e.Quote)} {
+			ts := lexical.Tokenize(part)
+			for k, t := range ts {
+				m[t] = true
+				if k > 0 {
+					m[ts[k-1]+" "+t] = true // two terms side by side: a keyword phrase's key (keywordPhrases)
+				}
+			}
 		}
 		p.terms[i] = m
 		p.cjk = p.cjk || hasCJK(e.Claim)
@@ -404,8 +410,32 @@ func openingSetting(question, phrase string) bool {
 // stem of it, not the name as written, stays one however many passages use the stem: "the RETURNING clause of
 // INSERT and DELETE" asks about RETURNING, and "return" is in a tenth of PostgreSQL's manual ("returns"); a name
 // its term spells (PostgreSQL) is counted as itself.
+//
+// A run of capitalised keywords ("NULLS LAST", "CREATE VIEW") is one name, required as written: its two terms side
+// by side (keywordPhrases). "Returns the last value of the enum type" does not name NULLS LAST. A run of two words
+// the sources are all about ("CREATE INDEX" over PostgreSQL's manual) is no subject, as a single such word is not.
 func (p *poolIndex) requiredNames(question, subject string, setting func(term string) bool) [][]string {
 	var out [][]string
+	inPhrase := map[string]bool{}
+	for _, k := range keywordPhrases(question) {
+		for _, t := range k[:len(k)-1] {
+			inPhrase[t] = true
+		}
+		if p.df[k[2]] > 0 && (setting == nil || !setting(k[0]) || !setting(k[1])) {
+			out = append(out, k)
+		}
+	}
+	// The place a Chinese question opens with ("在 Node.js 的 ES 模块里 …") is where it is asked, not what about:
+	// its names are no subject, as the sources' setting is not.
+	placed := map[string]bool{}
+	if m := zhPlaceRE.FindStringSubmatchIndex(question); m != nil {
+		rest := question[:m[0]] + question[m[1]:]
+		for _, w := range nameWords(question[m[2]:m[3]]) {
+			if !slices.ContainsFunc(nameWords(rest), func(r []string) bool { return slices.Equal(r, w) }) {
+				placed[w[len(w)-1]] = true
+			}
+		}
+	}
 	specific := qualifiedMembers(question)
 	for _, w := range wordRE.FindAllString(subject, -1) {
 		if ts := lexical.Tokenize(w); len(ts) == 1 && ts[0] != strings.ToLower(w) {
@@ -414,13 +444,35 @@ func (p *poolIndex) requiredNames(question, subject string, setting func(term st
 	}
 	for _, w := range nameWords(question) {
 		t := w[len(w)-1]
-		if p.df[t] == 0 || setting != nil && setting(t) && !specific[t] {
+		if p.df[t] == 0 || setting != nil && setting(t) && !specific[t] || inPhrase[t] || placed[t] {
 			continue
 		}
 		out = append(out, w)
 	}
 	return out
 }
+
+// zhPlaceRE is the locative frame a Chinese question may open with: 在 … 里 (中, 内, 上), a short one.
+var zhPlaceRE = regexp.MustCompile(`^\s*在\s*([^，。？！,?!]{1,24}?)\s*[里中内上]`)
+
+// keywordPhrases are the runs of two capitalised words a question writes ("NULLS FIRST or NULLS LAST", "CREATE
+// VIEW"), a language's keywords: each is returned as its two terms and then both side by side, the key the pool
+// indexes such a pair under (indexPool), so that a name's last element is what hasName looks up. A run of more
+// words ("ON DELETE CASCADE") or one with a stop word ("ORDER BY") is left to the single names.
+func keywordPhrases(question string) [][]string {
+	var out [][]string
+	for _, run := range keywordRunRE.FindAllString(question, -1) {
+		ts := lexical.Tokenize(run)
+		if len(strings.Fields(run)) != 2 || len(ts) != 2 || ts[0] == ts[1] {
+			continue
+		}
+		out = append(out, []string{ts[0], ts[1], ts[0] + " " + ts[1]})
+	}
+	return out
+}
+
+// keywordRunRE is a run of words in capitals, two letters or more each, one space apart.
+var keywordRunRE = regexp.MustCompile(`\b\p{Lu}[\p{Lu}\p{N}_]+(?: \p{Lu}[\p{Lu}\p{N}_]+)+\b`)
 
 // titledSubjects extend the named-subject heuristic to the pages' own names: a word of the question that is the
 // whole lead of a pooled page's title ("punycode" of "Punycode | Node.js Documentation") and that the sources use
@@ -488,7 +540,8 @@ func (p *poolIndex) hasName(i int, names [][]string) bool {
 		for _, t := range n[:len(n)-1] {
 			all = all && p.terms[i][t]
 		}
-		if p.terms[i][n[len(n)-1]] || len(n) > 2 && all {
+		last := n[len(n)-1]
+		if p.terms[i][last] || len(n) > 2 && all && !strings.Contains(last, " ") { // a keyword phrase only side by side
 			return true
 		}
 	}

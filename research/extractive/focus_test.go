@@ -111,6 +111,7 @@ func TestRequiredNames(t *testing.T) {
 		ev("e6", "q1", "file:///errors.md#L1-L1", "The error.code property is a string label that identifies the kind of error.", 0.9),
 		ev("e7", "q1", "file:///errors.md#L2-L2", "The error.message property is the string description of the error.", 0.9),
 		ev("e8", "q1", "file:///returning.md#L1-L1", "The INSERT, UPDATE, and DELETE commands all have an optional RETURNING clause.", 0.9),
+		ev("e9", "q1", "file:///esm.md#L1-L1", "An import statement can reference an ES module or a CommonJS module.", 0.9),
 	}, nil)
 	setting := func(term string) bool {
 		return term == "postgresql" || term == "code" || term == "return" || term == "insert" || term == "updat"
@@ -133,6 +134,10 @@ func TestRequiredNames(t *testing.T) {
 		{"What is the RETURNING clause of INSERT, UPDATE and DELETE for?", "", [][]string{{"delet", "delet"}}},
 		// The setting's name in the subject is still the setting: its term is the name itself, not a stem.
 		{"PostgreSQL JSON 类型有哪些？", "PostgreSQL JSON 类型", [][]string{{"json", "json"}}},
+		// The place a Chinese question opens with (在 … 里) names where it is asked, not what about.
+		{"在 Node.js 的 ES 模块里用 import 导入相对路径时必须写文件扩展名吗？", "", nil},
+		{"ES 模块的 import 必须写文件扩展名吗？", "", [][]string{{"es", "es"}}},
+		{"在 ES 模块里，ES 模块的 import 必须写扩展名吗？", "", [][]string{{"es", "es"}}}, // named again outside it
 	}
 	for _, tt := range tests {
 		got := pool.requiredNames(tt.q, tt.subject, setting)
@@ -144,6 +149,44 @@ func TestRequiredNames(t *testing.T) {
 	for i, want := range []bool{false, false, true, true, false, false, false, false} {
 		if got := pool.hasName(i, names); got != want {
 			t.Errorf("hasName(e%d, HashMap) = %v, want %v", i+1, got, want)
+		}
+	}
+}
+
+// A run of capitalised keywords is one name, found only with its words side by side: "NULLS LAST" is not named by
+// an item that has "null" and "last" apart, however common or rare each word is.
+func TestKeywordPhrasesAreRequiredSideBySide(t *testing.T) {
+	pool := indexPool([]research.Evidence{
+		ev("e1", "q1", "file:///order.md#L1-L1", "By default, null values sort as if larger than any non-null value; that is, NULLS FIRST is the default for DESC order, and NULLS LAST otherwise.", 0.9),
+		ev("e2", "q1", "file:///enum.md#L1-L1", "Returns the last value of the input enum type.", 0.9),
+		ev("e3", "q1", "file:///enum.md#L2-L2", "If the first parameter is null, the result will start with the first value of the enum type.", 0.9),
+		ev("e4", "q1", "file:///index.md#L1-L1", "Specifies that nulls sort after non-nulls, as with nulls last in a query.", 0.9),
+	}, nil)
+	setting := func(term string) bool { return term == "null" || term == "first" || term == "creat" || term == "index" }
+	q := "Where do null values go when PostgreSQL sorts rows, if I don't say NULLS FIRST or NULLS LAST?"
+	names := pool.requiredNames(q, "", setting)
+	// NULLS FIRST is two words the sources are all about, as CREATE INDEX would be: no subject.
+	want := [][]string{{"null", "last", "null last"}}
+	if !slices.EqualFunc(names, want, slices.Equal[[]string]) {
+		t.Fatalf("requiredNames(%q) = %v, want %v", q, names, want)
+	}
+	for i, want := range []bool{true, false, false, true} {
+		if got := pool.hasName(i, names); got != want {
+			t.Errorf("hasName(e%d, NULLS FIRST|NULLS LAST) = %v, want %v", i+1, got, want)
+		}
+	}
+	for _, tc := range []struct {
+		q    string
+		want [][]string
+	}{
+		{"What does CREATE VIEW do?", [][]string{{"creat", "view", "creat view"}}},
+		{"Why use ORDER BY with LIMIT?", nil},                // "by" is a stop word: ORDER is a name of its own
+		{"What do ON DELETE CASCADE and NO ACTION do?", nil}, // three words, or one term: single names
+		{"Is HTTP a protocol? GET is a method.", nil},        // not one run
+		{"PostgreSQL 外键的 ON DELETE 选项", nil},
+	} {
+		if got := keywordPhrases(tc.q); !slices.EqualFunc(got, tc.want, slices.Equal[[]string]) {
+			t.Errorf("keywordPhrases(%q) = %v, want %v", tc.q, got, tc.want)
 		}
 	}
 }
