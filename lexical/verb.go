@@ -75,6 +75,27 @@ func HasVerb(s string) bool {
 	return false
 }
 
+// WithoutAsides is s without its parenthetical asides — a parenthesis after a space, "(as above, but with the
+// statements swapped)" — whose verbs are not the sentence's: HasVerb(WithoutAsides("This program (as above, but
+// …)")) is false, a program named and nothing said of it. A call's parentheses ("f(x)") stay, and a sentence
+// wholly in parentheses is read inside them.
+func WithoutAsides(s string) string {
+	t := strings.TrimSpace(s)
+	if strings.HasPrefix(t, "(") && (strings.HasSuffix(t, ")") || strings.HasSuffix(t, ").")) {
+		t = strings.TrimSuffix(strings.TrimSuffix(t, "."), ")")[1:]
+	}
+	for {
+		u := asideRE.ReplaceAllString(t, "$1")
+		if u == t {
+			return u
+		}
+		t = u
+	}
+}
+
+// asideRE is a parenthesis opened after white space or at the start, holding no other parenthesis.
+var asideRE = regexp.MustCompile(`(^|\s)\([^()]*\)`)
+
 // captionRE is the label of a listing, figure, table or example: "Listing 4-5: …", "Figure 3.", "Table 9.1 …".
 var captionRE = regexp.MustCompile(`^(?:Listing|Figure|Fig\.|Table|Example|Exhibit)\s+[0-9A-Z]+(?:[-.][0-9]+)*\s*[:.—–-]`)
 

@@ -20,9 +20,16 @@ func TestHasVerb(t *testing.T) {
 		"Rust logo Rust 1.63.0":                                                  false,
 		"`children map[canceler]struct{}`: set to nil by the first cancel call.": true,
 		"`children map[canceler]struct{}`: nil.":                                 false,
+		// A parenthetical aside's verbs are not the sentence's.
+		"This program (as above, but with the send and receive statements swapped and using an unbuffered channel).": false,
+		"A pointer (which is stored in the frame).":                                        false,
+		"(This is the default.)":                                                           true,
+		"The function f(x) returns a value (see below).":                                   true,
+		"Calling close() (which is safe twice) releases the lock.":                         true,
+		"The value (the default is nil) of the field (see (b) below) is the key of a map.": true,
 	} {
-		if got := HasVerb(s); got != want {
-			t.Errorf("HasVerb(%q) = %v, want %v", s, got, want)
+		if got := HasVerb(WithoutAsides(s)); got != want {
+			t.Errorf("HasVerb(WithoutAsides(%q)) = %v, want %v", s, got, want)
 		}
 	}
 }

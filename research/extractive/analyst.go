@@ -764,7 +764,8 @@ func (ix *docIndex) restated(i int) int {
 // the section, "this command" is the subject the page and its headings name, not something said before, so the
 // sentence stands on its own. A pronoun or a connective ("It …", "However, …") still needs what it refers to, and
 // so does "This is …", whose "this" may be anything, and a sentence that points back in so many words ("This rule
-// generalizes the previous rule …": the rule is in the section before).
+// generalizes the previous rule …": the rule is in the section before). The noun may be a name's modifier
+// ("These CommonJS variables are not available in ES modules." under "No __filename or __dirname").
 func namesSectionSubject(text string, sp lexical.Span) bool {
 	if pointsBackRE.MatchString(sp.Text) {
 		return false
@@ -783,7 +784,7 @@ func namesSectionSubject(text string, sp lexical.Span) bool {
 		}
 	}
 	noun, _, _ := strings.Cut(rest, " ")
-	return noun != "" && unicode.IsLower(rune(noun[0])) && !lexical.Auxiliary(noun)
+	return noun != "" && unicode.IsLetter(rune(noun[0])) && !lexical.Auxiliary(strings.ToLower(noun))
 }
 
 // pointsBackRE matches the words by which a sentence refers to what was said before it.
@@ -1514,9 +1515,10 @@ func usable(raw, plain string, tokens []string, described bool) bool {
 		return false
 	}
 	// A caption labels the listing or figure beside it; a fragment without a verb ("Rust logo Rust 1.63.0", a
-	// term on its own) states nothing. A table row is spelled out with its headers instead, and a name's
-	// description (describes) with the name.
-	if lexical.IsCaption(plain) || !described && !strings.Contains(raw, "\t") && !hasCJK(plain) && !lexical.HasVerb(plain) {
+	// term on its own, "This program (as above, but with …)": the verbs of an aside are not the sentence's)
+	// states nothing. A table row is spelled out with its headers instead, and a name's description (describes)
+	// with the name.
+	if lexical.IsCaption(plain) || !described && !strings.Contains(raw, "\t") && !hasCJK(plain) && !lexical.HasVerb(lexical.WithoutAsides(plain)) {
 		return false
 	}
 	return true

@@ -535,7 +535,9 @@ func TestNamesSectionSubject(t *testing.T) {
 		{"this is", "## Description\n\nThis is the command that shows plans.\n", false},
 		{"a pronoun", "## Description\n\nIt displays the execution plan.\n", false},
 		{"a connective", "## Description\n\nHowever, the plan may change.\n", false},
-		{"a name after this", "## Description\n\nThis EXPLAIN output shows costs.\n", false},
+		{"a name after this", "## Description\n\nThis EXPLAIN output shows costs.\n", true},
+		{"a name after these", "## No __filename or __dirname\n\nThese CommonJS variables are not available in ES modules.\n", true},
+		{"this is, capitalised", "## Description\n\nThis Is the command.\n", false},
 		{"points back in words", "## Buffered channels\n\nThis rule generalizes the previous rule to buffered channels.\n", false},
 	}
 	for _, tt := range tests {
