@@ -756,6 +756,9 @@ func TestUsablePassages(t *testing.T) {
 		"result := compute(input, options) returns the total":                                                                                                                          false,
 		"| name | type | default value | description |":                                                                                                                                false,
 		"The loop stops when the counter reaches the limit set before it;":                                                                                                             false,
+		// The verbs of a parenthetical aside are not the sentence's: a program named, nothing said of it.
+		"This program (as above, but with the send and receive statements swapped and using an unbuffered channel).": false,
+		"This program (as above) prints the same value twice.":                                                       true,
 	} {
 		plain := plainText(raw)
 		if got := usable(raw, plain, lexical.Tokenize(plain), false); got != want {
