@@ -303,9 +303,12 @@ func (c Checker) SupportClaims(markdown string) []SupportClaim {
 	return claims
 }
 
+// isCodeBlock reports a unit that is a fenced code block: its fence opens a line of its own and the block holds at
+// least that line and another. A sentence of a paragraph that starts with backticks ("；```[e0]" cut after the
+// "；") is text, and its citations are checked.
 func isCodeBlock(s string) bool {
 	t := strings.TrimSpace(s)
-	return strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~")
+	return (strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~")) && strings.Contains(t, "\n")
 }
 
 func (c Checker) problems(s string, draftQuotes []string) []string {
@@ -473,9 +476,24 @@ func WalkDraft(markdown string, keep func(sentence string) bool) string {
 
 // walkDraftEdit is WalkDraft with units that may be rewritten: edit returns the unit to publish, and whether to
 // publish it at all.
-func walkDraftEdit(markdown string, edit func(unit string) (string, bool)) string {
+func walkDraftEdit(markdown string, check func(unit string) (string, bool)) string {
 	lines := strings.Split(strings.ReplaceAll(markdown, "\r\n", "\n"), "\n")
 	var out []string
+	// The headings published, and whether a unit under each (before the next heading) was kept or dropped: a
+	// heading all of whose units were dropped would stand over nothing.
+	type heading struct {
+		at, level     int
+		kept, dropped bool
+	}
+	var heads []heading
+	edit := func(unit string) (string, bool) {
+		t, ok := check(unit)
+		if len(heads) > 0 {
+			h := &heads[len(heads)-1]
+			h.kept, h.dropped = h.kept || ok, h.dropped || !ok
+		}
+		return t, ok
+	}
 	var para []string
 	inFence := false
 	var block []string // the open code block's lines
@@ -524,6 +542,7 @@ func walkDraftEdit(markdown string, edit func(unit string) (string, bool)) strin
 				continue
 			}
 			// A heading names a part of the report; it states nothing, so it cites nothing.
+			heads = append(heads, heading{at: len(out), level: level})
 			out = append(out, strings.TrimRight(stripMarkers(line), " \t"))
 			continue
 		}
@@ -543,6 +562,9 @@ func walkDraftEdit(markdown string, edit func(unit string) (string, bool)) strin
 			tableRow++
 			if (tableRow == 1 && len(CitedIDs(trimmed)) == 0) || tableSepRe.MatchString(trimmed) {
 				out = append(out, stripMarkers(line)) // a header row that cites nothing and the separator carry no facts
+				if len(heads) > 0 {
+					heads[len(heads)-1].kept = true
+				}
 				continue
 			}
 			if kept, ok := edit(trimmed); ok {
@@ -574,6 +596,14 @@ func walkDraftEdit(markdown string, edit func(unit string) (string, bool)) strin
 	if inFence && skipLevel == 0 {
 		if kept, ok := edit(strings.Join(block, "\n")); ok {
 			out = append(out, kept) // a block the draft never closed
+		}
+	}
+	// A heading whose every unit was dropped, with no subsection after it, goes with them. A heading that stood
+	// over nothing in the draft ("## … — no grounded evidence found") says something itself and stays.
+	for i, h := range heads {
+		sub := i+1 < len(heads) && heads[i+1].level > h.level
+		if h.dropped && !h.kept && !sub {
+			out[h.at] = ""
 		}
 	}
 	return collapseBlankLines(strings.Join(out, "\n"))
@@ -616,8 +646,10 @@ func lastRune(s string) rune {
 
 // SplitSentences splits a paragraph into sentences. A citation marker that follows the full stop ("… end. [e3]")
 // stays with the sentence it follows, and no sentence ends inside code (a `span` or a fence flattened into the
-// paragraph: "run ```sh deepresearch run "何时？"``` first" is one sentence). It is linear in the paragraph's
-// length: a synthesizer may write a whole section as one paragraph of hundreds of cited sentences.
+// paragraph: "run ```sh deepresearch run "何时？"``` first" is one sentence) or inside a quotation in curly or
+// corner quotes (“A. B.” [e1] is quoted whole: cut at its full stop, its second sentence would be left with a
+// stray closing quote, and the first without its citation). It is linear in the paragraph's length: a
+// synthesizer may write a whole section as one paragraph of hundreds of cited sentences.
 func SplitSentences(text string) []string {
 	text = strings.TrimSpace(text)
 	if !utf8.ValidString(text) {
@@ -625,10 +657,10 @@ func SplitSentences(text string) []string {
 	}
 	var out []string
 	start := 0
-	code := lexical.CodeSpans(text)
+	code := unbroken(text)
 	for i := 0; i < len(text); {
-		if len(code) > 0 && i == code[0].Start {
-			i, code = code[0].End, code[1:] // the code span, whatever it holds
+		if len(code) > 0 && i == code[0][0] {
+			i, code = code[0][1], code[1:] // the code span or quotation, whatever it holds
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(text[i:])
@@ -686,6 +718,35 @@ func SplitSentences(text string) []string {
 		} else {
 			out = append(out, rest)
 		}
+	}
+	return out
+}
+
+// unbroken returns the byte ranges of text no sentence ends inside, in order: its code spans, and its quotations
+// in “curly” or 「corner」 quotes that close (outside code). An opening quote that never closes is text.
+func unbroken(text string) [][2]int {
+	var out [][2]int
+	code := lexical.CodeSpans(text)
+	for i := 0; i < len(text); {
+		if len(code) > 0 && i == code[0].Start {
+			out = append(out, [2]int{code[0].Start, code[0].End})
+			i, code = code[0].End, code[1:]
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(text[i:])
+		closer := map[rune]string{'“': "”", '「': "」"}[r]
+		if closer == "" {
+			i += size
+			continue
+		}
+		end := strings.Index(text[i+size:], closer)
+		if end < 0 || len(code) > 0 && code[0].Start < i+size+end {
+			i += size // unclosed, or closed only past code: not a quotation to keep whole
+			continue
+		}
+		j := i + size + end + len(closer)
+		out = append(out, [2]int{i, j})
+		i = j
 	}
 	return out
 }

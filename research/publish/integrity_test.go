@@ -21,6 +21,12 @@ func TestSplitSentences(t *testing.T) {
 		{"然后： ```sh deepresearch run \"删除？\" ``` [e1]。下一句[e2]。", []string{"然后： ```sh deepresearch run \"删除？\" ``` [e1]。", "下一句[e2]。"}},
 		{"Call `f(). Then` twice [e1]. Next [e2].", []string{"Call `f(). Then` twice [e1].", "Next [e2]."}},
 		{"A ` tick. B ``x`` c. D.", []string{"A ` tick.", "B ``x`` c.", "D."}},
+		// A quotation in curly or corner quotes is quoted whole; an unclosed one is text.
+		{"Sources disagree: “Files with a .js extension. Otherwise, the file is CommonJS.” [e6]; versus “No.” [e7]. Next [e8].",
+			[]string{"Sources disagree: “Files with a .js extension. Otherwise, the file is CommonJS.” [e6]; versus “No.” [e7].", "Next [e8]."}},
+		{"说法不一致：「甲。乙。」[e1]。下一句[e2]。", []string{"说法不一致：「甲。乙。」[e1]。", "下一句[e2]。"}},
+		{"An “open quote. Then text [e1]. Next [e2].", []string{"An “open quote.", "Then text [e1].", "Next [e2]."}},
+		{"He wrote `“x. y` here. Then “z.” [e1]", []string{"He wrote `“x. y` here.", "Then “z.” [e1]"}},
 	} {
 		if got := SplitSentences(tc.in); !slices.Equal(got, tc.want) {
 			t.Errorf("SplitSentences(%q) = %q, want %q", tc.in, got, tc.want)
@@ -115,6 +121,33 @@ func TestGrounded(t *testing.T) {
 	} {
 		if got := Grounded(text, tc.quote); got != tc.want {
 			t.Errorf("Grounded(%q) = %v, want %v", tc.quote, got, tc.want)
+		}
+	}
+}
+
+// A heading all of whose units were removed goes with them; a heading that stood over nothing in the draft says
+// something itself ("— no grounded evidence found") and stays, and so does one over a subsection.
+func TestRemovalDropsHeadingsLeftOverNothing(t *testing.T) {
+	check := func(id string) error {
+		if id == "e1" {
+			return nil
+		}
+		return errors.New("rejected")
+	}
+	draft := "# Report\n\n## Kept\n\nAlpha is fast [e1]. Beta is slow [e3].\n\n## Emptied\n\nGamma is old [e3].\n\n- Delta is new [e3].\n\n" +
+		"## Nothing found in the sources\n\n## Parent\n\n### Child\n\nEpsilon [e1].\n\n## Table\n\n| a | b |\n|---|---|\n| x [e3] | y |\n"
+	out, removed := RemoveUnsupported(draft, check)
+	if len(removed) != 4 {
+		t.Errorf("removed %q", removed)
+	}
+	for _, gone := range []string{"## Emptied", "Gamma", "Delta"} {
+		if strings.Contains(out, gone) {
+			t.Errorf("%q left in:\n%s", gone, out)
+		}
+	}
+	for _, kept := range []string{"# Report", "## Kept", "Alpha is fast [e1].", "## Nothing found in the sources", "## Parent", "### Child", "## Table", "| a | b |"} {
+		if !strings.Contains(out, kept) {
+			t.Errorf("%q lost from:\n%s", kept, out)
 		}
 	}
 }

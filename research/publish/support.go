@@ -76,10 +76,14 @@ func supportProblem(sentence string, base supportBase) string {
 		frags = append(frags, QuoteFragments(q)...)
 	}
 	quotes := NormalizeQuote(strings.Join(frags, fragmentGap))
-	// Extracted text keeps Markdown emphasis (*k*th); facts are looked for with and without it.
+	// Extracted text keeps Markdown emphasis (*k*th) and links; facts are looked for with and without them, a
+	// link read as its text (a top-level [`"type"`](packages.html#type) field: a top-level "type" field).
 	plain := quotes
-	if strings.ContainsAny(quotes, "*_`") {
-		plain = emphasisRe.ReplaceAllString(quotes, "")
+	if strings.Contains(plain, "](") {
+		plain = mdLinkRe.ReplaceAllString(plain, "$1")
+	}
+	if strings.ContainsAny(plain, "*_`") {
+		plain = emphasisRe.ReplaceAllString(plain, "")
 	}
 	lowQuotes := strings.ToLower(quotes + "\n" + plain)
 	s := markerRe.ReplaceAllString(sentence, " ")

@@ -103,6 +103,8 @@ func TestVerbatimSentenceOfALinkedQuote(t *testing.T) {
 	quotes := map[string]string{
 		"e1": "The callable is called inside a [`try`](../reference/compound_stmts.html#try)…[`except`](../reference/compound_stmts.html#except) that catches exceptions, restores the state of the terminal, and then re-raises the exception.",
 		"e2": "The absorber is fitted to every unit … the replacement part cost 2,400 euros in 2023.",
+		"e3": "The file does not have a `.cjs` extension, and the nearest parent `package.json` file contains a top-level [`\"type\"`](packages.html#type) field with a value of `\"module\"`. Otherwise, the file is loaded using the CommonJS module loader.",
+		"e4": "Files with a `.js` extension when the nearest parent `package.json` file contains a top-level [`\"type\"`](packages.html#type) field with a value of `\"module\"`.",
 	}
 	c := Checker{
 		Evidence: func(id string) error {
@@ -115,7 +117,10 @@ func TestVerbatimSentenceOfALinkedQuote(t *testing.T) {
 	}
 	draft := "# Curses\n\n" +
 		"The callable is called inside a try…except that catches exceptions, restores the state of the terminal, and then re-raises the exception [e1].\n\n" +
-		"The absorber fitted to every unit cost 2,400 euros [e2].\n"
+		"The absorber fitted to every unit cost 2,400 euros [e2].\n\n" +
+		// A line quoting two claims whole, each with a sentence end inside its quotation marks and a link in its
+		// quote: one sentence, both quotations found as their plain text.
+		"- Two sources disagree: “Files with a .js extension when the nearest parent package.json file contains a top-level \"type\" field with a value of \"module\"” [e4]; versus “The file does not have a .cjs extension, and the nearest parent package.json file contains a top-level \"type\" field with a value of \"module\". Otherwise, the file is loaded using the CommonJS module loader” [e3].\n"
 	problems := c.Check(draft)
 	if len(problems) != 1 || !strings.Contains(problems[0].Sentence, "absorber") {
 		t.Errorf("problems %+v; want only the splice of e2's fragments", problems)
