@@ -723,10 +723,13 @@ func SplitSentences(text string) []string {
 }
 
 // unbroken returns the byte ranges of text no sentence ends inside, in order: its code spans, and its quotations
-// in “curly” or 「corner」 quotes that close (outside code). An opening quote that never closes is text.
+// in “curly” or 「corner」 quotes that close (outside code). An opening quote that never closes is text. Linear in
+// the text's length: each kind of closing quote is looked for once past the last one found.
 func unbroken(text string) [][2]int {
 	var out [][2]int
 	code := lexical.CodeSpans(text)
+	closers := [2]string{"”", "」"}
+	next := [2]int{-2, -2} // per kind, the next closing quote at or after where it was last looked for; -1: none
 	for i := 0; i < len(text); {
 		if len(code) > 0 && i == code[0].Start {
 			out = append(out, [2]int{code[0].Start, code[0].End})
@@ -734,17 +737,28 @@ func unbroken(text string) [][2]int {
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(text[i:])
-		closer := map[rune]string{'“': "”", '「': "」"}[r]
-		if closer == "" {
+		k := -1
+		switch r {
+		case '“':
+			k = 0
+		case '「':
+			k = 1
+		}
+		if k < 0 {
 			i += size
 			continue
 		}
-		end := strings.Index(text[i+size:], closer)
-		if end < 0 || len(code) > 0 && code[0].Start < i+size+end {
+		if next[k] == -2 || next[k] >= 0 && next[k] < i+size {
+			next[k] = -1
+			if j := strings.Index(text[i+size:], closers[k]); j >= 0 {
+				next[k] = i + size + j
+			}
+		}
+		if next[k] < 0 || len(code) > 0 && code[0].Start < next[k] {
 			i += size // unclosed, or closed only past code: not a quotation to keep whole
 			continue
 		}
-		j := i + size + end + len(closer)
+		j := next[k] + len(closers[k])
 		out = append(out, [2]int{i, j})
 		i = j
 	}
