@@ -411,27 +411,25 @@ func openingSetting(question, phrase string) bool {
 // INSERT and DELETE" asks about RETURNING, and "return" is in a tenth of PostgreSQL's manual ("returns"); a name
 // its term spells (PostgreSQL) is counted as itself.
 //
-// A run of capitalised keywords ("NULLS LAST", "CREATE VIEW") is one name, required as written: its two terms side
-// by side (keywordPhrases). "Returns the last value of the enum type" does not name NULLS LAST. A run of two words
+// A run of capitalised keywords ("NULLS LAST", "CREATE VIEW") is one name, required as written: the pair of its two
+// terms side by side, which the pool indexes as one term (keywordPhrases, indexPool). "Returns the last value of the enum type" does not name NULLS LAST. A run of two words
 // the sources are all about ("CREATE INDEX" over PostgreSQL's manual) is no subject, as a single such word is not.
 func (p *poolIndex) requiredNames(question, subject string, setting func(term string) bool) [][]string {
 	var out [][]string
 	inPhrase := map[string]bool{}
 	for _, k := range keywordPhrases(question) {
-		for _, t := range k[:len(k)-1] {
-			inPhrase[t] = true
-		}
-		if p.df[k[2]] > 0 && (setting == nil || !setting(k[0]) || !setting(k[1])) {
-			out = append(out, k)
+		inPhrase[k[0]], inPhrase[k[1]] = true, true
+		if pair := k[0] + " " + k[1]; p.df[pair] > 0 && (setting == nil || !setting(k[0]) || !setting(k[1])) {
+			out = append(out, []string{pair}) // a name of one term: the pair the pool indexes (indexPool)
 		}
 	}
 	// The place a Chinese question opens with ("在 Node.js 的 ES 模块里 …") is where it is asked, not what about:
 	// its names are no subject, as the sources' setting is not.
 	placed := map[string]bool{}
 	if m := zhPlaceRE.FindStringSubmatchIndex(question); m != nil {
-		rest := question[:m[0]] + question[m[1]:]
+		elsewhere := nameWords(question[:m[0]] + question[m[1]:])
 		for _, w := range nameWords(question[m[2]:m[3]]) {
-			if !slices.ContainsFunc(nameWords(rest), func(r []string) bool { return slices.Equal(r, w) }) {
+			if !slices.ContainsFunc(elsewhere, func(r []string) bool { return slices.Equal(r, w) }) {
 				placed[w[len(w)-1]] = true
 			}
 		}
@@ -452,21 +450,20 @@ func (p *poolIndex) requiredNames(question, subject string, setting func(term st
 	return out
 }
 
-// zhPlaceRE is the locative frame a Chinese question may open with: 在 … 里 (中, 内, 上), a short one.
-var zhPlaceRE = regexp.MustCompile(`^\s*在\s*([^，。？！,?!]{1,24}?)\s*[里中内上]`)
+// zhPlaceRE is the locative frame a Chinese question may open with: 在, a short phrase, then a locative mark.
+var zhPlaceRE = regexp.MustCompile(`^\s*在\s*([^，。？！,?!]{1,24}?)\s*[` + locativeMarks + `]`)
 
 // keywordPhrases are the runs of two capitalised words a question writes ("NULLS FIRST or NULLS LAST", "CREATE
-// VIEW"), a language's keywords: each is returned as its two terms and then both side by side, the key the pool
-// indexes such a pair under (indexPool), so that a name's last element is what hasName looks up. A run of more
-// words ("ON DELETE CASCADE") or one with a stop word ("ORDER BY") is left to the single names.
-func keywordPhrases(question string) [][]string {
-	var out [][]string
+// VIEW"), a language's keywords, each as its two terms. A run of more words ("ON DELETE CASCADE") or one with a
+// stop word ("ORDER BY") is left to the single names.
+func keywordPhrases(question string) [][2]string {
+	var out [][2]string
 	for _, run := range keywordRunRE.FindAllString(question, -1) {
 		ts := lexical.Tokenize(run)
 		if len(strings.Fields(run)) != 2 || len(ts) != 2 || ts[0] == ts[1] {
 			continue
 		}
-		out = append(out, []string{ts[0], ts[1], ts[0] + " " + ts[1]})
+		out = append(out, [2]string{ts[0], ts[1]})
 	}
 	return out
 }
@@ -540,8 +537,7 @@ func (p *poolIndex) hasName(i int, names [][]string) bool {
 		for _, t := range n[:len(n)-1] {
 			all = all && p.terms[i][t]
 		}
-		last := n[len(n)-1]
-		if p.terms[i][last] || len(n) > 2 && all && !strings.Contains(last, " ") { // a keyword phrase only side by side
+		if p.terms[i][n[len(n)-1]] || len(n) > 2 && all {
 			return true
 		}
 	}
