@@ -1,6 +1,7 @@
 package lexical
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -29,3 +30,37 @@ func HasWord(s, w string) bool {
 }
 
 func wordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' }
+
+// Symbols are the operators and other symbols text names on their own ("the ? operator", "the special variable _",
+// "the `//` operator"): its whitespace-separated words that are symbols (SymbolWord), in order and without
+// repeats. A sentence's closing mark written apart ("… in Rust ?") is no symbol. Tokenize drops such words; a
+// question about an operator is about them.
+func Symbols(text string) []string {
+	var out []string
+	fields := strings.Fields(text)
+	for i, f := range fields {
+		s, ok := SymbolWord(f)
+		if !ok || i == len(fields)-1 && strings.Trim(s, ".?!。？！") == "" {
+			continue
+		}
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// SymbolWord reports a word made only of punctuation and symbols once its quotes and backticks are trimmed, and
+// returns it trimmed ("?" of "`?`"). A dash or bullet alone is prose punctuation, not a symbol.
+func SymbolWord(w string) (string, bool) {
+	w = strings.Trim(w, "`'\"“”‘’«»")
+	if w == "" || strings.Trim(w, "-–—•·") == "" {
+		return "", false
+	}
+	for _, r := range w {
+		if !unicode.IsPunct(r) && !unicode.IsSymbol(r) {
+			return "", false
+		}
+	}
+	return w, true
+}

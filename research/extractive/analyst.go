@@ -65,6 +65,9 @@ type docIndex struct {
 	usable []bool
 	bm25   *lexical.BM25
 	dfs    map[string]int
+	// symbols are the symbols the passage and its section heading name on their own (lexical.Symbols): terms of
+	// coverage, as a question may name one (askedSymbols), but not of BM25, whose ranking stays the words'.
+	symbols [][]string
 }
 
 var anchorRE = regexp.MustCompile(`^L(\d+)(?:-L(\d+))?$`)
@@ -178,7 +181,7 @@ func (a *Analyst) Analyze(ctx context.Context, sq research.SubQuestion, doc *sou
 	// - the reference section of an API the question names: its sentences describe the name under its heading
 	//   without repeating it ("Schedules repeated execution of `callback` every `delay` milliseconds." under
 	//   "setInterval(callback[, delay])");
-	for _, r := range ix.namedSections(nameTerms(sq.Question)) {
+	for _, r := range ix.namedSections(nameTerms(sq.Question), askedSymbols(sq.Question)) {
 		more = append(more, beyond{r[0], r[1], r[0]})
 	}
 	// - the opening of the section the region's subsection stands in, when its heading names what the question
@@ -539,6 +542,9 @@ func queryVariant(q string) variant {
 			v = append(v, []string{t})
 		}
 	}
+	for _, s := range askedSymbols(q) {
+		v = append(v, []string{s})
+	}
 	return v
 }
 
@@ -558,6 +564,9 @@ func (a *Analyst) corpusUses(unit []string) bool {
 // variant asks for, lower as rarer units are missing. Taking the best variant lets a translated variant match an
 // English document without the Chinese terms counting against it.
 func (a *Analyst) coverage(ix *docIndex, variants []variant, syns synonymMap, i int) float64 {
+	if len(ix.symbols[i]) > 0 {
+		return a.coverageOf(ix, variants, syns, append(slices.Clip(ix.tokens[i]), ix.symbols[i]...))
+	}
 	return a.coverageOf(ix, variants, syns, ix.tokens[i])
 }
 
@@ -925,6 +934,7 @@ func (a *Analyst) index(doc *sources.Document) *docIndex {
 	}
 	ix := &docIndex{text: text, view: view, spans: lexical.Passages(text, maxPassage)}
 	ix.tokens = make([][]string, len(ix.spans))
+	ix.symbols = make([][]string, len(ix.spans))
 	ix.own = make([][]string, len(ix.spans))
 	ix.claims = make([]string, len(ix.spans))
 	ix.from = make([]int, len(ix.spans))
@@ -954,7 +964,7 @@ func (a *Analyst) index(doc *sources.Document) *docIndex {
 		hidden = htmlComments(text, fenced)
 	}
 	h := 0
-	var headTokens, prevHead, curHead, curName []string
+	var headTokens, prevHead, curHead, curName, headSymbols []string
 	ix.leadOf = make([]int, len(ix.spans))
 	leadAt, followers, leadList := -1, 0, 0
 	ordinal := false // the lead announces a count that paragraphs "The first …", "The second …" spell out
@@ -977,6 +987,7 @@ func (a *Analyst) index(doc *sources.Document) *docIndex {
 				curName = lexical.Tokenize(name)
 			}
 			prevHeadText, curHeadText = curHeadText, plainText(heads[h].Text)
+			headSymbols = lexical.Symbols(curHeadText)
 			headTokens = append(append([]string(nil), prevHead...), curHead...)
 			h++
 			pos = 0
@@ -1040,6 +1051,10 @@ func (a *Analyst) index(doc *sources.Document) *docIndex {
 			all = append(all, headTokens...)
 		}
 		ix.tokens[i] = append(all, titleTokens...)
+		ix.symbols[i] = lexical.Symbols(plain)
+		if !isHeading(text, sp) {
+			ix.symbols[i] = uniq(append(ix.symbols[i], headSymbols...))
+		}
 		inList := ix.leadOf[i] >= 0 && sp.Start < leadList
 		if ix.leadOf[i] >= 0 && completesLead(ix.spans[ix.leadOf[i]].Text) && listItemRE.MatchString(text[lineStart(text, sp.Start):sp.End]) {
 			// "- Give an error if unable to represent …" under "every implementation must:" is the end of the lead's
@@ -1065,8 +1080,8 @@ func (a *Analyst) index(doc *sources.Document) *docIndex {
 	ix.bm25 = lexical.NewBM25(ix.tokens)
 	// BM25 keeps its document frequencies private; coverage needs them too.
 	ix.dfs = map[string]int{}
-	for _, ts := range ix.tokens {
-		for _, t := range uniq(ts) {
+	for i, ts := range ix.tokens {
+		for _, t := range uniq(append(slices.Clip(ts), ix.symbols[i]...)) {
 			ix.dfs[t]++
 		}
 	}
@@ -1123,7 +1138,9 @@ func tableRowClaim(text string, sp lexical.Span) (claim string, isHeader bool) {
 }
 
 // headings returns the section headings of a text: Markdown "#" lines, and short lines standing alone between
-// blank lines without a sentence end (the headings of plain-text documents).
+// blank lines without a sentence end (the headings of plain-text documents). A "#" line is a heading only as
+// CommonMark writes one, one to six "#" and then a space or the line's end: "#![allow(unused)]" atop a Rust listing
+// is code, and taken for a heading it cut the section "… the `?` Operator" short at its first listing.
 func headings(text string) []lexical.Span {
 	var out []lexical.Span
 	off := 0
@@ -1136,7 +1153,9 @@ func headings(text string) []lexical.Span {
 			continue
 		}
 		if strings.HasPrefix(t, "#") {
-			out = append(out, sp)
+			if atxHeadingRE.MatchString(t) {
+				out = append(out, sp)
+			}
 			continue
 		}
 		blankBefore := k == 0 || strings.TrimSpace(lines[k-1]) == ""
@@ -1150,8 +1169,11 @@ func headings(text string) []lexical.Span {
 	return out
 }
 
+// atxHeadingRE is a Markdown heading line: one to six "#", then a space or the end of the line.
+var atxHeadingRE = regexp.MustCompile(`^#{1,6}(?:[ \t]|$)`)
+
 func isHeading(text string, sp lexical.Span) bool {
-	return strings.HasPrefix(sp.Text, "#")
+	return atxHeadingRE.MatchString(sp.Text)
 }
 
 // headingMatch is the share of a heading's terms that the query asks for: 1/2 for "type Builder" and a query
@@ -1244,10 +1266,12 @@ type beyond struct{ lo, hi, floor int }
 func (b beyond) holds(sp lexical.Span) bool { return sp.Start >= b.lo && sp.End <= b.hi }
 
 // namedSections are the byte ranges of the sections whose signature heading documents one of the question's names
-// (nameTerms), or whose heading writes one in code: the reference section of setInterval() wherever on the page
-// the search found the question's words, and "Turning an `Rc<T>` into a `Weak<T>`" for Weak<T>.
-func (ix *docIndex) namedSections(names []string) [][2]int {
-	if len(names) == 0 || ix.view != nil {
+// (nameTerms), or whose heading writes one in code, or names one of its symbols (askedSymbols): the reference
+// section of setInterval() wherever on the page the search found the question's words, "Turning an `Rc<T>` into a
+// `Weak<T>`" for Weak<T>, and "A Shortcut for Propagating Errors: the `?` Operator" for the ? operator, which no
+// search can find by its symbol.
+func (ix *docIndex) namedSections(names, symbols []string) [][2]int {
+	if len(names) == 0 && len(symbols) == 0 || ix.view != nil {
 		return nil
 	}
 	named := func(code string) bool {
@@ -1255,9 +1279,11 @@ func (ix *docIndex) namedSections(names []string) [][2]int {
 		return len(ts) > 0 && slices.Contains(names, ts[len(ts)-1])
 	}
 	inCode := func(m []string) bool { return named(m[1]) }
+	asked := func(s string) bool { return slices.Contains(symbols, s) }
 	var out [][2]int
 	for _, h := range ix.heads {
-		if !named(signatureName(h.Text)) && !slices.ContainsFunc(headingCodeRE.FindAllStringSubmatch(h.Text, -1), inCode) {
+		if !named(signatureName(h.Text)) && !slices.ContainsFunc(headingCodeRE.FindAllStringSubmatch(h.Text, -1), inCode) &&
+			!slices.ContainsFunc(lexical.Symbols(plainText(h.Text)), asked) {
 			continue
 		}
 		// The section runs to the next heading of its level or above: "History" and other lines standing alone

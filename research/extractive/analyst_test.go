@@ -923,8 +923,53 @@ func TestNamedSectionsByANameInCode(t *testing.T) {
 		ix.heads = append(ix.heads, lexical.Span{Start: len(ix.text), End: len(ix.text) + len(h), Text: h})
 		ix.text += h + "\n\nSome paragraph about it.\n\n"
 	}
-	got := ix.namedSections([]string{"weak"})
+	got := ix.namedSections([]string{"weak"}, nil)
 	if want := [][2]int{{ix.heads[1].Start, ix.heads[2].Start}}; !slices.Equal(got, want) {
 		t.Errorf("namedSections(weak) = %v, want %v: the section whose heading writes `Weak<T>`, not one that says weak in prose", got, want)
+	}
+}
+
+// A question about an operator names it by its symbol, which neither the search nor the word tokens see: the
+// section whose heading names it ("… the `?` Operator") is read wherever the search's chunks fell, a listing's
+// "#![allow(unused)]" does not end it (it is no CommonMark heading), and the passage that names the symbol covers
+// the question (rust4-question-mark in the quality benchmark).
+func TestAnalystReadsTheSectionOfANamedSymbol(t *testing.T) {
+	page := "# Recoverable Errors with Result\n\n" +
+		"Most errors are not serious enough to stop the program entirely.\n\n" +
+		"## Propagating Errors\n\n" +
+		"When a function's implementation calls something that might fail, it can return the error to the calling code.\n\n" +
+		"#### A Shortcut for Propagating Errors: the `?` Operator\n\n" +
+		"Listing 9-7 shows an implementation that uses the operator.\n\n" +
+		"```rust\n#![allow(unused)]\nfn main() {\nlet f = File::open(\"hello.txt\")?;\n}\n```\n\n" +
+		"The `?` placed after a `Result` value is defined to work in almost the same way as a `match` expression. If the value of the `Result` is an `Ok`, the value inside the `Ok` will get returned from this expression.\n\n" +
+		"## Where the Operator Can Be Used\n\n" +
+		"The operator and the value of a Result go together with the return type of the function, which the operator needs to match the value it is used on.\n"
+	lines := strings.Split(page, "\n")
+	last := len(lines)
+	a := New(Config{}).Analyst
+	sq := research.SubQuestion{ID: "q1", Question: "What does the ? operator do with a Result value?", Queries: []string{"operator Result value"}}
+	ev, err := a.Analyze(t.Context(), sq, doc(fmt.Sprintf("file:///docs/result.md#L%d-L%d", last-2, last), page))
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, e := range ev {
+		checkGrounded(t, page, e)
+		found = found || strings.Contains(e.Quote, "placed after")
+	}
+	if !found {
+		t.Errorf("evidence %+v: want the sentence under the heading that names `?`", ev)
+	}
+}
+
+// A "#" line is a heading as CommonMark writes one: "#![allow(unused)]" atop a listing and a "#hashtag" are text.
+func TestHeadingsAreCommonMarkHeadings(t *testing.T) {
+	text := "# Title\n\nBody text here.\n\n#![allow(unused)]\nfn main() {}\n\n#hashtag\n\n####### seven\n\n## Sub\n\nMore text here."
+	var got []string
+	for _, h := range headings(text) {
+		got = append(got, h.Text)
+	}
+	if want := []string{"# Title", "## Sub"}; !slices.Equal(got, want) {
+		t.Errorf("headings = %q, want %q", got, want)
 	}
 }

@@ -74,6 +74,46 @@ func focusVariants(ctx context.Context, core research.SubQuestion, v *vocabulary
 			out = append(out, queryVariant(u))
 		}
 	}
+	return withSymbols(out, core.Question)
+}
+
+// withSymbols adds to every variant a unit for each symbol the question names (askedSymbols) that it lacks: the
+// focus reads the planner's keywords, which never hold one.
+func withSymbols(variants []variant, question string) []variant {
+	syms := askedSymbols(question)
+	for i, v := range variants {
+		v = slices.Clip(v)
+		for _, s := range syms {
+			if !slices.ContainsFunc(v, func(u []string) bool { return slices.Equal(u, []string{s}) }) {
+				v = append(v, []string{s})
+			}
+		}
+		variants[i] = v
+	}
+	return variants
+}
+
+// askedSymbols are the symbols a question names as the thing it asks about ("What does the ? operator do", "the
+// `_` variable", "Python 中 // 运算符"): a word of symbols alone (lexical.SymbolWord) after "the" or in quotes or
+// backticks, which make it a name, or set apart by spaces in Chinese, which writes none between its words. "read /
+// write" joins two words, and "a + b" adds a variable. The words beside a named symbol only say what kind of thing it is; the tokens and the
+// search never see it, so the focus, the analyst's coverage and the named-subject rule read it as a term of its
+// own (indexPool, docIndex.symbols).
+func askedSymbols(question string) []string {
+	var out []string
+	fields := strings.Fields(question)
+	cjk := hasCJK(question)
+	for i, f := range fields {
+		sym, ok := lexical.SymbolWord(f)
+		if !ok || i == len(fields)-1 || slices.Contains(out, sym) {
+			continue // the last word's symbols close the sentence ("… in Rust ?")
+		}
+		quoted := sym != f
+		definite := i > 0 && strings.EqualFold(fields[i-1], "the")
+		if quoted || definite || cjk {
+			out = append(out, sym)
+		}
+	}
 	return out
 }
 
@@ -134,6 +174,9 @@ func indexPool(ev []research.Evidence, sections *sectionMemo) *poolIndex {
 				if k > 0 {
 					m[ts[k-1]+" "+t] = true // two terms side by side: a keyword phrase's key (keywordPhrases)
 				}
+			}
+			for _, sym := range lexical.Symbols(part) {
+				m[sym] = true // an operator named on its own ("the ? operator"): withSymbols
 			}
 		}
 		p.terms[i] = m
@@ -446,6 +489,20 @@ func (p *poolIndex) requiredNames(question, subject string, setting func(term st
 			continue
 		}
 		out = append(out, w)
+	}
+	return out
+}
+
+// namedSymbols are the symbols the question names (askedSymbols) that some pooled item names too, each as a name
+// of one term (indexPool keeps an item's symbols). A symbol is the most specific name a question can write: the words
+// beside it ("operator", "REPL", "Result") only say where it is used, so the items that name it are the ones about
+// it, and they alone are required.
+func (p *poolIndex) namedSymbols(question string) [][]string {
+	var out [][]string
+	for _, s := range askedSymbols(question) {
+		if p.df[s] > 0 {
+			out = append(out, []string{s})
+		}
 	}
 	return out
 }

@@ -492,3 +492,49 @@ func TestSubjectIdentifiers(t *testing.T) {
 		}
 	}
 }
+
+// A question names a symbol as the thing it asks about after "the", in quotes or backticks, or set apart by
+// spaces in Chinese; a symbol joining two words ("read / write") or closing the sentence is none.
+func TestAskedSymbols(t *testing.T) {
+	tests := []struct {
+		q    string
+		want []string
+	}{
+		{"What does the ? operator do with a Result value in Rust?", []string{"?"}},
+		{"What does the _ variable hold in the Node.js REPL?", []string{"_"}},
+		{"What does `//` return for negative numbers?", []string{"//"}},
+		{"Python 中 // 运算符的结果是什么？", []string{"//"}},
+		{"How do I read / write files in Python?", nil},
+		{"Does Rust unwind on panic ?", nil},
+		{"Is a - b the same as a + -b?", nil},
+	}
+	for _, tt := range tests {
+		if got := askedSymbols(tt.q); !slices.Equal(got, tt.want) {
+			t.Errorf("askedSymbols(%q) = %q, want %q", tt.q, got, tt.want)
+		}
+	}
+}
+
+// A symbol the question names is the subject the report keeps to: an item about the REPL that does not name "_" is
+// a neighbour, however many of the question's other words it repeats (node13-repl-underscore in the quality
+// benchmark). A symbol no item names requires nothing.
+func TestNamedSymbolsAreRequired(t *testing.T) {
+	pool := indexPool([]research.Evidence{
+		ev("e1", "q1", "file:///repl.md#L1-L1", "The default evaluator assigns the most recently evaluated expression to the special variable _ (underscore).", 0.9),
+		ev("e2", "q1", "file:///repl.md#L2-L2", "The NODE_REPL_HISTORY variable holds the path of the REPL history file.", 0.9),
+		ev("e3", "q1", "file:///io.md#L1-L1", "Use read / write mode to open the file for both.", 0.9),
+	}, nil)
+	names := pool.namedSymbols("What does the _ variable hold in the Node.js REPL?")
+	if want := [][]string{{"_"}}; !slices.EqualFunc(names, want, slices.Equal[[]string]) {
+		t.Fatalf("namedSymbols = %q, want %q", names, want)
+	}
+	if !pool.hasName(0, names) || pool.hasName(1, names) || pool.hasName(2, names) {
+		t.Errorf("hasName(_) = %v %v %v, want true false false", pool.hasName(0, names), pool.hasName(1, names), pool.hasName(2, names))
+	}
+	if got := pool.namedSymbols("What does the ? operator do?"); got != nil {
+		t.Errorf("namedSymbols of a symbol no item names = %q, want none", got)
+	}
+	if got := pool.namedSymbols("How do I read / write files?"); got != nil {
+		t.Errorf("namedSymbols(read / write) = %q, want none: the slash joins two words", got)
+	}
+}

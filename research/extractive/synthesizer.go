@@ -182,6 +182,9 @@ func (s *Synthesizer) Synthesize(ctx context.Context, in research.SynthesisInput
 		required = append(required, pool.subjectIdentifiers(subject, s.english, setting)...)
 	}
 	required = append(required, titledSubjects(in.Plan.Question, ranked, func(t string) bool { return s.vocab.specific(ctx, t) })...)
+	if syms := pool.namedSymbols(in.Plan.Question); len(syms) > 0 {
+		required = syms
+	}
 	if len(required) > 0 {
 		for i, e := range ranked {
 			if !pool.hasName(i, required) {
