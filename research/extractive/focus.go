@@ -96,9 +96,9 @@ func withSymbols(variants []variant, question string) []variant {
 // askedSymbols are the symbols a question names as the thing it asks about ("What does the ? operator do", "the
 // `_` variable", "Python 中 // 运算符"): a word of symbols alone (lexical.SymbolWord) after "the" or in quotes or
 // backticks, which make it a name, or set apart by spaces in Chinese, which writes none between its words. "read /
-// write" joins two words, and "a + b" adds a variable. The words beside a named symbol only say what kind of thing it is; the tokens and the
-// search never see it, so the focus, the analyst's coverage and the named-subject rule read it as a term of its
-// own (indexPool, docIndex.symbols).
+// write" joins two words, and "a + b" adds a variable. The words beside a named symbol only say what kind of thing
+// it is; the tokens and the search never see it, so the focus, the analyst's coverage and the named-subject rule
+// read it as a term of its own (indexPool, docIndex.symbols).
 func askedSymbols(question string) []string {
 	var out []string
 	fields := strings.Fields(question)
@@ -494,9 +494,9 @@ func (p *poolIndex) requiredNames(question, subject string, setting func(term st
 }
 
 // namedSymbols are the symbols the question names (askedSymbols) that some pooled item names too, each as a name
-// of one term (indexPool keeps an item's symbols). A symbol is the most specific name a question can write: the words
-// beside it ("operator", "REPL", "Result") only say where it is used, so the items that name it are the ones about
-// it, and they alone are required.
+// of one term (indexPool keeps an item's symbols). A symbol is the most specific name a question can write: the
+// words beside it ("operator", "REPL", "Result") only say where it is used, so the items that name it are the ones
+// about it, and they alone are required.
 func (p *poolIndex) namedSymbols(question string) [][]string {
 	var out [][]string
 	for _, s := range askedSymbols(question) {
