@@ -782,9 +782,20 @@ func namesSectionSubject(text string, sp lexical.Span) bool {
 	if sp.Start != lineStart(text, sp.Start) {
 		return false
 	}
+	// What may stand between the heading and the sentence is the section's record, no sentence: a label alone on
+	// its line and the rows of a table ("History", then "v16.4.0	AsyncLocalStorage is now Stable." under
+	// "### Class: `AsyncLocalStorage`" in Node's API docs).
 	before := strings.TrimRight(text[:sp.Start], " \t\n")
-	if before != "" && !strings.HasPrefix(before[lineStart(before, len(before)):], "#") {
-		return false
+	for before != "" {
+		at := lineStart(before, len(before))
+		line := before[at:]
+		if strings.HasPrefix(line, "#") {
+			break
+		}
+		if !strings.Contains(line, "\t") && len(strings.Fields(line)) != 1 {
+			return false
+		}
+		before = strings.TrimRight(before[:at], " \t\n")
 	}
 	rest, ok := strings.CutPrefix(sp.Text, "This ")
 	if !ok {

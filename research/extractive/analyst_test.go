@@ -539,6 +539,9 @@ func TestNamesSectionSubject(t *testing.T) {
 		{"a name after these", "## No __filename or __dirname\n\nThese CommonJS variables are not available in ES modules.\n", true},
 		{"this is, capitalised", "## Description\n\nThis Is the command.\n", false},
 		{"points back in words", "## Buffered channels\n\nThis rule generalizes the previous rule to buffered channels.\n", false},
+		// Node's API docs put a section's history between its heading and its first sentence: a label and a table.
+		{"after the section's history", "### Class: `AsyncLocalStorage`\n\nHistory\n\nVersion\tChanges\nv16.4.0\tAsyncLocalStorage is now Stable.\n\nThis class creates stores that stay coherent through asynchronous operations.\n", true},
+		{"a label after a sentence", "## Description\n\nEXPLAIN shows plans.\n\nHistory\n\nThis command displays the plan.\n", false},
 	}
 	for _, tt := range tests {
 		sps := lexical.Sentences(tt.text)
