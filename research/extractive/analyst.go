@@ -789,7 +789,7 @@ func namesSectionSubject(text string, sp lexical.Span) bool {
 	for before != "" {
 		at := lineStart(before, len(before))
 		line := before[at:]
-		if strings.HasPrefix(line, "#") {
+		if atxHeadingRE.MatchString(line) {
 			break
 		}
 		if !strings.Contains(line, "\t") && len(strings.Fields(line)) != 1 {
