@@ -455,8 +455,9 @@ func openingSetting(question, phrase string) bool {
 // its term spells (PostgreSQL) is counted as itself.
 //
 // A run of capitalised keywords ("NULLS LAST", "CREATE VIEW") is one name, required as written: the pair of its two
-// terms side by side, which the pool indexes as one term (keywordPhrases, indexPool). "Returns the last value of the enum type" does not name NULLS LAST. A run of two words
-// the sources are all about ("CREATE INDEX" over PostgreSQL's manual) is no subject, as a single such word is not.
+// terms side by side, which the pool indexes as one term (keywordPhrases, indexPool). "Returns the last value of
+// the enum type" does not name NULLS LAST. A run of two words the sources are all about ("CREATE INDEX" over
+// PostgreSQL's manual) is no subject, as a single such word is not.
 func (p *poolIndex) requiredNames(question, subject string, setting func(term string) bool) [][]string {
 	var out [][]string
 	inPhrase := map[string]bool{}

@@ -177,13 +177,14 @@ func (s *Synthesizer) Synthesize(ctx context.Context, in research.SynthesisInput
 	// the question it repeats.
 	setting := func(t string) bool { return s.vocab.setting(ctx, t) }
 	subject, place := subjectAndPlace(ctx, in.Plan.Question, s.vocab)
-	required := pool.requiredNames(in.Plan.Question, subject, setting)
-	if len(required) > 0 {
-		required = append(required, pool.subjectIdentifiers(subject, s.english, setting)...)
-	}
-	required = append(required, titledSubjects(in.Plan.Question, ranked, func(t string) bool { return s.vocab.specific(ctx, t) })...)
-	if syms := pool.namedSymbols(in.Plan.Question); len(syms) > 0 {
-		required = syms
+	// A symbol the question names ("the ? operator") is the most specific name it can write: it alone is required.
+	required := pool.namedSymbols(in.Plan.Question)
+	if len(required) == 0 {
+		required = pool.requiredNames(in.Plan.Question, subject, setting)
+		if len(required) > 0 {
+			required = append(required, pool.subjectIdentifiers(subject, s.english, setting)...)
+		}
+		required = append(required, titledSubjects(in.Plan.Question, ranked, func(t string) bool { return s.vocab.specific(ctx, t) })...)
 	}
 	if len(required) > 0 {
 		for i, e := range ranked {
