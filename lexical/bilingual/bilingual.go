@@ -63,6 +63,9 @@ type Dict struct {
 	bareSet    map[string]bool // every one-word sense written on its own, not after "to" (see Noun)
 
 	stems sync.Map // *word → the content words of each of its senses (senseStems), computed when first asked
+
+	compoundOnce sync.Once
+	compound     map[*word]map[string]bool // a grammar word → the renderings its compounds attest (compoundSenses)
 }
 
 type word struct {

@@ -226,7 +226,7 @@ func BenchmarkLoad(b *testing.B) {
 
 func FuzzSegment(f *testing.F) {
 	d := dict(f)
-	for _, s := range []string{"数据库事务的隔离级别", "Go 的 sync.Map", "😀𪚥a.b-c", "\xff数据", ""} {
+	for _, s := range []string{"数据库事务的隔离级别", "Go 的 sync.Map", "😀𪚥a.b-c", "\xff数据", "", "执行任意的 Python 语句", "取消一个"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -763,5 +763,80 @@ func TestNoun(t *testing.T) {
 		if got := d.Noun(en); got != want {
 			t.Errorf("Noun(%q) = %v, want %v", en, got, want)
 		}
+	}
+}
+
+// A word of two or more characters that is grammar in a question (its first sense is function words) is rendered
+// only by a content sense its compounds attest, and only when the documents use that rendering before the word it
+// modifies as a collocation: 任意的 Python 语句 over a FAQ that writes "arbitrary Python" is "arbitrary Python"; with
+// no such phrase, with the phrase at chance (a rendering used everywhere), or without documents, 任意 ("any") is
+// grammar; and 可以 ("can"), whose "possible" no compound uses, stays grammar whatever the documents write.
+func TestToEnglishByConditionalGrammar(t *testing.T) {
+	d := dict(t)
+	const q = "执行任意的 Python 语句"
+	if got, _ := d.ToEnglish(q); strings.Contains(got, "arbitrary") {
+		t.Fatalf("ToEnglish(%s) = %q: without documents 任意 is grammar", q, got)
+	}
+	if terms, known := d.English("任意"); !known || len(terms) != 0 {
+		t.Errorf("English(任意) = %v, %v; want a known word with no rendering", terms, known)
+	}
+	faq := map[string]int{"execute": 40, "arbitrary": 38, "random": 10, "python": 900, "statement": 200,
+		"possible": 300, "run": 200, "arbitrary python": 3, "possible execute": 40, "possible python": 40}
+	if got, _ := d.ToEnglishBy(q, counts(faq), nil); !strings.Contains(got, " arbitrary Python ") {
+		t.Errorf("ToEnglishBy(%s) over a FAQ that writes \"arbitrary Python\" = %q, want \"… arbitrary Python …\"", q, got)
+	}
+	for name, change := range map[string]map[string]int{
+		"no phrase":        {"arbitrary python": 0},
+		"phrase at chance": {"arbitrary": 5000},
+	} {
+		use := maps.Clone(faq)
+		maps.Copy(use, change)
+		if got, _ := d.ToEnglishBy(q, counts(use), nil); strings.Contains(got, "arbitrary") || strings.Contains(got, "random") {
+			t.Errorf("%s: ToEnglishBy(%s) = %q: 任意 should be grammar", name, q, got)
+		}
+	}
+	// A text cut before the head (a sub-question's subject): the word before stands in for it.
+	cut := maps.Clone(faq)
+	cut["execute arbitrary"] = 2
+	if got, _ := d.ToEnglishBy("执行任意", counts(cut), nil); !strings.HasPrefix(got, "execute") || !strings.HasSuffix(got, " arbitrary") {
+		t.Errorf("ToEnglishBy(执行任意) over a FAQ that writes \"execute arbitrary\" = %q, want \"execute… arbitrary\"", got)
+	}
+	// The word after is the head: a phrase with the word before does not settle a word that has one (取消一个
+	// context is not "call one" because source code calls one thing or another).
+	src := counts(map[string]int{"cancel": 300, "call": 900, "one": 94, "context": 800, "call one": 7})
+	if got, _ := d.ToEnglishBy("取消一个 context", src, nil); strings.Contains(got, "one") || !strings.HasPrefix(got, "cancel") {
+		t.Errorf("ToEnglishBy(取消一个 context) = %q, want 一个 as grammar and 取消 as \"cancel…\"", got)
+	}
+	for _, w := range []string{"可以", "如果", "只能"} {
+		if got, _ := d.ToEnglishBy(w+"执行 Python", counts(faq), nil); strings.Count(got, " ") != 1 {
+			t.Errorf("ToEnglishBy(%s执行 Python) = %q: %s should be grammar", w, got, w)
+		}
+	}
+	att := d.compoundSenses()
+	if !att[d.words["任意"]]["arbitrari"] {
+		t.Errorf("compoundSenses(任意) = %v, want the stem of \"arbitrary\"", att[d.words["任意"]])
+	}
+	for _, w := range []string{"可以", "如果", "什么"} {
+		if len(att[d.words[w]]) != 0 {
+			t.Errorf("compoundSenses(%s) = %v, want none", w, att[d.words[w]])
+		}
+	}
+}
+
+// A pairing of a word's own renderings outranks one found through a synonym, however much more the documents use
+// the synonym's: 执行 between 里 (whose senses include the unit of length) and 脚本 is "execute" from "execute
+// script" first, then "test" from "unit test", which pairs 里's "unit" with a synonym of "run".
+func TestToEnglishByOwnPairingBeforeSynonyms(t *testing.T) {
+	d := dict(t)
+	faq := counts(map[string]int{"execute": 40, "script": 300, "unit": 30, "inside": 60, "test": 90, "run": 200,
+		"implement": 30, "execute script": 2, "unit test": 7})
+	related := func(w string) []string { return map[string][]string{"run": {"test", "trial"}}[w] }
+	got, _ := d.ToEnglishBy("里执行脚本", faq, related)
+	if f := strings.Fields(got); len(f) != 3 || !strings.HasPrefix(f[1], "execute|test") {
+		t.Errorf("ToEnglishBy(里执行脚本) = %q, want 执行 rendered \"execute|test…\"", got)
+	}
+	plain, _ := d.ToEnglishBy("里执行", faq, related)
+	if f := strings.Fields(plain); len(f) != 2 || !strings.HasPrefix(f[1], "test") {
+		t.Errorf("ToEnglishBy(里执行) = %q: the test needs the synonym's pairing found when nothing else pairs", plain)
 	}
 }

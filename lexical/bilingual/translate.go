@@ -45,7 +45,7 @@ type Usage func(word string) int
 // arrange" first. use nil is English.
 func (d *Dict) EnglishBy(zh string, use Usage) ([]Term, bool) {
 	c, known := d.candidatesBy(zh, use)
-	if c == nil {
+	if c == nil || c.conditional {
 		return nil, known
 	}
 	return c.terms(), true
@@ -72,6 +72,14 @@ type candidates struct {
 	// the phrase has said which sense the question means. A pairing found through a synonym (pairRelated) adds the
 	// synonym but settles nothing: a cross reference ("see … limits") pairs as readily as a term does.
 	settled bool
+	// viaSynonym marks the paired renderings whose only pairing was found through a synonym (pairRelated).
+	viaSynonym map[string]bool
+	// conditional marks a word of two or more characters that is grammar in a question (grammaticalWord) but has
+	// content senses its compounds attest (任意 "any; arbitrary", compoundSenses): it is rendered only when the
+	// documents use one of those with the word it modifies as a collocation (collocate: 任意的 Python 语句,
+	// "arbitrary Python"), and is otherwise the grammar it mostly is. A word no compound attests a content sense of
+	// (可以 "can; possible") is grammar always.
+	conditional bool
 }
 
 // candidatesBy returns the renderings of zh chosen by use, as EnglishBy describes; nil for a function word or a
@@ -81,7 +89,8 @@ func (d *Dict) candidatesBy(zh string, use Usage) (*candidates, bool) {
 	if !ok {
 		return nil, false
 	}
-	if w.function || w.grammar {
+	multi := utf8.RuneCountInString(zh) > 1
+	if w.function || w.grammar && !multi {
 		return nil, true
 	}
 	score := map[string]float64{}
@@ -117,13 +126,19 @@ func (d *Dict) candidatesBy(zh string, use Usage) (*candidates, bool) {
 			own[c[1]] = true
 		}
 	}
+	if w.grammar {
+		// Grammar in a question, unless a neighbour asks for a content sense (candidates.conditional): only
+		// the senses its compounds attest are candidates.
+		att := d.compoundSenses()[w]
+		order = slices.DeleteFunc(order, func(st string) bool { return !att[st] })
+	}
 	if len(order) == 0 {
 		return nil, true
 	}
 	for st := range score {
 		score[st] *= d.specificity(surface[st])
 	}
-	c := &candidates{surface: surface, score: score, conf: 1, limit: maxTerms, supplied: map[string]bool{}}
+	c := &candidates{surface: surface, score: score, conf: 1, limit: maxTerms, supplied: map[string]bool{}, conditional: w.grammar}
 	for st := range surface {
 		c.supplied[st] = !own[st]
 	}
@@ -156,19 +171,28 @@ func (d *Dict) candidatesBy(zh string, use Usage) (*candidates, bool) {
 // orphan rule" is "rule", not also "regular" and "fixed", which the book uses for other things).
 func (c *candidates) terms() []Term {
 	var out []Term
+	// The pairings of the word's own renderings first, then those found through a synonym (pairRelated), each
+	// group by how much the documents use its phrases, all cut against the first: a synonym's phrase is a guess
+	// and does not outrank one the dictionary's own renderings make (里执行任意 is "execute arbitrary" first, though
+	// "unit test", from 里 "unit" and a synonym of "run", is used more).
 	var paired []string
 	for _, st := range c.order {
 		if c.paired[st] > 0 {
 			paired = append(paired, st)
 		}
 	}
-	sort.SliceStable(paired, func(a, b int) bool { return c.paired[paired[a]] > c.paired[paired[b]] })
+	sort.SliceStable(paired, func(a, b int) bool {
+		if x, y := c.viaSynonym[paired[a]], c.viaSynonym[paired[b]]; x != y {
+			return y
+		}
+		return c.paired[paired[a]] > c.paired[paired[b]]
+	})
 	for _, st := range paired {
 		n, top := float64(c.paired[st]), float64(c.paired[paired[0]])
 		if len(out) == c.limit || n < keepShare*top {
 			break
 		}
-		out = append(out, Term{Text: c.surface[st], Weight: n / top})
+		out = append(out, Term{Text: c.surface[st], Weight: min(1, n/top)})
 	}
 	pairedOnly := len(out) > 0 && c.settled
 	top := c.score[c.order[0]]
@@ -198,8 +222,8 @@ func pair(a, b *candidates, use Usage) (found bool) {
 		for _, y := range b.order[:min(maxPaired, len(b.order))] {
 			ax, by := a.surface[x], b.surface[y]
 			if n := use(ax + " " + by); n > 0 {
-				mark(a, x, n)
-				mark(b, y, n)
+				mark(a, x, n, false)
+				mark(b, y, n, false)
 				a.settled, b.settled = true, true
 				bestOpen = max(bestOpen, n)
 			}
@@ -219,6 +243,136 @@ func pair(a, b *candidates, use Usage) (found bool) {
 	return true
 }
 
+// minCollocation is the share of a rendering's uses that a phrase with the word after it must have for the
+// phrase to say that a conditional word means it (collocate).
+const minCollocation = 0.02
+
+// heads returns the renderings of the word a conditional word at i-1 modifies: the next word past the words not
+// rendered (任意的 Python 语句: "Python", past 的), a Latin word as written; nil when none follows.
+func heads(segs []Segment, cands []*candidates, i int) []string {
+	for ; i < len(segs) && segs[i].CJK && cands[i] == nil; i++ {
+	}
+	switch {
+	case i == len(segs):
+		return nil
+	case !segs[i].CJK:
+		if f := strings.Fields(strings.ToLower(segs[i].Text)); len(f) > 0 && closable(f[0]) {
+			return []string{f[0]}
+		}
+		return nil
+	case cands[i].conditional:
+		return nil
+	}
+	return cands[i].best()
+}
+
+// best returns the renderings pair tries, best first.
+func (c *candidates) best() []string {
+	var out []string
+	for _, y := range c.order[:min(maxPaired, len(c.order))] {
+		out = append(out, c.surface[y])
+	}
+	return out
+}
+
+// collocate settles a conditional word (see candidates.conditional) by a rendering of it the documents use before
+// one of the renderings of the word it modifies, the way a modifier goes before its head in both languages, as a
+// collocation, not by chance: in at least minCollocation of the rendering's own uses ("arbitrary Python" in a FAQ
+// that writes "arbitrary" seldom). The other word's renderings are left as they are: a word the question uses as
+// grammar says nothing of its neighbour's sense. With no word after it (a text cut before its head), the word
+// before it stands in, before it in the phrase ("execute arbitrary"): after reports which. It reports whether the
+// word was settled.
+func collocate(c *candidates, other []string, after bool, use Usage) bool {
+	for _, x := range c.order[:min(maxPaired, len(c.order))] {
+		uses := use(c.surface[x])
+		if uses <= 0 {
+			continue
+		}
+		for _, y := range other {
+			phrase := c.surface[x] + " " + y
+			if !after {
+				phrase = y + " " + c.surface[x]
+			}
+			if n := use(phrase); n > 0 && float64(n) >= minCollocation*float64(uses) {
+				mark(c, x, n, false)
+				c.settled = true
+			}
+		}
+	}
+	return c.settled
+}
+
+// minCompounds is how many compounds must attest a content sense of a grammar word (compoundSenses).
+const minCompounds = 2
+
+// compoundSenses returns, for each grammar word of two or more characters (grammaticalWord), the content renderings
+// of its own senses that at least minCompounds longer headwords beginning or ending with it have in their senses:
+// the dictionary's compounds show the word used for that sense (任意 "any; arbitrary" begins 任意常数 "arbitrary
+// constant", 任意存取 "arbitrary access" …), where a sense no compound uses (可以 "can; possible", 如果 "if; in case")
+// is the word's grammar glossed.
+func (d *Dict) compoundSenses() map[*word]map[string]bool {
+	d.compoundOnce.Do(func() {
+		own := map[*word]map[string]bool{}
+		for zh, w := range d.words {
+			if zh != w.text || !w.grammar || utf8.RuneCountInString(zh) < 2 {
+				continue
+			}
+			stems := map[string]bool{}
+			for _, content := range d.senseStems(w) {
+				for _, c := range content {
+					stems[c[1]] = true
+				}
+			}
+			if len(stems) > 0 {
+				own[w] = stems
+			}
+		}
+		count := map[*word]map[string]int{}
+		for zh, hw := range d.words {
+			rs := []rune(zh)
+			if zh != hw.text || len(rs) < 3 {
+				continue
+			}
+			var parts []*word
+			for k := 2; k < len(rs); k++ {
+				for _, part := range []string{string(rs[:k]), string(rs[len(rs)-k:])} {
+					if w := d.words[part]; w != nil && own[w] != nil {
+						parts = append(parts, w)
+					}
+				}
+			}
+			if len(parts) == 0 {
+				continue
+			}
+			// The compound's content words, not kept as senseStems keeps them: most headwords are never asked about.
+			for _, content := range contentWords(hw) {
+				for _, c := range content {
+					for _, w := range parts {
+						if own[w][c[1]] {
+							if count[w] == nil {
+								count[w] = map[string]int{}
+							}
+							count[w][c[1]]++
+						}
+					}
+				}
+			}
+		}
+		d.compound = map[*word]map[string]bool{}
+		for w, byStem := range count {
+			for st, n := range byStem {
+				if n >= minCompounds {
+					if d.compound[w] == nil {
+						d.compound[w] = map[string]bool{}
+					}
+					d.compound[w][st] = true
+				}
+			}
+		}
+	})
+	return d.compound
+}
+
 // closable reports a rendering that may be half of an English compound written as one word: letters only, at
 // least three of them.
 func closable(w string) bool {
@@ -233,9 +387,17 @@ func closable(w string) bool {
 	return true
 }
 
-func mark(c *candidates, st string, n int) {
+// mark records that the documents use a phrase of rendering st n times; viaSynonym for a phrase pairRelated found,
+// which a phrase of the word's own renderings (pair) overrides.
+func mark(c *candidates, st string, n int, viaSynonym bool) {
 	if c.paired == nil {
-		c.paired = map[string]int{}
+		c.paired, c.viaSynonym = map[string]int{}, map[string]bool{}
+	}
+	switch {
+	case !viaSynonym:
+		delete(c.viaSynonym, st)
+	case c.paired[st] == 0:
+		c.viaSynonym[st] = true
 	}
 	c.paired[st] = max(c.paired[st], n)
 }
@@ -365,8 +527,8 @@ func pairRelated(a, b *candidates, use Usage, related Related) {
 		c.score[best.stem] = c.score[best.from]
 		c.order = append(c.order, best.stem)
 	}
-	mark(c, best.stem, best.n)
-	mark(other, best.partner, best.n)
+	mark(c, best.stem, best.n, true)
+	mark(other, best.partner, best.n, true)
 }
 
 // Alternatives joins the renderings of one word in ToEnglish's and ToChinese's output ("propagate|spread"): a
@@ -412,11 +574,41 @@ func (d *Dict) ToEnglishBy(s string, use Usage, related Related) (string, int) {
 	if use != nil {
 		for i := 1; i < len(segs); i++ {
 			// Words written one after the other, in the same run of Chinese characters.
-			if cands[i-1] != nil && cands[i] != nil && segs[i-1].Start+len(segs[i-1].Text) == segs[i].Start {
-				if !pair(cands[i-1], cands[i], use) && related != nil {
-					pairRelated(cands[i-1], cands[i], use, related)
+			a, b := cands[i-1], cands[i]
+			switch {
+			case a == nil || b == nil || segs[i-1].Start+len(segs[i-1].Text) != segs[i].Start:
+			case a.conditional || b.conditional:
+			case !pair(a, b, use) && related != nil:
+				pairRelated(a, b, use, related)
+			}
+		}
+		for i, c := range cands {
+			if c == nil || !c.conditional {
+				continue
+			}
+			other, after := heads(segs, cands, i+1), true
+			if prev := i - 1; other == nil && prev >= 0 && cands[prev] != nil && !cands[prev].conditional &&
+				segs[prev].Start+len(segs[prev].Text) == segs[i].Start {
+				other, after = cands[prev].best(), false
+			}
+			if !collocate(c, other, after, use) {
+				continue
+			}
+			// Settled, the word pairs with its neighbours as any word does (执行任意: "execute arbitrary").
+			for _, j := range []int{i - 1, i + 1} {
+				if j < 0 || j == len(segs) || cands[j] == nil || cands[j].conditional {
+					continue
+				}
+				a, b, sa, sb := cands[min(i, j)], cands[max(i, j)], segs[min(i, j)], segs[max(i, j)]
+				if sa.Start+len(sa.Text) == sb.Start {
+					pair(a, b, use)
 				}
 			}
+		}
+	}
+	for i, c := range cands {
+		if c != nil && c.conditional && !c.settled {
+			cands[i] = nil // grammar here: no phrase asked for its content senses
 		}
 	}
 	var parts []string
@@ -772,6 +964,13 @@ func (d *Dict) senseStems(w *word) [][][2]string {
 	if v, ok := d.stems.Load(w); ok {
 		return v.([][][2]string)
 	}
+	out := contentWords(w)
+	d.stems.Store(w, out)
+	return out
+}
+
+// contentWords is senseStems computed afresh.
+func contentWords(w *word) [][][2]string {
 	out := make([][][2]string, len(w.senses))
 	for i, s := range w.senses {
 		for _, sw := range senseWords(s) {
@@ -780,6 +979,5 @@ func (d *Dict) senseStems(w *word) [][][2]string {
 			}
 		}
 	}
-	d.stems.Store(w, out)
 	return out
 }
