@@ -105,3 +105,20 @@ var captionRE = regexp.MustCompile(`^(?:Listing|Figure|Fig\.|Table|Example|Exhib
 func IsCaption(s string) bool {
 	return captionRE.MatchString(strings.TrimLeft(strings.TrimSpace(s), "*_`> -"))
 }
+
+// verbLikeRE is what stands before "like" used as a verb: a subject pronoun, an auxiliary or modal, or "to".
+var verbLikeRE = regexp.MustCompile(`(?i)^(i|you|we|they|he|she|it|who|to|do|does|did|would|should|could|might|may|will|can|don't|doesn't|didn't)$`)
+
+// Preposition reports w, the word after prev, as the preposition "like" or "unlike" ("inheritance like
+// object-oriented languages", "numbers like 0.1"), not the verb ("you like", "would like to"): English writes the
+// verb after its subject or an auxiliary, the preposition after a noun or an adjective. Punctuation around either
+// word is ignored.
+func Preposition(prev, w string) bool {
+	switch strings.ToLower(strings.Trim(w, ",.;:!?()[]\"'")) {
+	case "unlike":
+		return true
+	case "like":
+		return !verbLikeRE.MatchString(strings.Trim(prev, ",.;:!?()[]\"'"))
+	}
+	return false
+}

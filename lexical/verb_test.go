@@ -33,3 +33,29 @@ func TestHasVerb(t *testing.T) {
 		}
 	}
 }
+
+func TestPreposition(t *testing.T) {
+	tests := []struct {
+		prev, w string
+		want    bool
+	}{
+		{"inheritance", "like", true},
+		{"numbers", "like", true},
+		{"languages,", "like", true},
+		{"values", "unlike", true},
+		{"structs", "(unlike", true},
+		{"you", "like", false},
+		{"would", "like", false},
+		{"I", "Like", false},
+		{"to", "like", false},
+		{"inheritance", "likes", false},
+		{"inheritance", "likely", false},
+		{"the", "of", false},
+		{"", "", false},
+	}
+	for _, tt := range tests {
+		if got := Preposition(tt.prev, tt.w); got != tt.want {
+			t.Errorf("Preposition(%q, %q) = %v, want %v", tt.prev, tt.w, got, tt.want)
+		}
+	}
+}

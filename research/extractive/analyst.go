@@ -506,7 +506,11 @@ func queryVariant(q string) variant {
 		q = strings.Join(slots, " ")
 	}
 	var v variant
-	for _, f := range strings.Fields(q) {
+	fields := strings.Fields(q)
+	for k, f := range fields {
+		if k > 0 && lexical.Preposition(fields[k-1], f) {
+			continue // "inheritance like object-oriented languages": a comparison, not a word of the topic
+		}
 		facetWord := func(t string) bool {
 			return !templated && facetTerms[t] && !strings.Contains(f, "`") && !nameLike(strings.Trim(f, ",.;:!?()[]\"'"))
 		}

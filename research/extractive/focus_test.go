@@ -238,6 +238,9 @@ func TestQueryVariantKeepsTheSlotsOfTheFacetWording(t *testing.T) {
 		{"What are the rules of references?", variant{{"refer"}}},
 		{"Why should a query that uses LIMIT also use ORDER BY?", variant{{"queri"}, {"limit"}, {"order"}}},
 		{"What does the `except` clause catch?", variant{{"except"}, {"claus"}, {"catch"}}},
+		// "like" comparing is no word of the topic; "like" as a verb is.
+		{"Does Rust support inheritance like object-oriented languages do?", variant{{"rust"}, {"support"}, {"inherit"}, {"object"}, {"orient"}, {"languag"}}},
+		{"Why do you like Go channels?", variant{{"like"}, {"go"}, {"channel"}}},
 	}
 	for _, tt := range tests {
 		if got := queryVariant(tt.q); !slices.EqualFunc(got, tt.want, slices.Equal[[]string]) {
