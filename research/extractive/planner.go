@@ -144,8 +144,11 @@ func (p *Planner) Plan(ctx context.Context, question string) (*research.Plan, er
 		if len(all) > 1 && domainPossessive(q, all[0], domain) {
 			all = all[1:]
 		}
-		// A place phrase ("context 包中", in the context package) says where the question is asked, not what about.
+		// A place phrase ("context 包中", in the context package) says where the question is asked, not what about:
+		// it is searched with the question, and is neither its subject nor its focus.
+		place := ""
 		if len(all) > 1 && locative(all[0]) {
+			place = all[0]
 			all = append(all[1:], all[0])
 		}
 		// A compound identifier further on ("the default value of max_connections", "the type of os.Args") is
@@ -159,7 +162,7 @@ func (p *Planner) Plan(ctx context.Context, question string) (*research.Plan, er
 			}
 		}
 		subject = all[0]
-		focus = strings.Join(all[1:], w.join)
+		focus = strings.Join(slices.DeleteFunc(slices.Clone(all[1:]), func(p string) bool { return p == place }), w.join)
 		if focus == "" {
 			focus = subject
 		}

@@ -71,6 +71,9 @@ func TestPlannerSubQuestionsFollowTheQuestion(t *testing.T) {
 		{"Go 的 context 包中，取消一个 context 时如何取消由它派生的子 context？", []string{"取消一个 context 时有哪些规则和示例？"},
 			[]string{"Go 的 context 包中？", "context 包中有哪些"}},
 		{"垃圾回收开始时，sync.Pool 中缓存的对象会怎样？", nil, []string{"垃圾回收开始时？"}},
+		// Nor is it the topic of the facets when a relation word (作用) asks about the subject.
+		{"PostgreSQL 中的用户名映射有什么作用？", []string{"用户名映射有哪些规则和示例？", "用户名映射有哪些限制或例外？"},
+			[]string{"PostgreSQL 中有哪些"}},
 		// Beside a list of members, the possessive domain word is no focus ("Syscall6在Go方面是怎样的？").
 		{"Go 的 syscall 包中 Syscall、Syscall6 和 RawSyscall 有什么区别？", nil, []string{"在Go方面"}},
 	} {
