@@ -89,8 +89,9 @@ func (d *Dict) candidatesBy(zh string, use Usage) (*candidates, bool) {
 	if !ok {
 		return nil, false
 	}
-	multi := utf8.RuneCountInString(zh) > 1
-	if w.function || w.grammar && !multi {
+	// A grammar word of two or more characters may be rendered where the documents say so (conditional): with
+	// none to ask, it is grammar.
+	if w.function || w.grammar && (use == nil || utf8.RuneCountInString(zh) < 2) {
 		return nil, true
 	}
 	score := map[string]float64{}
