@@ -114,11 +114,11 @@ var verbLikeRE = regexp.MustCompile(`(?i)^(i|you|we|they|he|she|it|who|to|do|doe
 // verb after its subject or an auxiliary, the preposition after a noun or an adjective. Punctuation around either
 // word is ignored.
 func Preposition(prev, w string) bool {
-	switch strings.ToLower(strings.Trim(w, ",.;:!?()[]\"'")) {
+	switch strings.ToLower(TrimWord(w)) {
 	case "unlike":
 		return true
 	case "like":
-		return !verbLikeRE.MatchString(strings.Trim(prev, ",.;:!?()[]\"'"))
+		return !verbLikeRE.MatchString(TrimWord(prev))
 	}
 	return false
 }

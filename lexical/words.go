@@ -31,6 +31,10 @@ func HasWord(s, w string) bool {
 
 func wordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' }
 
+// TrimWord returns a whitespace-separated word of a sentence without the punctuation and quotes around it
+// ("(unlike", "languages,", "\"LIMIT\"" → "unlike", "languages", "LIMIT").
+func TrimWord(w string) string { return strings.Trim(w, ",.;:!?()[]\"'") }
+
 // Symbols are the operators and other symbols text names on their own ("the ? operator", "the special variable _",
 // "the `//` operator"): its whitespace-separated words that are symbols (SymbolWord), in order and without
 // repeats. A sentence's closing mark written apart ("… in Rust ?") is no symbol. Tokenize drops such words; a

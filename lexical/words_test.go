@@ -78,3 +78,12 @@ func FuzzSymbols(f *testing.F) {
 		}
 	})
 }
+
+func TestTrimWord(t *testing.T) {
+	for in, want := range map[string]string{"(unlike": "unlike", "languages,": "languages", `"LIMIT"`: "LIMIT", "sync.Map.": "sync.Map",
+		"`except`": "`except`", "?": "", "": ""} {
+		if got := TrimWord(in); got != want {
+			t.Errorf("TrimWord(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -216,6 +216,22 @@ func BenchmarkToEnglish(b *testing.B) {
 	}
 }
 
+// BenchmarkCompoundSenses times counting, once per dictionary, the content senses of grammar words that their
+// compounds attest, and reports how many words have one.
+func BenchmarkCompoundSenses(b *testing.B) {
+	words := 0
+	for range b.N {
+		b.StopTimer()
+		d, err := Load(cedictGz)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		words = len(d.compoundSenses())
+	}
+	b.ReportMetric(float64(words), "words")
+}
+
 func BenchmarkLoad(b *testing.B) {
 	for b.Loop() {
 		if _, err := Load(cedictGz); err != nil {

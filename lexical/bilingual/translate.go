@@ -328,7 +328,11 @@ func (d *Dict) compoundSenses() map[*word]map[string]bool {
 				own[w] = stems
 			}
 		}
-		count := map[*word]map[string]int{}
+		type sense struct {
+			w  *word
+			st string
+		}
+		count := map[sense]int{}
 		for zh, hw := range d.words {
 			rs := []rune(zh)
 			if zh != hw.text || len(rs) < 3 {
@@ -350,25 +354,21 @@ func (d *Dict) compoundSenses() map[*word]map[string]bool {
 				for _, c := range content {
 					for _, w := range parts {
 						if own[w][c[1]] {
-							if count[w] == nil {
-								count[w] = map[string]int{}
-							}
-							count[w][c[1]]++
+							count[sense{w, c[1]}]++
 						}
 					}
 				}
 			}
 		}
 		d.compound = map[*word]map[string]bool{}
-		for w, byStem := range count {
-			for st, n := range byStem {
-				if n >= minCompounds {
-					if d.compound[w] == nil {
-						d.compound[w] = map[string]bool{}
-					}
-					d.compound[w][st] = true
-				}
+		for k, n := range count {
+			if n < minCompounds {
+				continue
 			}
+			if d.compound[k.w] == nil {
+				d.compound[k.w] = map[string]bool{}
+			}
+			d.compound[k.w][k.st] = true
 		}
 	})
 	return d.compound
@@ -572,15 +572,14 @@ func (d *Dict) ToEnglishBy(s string, use Usage, related Related) (string, int) {
 			cands[i], known[i] = d.candidatesBy(seg.Text, use)
 		}
 	}
+	// touching: words k-1 and k are written one after the other, in the same run of Chinese characters.
+	// ownRenderings: word k has renderings of its own, not only conditional ones.
+	touching := func(k int) bool { return segs[k-1].Start+len(segs[k-1].Text) == segs[k].Start }
+	ownRenderings := func(k int) bool { return cands[k] != nil && !cands[k].conditional }
 	if use != nil {
 		for i := 1; i < len(segs); i++ {
-			// Words written one after the other, in the same run of Chinese characters.
-			a, b := cands[i-1], cands[i]
-			switch {
-			case a == nil || b == nil || segs[i-1].Start+len(segs[i-1].Text) != segs[i].Start:
-			case a.conditional || b.conditional:
-			case !pair(a, b, use) && related != nil:
-				pairRelated(a, b, use, related)
+			if ownRenderings(i-1) && ownRenderings(i) && touching(i) && !pair(cands[i-1], cands[i], use) && related != nil {
+				pairRelated(cands[i-1], cands[i], use, related)
 			}
 		}
 		for i, c := range cands {
@@ -588,22 +587,18 @@ func (d *Dict) ToEnglishBy(s string, use Usage, related Related) (string, int) {
 				continue
 			}
 			other, after := heads(segs, cands, i+1), true
-			if prev := i - 1; other == nil && prev >= 0 && cands[prev] != nil && !cands[prev].conditional &&
-				segs[prev].Start+len(segs[prev].Text) == segs[i].Start {
-				other, after = cands[prev].best(), false
+			if other == nil && i > 0 && ownRenderings(i-1) && touching(i) {
+				other, after = cands[i-1].best(), false
 			}
 			if !collocate(c, other, after, use) {
 				continue
 			}
 			// Settled, the word pairs with its neighbours as any word does (执行任意: "execute arbitrary").
-			for _, j := range []int{i - 1, i + 1} {
-				if j < 0 || j == len(segs) || cands[j] == nil || cands[j].conditional {
-					continue
-				}
-				a, b, sa, sb := cands[min(i, j)], cands[max(i, j)], segs[min(i, j)], segs[max(i, j)]
-				if sa.Start+len(sa.Text) == sb.Start {
-					pair(a, b, use)
-				}
+			if i > 0 && ownRenderings(i-1) && touching(i) {
+				pair(cands[i-1], c, use)
+			}
+			if i+1 < len(segs) && ownRenderings(i+1) && touching(i+1) {
+				pair(c, cands[i+1], use)
 			}
 		}
 	}

@@ -512,7 +512,7 @@ func queryVariant(q string) variant {
 			continue // "inheritance like object-oriented languages": a comparison, not a word of the topic
 		}
 		facetWord := func(t string) bool {
-			return !templated && facetTerms[t] && !strings.Contains(f, "`") && !nameLike(strings.Trim(f, ",.;:!?()[]\"'"))
+			return !templated && facetTerms[t] && !strings.Contains(f, "`") && !nameLike(lexical.TrimWord(f))
 		}
 		if strings.Contains(f, altMark) {
 			// The renderings of one translated word ("propagate|spread"): one of them suffices.
