@@ -811,6 +811,21 @@ func namesSectionSubject(text string, sp lexical.Span) bool {
 	return noun != "" && unicode.IsLetter(rune(noun[0])) && !lexical.Auxiliary(strings.ToLower(noun))
 }
 
+// codeSubject reports a sentence whose subject is the code block after it, which is too long to be quoted with
+// it: a demonstrative standing alone as the subject, after at most a short opener, in a sentence ending in a colon
+// ("For example, this is not a good idea:", "This prints:", "These are equivalent:"). Without its code it says
+// nothing. "This function returns:" names its subject.
+func codeSubject(text string, sp lexical.Span) bool {
+	if !endsInColon(sp.Text) || !codeSubjectRE.MatchString(sp.Text) {
+		return false
+	}
+	last, n := codeBlock(text, sp.End)
+	return n > 0 && (n > maxCodeLines+1 || utf8.RuneCountInString(text[sp.Start:last]) > maxQuote)
+}
+
+var codeSubjectRE = regexp.MustCompile(`^(?:[A-Z][a-z]*(?: [a-z]+)?, )?(?:[Tt]his (?:[a-z]*[a-rt-z]s|is|was|will|would|can|could|may|might|should|must)|` +
+	`[Tt]hese (?:are|were|will|would|can|could|may|might|should|must|do|have))\b`)
+
 // pointsBackRE matches the words by which a sentence refers to what was said before it.
 var pointsBackRE = regexp.MustCompile(`(?i)\b(previous|preceding|above|earlier|aforementioned|former|latter)\b`)
 
@@ -871,8 +886,19 @@ func refersBack(s string) bool {
 			return true
 		}
 	}
+	// A short opener set off by a comma ("For example, this is not a good idea.", "In practice, they …") leaves
+	// the subject pointing back as if it opened the sentence.
+	// Before a colon the pronoun points ahead, at what follows ("For example, this is not a good idea:").
+	if m := openerRE.FindStringSubmatchIndex(s); m != nil && !endsInColon(s) {
+		rest := s[m[2]:]
+		return refersBack(strings.ToUpper(rest[:1]) + rest[1:])
+	}
 	return endsInDemonstrative(s)
 }
+
+// openerRE is a sentence opening with one or two words and a comma before a pronoun subject; the submatch is
+// where the subject begins.
+var openerRE = regexp.MustCompile(`^[A-Z][a-z]*(?: [a-z]+)?, ((?:this|these|that|those|it|they) )`)
 
 // endRefRE is a sentence that ends in a demonstrative pronoun as its object ("… an optional RETURNING clause that
 // supports this.", "… there is no way to do that."): what it stands for is in the sentence before.
@@ -1035,6 +1061,9 @@ func (a *Analyst) index(doc *sources.Document) *docIndex {
 			// from its heading, it is stated of the name.
 			ix.from[i] = heads[sig].Start
 			ix.claims[i] = "`" + signatureName(heads[sig].Text) + "`: " + plain
+		}
+		if view == nil && ix.usable[i] && codeSubject(text, sp) {
+			ix.usable[i] = false
 		}
 		all := append([]string(nil), own...)
 		if view != nil {

@@ -209,6 +209,12 @@ func TestAnalystQuotesASentenceEndingInADemonstrativeWithItsAntecedent(t *testin
 		"The preceding example shows the default.":                         true,
 		"The previous version is kept.":                                    true,
 		"The abovementioned rule is old.":                                  false,
+		// A short opener before the pronoun subject leaves it pointing back; an anticipatory "it" still does not.
+		"For example, this is not a good idea.":           true,
+		"In practice, they are rarely needed.":            true,
+		"In Python, it is possible to assign a function.": false,
+		"For example, the file is closed.":                false,
+		"When the program exits, it closes the file.":     false,
 	} {
 		if refersBack(s) != want {
 			t.Errorf("refersBack(%q) = %v, want %v", s, !want, want)
@@ -974,5 +980,30 @@ func TestHeadingsAreCommonMarkHeadings(t *testing.T) {
 	}
 	if want := []string{"# Title", "## Sub"}; !slices.Equal(got, want) {
 		t.Errorf("headings = %q, want %q", got, want)
+	}
+}
+
+// A sentence whose subject is the code block after it ("For example, this is not a good idea:"), when the block is
+// too long to quote with it, says nothing on its own and is no evidence; a sentence that names its subject before
+// the same block is.
+func TestAnalystLeavesOutASentenceWhoseSubjectIsLongCode(t *testing.T) {
+	var code strings.Builder
+	for i := range 30 {
+		fmt.Fprintf(&code, "    server.on('request', (req, res) => { handle(req, res, %d); });\n", i)
+	}
+	sq := research.SubQuestion{ID: "q1", Question: "Is it a good idea to use a domain for error handling?", Queries: []string{"good idea domain error handling"}}
+	for lead, want := range map[string]bool{
+		"For example, this is not a good idea:":                 false,
+		"This is not a good idea for error handling:":           false,
+		"Using a domain for error handling is not a good idea:": true,
+	} {
+		text := "Domains catch errors thrown in callbacks.\n\n" + lead + "\n\n" + code.String() + "\nThe process keeps running.\n"
+		got := false
+		for _, e := range analyzedWith(t, Config{}, sq, doc("file:///node/domain.html", text)) {
+			got = got || strings.Contains(e.Quote, strings.TrimSuffix(lead, ":"))
+		}
+		if got != want {
+			t.Errorf("%q quoted: %v, want %v", lead, got, want)
+		}
 	}
 }
