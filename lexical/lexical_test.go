@@ -17,6 +17,9 @@ func TestTokenize(t *testing.T) {
 		{"内存模型", []string{"内", "内存", "存", "存模", "模", "模型", "型"}},
 		{"Go的内存", []string{"go", "的内", "内", "内存", "存"}},
 		{"version 1.26", []string{"version", "1", "26"}},
+		// A possessive or reflexive pronoun is no word of a topic ("an older edition than mine"); "mining" is.
+		{"an older edition than mine, the code itself", []string{"older", "edit", "code"}},
+		{"data mining", []string{"data", "mine"}},
 	}
 	for _, tt := range tests {
 		if got := Tokenize(tt.in); !slices.Equal(got, tt.want) {

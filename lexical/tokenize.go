@@ -169,7 +169,8 @@ func init() {
 		is are was were be been being am do does did done have has had having it its it's this that these those there here
 		as not no nor so too very can could should would will shall may might must what which who whom whose when where why how
 		i me my we our you your he him his she her they them their than such about above after again against all any both
-		each few more most other some own same only just also up down out off s t don now`) {
+		each few more most other some own same only just also up down out off s t don now
+		mine yours ours theirs hers myself yourself yourselves himself herself itself ourselves themselves`) {
 		stopWords[w] = true
 	}
 	for _, r := range "的了是在和与及或也就都而之其把被对于从以为吗呢吧啊么这那个有" {

@@ -64,13 +64,21 @@ var selfRE = regexp.MustCompile(`^(?i:this|these) (?i:` + documentNouns + `)s?(?
 // necessity, possibility, ease, value and certainty, and "a good idea", "good practice", "an error" — then "to",
 // "that" or "for".
 var anticipatoryItRE = regexp.MustCompile(`^It(?:'s| is| was| (?:may|might|can|could|would|will|should) be| seems| appears| becomes)` +
-	`(?: not)?(?: (?:often|usually|generally|always|sometimes|also|therefore|thus|still|even|very|quite|much|more|most|less|really|rarely|never|particularly|especially))*` +
+	extraposedPredicate + ` (?:to|that|for)\b`)
+
+// askedFrameRE is a question asked through an anticipatory "it" ("Is it a good idea to rely on …?", "Would it be
+// safe to call …?"): the predicate judges the clause after it, which is what the question is about.
+var askedFrameRE = regexp.MustCompile(`^(?i:is|was|would|will|could|can|should|might|isn't|wasn't|wouldn't) it(?: be)?` +
+	extraposedPredicate + ` (?:to|that|for)\b`)
+
+// extraposedPredicate is what stands between an anticipatory "it" with its verb and the clause it announces: an
+// adverb or two, an article, and one of the predicates that take such a clause.
+const extraposedPredicate = `(?: not)?(?: (?:often|usually|generally|always|sometimes|also|therefore|thus|still|even|very|quite|much|more|most|less|really|rarely|never|particularly|especially))*` +
 	` (?:a |an )?(?:good |bad |better |best |common |usual |standard |recommended )?` +
 	`(?:possible|impossible|necessary|unnecessary|important|essential|crucial|vital|advisable|inadvisable|easy|easier|hard|harder|difficult|` +
 	`simple|simpler|convenient|useful|helpful|safe|safer|unsafe|dangerous|wise|unwise|reasonable|sensible|desirable|preferable|` +
 	`sufficient|enough|common|customary|usual|legal|illegal|permissible|valid|invalid|worth|worthwhile|tempting|natural|` +
-	`likely|unlikely|clear|obvious|evident|apparent|true|false|certain|guaranteed|recommended|idea|practice|error|mistake)` +
-	` (?:to|that|for)\b`)
+	`likely|unlikely|clear|obvious|evident|apparent|true|false|certain|guaranteed|recommended|idea|practice|error|mistake)`
 
 // shellNounRE is a sentence that says what something named before it amounts to through an abstract noun
 // ("The advantage is that the file is properly closed …", "A consequence is that …", "The default is to …"): the

@@ -26,7 +26,8 @@ var (
 		between among across via within without during after before per vs versus
 		is are was were be been being am do does did done have has had having can could should would will shall
 		may might must what which who whom whose when where why how it its this that these those there here
-		i me my we our you your he him his she her they them their than such any some each every please tell
+		i me my we our you your he him his she her they them their mine yours ours theirs hers than such any some
+		each every please tell
 		explain describe s t not
 		rule rules program programs way ways thing things difference differences example examples
 		part parts aspect aspects someone something anything follow follows instead whether`)
@@ -99,12 +100,30 @@ func splitEN(q string) (out []phrase, verbs []string) {
 		cur = nil
 	}
 	prev := ""
-	words := wordRE.FindAllString(q, -1)
+	// "Is it a good idea to rely on …?" judges the clause after "to": the predicate and the clause's verb say what
+	// is asked of the subject, as a relation verb does, and the subject is the verb's object.
+	frameEnd, frameVerb := 0, false
+	if m := askedFrameRE.FindStringIndex(q); m != nil {
+		frameEnd, frameVerb = m[1], strings.HasSuffix(q[:m[1]], " to")
+	}
+	var words []string
+	var at []int
+	for _, loc := range wordRE.FindAllStringIndex(q, -1) {
+		words, at = append(words, q[loc[0]:loc[1]]), append(at, loc[0])
+	}
 	for i, w := range words {
 		lw := strings.ToLower(w)
 		after := prev
 		prev = lw
+		if at[i] < frameEnd || frameVerb && after == "to" && at[i-1] < frameEnd {
+			if isWordish(w) && !enSeparators[lw] {
+				verbs = append(verbs, lw)
+			}
+			continue
+		}
 		kindOf := enKindWords[lw] && i+1 < len(words) && strings.EqualFold(words[i+1], "of")
+		// "cidr rather than inet" compares the two as "cidr or inet" does; "than" is a separator.
+		ratherThan := lw == "rather" && i+1 < len(words) && strings.EqualFold(words[i+1], "than")
 		// The comma itself ends the phrase before it (below); a content word right after it opens the next.
 		if afterComma && len(out) > 0 && isWordish(w) && !enConjunctions[lw] && !enSeparators[lw] && !enRelationVerbs[lw] && !kindOf {
 			listed[len(out)] = true
@@ -114,7 +133,7 @@ func splitEN(q string) (out []phrase, verbs []string) {
 		case after == "how" && enHowWords[lw]:
 			// "How long", "how many": one question word, not a topic.
 			flush()
-		case enConjunctions[lw]:
+		case enConjunctions[lw] || ratherThan:
 			flush()
 			conj = len(out) > 0
 		case enSeparators[lw] || kindOf || !isWordish(w):

@@ -34,6 +34,12 @@ func TestSplitEnglishPhrases(t *testing.T) {
 		{"Are sorts in Python stable?", "sorts | Python stable"},
 		{"What kind of lock should I use?", "lock"},
 		{"What sorts of values can a map key hold?", "values | map key hold"},
+		// "rather than" compares as "or" does; a possessive pronoun is no phrase.
+		{"When should I use cidr rather than inet for network addresses?", "cidr | +inet | network addresses"},
+		{"Will it compile if a dependency uses an older edition than mine?", "compile if | dependency | older edition"},
+		// The judgement of an anticipatory "it" and the verb of its clause are no phrases: the clause's object is.
+		{"Is it a good idea to rely on a feature marked Experimental in production?", "feature marked Experimental | production"},
+		{"Would it be safe for two goroutines to write one map?", "two goroutines | write one map"},
 	} {
 		ph, _ := splitPhrases(tc.q)
 		var got []string
