@@ -856,3 +856,18 @@ func TestToEnglishByOwnPairingBeforeSynonyms(t *testing.T) {
 		t.Errorf("ToEnglishBy(里执行) = %q: the test needs the synonym's pairing found when nothing else pairs", plain)
 	}
 }
+
+// A localizer after a Latin word makes a place of it ("Rust 里": in Rust) and renders as nothing; the same
+// character inside a Chinese word or before one keeps its senses (里面 "inside").
+func TestToEnglishByLocalizerAfterALatinWord(t *testing.T) {
+	d := dict(t)
+	for q, unwanted := range map[string]string{"Rust 里用 use 引入函数": "lining", "Node.js 里开启了 keepAlive": "lining"} {
+		got, n := d.ToEnglishBy(q, nil, nil)
+		if n == 0 || strings.Contains(got, unwanted) {
+			t.Errorf("ToEnglishBy(%q) = %q (%d): the localizer rendered as a noun", q, got, n)
+		}
+	}
+	if got, _ := d.ToEnglishBy("文件里面", nil, nil); !strings.Contains(got, "inside") {
+		t.Errorf("ToEnglishBy(文件里面) = %q, want inside", got)
+	}
+}

@@ -563,6 +563,10 @@ func (d *Dict) ToEnglishUsing(s string, used func(word string) bool) (string, in
 // searched use them (see EnglishBy), and adjacent words' together by the phrases the documents use, through the
 // renderings' synonyms where related is not nil and their own renderings make none (see pairRelated). use nil is
 // ToEnglish.
+// Localizers are the single characters that follow a noun to make a place of it: 中 "in", 里 "in", 内 "within"
+// (标准库里, 约束中, 模块内).
+const Localizers = "中里内"
+
 func (d *Dict) ToEnglishBy(s string, use Usage, related Related) (string, int) {
 	segs := d.Segment(s)
 	cands := make([]*candidates, len(segs))
@@ -570,6 +574,14 @@ func (d *Dict) ToEnglishBy(s string, use Usage, related Related) (string, int) {
 	for i, seg := range segs {
 		if seg.CJK {
 			cands[i], known[i] = d.candidatesBy(seg.Text, use)
+		}
+	}
+	// A localizer right after a Latin word ("Rust 里", "Node.js 中": in Rust, in Node.js) is the postposition of a
+	// place, not its noun senses ("lining", "middle").
+	for i := 1; i < len(segs); i++ {
+		prev := segs[i-1]
+		if segs[i].CJK && utf8.RuneCountInString(segs[i].Text) == 1 && strings.Contains(Localizers, segs[i].Text) && !prev.CJK && strings.TrimSpace(s[prev.Start+len(prev.Text):segs[i].Start]) == "" {
+			cands[i] = nil
 		}
 	}
 	// touching: words k-1 and k are written one after the other, in the same run of Chinese characters.

@@ -1547,9 +1547,11 @@ func usable(raw, plain string, tokens []string, described bool) bool {
 	}
 	// A passage starting in lower case is the tail of a sentence broken by a code block or a figure — unless it
 	// starts with a name in code ("`deepagents` 预设 …") or in emphasis ("*urlopen* raises `URLError` …", as
-	// documentation sets a function's name in italics), or is Chinese, which has no case.
+	// documentation sets a function's name in italics) or written as a name is ("pg_dump does not block …"), or
+	// is Chinese, which has no case.
+	first, _, _ := strings.Cut(plain, " ")
 	if r, _ := utf8.DecodeRuneInString(plain); unicode.IsLower(r) && !strings.HasPrefix(strings.TrimLeft(t, "-*> "), "`") &&
-		!emphasisOpenRE.MatchString(t) && !hasCJK(plain) {
+		!emphasisOpenRE.MatchString(t) && !hasCJK(plain) && !lowerNameRE.MatchString(first) {
 		return false
 	}
 	// A Chinese character carries about as much as a short word: "选项一：降低驱逐阈值" is a statement.
@@ -1593,6 +1595,10 @@ func usable(raw, plain string, tokens []string, described bool) bool {
 	}
 	return true
 }
+
+// lowerNameRE is a name of code written in lower case as a sentence's first word: snake_case, a dotted path or
+// camelCase ("pg_dump", "os.path", "setTimeout"), not a version ("v12.3.0") nor an abbreviation ("e.g.").
+var lowerNameRE = regexp.MustCompile(`^(?:[a-z][a-z0-9]*(?:[_.][A-Za-z][A-Za-z0-9]*)+|[a-z]+[A-Z][A-Za-z0-9]*)[,;:]?$`)
 
 // fencedRanges returns the byte ranges of text inside fenced code blocks (between ``` or ~~~ lines).
 func fencedRanges(text string) [][2]int {

@@ -1007,3 +1007,20 @@ func TestAnalystLeavesOutASentenceWhoseSubjectIsLongCode(t *testing.T) {
 		}
 	}
 }
+
+// A sentence may open with a name of code in lower case ("pg_dump does not block …"); a lower-case opening that
+// is no such name is the tail of a sentence broken by a figure or a code block, or a history row's version.
+func TestUsableOpeningWithALowerCaseName(t *testing.T) {
+	for s, want := range map[string]bool{
+		"pg\\_dump does not block other users accessing the database (readers or writers).": true,
+		"process.exitCode is set when the process exits with an error.":                     true,
+		"setTimeout schedules the callback after the delay in milliseconds.":                true,
+		"v12.3.0 The event is from now on triggered if the repl is used as a program.":      false,
+		"and then the value is returned to the caller of the function.":                     false,
+	} {
+		plain := plainText(s)
+		if got := usable(s, plain, lexical.Tokenize(plain), false); got != want {
+			t.Errorf("usable(%q) = %v, want %v", s, got, want)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/deepresearch/deepresearch/lexical"
+	"github.com/deepresearch/deepresearch/lexical/bilingual"
 	"github.com/deepresearch/deepresearch/research"
 )
 
@@ -509,7 +510,7 @@ func (p *poolIndex) namedSymbols(question string) [][]string {
 }
 
 // zhPlaceRE is the locative frame a Chinese question may open with: 在, a short phrase, then a locative mark.
-var zhPlaceRE = regexp.MustCompile(`^\s*在\s*([^，。？！,?!]{1,24}?)\s*[` + locativeMarks + `]`)
+var zhPlaceRE = regexp.MustCompile(`^\s*在\s*([^，。？！,?!]{1,24}?)\s*[` + bilingual.Localizers + `]`)
 
 // keywordPhrases are the runs of two capitalised words a question writes ("NULLS FIRST or NULLS LAST", "CREATE
 // VIEW"), a language's keywords, each as its two terms. A run of more words ("ON DELETE CASCADE") or one with a

@@ -11,6 +11,7 @@ import (
 	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/lexical/bilingual"
 	"github.com/deepresearch/deepresearch/lexical/synonyms"
+	"github.com/deepresearch/deepresearch/research/publish"
 )
 
 // phrase is a run of content words of the question, in its original spelling.
@@ -93,6 +94,11 @@ func splitEN(q string) (out []phrase, verbs []string) {
 	listed := map[int]bool{}
 	afterComma := false
 	flush := func() {
+		// A gerund before a name is its verb: "running pg_dump", "calling os.Exit".
+		if len(cur) > 1 && len(cur[0]) > 4 && strings.HasSuffix(strings.ToLower(cur[0]), "ing") && nameLike(cur[1]) {
+			verbs = append(verbs, strings.ToLower(cur[0]))
+			cur = cur[1:]
+		}
 		if len(cur) > 0 {
 			out = append(out, phrase{Text: strings.Join(cur, " "), Conj: conj})
 			conj = false
@@ -493,7 +499,11 @@ func plainText(s string) string {
 	at := 0
 	for _, c := range lexical.CodeSpans(s) {
 		prose(s[at:c.Start])
-		b.WriteString(s[c.Code[0]:c.Code[1]])
+		if code := s[c.Code[0]:c.Code[1]]; publish.ReadsAsCitation(code) {
+			b.WriteString(s[c.Start:c.End]) // "`[1, 2, 3]`" is a list in code, no citations
+		} else {
+			b.WriteString(code)
+		}
 		at = c.End
 	}
 	prose(s[at:])

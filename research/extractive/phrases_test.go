@@ -14,6 +14,8 @@ func TestPlainText(t *testing.T) {
 		{"An unclosed ` tick and *emphasis*.", "An unclosed tick and emphasis."},
 		{"| a | `b|c` |", "a | b | c"},
 		{`map\[any]any &amp; more`, "map[any]any & more"},
+		// Code that would read as citations keeps its code marks.
+		{"`list((1, 2, 3))` yields `[1, 2, 3]`.", "list((1, 2, 3)) yields `[1, 2, 3]`."},
 	}
 	for _, tt := range tests {
 		if got := plainText(tt.in); got != tt.want {
@@ -37,6 +39,9 @@ func TestSplitEnglishPhrases(t *testing.T) {
 		// "rather than" compares as "or" does; a possessive pronoun is no phrase.
 		{"When should I use cidr rather than inet for network addresses?", "cidr | +inet | network addresses"},
 		{"Will it compile if a dependency uses an older edition than mine?", "compile if | dependency | older edition"},
+		// A gerund before a name is the name's verb; before a common noun it may be the noun's modifier.
+		{"Does running pg_dump on a live database stop other sessions?", "pg_dump | live database stop other sessions"},
+		{"What does the logging module do?", "logging module"},
 		// The judgement of an anticipatory "it" and the verb of its clause are no phrases: the clause's object is.
 		{"Is it a good idea to rely on a feature marked Experimental in production?", "feature marked Experimental | production"},
 		{"Would it be safe for two goroutines to write one map?", "two goroutines | write one map"},

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/deepresearch/deepresearch/lexical"
+	"github.com/deepresearch/deepresearch/lexical/bilingual"
 	"github.com/deepresearch/deepresearch/research"
 )
 
@@ -487,11 +488,8 @@ func locative(phrase string) bool {
 		return false
 	}
 	last, _ := utf8.DecodeLastRuneInString(phrase)
-	return strings.ContainsRune(locativeMarks, last) && !strings.HasSuffix(phrase, "其中")
+	return strings.ContainsRune(bilingual.Localizers, last) && !strings.HasSuffix(phrase, "其中")
 }
-
-// locativeMarks end a Chinese phrase that says where: 标准库里, 约束中, 模块内.
-const locativeMarks = "中里内"
 
 // zhQuestionWords are the words with which a Chinese clause asks something.
 var zhQuestionWords = []string{"如何", "怎样", "怎么", "什么", "哪", "吗", "是否", "为什么", "为何", "多少", "几", "谁", "能否",

@@ -14,7 +14,7 @@ func FuzzIntegrity(f *testing.F) {
 		"Bees dance [e1]. Ants march [e9].\n\n## Sources\n",
 		"# Title\n\nA claim [e1, e2]. Another [3]. Uncited sentence.\n- item [e2]\n| a | b |\n|---|---|\n| x [e1] | y |\n",
 		"中文句子[e1]。没有引用的句子。\n", "```\ncode [e7]\n```\nText [e1；e2]", "[e1][e2][e", "[ e1 ,e2 ]", "",
-		"Lead-in:\n1. first [e1]\n2. second [e404]\n", "Disagree: “A. B.” [e1]; versus “C.” [e2]. 「甲。乙」[e3]。",
+		"Lead-in:\n1. first [e1]\n2. second [e404]\n", "list((1, 2, 3)) yields `[1, 2, 3]` [e1]. Code `[e9]` alone.", "Disagree: “A. B.” [e1]; versus “C.” [e2]. 「甲。乙」[e3]。",
 	} {
 		f.Add(s)
 	}

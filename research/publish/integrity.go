@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -19,6 +20,40 @@ import (
 var markerRe = regexp.MustCompile(`\[[^\S\n]*(e?\d+(?:[^\S\n]*[,;，、][^\S\n]*e?\d+)*)[^\S\n]*\]`)
 
 var markerSplitRe = regexp.MustCompile(`\s*[,;，、]\s*`)
+
+// markerIndexes returns the citation markers of s as markerRe.FindAllStringSubmatchIndex does, leaving out those
+// inside a code span: "`[1, 2, 3]`" in a quoted sentence is a list in code, not three citations.
+func markerIndexes(s string) [][]int {
+	ms := markerRe.FindAllStringSubmatchIndex(s, -1)
+	if len(ms) == 0 || !strings.Contains(s, "`") {
+		return ms
+	}
+	code := lexical.CodeSpans(s)
+	return slices.DeleteFunc(ms, func(m []int) bool { return inCode(code, m[0], m[1]) })
+}
+
+// mapMarkers replaces each citation marker of s outside code spans (markerIndexes) with what fn returns for it,
+// given the marker and its inside.
+func mapMarkers(s string, fn func(marker, inner string) string) string {
+	ms := markerIndexes(s)
+	if len(ms) == 0 {
+		return s
+	}
+	var b strings.Builder
+	last := 0
+	for _, m := range ms {
+		b.WriteString(s[last:m[0]])
+		b.WriteString(fn(s[m[0]:m[1]], s[m[2]:m[3]]))
+		last = m[1]
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// dropMarkers is s with each citation marker outside code spans replaced by with.
+func dropMarkers(s, with string) string {
+	return mapMarkers(s, func(string, string) string { return with })
+}
 
 // parseMarker returns the ids inside one marker's brackets, and the tokens that are not evidence ids.
 func parseMarker(inner string) (ids, bad []string) {
@@ -36,8 +71,8 @@ func parseMarker(inner string) (ids, bad []string) {
 func CitedIDs(s string) []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, m := range markerRe.FindAllStringSubmatch(s, -1) {
-		ids, _ := parseMarker(m[1])
+	for _, m := range markerIndexes(s) {
+		ids, _ := parseMarker(s[m[2]:m[3]])
 		for _, id := range ids {
 			if !seen[id] {
 				seen[id] = true
@@ -217,7 +252,7 @@ func (c Checker) Prune(markdown string) (string, []Removal) {
 // unitKey is what makes two units the same for the duplicate rule: their words, citations and case aside; ""
 // for a unit too short to count (a lone marker, a dash).
 func unitKey(s string) string {
-	k := strings.ToLower(lexical.NormalizeSpace(stripMarkup(markerRe.ReplaceAllString(s, " "))))
+	k := strings.ToLower(lexical.NormalizeSpace(stripMarkup(dropMarkers(s, " "))))
 	k = strings.TrimRight(k, " .。!！?？;；:：")
 	if utf8.RuneCountInString(k) < 8 {
 		return ""
@@ -227,11 +262,11 @@ func unitKey(s string) string {
 
 // StripMarkers removes the citation markers from text (canonicalise first, CanonicalMarkers, to remove the
 // shapes models write too): what the prose says without them.
-func StripMarkers(text string) string { return markerRe.ReplaceAllString(text, "") }
+func StripMarkers(text string) string { return dropMarkers(text, "") }
 
 // supportKey is a sentence as the judge is asked about it, and as Judged, Approved and Unjudged hold it.
 func supportKey(s string) string {
-	k := strings.TrimSpace(markerRe.ReplaceAllString(s, ""))
+	k := strings.TrimSpace(dropMarkers(s, ""))
 	return spaceBeforeStopRe.ReplaceAllString(k, "$1")
 }
 
@@ -363,7 +398,7 @@ func (c Checker) checkSentence(s string) sentenceVerdict {
 			cause = c
 		}
 	}
-	ms := markerRe.FindAllStringSubmatch(s, -1)
+	ms := markerIndexes(s)
 	base := supportBase{question: c.Question}
 	var titles []string
 	for _, m := range strayMarkers(s) {
@@ -371,7 +406,7 @@ func (c Checker) checkSentence(s string) sentenceVerdict {
 		because(CauseCitationFormat)
 	}
 	for _, m := range ms {
-		ids, bad := parseMarker(m[1])
+		ids, bad := parseMarker(s[m[2]:m[3]])
 		for _, b := range bad {
 			problems = append(problems, fmt.Sprintf("cites [%s], which is not an evidence id (cite like [e3])", b))
 			because(CauseCitationFormat)
@@ -398,7 +433,7 @@ func (c Checker) checkSentence(s string) sentenceVerdict {
 		problems = append(problems, "factual sentence without a citation")
 		because(CauseUnsupported)
 	}
-	if why := InstructionLike(markerRe.ReplaceAllString(s, " ")); why != "" {
+	if why := InstructionLike(dropMarkers(s, " ")); why != "" {
 		problems = append(problems, "it "+why+", which a report never does")
 		because(CauseInstruction)
 	}
@@ -419,7 +454,7 @@ func (c Checker) checkSentence(s string) sentenceVerdict {
 // or in a fragment of one: it says nothing its quote does not, and needs neither the support check nor a judge.
 // A whole quote that holds an ellipsis of its source's own ("a try…except that …") is repeated, not spliced.
 func repeatsQuote(s string, quotes []string) bool {
-	t := strings.ToLower(NormalizeQuote(stripMarkup(markerRe.ReplaceAllString(s, " "))))
+	t := strings.ToLower(NormalizeQuote(stripMarkup(dropMarkers(s, " "))))
 	t = strings.TrimSpace(strings.TrimRight(t, " .。"))
 	if utf8.RuneCountInString(t) < MinQuoteRunes {
 		return false
@@ -769,7 +804,7 @@ func unbroken(text string) [][2]int {
 var markerAtStartRe = regexp.MustCompile(`^(?:` + markerRe.String() + `)`)
 
 func markerOnly(s string) bool {
-	return strings.TrimSpace(markerRe.ReplaceAllString(s, "")) == ""
+	return strings.TrimSpace(dropMarkers(s, "")) == ""
 }
 
 var abbrevs = map[string]bool{"e.g": true, "i.e": true, "etc": true, "vs": true, "mr": true, "mrs": true,
@@ -820,9 +855,8 @@ func collapseBlankLines(s string) string {
 func Renumber(markdown string) (string, []string) {
 	num := map[string]int{}
 	var order []string
-	out := markerRe.ReplaceAllStringFunc(markdown, func(m string) string {
-		sub := markerRe.FindStringSubmatch(m)
-		ids, _ := parseMarker(sub[1])
+	out := mapMarkers(markdown, func(_, inner string) string {
+		ids, _ := parseMarker(inner)
 		var ns []int
 		seen := map[int]bool{}
 		for _, id := range ids {
@@ -850,8 +884,8 @@ func Renumber(markdown string) (string, []string) {
 // RenumberWith rewrites evidence-id markers with an existing numbering.
 func RenumberWith(s string, num map[string]int) (string, bool) {
 	ok := true
-	out := markerRe.ReplaceAllStringFunc(s, func(m string) string {
-		ids, _ := parseMarker(markerRe.FindStringSubmatch(m)[1])
+	out := mapMarkers(s, func(_, inner string) string {
+		ids, _ := parseMarker(inner)
 		var parts []string
 		for _, id := range ids {
 			n, found := num[id]

@@ -151,3 +151,37 @@ func TestRemovalDropsHeadingsLeftOverNothing(t *testing.T) {
 		}
 	}
 }
+
+// A bracketed list in a code span ("`[1, 2, 3]`", "`【3】`") is code, not citations: it is neither refused as a
+// bare number nor renumbered, while the same list outside code still is, and a sentence whose only "citation" is in
+// code cites nothing.
+func TestMarkersInCodeAreCode(t *testing.T) {
+	check := func(id string) error {
+		if id == "e1" {
+			return nil
+		}
+		return errors.New("unknown")
+	}
+	for draft, want := range map[string]string{
+		"For example, `list((1, 2, 3))` yields `[1, 2, 3]` [e1].": "",
+		"Full-width brackets in code: `x【3】` stay [e1].":          "",
+		"For example, list((1, 2, 3)) yields [1, 2, 3] [e1].":     "which is not an evidence id",
+		"The list `[e1]` is written in code.":                     "factual sentence without a citation",
+	} {
+		var reasons []string
+		for _, p := range CheckIntegrity(draft, check) {
+			reasons = append(reasons, p.Reason)
+		}
+		got := strings.Join(reasons, "; ")
+		if want == "" && got != "" || want != "" && !strings.Contains(got, want) {
+			t.Errorf("CheckIntegrity(%q) = %q, want %q", draft, got, want)
+		}
+	}
+	out, order := Renumber("Yields `[1, 2, 3]` [e4]. Then [e4].")
+	if out != "Yields `[1, 2, 3]` [1]. Then [1]." || !slices.Equal(order, []string{"e4"}) {
+		t.Errorf("Renumber: %q %v", out, order)
+	}
+	if got := StripMarkers("Yields `[1, 2]` [e4]."); got != "Yields `[1, 2]` ." {
+		t.Errorf("StripMarkers: %q", got)
+	}
+}

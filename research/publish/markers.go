@@ -2,8 +2,11 @@ package publish
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/deepresearch/deepresearch/lexical"
 )
 
 // Models cite in more ways than the one they are asked for: full-width brackets (【e3】, ［e3］), footnotes
@@ -56,6 +59,12 @@ func citationIDs(inner string) ([]string, bool) {
 	return ids, len(ids) > 0
 }
 
+// ReadsAsCitation reports whether s, published as prose, holds something the integrity check reads as a citation
+// marker ("[1, 2, 3]", "[e3]", "【3】"): code quoted in a report keeps its code marks when it does.
+func ReadsAsCitation(s string) bool {
+	return markerRe.MatchString(s) || len(strayMarkers(s)) > 0
+}
+
 // strayMarkers returns the citation-like markers of s that name no evidence id the canonical form can read.
 func strayMarkers(s string) []string {
 	if !strings.ContainsAny(s, "[【［〔〖") {
@@ -73,7 +82,7 @@ func strayMarkers(s string) []string {
 
 // stripMarkers removes every citation marker, canonical or stray, from a line that is published unchecked.
 func stripMarkers(line string) string {
-	line = markerRe.ReplaceAllString(line, "")
+	line = dropMarkers(line, "")
 	if !strings.ContainsAny(line, "[【［〔〖") {
 		return line
 	}
@@ -103,15 +112,27 @@ func isStray(m, inner string, ascii bool) bool {
 	return !ascii && digitRe.MatchString(t) && utf8.RuneCountInString(t) <= 24
 }
 
+// inCode reports whether s[a:z] lies inside one of code's spans.
+func inCode(code []lexical.CodeSpan, a, z int) bool {
+	return slices.ContainsFunc(code, func(c lexical.CodeSpan) bool { return c.Start <= a && z <= c.End })
+}
+
 // replaceMarkers calls fn on every bracketed span of s that is not the text of a Markdown link or image, and
 // replaces it with what fn returns when fn says to.
 func replaceMarkers(s string, fn func(m, inner string, ascii bool) (string, bool)) string {
 	var b strings.Builder
 	last := 0
+	var code []lexical.CodeSpan
+	if strings.Contains(s, "`") {
+		code = lexical.CodeSpans(s)
+	}
 	for _, loc := range bracketRe.FindAllStringSubmatchIndex(s, -1) {
 		a, z := loc[0], loc[1]
 		if z < len(s) && s[z] == '(' || a > 0 && s[a-1] == '!' {
 			continue // [text](url), ![alt](src)
+		}
+		if inCode(code, a, z) {
+			continue // code: `[1, 2, 3]`, `【x】`
 		}
 		inner, ascii := "", false
 		for g := 1; g < len(loc)/2; g++ {

@@ -110,7 +110,8 @@ func FuzzUnwrapReport(f *testing.F) {
 // stray marker, and unwrapping a fenced report never panics or grows the draft.
 func FuzzMarkers(f *testing.F) {
 	for _, s := range []string{"A 【e3】 B [^e2] C [e1†L1-L2] D 【3†source】 [source].", "```markdown\n# T\n\nA [e1].\n```",
-		"[[e1]] [E2] ［e3］ 〔e4〕 〖5〗", "## H 【1】\n\n| a | b |\n|---|---|\n| x 【2】 | y [e1] |\n"} {
+		"[[e1]] [E2] ［e3］ 〔e4〕 〖5〗", "## H 【1】\n\n| a | b |\n|---|---|\n| x 【2】 | y [e1] |\n",
+		"Yields `[1, 2, 3]` and `【3】` [e1]. Unclosed ` [2] [e1]."} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

@@ -86,7 +86,7 @@ func supportProblem(sentence string, base supportBase) string {
 		plain = emphasisRe.ReplaceAllString(plain, "")
 	}
 	lowQuotes := strings.ToLower(quotes + "\n" + plain)
-	s := markerRe.ReplaceAllString(sentence, " ")
+	s := dropMarkers(sentence, " ")
 	var missing []string
 	squeezed := squeeze(lowQuotes)
 	need := func(kind, v string, in string) {
