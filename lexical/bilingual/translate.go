@@ -559,14 +559,14 @@ func (d *Dict) ToEnglishUsing(s string, used func(word string) bool) (string, in
 	}, nil)
 }
 
-// ToEnglishBy is ToEnglish choosing each word's renderings among all its senses by how much the documents
-// searched use them (see EnglishBy), and adjacent words' together by the phrases the documents use, through the
-// renderings' synonyms where related is not nil and their own renderings make none (see pairRelated). use nil is
-// ToEnglish.
 // Localizers are the single characters that follow a noun to make a place of it: 中 "in", 里 "in", 内 "within"
 // (标准库里, 约束中, 模块内).
 const Localizers = "中里内"
 
+// ToEnglishBy is ToEnglish choosing each word's renderings among all its senses by how much the documents
+// searched use them (see EnglishBy), and adjacent words' together by the phrases the documents use, through the
+// renderings' synonyms where related is not nil and their own renderings make none (see pairRelated). use nil is
+// ToEnglish.
 func (d *Dict) ToEnglishBy(s string, use Usage, related Related) (string, int) {
 	segs := d.Segment(s)
 	cands := make([]*candidates, len(segs))

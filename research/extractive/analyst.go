@@ -887,8 +887,8 @@ func refersBack(s string) bool {
 		}
 	}
 	// A short opener set off by a comma ("For example, this is not a good idea.", "In practice, they …") leaves
-	// the subject pointing back as if it opened the sentence.
-	// Before a colon the pronoun points ahead, at what follows ("For example, this is not a good idea:").
+	// the subject pointing back as if it opened the sentence; before a colon it points ahead, at what follows
+	// ("For example, this is not a good idea:").
 	if m := openerRE.FindStringSubmatchIndex(s); m != nil && !endsInColon(s) {
 		rest := s[m[2]:]
 		return refersBack(strings.ToUpper(rest[:1]) + rest[1:])

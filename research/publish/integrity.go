@@ -22,14 +22,14 @@ var markerRe = regexp.MustCompile(`\[[^\S\n]*(e?\d+(?:[^\S\n]*[,;，、][^\S\n]*
 var markerSplitRe = regexp.MustCompile(`\s*[,;，、]\s*`)
 
 // markerIndexes returns the citation markers of s as markerRe.FindAllStringSubmatchIndex does, leaving out those
-// inside a code span: "`[1, 2, 3]`" in a quoted sentence is a list in code, not three citations.
+// inside a code span of their line (inLineCode): "`[1, 2, 3]`" in a quoted sentence is a list in code, not three
+// citations.
 func markerIndexes(s string) [][]int {
 	ms := markerRe.FindAllStringSubmatchIndex(s, -1)
 	if len(ms) == 0 || !strings.Contains(s, "`") {
 		return ms
 	}
-	code := lexical.CodeSpans(s)
-	return slices.DeleteFunc(ms, func(m []int) bool { return inCode(code, m[0], m[1]) })
+	return slices.DeleteFunc(ms, func(m []int) bool { return inLineCode(s, m[0], m[1]) })
 }
 
 // mapMarkers replaces each citation marker of s outside code spans (markerIndexes) with what fn returns for it,

@@ -185,3 +185,12 @@ func TestMarkersInCodeAreCode(t *testing.T) {
 		t.Errorf("StripMarkers: %q", got)
 	}
 }
+
+// A backtick left open on one line hides no citation of another: code spans are read line by line.
+func TestUnclosedBacktickHidesNoCitation(t *testing.T) {
+	md := "It's `x and more [e1].\n\nNext `y` [e2] and `z`.\n"
+	out, order := Renumber(md)
+	if out != "It's `x and more [1].\n\nNext `y` [2] and `z`.\n" || !slices.Equal(order, []string{"e1", "e2"}) {
+		t.Errorf("Renumber(%q) = %q %v", md, out, order)
+	}
+}

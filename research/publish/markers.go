@@ -112,9 +112,17 @@ func isStray(m, inner string, ascii bool) bool {
 	return !ascii && digitRe.MatchString(t) && utf8.RuneCountInString(t) <= 24
 }
 
-// inCode reports whether s[a:z] lies inside one of code's spans.
-func inCode(code []lexical.CodeSpan, a, z int) bool {
-	return slices.ContainsFunc(code, func(c lexical.CodeSpan) bool { return c.Start <= a && z <= c.End })
+// inLineCode reports whether s[a:z], which lies on one line, is inside a code span of that line. Spans are read
+// line by line: a backtick left open on one line never hides the citations of another.
+func inLineCode(s string, a, z int) bool {
+	start := strings.LastIndexByte(s[:a], '\n') + 1
+	end := len(s)
+	if k := strings.IndexByte(s[z:], '\n'); k >= 0 {
+		end = z + k
+	}
+	return slices.ContainsFunc(lexical.CodeSpans(s[start:end]), func(c lexical.CodeSpan) bool {
+		return c.Start <= a-start && z-start <= c.End
+	})
 }
 
 // replaceMarkers calls fn on every bracketed span of s that is not the text of a Markdown link or image, and
@@ -122,16 +130,13 @@ func inCode(code []lexical.CodeSpan, a, z int) bool {
 func replaceMarkers(s string, fn func(m, inner string, ascii bool) (string, bool)) string {
 	var b strings.Builder
 	last := 0
-	var code []lexical.CodeSpan
-	if strings.Contains(s, "`") {
-		code = lexical.CodeSpans(s)
-	}
+	code := strings.Contains(s, "`")
 	for _, loc := range bracketRe.FindAllStringSubmatchIndex(s, -1) {
 		a, z := loc[0], loc[1]
 		if z < len(s) && s[z] == '(' || a > 0 && s[a-1] == '!' {
 			continue // [text](url), ![alt](src)
 		}
-		if inCode(code, a, z) {
+		if code && inLineCode(s, a, z) {
 			continue // code: `[1, 2, 3]`, `【x】`
 		}
 		inner, ascii := "", false
