@@ -820,10 +820,10 @@ func codeSubject(text string, sp lexical.Span) bool {
 		return false
 	}
 	last, n := codeBlock(text, sp.End)
-	return n > 0 && (n > maxCodeLines+1 || utf8.RuneCountInString(text[sp.Start:last]) > maxQuote)
+	return n > 0 && (codeEnd(text, sp.End) == 0 || utf8.RuneCountInString(text[sp.Start:last]) > maxQuote)
 }
 
-var codeSubjectRE = regexp.MustCompile(`^(?:[A-Z][a-z]*(?: [a-z]+)?, )?(?:[Tt]his (?:[a-z]*[a-rt-z]s|is|was|will|would|can|could|may|might|should|must)|` +
+var codeSubjectRE = regexp.MustCompile(`^(?:` + shortOpener + `)?(?:[Tt]his (?:[a-z]*[a-rt-z]s|is|was|will|would|can|could|may|might|should|must)|` +
 	`[Tt]hese (?:are|were|will|would|can|could|may|might|should|must|do|have))\b`)
 
 // pointsBackRE matches the words by which a sentence refers to what was said before it.
@@ -896,9 +896,12 @@ func refersBack(s string) bool {
 	return endsInDemonstrative(s)
 }
 
-// openerRE is a sentence opening with one or two words and a comma before a pronoun subject; the submatch is
-// where the subject begins.
-var openerRE = regexp.MustCompile(`^[A-Z][a-z]*(?: [a-z]+)?, ((?:this|these|that|those|it|they) )`)
+// openerRE is a sentence opening with a short opener before a pronoun subject; the submatch is where the subject
+// begins.
+var openerRE = regexp.MustCompile(`^` + shortOpener + `((?:this|these|that|those|it|they) )`)
+
+// shortOpener is one or two words set off by a comma at a sentence's start ("For example, ", "In practice, ").
+const shortOpener = `[A-Z][a-z]*(?: [a-z]+)?, `
 
 // endRefRE is a sentence that ends in a demonstrative pronoun as its object ("… an optional RETURNING clause that
 // supports this.", "… there is no way to do that."): what it stands for is in the sentence before.
@@ -1055,15 +1058,12 @@ func (a *Analyst) index(doc *sources.Document) *docIndex {
 		}
 		described := view == nil && sig >= 0 && describes(text, heads[sig], sp, hidden)
 		ix.usable[i] = usable(sp.Text, plain, own, described) && !cutSpan(text, ix.spans, i) && !onHeadingLine(text, sp) && !brokenByCode(text, sp) &&
-			!titleLine(heads, text, sp)
+			!titleLine(heads, text, sp) && !codeSubject(text, sp)
 		if described && ix.usable[i] && !lexical.HasVerb(plain) {
 			// "The operating system-specific end-of-line marker." under "## `os.EOL`" says what os.EOL is: quoted
 			// from its heading, it is stated of the name.
 			ix.from[i] = heads[sig].Start
 			ix.claims[i] = "`" + signatureName(heads[sig].Text) + "`: " + plain
-		}
-		if view == nil && ix.usable[i] && codeSubject(text, sp) {
-			ix.usable[i] = false
 		}
 		all := append([]string(nil), own...)
 		if view != nil {
