@@ -239,7 +239,11 @@ func (ix *Index) build(ctx context.Context, baseName string, base *manifest, p p
 	if !docsChanged && base.sameAs(roots, files) {
 		return nil // after all, nothing changed: the current generation stays (the deferred cleanup removes this one)
 	}
-	info := genInfo{Roots: roots, Built: time.Now().UTC(), Redundant: redundantDocs(files), Analysis: analysisVersion}
+	scoring, err := indexScoringStats(ctx, idx)
+	if err != nil {
+		return fmt.Errorf("index %s: %w", ix.dir, err)
+	}
+	info := genInfo{Roots: roots, Built: time.Now().UTC(), Redundant: redundantDocs(files), Analysis: analysisVersion, Scoring: scoring}
 	for _, e := range files {
 		if e.doc() {
 			info.Files++

@@ -3,7 +3,6 @@ package corpus
 import (
 	"bytes"
 	"context"
-	"errors"
 	"slices"
 	"strings"
 
@@ -25,8 +24,10 @@ type hit struct {
 }
 
 // candidateReader is an index reader whose term postings hold only the
-// candidate documents; everything else (document count, field cardinality,
-// each term's document frequency) is the whole index's.
+// candidate documents; everything else (document count, each term's
+// document frequency) is the whole index's, and the average field length
+// comes with the generation's scoring statistics in the context (see
+// scoring.go).
 type candidateReader struct {
 	index.IndexReader
 	ids []index.IndexInternalID // ascending
@@ -38,15 +39,6 @@ func (r candidateReader) TermFieldReader(ctx context.Context, term []byte, field
 		return nil, err
 	}
 	return &candidateTFR{inner: tfr, ids: r.ids}, nil
-}
-
-// FieldCardinality keeps BM25's average field length the whole index's.
-func (r candidateReader) FieldCardinality(field string) (int, error) {
-	b, ok := r.IndexReader.(index.BM25Reader)
-	if !ok {
-		return 0, errors.New("the index reader reports no field cardinality")
-	}
-	return b.FieldCardinality(field)
 }
 
 // candidateTFR visits the postings of a term at the candidates only.

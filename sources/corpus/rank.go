@@ -211,14 +211,6 @@ func openPostingsQuery(ctx context.Context, r index.IndexReader, m mapping.Index
 	if len(tokens) > searcher.DisjunctionHeapTakeover || 2*len(tokens) > 32 { // present is a uint32
 		return nil, false, nil
 	}
-	docTotal, err := r.DocCount()
-	if err != nil {
-		return nil, false, err
-	}
-	bm, isBM := r.(index.BM25Reader)
-	if !isBM {
-		return nil, false, errors.New("corpus: the index reader reports no field cardinality")
-	}
 	defer func() {
 		if err != nil {
 			q.Close()
@@ -229,13 +221,9 @@ func openPostingsQuery(ctx context.Context, r index.IndexReader, m mapping.Index
 		name  string
 		boost float64
 	}{{"text", 1}, {"title", 1.5}} {
-		card, err := bm.FieldCardinality(f.name)
+		docTotal, avg, err := bm25Metrics(ctx, f.name)
 		if err != nil {
 			return nil, false, err
-		}
-		var avg float64
-		if docTotal != 0 || card != 0 {
-			avg = math.Ceil(float64(card) / float64(docTotal))
 		}
 		for _, tok := range tokens {
 			key := [2]string{f.name, string(tok.Term)}

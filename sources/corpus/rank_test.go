@@ -1,15 +1,21 @@
 package corpus
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
-	"github.com/blevesearch/bleve/v2"
 	"math"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/index/scorch"
+	index "github.com/blevesearch/bleve_index_api"
 
 	"github.com/deepresearch/deepresearch/sources"
 )
@@ -96,7 +102,7 @@ func TestPostingsRankingEqualsFullQuery(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					want, err := g.rankFull(t.Context(), newRankQuery(q, limit, 2, queryAnalyzerName))
+					want, err := g.rankFull(scored(t, g), newRankQuery(q, limit, 2, queryAnalyzerName))
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -221,12 +227,13 @@ func TestRankScoresAreBleves(t *testing.T) {
 		}
 		queries = append(queries, strings.Join(q, " "))
 	}
+	ctx := scored(t, g)
 	var total rankStats
 	for _, q := range queries {
 		rq := newRankQuery(q, 10, 2, queryAnalyzerName)
 		req := bleve.NewSearchRequestOptions(rq.full, 100000, 0, false)
 		req.SortBy([]string{"-_score", "_id"})
-		res, err := g.idx.SearchInContext(t.Context(), req)
+		res, err := g.idx.SearchInContext(ctx, req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -235,7 +242,7 @@ func TestRankScoresAreBleves(t *testing.T) {
 			bleveScore[h.ID] = h.Score
 		}
 		for _, k := range []int{1, 3, 10, 40, 1 << 20} {
-			kept, kth, st, ok, err := postingsRank(t.Context(), r, g.idx.Mapping(), rq, k, depth{compact: 2})
+			kept, kth, st, ok, err := postingsRank(ctx, r, g.idx.Mapping(), rq, k, depth{compact: 2})
 			if err != nil || !ok {
 				t.Fatalf("%q k=%d: ok=%v err=%v", q, k, ok, err)
 			}
@@ -309,7 +316,7 @@ func FuzzPostingsRanking(f *testing.F) {
 			if _, err := g.structure(t.Context(), &rq); err != nil {
 				t.Fatal(err)
 			}
-			want, err := g.rankFull(t.Context(), rq)
+			want, err := g.rankFull(scored(t, g), rq)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -344,18 +351,126 @@ func BenchmarkRanking(b *testing.B) {
 		}
 		queries = append(queries, newRankQuery(strings.Join(q, " "), 10, 2, queryAnalyzerName))
 	}
+	ctx := scored(b, g)
 	b.Run("postings", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
-			if _, ok, err := g.rankCertified(b.Context(), queries[i%len(queries)], depth{}); err != nil || !ok {
+			if _, ok, err := g.rankCertified(ctx, queries[i%len(queries)], depth{}); err != nil || !ok {
 				b.Fatal(ok, err)
 			}
 		}
 	})
 	b.Run("bleve-full-query", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
-			if _, err := g.rankFull(b.Context(), queries[i%len(queries)]); err != nil {
+			if _, err := g.rankFull(ctx, queries[i%len(queries)]); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
+}
+
+// scored is a context carrying g's scoring statistics, as Search scores with.
+func scored(tb testing.TB, g *generation) context.Context {
+	tb.Helper()
+	ctx, err := g.scoring(tb.Context())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return ctx
+}
+
+// The same files give the same scores whatever the layout of the index's segments: one build writing a batch a
+// few chunks (many segments, left as the merger had them when the build closed) and one writing them all in one
+// batch (one segment) rank every query alike, score for score. Bleve's own average field length adds up the
+// segments' dictionaries, so without the generation's scoring statistics the two differ. The split build's
+// statistics are taken out of its info, as a generation written by an earlier version has none.
+func TestScoresDoNotDependOnSegments(t *testing.T) {
+	root := rankCorpus(t, 200)
+	// Words from a pool of a thousand, each file using a few hundred, so that every segment's dictionary holds
+	// most of the pool and their sum is several times the distinct words.
+	r := rand.New(rand.NewPCG(5, 6))
+	for i := range 200 {
+		var b strings.Builder
+		fmt.Fprintf(&b, "# memory notes %d\n\n", i)
+		for range 300 {
+			fmt.Fprintf(&b, "memory pool%d ", r.IntN(1000))
+		}
+		writeFile(t, filepath.Join(root, fmt.Sprintf("pool%03d.md", i)), b.String())
+	}
+	build := func(batchOps int) *Index {
+		ix, err := OpenWith(t.TempDir(), &Options{BatchOps: batchOps})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { ix.Close() })
+		if _, err := ix.Add(t.Context(), root); err != nil {
+			t.Fatal(err)
+		}
+		return ix
+	}
+	split, whole := build(7), build(1<<20)
+	// A generation written before the statistics were kept with it has them counted by its first search.
+	name, err := readCurrent(split.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	infoPath := filepath.Join(split.dir, name, infoName)
+	data, err := os.ReadFile(infoPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var info map[string]any
+	if err := json.Unmarshal(data, &info); err != nil || info["scoring"] == nil {
+		t.Fatalf("info.json keeps no scoring statistics (%v): %s", err, data)
+	}
+	delete(info, "scoring")
+	if data, err = json.Marshal(info); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, infoPath, string(data))
+	cardinality := func(ix *Index) (segments, summed int) {
+		g, release, err := ix.acquire()
+		if err != nil || g == nil {
+			t.Fatalf("acquire: %v", err)
+		}
+		defer release()
+		adv, err := g.idx.Advanced()
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := adv.Reader()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		summed, err = r.(index.BM25Reader).FieldCardinality("text")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(r.(*scorch.IndexSnapshot).Segments()), summed
+	}
+	segs, splitCard := cardinality(split)
+	_, wholeCard := cardinality(whole)
+	t.Logf("%d segments, text cardinality %d against %d", segs, splitCard, wholeCard)
+	if segs < 2 || splitCard == wholeCard {
+		t.Fatalf("the split build has %d segments and Bleve's text cardinality %d against %d: not the case this test is about", segs, splitCard, wholeCard)
+	}
+	queries := []string{"happens before", "memory model", "goroutine channel lock", "select map slice panic", "heap stack"}
+	for _, q := range queries {
+		got, err := split.Search(t.Context(), q, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := whole.Search(t.Context(), q, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) == 0 || len(got) != len(want) {
+			t.Fatalf("%q: %d results against %d", q, len(got), len(want))
+		}
+		for i := range got {
+			if got[i].URL != want[i].URL || got[i].Score != want[i].Score {
+				t.Errorf("%q #%d: %s scored %.17g in the split build, %s %.17g in the whole one", q, i, got[i].URL, got[i].Score, want[i].URL, want[i].Score)
+			}
+		}
+	}
 }

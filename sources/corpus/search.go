@@ -76,6 +76,9 @@ func (ix *Index) Search(ctx context.Context, q string, limit int) ([]sources.Res
 		return nil, fmt.Errorf("corpus %s is empty: index a folder first (deepresearch index DIR)", ix.dir)
 	}
 	defer release()
+	if ctx, err = g.scoring(ctx); err != nil {
+		return nil, fmt.Errorf("corpus search %q: %w", q, err)
+	}
 	rq := newRankQuery(q, limit, perFile, g.queryAnalyzer())
 	rq.keepCopies = ix.keepCopies
 	structured, err := g.structure(ctx, &rq)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/search"
 
 	"github.com/deepresearch/deepresearch/base/atomicfile"
 )
@@ -71,6 +72,9 @@ type genInfo struct {
 	Redundant map[string]string `json:"redundant,omitempty"`
 	// Analysis is the analysisVersion the generation's text was indexed with.
 	Analysis int `json:"analysis,omitempty"`
+	// Scoring are the statistics every search of the generation scores with (see scoring.go), counted when it was
+	// written; a generation written before they were kept has them counted by its first search.
+	Scoring *search.BM25Stats `json:"scoring,omitempty"`
 }
 
 // analysisVersion numbers the ways the index has analysed text into terms; a generation indexed another way is
@@ -229,14 +233,15 @@ func lockWriterShared(dir string, done <-chan struct{}, waiting func(done, total
 // generation is one opened generation, read-only, with its use.lock held
 // shared so that no writer removes it while it is open.
 type generation struct {
-	name  string
-	dir   string
-	lock  *os.File
-	idx   bleve.Index // chunks
-	texts bleve.Index // file documents
-	info  genInfo
-	refs  int // guarded by Index.mu
-	vocab vocabMemo
+	name   string
+	dir    string
+	lock   *os.File
+	idx    bleve.Index // chunks
+	texts  bleve.Index // file documents
+	info   genInfo
+	refs   int // guarded by Index.mu
+	vocab  vocabMemo
+	scores scoringMemo
 }
 
 // openGeneration opens the current generation of the index in dir. It
