@@ -318,10 +318,20 @@ func keyUnits(question string) []string {
 	phrases, _ := splitPhrases(question)
 	var out []string
 	for _, ph := range phrases {
-		out = append(out, strings.Fields(ph.Text)...)
+		for _, w := range strings.Fields(ph.Text) {
+			if !quantityRE.MatchString(w) {
+				out = append(out, w)
+			}
+		}
 	}
 	return dedupe(out)
 }
+
+// quantityRE matches a measurement: a number with a unit of size, time, frequency or a percent sign ("2G", "512MB",
+// "1.5GiB", "30s", "200ms", "80%"). It describes the asker's setting, and the sources write such figures in their own
+// notation ("2 GiB", "512 MiB"): its absence is no sign that they do not cover the question. A bare number is not
+// one (a version, "Python 3.11", is a name).
+var quantityRE = regexp.MustCompile(`^\d+(?:\.\d+)?(?:[kKmMgGtTpP]i?[bB]?|[bB]|bytes?|[mnuµ]?s|secs?|min|mins|h|hrs?|[kMG]?Hz|%)$`)
 
 // headNouns is the head-noun heuristic: the last word of each key phrase of two or more Latin words ("push" in
 // "HTTP/2 server push", "pacing" in "garbage collector pacing"). An English compound names a kind of its last

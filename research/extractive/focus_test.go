@@ -38,6 +38,9 @@ func TestNotCovered(t *testing.T) {
 		// The head of a compound the sources never complete ("Reader stream" without "rewind") is what is asked.
 		{"How does the Reader stream rewind work?", "Not covered: the sources searched never mention rewind", false},
 		{"如何用 GOGC 调整读取？", "未涵盖：所检索的来源没有提到 GOGC。", false},
+		// A measurement of the asker's setting is written in the sources' own notation, if at all.
+		{"What does a WaitGroup wait for in 30s?", "", true},
+		{"WaitGroup 在 512MB 内存里等待什么？", "", true},
 	}
 	for _, tt := range tests {
 		md := planAndSynthesize(t, ix, tt.q, pool)
@@ -87,6 +90,15 @@ func TestHeadNouns(t *testing.T) {
 		slices.Sort(keys)
 		if !slices.Equal(keys, tt.want) {
 			t.Errorf("headNouns(%q) = %v, want %v", tt.q, keys, tt.want)
+		}
+	}
+}
+
+func TestQuantity(t *testing.T) {
+	for in, want := range map[string]bool{"2G": true, "512MB": true, "1.5GiB": true, "30s": true, "200ms": true, "80%": true,
+		"3GHz": true, "3.11": false, "v20": false, "HTTP/2": false, "ES2015": false, "2to3": false, "x86": false, "G1": false} {
+		if got := quantityRE.MatchString(in); got != want {
+			t.Errorf("quantity %q = %v", in, got)
 		}
 	}
 }
