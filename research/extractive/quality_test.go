@@ -195,3 +195,28 @@ func TestAnalystJudgesABackReferenceByItsOwnSentence(t *testing.T) {
 		t.Errorf("confidence %.3f after an example, %.3f after a plain sentence", example, plain)
 	}
 }
+
+// The summary opens with the item that answers the question best, even when it is neither a rule nor a definition:
+// a definition of a word the question uses comes after it, not before.
+func TestSummaryOpensWithTheBestAnswer(t *testing.T) {
+	plan := &research.Plan{Question: "Do I have to close a file after reading it?", Language: "en",
+		SubQuestions: []research.SubQuestion{
+			{ID: "q1", Question: "Do I have to close a file after reading it?", Queries: []string{"close file after reading"}},
+		}}
+	pool := []research.Evidence{
+		ev("e1", "q1", "file:///io.html#L5-L5", "If you are not using the with keyword, you call f.close() to close the file after reading it and free the resources it holds.", 0.95),
+		ev("e2", "q1", "file:///io.html#L3-L3", "A file object is an object exposing a file-oriented API for reading and closing a file.", 0.7),
+		ev("e3", "q1", "file:///io.html#L7-L7", "After a file is closed, reading it again raises an error.", 0.6),
+	}
+	for i := range pool {
+		pool[i].Title = "Reading and Writing Files"
+	}
+	d, err := New(Config{}).Synthesizer.Synthesize(t.Context(), research.SynthesisInput{Plan: plan, Evidence: pool})
+	if err != nil {
+		t.Fatal(err)
+	}
+	summary, _, _ := strings.Cut(strings.SplitN(d.Markdown, "## Summary\n\n", 2)[1], "\n\n")
+	if !strings.HasPrefix(summary, "If you are not using the with keyword") || !strings.Contains(summary, "[e2]") {
+		t.Errorf("the summary does not open with the answer, the definition after it:\n%s", summary)
+	}
+}

@@ -256,7 +256,8 @@ func (s *Synthesizer) Synthesize(ctx context.Context, in research.SynthesisInput
 		return &research.Draft{Markdown: b.String()}, nil
 	}
 
-	// Summary: the answer first — the best on-topic items, near-duplicates merged, rules and definitions leading.
+	// Summary: the answer first — the best on-topic items, near-duplicates merged, the best one leading and rules
+	// and definitions next.
 	cited := map[string]bool{}
 	var said []research.Evidence
 	sayable := func(e research.Evidence) bool {
@@ -275,9 +276,14 @@ func (s *Synthesizer) Synthesize(ctx context.Context, in research.SynthesisInput
 			summaryWords += research.CountWords(e.Claim)
 		}
 	}
-	sort.SliceStable(summary, func(i, j int) bool {
-		return normative(passageKind(summary[i].Quote)) && !normative(passageKind(summary[j].Quote))
-	})
+	// The item that answers the question best opens the summary whatever its kind; after it, rules and
+	// definitions come before examples and remarks.
+	if len(summary) > 1 {
+		rest := summary[1:]
+		sort.SliceStable(rest, func(i, j int) bool {
+			return normative(passageKind(rest[i].Quote)) && !normative(passageKind(rest[j].Quote))
+		})
+	}
 	fmt.Fprintf(&b, "## %s\n\n", lb.summary)
 	var parts []string
 	for _, e := range summary {
