@@ -27,11 +27,16 @@ var (
 		between among across via within without during after before per vs versus
 		is are was were be been being am do does did done have has had having can could should would will shall
 		may might must what which who whom whose when where why how it its this that these those there here
-		i me my we our you your he him his she her they them their mine yours ours theirs hers than such any some
+		i me my we us our you your he him his she her they them their mine yours ours theirs hers than such any some
 		each every please tell
 		explain describe s t not
 		rule rules program programs way ways thing things difference differences example examples
-		part parts aspect aspects someone something anything follow follows instead whether`)
+		part parts aspect aspects someone something anything follow follows instead whether
+		won't can't cannot don't doesn't didn't isn't aren't wasn't weren't hasn't haven't hadn't wouldn't shouldn't
+		couldn't mustn't needn't shan't won doesn didn isn aren wasn weren hasn haven hadn wouldn shouldn couldn mustn
+		needn shan`)
+	// enPermissionWords open "let me …" and "lets us …": the action after them is what is asked.
+	enPermissionWords = toSet(`let lets`)
 	// enKindWords end a phrase only as the head of "… of": "what kind of lock", "all sorts of values"; "Are sorts
 	// in Python stable?" asks about sorts.
 	enKindWords    = toSet(`kind kinds sort sorts`)
@@ -138,6 +143,8 @@ func splitEN(q string) (out []phrase, verbs []string) {
 		switch {
 		case after == "how" && enHowWords[lw]:
 			// "How long", "how many": one question word, not a topic.
+			flush()
+		case enPermissionWords[lw] && i+1 < len(words) && (strings.EqualFold(words[i+1], "me") || strings.EqualFold(words[i+1], "us")):
 			flush()
 		case enConjunctions[lw] || ratherThan:
 			flush()

@@ -45,6 +45,9 @@ func TestSplitEnglishPhrases(t *testing.T) {
 		// The judgement of an anticipatory "it" and the verb of its clause are no phrases: the clause's object is.
 		{"Is it a good idea to rely on a feature marked Experimental in production?", "feature marked Experimental | production"},
 		{"Would it be safe for two goroutines to write one map?", "two goroutines | write one map"},
+		// A negative auxiliary, spelled either way, is no phrase, nor is "let me" before the action asked about.
+		{"Why won't Rust let me implement Display for Vec?", "Rust | implement Display | Vec"},
+		{"Why doesn’t the compiler let us borrow it twice?", "compiler | borrow | twice"},
 	} {
 		ph, _ := splitPhrases(tc.q)
 		var got []string

@@ -100,6 +100,14 @@ func (p *Planner) Plan(ctx context.Context, question string) (*research.Plan, er
 	if tail != "" {
 		phrases = phrases[:len(phrases)-1]
 	}
+	// So is the domain that opens the question as the one who acts ("Why won't Rust let me implement …", "Does
+	// PostgreSQL support …" over those manuals).
+	if lang == "en" {
+		if head := domainHead(ctx, phrases, p.vocab); head != "" {
+			phrases = phrases[1:]
+			tail = strings.TrimSpace(head + " " + tail)
+		}
+	}
 	// Group conjuncts: "DeepAgent and Claude Code" is one group of two members.
 	var groups [][]string
 	for _, ph := range phrases {
@@ -557,6 +565,27 @@ func domainTail(ctx context.Context, question string, phrases []phrase, v *vocab
 	}
 	if n := len(before); n == 0 || before[n-1] != "of" && before[n-1] != "in" {
 		return ""
+	}
+	return w
+}
+
+// domainHead is the question's first phrase when it names the domain the question is asked in and more follows:
+// proper names the sources are all about (vocabulary.setting), every word of it, not joined to the next phrase by a
+// conjunction ("Rust and Go" compares them) — "Rust" of "Why won't Rust let me implement Display for Vec<String>?"
+// over the Rust book, not "generics" of "Do generics have a runtime cost?", which the book uses nearly as widely;
+// "" for none. phrases are the question's (splitPhrases).
+func domainHead(ctx context.Context, phrases []phrase, v *vocabulary) string {
+	if len(phrases) < 2 || phrases[1].Conj {
+		return ""
+	}
+	w := phrases[0].Text
+	if hasCJK(w) {
+		return ""
+	}
+	for _, f := range strings.Fields(w) {
+		if r, _ := utf8.DecodeRuneInString(f); !unicode.IsUpper(r) || !v.setting(ctx, f) {
+			return ""
+		}
 	}
 	return w
 }

@@ -345,8 +345,8 @@ func TestPlannerKeepsAPossessiveTopicWordInTheSubject(t *testing.T) {
 
 // A last phrase after "of" or "in" that the sources are all about ("the url module of Node.js" over Node's API
 // reference) says where the question is asked: the facets ask about the url module, and the dotted name is not
-// taken for the subject, while the question's own search keeps it. Where the word is a topic like any other, or no
-// vocabulary can tell, it stays the subject.
+// taken for the subject, while the question's own search keeps it; so is such a name opening the question ("Why
+// won't Rust let me …"). Where the word is a topic like any other, or no vocabulary can tell, it stays the subject.
 func TestPlannerSkipsTheSourcesSettingAfterOf(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
@@ -367,6 +367,13 @@ func TestPlannerSkipsTheSourcesSettingAfterOf(t *testing.T) {
 		{"a topic of the sources", "What does the url module of Node.js provide?",
 			Config{Searchers: []sources.Searcher{vocabSource{df: map[string]int{"Node.js": 40, "node.js": 40}}}}, "Node.js", "Node.js", false},
 		{"no vocabulary", "What does the url module of Node.js provide?", Config{}, "Node.js", "Node.js", false},
+		// The same for the domain that opens the question as the one who acts, when it is a proper name.
+		{"the setting acting", "Why won't Rust let me implement Display for Vec in my crate?",
+			Config{Searchers: []sources.Searcher{vocabSource{df: map[string]int{"Rust": 3000, "rust": 3000}}}}, "implement Display", "Rust", true},
+		{"a common word as widely used", "Do generics have a runtime cost in my crate?",
+			Config{Searchers: []sources.Searcher{vocabSource{df: map[string]int{"generics": 3000}}}}, "generics", "generics", false},
+		{"a topic acting", "Why won't Rust let me implement Display for Vec in my crate?",
+			Config{Searchers: []sources.Searcher{vocabSource{df: map[string]int{"Rust": 40, "rust": 40}}}}, "Rust", "Rust", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			plan, err := New(tc.cfg).Planner.Plan(t.Context(), tc.q)
