@@ -38,7 +38,9 @@ func TestSplitEnglishPhrases(t *testing.T) {
 		{"What sorts of values can a map key hold?", "values | map key hold"},
 		// "rather than" compares as "or" does; a possessive pronoun is no phrase.
 		{"When should I use cidr rather than inet for network addresses?", "cidr | +inet | network addresses"},
-		{"Will it compile if a dependency uses an older edition than mine?", "compile if | dependency | older edition"},
+		{"Will it compile if a dependency uses an older edition than mine?", "compile | dependency | older edition"},
+		// A subordinator opens a clause of its own: "as" and "if" are no part of the phrases around them.
+		{"Should I write my tool as a bash script, if I might add a GUI later?", "write | tool | bash script | add | GUI later"},
 		// A gerund before a name is the name's verb; before a common noun it may be the noun's modifier.
 		{"Does running pg_dump on a live database stop other sessions?", "pg_dump | live database stop other sessions"},
 		{"What does the logging module do?", "logging module"},
