@@ -4,6 +4,7 @@ import (
 	"context"
 	"html"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -73,9 +74,41 @@ func toSet(words string) map[string]bool {
 // splitPhrases returns the question's content phrases and the relation verb(s) it asks about.
 func splitPhrases(q string) (phrases []phrase, verbs []string) {
 	if lexical.Language(q) == "zh" || hasCJK(q) {
-		return splitZH(q)
+		phrases, verbs = splitZH(q)
+	} else {
+		phrases, verbs = splitEN(q)
 	}
-	return splitEN(q)
+	out := phrases[:0]
+	for _, ph := range phrases {
+		if ph.Text = withoutPlaceholders(ph.Text); ph.Text != "" {
+			out = append(out, ph)
+		}
+	}
+	return out, verbs
+}
+
+// placeholderNames are the metasyntactic variables programmers write for a name of their own ("src/foo/mod.rs",
+// "bar.baz()"): no source uses them for the thing asked about.
+var placeholderNames = toSet(`foo bar baz qux quux corge grault garply waldo fred plugh xyzzy thud hoge fuga piyo`)
+
+// withoutPlaceholders drops the placeholder parts of the path-like and dotted names of a phrase, keeping the others
+// as words: "src/foo/mod.rs" is asked as "src mod rs", "src/foo.rs" as "src rs", and "foo.bar()" goes.
+func withoutPlaceholders(text string) string {
+	f := strings.Fields(text)
+	changed := false
+	for i, w := range f {
+		parts := strings.FieldsFunc(w, func(r rune) bool { return r == '/' || r == '.' || r == '\\' })
+		if !slices.ContainsFunc(parts, func(p string) bool { return placeholderNames[strings.ToLower(strings.TrimRight(p, "()"))] }) {
+			continue
+		}
+		changed = true
+		kept := slices.DeleteFunc(parts, func(p string) bool { return placeholderNames[strings.ToLower(strings.TrimRight(p, "()"))] })
+		f[i] = strings.Join(kept, " ")
+	}
+	if !changed {
+		return text
+	}
+	return strings.Join(strings.Fields(strings.Join(f, " ")), " ")
 }
 
 func hasCJK(s string) bool {
