@@ -236,7 +236,7 @@ func (ix *Index) build(ctx context.Context, baseName string, base *manifest, p p
 		}
 	}
 	slices.Sort(roots)
-	if !docsChanged && base.sameAs(roots, files) {
+	if !docsChanged && base.sameAs(roots, files) && !base.unscored {
 		return nil // after all, nothing changed: the current generation stays (the deferred cleanup removes this one)
 	}
 	scoring, err := indexScoringStats(ctx, idx)

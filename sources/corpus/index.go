@@ -618,6 +618,9 @@ type plan struct {
 	// records their inode number, and trusts their mtime and size if it is
 	// old enough.
 	verified []verified
+	// rescore: the base generation was written without its scoring statistics, so the next one is written even
+	// when no file changed.
+	rescore bool
 }
 
 type nondoc struct {
@@ -632,7 +635,9 @@ type verified struct {
 	settle bool // no longer racy
 }
 
-func (p plan) empty() bool { return len(p.jobs) == 0 && len(p.gone) == 0 && len(p.roots) == 0 }
+func (p plan) empty() bool {
+	return len(p.jobs) == 0 && len(p.gone) == 0 && len(p.roots) == 0 && !p.rescore
+}
 
 type job struct {
 	found
@@ -643,7 +648,7 @@ type job struct {
 // order (the scan's files unless overlapping roots were given), so a merge
 // pairs them.
 func makePlan(base *manifest, roots []root, files []found) plan {
-	var p plan
+	p := plan{rescore: base.unscored}
 	// ord visits files in walk order: nil when they are in it already.
 	var ord []int
 	for i := 1; i < len(files); i++ {

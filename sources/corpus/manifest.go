@@ -36,6 +36,9 @@ type manifest struct {
 	// reanalyse marks the manifest of a generation indexed another way (analysisVersion), stripped of its files:
 	// the next generation is built anew, not as a copy of it.
 	reanalyse bool
+	// unscored marks the manifest of a generation written without its scoring statistics (genInfo.Scoring): an
+	// update writes the next generation even when no file changed, so that searches stop counting them.
+	unscored bool
 }
 
 // manifestCols is the stored form of a manifest (gob).
@@ -360,6 +363,7 @@ func (ix *Index) loadManifest() (string, *manifest, error) {
 			m = newManifest(m.cols.Roots, nil)
 			m.reanalyse = true
 		}
+		m.unscored = info.Scoring == nil
 		return name, m, nil
 	}
 	return "", nil, fmt.Errorf("corpus %s: the index kept changing while it was read", ix.dir)

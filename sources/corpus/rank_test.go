@@ -382,7 +382,8 @@ func scored(tb testing.TB, g *generation) context.Context {
 // few chunks (many segments, left as the merger had them when the build closed) and one writing them all in one
 // batch (one segment) rank every query alike, score for score. Bleve's own average field length adds up the
 // segments' dictionaries, so without the generation's scoring statistics the two differ. The split build's
-// statistics are taken out of its info, as a generation written by an earlier version has none.
+// statistics are taken out of its info, as a generation written by an earlier version has none: its searches
+// count them, and its next update writes them.
 func TestScoresDoNotDependOnSegments(t *testing.T) {
 	root := rankCorpus(t, 200)
 	// Words from a pool of a thousand, each file using a few hundred, so that every segment's dictionary holds
@@ -471,6 +472,27 @@ func TestScoresDoNotDependOnSegments(t *testing.T) {
 			if got[i].URL != want[i].URL || got[i].Score != want[i].Score {
 				t.Errorf("%q #%d: %s scored %.17g in the split build, %s %.17g in the whole one", q, i, got[i].URL, got[i].Score, want[i].URL, want[i].Score)
 			}
+		}
+	}
+	// The next update writes them into a new generation though no file changed, and the one after leaves it be.
+	for k, wantNew := range []bool{true, false} {
+		before, err := readCurrent(split.dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := split.Add(t.Context(), root); err != nil {
+			t.Fatal(err)
+		}
+		after, err := readCurrent(split.dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (after != before) != wantNew {
+			t.Errorf("update %d: generation %s → %s, want a new one: %v", k+1, before, after, wantNew)
+		}
+		info, err := readGenInfo(filepath.Join(split.dir, after))
+		if err != nil || info.Scoring == nil {
+			t.Errorf("update %d: generation %s keeps no scoring statistics (%v)", k+1, after, err)
 		}
 	}
 }
