@@ -200,20 +200,7 @@ func TestRankScoresAreBleves(t *testing.T) {
 	if _, err := ix.Add(t.Context(), root); err != nil {
 		t.Fatal(err)
 	}
-	g, release, err := ix.acquire()
-	if err != nil || g == nil {
-		t.Fatalf("acquire: %v", err)
-	}
-	defer release()
-	adv, err := g.idx.Advanced()
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := adv.Reader()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	g, r := chunkReader(t, ix)
 	queries := []string{
 		"happens before", "memory model", "goroutine channel lock", "mutex mutex", "happens before memory",
 		"garbage collector heap stack", "before happens", "string", "select map slice panic", "内存模型", "先行发生",
@@ -429,21 +416,8 @@ func TestScoresDoNotDependOnSegments(t *testing.T) {
 	}
 	writeFile(t, infoPath, string(data))
 	cardinality := func(ix *Index) (segments, summed int) {
-		g, release, err := ix.acquire()
-		if err != nil || g == nil {
-			t.Fatalf("acquire: %v", err)
-		}
-		defer release()
-		adv, err := g.idx.Advanced()
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := adv.Reader()
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer r.Close()
-		summed, err = r.(index.BM25Reader).FieldCardinality("text")
+		_, r := chunkReader(t, ix)
+		summed, err := r.(index.BM25Reader).FieldCardinality("text")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -495,4 +469,20 @@ func TestScoresDoNotDependOnSegments(t *testing.T) {
 			t.Errorf("update %d: generation %s keeps no scoring statistics (%v)", k+1, after, err)
 		}
 	}
+}
+
+// chunkReader is ix's current generation and a reader of its chunks, released when the test ends.
+func chunkReader(t *testing.T, ix *Index) (*generation, index.IndexReader) {
+	t.Helper()
+	g, release, err := ix.acquire()
+	if err != nil || g == nil {
+		t.Fatalf("acquire: %v", err)
+	}
+	t.Cleanup(release)
+	r, err := openReader(g.idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return g, r
 }

@@ -64,11 +64,7 @@ func (g *generation) scoringStats(ctx context.Context) (*search.BM25Stats, error
 
 // indexScoringStats counts the scoring statistics of a Bleve index of chunks.
 func indexScoringStats(ctx context.Context, idx bleve.Index) (*search.BM25Stats, error) {
-	adv, err := idx.Advanced()
-	if err != nil {
-		return nil, err
-	}
-	r, err := adv.Reader()
+	r, err := openReader(idx)
 	if err != nil {
 		return nil, err
 	}

@@ -164,11 +164,7 @@ func (g *generation) rankFull(ctx context.Context, rq rankQuery) ([]sources.Resu
 // the hits into results. ok is false when the ranking could not be
 // certified equal to rankFull's.
 func (g *generation) rankCertified(ctx context.Context, rq rankQuery, d depth) (out []sources.Result, ok bool, err error) {
-	adv, err := g.idx.Advanced()
-	if err != nil {
-		return nil, false, err
-	}
-	r, err := adv.Reader()
+	r, err := openReader(g.idx)
 	if err != nil {
 		return nil, false, err
 	}

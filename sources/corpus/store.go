@@ -14,6 +14,7 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search"
+	index "github.com/blevesearch/bleve_index_api"
 
 	"github.com/deepresearch/deepresearch/base/atomicfile"
 )
@@ -242,6 +243,15 @@ type generation struct {
 	refs   int // guarded by Index.mu
 	vocab  vocabMemo
 	scores scoringMemo
+}
+
+// openReader opens a snapshot reader of a Bleve index, to be closed by the caller.
+func openReader(idx bleve.Index) (index.IndexReader, error) {
+	adv, err := idx.Advanced()
+	if err != nil {
+		return nil, err
+	}
+	return adv.Reader()
 }
 
 // openGeneration opens the current generation of the index in dir. It

@@ -208,11 +208,7 @@ func (g *generation) structure(ctx context.Context, rq *rankQuery) (bool, error)
 	if !strings.Contains(rq.text, bilingual.Alternatives) {
 		return false, nil
 	}
-	adv, err := g.idx.Advanced()
-	if err != nil {
-		return false, err
-	}
-	r, err := adv.Reader()
+	r, err := openReader(g.idx)
 	if err != nil {
 		return false, err
 	}

@@ -94,11 +94,7 @@ func (ix *Index) count(ctx context.Context, text string, phrase bool) (df, n int
 
 // termDocFreq counts the chunks using the rarest of tokens.
 func termDocFreq(ctx context.Context, g *generation, tokens analysis.TokenStream) (int, error) {
-	adv, err := g.idx.Advanced()
-	if err != nil {
-		return 0, err
-	}
-	r, err := adv.Reader()
+	r, err := openReader(g.idx)
 	if err != nil {
 		return 0, err
 	}
