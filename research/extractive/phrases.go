@@ -91,19 +91,20 @@ func splitPhrases(q string) (phrases []phrase, verbs []string) {
 // "bar.baz()"): no source uses them for the thing asked about.
 var placeholderNames = toSet(`foo bar baz qux quux corge grault garply waldo fred plugh xyzzy thud hoge fuga piyo`)
 
-// withoutPlaceholders drops the placeholder parts of the path-like and dotted names of a phrase, keeping the others
-// as words: "src/foo/mod.rs" is asked as "src mod rs", "src/foo.rs" as "src rs", and "foo.bar()" goes.
+// withoutPlaceholders drops the placeholder parts of the names of a phrase — paths, dotted names, calls — keeping
+// the others as words: "src/foo/mod.rs" is asked as "src mod rs", "src/foo.rs" as "src rs", and "foo.bar()" goes.
+// A word standing alone is left as it is: "bar" of "a progress bar" is a word, not a placeholder.
 func withoutPlaceholders(text string) string {
+	placeholder := func(p string) bool { return placeholderNames[strings.ToLower(strings.TrimSuffix(p, "()"))] }
 	f := strings.Fields(text)
 	changed := false
 	for i, w := range f {
 		parts := strings.FieldsFunc(w, func(r rune) bool { return r == '/' || r == '.' || r == '\\' })
-		if !slices.ContainsFunc(parts, func(p string) bool { return placeholderNames[strings.ToLower(strings.TrimRight(p, "()"))] }) {
+		if len(parts) < 2 && !strings.HasSuffix(w, "()") || !slices.ContainsFunc(parts, placeholder) {
 			continue
 		}
 		changed = true
-		kept := slices.DeleteFunc(parts, func(p string) bool { return placeholderNames[strings.ToLower(strings.TrimRight(p, "()"))] })
-		f[i] = strings.Join(kept, " ")
+		f[i] = strings.Join(slices.DeleteFunc(parts, placeholder), " ")
 	}
 	if !changed {
 		return text

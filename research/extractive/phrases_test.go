@@ -42,6 +42,7 @@ func TestSplitEnglishPhrases(t *testing.T) {
 		// A placeholder name stands for the asker's own: only the rest of a path is searched for.
 		{"Should my module live in src/foo/mod.rs or in src/foo.rs?", "module live | src mod rs | +src rs"},
 		{"Why does foo.bar() fail in a goroutine?", "fail | goroutine"},
+		{"How do I draw a progress bar in the terminal?", "draw | progress bar | terminal"},
 		// A subordinator opens a clause of its own: "as" and "if" are no part of the phrases around them.
 		{"Should I write my tool as a bash script, if I might add a GUI later?", "write | tool | bash script | add | GUI later"},
 		// A gerund before a name is the name's verb; before a common noun it may be the noun's modifier.
