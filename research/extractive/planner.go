@@ -439,10 +439,14 @@ func asksDefinition(q string) bool {
 var (
 	enClauseRE = regexp.MustCompile(`(?i),?\s+and\s+(` + enClauseOpeners + `)\b`)
 	zhClauseRE = regexp.MustCompile(`[，,；;]`)
+	// enQuestionRE and zhQuestionRE are a question mark inside a question: "Why does the id skip? Can I make it
+	// gapless?", "为什么会跳号？能不能生成连续的编号？"
+	enQuestionRE = regexp.MustCompile(`\?\s+`)
+	zhQuestionRE = regexp.MustCompile(`[？?]\s*`)
 )
 
-// clauses splits a compound question into its questions: in English at "and" before a question word, in
-// Chinese at a comma or semicolon. Each clause ends with the question's own mark.
+// clauses splits a compound question into its questions: at a question mark inside it, in English at "and" before
+// a question word, in Chinese at a comma or semicolon. Each clause ends with the question's own mark.
 func clauses(q, lang string) []string {
 	body := strings.TrimRight(q, "?？ ")
 	mark := "?"
@@ -453,31 +457,36 @@ func clauses(q, lang string) []string {
 	if lang == "zh" {
 		// A clause that asks nothing ("Go 的 context 包中", "垃圾回收开始时") is the frame of the clause after it
 		// (the last one, of the clause before): it goes with it rather than standing as a question of its own.
-		var frame string
-		for _, p := range zhClauseRE.Split(body, -1) {
-			switch {
-			case !zhAsks(p):
-				frame += p
-			default:
-				parts = append(parts, frame+p)
-				frame = ""
+		// A sentence that ends with a question mark asks, whatever its words.
+		for _, sentence := range zhQuestionRE.Split(body, -1) {
+			var frame string
+			first := len(parts)
+			for _, p := range zhClauseRE.Split(sentence, -1) {
+				switch {
+				case !zhAsks(p):
+					frame += p
+				default:
+					parts = append(parts, frame+p)
+					frame = ""
+				}
 			}
-		}
-		if frame != "" {
-			if len(parts) == 0 {
-				parts = append(parts, frame)
-			} else {
-				parts[len(parts)-1] += frame
+			if frame != "" {
+				if len(parts) == first {
+					parts = append(parts, frame)
+				} else {
+					parts[len(parts)-1] += frame
+				}
 			}
 		}
 	} else {
-		idx := enClauseRE.FindAllStringSubmatchIndex(body, -1)
-		prev := 0
-		for _, m := range idx {
-			parts = append(parts, body[prev:m[0]])
-			prev = m[2] // the question word starts the next clause
+		for _, sentence := range enQuestionRE.Split(body, -1) {
+			prev := 0
+			for _, m := range enClauseRE.FindAllStringSubmatchIndex(sentence, -1) {
+				parts = append(parts, sentence[prev:m[0]])
+				prev = m[2] // the question word starts the next clause
+			}
+			parts = append(parts, sentence[prev:])
 		}
-		parts = append(parts, body[prev:])
 	}
 	var out []string
 	for _, p := range parts {

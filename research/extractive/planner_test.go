@@ -234,7 +234,7 @@ func TestWithoutProperModifier(t *testing.T) {
 	}
 }
 
-func TestChineseClauseFrames(t *testing.T) {
+func TestClauseFrames(t *testing.T) {
 	for _, tc := range []struct {
 		q    string
 		want []string
@@ -242,9 +242,20 @@ func TestChineseClauseFrames(t *testing.T) {
 		{"上下文压缩在什么时候触发，分为哪几层？", []string{"上下文压缩在什么时候触发？", "分为哪几层？"}},
 		{"Go 的 context 包中，取消一个 context 时如何取消由它派生的子 context？", []string{"Go 的 context 包中取消一个 context 时如何取消由它派生的子 context？"}},
 		{"研究流程如何控制预算，熔断触发后", []string{"研究流程如何控制预算熔断触发后？"}}, // a frame at the end goes with the clause before
+		// A sentence ending with a question mark asks, even without a question word, and is no frame of the next.
+		{"serial 为什么会跳号？回滚以后 nextval 的值会退回去吗？能不能生成连续的编号？",
+			[]string{"Serial 为什么会跳号？", "回滚以后 nextval 的值会退回去吗？", "能不能生成连续的编号？"}},
 	} {
 		if got := clauses(tc.q, "zh"); !slices.Equal(got, tc.want) {
 			t.Errorf("clauses(%q) = %q, want %q", tc.q, got, tc.want)
+		}
+	}
+	for q, want := range map[string][]string{
+		"Why does the id skip numbers? Can I make a sequence gapless?": {"Why does the id skip numbers?", "Can I make a sequence gapless?"},
+		"What is a data race, and how should programs avoid it?":       {"What is a data race?", "How should programs avoid it?"},
+	} {
+		if got := clauses(q, "en"); !slices.Equal(got, want) {
+			t.Errorf("clauses(%q) = %q, want %q", q, got, want)
 		}
 	}
 	for in, want := range map[string]bool{"context 包中": true, "标准库里": true, "函数内": true, "其中": false, "包中": false,
