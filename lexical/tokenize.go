@@ -157,9 +157,12 @@ func Language(text string) string {
 	return "en"
 }
 
-// stopWords are English function words that carry no topic, with what is left of a negative contraction once its
-// apostrophe splits it ("won" of "won't", "doesn" of "doesn't"). "once" is not one: in technical text it names a
-// concept (sync.Once, run-once semantics) more often than it is filler.
+// NegationRemnants are what is left of a negative contraction once its apostrophe splits it ("won" of "won't",
+// "doesn" of "doesn’t"), space-separated: function words like the auxiliaries they come from.
+const NegationRemnants = `won doesn didn isn aren wasn weren hasn haven hadn wouldn shouldn couldn mustn needn shan`
+
+// stopWords are English function words that carry no topic, NegationRemnants among them. "once" is not one: in
+// technical text it names a concept (sync.Once, run-once semantics) more often than it is filler.
 var stopWords = map[string]bool{}
 
 // cjkStop are Chinese function characters kept only inside bigrams.
@@ -171,8 +174,7 @@ func init() {
 		as not no nor so too very can could should would will shall may might must what which who whom whose when where why how
 		i me my we our you your he him his she her they them their than such about above after again against all any both
 		each few more most other some own same only just also up down out off s t don now
-		mine yours ours theirs hers myself yourself yourselves himself herself itself ourselves themselves
-		won doesn didn isn aren wasn weren hasn haven hadn wouldn shouldn couldn mustn needn shan`) {
+		mine yours ours theirs hers myself yourself yourselves himself herself itself ourselves themselves ` + NegationRemnants) {
 		stopWords[w] = true
 	}
 	for _, r := range "的了是在和与及或也就都而之其把被对于从以为吗呢吧啊么这那个有" {

@@ -34,8 +34,7 @@ var (
 		rule rules program programs way ways thing things difference differences example examples
 		part parts aspect aspects someone something anything follow follows instead whether
 		won't can't cannot don't doesn't didn't isn't aren't wasn't weren't hasn't haven't hadn't wouldn't shouldn't
-		couldn't mustn't needn't shan't won doesn didn isn aren wasn weren hasn haven hadn wouldn shouldn couldn mustn
-		needn shan`)
+		couldn't mustn't needn't shan't ` + lexical.NegationRemnants)
 	// enPermissionWords open "let me …" and "lets us …": the action after them is what is asked.
 	enPermissionWords = toSet(`let lets`)
 	// enKindWords end a phrase only as the head of "… of": "what kind of lock", "all sorts of values"; "Are sorts

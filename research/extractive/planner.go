@@ -439,11 +439,25 @@ func asksDefinition(q string) bool {
 var (
 	enClauseRE = regexp.MustCompile(`(?i),?\s+and\s+(` + enClauseOpeners + `)\b`)
 	zhClauseRE = regexp.MustCompile(`[，,；;]`)
-	// enQuestionRE and zhQuestionRE are a question mark inside a question: "Why does the id skip? Can I make it
-	// gapless?", "为什么会跳号？能不能生成连续的编号？"
-	enQuestionRE = regexp.MustCompile(`\?\s+`)
-	zhQuestionRE = regexp.MustCompile(`[？?]\s*`)
+	// questionMarkRE is a question mark that may end a sentence inside a question: "Why does the id skip? Can I
+	// make it gapless?", "为什么会跳号？能不能生成连续的编号？" (see questionSentences).
+	questionMarkRE = regexp.MustCompile(`？\s*|\?\s+`)
 )
+
+// questionSentences cuts a question at the question marks that end a sentence inside it. A mark after a space
+// names something ("the ? operator"), and one without a space after it is part of a name or address ("?q=1").
+func questionSentences(s string) []string {
+	var out []string
+	prev := 0
+	for _, m := range questionMarkRE.FindAllStringIndex(s, -1) {
+		if m[0] == 0 || s[m[0]] == '?' && unicode.IsSpace(rune(s[m[0]-1])) {
+			continue
+		}
+		out = append(out, s[prev:m[0]])
+		prev = m[1]
+	}
+	return append(out, s[prev:])
+}
 
 // clauses splits a compound question into its questions: at a question mark inside it, in English at "and" before
 // a question word, in Chinese at a comma or semicolon. Each clause ends with the question's own mark.
@@ -458,7 +472,7 @@ func clauses(q, lang string) []string {
 		// A clause that asks nothing ("Go 的 context 包中", "垃圾回收开始时") is the frame of the clause after it
 		// (the last one, of the clause before): it goes with it rather than standing as a question of its own.
 		// A sentence that ends with a question mark asks, whatever its words.
-		for _, sentence := range zhQuestionRE.Split(body, -1) {
+		for _, sentence := range questionSentences(body) {
 			var frame string
 			first := len(parts)
 			for _, p := range zhClauseRE.Split(sentence, -1) {
@@ -479,7 +493,7 @@ func clauses(q, lang string) []string {
 			}
 		}
 	} else {
-		for _, sentence := range enQuestionRE.Split(body, -1) {
+		for _, sentence := range questionSentences(body) {
 			prev := 0
 			for _, m := range enClauseRE.FindAllStringSubmatchIndex(sentence, -1) {
 				parts = append(parts, sentence[prev:m[0]])
@@ -559,10 +573,8 @@ func domainTail(ctx context.Context, question string, phrases []phrase, v *vocab
 	if hasCJK(w) {
 		return ""
 	}
-	for _, f := range strings.Fields(w) {
-		if !v.setting(ctx, f) {
-			return ""
-		}
+	if !v.settingWords(ctx, w, false) {
+		return ""
 	}
 	i := strings.LastIndex(question, w)
 	if i < 0 {
@@ -588,13 +600,8 @@ func domainHead(ctx context.Context, phrases []phrase, v *vocabulary) string {
 		return ""
 	}
 	w := phrases[0].Text
-	if hasCJK(w) {
+	if hasCJK(w) || !v.settingWords(ctx, w, true) {
 		return ""
-	}
-	for _, f := range strings.Fields(w) {
-		if r, _ := utf8.DecodeRuneInString(f); !unicode.IsUpper(r) || !v.setting(ctx, f) {
-			return ""
-		}
 	}
 	return w
 }

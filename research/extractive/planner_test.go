@@ -253,6 +253,8 @@ func TestClauseFrames(t *testing.T) {
 	for q, want := range map[string][]string{
 		"Why does the id skip numbers? Can I make a sequence gapless?": {"Why does the id skip numbers?", "Can I make a sequence gapless?"},
 		"What is a data race, and how should programs avoid it?":       {"What is a data race?", "How should programs avoid it?"},
+		"What does the ? operator do with a Result value?":             {"What does the ? operator do with a Result value?"},
+		"Why does GET /search?q=go fail? Is the query escaped?":        {"Why does GET /search?q=go fail?", "Is the query escaped?"},
 	} {
 		if got := clauses(q, "en"); !slices.Equal(got, want) {
 			t.Errorf("clauses(%q) = %q, want %q", q, got, want)

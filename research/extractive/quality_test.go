@@ -117,8 +117,8 @@ func TestRedundancy(t *testing.T) {
 }
 
 // The summary answers first, 3 to 6 sentences from the whole pool ranked alike (whichever sub-question's read
-// found an item), rules and definitions leading; no claim is cited twice in the report; an item about another
-// topic than the question's is left out.
+// found an item), the best item leading and rules and definitions next; no claim is cited twice in the report; an
+// item about another topic than the question's is left out.
 func TestSynthesizerAnswersFirstAndCitesEachClaimOnce(t *testing.T) {
 	plan := &research.Plan{Question: "What does the Go memory model guarantee about channel communication?", Language: "en",
 		SubQuestions: []research.SubQuestion{

@@ -2,7 +2,10 @@ package extractive
 
 import (
 	"context"
+	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/deepresearch/deepresearch/lexical"
 	"github.com/deepresearch/deepresearch/sources"
@@ -55,6 +58,17 @@ const settingShare = 0.1
 func (v *vocabulary) setting(ctx context.Context, word string) bool {
 	df, n, known := v.docFreq(ctx, word)
 	return known && n > 0 && float64(df) > settingShare*float64(n)
+}
+
+// settingWords reports whether every word of phrase is a setting word of the sources (see setting), each
+// capitalised too when capitalised is set.
+func (v *vocabulary) settingWords(ctx context.Context, phrase string, capitalised bool) bool {
+	for _, f := range strings.Fields(phrase) {
+		if r, _ := utf8.DecodeRuneInString(f); capitalised && !unicode.IsUpper(r) || !v.setting(ctx, f) {
+			return false
+		}
+	}
+	return true
 }
 
 // domain reports whether a possessive first word of a question ("X 的 …", "X's …") names the domain it is asked

@@ -470,7 +470,7 @@ func (ix *Index) Add(ctx context.Context, paths ...string) (Stats, error) {
 	if err := p.checkContent(ctx); err != nil {
 		return finish(fmt.Errorf("index: %w", err))
 	}
-	if p.empty() {
+	if p.empty() && !base.unscored { // a base without its scoring statistics is written again (see manifest.unscored)
 		st.Unchanged = len(p.unchanged)
 		listUnchanged(&st, p)
 		return finish(ctx.Err())
@@ -505,7 +505,7 @@ func (ix *Index) Add(ctx context.Context, paths ...string) (Stats, error) {
 		if err := p.checkContent(ctx); err != nil {
 			return finish(fmt.Errorf("index: %w", err))
 		}
-		if p.empty() {
+		if p.empty() && !base.unscored {
 			st.Unchanged = len(p.unchanged)
 			listUnchanged(&st, p)
 			return finish(ctx.Err())
@@ -618,9 +618,6 @@ type plan struct {
 	// records their inode number, and trusts their mtime and size if it is
 	// old enough.
 	verified []verified
-	// rescore: the base generation was written without its scoring statistics, so the next one is written even
-	// when no file changed.
-	rescore bool
 }
 
 type nondoc struct {
@@ -635,9 +632,7 @@ type verified struct {
 	settle bool // no longer racy
 }
 
-func (p plan) empty() bool {
-	return len(p.jobs) == 0 && len(p.gone) == 0 && len(p.roots) == 0 && !p.rescore
-}
+func (p plan) empty() bool { return len(p.jobs) == 0 && len(p.gone) == 0 && len(p.roots) == 0 }
 
 type job struct {
 	found
@@ -648,7 +643,7 @@ type job struct {
 // order (the scan's files unless overlapping roots were given), so a merge
 // pairs them.
 func makePlan(base *manifest, roots []root, files []found) plan {
-	p := plan{rescore: base.unscored}
+	var p plan
 	// ord visits files in walk order: nil when they are in it already.
 	var ord []int
 	for i := 1; i < len(files); i++ {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/index/scorch"
+	"github.com/blevesearch/bleve/v2/search"
 	index "github.com/blevesearch/bleve_index_api"
 
 	"github.com/deepresearch/deepresearch/sources"
@@ -485,4 +486,54 @@ func chunkReader(t *testing.T, ix *Index) (*generation, index.IndexReader) {
 	}
 	t.Cleanup(func() { r.Close() })
 	return g, r
+}
+
+// Scoring statistics in a generation's info that disagree with its index (a damaged or hand-edited info.json) are
+// counted again, not scored with: searches rank as in an index that never had them wrong.
+func TestScoringStatsThatDisagreeAreCounted(t *testing.T) {
+	root := rankCorpus(t, 60)
+	damaged, clean := openIndex(t, t.TempDir()), openIndex(t, t.TempDir())
+	for _, ix := range []*Index{damaged, clean} {
+		if _, err := ix.Add(t.Context(), root); err != nil {
+			t.Fatal(err)
+		}
+	}
+	name, err := readCurrent(damaged.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := readGenInfo(filepath.Join(damaged.dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []search.BM25Stats{
+		{DocCount: 1, FieldCardinality: map[string]int{"text": 1 << 30, "title": 5}},
+		{DocCount: info.Scoring.DocCount, FieldCardinality: map[string]int{"text": -3, "title": 5}},
+		{DocCount: info.Scoring.DocCount, FieldCardinality: map[string]int{"text": 40}},
+	} {
+		info.Scoring = &bad
+		data, err := json.Marshal(info)
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(damaged.dir, name, infoName), string(data))
+		damaged.Close()
+		if damaged, err = Open(damaged.dir); err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range []string{"happens before", "memory model", "goroutine channel lock"} {
+			got, err := damaged.Search(t.Context(), q, 10)
+			if err != nil {
+				t.Fatalf("%+v: %v", bad, err)
+			}
+			want, err := clean.Search(t.Context(), q, 10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !sameResults(got, want) {
+				t.Errorf("%+v, %q:\n got %s\nwant %s", bad, q, urls(got), urls(want))
+			}
+		}
+	}
+	damaged.Close()
 }

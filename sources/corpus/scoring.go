@@ -10,7 +10,6 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search"
-	index "github.com/blevesearch/bleve_index_api"
 )
 
 // Scoring statistics that do not depend on how the index's segments were merged.
@@ -44,9 +43,9 @@ func (g *generation) scoring(ctx context.Context) (context.Context, error) {
 }
 
 // scoringStats are the generation's scoring statistics: those counted when it was written, else (a generation
-// written before they were kept, or whose info lacks a field) counted once now.
+// written before they were kept, or whose info does not agree with its index) counted once now.
 func (g *generation) scoringStats(ctx context.Context) (*search.BM25Stats, error) {
-	if st := g.info.Scoring; st != nil && !slices.ContainsFunc(searchedFields[:], func(f string) bool { _, ok := st.FieldCardinality[f]; return !ok }) {
+	if st := g.info.Scoring; st != nil && g.agrees(st) {
 		return st, nil
 	}
 	g.scores.mu.Lock()
@@ -62,18 +61,24 @@ func (g *generation) scoringStats(ctx context.Context) (*search.BM25Stats, error
 	return st, nil
 }
 
-// indexScoringStats counts the scoring statistics of a Bleve index of chunks.
+// agrees reports statistics read from the generation's info that can be its own: its chunk count, and a count for
+// every searched field, none negative. (A count of distinct terms cannot be checked without counting them.)
+func (g *generation) agrees(st *search.BM25Stats) bool {
+	n, err := g.idx.DocCount()
+	if err != nil || st.DocCount != float64(n) {
+		return false
+	}
+	return !slices.ContainsFunc(searchedFields[:], func(f string) bool { c, ok := st.FieldCardinality[f]; return !ok || c < 0 })
+}
+
+// indexScoringStats counts the scoring statistics of a Bleve index of chunks: its documents and the distinct terms
+// of each searched field over all its segments.
 func indexScoringStats(ctx context.Context, idx bleve.Index) (*search.BM25Stats, error) {
 	r, err := openReader(idx)
 	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
-	return countScoringStats(ctx, r)
-}
-
-// countScoringStats counts r's documents and the distinct terms of each searched field over all its segments.
-func countScoringStats(ctx context.Context, r index.IndexReader) (*search.BM25Stats, error) {
 	n, err := r.DocCount()
 	if err != nil {
 		return nil, err
