@@ -589,10 +589,12 @@ func (a *Analyst) coverageOf(ix *docIndex, variants []variant, syns synonymMap, 
 	best := 0.0
 	for _, v := range variants {
 		var got, all float64
+		var weights []float64
 		for _, unit := range v {
 			if isAlt(unit) {
 				uw, hit := altUnit(unit, func(t string) bool { return ix.df(t) > 0 }, idf, have)
 				all += uw
+				weights = append(weights, uw)
 				if hit {
 					got += uw
 				}
@@ -627,14 +629,27 @@ func (a *Analyst) coverageOf(ix *docIndex, variants []variant, syns synonymMap, 
 				uw *= 0.3
 			}
 			all += uw
+			weights = append(weights, uw)
 			got += uw * ugot / uall
 		}
+		// A question of many words — a situation told before the question — is answered by a sentence that has a
+		// few of them: what it must cover is at most the weight of its saturateUnits heaviest units.
+		if len(weights) > saturateUnits {
+			slices.SortFunc(weights, func(a, b float64) int { return cmp.Compare(b, a) })
+			all = 0
+			for _, w := range weights[:saturateUnits] {
+				all += w
+			}
+		}
 		if all > 0 {
-			best = math.Max(best, got/all)
+			best = math.Max(best, math.Min(1, got/all))
 		}
 	}
 	return best
 }
+
+// saturateUnits is how many of a question's units (the heaviest) a passage must cover to cover it whole.
+const saturateUnits = 6
 
 // latinUnits is a variant without its Chinese units, for a document with no Chinese in it: a Chinese word the
 // dictionary left as written ("中" in "Rust 中的 trait", a term it lacks) can never occur there, so its absence says

@@ -1024,3 +1024,27 @@ func TestUsableOpeningWithALowerCaseName(t *testing.T) {
 		}
 	}
 }
+
+// TestAnalystAnswersAQuestionThatTellsItsSituation: a question that tells the asker's circumstances in many words
+// before asking is answered by a sentence holding a few of them; it must not fall under the confidence floor for
+// not holding the rest (saturateUnits).
+func TestAnalystAnswersAQuestionThatTellsItsSituation(t *testing.T) {
+	q := "Our service runs a worker pool where each worker goroutine sends its results over a channel to the main loop, " +
+		"while the others write logs to disk, retry failed uploads and update metrics counters. " +
+		"Is the send synchronized before the receive completes?"
+	// The page speaks of the asker's circumstances too, elsewhere: their words weigh on the page.
+	text := memDoc + "\n### Worker pools\n\nA worker pool runs a fixed number of worker goroutines that take jobs from a queue.\n\n" +
+		"Workers that write logs to disk should buffer them. Failed uploads are retried with a backoff. " +
+		"The metrics counters are updated atomically by each worker. The main loop collects the results.\n"
+	ev, err := New(Config{}).Analyst.Analyze(t.Context(), research.SubQuestion{ID: "q1", Question: q, Queries: []string{q}}, doc("file:///mem.md", text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = "A send on a channel is synchronized before the completion of the corresponding receive from that channel."
+	if !slices.ContainsFunc(ev, func(e research.Evidence) bool { return strings.Contains(e.Quote, want) }) {
+		t.Errorf("the sentence that answers is not evidence; got %d items:", len(ev))
+		for _, e := range ev {
+			t.Logf("  %q", e.Quote)
+		}
+	}
+}
