@@ -256,8 +256,14 @@ func (s *Synthesizer) absentTerms(ctx context.Context, p *poolIndex, question st
 		return nil
 	}
 	heads := headNouns(question)
+	references := referencePoints(question)
 	var out []string
 	for _, u := range units {
+		if references[strings.ToLower(u)] {
+			// "the Rust equivalent of gofmt", "println!("{}", rect)": what the asker compares with or their own
+			// value, which the sources need not name.
+			continue
+		}
 		inPool := false
 		for _, t := range lexical.Tokenize(u) {
 			if p.df[t] > 0 {
@@ -311,6 +317,46 @@ func (s *Synthesizer) absentTerms(ctx context.Context, p *poolIndex, question st
 	}
 	return out
 }
+
+// referencePoints are the words of a question that name what the asker compares with or works on rather than
+// what they ask about, lower-cased: the things after "equivalent of", "counterpart to", "similar to" and the like
+// ("a Rust equivalent of gofmt and go vet"), with the word of likeness itself, and the plain names passed to a call the question writes out
+// (rect in `println!("{}", rect)`), which are the asker's own values.
+func referencePoints(question string) map[string]bool {
+	out := map[string]bool{}
+	for _, m := range analogyRE.FindAllStringSubmatch(question, -1) {
+		// The word of likeness is the frame of the question, not its topic: the sources need not say "equivalent".
+		out[strings.ToLower(strings.Fields(m[0])[0])] = true
+		// The named things run to the first word that is neither a name nor a conjunction ("gofmt and go vet" of
+		// "… of gofmt and go vet to run over a Cargo project").
+		for _, w := range wordRE.FindAllString(m[1], -1) {
+			lw := strings.ToLower(w)
+			if !isWordish(w) || enSeparators[lw] {
+				break
+			}
+			if !enConjunctions[lw] {
+				out[lw] = true
+			}
+		}
+	}
+	for _, m := range callArgsRE.FindAllStringSubmatch(question, -1) {
+		for _, arg := range strings.Split(stringLiteralRE.ReplaceAllString(m[1], ""), ",") {
+			if a := strings.TrimSpace(arg); identRE.MatchString(a) {
+				out[strings.ToLower(a)] = true
+			}
+		}
+	}
+	return out
+}
+
+var (
+	// analogyRE captures what follows a word of likeness up to the end of its clause.
+	analogyRE = regexp.MustCompile(`(?i)\b(?:equivalents?|counterparts?|analogues?|analogs?|alternatives?|similar|comparable|akin)\s+(?:of|to)\s+([^,;:?!.()]+)`)
+	// callArgsRE captures the arguments of a call: a name, an optional macro bang, and its parenthesised arguments.
+	callArgsRE      = regexp.MustCompile(`[\p{L}_][\p{L}\p{N}_:.]*!?\(([^()]*)\)`)
+	stringLiteralRE = regexp.MustCompile(`"[^"]*"|'[^']*'`)
+	identRE         = regexp.MustCompile(`^[\p{L}_][\p{L}\p{N}_]*$`)
+)
 
 // keyUnits are the question's key words as written: each Latin word of its key phrases, and each Chinese
 // phrase whole.

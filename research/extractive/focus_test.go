@@ -40,6 +40,10 @@ func TestNotCovered(t *testing.T) {
 		{"如何用 GOGC 调整读取？", "未涵盖：所检索的来源没有提到 GOGC。", false},
 		// A measurement of the asker's setting is written in the sources' own notation, if at all.
 		{"What does a WaitGroup wait for in 30s?", "", true},
+		// What the asker compares with and their own values need not be in the sources: an equivalent of errgroup,
+		// the argument of a call they wrote.
+		{"Is there an equivalent of errgroup that counts the active goroutines?", "", true},
+		{"What does wg.Wait(ctx) wait for in a WaitGroup?", "", true},
 	}
 	for _, tt := range tests {
 		md := planAndSynthesize(t, ix, tt.q, pool)

@@ -29,7 +29,7 @@ var (
 		is are was were be been being am do does did done have has had having can could should would will shall
 		may might must what which who whom whose when where why how it its this that these those there here
 		i me my we us our you your he him his she her they them their mine yours ours theirs hers than such any some
-		each every please tell as if
+		each every please tell as if while whereas because although though
 		explain describe s t not
 		rule rules program programs way ways thing things difference differences example examples
 		part parts aspect aspects someone something anything follow follows instead whether

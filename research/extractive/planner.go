@@ -439,6 +439,9 @@ func asksDefinition(q string) bool {
 var (
 	enClauseRE = regexp.MustCompile(`(?i),?\s+and\s+(` + enClauseOpeners + `)\b`)
 	zhClauseRE = regexp.MustCompile(`[，,；;]`)
+	// enAsksRE is an English sentence that asks without a question mark: it opens with a question word, an
+	// auxiliary or a request ("Explain …", "Tell me …").
+	enAsksRE = regexp.MustCompile(`(?i)^(?:` + enClauseOpeners + `|could|would|will|did|has|have|was|were|may|might|must|explain|describe|tell|list|show|compare|give|name)\b`)
 	// questionMarkRE is a question mark that may end a sentence inside a question: "Why does the id skip? Can I
 	// make it gapless?", "为什么会跳号？能不能生成连续的编号？" (see questionSentences).
 	questionMarkRE = regexp.MustCompile(`？\s*|\?\s+`)
@@ -493,7 +496,14 @@ func clauses(q, lang string) []string {
 			}
 		}
 	} else {
-		for _, sentence := range questionSentences(body) {
+		sentences := questionSentences(body)
+		if !strings.HasSuffix(strings.TrimSpace(q), "?") && len(sentences) > 1 && !enAsksRE.MatchString(strings.TrimSpace(sentences[len(sentences)-1])) {
+			// "How do I ship …? The tool is a handful of files that require() some npm packages." The statement after
+			// the last question tells the asker's circumstances; it is searched with the whole question, and is no
+			// question of its own.
+			sentences = sentences[:len(sentences)-1]
+		}
+		for _, sentence := range sentences {
 			prev := 0
 			for _, m := range enClauseRE.FindAllStringSubmatchIndex(sentence, -1) {
 				parts = append(parts, sentence[prev:m[0]])
@@ -504,7 +514,7 @@ func clauses(q, lang string) []string {
 	}
 	var out []string
 	for _, p := range parts {
-		if p = strings.TrimSpace(p); utf8.RuneCountInString(p) >= 4 {
+		if p = strings.TrimRight(strings.TrimSpace(p), ".。"); utf8.RuneCountInString(p) >= 4 {
 			r, n := utf8.DecodeRuneInString(p)
 			out = append(out, string(unicode.ToUpper(r))+p[n:]+mark)
 		}

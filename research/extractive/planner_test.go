@@ -255,6 +255,9 @@ func TestClauseFrames(t *testing.T) {
 		"What is a data race, and how should programs avoid it?":       {"What is a data race?", "How should programs avoid it?"},
 		"What does the ? operator do with a Result value?":             {"What does the ? operator do with a Result value?"},
 		"Why does GET /search?q=go fail? Is the query escaped?":        {"Why does GET /search?q=go fail?", "Is the query escaped?"},
+		// A statement after the last question tells the asker's circumstances; a request there still asks.
+		"How do I ship my CLI tool as one file? The tool is a handful of files.": {"How do I ship my CLI tool as one file?"},
+		"Why does the id skip numbers? Explain how sequences are cached.":        {"Why does the id skip numbers?", "Explain how sequences are cached?"},
 	} {
 		if got := clauses(q, "en"); !slices.Equal(got, want) {
 			t.Errorf("clauses(%q) = %q, want %q", q, got, want)
