@@ -197,6 +197,12 @@ func splitEN(q string) (out []phrase, verbs []string) {
 			flush()
 			cur = append(cur, w)
 			flush()
+		case calledAt(q, words, at, i):
+			// "inserts log rows with now()": a name written as a call is code, a phrase of its own, and keeps its
+			// parentheses to say so.
+			flush()
+			cur = append(cur, w+"()")
+			flush()
 		default:
 			cur = append(cur, w)
 		}
@@ -212,6 +218,16 @@ func splitEN(q string) (out []phrase, verbs []string) {
 		}
 	}
 	return out, verbs
+}
+
+// calledAt reports a word of the question (words[i], at byte at[i] of q) written as a call: a plain identifier
+// with an opening parenthesis right after it ("now()", "lower(email)").
+func calledAt(q string, words []string, at []int, i int) bool {
+	w := words[i]
+	if i+1 >= len(words) || words[i+1] != "(" || at[i+1] != at[i]+len(w) || !identRE.MatchString(w) {
+		return false
+	}
+	return strings.Contains(q[at[i+1]:], ")")
 }
 
 // isQualifiedIdent reports a Go-style qualified name such as sync.Once or errors.Join.

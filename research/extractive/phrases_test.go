@@ -54,6 +54,12 @@ func TestSplitEnglishPhrases(t *testing.T) {
 		// A negative auxiliary, spelled either way, is no phrase, nor is "let me" before the action asked about.
 		{"Why won't Rust let me implement Display for Vec?", "Rust | implement Display | Vec"},
 		{"Why doesn’t the compiler let us borrow it twice?", "compiler | borrow | twice"},
+		// A name written as a call is code, a phrase of its own; a parenthesis after a space is an aside.
+		{"Why do rows inserted with now() over ten minutes get one timestamp?", "rows inserted | now() | ten minutes get one timestamp"},
+		{"Can an index on lower(email) be unique?", "index | lower() | email | unique"},
+		{"Is the log (the one on disk) flushed?", "log | one | disk | flushed"},
+		// …and while, because and although end a phrase.
+		{"Why does the build stop while the tests pass because of a lock?", "build stop | tests pass | lock"},
 	} {
 		ph, _ := splitPhrases(tc.q)
 		var got []string

@@ -164,7 +164,7 @@ func (p *Planner) Plan(ctx context.Context, question string) (*research.Plan, er
 		// what the question asks about; the phrase before it names an attribute of it.
 		if !nameLike(all[0]) {
 			for k := 1; k < len(all); k++ {
-				if strings.ContainsAny(all[k], "._/") && nameLike(all[k]) {
+				if (strings.ContainsAny(all[k], "._/") || strings.HasSuffix(all[k], "()")) && nameLike(all[k]) {
 					all = append(append([]string{all[k]}, all[:k]...), all[k+1:]...)
 					break
 				}
@@ -403,13 +403,13 @@ func dedupe(xs []string) []string {
 }
 
 // nameLike reports a name of the domain rather than a phrase of common words: a qualified or compound identifier
-// (sync.Map, errors.Join, go_line), a CamelCase or all-capital name (WaitGroup, GODEBUG), or letters with digits
+// (sync.Map, errors.Join, go_line), a name written as a call (now()), a CamelCase or all-capital name (WaitGroup, GODEBUG), or letters with digits
 // (HTTP2, utf8). "Go", "memory model" and "go line" are not.
 func nameLike(x string) bool {
 	if x == "" || strings.ContainsAny(x, " \t") || hasCJK(x) {
 		return false
 	}
-	if strings.ContainsAny(x, "._/") {
+	if strings.ContainsAny(x, "._/") || strings.HasSuffix(x, "()") {
 		return true
 	}
 	upper, lower, digit := 0, 0, 0
