@@ -320,8 +320,8 @@ func (s *Synthesizer) absentTerms(ctx context.Context, p *poolIndex, question st
 
 // referencePoints are the words of a question that name what the asker compares with or works on rather than
 // what they ask about, lower-cased: the things after "equivalent of", "counterpart to", "similar to" and the like
-// ("a Rust equivalent of gofmt and go vet"), with the word of likeness itself, and the plain names passed to a call the question writes out
-// (rect in `println!("{}", rect)`), which are the asker's own values.
+// ("a Rust equivalent of gofmt and go vet") with the word of likeness itself, and the plain names passed to a call
+// the question writes out (rect in `println!("{}", rect)`), which are the asker's own values.
 func referencePoints(question string) map[string]bool {
 	out := map[string]bool{}
 	for _, m := range analogyRE.FindAllStringSubmatch(question, -1) {

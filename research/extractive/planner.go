@@ -164,7 +164,7 @@ func (p *Planner) Plan(ctx context.Context, question string) (*research.Plan, er
 		// what the question asks about; the phrase before it names an attribute of it.
 		if !nameLike(all[0]) {
 			for k := 1; k < len(all); k++ {
-				if (strings.ContainsAny(all[k], "._/") || strings.HasSuffix(all[k], "()")) && nameLike(all[k]) {
+				if codeName(all[k]) {
 					all = append(append([]string{all[k]}, all[:k]...), all[k+1:]...)
 					break
 				}
@@ -402,14 +402,14 @@ func dedupe(xs []string) []string {
 	return out
 }
 
-// nameLike reports a name of the domain rather than a phrase of common words: a qualified or compound identifier
-// (sync.Map, errors.Join, go_line), a name written as a call (now()), a CamelCase or all-capital name (WaitGroup, GODEBUG), or letters with digits
-// (HTTP2, utf8). "Go", "memory model" and "go line" are not.
+// nameLike reports a name of the domain rather than a phrase of common words: a name in code (codeName), a
+// CamelCase or all-capital name (WaitGroup, GODEBUG), or letters with digits (HTTP2, utf8). "Go", "memory model"
+// and "go line" are not.
 func nameLike(x string) bool {
 	if x == "" || strings.ContainsAny(x, " \t") || hasCJK(x) {
 		return false
 	}
-	if strings.ContainsAny(x, "._/") || strings.HasSuffix(x, "()") {
+	if codeName(x) {
 		return true
 	}
 	upper, lower, digit := 0, 0, 0
@@ -428,6 +428,12 @@ func nameLike(x string) bool {
 	first, _ := utf8.DecodeRuneInString(x)
 	allCaps := lower == 0 && utf8.RuneCountInString(x) >= 2 && unicode.IsUpper(first)
 	return upper > 0 || allCaps || digit > 0 && lower+upper > 0
+}
+
+// codeName reports a word written as code: a qualified or compound identifier (sync.Map, errors.Join, go_line) or
+// a name written as a call (now(); see calledAt).
+func codeName(x string) bool {
+	return x != "" && !strings.ContainsAny(x, " \t") && !hasCJK(x) && (strings.ContainsAny(x, "._/") || strings.HasSuffix(x, "()"))
 }
 
 // asksDefinition reports a question that asks what something is.
