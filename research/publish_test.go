@@ -20,7 +20,9 @@ type pageRoles struct {
 	url    string
 	quotes []string
 	drafts []string
-	judge  func(claims []publish.SupportClaim) ([]publish.SupportVerdict, error)
+	// notCovered marks the drafts as saying the sources do not cover the question (Draft.NotCovered).
+	notCovered bool
+	judge      func(claims []publish.SupportClaim) ([]publish.SupportVerdict, error)
 
 	mu     sync.Mutex
 	n      int
@@ -52,7 +54,7 @@ func (p *pageRoles) Synthesize(context.Context, research.SynthesisInput) (*resea
 	defer p.mu.Unlock()
 	d := p.drafts[min(p.n, len(p.drafts)-1)]
 	p.n++
-	return &research.Draft{Markdown: d}, nil
+	return &research.Draft{Markdown: d, NotCovered: p.notCovered}, nil
 }
 
 // judgingRoles are pageRoles whose verifier is also a SupportJudge.
@@ -141,6 +143,24 @@ func TestNothingPublishableListsTheGroundedQuotes(t *testing.T) {
 	}
 	if rep.Stats.RemovedByCause[publish.CauseUnsupported] != 2 {
 		t.Errorf("removals by cause %v, want the 2 unsupported sentences", rep.Stats.RemovedByCause)
+	}
+}
+
+// TestANotCoveredDraftIsTheReport: a draft that answers that the sources do not cover the question is published
+// as it is; the run's evidence is not listed in its place, as it is for a draft none of whose sentences could be
+// published (the same draft without the mark).
+func TestANotCoveredDraftIsTheReport(t *testing.T) {
+	const line = "Not covered: the sources searched never mention errgroup."
+	for _, marked := range []bool{true, false} {
+		rep := runPage(t, &pageRoles{drafts: []string{"# The kiln\n\n### " + line + "\n"}, notCovered: marked}, false, "")
+		b := body(rep)
+		listed := strings.Contains(b, strings.TrimSuffix(kilnNotes[0], "."))
+		if marked && (!strings.Contains(b, line) || listed || len(rep.Citations) != 0) {
+			t.Errorf("not-covered draft: the line is missing or the evidence is listed (%d citations):\n%s", len(rep.Citations), rep.Markdown)
+		}
+		if !marked && !listed {
+			t.Errorf("a draft with nothing to publish does not list the grounded evidence:\n%s", rep.Markdown)
+		}
 	}
 }
 

@@ -106,6 +106,10 @@ type Draft struct {
 	Loops int
 	// Repeats counts the sentences removed from the draft because they repeated an earlier one.
 	Repeats int
+	// NotCovered marks a draft that answers that the sources do not cover the question (a "not covered" line and
+	// no citation): the report publishes it as it is instead of listing the run's evidence in its place, which is
+	// what a draft none of whose sentences could be published gets.
+	NotCovered bool
 }
 
 // Planner decomposes the question (Scope stage). Implementations are safe for concurrent use.

@@ -53,6 +53,7 @@ func (r *runner) synthesize(ctx context.Context, verdict *Verdict) (*Report, err
 		checker.UnjudgedMark = textsFor(plan.Language).unjudgedMark
 	}
 	var draft string
+	notCovered := false // the draft says the sources do not cover the question (Draft.NotCovered)
 	var synthErr error
 	attempts, refused, degenerate, repeats := 0, 0, 0, 0
 	for attempt := 0; attempt <= max(r.rc.Budget.SynthRetries, 0); attempt++ {
@@ -78,6 +79,7 @@ func (r *runner) synthesize(ctx context.Context, verdict *Verdict) (*Report, err
 		repeats += got.Repeats
 		// A report wrapped in a code fence is the report, not code; markers in other forms become [e3].
 		draft = publish.CanonicalMarkers(publish.UnwrapReport(got.Markdown))
+		notCovered = got.NotCovered
 		r.judgeSupport(sctx, plan, checker, draft)
 		problems := checker.Check(draft)
 		if len(problems) == 0 {
@@ -105,7 +107,7 @@ func (r *runner) synthesize(ctx context.Context, verdict *Verdict) (*Report, err
 	tally := checker.Tally(draft)
 	body, removed := checker.Prune(draft)
 	nothingLeft := false
-	if !partial && len(publish.CitedIDs(body)) == 0 && len(accepted) > 0 {
+	if !partial && !notCovered && len(publish.CitedIDs(body)) == 0 && len(accepted) > 0 {
 		// Not one sentence of the draft could be published, yet the run holds grounded quotes: the report lists
 		// them rather than saying the sources answer nothing.
 		nothingLeft = true

@@ -251,12 +251,13 @@ func (p *poolIndex) focus(variants []variant, i int) float64 {
 // ("errgroup" over the standard library's sync documentation). A word the pool lacks but a source has is a
 // difference of wording, not an absence. Words of a Chinese question are checked as asked and in their English
 // rendering: absent only when both are.
-func (s *Synthesizer) absentTerms(ctx context.Context, p *poolIndex, question string, units []string, bestOfRest func(unit string) float64) []string {
+func (s *Synthesizer) absentTerms(ctx context.Context, p *poolIndex, question, subject string, units []string, bestOfRest func(unit string) float64) []string {
 	if len(s.cfg.Searchers) == 0 {
 		return nil
 	}
 	heads := headNouns(question)
 	references := referencePoints(question)
+	inSubject := toSet(strings.Join(lexical.Tokenize(subject), " "))
 	var out []string
 	for _, u := range units {
 		if references[strings.ToLower(u)] {
@@ -277,6 +278,12 @@ func (s *Synthesizer) absentTerms(ctx context.Context, p *poolIndex, question st
 		// An everyday word ("contract" in "the io.Reader contract") that the sources word differently is forgiven
 		// when one item answers the rest of the question closely; a name (capitals, digits, CJK) never is.
 		if commonWord(u) && !heads[u] && bestOfRest(u) >= forgiveCover {
+			continue
+		}
+		// An everyday word outside the question's subject tells the asker's circumstances ("… as one executable file
+		// to colleagues", "a function that takes a callback"): the sources' not having it says nothing about
+		// whether they answer the question.
+		if commonWord(u) && !heads[u] && s.english(u) && !slices.ContainsFunc(lexical.Tokenize(u), func(t string) bool { return inSubject[t] }) {
 			continue
 		}
 		queries := []string{u}

@@ -40,10 +40,13 @@ func TestNotCovered(t *testing.T) {
 		{"如何用 GOGC 调整读取？", "未涵盖：所检索的来源没有提到 GOGC。", false},
 		// A measurement of the asker's setting is written in the sources' own notation, if at all.
 		{"What does a WaitGroup wait for in 30s?", "", true},
-		// What the asker compares with and their own values need not be in the sources: an equivalent of errgroup,
-		// the argument of a call they wrote.
+		// What the asker compares with, their own values and the everyday words of their circumstances need not be
+		// in the sources: an equivalent of errgroup, the argument of a call they wrote, the colleagues they work for.
 		{"Is there an equivalent of errgroup that counts the active goroutines?", "", true},
 		{"What does wg.Wait(ctx) wait for in a WaitGroup?", "", true},
+		{"Does a WaitGroup wait for the goroutines of my colleagues in production?", "", true},
+		// The subject's own everyday words are still required.
+		{"How does a WaitGroup rewind?", "Not covered: the sources searched never mention rewind", false},
 	}
 	for _, tt := range tests {
 		md := planAndSynthesize(t, ix, tt.q, pool)

@@ -247,14 +247,16 @@ func (p *Planner) Plan(ctx context.Context, question string) (*research.Plan, er
 	// Each clause of a compound question ("What is a data race and how should programs avoid it?") is a question
 	// of its own, with the subject put back where the clause only points at it.
 	if cl := clauses(q, lang); len(cl) > 1 {
+		ownClauses := ownSubjects(q, subject, lang)
 		for _, c := range cl {
 			ph, _ := splitPhrases(c)
+			own := ownClauses[c]
 			c = resolvePronoun(c, subject, lang)
 			var words []string
 			for _, x := range ph {
 				words = append(words, x.Text)
 			}
-			if !strings.Contains(strings.Join(words, " "), subject) {
+			if !own && !strings.Contains(strings.Join(words, " "), subject) {
 				words = append([]string{subject}, words...)
 			}
 			add(c, strings.Join(words, " "))
@@ -527,6 +529,42 @@ func clauses(q, lang string) []string {
 	}
 	return out
 }
+
+// ownSubjects are the clauses of a compound English question (clauses) that ask about a subject of their own
+// rather than about the question's: "How does the waggle dance tell bees where flowers are? And how do worker bees
+// make beeswax?". Such a clause is a sentence of its own; it points back at nothing (no pronoun, no "the", "one" or
+// "that": "How is the limit changed?", "how do you roll back to one?" ask about the subject); it shares no word
+// with the subject; and it names something — two phrases, a phrase of several words or a name. It is searched and
+// answered by its own words.
+func ownSubjects(q, subject, lang string) map[string]bool {
+	out := map[string]bool{}
+	if lang == "zh" || subject == "" {
+		return out
+	}
+	sentence := map[string]bool{}
+	for _, x := range questionSentences(strings.TrimRight(q, "?？ ")) {
+		sentence[strings.ToLower(strings.TrimRight(strings.TrimSpace(x), "."))] = true
+	}
+	subj := toSet(strings.Join(lexical.Tokenize(subject), " "))
+	for _, c := range clauses(q, lang) {
+		if !sentence[strings.ToLower(strings.TrimSuffix(c, "?"))] || enPronounRE.MatchString(c) || definiteRE.MatchString(c) {
+			continue
+		}
+		ph, _ := splitPhrases(c)
+		shares, named := false, len(ph) >= 2
+		for _, p := range ph {
+			for _, t := range lexical.Tokenize(p.Text) {
+				shares = shares || subj[t]
+			}
+			named = named || strings.Contains(p.Text, " ") || nameLike(p.Text)
+		}
+		out[c] = named && !shares
+	}
+	return out
+}
+
+// definiteRE is a word by which a clause of a question refers to what the question said before it.
+var definiteRE = regexp.MustCompile(`(?i)\b(the|one|ones|that|those|its|their|such|same|there)\b`)
 
 // locative reports a Chinese phrase that names a place, a noun with a locative particle after it ("context 包中",
 // "标准库里", "函数内"): the setting of a question, not its subject.

@@ -459,3 +459,31 @@ func FuzzPlanner(f *testing.F) {
 		}
 	})
 }
+
+// TestOwnSubjects: a sentence of a compound question that names a subject of its own is answered by its own words;
+// one that points back at the question's subject ("the limit", "one", "it") or names only an aspect is not.
+func TestOwnSubjects(t *testing.T) {
+	for _, tc := range []struct {
+		q, subject string
+		want       []string
+	}{
+		{"How does the waggle dance tell honeybees where the flowers are? And how do worker bees make beeswax?", "waggle dance",
+			[]string{"And how do worker bees make beeswax?"}},
+		{"How many listeners can be registered for one event of an EventEmitter by default? How is the limit changed?", "listeners", nil},
+		{"What is a savepoint in a PostgreSQL transaction? How do you roll back to one?", "savepoint", nil},
+		{"What is a data race? How should programs avoid it?", "data race", nil},
+		{"What does sync.Once do? What are its limits?", "sync.Once", nil},
+		// A clause of the same sentence is no question of its own.
+		{"How does the waggle dance tell honeybees where flowers are, and how do worker bees make beeswax?", "waggle dance", nil},
+	} {
+		var got []string
+		for c, own := range ownSubjects(tc.q, tc.subject, "en") {
+			if own {
+				got = append(got, c)
+			}
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("ownSubjects(%q) = %q, want %q", tc.q, got, tc.want)
+		}
+	}
+}

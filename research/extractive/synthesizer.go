@@ -246,14 +246,14 @@ func (s *Synthesizer) Synthesize(ctx context.Context, in research.SynthesisInput
 		}
 		return b
 	}
-	absent := s.absentTerms(ctx, pool, in.Plan.Question, missing, bestOfRest)
+	absent := s.absentTerms(ctx, pool, in.Plan.Question, subject, missing, bestOfRest)
 	if len(absent) > 0 || len(answer) == 0 {
 		what := lb.notCoveredAll
 		if len(absent) > 0 {
 			what = fmt.Sprintf(lb.notCoveredTerms, strings.Join(absent, lb.listJoin))
 		}
 		fmt.Fprintf(&b, "### %s\n", what)
-		return &research.Draft{Markdown: b.String()}, nil
+		return &research.Draft{Markdown: b.String(), NotCovered: true}, nil
 	}
 
 	// Summary: the answer first — the best on-topic items, near-duplicates merged, the best one leading and rules
@@ -293,11 +293,19 @@ func (s *Synthesizer) Synthesize(ctx context.Context, in research.SynthesisInput
 	b.WriteString("\n\n")
 
 	// Sections: what each sub-question adds beyond the summary, each claim cited once in the whole report.
+	// A clause with a subject of its own ("… And how do worker bees make beeswax?") is answered from the whole pool
+	// by what is about its subject: the pool keeps a quote under whichever sub-question found it first, and the
+	// question's subject, which decides what is on topic above, is not the clause's.
+	own := ownSubjects(in.Plan.Question, subject, lang)
 	for k, sq := range in.Plan.SubQuestions {
 		ev := bySQ[sq.ID]
-		if k == 0 {
+		topical := onTopic
+		switch {
+		case k == 0:
 			ev = ranked
-		} else {
+		case own[sq.Question]:
+			ev, topical = s.clauseItems(ctx, sq, all, facets)
+		default:
 			ev = rankFor(sq, ev, facets, s.sections, nil)
 		}
 		if len(ev) == 0 {
@@ -315,7 +323,7 @@ func (s *Synthesizer) Synthesize(ctx context.Context, in research.SynthesisInput
 			if in.Words > 0 && words >= in.Words {
 				break // the length asked for: the best-ranked quotes of each section, no more
 			}
-			if !onTopic[e.ID] || !sayable(e) {
+			if !topical[e.ID] || !sayable(e) {
 				continue
 			}
 			shown = append(shown, e)
@@ -358,6 +366,26 @@ func (s *Synthesizer) Synthesize(ctx context.Context, in research.SynthesisInput
 		}
 	}
 	return &research.Draft{Markdown: strings.TrimRight(b.String(), "\n") + "\n"}, nil
+}
+
+// clauseItems ranks the pool for a clause that has a subject of its own (ownSubject) and marks the items about
+// it: those whose focus on the clause is within focusShare of the best.
+func (s *Synthesizer) clauseItems(ctx context.Context, sq research.SubQuestion, pool []research.Evidence, facets map[string]string) ([]research.Evidence, map[string]bool) {
+	ranked := rankFor(sq, pool, facets, s.sections, nil)
+	ix := indexPool(ranked, s.sections)
+	ix.sourcesIDF = s.vocab.idf(ctx)
+	variants := focusVariants(ctx, sq, s.vocab)
+	scores := make([]float64, len(ranked))
+	best := 0.0
+	for i := range ranked {
+		scores[i] = ix.focus(variants, i)
+		best = math.Max(best, scores[i])
+	}
+	about := map[string]bool{}
+	for i, e := range ranked {
+		about[e.ID] = best > 0 && scores[i] >= focusShare*best
+	}
+	return ranked, about
 }
 
 // summaryMax bounds the summary: the answer in at most six sentences.
