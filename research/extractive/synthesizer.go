@@ -368,7 +368,7 @@ func (s *Synthesizer) Synthesize(ctx context.Context, in research.SynthesisInput
 	return &research.Draft{Markdown: strings.TrimRight(b.String(), "\n") + "\n"}, nil
 }
 
-// clauseItems ranks the pool for a clause that has a subject of its own (ownSubject) and marks the items about
+// clauseItems ranks the pool for a clause that has a subject of its own (ownSubjects) and marks the items about
 // it: those whose focus on the clause is within focusShare of the best.
 func (s *Synthesizer) clauseItems(ctx context.Context, sq research.SubQuestion, pool []research.Evidence, facets map[string]string) ([]research.Evidence, map[string]bool) {
 	ranked := rankFor(sq, pool, facets, s.sections, nil)
