@@ -150,15 +150,7 @@ func (s *Synthesizer) Synthesize(ctx context.Context, in research.SynthesisInput
 
 	// Topic anchor: only items about what the question asks enter the report; the rest were relevant to a facet's
 	// wording, not to the question.
-	pool := indexPool(ranked, s.sections)
-	pool.sourcesIDF = s.vocab.idf(ctx)
-	variants := focusVariants(ctx, core, s.vocab)
-	scores := make([]float64, len(ranked))
-	best := 0.0
-	for i := range ranked {
-		scores[i] = pool.focus(variants, i)
-		best = math.Max(best, scores[i])
-	}
+	pool, variants, scores, best := s.focusOn(ctx, core, ranked)
 	// Answer sections: the sections the best-matching items stand in state the answer, and their other items
 	// belong to it even when they do not repeat the question's words ("If there is no default case, …" under
 	// "Select statements"); an item elsewhere must match the question nearly as well as the best.
@@ -372,20 +364,27 @@ func (s *Synthesizer) Synthesize(ctx context.Context, in research.SynthesisInput
 // it: those whose focus on the clause is within focusShare of the best.
 func (s *Synthesizer) clauseItems(ctx context.Context, sq research.SubQuestion, pool []research.Evidence, facets map[string]string) ([]research.Evidence, map[string]bool) {
 	ranked := rankFor(sq, pool, facets, s.sections, nil)
-	ix := indexPool(ranked, s.sections)
-	ix.sourcesIDF = s.vocab.idf(ctx)
-	variants := focusVariants(ctx, sq, s.vocab)
-	scores := make([]float64, len(ranked))
-	best := 0.0
-	for i := range ranked {
-		scores[i] = ix.focus(variants, i)
-		best = math.Max(best, scores[i])
-	}
+	_, _, scores, best := s.focusOn(ctx, sq, ranked)
 	about := map[string]bool{}
 	for i, e := range ranked {
 		about[e.ID] = best > 0 && scores[i] >= focusShare*best
 	}
 	return ranked, about
+}
+
+// focusOn indexes the ranked items and scores each one's focus on sq (poolIndex.focus, with the sources' weights of
+// its terms): the index, sq's focus variants, the scores and the best of them.
+func (s *Synthesizer) focusOn(ctx context.Context, sq research.SubQuestion, ranked []research.Evidence) (*poolIndex, []variant, []float64, float64) {
+	pool := indexPool(ranked, s.sections)
+	pool.sourcesIDF = s.vocab.idf(ctx)
+	variants := focusVariants(ctx, sq, s.vocab)
+	scores := make([]float64, len(ranked))
+	best := 0.0
+	for i := range ranked {
+		scores[i] = pool.focus(variants, i)
+		best = math.Max(best, scores[i])
+	}
+	return pool, variants, scores, best
 }
 
 // summaryMax bounds the summary: the answer in at most six sentences.
