@@ -194,7 +194,7 @@ func (s *Synthesizer) Synthesize(ctx context.Context, in research.SynthesisInput
 	// Answer documents: the pages that answer the question, not every page that shares some of its words.
 	redundant := func(doc string) string { return s.vocab.redundant(ctx, doc) }
 	about := focusVariants(ctx, research.SubQuestion{Question: subject, Queries: []string{strings.TrimSpace(subject + " " + place)}}, s.vocab)
-	for doc, keep := range answerDocuments(ranked, scores, onTopic, variants, about, s.sections, redundant) {
+	for doc, keep := range answerDocuments(ranked, scores, onTopic, variants, about, defines, s.sections, redundant) {
 		if !keep {
 			for _, e := range ranked {
 				if docKey(e.Source) == doc {
@@ -654,8 +654,10 @@ const answerDocShare = 0.65
 // that is not: the reader is sent to the page it repeats. A copy repeats one page, so it is left out beside that page
 // (samePage) or beside one at least as well supported; when every page kept is another and weaker, the page the
 // copy repeats is not among them (the search found the copy instead), and the copy is what states the answer. A
-// page weighs at least what its copy does.
-func answerDocuments(ranked []research.Evidence, scores []float64, onTopic map[string]bool, variants, about []variant, sections *sectionMemo, redundant func(doc string) string) map[string]bool {
+// page weighs at least what its copy does. When the question asks what something is (defines, its terms), the page
+// whose title's lead names all of it counts its lead twice: it is the definition, and a page with more items that
+// use the word in passing ("… with the Deref Trait", "Derivable Traits" beside "Traits") is no answer beside it.
+func answerDocuments(ranked []research.Evidence, scores []float64, onTopic map[string]bool, variants, about []variant, defines []string, sections *sectionMemo, redundant func(doc string) string) map[string]bool {
 	gains := map[string][]float64{}
 	where := map[string]map[string]bool{}
 	titles := map[string]string{}
@@ -676,7 +678,11 @@ func answerDocuments(ranked []research.Evidence, scores []float64, onTopic map[s
 	}
 	weight := map[string]float64{}
 	for d, g := range gains {
-		weight[d] = discountedSum(g) * (1 + namedShare(variants, where[d])) * (1 + leadNamed(variants, about, titles[d]))
+		lf := 1 + leadNamed(variants, about, titles[d])
+		if titledBy(titles[d], defines) {
+			lf *= lf
+		}
+		weight[d] = discountedSum(g) * (1 + namedShare(variants, where[d])) * lf
 	}
 	// A copy's support is its page's: the page weighs at least what its copy does, so a copy that happens to
 	// outweigh its page (its chunks cut elsewhere) does not push the page under the share of the best.
@@ -729,6 +735,15 @@ func answerDocuments(ranked []research.Evidence, scores []float64, onTopic map[s
 		out[d] = strongest == 0 || r == sources.RedundantCopy && weight[d] > strongest && !ownPageKept(d)
 	}
 	return out
+}
+
+// titledBy reports a title whose lead (titleLeadWords) has every one of the terms; false for none.
+func titledBy(title string, terms []string) bool {
+	if len(terms) == 0 {
+		return false
+	}
+	lead := titleLeadWords(title)
+	return !slices.ContainsFunc(terms, func(t string) bool { return !slices.Contains(lead, t) })
 }
 
 // samePage reports two documents that are one page: the same title, or the same name but for the extension in

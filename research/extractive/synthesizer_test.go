@@ -214,7 +214,7 @@ func TestAnswerDocumentsDiscountFurtherItems(t *testing.T) {
 	add("file:///docs/indexes-types.html", 0.54, 0.92)
 	add("file:///docs/indexes-types.html", 0.78, 0.56)
 	add("file:///docs/extend-type-system.html", 0.40, 0.47)
-	keep := answerDocuments(ranked, scores, onTopic, []variant{queryVariant("index types")}, nil, nil, nil)
+	keep := answerDocuments(ranked, scores, onTopic, []variant{queryVariant("index types")}, nil, nil, nil, nil)
 	want := map[string]bool{"file:///docs/textsearch-indexes.html": true, "file:///docs/indexes-types.html": true, "file:///docs/extend-type-system.html": false}
 	if !maps.Equal(keep, want) {
 		t.Errorf("answerDocuments = %v, want %v", keep, want)
@@ -230,6 +230,45 @@ func TestAnswerDocumentsDiscountFurtherItems(t *testing.T) {
 		if got := discountedSum(tt.gains); math.Abs(got-tt.want) > 1e-9 {
 			t.Errorf("discountedSum(%v) = %v, want %v", tt.gains, got, tt.want)
 		}
+	}
+}
+
+// A question asking what something is is answered by the page titled by it: beside it, a page with more items that
+// mention the subject in passing ("… with the Deref Trait", "Derivable Traits") is left out, where a question that
+// defines nothing keeps both.
+func TestAnswerDocumentsForADefinition(t *testing.T) {
+	var ranked []research.Evidence
+	var scores []float64
+	onTopic := map[string]bool{}
+	add := func(doc, title string, n int, score float64) {
+		for range n {
+			e := ev(fmt.Sprintf("e%d", len(ranked)+1), "q1", doc+"#L1-L1", "claim", 0.9)
+			e.Title = title
+			ranked = append(ranked, e)
+			scores = append(scores, score)
+			onTopic[e.ID] = true
+		}
+	}
+	const deref, traits = "file:///book/ch15-02-deref.html", "file:///book/ch10-02-traits.html"
+	add(deref, "Treating Smart Pointers Like Regular References with the Deref Trait - The Rust Programming Language", 8, 0.6)
+	add(traits, "Traits: Defining Shared Behavior - The Rust Programming Language", 3, 0.6)
+	v := []variant{queryVariant("trait rust")}
+	if keep := answerDocuments(ranked, scores, onTopic, v, nil, nil, nil, nil); !keep[traits] || !keep[deref] {
+		t.Fatalf("without a definition asked, both pages are answer documents: %v", keep)
+	}
+	keep := answerDocuments(ranked, scores, onTopic, v, nil, []string{"trait"}, nil, nil)
+	if !keep[traits] || keep[deref] {
+		t.Errorf("what a trait is: kept %v, want the Traits page alone", keep)
+	}
+	// A page whose title's lead lacks a word of what is defined is not titled by it ("Default Values" for the
+	// default value of max_connections).
+	ranked, scores, onTopic = nil, nil, map[string]bool{}
+	const values, conn = "file:///pg/ddl-default.html", "file:///pg/runtime-config-connection.html"
+	add(conn, "20.3. Connections and Authentication", 3, 0.8)
+	add(values, "5.2. Default Values", 4, 0.6)
+	if keep := answerDocuments(ranked, scores, onTopic, []variant{queryVariant("default value max_connections")}, nil,
+		[]string{"default", "valu", "max", "connect"}, nil, nil); !keep[conn] {
+		t.Errorf("a page titled by part of what is defined outweighs the answer: %v", keep)
 	}
 }
 
@@ -251,7 +290,7 @@ func TestAnswerDocumentsPreferThePageTheTitleNames(t *testing.T) {
 	const deref, traits = "file:///book/ch15-02-deref.html", "file:///book/ch10-02-traits.html"
 	add(deref, "Treating Smart Pointers Like Regular References with the Deref Trait - The Rust Programming Language", 16)
 	add(traits, "Traits: Defining Shared Behavior - The Rust Programming Language", 6)
-	keep := answerDocuments(ranked, scores, onTopic, []variant{queryVariant("trait rust")}, nil, nil, nil)
+	keep := answerDocuments(ranked, scores, onTopic, []variant{queryVariant("trait rust")}, nil, nil, nil, nil)
 	if !keep[traits] {
 		t.Errorf("the page titled by the question's subject is not kept: %v", keep)
 	}
@@ -404,7 +443,7 @@ func TestAnswerDocumentsKeepACopyWhosePageWasNotFound(t *testing.T) {
 			scores = append(scores, items[doc])
 			onTopic[e.ID] = true
 		}
-		return answerDocuments(ranked, scores, onTopic, []variant{queryVariant("cluster module")}, nil, nil, redundant)
+		return answerDocuments(ranked, scores, onTopic, []variant{queryVariant("cluster module")}, nil, nil, nil, redundant)
 	}
 	for _, tt := range []struct {
 		name  string
