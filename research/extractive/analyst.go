@@ -575,16 +575,28 @@ func (a *Analyst) coverage(ix *docIndex, variants []variant, syns synonymMap, i 
 }
 
 // coverageOf is coverage for any set of terms of the document. A term the passage lacks counts at synonymShare
-// when the passage has one of its synonyms (syns, nil: none).
+// when the passage has one of its synonyms (syns, nil: none). A term's IDF is the document's, which says little of
+// the page's own subject (in every passage) or of a word the page never uses: where the sources can tell, a term
+// keeps topicShare of its IDF over all their passages, and a term the page lacks weighs that IDF alone ("PostgreSQL"
+// beside "window function" on the page about window functions). Both are scaled to the document's range.
 func (a *Analyst) coverageOf(ix *docIndex, variants []variant, syns synonymMap, tokens []string) float64 {
 	have := map[string]bool{}
 	for _, t := range tokens {
 		have[t] = true
 	}
 	n := float64(ix.bm25.Len())
+	sources := a.vocab.idf(context.Background())
 	idf := func(t string) float64 {
-		df := float64(ix.df(t))
-		return lexical.IDF(df, n)
+		df := ix.df(t)
+		w := lexical.IDF(float64(df), n)
+		if sources != nil {
+			all := sources(t) / 2 * lexical.IDF(0, n)
+			w = math.Max(w, topicShare*all)
+			if df == 0 && all > 0 {
+				return all
+			}
+		}
+		return w
 	}
 	best := 0.0
 	for _, v := range variants {
@@ -647,6 +659,9 @@ func (a *Analyst) coverageOf(ix *docIndex, variants []variant, syns synonymMap, 
 	}
 	return best
 }
+
+// topicShare is the least share of its weight over all the sources that a term keeps in one document's passages.
+const topicShare = 0.3
 
 // saturateUnits is how many of a question's units (the heaviest) a passage must cover to cover it whole.
 const saturateUnits = 6

@@ -1048,3 +1048,35 @@ func TestAnalystAnswersAQuestionThatTellsItsSituation(t *testing.T) {
 		}
 	}
 }
+
+// On a page about its subject every passage names the subject, so within the page the subject's words weigh next
+// to nothing, and a word the page never uses weighs the most: the question's passing word "PostgreSQL", on every page
+// of a PostgreSQL manual but not on this one, would outweigh "window function" and leave the sentence that says
+// what a window function is under the confidence floor. A term keeps a share of its weight over all the sources
+// (topicShare), and a term the page lacks weighs what it weighs there.
+func TestCoverageWeighsTermsByTheSources(t *testing.T) {
+	text := "# 3.5. Window Functions\n\n" +
+		"A window function performs a calculation across a set of table rows that are somehow related to the current row. " +
+		"This is comparable to the type of calculation that can be done with an aggregate function.\n\n" +
+		"A window function call always contains an OVER clause directly following the window function's name and argument(s).\n\n" +
+		"The window function is computed across all rows of the partition; the rows are ordered by the window's ORDER BY.\n\n" +
+		"Window functions are permitted only in the SELECT list and the ORDER BY clause of the query.\n\n" +
+		"When a query involves multiple window functions, it is possible to write out each one with a separate OVER clause.\n"
+	d := &sources.Document{URL: "file:///pg/tutorial-window.html", Title: "3.5. Window Functions", Text: text, Hash: sources.HashText(text)}
+	sq := research.SubQuestion{ID: "q1", Question: "What is a window function in PostgreSQL?", Queries: []string{"window function PostgreSQL"}}
+	defines := func(v *vocabulary) bool {
+		a := &Analyst{cfg: Config{}.withDefaults(), vocab: v}
+		ev, err := a.Analyze(t.Context(), sq, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return slices.ContainsFunc(ev, func(e research.Evidence) bool { return strings.Contains(e.Claim, "performs a calculation") })
+	}
+	manual := newVocabulary([]sources.Searcher{vocabSource{df: map[string]int{"window": 30, "function": 1500, "postgresql": 9000}}})
+	if !defines(manual) {
+		t.Error("over a manual that names PostgreSQL everywhere, the sentence saying what a window function is is no evidence")
+	}
+	if defines(nil) {
+		t.Error("with no sources to weigh the terms by, the page's own weights should decide as before")
+	}
+}
