@@ -826,19 +826,39 @@ func namesSectionSubject(text string, sp lexical.Span) bool {
 		if atxHeadingRE.MatchString(line) {
 			break
 		}
-		if !strings.Contains(line, "\t") && len(strings.Fields(line)) != 1 {
+		if strings.HasSuffix(line, "-->") {
+			// A comment is the page's metadata (Node's "<!-- YAML … -->" history), no sentence said before.
+			if open := strings.LastIndex(before, "<!--"); open >= 0 {
+				before = strings.TrimRight(before[:open], " \t\n")
+				continue
+			}
+		}
+		if strings.HasPrefix(line, "```") || !strings.Contains(line, "\t") && len(strings.Fields(line)) != 1 && !recordLine(line) {
 			return false
 		}
 		before = strings.TrimRight(before[:at], " \t\n")
 	}
-	rest, ok := strings.CutPrefix(sp.Text, "This ")
+	opening := strings.TrimLeft(sp.Text, "*_") // "**This module is pending deprecation.**"
+	rest, ok := strings.CutPrefix(opening, "This ")
 	if !ok {
-		if rest, ok = strings.CutPrefix(sp.Text, "These "); !ok {
+		if rest, ok = strings.CutPrefix(opening, "These "); !ok {
 			return false
 		}
 	}
 	noun, _, _ := strings.Cut(rest, " ")
 	return noun != "" && unicode.IsLetter(rune(noun[0])) && !lexical.Auxiliary(strings.ToLower(noun))
+}
+
+// recordLine reports a line of a section's record that is no sentence: a label and its value with no sentence end
+// ("[Stability: 0](documentation.html#stability-index) - Deprecated", "**Source Code:** [lib/domain.js](…)").
+// A list item is no record: it says something of the section, sentence or not.
+func recordLine(line string) bool {
+	if listItemRE.MatchString(line) {
+		return false
+	}
+	body := strings.TrimRight(line, " *_)]\"'”’")
+	r, _ := utf8.DecodeLastRuneInString(body)
+	return r != utf8.RuneError && !strings.ContainsRune(".!?:;,。！？：；，", r)
 }
 
 // codeSubject reports a sentence whose subject is the code block after it, which is too long to be quoted with
@@ -1538,10 +1558,12 @@ func titleLead(title string) string {
 }
 
 // firstParagraph is the byte range of the document's first paragraph of prose: from its first usable passage that
-// is not a heading to the blank line after it. -1, -1 when it has none.
+// is not a heading nor a line of the page's record (a reference page's purpose line "pg_dump — extract a PostgreSQL
+// database …", its synopsis, a stability banner, a source link: lines that are no sentence, see recordLine; a row
+// of a history table) to the blank line after it. -1, -1 when it has none.
 func (ix *docIndex) firstParagraph() (int, int) {
 	for i, sp := range ix.spans {
-		if !ix.usable[i] || isHeading(ix.text, sp) {
+		if !ix.usable[i] || isHeading(ix.text, sp) || strings.Contains(sp.Text, "\t") || recordLine(sp.Text) {
 			continue
 		}
 		end := len(ix.text)

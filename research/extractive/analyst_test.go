@@ -527,6 +527,25 @@ func TestIllustratedChineseSentenceClaim(t *testing.T) {
 	t.Fatalf("no item quotes the sentence: %+v", ev)
 }
 
+// The lead of a page is its first paragraph of prose, past the record before it: a reference page's purpose line
+// and synopsis, a stability banner, a source link.
+func TestFirstParagraphSkipsTheRecord(t *testing.T) {
+	for _, text := range []string{
+		"# pg_dump\n\npg_dump — extract a PostgreSQL database into a script file or other archive file\n\n## Synopsis\n\n" +
+			"pg_dump [connection-option...] [option...] [dbname]\n\n## Description\n\n" +
+			"pg_dump is a utility for backing up a PostgreSQL database. It makes consistent backups even if the database is being used concurrently.\n",
+		"## Domain\n\n[Stability: 0](documentation.html#stability-index) - Deprecated\n\n**Source Code:** [lib/domain.js](https://example.org/lib/domain.js)\n\n" +
+			"This module is pending deprecation. Once a replacement API has been finalized, this module will be fully deprecated.\n\n## Warning\n\nDon't ignore errors.\n",
+	} {
+		a := &Analyst{cfg: Config{}.withDefaults()}
+		ix := a.index(&sources.Document{URL: "file:///doc.html", Text: text, Hash: sources.HashText(text)})
+		lo, hi := ix.firstParagraph()
+		if got := strings.TrimSpace(text[max(lo, 0):max(hi, 0)]); lo < 0 || !strings.HasSuffix(got, ".") {
+			t.Errorf("firstParagraph = %q, want the first paragraph of prose", got)
+		}
+	}
+}
+
 // A demonstrative that opens a section names the section's subject; anywhere else it points back to what was said.
 func TestNamesSectionSubject(t *testing.T) {
 	tests := []struct {
@@ -548,6 +567,11 @@ func TestNamesSectionSubject(t *testing.T) {
 		// Node's API docs put a section's history between its heading and its first sentence: a label and a table.
 		{"after the section's history", "### Class: `AsyncLocalStorage`\n\nHistory\n\nVersion\tChanges\nv16.4.0\tAsyncLocalStorage is now Stable.\n\nThis class creates stores that stay coherent through asynchronous operations.\n", true},
 		{"a label after a sentence", "## Description\n\nEXPLAIN shows plans.\n\nHistory\n\nThis command displays the plan.\n", false},
+		// …and a page's record, lines that are no sentence: its stability and source link, its history in a comment.
+		{"after the page's record", "## Domain\n\n[Stability: 0](documentation.html#stability-index) - Deprecated\n\n**Source Code:** [lib/domain.js](https://example.org/lib/domain.js)\n\n**This module is pending deprecation.**\n", true},
+		{"after a comment", "# Domain\n\n<!-- YAML\nchanges:\n  - description: Handlers are now invoked in the domain in which\n      the first promise of a chain was created.\n-->\n\n> Stability: 0 - Deprecated\n\nThis module is pending deprecation.\n", true},
+		{"after code", "## Usage\n\n```js\nconst d = domain.create()\n```\n\nThis module is pending deprecation.\n", false},
+		{"after a list item", "## Usage\n\n- creates a domain\n\nThis module is pending deprecation.\n", false},
 	}
 	for _, tt := range tests {
 		sps := lexical.Sentences(tt.text)
