@@ -639,6 +639,10 @@ func splitEnd(s string) (body, end string) {
 
 func normative(k kind) bool { return k == kindRule || k == kindDefinition }
 
+// decisiveMargin is how much better than every other page's best item an item must answer for its page to be an
+// answer document on its own.
+const decisiveMargin = 1.15
+
 // answerDocShare is how much of the best document's support another document needs for its items to be
 // published beside it.
 const answerDocShare = 0.65
@@ -654,7 +658,8 @@ const answerDocShare = 0.65
 // that is not: the reader is sent to the page it repeats. A copy repeats one page, so it is left out beside that page
 // (samePage) or beside one at least as well supported; when every page kept is another and weaker, the page the
 // copy repeats is not among them (the search found the copy instead), and the copy is what states the answer. A
-// page weighs at least what its copy does. When the question asks what something is (defines, its terms), the page
+// page weighs at least what its copy does. The page of an item that answers clearly best (decisiveMargin) is kept
+// whatever its support. When the question asks what something is (defines, its terms), the page
 // whose title's lead names all of it counts its lead twice: it is the definition, and a page with more items that
 // use the word in passing ("… with the Deref Trait", "Derivable Traits" beside "Traits") is no answer beside it.
 func answerDocuments(ranked []research.Evidence, scores []float64, onTopic map[string]bool, variants, about []variant, defines []string, sections *sectionMemo, redundant func(doc string) string) map[string]bool {
@@ -674,6 +679,24 @@ func answerDocuments(ranked []research.Evidence, scores []float64, onTopic map[s
 		h, _, _ := strings.Cut(sections.get(e.Source, e.Quote), "\n")
 		for _, t := range lexical.Tokenize(e.Title + " " + h) {
 			where[d][t] = true
+		}
+	}
+	// The best item's page: the item that answers the question clearly best (by decisiveMargin over every other
+	// page's best) is published whatever the support of its page, one sentence against many weaker ones.
+	top := map[string]float64{}
+	for i, e := range ranked {
+		if onTopic[e.ID] {
+			top[docKey(e.Source)] = math.Max(top[docKey(e.Source)], scores[i])
+		}
+	}
+	decisive := ""
+	for d, sc := range top {
+		clear := true
+		for o, so := range top {
+			clear = clear && (o == d || sc >= decisiveMargin*so)
+		}
+		if clear {
+			decisive = d
 		}
 	}
 	weight := map[string]float64{}
@@ -710,7 +733,7 @@ func answerDocuments(ranked []research.Evidence, scores []float64, onTopic map[s
 	why := map[string]string{}
 	strongest := 0.0 // the best-supported original kept
 	for d, w := range weight {
-		out[d] = w >= answerDocShare*best
+		out[d] = w >= answerDocShare*best || d == decisive
 		if out[d] {
 			if r := repeats[d]; r != "" {
 				why[d] = r

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"path"
 	"slices"
 	"strings"
 	"testing"
@@ -230,6 +231,35 @@ func TestAnswerDocumentsDiscountFurtherItems(t *testing.T) {
 		if got := discountedSum(tt.gains); math.Abs(got-tt.want) > 1e-9 {
 			t.Errorf("discountedSum(%v) = %v, want %v", tt.gains, got, tt.want)
 		}
+	}
+}
+
+// One sentence that answers clearly best keeps its page beside a page of many weaker items ("When you use Python
+// interactively, it is frequently handy to have some standard commands executed every time the interpreter is
+// started" against a Windows FAQ's sentences on the interactive interpreter); a tie decides nothing.
+func TestAnswerDocumentsKeepTheDecisiveItem(t *testing.T) {
+	run := func(best float64) map[string]bool {
+		var ranked []research.Evidence
+		var scores []float64
+		onTopic := map[string]bool{}
+		add := func(doc string, score float64) {
+			e := ev(fmt.Sprintf("e%d", len(ranked)+1), "q1", doc+"#L1-L1", "claim", 0.9)
+			e.Title = path.Base(doc)
+			ranked = append(ranked, e)
+			scores = append(scores, score)
+			onTopic[e.ID] = true
+		}
+		add("file:///py/appendix.html", best)
+		for range 8 {
+			add("file:///py/windows.html", 0.68)
+		}
+		return answerDocuments(ranked, scores, onTopic, []variant{queryVariant("python commands interactive interpreter starts")}, nil, nil, nil, nil)
+	}
+	if keep := run(0.84); !keep["file:///py/appendix.html"] || !keep["file:///py/windows.html"] {
+		t.Errorf("the page of the item that answers best is not kept: %v", keep)
+	}
+	if keep := run(0.7); keep["file:///py/appendix.html"] {
+		t.Errorf("an item hardly better than the other page's decides: %v", keep)
 	}
 }
 
