@@ -818,11 +818,16 @@ func namesSectionSubject(text string, sp lexical.Span) bool {
 	}
 	// What may stand between the heading and the sentence is the section's record, no sentence: a label alone on
 	// its line and the rows of a table ("History", then "v16.4.0	AsyncLocalStorage is now Stable." under
-	// "### Class: `AsyncLocalStorage`" in Node's API docs).
+	// "### Class: `AsyncLocalStorage`" in Node's API docs), and a paragraph of one line that is no sentence.
 	before := strings.TrimRight(text[:sp.Start], " \t\n")
+	blankBelow := strings.Count(text[len(before):sp.Start], "\n") >= 2
 	for before != "" {
 		at := lineStart(before, len(before))
 		line := before[at:]
+		above := strings.TrimRight(before[:at], " \t\n")
+		// A line wrapped in the middle of a sentence is not its own paragraph: both sides of a record are blank.
+		alone := blankBelow && strings.Count(before[len(above):at], "\n") >= 2
+		blankBelow = strings.Count(before[len(above):at], "\n") >= 2
 		if atxHeadingRE.MatchString(line) {
 			break
 		}
@@ -833,10 +838,10 @@ func namesSectionSubject(text string, sp lexical.Span) bool {
 				continue
 			}
 		}
-		if strings.HasPrefix(line, "```") || !strings.Contains(line, "\t") && len(strings.Fields(line)) != 1 && !recordLine(line) {
+		if strings.HasPrefix(line, "```") || !strings.Contains(line, "\t") && len(strings.Fields(line)) != 1 && !(alone && recordLine(line)) {
 			return false
 		}
-		before = strings.TrimRight(before[:at], " \t\n")
+		before = above
 	}
 	opening := strings.TrimLeft(sp.Text, "*_") // "**This module is pending deprecation.**"
 	rest, ok := strings.CutPrefix(opening, "This ")

@@ -571,6 +571,7 @@ func TestNamesSectionSubject(t *testing.T) {
 		{"after the page's record", "## Domain\n\n[Stability: 0](documentation.html#stability-index) - Deprecated\n\n**Source Code:** [lib/domain.js](https://example.org/lib/domain.js)\n\n**This module is pending deprecation.**\n", true},
 		{"after a comment", "# Domain\n\n<!-- YAML\nchanges:\n  - description: Handlers are now invoked in the domain in which\n      the first promise of a chain was created.\n-->\n\n> Stability: 0 - Deprecated\n\nThis module is pending deprecation.\n", true},
 		{"after code", "## Usage\n\n```js\nconst d = domain.create()\n```\n\nThis module is pending deprecation.\n", false},
+		{"after a wrapped line", "## Description\n\nEXPLAIN displays the plan that the planner generates for\nstatements\n\nThis command displays the plan.\n", false},
 		{"after a list item", "## Usage\n\n- creates a domain\n\nThis module is pending deprecation.\n", false},
 	}
 	for _, tt := range tests {
