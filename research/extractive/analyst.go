@@ -826,15 +826,18 @@ func namesSectionSubject(text string, sp lexical.Span) bool {
 		line := before[at:]
 		above := strings.TrimRight(before[:at], " \t\n")
 		// A line wrapped in the middle of a sentence is not its own paragraph: both sides of a record are blank.
-		alone := blankBelow && strings.Count(before[len(above):at], "\n") >= 2
-		blankBelow = strings.Count(before[len(above):at], "\n") >= 2
+		blankAbove := strings.Count(before[len(above):at], "\n") >= 2
+		alone := blankBelow && blankAbove
+		blankBelow = blankAbove
 		if atxHeadingRE.MatchString(line) {
 			break
 		}
 		if strings.HasSuffix(line, "-->") {
 			// A comment is the page's metadata (Node's "<!-- YAML … -->" history), no sentence said before.
 			if open := strings.LastIndex(before, "<!--"); open >= 0 {
-				before = strings.TrimRight(before[:open], " \t\n")
+				above = strings.TrimRight(before[:open], " \t\n")
+				blankBelow = strings.Count(before[len(above):open], "\n") >= 2
+				before = above
 				continue
 			}
 		}

@@ -664,6 +664,7 @@ const answerDocShare = 0.65
 // use the word in passing ("… with the Deref Trait", "Derivable Traits" beside "Traits") is no answer beside it.
 func answerDocuments(ranked []research.Evidence, scores []float64, onTopic map[string]bool, variants, about []variant, defines []string, sections *sectionMemo, redundant func(doc string) string) map[string]bool {
 	gains := map[string][]float64{}
+	top := map[string]float64{} // each document's best item
 	where := map[string]map[string]bool{}
 	titles := map[string]string{}
 	for i, e := range ranked {
@@ -673,6 +674,7 @@ func answerDocuments(ranked []research.Evidence, scores []float64, onTopic map[s
 		d := docKey(e.Source)
 		titles[d] = e.Title
 		gains[d] = append(gains[d], scores[i]*e.Confidence)
+		top[d] = math.Max(top[d], scores[i])
 		if where[d] == nil {
 			where[d] = map[string]bool{}
 		}
@@ -683,21 +685,17 @@ func answerDocuments(ranked []research.Evidence, scores []float64, onTopic map[s
 	}
 	// The best item's page: the item that answers the question clearly best (by decisiveMargin over every other
 	// page's best) is published whatever the support of its page, one sentence against many weaker ones.
-	top := map[string]float64{}
-	for i, e := range ranked {
-		if onTopic[e.ID] {
-			top[docKey(e.Source)] = math.Max(top[docKey(e.Source)], scores[i])
+	decisive, first, second := "", 0.0, 0.0
+	for d, sc := range top {
+		switch {
+		case sc > first:
+			decisive, first, second = d, sc, first
+		case sc > second:
+			second = sc
 		}
 	}
-	decisive := ""
-	for d, sc := range top {
-		clear := true
-		for o, so := range top {
-			clear = clear && (o == d || sc >= decisiveMargin*so)
-		}
-		if clear {
-			decisive = d
-		}
+	if first < decisiveMargin*second {
+		decisive = ""
 	}
 	weight := map[string]float64{}
 	for d, g := range gains {
